@@ -1,0 +1,71 @@
+"""Write files so that a reader never sees a half-written one.
+
+Content goes to a temporary file in the destination directory and is renamed
+over the destination only once it is complete and flushed to disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import os
+import tempfile
+from pathlib import Path
+from typing import IO, Iterator
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike, mode: str = "w", *, encoding: str | None = "utf-8") -> Iterator[IO]:
+    """Open ``path`` for writing through a temporary sibling file.
+
+    A path ending in ``.gz`` is gzip-compressed. On an exception the temporary
+    file is removed and the destination is left as it was.
+    """
+    destination = Path(path)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".part", dir=destination.parent)
+    binary = "b" in mode
+    try:
+        with os.fdopen(descriptor, "wb") as raw:
+            if destination.suffix == ".gz":
+                # mtime=0 keeps the bytes reproducible across rebuilds.
+                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as zipped:
+                    if binary:
+                        yield zipped
+                    else:
+                        with _text(zipped, encoding) as handle:
+                            yield handle
+            elif binary:
+                yield raw
+            else:
+                with _text(raw, encoding) as handle:
+                    yield handle
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(temporary, destination)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+@contextlib.contextmanager
+def _text(binary_handle, encoding: str | None) -> Iterator[IO[str]]:
+    import io
+
+    wrapper = io.TextIOWrapper(binary_handle, encoding=encoding or "utf-8", newline="\n", write_through=False)
+    try:
+        yield wrapper
+        wrapper.flush()
+    finally:
+        wrapper.detach()
+
+
+def open_text_maybe_gzip(path: str | os.PathLike) -> IO[str]:
+    """Open a plain or gzip-compressed UTF-8 text file for reading."""
+    path = Path(path)
+    with open(path, "rb") as probe:
+        magic = probe.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="utf-8", newline="\n")
+    return open(path, "r", encoding="utf-8", newline="\n")

@@ -1,0 +1,66 @@
+"""The ``parastudio`` command line: one entry point, one module per subcommand.
+
+Each module named in ``SUBCOMMAND_MODULES`` defines ``register(subparsers)``,
+which adds its subcommand(s) and sets ``func`` (taking the parsed arguments,
+returning an exit code) as the parser default. Packages outside ``core`` (the
+desktop app) add commands through the ``parastudio.commands`` entry-point
+group, so ``core`` never imports them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from importlib import metadata
+
+from core import __version__
+from core.errors import InputFormatError
+
+SUBCOMMAND_MODULES = [
+    "core.cli.table_cmd",
+    "core.cli.truescore_cmd",
+    "core.cli.lm_cmd",
+    "core.cli.pivot_cmd",
+    "core.cli.agreement_cmd",
+    "core.cli.data_cmd",
+    "core.cli.study_cmd",
+]
+PLUGIN_GROUP = "parastudio.commands"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="parastudio",
+        description="Paraphrase Studio: generate, judge, measure, inspect, export and tune paraphrases.",
+    )
+    parser.add_argument("--version", action="version", version=f"parastudio {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    for entry_point in sorted(metadata.entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
+        entry_point.load()(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except InputFormatError as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        return 1
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("parastudio: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

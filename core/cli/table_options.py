@@ -1,0 +1,44 @@
+"""Command-line options shared by every command that loads a paraphrase table."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from core.paraphrase_table import ParaphraseTable
+from core.table_formats import LoadReport, TableFormat, ValueKind
+
+
+def add_table_loading_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("table loading")
+    group.add_argument("--format", choices=[f.value for f in TableFormat], default=None,
+                       help="table format (default: detected from the first line)")
+    group.add_argument("--score", default=None,
+                       help="score column (0, 1, ... or c0, c1, ...) or PPDB feature used as the rule probability "
+                            "(default: the first)")
+    group.add_argument("--value-kind", choices=[k.value for k in ValueKind], default=None,
+                       help="how the chosen score maps to a probability (default: prob; PPDB p(...) features: neglog)")
+    group.add_argument("--skip-bad-lines", action="store_true",
+                       help="skip malformed lines (and report how many) instead of stopping at the first")
+    group.add_argument("--channel-from-reverse", action="store_true",
+                       help="use the probability of the reverse entry t -> s as p(s|t) (for tables giving p(t|s))")
+
+
+def load_table_from_args(path: str, args: argparse.Namespace) -> ParaphraseTable:
+    report = LoadReport(path)
+    table = ParaphraseTable.load(
+        path,
+        args.format,
+        score=args.score,
+        value_kind=args.value_kind,
+        skip_bad_lines=args.skip_bad_lines,
+        report=report,
+    )
+    if report.skipped:
+        print(f"parastudio: {path}: skipped {report.skipped} malformed line(s); loaded {report.rules} rules",
+              file=sys.stderr)
+        for message in report.first_errors:
+            print(f"  {message}", file=sys.stderr)
+    if args.channel_from_reverse:
+        table = table.with_reverse_probabilities()
+    return table

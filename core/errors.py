@@ -1,0 +1,22 @@
+"""Errors that point a user at the exact place of bad input."""
+
+from __future__ import annotations
+
+
+class InputFormatError(ValueError):
+    """A line of an input file does not have the expected shape.
+
+    The message always names the file, the 1-based line number and what was
+    expected, so a user can open the file and fix it.
+    """
+
+    def __init__(self, path: str, line_number: int, expected: str, got: str | None = None):
+        self.path = str(path)
+        self.line_number = line_number
+        self.expected = expected
+        self.got = got
+        message = f"{self.path}:{line_number}: expected {expected}"
+        if got is not None:
+            shown = got if len(got) <= 120 else got[:117] + "..."
+            message += f"; got {shown!r}"
+        super().__init__(message)

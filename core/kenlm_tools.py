@@ -1,0 +1,203 @@
+"""KenLM's training tools (lmplz, build_binary, query), built on first use.
+
+The ``kenlm`` wheel on PyPI only scores; estimating a model needs KenLM's C++
+programs. On first use we download the *same version's* source distribution
+from PyPI with pip, build the three programs with cmake against Debian's Boost,
+and keep them in a per-user cache. Set ``PARASTUDIO_KENLM_BIN`` to a directory
+that already holds them (a Moses or KenLM install) to skip the build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+PROGRAMS = ("lmplz", "build_binary", "query")
+# Debian packages the build needs; unit_test_framework is required by
+# KenLM's CMakeLists even when its tests are off.
+BUILD_PACKAGES = (
+    "cmake",
+    "g++",
+    "libboost-program-options-dev",
+    "libboost-system-dev",
+    "libboost-thread-dev",
+    "libboost-test-dev",
+    "zlib1g-dev",
+)
+
+
+class KenLMToolsError(RuntimeError):
+    pass
+
+
+def cache_root() -> Path:
+    base = os.environ.get("PARASTUDIO_CACHE") or os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    root = Path(base)
+    return root if os.environ.get("PARASTUDIO_CACHE") else root / "paraphrase-studio"
+
+
+def kenlm_version() -> str:
+    try:
+        return metadata.version("kenlm")
+    except metadata.PackageNotFoundError:
+        raise KenLMToolsError("the kenlm Python package is not installed: pip install kenlm") from None
+
+
+def binaries_directory() -> Path:
+    override = os.environ.get("PARASTUDIO_KENLM_BIN")
+    if override:
+        return Path(override)
+    return cache_root() / f"kenlm-{kenlm_version()}" / "bin"
+
+
+def _have_all(directory: Path) -> bool:
+    return all(os.access(directory / name, os.X_OK) for name in PROGRAMS)
+
+
+def _say(message: str) -> None:
+    print(f"parastudio: {message}", file=sys.stderr, flush=True)
+
+
+def ensure_kenlm_binaries() -> dict[str, Path]:
+    """Paths of lmplz, build_binary and query, building them once if needed."""
+    directory = binaries_directory()
+    if _have_all(directory):
+        return {name: directory / name for name in PROGRAMS}
+    if os.environ.get("PARASTUDIO_KENLM_BIN"):
+        raise KenLMToolsError(f"PARASTUDIO_KENLM_BIN={directory} does not hold {', '.join(PROGRAMS)}")
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = directory.parent / ".build.lock"
+    with open(lock_path, "w") as lock:
+        # Two processes asking at once: one builds, the other waits and reuses.
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not _have_all(directory):
+            _build(directory)
+    return {name: directory / name for name in PROGRAMS}
+
+
+def _missing_build_tools() -> list[str]:
+    missing = [tool for tool in ("cmake", "make", "g++") if shutil.which(tool) is None]
+    headers = {
+        "libboost-program-options-dev": "/usr/include/boost/program_options.hpp",
+        "libboost-thread-dev": "/usr/include/boost/thread.hpp",
+        "libboost-test-dev": "/usr/include/boost/test/unit_test.hpp",
+        "zlib1g-dev": "/usr/include/zlib.h",
+    }
+    missing += [package for package, header in headers.items() if not Path(header).exists()]
+    return missing
+
+
+def _build(directory: Path) -> None:
+    version = kenlm_version()
+    missing = _missing_build_tools()
+    if missing:
+        raise KenLMToolsError(
+            "building KenLM's lmplz/build_binary needs: "
+            + ", ".join(missing)
+            + f". Install them with: apt-get install -y {' '.join(BUILD_PACKAGES)}"
+        )
+    _say(
+        f"installing KenLM {version}'s lmplz, build_binary and query into {directory} "
+        "(once per user): the kenlm wheel can score but not train language models, "
+        "so its source distribution is fetched from PyPI with pip and built with cmake (about a minute)."
+    )
+    with tempfile.TemporaryDirectory(prefix="parastudio-kenlm-") as work:
+        work_path = Path(work)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", "kenlm",
+             f"kenlm=={version}", "-d", str(work_path)],
+            check=True,
+        )
+        archives = list(work_path.glob("kenlm-*.tar.gz"))
+        if not archives:
+            raise KenLMToolsError(f"pip did not download the kenlm {version} source distribution")
+        with tarfile.open(archives[0]) as archive:
+            archive.extractall(work_path, filter="data")
+        source = next(p for p in work_path.iterdir() if p.is_dir() and (p / "CMakeLists.txt").exists())
+        build = source / "build"
+        build.mkdir()
+        log_path = work_path / "build.log"
+        with open(log_path, "w") as log:
+            try:
+                subprocess.run(
+                    ["cmake", "..", "-DCMAKE_BUILD_TYPE=Release", "-DCOMPILE_TESTS=OFF"],
+                    cwd=build, check=True, stdout=log, stderr=subprocess.STDOUT,
+                )
+                subprocess.run(
+                    ["make", f"-j{os.cpu_count() or 2}", *PROGRAMS],
+                    cwd=build, check=True, stdout=log, stderr=subprocess.STDOUT,
+                )
+            except subprocess.CalledProcessError:
+                tail = log_path.read_text(errors="replace")[-3000:]
+                raise KenLMToolsError(f"building KenLM failed; the end of the build log:\n{tail}") from None
+        staging = directory.with_name(directory.name + ".part")
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        for name in PROGRAMS:
+            shutil.copy2(build / "bin" / name, staging / name)
+        shutil.rmtree(directory, ignore_errors=True)
+        staging.rename(directory)
+    _say(f"KenLM tools ready in {directory}")
+
+
+def train_lm(
+    corpus: str | os.PathLike,
+    order: int,
+    output: str | os.PathLike,
+    *,
+    prune: list[int] | None = None,
+    memory: str = "20%",
+    discount_fallback: bool = False,
+    arpa_output: str | os.PathLike | None = None,
+    binary_type: str = "probing",
+    quantize_bits: int | None = None,
+) -> Path:
+    """Estimate a modified Kneser-Ney LM with lmplz and binarize it with build_binary.
+
+    ``corpus`` is tokenized text, one sentence per line. ``prune`` gives
+    lmplz's per-order count thresholds; ``binary_type`` ``trie`` with
+    ``quantize_bits`` makes a small model. Output is written atomically.
+    """
+    corpus = Path(corpus)
+    output = Path(output)
+    if not corpus.is_file():
+        raise FileNotFoundError(f"{corpus}: corpus file not found")
+    if order < 1:
+        raise ValueError("order must be at least 1")
+    tools = ensure_kenlm_binaries()
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="parastudio-lm-", dir=output.parent) as work:
+        arpa = Path(work) / "model.arpa"
+        command = [str(tools["lmplz"]), "-o", str(order), "-S", memory, "-T", work, "--text", str(corpus),
+                   "--arpa", str(arpa)]
+        if prune:
+            command += ["--prune", *map(str, prune)]
+        if discount_fallback:
+            command.append("--discount_fallback")
+        _run(command, "lmplz")
+        binary = Path(work) / "model.bin"
+        build_command = [str(tools["build_binary"])]
+        if quantize_bits:
+            build_command += ["-q", str(quantize_bits), "-b", str(quantize_bits)]
+        build_command += [binary_type, str(arpa), str(binary)]
+        _run(build_command, "build_binary")
+        if arpa_output is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(arpa_output)
+            shutil.copyfile(arpa, Path(arpa_output))
+        os.replace(binary, output)
+    return output
+
+
+def _run(command: list[str], name: str) -> None:
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise KenLMToolsError(f"{name} failed (exit {result.returncode}):\n{result.stderr[-3000:]}")

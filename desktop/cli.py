@@ -1,0 +1,19 @@
+"""``parastudio app``: opens the desktop app (registered as a CLI plugin)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("app", help="open the desktop app (on the bundled demo by default)")
+    parser.add_argument("--table", help="paraphrase table (default: the bundled demo's)")
+    parser.add_argument("--lm", help="KenLM model (default: the bundled demo's)")
+    parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG once loaded, then quit")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from desktop.app import run_app
+
+    return run_app(table=args.table, lm=args.lm, screenshot=args.screenshot)

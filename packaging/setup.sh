@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# One-command set-up for Paraphrase Studio on a fresh Debian/Ubuntu machine.
+#   bash packaging/setup.sh app    install everything, open the app on the bundled demo
+#   bash packaging/setup.sh test   install everything, run the test suite
+# System packages (installed with apt-get, through sudo when not root):
+#   Boost, zlib, cmake, g++  - to build KenLM's lmplz/build_binary on first use
+#   Qt's xcb libraries, Xvfb - to show the PySide6 window (and test it headless)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode="${1:-}"
+case "$mode" in app|test) ;; *) echo "usage: bash packaging/setup.sh app|test" >&2; exit 2 ;; esac
+
+SYSTEM_PACKAGES=(
+  cmake g++ make
+  libboost-program-options-dev libboost-system-dev libboost-thread-dev libboost-test-dev
+  zlib1g-dev libbz2-dev liblzma-dev
+  xvfb xauth libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
+  libxcb-xkb1 libxcb-render-util0 libxcb-image0 libegl1 libgl1 libfontconfig1 libdbus-1-3
+)
+
+missing=()
+for package in "${SYSTEM_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing system packages: ${missing[*]}"
+  as_root=()
+  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
+  "${as_root[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
+
+if [ "$mode" = test ]; then
+  export QT_QPA_PLATFORM=offscreen
+  exec python3 -m pytest -q -p no:cacheprovider tests
+fi
+
+if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  echo "setup: no display found; opening the app on a virtual screen (xvfb-run)"
+  exec xvfb-run -a -s "-screen 0 1280x800x24" python3 -m core app "${@:2}"
+fi
+exec python3 -m core app "${@:2}"

@@ -1,0 +1,52 @@
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WORDS = ("the dog cat runs walks after before a young old small big house garden "
+         "sees finds quickly slowly and with beast kitten it near").split()
+
+
+def toy_corpus(seed: int = 7, sentences: int = 600) -> list[str]:
+    """Random but fixed English-like sentences for training tiny LMs."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(sentences):
+        length = rng.randint(3, 12)
+        lines.append(" ".join(rng.choice(WORDS) for _ in range(length)))
+    return lines
+
+
+@pytest.fixture(scope="session")
+def tiny_lm(tmp_path_factory):
+    """A real 3-gram KenLM model (binary + ARPA) trained with lmplz on a toy corpus."""
+    from core.kenlm_tools import train_lm
+
+    directory = tmp_path_factory.mktemp("lm")
+    corpus = directory / "corpus.txt"
+    corpus.write_text("\n".join(toy_corpus()) + "\n", encoding="utf-8")
+    arpa = directory / "model.arpa"
+    binary = train_lm(corpus, 3, directory / "model.bin", arpa_output=arpa, discount_fallback=True)
+    return {"binary": binary, "arpa": arpa, "corpus": corpus}
+
+
+EXAMPLE1_RULES = [
+    ("the dog", "the beast", 0.8),
+    ("the young cat", "the kitten", 0.7),
+    ("after the", "after it", 0.4),
+    ("the young", "the", 0.05),
+    ("cat", "kitten", 0.1),
+]
+
+
+@pytest.fixture
+def example1_table_path(tmp_path):
+    """Seed 000's Example 1 table (T1-T5) in Moses format."""
+    path = tmp_path / "example1.txt"
+    path.write_text("".join(f"{s} ||| {t} ||| {p}\n" for s, t, p in EXAMPLE1_RULES), encoding="utf-8")
+    return path
