@@ -1,0 +1,39 @@
+"""A generated candidate paraphrase with everything needed to recompute it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.derivation import Segment
+
+
+@dataclass
+class Candidate:
+    """One line of ``parastudio generate --json``.
+
+    ``model_score`` is the generator's own log10 score of its best path;
+    ``true_score`` the log10 true score under the same table and LM
+    (:mod:`core.truescore`), ``None`` only if unreachable.
+    """
+
+    sentence_id: int
+    system: str
+    rank: int
+    text: str
+    model_score: float
+    true_score: float | None
+    derivation: tuple[Segment, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "sentence_id": self.sentence_id,
+            "system": self.system,
+            "rank": self.rank,
+            "text": self.text,
+            "model_score": self.model_score,
+            "true_score": self.true_score,
+            "derivation": [segment.to_json() for segment in self.derivation],
+            "params": self.params,
+        }
