@@ -110,6 +110,18 @@ class ParaphraseTable:
             return None
         return max(rule.prob for rule in bucket)
 
+    def span_rules(self, tokens: Sequence[str]) -> Iterator[tuple[int, int, list[Rule]]]:
+        """``(start, end, rules)`` for every span of ``tokens`` that has rules (best first)."""
+        tokens = tuple(tokens)
+        by_source = self._by_source
+        longest = self.max_source_length
+        n = len(tokens)
+        for start in range(n):
+            for end in range(start + 1, min(n, start + longest) + 1):
+                bucket = by_source.get(tokens[start:end])
+                if bucket:
+                    yield start, end, bucket
+
     def matches(self, tokens: Sequence[str], *, limit_per_span: int | None = None) -> list[Match]:
         """Every rule whose source equals a contiguous span of ``tokens``."""
         tokens = tuple(tokens)

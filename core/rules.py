@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -22,6 +23,11 @@ class Rule:
     target: Phrase
     prob: float
     features: Mapping[str, float | str] = field(default_factory=dict, compare=False, hash=False)
+    # Computed once here because every scorer sums logs of rule probabilities.
+    log10_prob: float = field(init=False, compare=False, hash=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "log10_prob", math.log10(self.prob))
 
     @property
     def is_identity(self) -> bool:

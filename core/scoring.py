@@ -59,7 +59,7 @@ DEFAULT_WEIGHTS = ScoreWeights()
 
 def rules_log10(rules: Iterable[Rule]) -> float:
     """``sum log10 p(s_i|t_i)`` (identity rules contribute 0)."""
-    return sum(math.log10(rule.prob) for rule in rules)
+    return sum(rule.log10_prob for rule in rules)
 
 
 def loglinear_log10(

@@ -23,12 +23,12 @@ from __future__ import annotations
 import math
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from core.derivation import Segment
 from core.lm import LanguageModel
-from core.paraphrase_table import Match, ParaphraseTable
-from core.rules import identity_rule
+from core.paraphrase_table import ParaphraseTable
+from core.rules import Rule, identity_rule
 from core.scoring import DEFAULT_WEIGHTS, ScoreWeights, loglinear_log10
 
 
@@ -81,7 +81,7 @@ class TrueScore:
 
 
 class TrueScorer:
-    """Computes true scores against one table and LM, caching rule matches per source."""
+    """Computes true scores against one table and LM, caching each source's rule index."""
 
     def __init__(
         self,
@@ -94,30 +94,51 @@ class TrueScorer:
         self.table = table
         self.lm = lm
         self.weights = weights
-        self._matches: OrderedDict[tuple[str, ...], list[Match]] = OrderedDict()
-        self._match_cache_size = match_cache_size
+        self._indexes: OrderedDict[tuple[str, ...], SourceRuleIndex] = OrderedDict()
+        self._cache_size = match_cache_size
 
-    def _source_matches(self, source: tuple[str, ...]) -> list[Match]:
-        found = self._matches.get(source)
-        if found is None:
-            found = self.table.matches(source)
-            self._matches[source] = found
-            if len(self._matches) > self._match_cache_size:
-                self._matches.popitem(last=False)
+    def source_index(self, source: tuple[str, ...]) -> "SourceRuleIndex":
+        index = self._indexes.get(source)
+        if index is None:
+            index = SourceRuleIndex(source, self.table.span_rules(source))
+            self._indexes[source] = index
+            if len(self._indexes) > self._cache_size:
+                self._indexes.popitem(last=False)
         else:
-            self._matches.move_to_end(source)
-        return found
+            self._indexes.move_to_end(source)
+        return index
 
     def score(self, source: Sequence[str], target: Sequence[str]) -> TrueScore:
         source = tuple(source)
         target = tuple(target)
-        best = best_derivation(source, target, self._source_matches(source))
+        best = best_derivation(target, self.source_index(source))
         if best is None:
-            return TrueScore(source, target, False, None, None, None, ())
+            return TrueScore(source, target, False, None, None, None, (), self.weights)
         rules_part, segments = best
         lm_part = self.lm.score(target) if self.lm is not None else None
         total = loglinear_log10(rules_part, lm_part, len(target), self.weights)
         return TrueScore(source, target, True, rules_part, lm_part, total, segments, self.weights)
+
+
+class SourceRuleIndex:
+    """The rules applicable to one source, keyed by the target phrase they produce.
+
+    Built once per source; a target then only looks up its own n-grams
+    (``len(target) * longest target phrase`` lookups) instead of testing every
+    applicable rule.
+    """
+
+    def __init__(self, source: tuple[str, ...], span_rules: Iterable[tuple[int, int, Sequence[Rule]]]):
+        self.source = source
+        self.by_target: dict[tuple[str, ...], list[tuple[int, int, float, Rule]]] = defaultdict(list)
+        by_target = self.by_target
+        for start, end, rules in span_rules:
+            for rule in rules:
+                by_target[rule.target].append((start, end, rule.log10_prob, rule))
+        self.target_lengths = sorted({len(target) for target in self.by_target})
+        self.word_positions: dict[str, list[int]] = defaultdict(list)
+        for i, word in enumerate(source):
+            self.word_positions[word].append(i)
 
 
 def true_score(
@@ -132,51 +153,45 @@ def true_score(
 
 
 def best_derivation(
-    source: tuple[str, ...], target: tuple[str, ...], matches: Sequence[Match]
+    target: tuple[str, ...], index: SourceRuleIndex
 ) -> tuple[float, tuple[Segment, ...]] | None:
-    """Best ``sum log10 p`` over disjoint rule sets turning ``source`` into ``target``.
+    """Best ``sum log10 p`` over disjoint rule sets turning ``index.source`` into ``target``.
 
     Returns ``(log10 of the best product, segments)`` or ``None`` if unreachable.
     Ties go to the derivation with fewer non-identity rules, then to the one
     found first, so results are deterministic.
     """
+    source = index.source
     n, m = len(source), len(target)
-    # Where each target n-gram occurs, for the lengths the rules need.
-    lengths = {len(match.rule.target) for match in matches}
-    target_positions: dict[tuple[str, ...], list[int]] = defaultdict(list)
-    for length in lengths:
-        for k in range(m - length + 1):
-            target_positions[target[k : k + length]].append(k)
-    word_positions: dict[str, list[int]] = defaultdict(list)
-    for k, word in enumerate(target):
-        word_positions[word].append(k)
-
-    # edges[i]: (end in source, start in target, end in target, log10 p, changes, rule, identity)
+    # edges[i]: (end in source, start in target, end in target, log10 p, changes, rule or None for identity)
     edges: list[list[tuple]] = [[] for _ in range(n)]
-    for i, word in enumerate(source):
-        for k in word_positions.get(word, ()):
-            edges[i].append((i + 1, k, k + 1, 0.0, 0, None, True))
-    for match in matches:
-        positions = target_positions.get(match.rule.target)
-        if not positions:
-            continue
-        log_p = math.log10(match.rule.prob)
-        for k in positions:
-            edges[match.start].append((match.end, k, k + len(match.rule.target), log_p, 1, match.rule, False))
+    word_positions = index.word_positions
+    for k, word in enumerate(target):
+        for i in word_positions.get(word, ()):
+            edges[i].append((i + 1, k, k + 1, 0.0, 0, None))
+    by_target = index.by_target
+    for length in index.target_lengths:
+        if length > m:
+            break
+        for k in range(m - length + 1):
+            entries = by_target.get(target[k : k + length])
+            if entries:
+                for start, end, log_p, rule in entries:
+                    edges[start].append((end, k, k + length, log_p, 1, rule))
 
     # best[(i, k)] = (log10 score, -changes, edge) of the best way to rewrite
     # source[i:] into target[k:]. Successors have a larger i, so fill i downwards.
     best: dict[tuple[int, int], tuple[float, int, tuple | None]] = {(n, m): (0.0, 0, None)}
     for i in range(n - 1, -1, -1):
         for edge in edges[i]:
-            j, k, l, log_p, changes, _, _ = edge
-            rest = best.get((j, l))
+            rest = best.get((edge[0], edge[2]))
             if rest is None:
                 continue
-            candidate = (log_p + rest[0], rest[1] - changes, edge)
-            current = best.get((i, k))
-            if current is None or (candidate[0], candidate[1]) > (current[0], current[1]):
-                best[(i, k)] = candidate
+            score = edge[3] + rest[0]
+            changes = rest[1] - edge[4]
+            current = best.get((i, edge[1]))
+            if current is None or score > current[0] or (score == current[0] and changes > current[1]):
+                best[(i, edge[1])] = (score, changes, edge)
     root = best.get((0, 0))
     if root is None:
         return None
@@ -184,9 +199,10 @@ def best_derivation(
     segments: list[Segment] = []
     i, k = 0, 0
     while (i, k) != (n, m):
-        j, k_start, l, _, _, rule, identity = best[(i, k)][2]
-        if identity:
-            rule = identity_rule(source[i])
-        segments.append(Segment(i, j, k_start, l, rule, identity))
+        j, k_start, l, _, _, rule = best[(i, k)][2]
+        if rule is None:
+            segments.append(Segment(i, j, k_start, l, identity_rule(source[i]), True))
+        else:
+            segments.append(Segment(i, j, k_start, l, rule, False))
         i, k = j, l
     return root[0], tuple(segments)

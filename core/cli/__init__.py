@@ -25,6 +25,7 @@ SUBCOMMAND_MODULES = [
     "core.cli.agreement_cmd",
     "core.cli.data_cmd",
     "core.cli.study_cmd",
+    "core.cli.generate_cmd",
 ]
 PLUGIN_GROUP = "parastudio.commands"
 

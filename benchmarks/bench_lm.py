@@ -1,0 +1,86 @@
+"""Sentence scoring: our KenLM wrapper against KenLM's own ``query`` binary.
+
+    python3 benchmarks/bench_lm.py [--lm evaldata/demo/lm.bin] [--sentences 20000]
+
+Both score the same sentences (demo test + training-like text, repeated to
+the requested count, made distinct so the wrapper's cache never hits) in one
+run; the figure that matters is the ratio. ``query`` is timed end to end
+(process start and model load included), so its load time is measured
+separately with a one-sentence run and subtracted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from core.demo import demo_files
+from core.kenlm_tools import ensure_kenlm_binaries
+from core.lm import LanguageModel
+
+
+def sentences_for(count: int, seed: int = 0) -> list[str]:
+    demo = demo_files()
+    base = []
+    if demo.test_sentences.is_file():
+        base = demo.test_sentences.read_text(encoding="utf-8").split("\n")
+    base = [line for line in base if line.strip()] or ["the dog runs after the young cat ."]
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        words = rng.choice(base).split()
+        rng.shuffle(words)
+        out.append(" ".join(words))
+    return out
+
+
+def time_query(query: Path, lm: Path, sentences: list[str]) -> tuple[float, list[float]]:
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
+        handle.write("\n".join(sentences) + "\n")
+        path = handle.name
+    started = time.perf_counter()
+    with open(path) as stdin:
+        result = subprocess.run([str(query), "-v", "sentence", str(lm)], stdin=stdin, capture_output=True,
+                                text=True, check=True)
+    seconds = time.perf_counter() - started
+    totals = [float(line.split("Total:")[1].split()[0]) for line in result.stdout.splitlines() if "Total:" in line]
+    Path(path).unlink()
+    return seconds, totals
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--lm", default=str(demo_files().lm))
+    parser.add_argument("--sentences", type=int, default=20000)
+    args = parser.parse_args()
+    lm_path = Path(args.lm)
+    query = ensure_kenlm_binaries()["query"]
+    sentences = sentences_for(args.sentences)
+
+    load_only, _ = time_query(query, lm_path, sentences[:1])
+    query_seconds, query_totals = time_query(query, lm_path, sentences)
+
+    started = time.perf_counter()
+    model = LanguageModel(lm_path, cache_size=0)
+    load_ours = time.perf_counter() - started
+    started = time.perf_counter()
+    ours = [model.score(s) for s in sentences]
+    ours_seconds = time.perf_counter() - started
+
+    worst = max(abs(a - b) for a, b in zip(ours, query_totals))
+    query_scoring = max(query_seconds - load_only, 1e-9)
+    print(f"LM: {lm_path} (order {model.order}); {len(sentences):,} distinct sentences")
+    print(f"kenlm query binary: {query_seconds:.3f} s end to end, {load_only:.3f} s start-up+load, "
+          f"{query_scoring:.3f} s scoring = {len(sentences) / query_scoring:,.0f} sentences/s")
+    print(f"our wrapper: {load_ours:.3f} s load, {ours_seconds:.3f} s scoring = "
+          f"{len(sentences) / ours_seconds:,.0f} sentences/s")
+    print(f"ratio (our scoring time / query's): {ours_seconds / query_scoring:.2f}; "
+          f"largest score difference {worst:.2e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""True scores per second on 30-token sentence pairs with about 1,000 applicable rules.
+
+    python3 benchmarks/bench_truescore.py
+
+Each source has ~1,000 applicable rules; targets are made by applying random
+disjoint subsets (so they are reachable), plus some unreachable ones. Prints
+scores/s for many targets of one source (rule matches cached, the n-best
+reranking case) and for cold pairs (matching included), with and without LM.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from core.derivation import apply_matches
+from core.paraphrase_table import ParaphraseTable
+from core.rules import Rule
+from core.truescore import TrueScorer
+
+
+def build(rng: random.Random, sentences: int):
+    vocabulary = [f"w{i}" for i in range(400)]
+    rules: list[Rule] = []
+    sources = []
+    for _ in range(sentences):
+        source = tuple(rng.choices(vocabulary, k=30))
+        sources.append(source)
+        for start in range(30):
+            for length in (1, 2, 3):
+                if start + length > 30:
+                    continue
+                for _ in range(8):
+                    target = tuple(rng.choices(vocabulary, k=rng.randint(1, 3)))
+                    rules.append(Rule(source[start : start + length], target, rng.uniform(0.001, 1.0)))
+    return ParaphraseTable(rules), sources
+
+
+def main() -> None:
+    rng = random.Random(0)
+    table, sources = build(rng, 20)
+    table.sort()
+    applicable = [len(table.matches(s)) for s in sources]
+    print(f"table: {len(table):,} rules; applicable rules per source: mean {sum(applicable) / len(applicable):,.0f}")
+    pairs = []
+    for source in sources:
+        matches = table.matches(source)
+        for _ in range(100):
+            chosen, end = [], -1
+            for match in sorted(rng.sample(matches, 40), key=lambda m: (m.start, m.end)):
+                if match.start >= end:
+                    chosen.append(match)
+                    end = match.end
+            pairs.append((source, apply_matches(source, chosen)[0]))
+        pairs.append((source, tuple(rng.choices([f"w{i}" for i in range(400)], k=30))))
+
+    scorer = TrueScorer(table)
+    started = time.perf_counter()
+    reachable = sum(scorer.score(s, t).reachable for s, t in pairs)
+    warm = time.perf_counter() - started
+    print(f"n-best case (matches cached per source): {len(pairs):,} pairs in {warm:.2f} s = "
+          f"{len(pairs) / warm:,.0f} true scores/s ({reachable:,} reachable)")
+
+    started = time.perf_counter()
+    for s, t in pairs[:500]:
+        TrueScorer(table).score(s, t)
+    cold = time.perf_counter() - started
+    print(f"cold pairs (rule matching included): 500 pairs in {cold:.2f} s = {500 / cold:,.0f} true scores/s")
+
+    demo_lm = Path(__file__).resolve().parent.parent / "evaldata" / "demo" / "lm.bin"
+    if demo_lm.is_file():
+        from core.lm import LanguageModel
+
+        scorer = TrueScorer(table, LanguageModel(demo_lm))
+        started = time.perf_counter()
+        for s, t in pairs:
+            scorer.score(s, t)
+        with_lm = time.perf_counter() - started
+        print(f"with the demo LM: {len(pairs) / with_lm:,.0f} true scores/s")
+
+
+if __name__ == "__main__":
+    main()

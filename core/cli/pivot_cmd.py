@@ -1,0 +1,85 @@
+"""``parastudio pivot PHRASE_TABLE -o PARA_TABLE``: paraphrase table by pivoting (seed 000 §3.1)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "pivot",
+        help="build a paraphrase table from a bilingual Moses phrase table",
+        description=(
+            "p(e2|e1) = sum_f p(e2|f) p(f|e1), pruned as in Chevelu et al. 2010: pivot clusters larger "
+            "than --max-pivot dropped, pairs below --min-prob dropped, --top paraphrases kept per phrase. "
+            "Output: 'e1 ||| e2 ||| p(e2|e1) h1 h2 h3 h4' (Zhao et al. 2008 features, natural logs)."
+        ),
+    )
+    parser.add_argument("phrase_table", type=Path, help="Moses phrase table (plain or .gz); E is the first field")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="paraphrase table to write (.gz to compress)")
+    parser.add_argument("--min-prob", type=float, default=1e-5, help="E: drop pairs with p(e2|e1) below this (1e-5)")
+    parser.add_argument("--max-pivot", type=int, default=200, help="tau: drop pivot clusters larger than this (200)")
+    parser.add_argument("--top", type=int, default=20, help="kappa: paraphrases kept per phrase (20)")
+    parser.add_argument("--reverse", action="store_true", help="the language to paraphrase is the second field")
+    parser.add_argument("--no-features", action="store_true", help="write only p(e2|e1), without h1..h4")
+    parser.add_argument("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB (default: a third of RAM)")
+    parser.add_argument("--temp-dir", type=Path, default=None, help="where DuckDB spills (default: beside the output)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="DuckDB threads (default 1: more is faster but not bit-for-bit reproducible)")
+    parser.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
+    parser.set_defaults(func=run_pivot)
+
+
+def run_pivot(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from core.pivot import pivot_table
+
+    bars: dict[str, tqdm] = {}
+
+    def progress(stage: str, done: int, total: int | None) -> None:
+        bar = bars.get(stage)
+        if bar is None:
+            for other in bars.values():
+                other.close()
+            unit = {"load": "pairs", "pivot": "", "write": "rows"}.get(stage, "")
+            bar = bars[stage] = tqdm(desc=stage, total=total, unit=unit, file=sys.stderr, leave=False)
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    try:
+        stats = pivot_table(
+            args.phrase_table,
+            args.output,
+            min_prob=args.min_prob,
+            max_pivot=args.max_pivot,
+            top=args.top,
+            reverse=args.reverse,
+            features=not args.no_features,
+            memory_limit=args.memory_limit,
+            temp_directory=args.temp_dir,
+            threads=args.threads,
+            progress=progress,
+        )
+    except ValueError as error:
+        if error.__class__ is not ValueError:
+            raise
+        print(f"parastudio pivot: error: {error}", file=sys.stderr)
+        return 2
+    finally:
+        for bar in bars.values():
+            bar.close()
+    if args.json:
+        print(json.dumps(stats))
+    else:
+        print(
+            f"{stats['phrase_pairs_in']} phrase pairs ({stats['phrases_e']} phrases, {stats['pivot_phrases']} pivots, "
+            f"{stats['pivot_clusters_dropped']} clusters > {stats['max_pivot']} dropped) -> "
+            f"{stats['paraphrase_pairs_out']} paraphrase pairs for {stats['source_phrases_out']} phrases "
+            f"in {stats['seconds']:.2f} s: {stats['output']}"
+        )
+    return 0

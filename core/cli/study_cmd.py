@@ -1,0 +1,269 @@
+"""``parastudio study ...``: make a judgment study and move judgments in and out.
+
+Every subcommand takes ``--db FILE`` (a SQLite path, or a database URL) and,
+when the database holds more than one study, ``--study NAME``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+
+from core.store import operations as ops
+from core.store.database import open_database
+
+
+def register(subparsers) -> None:
+    study = subparsers.add_parser("study", help="make a judgment study; import, assign, export, merge, QC")
+    commands = study.add_subparsers(dest="study_command", metavar="STUDY_COMMAND")
+    study.set_defaults(func=lambda args: (study.print_help(), 2)[1])
+
+    def command(name: str, help_text: str, func) -> argparse.ArgumentParser:
+        parser = commands.add_parser(name, help=help_text, description=help_text)
+        parser.add_argument("--db", required=True, help="study database: a SQLite file or a SQLAlchemy URL")
+        if name != "create":
+            parser.add_argument("--study", help="study name (needed when the database holds several)")
+        parser.set_defaults(func=func)
+        return parser
+
+    create = command("create", "create a study with its criteria", _create)
+    create.add_argument("name")
+    create.add_argument("--criteria", default=",".join(ops.DEFAULT_CRITERIA),
+                        help=f"comma-separated, among {', '.join(ops.PRESET_CRITERIA)} (default: %(default)s)")
+    create.add_argument("--judges", type=int, default=2, help="judges per item (default: 2)")
+    create.add_argument("--application", default="simplification", choices=ops.APPLICATIONS,
+                        help="application for the usability question (seed 004)")
+    create.add_argument("--seed", type=int, default=0, help="seed of the per-annotator random orders")
+
+    imp = command("import-candidates", "add candidates: parastudio generate JSONL, or CSV/TSV with "
+                  "header item,source,candidate,system", _import_candidates)
+    imp.add_argument("file")
+    imp.add_argument("--format", choices=("jsonl", "csv", "tsv"), help="default: from the file extension")
+    imp.add_argument("--sources", help="source sentences, one per line (for JSONL without a 'source' field)")
+    imp.add_argument("--references", help="reference sentences, one per line, parallel to --sources")
+    imp.add_argument("--id-base", type=int, default=0, help="sentence_id of the first --sources line (default 0)")
+    imp.add_argument("--test-set", help="test-set name recorded with each source sentence")
+    imp.add_argument("--choice-tasks", action="store_true",
+                     help='the file holds choice tasks {"id","sentence","span":[i,j],"options":[...]} (seed 001)')
+
+    assign = command("assign", "assign every unassigned item to annotators in seeded random orders", _assign)
+    assign.add_argument("--annotators", required=True, help="comma-separated annotator names")
+    assign.add_argument("--judges", type=int, help="judges per item (default: the study's)")
+    assign.add_argument("--overlap", type=float, default=1.0,
+                        help="fraction of items given all --judges judges; the rest get one (default 1)")
+    assign.add_argument("--repeats", type=float, default=0.0, help="fraction of items repeated (consistency)")
+    assign.add_argument("--controls", type=float, default=0.0, help="fraction of planted control items")
+    assign.add_argument("--seed", type=int, help="order seed (default: the study's)")
+
+    imj = command("import-judgments", "import judgments in long format: item,annotator,criterion,value",
+                  _import_judgments)
+    imj.add_argument("file")
+
+    exj = command("export-judgments", "export judgments, one row per judgment", _export_judgments)
+    exj.add_argument("--format", choices=("csv", "jsonl"), default="csv")
+    exj.add_argument("-o", "--output", help="output file (default: standard output)")
+    exj.add_argument("--history", action="store_true", help="also superseded answers and undo rows")
+    exj.add_argument("--include-qc", action="store_true", help="also repeated and control items")
+
+    exp = command("export-package", "write a standalone study file for one annotator", _export_package)
+    exp.add_argument("--annotator", required=True)
+    exp.add_argument("-o", "--output", required=True)
+
+    merge = command("merge-package", "merge returned annotator packages into this study", _merge_package)
+    merge.add_argument("files", nargs="+")
+
+    qc = command("qc", "per-annotator quality control: consistency on repeats, control pass rate", _qc)
+    qc.add_argument("--min-consistency", type=float)
+    qc.add_argument("--min-control-pass", type=float)
+    qc.add_argument("--json", action="store_true")
+
+    prog = command("progress", "judged / assigned, per annotator and in all", _progress)
+    prog.add_argument("--json", action="store_true")
+
+
+def _open(args):
+    db = open_database(args.db)
+    try:
+        study_id = ops.find_study(db, getattr(args, "study", None))
+    except LookupError:
+        db.close()
+        raise
+    return db, study_id
+
+
+def _fail(message: str) -> int:
+    print(f"parastudio: error: {message}", file=sys.stderr)
+    return 1
+
+
+def _create(args) -> int:
+    with open_database(args.db) as db:
+        try:
+            criteria = [c.strip() for c in args.criteria.split(",") if c.strip()]
+            study_id = ops.create_study(db, args.name, criteria=criteria, judges_per_item=args.judges,
+                                        application=args.application, seed=args.seed)
+        except ValueError as error:
+            return _fail(str(error))
+    print(f"created study {args.name!r} (id {study_id}) with criteria {', '.join(criteria)}")
+    return 0
+
+
+def _import_candidates(args) -> int:
+    from tqdm import tqdm
+
+    try:
+        db, study_id = _open(args)
+    except LookupError as error:
+        return _fail(str(error))
+    with db:
+        if args.choice_tasks:
+            from core.atomic_write import open_text_maybe_gzip
+
+            with open_text_maybe_gzip(args.file) as handle:
+                tasks = [json.loads(line) for line in handle if line.strip()]
+            added = ops.add_choice_tasks(db, study_id, tasks, path=args.file)
+            print(f"added {added} choice tasks")
+            return 0
+        sources = ops.read_sources(args.sources, args.id_base) if args.sources else None
+        references = None
+        if args.references:
+            references = {k: [v] for k, v in ops.read_sources(args.references, args.id_base).items()}
+        with tqdm(desc="reading candidates", unit=" lines", disable=None) as bar:
+            def advance(count: int) -> None:
+                bar.update(count - bar.n)
+
+            report = ops.import_candidates(db, study_id, ops.read_candidates(args.file, args.format),
+                                           path=args.file, sources=sources, references=references,
+                                           test_set=args.test_set, progress=advance)
+    print(f"{report.rows} lines: {report.candidates_added} new candidates for {report.sources_added} new sources; "
+          f"{report.credited_to_existing} strings credited to another system too; "
+          f"{report.already_present} already present; systems: {', '.join(report.systems)}")
+    return 0
+
+
+def _assign(args) -> int:
+    try:
+        db, study_id = _open(args)
+    except LookupError as error:
+        return _fail(str(error))
+    with db:
+        names = [n.strip() for n in args.annotators.split(",") if n.strip()]
+        try:
+            report = ops.assign(db, study_id, names, judges_per_item=args.judges, overlap=args.overlap,
+                                repeat_fraction=args.repeats, control_fraction=args.controls, seed=args.seed)
+        except ValueError as error:
+            return _fail(str(error))
+    print(f"assigned {report.items} items")
+    for name in names:
+        print(f"  {name}: {report.assignments.get(name, 0)} assignments "
+              f"({report.repeats.get(name, 0)} repeated items, {report.controls.get(name, 0)} control items)")
+    return 0
+
+
+def _print_merge(report: ops.MergeReport, label: str) -> None:
+    print(f"{label}: {report.applied} applied, {report.already_present} already present, "
+          f"{report.duplicates} identical to the master's, {len(report.conflicts)} conflicts")
+    for conflict in report.conflicts:
+        print("  conflict: " + ", ".join(f"{k}={v}" for k, v in conflict.items()))
+
+
+def _import_judgments(args) -> int:
+    try:
+        db, study_id = _open(args)
+    except LookupError as error:
+        return _fail(str(error))
+    with db:
+        report = ops.import_judgments_csv(db, study_id, args.file)
+    _print_merge(report, args.file)
+    return 0
+
+
+def _export_judgments(args) -> int:
+    try:
+        db, study_id = _open(args)
+    except LookupError as error:
+        return _fail(str(error))
+    with db:
+        if args.output:
+            count = ops.export_judgments(db, study_id, args.output, args.format, history=args.history,
+                                         include_qc=args.include_qc)
+            print(f"wrote {count} judgments to {args.output}", file=sys.stderr)
+            return 0
+        import tempfile
+        from pathlib import Path
+
+        with tempfile.TemporaryDirectory() as directory:
+            path = Path(directory) / f"judgments.{args.format}"
+            ops.export_judgments(db, study_id, path, args.format, history=args.history, include_qc=args.include_qc)
+            sys.stdout.write(path.read_text(encoding="utf-8"))
+    return 0
+
+
+def _export_package(args) -> int:
+    try:
+        db, study_id = _open(args)
+    except LookupError as error:
+        return _fail(str(error))
+    with db:
+        try:
+            count = ops.export_package(db, study_id, args.annotator, args.output)
+        except LookupError as error:
+            return _fail(str(error))
+    print(f"wrote {args.output}: {count} assignments for {args.annotator}")
+    return 0
+
+
+def _merge_package(args) -> int:
+    with open_database(args.db) as db:
+        for path in args.files:
+            try:
+                report = ops.merge_package(db, path)
+            except ValueError as error:
+                return _fail(str(error))
+            _print_merge(report, path)
+    # Conflicts are not errors: the master keeps its judgments and logs the others.
+    return 0
+
+
+def _qc(args) -> int:
+    try:
+        db, study_id = _open(args)
+    except LookupError as error:
+        return _fail(str(error))
+    thresholds = {}
+    if args.min_consistency is not None:
+        thresholds["min_consistency"] = args.min_consistency
+    if args.min_control_pass is not None:
+        thresholds["min_control_pass"] = args.min_control_pass
+    with db:
+        reports = ops.quality_control(db, study_id, thresholds)
+    if args.json:
+        print(json.dumps([asdict(r) for r in reports], indent=2))
+        return 0
+    print(f"{'annotator':<20} {'repeats':>7} {'consistency':>11} {'controls':>8} {'control pass':>12}  result")
+    for r in reports:
+        consistency = "-" if r.consistency is None else f"{r.consistency:.3f}"
+        control = "-" if r.control_pass_rate is None else f"{r.control_pass_rate:.3f}"
+        result = "n/a" if r.passed is None else "PASS" if r.passed else "FAIL: " + "; ".join(r.reasons)
+        print(f"{r.annotator:<20} {r.repeat_pairs:>7} {consistency:>11} {r.controls_judged:>8} {control:>12}  {result}")
+    return 0
+
+
+def _progress(args) -> int:
+    try:
+        db, study_id = _open(args)
+    except LookupError as error:
+        return _fail(str(error))
+    with db:
+        report = ops.progress(db, study_id)
+    if args.json:
+        print(json.dumps({"done": report.done, "total": report.total,
+                          "per_annotator": {k: {"done": d, "total": t} for k, (d, t) in report.per_annotator.items()}}))
+        return 0
+    for name, (done, total) in sorted(report.per_annotator.items()):
+        share = done / total if total else 0.0
+        print(f"{name:<20} {done:>7} / {total:<7} {share:6.1%}")
+    print(f"{'study':<20} {report.done:>7} / {report.total:<7} {report.fraction:6.1%}")
+    return 0

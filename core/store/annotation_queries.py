@@ -1,0 +1,99 @@
+"""Small read queries the annotation screens need besides :mod:`core.store.operations`.
+
+The annotation screen shows the next item before the previous answer is
+written (the write is queued), so it cannot ask the store for "the first open
+item": that would still be the one just answered. It walks the annotator's
+order from the current position instead, skipping what it answered locally.
+Each query here is one index seek.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from sqlalchemy import bindparam, func, select
+
+from core.store.database import Database
+from core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, Study
+
+
+@functools.cache
+def _open_after():
+    return (select(Assignment.position).where(Assignment.annotator_id == bindparam("annotator"),
+                                              Assignment.live_judgment_id.is_(None),
+                                              Assignment.position > bindparam("position"))
+            .order_by(Assignment.position).limit(1))
+
+
+def first_open_after(db: Database, annotator_id: int, position: int) -> int | None:
+    """The first position after ``position`` with no live judgment in the database."""
+    with db.read_connection() as connection:
+        return connection.scalar(_open_after(), {"annotator": annotator_id, "position": position})
+
+
+def assignment_position(db: Database, assignment_id: int) -> int | None:
+    with db.read_connection() as connection:
+        return connection.scalar(select(Assignment.position).where(Assignment.id == assignment_id))
+
+
+def live_judgment_of(db: Database, assignment_id: int) -> int | None:
+    """The id of the assignment's live answer (None when open)."""
+    with db.read_connection() as connection:
+        return connection.scalar(select(Assignment.live_judgment_id).where(Assignment.id == assignment_id))
+
+
+def last_position(db: Database, annotator_id: int) -> int | None:
+    with db.read_connection() as connection:
+        return connection.scalar(select(func.max(Assignment.position)).where(Assignment.annotator_id == annotator_id))
+
+
+def annotator_names(db: Database, study_id: int) -> list[str]:
+    """Annotators who have assignments in the study, by name."""
+    with db.reading() as session:
+        return list(session.scalars(select(Annotator.name).where(Annotator.study_id == study_id)
+                                    .order_by(Annotator.name)))
+
+
+@dataclass(frozen=True)
+class StudySummary:
+    id: int
+    name: str
+    created_at: str
+    criteria: list[str]
+    candidates: int
+    choice_tasks: int
+    annotators: int
+    judges_per_item: int
+    judged: int
+    assigned: int
+
+
+def study_summaries(db: Database) -> list[StudySummary]:
+    """One line per study in the database, for the Studies screen."""
+    with db.reading() as session:
+        studies = session.scalars(select(Study).order_by(Study.id)).all()
+        criteria: dict[int, list[str]] = {}
+        for study_id, name in session.execute(select(Criterion.study_id, Criterion.name)
+                                              .order_by(Criterion.study_id, Criterion.position)):
+            criteria.setdefault(study_id, []).append(name)
+
+        def counts(query) -> dict[int, int]:
+            return dict(session.execute(query).all())
+
+        candidates = counts(select(Candidate.study_id, func.count()).where(Candidate.kind == "candidate")
+                            .group_by(Candidate.study_id))
+        tasks = counts(select(ChoiceTask.study_id, func.count()).group_by(ChoiceTask.study_id))
+        annotators = counts(select(Annotator.study_id, func.count()).group_by(Annotator.study_id))
+        assigned = counts(select(Assignment.study_id, func.count()).group_by(Assignment.study_id))
+        judged = counts(select(Assignment.study_id, func.count(Assignment.live_judgment_id))
+                        .group_by(Assignment.study_id))
+        return [StudySummary(s.id, s.name, s.created_at.strftime("%Y-%m-%d %H:%M"), criteria.get(s.id, []),
+                             candidates.get(s.id, 0), tasks.get(s.id, 0), annotators.get(s.id, 0),
+                             s.judges_per_item, judged.get(s.id, 0), assigned.get(s.id, 0)) for s in studies]
+
+
+def judgment_count(db: Database, study_id: int) -> int:
+    """Judgment rows so far (any action): a cheap 'has anything changed' probe for the dashboard."""
+    with db.read_connection() as connection:
+        return connection.scalar(select(func.max(Judgment.id)).where(Judgment.study_id == study_id)) or 0
