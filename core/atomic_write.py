@@ -24,6 +24,10 @@ def atomic_output(path: str | os.PathLike, mode: str = "w", *, encoding: str | N
     destination = Path(path)
     destination.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".part", dir=destination.parent)
+    # mkstemp makes the file 0600; give it the mode a plain open() would.
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o666 & ~umask)
     binary = "b" in mode
     try:
         with os.fdopen(descriptor, "wb") as raw:

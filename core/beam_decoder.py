@@ -1,0 +1,360 @@
+"""A monotone phrase-based stack decoder: our stand-in for the MOSES baseline of seeds 000 and 003.
+
+Seed 000 §3.1 and seed 003 §4.2 run MOSES with ``alpha_phi = alpha_LM = 1``,
+``alpha_D = 10`` (no reordering) and ``alpha_W = 0``. This decoder is the same
+search restricted to monotone order, the way Moses' own ``SearchNormal`` works
+(Koehn 2004, "Pharaoh"; Moses ``Manager``/``SearchNormal``/``HypothesisStackNormal``):
+
+* Translation options per source span come from ``ParaphraseTable.matches``,
+  at most ``option_limit`` (Moses ``ttable-limit``, default 20) per span, ranked
+  like Moses ranks them: by the option's own estimated score (weighted rule
+  score plus the LM estimate of its target without context). Every source word
+  also gets an identity option with probability 1 (seed 000 §2.2), outside the
+  limit, so words without rules pass through and any word may stay unchanged.
+* Stack ``k`` holds hypotheses covering ``k`` source words; being monotone,
+  they cover exactly ``[0, k)``. Two hypotheses in one stack with the same
+  KenLM state recombine (the worse becomes an *arc* of the better, as in
+  Moses, so n-best extraction still sees it).
+* Pruning: threshold (Moses ``beam-threshold``, default 1e-5, applied to the
+  score plus future cost: in our log10 scale a hypothesis is dropped when it
+  is more than ``-log10(1e-5) = 5`` below the stack's best) and histogram
+  (Moses ``stack``, default 200) before a stack is expanded.
+* Future cost (Moses ``FutureScore``): the best option's estimated score per
+  span, combined over spans by dynamic programming. Note that in monotone
+  decoding with stacks by covered-word count every hypothesis of a stack has
+  the same uncovered span, so the future cost is one constant per stack: it
+  is computed, kept for the pruning arithmetic and the estimates we report,
+  but cannot change which hypotheses survive.
+
+Scores are base-10 logs (our convention, :mod:`core.scoring`): a path's score
+is ``alpha_phi * sum log10 p(rule) + alpha_LM * log10 P_LM(t) - alpha_W |t|``
+with ``<s>``/``</s>`` in the LM. Moses reports natural logs (it multiplies
+KenLM's log10 by ln 10 and takes ln of table scores), so a Moses score is ours
+times ``ln 10 = 2.302585`` under the same weights.
+
+Given a bilingual phrase table (e.g. RV1909 -> WEB) instead of a paraphrase
+table, the same decoder translates: nothing here assumes source and target
+share a vocabulary, except that the identity options copy unknown words.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from core.derivation import Segment
+from core.lm import LanguageModel
+from core.paraphrase_table import ParaphraseTable
+from core.rules import Rule, identity_rule
+from core.scoring import DEFAULT_WEIGHTS, ScoreWeights
+
+DEFAULT_STACK_SIZE = 200  # Moses -stack
+DEFAULT_BEAM_THRESHOLD = 1e-5  # Moses -beam-threshold
+DEFAULT_OPTION_LIMIT = 20  # Moses -ttable-limit
+DEFAULT_NBEST_FACTOR = 20  # Moses -n-best-factor: paths tried per distinct entry wanted
+
+
+@dataclass(frozen=True)
+class DecoderSettings:
+    stack_size: int = DEFAULT_STACK_SIZE
+    beam_threshold: float = DEFAULT_BEAM_THRESHOLD
+    option_limit: int | None = DEFAULT_OPTION_LIMIT
+    weights: ScoreWeights = DEFAULT_WEIGHTS
+    nbest_factor: int = DEFAULT_NBEST_FACTOR
+
+    def to_json(self) -> dict:
+        return {
+            "stack_size": self.stack_size,
+            "beam_threshold": self.beam_threshold,
+            "option_limit": self.option_limit,
+            "nbest_factor": self.nbest_factor,
+            **self.weights.to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TranslationOption:
+    """A rule (or the identity) applied to source span ``[start, end)``."""
+
+    start: int
+    end: int
+    rule: Rule
+    identity: bool
+    rule_score: float  # alpha_phi * log10 p - alpha_W * |target|: the context-free part
+    estimate: float  # rule_score + alpha_LM * LM estimate of the target alone
+    target: tuple[str, ...]  # = rule.target, kept at hand for the inner loop
+
+
+@dataclass(eq=False, slots=True)
+class Hypothesis:
+    """A partial translation; ``back`` is the hypothesis it extends."""
+
+    id: int
+    back: "Hypothesis | None"
+    option: TranslationOption | None
+    covered: int  # source words covered, = the stack it lives in
+    score: float  # log10, accumulated from the root
+    transition: float  # score - back.score
+    lm_state: object
+    future_score: float  # score + future cost of the uncovered span (what pruning compares)
+    arcs: list["Hypothesis"] = field(default_factory=list)  # recombined losers, Moses' ArcList
+    winner: "Hypothesis | None" = None  # set on losers
+
+
+@dataclass(frozen=True)
+class NBestEntry:
+    """One entry of a distinct n-best list: the best path found for one output string."""
+
+    tokens: tuple[str, ...]
+    score: float
+    segments: tuple[Segment, ...]
+    path: tuple[Hypothesis, ...]  # edges from the first phrase to the last
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.tokens)
+
+
+class _NoLM:
+    """LM term 0 everywhere, for decoding with the table alone."""
+
+    def begin_state(self):
+        return None
+
+    def advance_phrase(self, state, words):
+        return 0.0, None
+
+    def end(self, state):
+        return 0.0
+
+    def score(self, words, *, bos=True, eos=True):
+        return 0.0
+
+
+class DecodeResult:
+    """Stacks, lattice and outputs of one decoded sentence."""
+
+    def __init__(self, source: tuple[str, ...], root: Hypothesis, stacks: list[list[Hypothesis]],
+                 options: list[list[TranslationOption]], future_costs: list[list[float]],
+                 settings: DecoderSettings, hypotheses_created: int):
+        self.source = source
+        self.root = root
+        self.stacks = stacks
+        self.options = options
+        self.future_costs = future_costs
+        self.settings = settings
+        self.hypotheses_created = hypotheses_created
+
+    @property
+    def final_stack(self) -> list[Hypothesis]:
+        return self.stacks[len(self.source)]
+
+    def best(self) -> Hypothesis | None:
+        return max(self.final_stack, key=lambda h: h.score, default=None)
+
+    def nbest(self, n: int, *, distinct: bool = True) -> list[NBestEntry]:
+        """The ``n`` best paths of the lattice, like Moses ``-n-best-list FILE n [distinct]``.
+
+        Paths come out in exact score order: a best-first search backwards from
+        the final stack whose priority is the suffix score plus the winner's own
+        score, which is the exact best prefix score (recombination keeps the
+        best). With ``distinct`` a string is kept once, with its best path; as
+        in Moses at most ``n * nbest_factor`` paths are tried.
+        """
+        if n <= 0:
+            return []
+        tie = itertools.count()
+        # entry: (-priority, tie, node, suffix score, suffix edges as a linked list)
+        queue = [(-h.score, next(tie), h, 0.0, None) for h in self.final_stack]
+        heapq.heapify(queue)
+        entries: list[NBestEntry] = []
+        seen: set[tuple[str, ...]] = set()
+        tries = 0
+        limit = n * max(1, self.settings.nbest_factor) if distinct else n
+        while queue and len(entries) < n and tries < limit:
+            negative, _, node, suffix, edges = heapq.heappop(queue)
+            if node is self.root:
+                tries += 1
+                path = _unlink(edges)
+                tokens, segments = _read_path(path)
+                if distinct and tokens in seen:
+                    continue
+                seen.add(tokens)
+                entries.append(NBestEntry(tokens, suffix, segments, path))
+                continue
+            for edge in (node, *node.arcs):
+                back = edge.back
+                new_suffix = suffix + edge.transition
+                heapq.heappush(queue, (-(back.score + new_suffix), next(tie), back, new_suffix, (edge, edges)))
+        return entries
+
+    def connected(self) -> list[Hypothesis]:
+        """Winners from which a final hypothesis is reachable, in stack order (Moses GetConnectedGraph)."""
+        keep: set[int] = set()
+        frontier = list(self.final_stack)
+        while frontier:
+            hypothesis = frontier.pop()
+            if hypothesis.id in keep:
+                continue
+            keep.add(hypothesis.id)
+            for edge in (hypothesis, *hypothesis.arcs):
+                if edge.back is not None and edge.back.id not in keep:
+                    frontier.append(edge.back)
+        return [h for stack in self.stacks for h in stack if h.id in keep]
+
+
+def _unlink(edges) -> tuple[Hypothesis, ...]:
+    path = []
+    while edges is not None:
+        edge, edges = edges
+        path.append(edge)
+    return tuple(path)
+
+
+def _read_path(path: Sequence[Hypothesis]) -> tuple[tuple[str, ...], tuple[Segment, ...]]:
+    tokens: list[str] = []
+    segments = []
+    for edge in path:
+        option = edge.option
+        start = len(tokens)
+        tokens.extend(option.target)
+        segments.append(Segment(option.start, option.end, start, len(tokens), option.rule, option.identity))
+    return tuple(tokens), tuple(segments)
+
+
+class BeamDecoder:
+    """Decodes sentences against one table and LM with fixed settings."""
+
+    def __init__(self, table: ParaphraseTable, lm: LanguageModel | None, settings: DecoderSettings = DecoderSettings()):
+        self.table = table
+        self.lm = lm if lm is not None else _NoLM()
+        self.has_lm = lm is not None
+        self.settings = settings
+
+    # -- translation options and future costs -------------------------------------------------
+    def translation_options(self, source: Sequence[str]) -> list[list[TranslationOption]]:
+        """``options[i]``: the options starting at source word ``i``, identity first."""
+        n = len(source)
+        by_span: dict[tuple[int, int], list[TranslationOption]] = {}
+        for match in self.table.matches(source):
+            by_span.setdefault((match.start, match.end), []).append(self._option(match.start, match.end, match.rule, False))
+        options: list[list[TranslationOption]] = [[] for _ in range(n)]
+        for i, word in enumerate(source):
+            options[i].append(self._option(i, i + 1, identity_rule(word), True))
+        limit = self.settings.option_limit
+        for (start, _), found in sorted(by_span.items()):
+            found.sort(key=lambda o: -o.estimate)  # stable: ties keep table order
+            options[start].extend(found if limit is None else found[:limit])
+        return options
+
+    def _option(self, start: int, end: int, rule: Rule, identity: bool) -> TranslationOption:
+        weights = self.settings.weights
+        if rule.prob <= 0.0:
+            phrase = -math.inf
+        else:
+            phrase = weights.phrase * math.log10(rule.prob)
+        rule_score = phrase - weights.word_penalty * len(rule.target)
+        lm_estimate = self.lm.score(rule.target, bos=False, eos=False) if rule.target else 0.0
+        return TranslationOption(start, end, rule, identity, rule_score, rule_score + weights.lm * lm_estimate,
+                                 rule.target)
+
+    @staticmethod
+    def future_cost_table(n: int, options: list[list[TranslationOption]]) -> list[list[float]]:
+        """``cost[i][j]``: best estimated score of covering ``[i, j)`` (Moses' future score DP)."""
+        cost = [[-math.inf] * (n + 1) for _ in range(n + 1)]
+        for i in range(n + 1):
+            cost[i][i] = 0.0
+        for starting in options:
+            for option in starting:
+                if option.estimate > cost[option.start][option.end]:
+                    cost[option.start][option.end] = option.estimate
+        for length in range(2, n + 1):
+            for i in range(0, n - length + 1):
+                j = i + length
+                best = cost[i][j]
+                for k in range(i + 1, j):
+                    combined = cost[i][k] + cost[k][j]
+                    if combined > best:
+                        best = combined
+                cost[i][j] = best
+        return cost
+
+    # -- search -------------------------------------------------------------------------------
+    def decode(self, source: Sequence[str]) -> DecodeResult:
+        source = tuple(source)
+        n = len(source)
+        settings = self.settings
+        weights = settings.weights
+        options = self.translation_options(source)
+        future = self.future_cost_table(n, options)
+        threshold = math.log10(settings.beam_threshold) if settings.beam_threshold > 0 else -math.inf
+        ids = itertools.count()
+        root = Hypothesis(next(ids), None, None, 0, 0.0, 0.0, self.lm.begin_state(), future[0][n])
+        # Stacks under construction: LM state -> winner, plus the best future score seen.
+        building: list[dict] = [dict() for _ in range(n + 1)]
+        best_future = [-math.inf] * (n + 1)
+        building[0][root.lm_state] = root
+        best_future[0] = root.future_score
+        stacks: list[list[Hypothesis]] = [[] for _ in range(n + 1)]
+        lm = self.lm
+        lm_never_adds = weights.lm >= 0
+        for k in range(n + 1):
+            stack = self._prune(building[k], best_future[k] + threshold)
+            stacks[k] = stack
+            if k == n:
+                break
+            for hypothesis in stack:
+                for option in options[k]:
+                    end = option.end
+                    # LM log-probabilities are <= 0, so this bound shows early when the
+                    # threshold would drop the new hypothesis anyway: skip the LM calls.
+                    if lm_never_adds and \
+                            hypothesis.score + option.rule_score + future[end][n] < best_future[end] + threshold:
+                        next(ids)
+                        continue
+                    lm_score, state = lm.advance_phrase(hypothesis.lm_state, option.target)
+                    if end == n:
+                        lm_score += lm.end(state)
+                    transition = option.rule_score + weights.lm * lm_score
+                    score = hypothesis.score + transition
+                    future_score = score + future[end][n]
+                    if future_score < best_future[end] + threshold:
+                        next(ids)  # Moses numbers every hypothesis it creates
+                        continue
+                    new = Hypothesis(next(ids), hypothesis, option, end, score, transition, state, future_score)
+                    if future_score > best_future[end]:
+                        best_future[end] = future_score
+                    existing = building[end].get(state)
+                    if existing is None:
+                        building[end][state] = new
+                    elif new.score > existing.score:
+                        # The newcomer wins: the old winner and its arcs hang off it now.
+                        new.arcs = existing.arcs
+                        existing.arcs = []
+                        new.arcs.append(existing)
+                        for loser in new.arcs:
+                            loser.winner = new
+                        building[end][state] = new
+                    else:
+                        new.winner = existing
+                        existing.arcs.append(new)
+        return DecodeResult(source, root, stacks, options, future, settings, next(ids))
+
+    def _prune(self, hypotheses: dict, floor: float) -> list[Hypothesis]:
+        ordered = sorted(hypotheses.values(), key=lambda h: (-h.future_score, h.id))
+        kept = [h for h in ordered if h.future_score >= floor]
+        return kept[: self.settings.stack_size]
+
+
+def decode_nbest(
+    source: Sequence[str],
+    table: ParaphraseTable,
+    lm: LanguageModel | None,
+    n: int = 1,
+    settings: DecoderSettings = DecoderSettings(),
+) -> list[NBestEntry]:
+    """Distinct ``n``-best list of one sentence."""
+    return BeamDecoder(table, lm, settings).decode(source).nbest(n)

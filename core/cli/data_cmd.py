@@ -1,0 +1,43 @@
+"""``parastudio data build``: rebuild evaldata/ (corpus, split, tables, LM, test cases, demo)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from core.data.build import STAGES
+
+    data = subparsers.add_parser("data", help="build the real-data corpus, tables, LM and test sets")
+    data_sub = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
+    build = data_sub.add_parser(
+        "build", help="rebuild evaldata/ from Debian's SWORD packages (sword-text-web, -kjv, -sparv)",
+        description="Stages run in pipeline order; each reads what earlier stages wrote under OUT/build. "
+                    f"Stages: {', '.join(STAGES)}.")
+    build.add_argument("--out", type=Path, help="evaldata directory (default: the checkout's evaldata/)")
+    build.add_argument("--stages", nargs="+", metavar="STAGE", choices=STAGES,
+                       help="run only these stages (default: all)")
+    build.set_defaults(func=run_build_command)
+
+
+def run_build_command(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from core.data.build import run_build
+    from core.data.sword_extract import SwordUnavailable
+
+    def progress(iterable, **options):
+        return tqdm(iterable, file=sys.stderr, leave=False, mininterval=1.0, **options)
+
+    try:
+        report = run_build(args.out, args.stages, progress=progress)
+    except SwordUnavailable as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        return 1
+    print("stage           status    seconds")
+    for stage, entry in report["stages"].items():
+        print(f"{stage:15} {entry['status']:8} {entry['seconds']:8.1f}")
+    skipped = [stage for stage, entry in report["stages"].items() if entry["status"] == "skipped"]
+    return 3 if skipped and args.stages is None else 0

@@ -1,0 +1,119 @@
+"""``parastudio generate``: candidate paraphrases for sentences on standard input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from core.cli.table_options import add_table_loading_options, load_table_from_args
+from core.generation import SYSTEMS, GeneratorUnavailable, generate_batches
+from core.lm import LanguageModel
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "generate",
+        help="generate paraphrases (beam decoder, MCPG, SPG) for sentences on standard input",
+        description="Reads one sentence per line on standard input and prints candidates with their model "
+                    "score and their exact true score (log10, seed 000) under the same table and LM.",
+    )
+    parser.add_argument("--system", required=True, choices=SYSTEMS)
+    parser.add_argument("--table", action="append", required=True,
+                        help="paraphrase table (repeat for several; merged except for SPG)")
+    parser.add_argument("--lm", required=True, help="KenLM model (ARPA or binary)")
+    parser.add_argument("--nbest", type=int, default=1, help="candidates per sentence (distinct strings)")
+    parser.add_argument("--time-budget", type=float, default=None,
+                        help=f"seconds per sentence (MCPG, SPG; MCPG default {MCPG_DEFAULT_BUDGET:g})")
+    parser.add_argument("--reference", metavar="FILE",
+                        help="one reference sentence per input line (spg-similarity)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (MCPG)")
+    parser.add_argument("--stack-size", type=int, default=200, help="beam decoder stack size (Moses -stack)")
+    parser.add_argument("--search-graph", metavar="FILE",
+                        help="write the beam decoder's search graph in Moses -output-search-graph format")
+    parser.add_argument("--processes", type=int, default=None, help="worker processes (default: up to 2)")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per candidate (default: 'id ||| text ||| model ||| true' lines)")
+    tokenizing = parser.add_mutually_exclusive_group()
+    tokenizing.add_argument("--pretokenized", dest="tokenize", action="store_false", default=False,
+                            help="input is already tokenized: split on whitespace (default)")
+    tokenizing.add_argument("--tokenize", dest="tokenize", action="store_true",
+                            help="tokenize and lowercase input like the bundled data (Moses tokenizer)")
+    add_table_loading_options(parser)
+    parser.set_defaults(func=run)
+
+
+# MCPG is anytime; without a budget its paper settings run for minutes per sentence.
+MCPG_DEFAULT_BUDGET = 2.0
+
+
+def _read_sentences(lines, tokenize: bool) -> list[list[str]]:
+    if tokenize:
+        from core.data.tokenization import tokenize as moses_tokenize
+    sentences = []
+    for line in lines:
+        text = line.rstrip("\n")
+        sentences.append((moses_tokenize(text) if tokenize else text).split())
+    return sentences
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.search_graph and args.system != "beam":
+        print("parastudio: error: --search-graph needs --system beam", file=sys.stderr)
+        return 2
+    if args.nbest < 1 or args.stack_size < 1:
+        print("parastudio: error: --nbest and --stack-size must be at least 1", file=sys.stderr)
+        return 2
+    tables = [load_table_from_args(path, args) for path in args.table]
+    lm = LanguageModel(args.lm)
+    sentences = _read_sentences(sys.stdin, args.tokenize)
+    references = None
+    if args.reference:
+        with open(args.reference, encoding="utf-8") as handle:
+            references = _read_sentences(handle, args.tokenize)
+        if len(references) != len(sentences):
+            print(f"parastudio: error: {args.reference}: {len(references)} lines, expected one per input sentence "
+                  f"({len(sentences)})", file=sys.stderr)
+            return 2
+    elif args.system == "spg-similarity":
+        print("parastudio: error: spg-similarity needs --reference FILE", file=sys.stderr)
+        return 2
+    time_budget = args.time_budget
+    if time_budget is None and args.system.startswith("mcpg"):
+        time_budget = MCPG_DEFAULT_BUDGET
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(sentences), unit="sent", file=sys.stderr, disable=None, desc=args.system)
+
+    def progress(done: int, total: int) -> None:
+        bar.update(done - bar.n)
+
+    graph_lines: list[str] = []
+    try:
+        batches = generate_batches(
+            args.system, sentences, tables, lm, nbest=args.nbest, time_budget=time_budget, seed=args.seed,
+            stack_size=args.stack_size, progress=progress, processes=args.processes,
+            search_graph=bool(args.search_graph), references=references,
+        )
+        for _, candidates, graph in batches:
+            for candidate in candidates:
+                if args.json:
+                    print(json.dumps(candidate.to_json(), ensure_ascii=False))
+                else:
+                    true = "unreachable" if candidate.true_score is None else f"{candidate.true_score:.6f}"
+                    print(f"{candidate.sentence_id} ||| {candidate.text} ||| {candidate.model_score:.6f} ||| {true}")
+            if graph:
+                graph_lines.extend(graph)
+            sys.stdout.flush()
+    except GeneratorUnavailable as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        return 1
+    finally:
+        bar.close()
+    if args.search_graph:
+        from core.atomic_write import atomic_output
+
+        with atomic_output(args.search_graph) as out:
+            out.writelines(line + "\n" for line in graph_lines)
+    return 0

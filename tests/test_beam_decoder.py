@@ -1,0 +1,221 @@
+"""The monotone beam decoder against a brute-force oracle over all monotone segmentations."""
+
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import EXAMPLE1_RULES, WORDS
+from core.beam_decoder import BeamDecoder, DecoderSettings
+from core.lm import LanguageModel
+from core.paraphrase_table import ParaphraseTable
+from core.rules import Rule, identity_rule
+from core.scoring import ScoringModel
+from core.truescore import TrueScorer
+
+EXHAUSTIVE = DecoderSettings(stack_size=10**9, beam_threshold=0.0, option_limit=None, nbest_factor=10**6)
+SOURCE = tuple("the dog runs after the young cat".split())
+
+
+def table_of(rules):
+    table = ParaphraseTable(Rule(tuple(s.split()), tuple(t.split()), p) for s, t, p in rules)
+    table.sort()
+    return table
+
+
+@pytest.fixture(scope="module")
+def lm(tiny_lm):
+    return LanguageModel(tiny_lm["binary"])
+
+
+def all_derivations(source, table):
+    """Every monotone segmentation with every rule (and identity) per segment: (target, rules)."""
+    n = len(source)
+    found = []
+
+    def extend(i, target, rules):
+        if i == n:
+            found.append((tuple(target), list(rules)))
+            return
+        for j in range(i + 1, n + 1):
+            choices = list(table.rules_for(source[i:j]))
+            if j == i + 1:
+                choices.append(identity_rule(source[i]))
+            for rule in choices:
+                extend(j, target + list(rule.target), rules + [rule])
+
+    extend(0, [], [])
+    return found
+
+
+def oracle_scores(source, table, lm):
+    """Best score per distinct output string over all derivations."""
+    best = {}
+    for target, rules in all_derivations(source, table):
+        score = lm.score(target) + sum(math.log10(r.prob) for r in rules)
+        if target not in best or score > best[target]:
+            best[target] = score
+    return best
+
+
+@st.composite
+def sentence_and_table(draw):
+    source = tuple(draw(st.lists(st.sampled_from(WORDS[:12]), min_size=1, max_size=5)))
+    rules = []
+    for _ in range(draw(st.integers(0, 6))):
+        start = draw(st.integers(0, len(source) - 1))
+        end = draw(st.integers(start + 1, min(len(source), start + 3)))
+        target = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3))
+        prob = draw(st.floats(0.01, 1.0))
+        rules.append((" ".join(source[start:end]), " ".join(target), prob))
+    return source, rules
+
+
+def test_example1_best_equals_oracle_and_nbest_is_the_true_ranking(lm):
+    table = table_of(EXAMPLE1_RULES)
+    oracle = oracle_scores(SOURCE, table, lm)
+    result = BeamDecoder(table, lm, EXHAUSTIVE).decode(SOURCE)
+    entries = result.nbest(len(oracle) + 5)
+    assert len(entries) == len(oracle)
+    assert {e.tokens for e in entries} == set(oracle)
+    for entry in entries:
+        assert entry.score == pytest.approx(oracle[entry.tokens], abs=1e-4)
+    assert entries[0].score == pytest.approx(max(oracle.values()), abs=1e-4)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=sentence_and_table())
+def test_exhaustive_decoder_matches_brute_force(lm, case):
+    source, rules = case
+    table = table_of(rules)
+    oracle = oracle_scores(source, table, lm)
+    result = BeamDecoder(table, lm, EXHAUSTIVE).decode(source)
+    best = result.best()
+    assert best.score == pytest.approx(max(oracle.values()), abs=1e-4)
+    entries = result.nbest(len(oracle))
+    # Distinct n-best over the unpruned lattice is exactly the true-score ranking.
+    assert {e.tokens for e in entries} == set(oracle)
+    for entry in entries:
+        assert entry.score == pytest.approx(oracle[entry.tokens], abs=1e-4)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=sentence_and_table(), stack_size=st.integers(1, 4), n=st.integers(1, 12))
+def test_nbest_properties_under_pruning(lm, case, stack_size, n):
+    source, rules = case
+    table = table_of(rules)
+    decoder = BeamDecoder(table, lm, DecoderSettings(stack_size=stack_size))
+    entries = decoder.decode(source).nbest(n)
+    model = ScoringModel(table, lm)
+    truth = TrueScorer(table, lm)
+    assert 1 <= len(entries) <= n
+    texts = [e.tokens for e in entries]
+    assert len(texts) == len(set(texts))  # distinct
+    scores = [e.score for e in entries]
+    assert scores == sorted(scores, reverse=True)
+    oracle_best = max(oracle_scores(source, table, lm).values())
+    for entry in entries:
+        # The path's decoder score is the scoring model's score of that derivation ...
+        assert entry.score == pytest.approx(model.derivation_log10(entry.tokens, entry.segments), abs=1e-4)
+        # ... the derivation really turns the source into the output ...
+        assert tuple(w for s in entry.segments for w in s.rule.target) == entry.tokens
+        assert [(s.src_start, s.src_end) for s in entry.segments] == \
+            list(zip([0] + [s.src_end for s in entry.segments[:-1]], [s.src_end for s in entry.segments]))
+        assert entry.segments[-1].src_end == len(source)
+        # ... and can never beat the exact true score, nor the global optimum.
+        assert entry.score <= truth.score(source, entry.tokens).log10_score + 1e-4
+        assert entry.score <= oracle_best + 1e-4
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=sentence_and_table())
+def test_recombination_keeps_the_best_hypothesis(lm, case):
+    """With no pruning, recombination alone must never lose the optimum, and losers stay as arcs."""
+    source, rules = case
+    table = table_of(rules)
+    result = BeamDecoder(table, lm, EXHAUSTIVE).decode(source)
+    assert result.best().score == pytest.approx(max(oracle_scores(source, table, lm).values()), abs=1e-4)
+    for stack in result.stacks:
+        states = [h.lm_state for h in stack]
+        assert len(states) == len(set(states))  # one winner per LM state
+        for winner in stack:
+            for loser in winner.arcs:
+                assert loser.winner is winner and loser.lm_state == winner.lm_state
+                assert loser.score <= winner.score
+
+
+def test_identity_options_pass_unknown_words_through(lm):
+    source = ("zebra", "runs", "quickly")
+    entries = BeamDecoder(ParaphraseTable(), lm).decode(source).nbest(5)
+    assert [e.tokens for e in entries] == [source]
+    assert entries[0].score == pytest.approx(lm.score(source), abs=1e-4)
+    assert all(s.identity and s.rule.prob == 1.0 for s in entries[0].segments)
+
+
+def test_option_limit_keeps_the_best_by_estimated_score(lm):
+    rules = [("dog", f"{w}", p) for w, p in zip(WORDS[:8], (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2))]
+    table = table_of(rules)
+    decoder = BeamDecoder(table, lm, DecoderSettings(option_limit=3))
+    options = decoder.translation_options(("the", "dog"))
+    table_options = [o for o in options[1] if not o.identity]
+    assert len(table_options) == 3
+    everything = BeamDecoder(table, lm, DecoderSettings(option_limit=None)).translation_options(("the", "dog"))
+    estimates = sorted((o.estimate for o in everything[1] if not o.identity), reverse=True)
+    assert [o.estimate for o in table_options] == estimates[:3]
+    # each option's estimate: log10 p + LM of its target without context
+    for option in table_options:
+        assert option.estimate == pytest.approx(
+            math.log10(option.rule.prob) + lm.score(option.target, bos=False, eos=False))
+
+
+def test_future_cost_table_is_the_best_split(lm):
+    table = table_of(EXAMPLE1_RULES)
+    decoder = BeamDecoder(table, lm)
+    options = decoder.translation_options(SOURCE)
+    cost = decoder.future_cost_table(len(SOURCE), options)
+    n = len(SOURCE)
+
+    def brute(i, j):
+        if i == j:
+            return 0.0
+        best = max((o.estimate for o in options[i] if o.end == j), default=-math.inf)
+        for k in range(i + 1, j):
+            best = max(best, brute(i, k) + brute(k, j))
+        return best
+
+    for i in range(n):
+        for j in range(i + 1, n + 1):
+            assert cost[i][j] == pytest.approx(brute(i, j))
+
+
+def test_threshold_and_histogram_pruning_bound_the_stacks(lm):
+    table = table_of(EXAMPLE1_RULES + [("runs", "walks", 0.5), ("dog", "cat", 0.3), ("after", "before", 0.6)])
+    result = BeamDecoder(table, lm, DecoderSettings(stack_size=2, beam_threshold=1e-2)).decode(SOURCE)
+    for stack in result.stacks[1:]:
+        assert 1 <= len(stack) <= 2
+        best = max(h.future_score for h in stack)
+        assert all(h.future_score >= best - 2 - 1e-9 for h in stack)
+
+
+def test_decoding_without_lm_uses_rule_probabilities_only():
+    table = table_of(EXAMPLE1_RULES)
+    entries = BeamDecoder(table, None, EXHAUSTIVE).decode(SOURCE).nbest(3)
+    assert entries[0].tokens == SOURCE and entries[0].score == 0.0
+    assert entries[1].score == pytest.approx(math.log10(0.8))
+
+
+def test_stack_size_one_is_greedy_and_no_better_than_exhaustive(lm):
+    table = table_of(EXAMPLE1_RULES)
+    greedy = BeamDecoder(table, lm, DecoderSettings(stack_size=1)).decode(SOURCE)
+    full = BeamDecoder(table, lm, EXHAUSTIVE).decode(SOURCE)
+    assert all(len(stack) <= 1 for stack in greedy.stacks)
+    assert greedy.best().score <= full.best().score + 1e-9
+
+
+def test_a_bilingual_table_makes_the_same_decoder_translate(lm):
+    # Spanish -> English rules; the English LM picks the fluent word order the rules allow.
+    table = table_of([("el perro", "the dog", 0.7), ("perro", "dog", 0.9), ("el", "the", 0.8),
+                      ("corre", "runs", 0.8), ("corre", "walks", 0.2), ("rapido", "quickly", 0.6)])
+    best = BeamDecoder(table, lm).decode(("el", "perro", "corre", "rapido")).nbest(1)[0]
+    assert best.tokens in {("the", "dog", "runs", "quickly"), ("the", "dog", "walks", "quickly")}

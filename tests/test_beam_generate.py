@@ -1,0 +1,88 @@
+"""``parastudio generate`` and the core.generation API with the beam decoder."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import EXAMPLE1_RULES, ROOT, toy_corpus
+from core.generation import GeneratorUnavailable, generate, merged_table
+from core.lm import LanguageModel
+from core.moses_search_graph import best_path, group_by_sentence, read_search_graph
+from core.paraphrase_table import ParaphraseTable
+from core.rules import Rule
+from core.truescore import TrueScorer
+
+CONTRACT_KEYS = ["sentence_id", "system", "rank", "text", "model_score", "true_score", "derivation", "params"]
+
+
+@pytest.fixture
+def example_table(example1_table_path):
+    return ParaphraseTable.load(example1_table_path)
+
+
+def test_cli_json_lines_follow_the_contract(tiny_lm, example1_table_path, tmp_path):
+    sentences = ["the dog runs after the young cat", "a young cat sees the dog"]
+    graph = tmp_path / "graph.txt"
+    completed = subprocess.run(
+        [sys.executable, "-m", "core", "generate", "--system", "beam", "--table", str(example1_table_path),
+         "--lm", str(tiny_lm["binary"]), "--nbest", "4", "--json", "--search-graph", str(graph)],
+        input="\n".join(sentences) + "\n", capture_output=True, text=True, cwd=ROOT, check=True,
+    )
+    rows = [json.loads(line) for line in completed.stdout.splitlines()]
+    assert [list(row) for row in rows] == [CONTRACT_KEYS] * len(rows)
+    assert [row["sentence_id"] for row in rows] == [0] * 4 + [1] * 4
+    assert [row["rank"] for row in rows] == [1, 2, 3, 4] * 2
+    table = ParaphraseTable.load(example1_table_path)
+    scorer = TrueScorer(table, LanguageModel(tiny_lm["binary"]))
+    for row in rows:
+        assert row["system"] == "beam"
+        source = sentences[row["sentence_id"]].split()
+        assert row["true_score"] == pytest.approx(scorer.score(source, row["text"].split()).log10_score)
+        assert row["model_score"] <= row["true_score"] + 1e-4
+        assert " ".join(d["target"] for d in row["derivation"]) == row["text"]
+        assert row["params"]["decoder"]["stack_size"] == 200
+    graphs = group_by_sentence(read_search_graph(graph))
+    for sentence_id in (0, 1):
+        first = next(r for r in rows if r["sentence_id"] == sentence_id and r["rank"] == 1)
+        assert " ".join(w for l in best_path(graphs[sentence_id]) for w in l.out) == first["text"]
+
+
+def test_cli_rejects_search_graph_for_other_systems(tiny_lm, example1_table_path, tmp_path):
+    completed = subprocess.run(
+        [sys.executable, "-m", "core", "generate", "--system", "mcpg-true", "--table", str(example1_table_path),
+         "--lm", str(tiny_lm["binary"]), "--search-graph", str(tmp_path / "g")],
+        input="the dog\n", capture_output=True, text=True, cwd=ROOT,
+    )
+    assert completed.returncode == 2 and "--search-graph needs --system beam" in completed.stderr
+
+
+def test_parallel_and_sequential_runs_agree(tiny_lm, example_table):
+    lm = LanguageModel(tiny_lm["binary"])
+    sentences = [line.split() for line in toy_corpus(seed=3, sentences=10)]
+    done = []
+    sequential = list(generate("beam", sentences, [example_table], lm, nbest=2, processes=1))
+    parallel = list(generate("beam", sentences, [example_table], lm, nbest=2, processes=2,
+                             progress=lambda d, t: done.append((d, t))))
+    assert done[-1] == (10, 10)
+    strip = lambda c: (c.sentence_id, c.rank, c.text, round(c.model_score, 6), round(c.true_score, 6))
+    assert [strip(c) for c in sequential] == [strip(c) for c in parallel]
+
+
+def test_merged_tables_keep_each_rule_once_with_its_best_probability():
+    first = ParaphraseTable([Rule(("a",), ("b",), 0.2), Rule(("a",), ("c",), 0.5)], name="one")
+    second = ParaphraseTable([Rule(("a",), ("b",), 0.6)], name="two")
+    merged = merged_table([first, second])
+    assert sorted((r.target, r.prob) for r in merged.rules_for(("a",))) == [(("b",), 0.6), (("c",), 0.5)]
+
+
+def test_unknown_or_missing_systems_fail_clearly(tiny_lm, example_table):
+    lm = LanguageModel(tiny_lm["binary"])
+    with pytest.raises(ValueError, match="unknown system"):
+        list(generate("moses", [["a"]], [example_table], lm))
+    try:
+        import core.spg  # noqa: F401
+    except ModuleNotFoundError:
+        with pytest.raises(GeneratorUnavailable, match="core.spg"):
+            list(generate("spg-compression", [["a"]], [example_table], lm))

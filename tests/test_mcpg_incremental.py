@@ -1,0 +1,205 @@
+"""MCPG's faster and incremental computations (tuned profile) against full recomputation."""
+
+import dataclasses
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import WORDS
+from core.lm import LanguageModel
+from core.mcpg import FAITHFUL, STOP, TUNED, _Search, generate_mcpg
+from core.paraphrase_table import ParaphraseTable
+from core.rules import Rule
+from core.truescore import TrueScorer
+
+
+
+def fixture_ok(examples):
+    return settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module")
+def lm(tiny_lm):
+    return LanguageModel(tiny_lm["binary"])
+
+
+def random_case(seed, words=8, length=(3, 12), rules=20):
+    rng = random.Random(seed)
+    source = tuple(rng.choice(WORDS[:words]) for _ in range(rng.randint(*length)))
+    entries = []
+    for _ in range(rules):
+        start = rng.randrange(len(source))
+        end = min(len(source), start + rng.randint(1, 3))
+        target = tuple(rng.choice(WORDS[:words]) for _ in range(rng.randint(0 if rng.random() < 0.1 else 1, 3)))
+        entries.append(Rule(tuple(source[start:end]), target, round(rng.uniform(0.01, 0.9), 3)))
+    return rng, source, ParaphraseTable(entries)
+
+
+def random_free_sequence(rng, search):
+    """A random order of disjoint actions, as the tree and playouts apply them."""
+    covered, sequence = 0, []
+    actions = list(range(len(search.starts)))
+    rng.shuffle(actions)
+    for a in actions:
+        if not search.masks[a] & covered and rng.random() < 0.5:
+            sequence.append(a)
+            covered |= search.masks[a]
+    return sequence
+
+
+@fixture_ok(60)
+@given(st.integers(0, 10**6))
+def test_forward_true_score_dp_equals_the_backward_dp_and_truescorer(lm, seed):
+    rng, source, table = random_case(seed)
+    forward = _Search(source, table, lm, "true-score", 1000.0, "channel", 0,
+                      options=dataclasses.replace(FAITHFUL, true_score_dp="forward"))
+    backward = _Search(source, table, lm, "true-score", 1000.0, "channel", 0, options=FAITHFUL)
+    scorer = TrueScorer(table, lm)
+    targets = [backward._sentence(tuple(sorted(random_free_sequence(rng, backward)))) for _ in range(6)]
+    targets += [tuple(rng.choice(WORDS[:8]) for _ in range(rng.randint(1, 12))) for _ in range(6)]  # mostly unreachable
+    for target in targets:
+        got, full = forward._true_rules_log10(target), backward._true_rules_log10(target)
+        expected = scorer.score(source, target)
+        if not expected.reachable:
+            assert got == full == float("-inf")
+        else:
+            # Same maximum; the sums run in the opposite order, so equal to rounding.
+            assert got == pytest.approx(full, abs=1e-9)
+            assert got == pytest.approx(expected.rules_log10, abs=1e-9)
+
+
+@fixture_ok(60)
+@given(st.integers(0, 10**6), st.sampled_from(["true-score", "translator"]))
+def test_spliced_sentences_equal_the_full_rebuild(lm, seed, mode):
+    rng, source, table = random_case(seed)
+    search = _Search(source, table, lm, mode, 1000.0, "channel", 0, options=TUNED)
+    sequence = random_free_sequence(rng, search)
+    sentence, offset, applied = list(source), search._offsets(()), []
+    for a in sequence:
+        sentence = search._rewrite(sentence, offset, a)
+        search._shift(offset, a)
+        applied.append(a)
+        assert tuple(sentence) == search._sentence(tuple(sorted(applied)))
+        assert offset == search._offsets(tuple(applied))  # any application order gives the same offsets
+
+
+@fixture_ok(40)
+@given(st.integers(0, 10**6))
+def test_vectorised_state_equals_the_plain_filter(lm, seed):
+    rng, source, table = random_case(seed, length=(3, 20), rules=40)
+    search = _Search(source, table, lm, "true-score", 1000.0, "channel", 0, options=TUNED)
+    covered = 0
+    for a in random_free_sequence(rng, search):
+        covered |= search.masks[a]
+    node = search._state((), covered, False)
+    expected_pool = [a for a in search.order if not search.masks[a] & covered]
+    assert node.pool == expected_pool and all(type(a) is int for a in node.pool)
+    reach = 0
+    for a in expected_pool:
+        reach |= search.masks[a]
+    assert node.reach == reach
+    assert node.actions == [STOP] + expected_pool
+    node.allocate(len(search.starts))
+    for i, a in enumerate(node.actions):
+        assert node.local[a] == i
+    assert sum(1 for a in range(len(search.starts)) if node.local[a] >= 0) == len(expected_pool)
+
+
+@fixture_ok(40)
+@given(st.integers(0, 10**6), st.sampled_from(["true-score", "translator"]))
+def test_context_playout_takes_only_rewrites_that_gain_in_context(lm, seed, mode):
+    rng, source, table = random_case(seed, length=(4, 12), rules=30)
+    search = _Search(source, table, lm, mode, 1000.0, "channel", seed, options=TUNED)
+    root = search._state((), 0, True)
+    start = [a for a in random_free_sequence(rng, search) if not search.identity[a]][:1]
+    node = root
+    if start:
+        node = search._state(*search._child(root, start[0]), False)
+    taken = search._playout(node, start[0] if start else None)
+    covered, applied = node.covered, list(node.applied)
+    score = lm.score(search._sentence(tuple(applied))) + sum(search.terms[a] for a in applied)
+    for a in taken:
+        assert not search.masks[a] & covered  # disjoint from what is already rewritten
+        covered |= search.masks[a]
+        applied.append(a)
+        if search.identity[a]:
+            continue  # translator mode fills the rest with identities at the end
+        after = lm.score(search._sentence(tuple(sorted(applied)))) + sum(search.terms[b] for b in applied)
+        assert after > score  # each rewrite gained in the sentence it was applied to
+        score = after
+    if mode == "translator":
+        assert covered == search.full_mask
+
+
+@fixture_ok(30)
+@given(st.integers(0, 10**6))
+def test_rerank_scores_free_actions_in_the_root_sentence(lm, seed):
+    rng, source, table = random_case(seed, length=(4, 12), rules=30)
+    search = _Search(source, table, lm, "true-score", 1000.0, "channel", seed, options=TUNED)
+    root = search._state((), 0, True)
+    tree = {search._key(()): root}
+    for _ in range(30):
+        search.episode(tree, search._key(()), root)
+    action = search.best_root_action(root)
+    if action is None:
+        return
+    applied, covered = search._child(root, action)
+    new_root = tree.get(search._key(applied)) or search._state(applied, covered, False)
+    for _ in range(5):
+        search.episode(tree, search._key(applied), new_root)
+    tried_before = new_root.actions[: new_root.tried]
+    stats_before = None if new_root.local is None else new_root.best[: new_root.tried].copy()
+    search.rerank(new_root)
+    sentence = search._sentence(applied)
+    base = lm.score(sentence)
+    for a in new_root.pool:
+        expected = search.terms[a] + lm.score(search._sentence(tuple(sorted(applied + (a,))))) - base
+        assert search.prior[a] == pytest.approx(expected, abs=1e-9)
+    assert [search.prior[a] for a in search.order] == sorted(search.prior, reverse=True)
+    # Tried actions keep their places and statistics; the untried follow the new order.
+    assert new_root.actions[: new_root.tried] == tried_before
+    if stats_before is not None:
+        assert list(new_root.best[: new_root.tried]) == list(stats_before)
+        for i, a in enumerate(new_root.actions):
+            assert new_root.local[a] == i
+    untried = [a for a in new_root.actions[new_root.tried:] if a != STOP]
+    rank = {a: i for i, a in enumerate(search.order)}
+    assert untried == sorted(untried, key=rank.__getitem__)
+    assert new_root.pool == sorted(new_root.pool, key=rank.__getitem__)
+
+
+@pytest.mark.parametrize("option", [
+    {"true_score_dp": "forward"}, {"playout": "context"}, {"rerank_on_commit": True},
+    {"playout": "context", "context_neighbours": 0}, {"playout": "context", "context_neighbours": 8},
+])
+def test_each_option_alone_still_finds_the_brute_force_optimum(lm, option):
+    from test_mcpg_search import exhaustive_best, random_table
+
+    options = dataclasses.replace(FAITHFUL, action_order="prior", **option)
+    for seed in range(6):
+        rng = random.Random(seed)
+        source = tuple(rng.choice(WORDS) for _ in range(rng.randint(3, 7)))
+        table = random_table(rng, source)
+        expected = exhaustive_best(source, table, lm)
+        results = generate_mcpg(source, table, lm, max_episodes=2000, episodes_per_step=500, seed=seed,
+                                profile=options)
+        if expected is None:
+            assert results == []
+        else:
+            assert results[0][1] == pytest.approx(expected[0], abs=1e-9)
+
+
+def test_sentences_longer_than_62_words_use_the_plain_filter_and_agree(lm):
+    rng = random.Random(9)
+    source = tuple(rng.choice(WORDS) for _ in range(70))
+    table = ParaphraseTable(Rule((w,), (v,), 0.5) for w, v in zip(WORDS[:10], WORDS[10:20]))
+    search = _Search(source, table, lm, "true-score", 1000.0, "channel", 0, options=TUNED)
+    assert search._order_masks is None
+    covered = search.masks[search.order[0]] | search.masks[search.order[-1]]
+    node = search._state((), covered, False)
+    assert node.pool == [a for a in search.order if not search.masks[a] & covered]
+    results = generate_mcpg(source, table, lm, max_episodes=300, seed=1)
+    assert results and results[0][0] != source
+    assert results[0][1] == pytest.approx(TrueScorer(table, lm).score(source, results[0][0]).log10_score, abs=1e-9)
