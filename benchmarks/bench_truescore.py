@@ -1,6 +1,6 @@
 """True scores per second on 30-token sentence pairs with about 1,000 applicable rules.
 
-    python3 benchmarks/bench_truescore.py
+    python3 benchmarks/bench_truescore.py [--demo]
 
 Each source has ~1,000 applicable rules; targets are made by applying random
 disjoint subsets (so they are reachable), plus some unreachable ones. Prints
@@ -11,10 +11,10 @@ reranking case) and for cold pairs (matching included), with and without LM.
 from __future__ import annotations
 
 import random
-import tempfile
+import sys
 import time
-from pathlib import Path
 
+from core.demo import demo_files
 from core.derivation import apply_matches
 from core.paraphrase_table import ParaphraseTable
 from core.rules import Rule
@@ -69,16 +69,49 @@ def main() -> None:
     cold = time.perf_counter() - started
     print(f"cold pairs (rule matching included): 500 pairs in {cold:.2f} s = {500 / cold:,.0f} true scores/s")
 
-    demo_lm = Path(__file__).resolve().parent.parent / "evaldata" / "demo" / "lm.bin"
-    if demo_lm.is_file():
+    demo = demo_files()
+    if demo.lm.is_file():
         from core.lm import LanguageModel
 
-        scorer = TrueScorer(table, LanguageModel(demo_lm))
+        lm = LanguageModel(demo.lm)
+        scorer = TrueScorer(table, lm)
         started = time.perf_counter()
         for s, t in pairs:
             scorer.score(s, t)
         with_lm = time.perf_counter() - started
         print(f"with the demo LM: {len(pairs) / with_lm:,.0f} true scores/s")
+    if "--demo" in sys.argv and demo.table.is_file():
+        real_data(demo, rng)
+
+
+def real_data(demo, rng: random.Random) -> None:
+    """The bundled demo table and test verses of 25-35 tokens, random reachable targets."""
+    from core.lm import LanguageModel
+
+    started = time.perf_counter()
+    table = ParaphraseTable.load(demo.table, keep_features=False)
+    print(f"demo table: {len(table):,} rules loaded in {time.perf_counter() - started:.1f} s")
+    sentences = [tuple(line.split()) for line in demo.test_sentences.read_text(encoding="utf-8").splitlines()]
+    sentences = [s for s in sentences if 25 <= len(s) <= 35]
+    pairs = []
+    for source in sentences:
+        matches = table.matches(source)
+        for _ in range(50):
+            chosen, end = [], -1
+            for match in sorted(rng.sample(matches, min(30, len(matches))), key=lambda m: (m.start, m.end)):
+                if match.start >= end:
+                    chosen.append(match)
+                    end = match.end
+            pairs.append((source, apply_matches(source, chosen)[0]))
+    applicable = sum(len(table.matches(s)) for s in sentences) / len(sentences)
+    for lm in (None, LanguageModel(demo.lm)):
+        scorer = TrueScorer(table, lm)
+        started = time.perf_counter()
+        for s, t in pairs:
+            scorer.score(s, t)
+        seconds = time.perf_counter() - started
+        print(f"demo data, {len(sentences)} test verses of 25-35 tokens ({applicable:,.0f} applicable rules each), "
+              f"{'with' if lm else 'without'} LM: {len(pairs) / seconds:,.0f} true scores/s")
 
 
 if __name__ == "__main__":

@@ -15,10 +15,13 @@ from typing import IO, Iterator
 
 
 @contextlib.contextmanager
-def atomic_output(path: str | os.PathLike, mode: str = "w", *, encoding: str | None = "utf-8") -> Iterator[IO]:
+def atomic_output(
+    path: str | os.PathLike, mode: str = "w", *, encoding: str | None = "utf-8", compresslevel: int = 9
+) -> Iterator[IO]:
     """Open ``path`` for writing through a temporary sibling file.
 
-    A path ending in ``.gz`` is gzip-compressed. On an exception the temporary
+    A path ending in ``.gz`` is gzip-compressed (``compresslevel`` 9 by default;
+    6 is about three times faster for 2% more bytes). On an exception the temporary
     file is removed and the destination is left as it was.
     """
     destination = Path(path)
@@ -33,7 +36,7 @@ def atomic_output(path: str | os.PathLike, mode: str = "w", *, encoding: str | N
         with os.fdopen(descriptor, "wb") as raw:
             if destination.suffix == ".gz":
                 # mtime=0 keeps the bytes reproducible across rebuilds.
-                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as zipped:
+                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=compresslevel) as zipped:
                     if binary:
                         yield zipped
                     else:

@@ -114,7 +114,7 @@ def _build(directory: Path) -> None:
         subprocess.run(
             [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", "kenlm",
              f"kenlm=={version}", "-d", str(work_path)],
-            check=True,
+            check=True, cwd=work_path,  # pip fails if the caller's directory has gone
         )
         archives = list(work_path.glob("kenlm-*.tar.gz"))
         if not archives:

@@ -5,21 +5,33 @@ from __future__ import annotations
 import traceback
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QRunnable, Signal
+from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
+
+
+class WorkCancelled(Exception):
+    """Raised inside a worker's function by ``report`` once the user cancelled."""
 
 
 class WorkerSignals(QObject):
     finished = Signal(object)
     failed = Signal(str)
     progress = Signal(int, str)
+    cancelled = Signal()
 
 
 class Worker(QRunnable):
     """Calls ``function(report_progress, *args)`` in the thread pool.
 
-    ``report_progress(percent, message)`` emits ``progress``; an exception is
-    reported through ``failed`` with its message, never raised into Qt.
+    ``report_progress(percent, message)`` emits ``progress``, and raises
+    :class:`WorkCancelled` once ``cancel()`` was called, so long work stops at
+    its next progress report and ``cancelled`` is emitted instead of
+    ``finished``. Any other exception is reported through ``failed`` with its
+    message, never raised into Qt.
     """
+
+    # Workers in flight: a caller may drop its reference while the pool still
+    # runs one, which would delete its signals object under it.
+    _alive: set["Worker"] = set()
 
     def __init__(self, function: Callable[..., Any], *args: Any):
         super().__init__()
@@ -27,16 +39,39 @@ class Worker(QRunnable):
         self.args = args
         self.signals = WorkerSignals()
         self.cancelled = False
+        Worker._alive.add(self)
+        for signal in (self.signals.finished, self.signals.failed, self.signals.cancelled):
+            # Deferred, so every other slot of the final signal runs first.
+            signal.connect(lambda *_: QTimer.singleShot(0, lambda: Worker._alive.discard(self)))
+
+    def cancel(self) -> None:
+        self.cancelled = True
 
     def report(self, percent: int, message: str) -> None:
-        self.signals.progress.emit(percent, message)
+        if self.cancelled:
+            raise WorkCancelled()
+        self._emit(self.signals.progress, percent, message)
 
     def run(self) -> None:
         try:
             result = self.function(self.report, *self.args)
-        except Exception as error:  # the UI shows it; nothing may crash the app
-            traceback.print_exc()
-            self.signals.failed.emit(f"{type(error).__name__}: {error}")
+        except WorkCancelled:
+            self._emit(self.signals.cancelled)
             return
-        if not self.cancelled:
-            self.signals.finished.emit(result)
+        except Exception as error:  # the UI shows it; nothing may crash the app
+            if self._emit(self.signals.failed, f"{type(error).__name__}: {error}"):
+                traceback.print_exc()
+            return
+        if self.cancelled:
+            self._emit(self.signals.cancelled)
+        else:
+            self._emit(self.signals.finished, result)
+
+    @staticmethod
+    def _emit(signal, *args) -> bool:
+        """Emit unless the app is being torn down (its objects already deleted): nobody is left to tell."""
+        try:
+            signal.emit(*args)
+            return True
+        except RuntimeError:
+            return False

@@ -1,0 +1,158 @@
+"""Key press to next item painted, on the annotation screen, on a study of 100,000 candidates.
+
+    python3 benchmarks/bench_annotation.py [--candidates 100000] [--presses 400] [--db FILE]
+
+Builds a real SQLite study (seed criteria fluency, meaning, usability; two
+judges: 600,000 assignments), opens the real :class:`AnnotationScreen` with
+its writer thread, then for each key press measures the time from sending
+the key to the end of the paint event of the next item's text (the write of
+the answer runs meanwhile on the writer thread). Half of the presses are
+answers deep in the order (after a bulk of earlier judgments), a few are
+arrow moves. Prints median / p95 / max in milliseconds; asserts nothing.
+Set QT_QPA_PLATFORM=offscreen to run without a display, or run under
+``xvfb-run -a`` for a real X11 window.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import insert, select, text  # noqa: E402
+
+from core.store import operations as ops  # noqa: E402
+from core.store.database import open_database  # noqa: E402
+from core.store.models import Assignment, Judgment  # noqa: E402
+
+
+def summary(label: str, samples_ms: list[float]) -> str:
+    ordered = sorted(samples_ms)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    return (f"{label:<40} n={len(ordered):4d}  median {statistics.median(ordered):6.2f} ms   "
+            f"p95 {p95:6.2f} ms   max {ordered[-1]:6.2f} ms")
+
+
+def build_study(path: Path, candidates: int, judged_share: float) -> int:
+    db = open_database(path)
+    study = ops.create_study(db, "bench", seed=1)
+    rows = (ops.CandidateRow(sentence_id=str(i // 4), system=f"sys{i % 2}", rank=i % 4,
+                             text=f"the candidate number {i} says nearly what sentence {i // 4} says",
+                             source=f"the source sentence {i // 4} of the benchmark says something", line=i + 1)
+            for i in range(candidates))
+    started = time.perf_counter()
+    ops.import_candidates(db, study, rows)
+    ops.assign(db, study, ["ann", "bob"])
+    annotator = ops.find_annotator(db, study, "ann")
+    total = ops.progress(db, study, annotator).total
+    judged = int(judged_share * total)
+    now = datetime.now(timezone.utc)
+    with db.transaction() as session:
+        # Earlier work, so the screen's position sits deep in the order.
+        assignments = session.execute(select(Assignment.id, Assignment.candidate_id, Assignment.criterion_id)
+                                      .where(Assignment.annotator_id == annotator).order_by(Assignment.position)
+                                      .limit(judged)).all()
+        session.execute(insert(Judgment), [
+            {"uid": str(uuid.uuid4()), "study_id": study, "assignment_id": a.id, "annotator_id": annotator,
+             "candidate_id": a.candidate_id, "criterion_id": a.criterion_id, "action": "answer", "value": "2",
+             "answered_at": now, "flag": False, "origin": "app"} for a in assignments])
+        session.execute(text("UPDATE assignment SET live_judgment_id = (SELECT id FROM judgment "
+                             "WHERE judgment.assignment_id = assignment.id) WHERE annotator_id = :a"),
+                        {"a": annotator})
+    print(f"built: {candidates} candidates, {2 * 3 * candidates} assignments, {judged} judged by 'ann' "
+          f"({time.perf_counter() - started:.0f} s)")
+    db.close()
+    return study
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--candidates", type=int, default=100_000)
+    parser.add_argument("--presses", type=int, default=400)
+    parser.add_argument("--judged", type=float, default=0.5, help="share of the annotator's items already judged")
+    parser.add_argument("--db", help="reuse (or keep) the study here instead of a temporary file")
+    args = parser.parse_args()
+
+    from PySide6.QtCore import QEvent, QObject, Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.annotation_screen import AnnotationScreen
+    from desktop.judgment_writer import JudgmentWriter
+
+    app = QApplication(sys.argv[:1])
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(args.db) if args.db else Path(directory) / "bench.sqlite"
+        if not path.is_file():
+            build_study(path, args.candidates, args.judged)
+        db = open_database(path)
+        study = ops.find_study(db, "bench")
+        writer = JudgmentWriter(db)
+        screen = AnnotationScreen(db, writer)
+        screen.resize(1100, 750)
+        screen.show()
+        screen.open(study, "ann", "bench")
+        QTest.qWait(200)
+        print(f"platform {app.platformName()}; resuming at position {screen.item.position}")
+
+        class PaintWatch(QObject):
+            painted = False
+
+            def eventFilter(self, _watched, event):  # noqa: N802
+                if event.type() == QEvent.Paint:
+                    PaintWatch.painted = True
+                return False
+
+        watch = PaintWatch()
+        # The candidate text is painted on every item (fluency items have no source box).
+        screen.candidate_label.installEventFilter(watch)
+
+        def press(key, modifier=Qt.NoModifier) -> float:
+            PaintWatch.painted = False
+            before = screen.item.assignment_id
+            started = time.perf_counter()
+            QTest.keyClick(screen, key, modifier)
+            while not PaintWatch.painted:
+                app.processEvents()
+            # Painting finishes inside the paint event; the filter ran first, so let it complete.
+            app.processEvents()
+            elapsed = (time.perf_counter() - started) * 1000
+            assert screen.item.assignment_id != before
+            return elapsed
+
+        answer_ms, move_ms = [], []
+        for number in range(args.presses):
+            item = screen.item
+            if number % 10 == 9:
+                move_ms.append(press(Qt.Key_Right))
+                continue
+            key = (Qt.Key_Y if number % 2 else Qt.Key_N) if item.scale == "binary" else Qt.Key_2
+            answer_ms.append(press(key))
+        queued = writer.pending()
+        drain_started = time.perf_counter()
+        writer.close()
+        print(summary("answer key -> next item painted", answer_ms))
+        print(summary("arrow key -> next item painted", move_ms))
+        print(f"writes still queued after the last key: {queued}; drained in "
+              f"{(time.perf_counter() - drain_started) * 1000:.1f} ms")
+        print(f"target: under 50 ms -> median {'met' if statistics.median(answer_ms) < 50 else 'NOT met'}, "
+              f"p95 {'met' if sorted(answer_ms)[int(0.95 * len(answer_ms))] < 50 else 'NOT met'}")
+        from PySide6.QtCore import QThreadPool
+
+        screen._progress_timer.stop()
+        QThreadPool.globalInstance().waitForDone()  # progress counts still running use the database
+        QTest.qWait(50)
+        db.close()
+        del screen, writer
+
+
+if __name__ == "__main__":
+    main()

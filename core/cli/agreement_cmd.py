@@ -1,0 +1,154 @@
+"""``parastudio agreement``, ``signtest`` and ``report``: statistics of human judgments (issue 5).
+
+Output contracts:
+
+* ``agreement FILE.csv --criterion NAME --json`` prints one JSON object
+  ``{"n_items", "n_annotators", "observed", "cohen_kappa", "fixed_chance_kappa",
+  "fleiss_kappa", "krippendorff_alpha": {"nominal", "ordinal", "interval"},
+  "ci95": {statistic: [low, high] | null}}``. ``n_items`` counts the units
+  with at least one judgment of the criterion; definitions are in
+  :mod:`core.agreement`. ``ci95`` keys: observed, cohen_kappa,
+  fixed_chance_kappa, fleiss_kappa, krippendorff_alpha_nominal,
+  krippendorff_alpha_ordinal, krippendorff_alpha_interval.
+* ``signtest FILE.csv --system-a A --system-b B --json`` prints
+  ``{"n", "wins_a", "wins_b", "ties", "p_value"}`` where ``n = wins_a + wins_b``
+  (ties dropped); items scored for only one system are skipped and counted on
+  stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from core.atomic_write import atomic_output
+
+
+def register(subparsers) -> None:
+    agreement = subparsers.add_parser(
+        "agreement",
+        help="inter-annotator agreement of one criterion (kappas, alpha, bootstrap CIs)",
+        description="Agreement of the judgments of one criterion in a long-format CSV with columns "
+        "item,annotator,criterion,value (optional system,application).",
+    )
+    agreement.add_argument("file", metavar="FILE.csv")
+    agreement.add_argument("--criterion", metavar="NAME", help="criterion to measure (needed when the file has several)")
+    agreement.add_argument("--categories", type=int, metavar="N", help="q, the number of labels of the scale, for the fixed-chance kappa P(E)=1/q (default: distinct labels observed)")
+    agreement.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="bootstrap replicates over items for the 95%% CIs (default 1000; 0 = none)")
+    agreement.add_argument("--seed", type=int, default=0, help="bootstrap random seed (default 0)")
+    agreement.add_argument("--json", action="store_true", help="print one JSON object")
+    agreement.set_defaults(func=run_agreement)
+
+    signtest = subparsers.add_parser(
+        "signtest",
+        help="exact two-sided sign test between two systems on paired items",
+        description="Sign test on a CSV with columns item,system,score (higher is better). Ties are dropped: "
+        "n = wins_a + wins_b. Items scored for only one of the systems are skipped and counted on stderr.",
+    )
+    signtest.add_argument("file", metavar="FILE.csv")
+    signtest.add_argument("--system-a", required=True, metavar="A")
+    signtest.add_argument("--system-b", required=True, metavar="B")
+    signtest.add_argument("--json", action="store_true", help="print one JSON object")
+    signtest.set_defaults(func=run_signtest)
+
+    report = subparsers.add_parser(
+        "report",
+        help="the tables of seeds 001, 003 and 004 from a judgments CSV",
+        description="Report tables (seed 003 Table 1, seed 004 Table 1, seed 001 Fig. 4.5, annotator pairs) from a CSV "
+        "with columns item,annotator,criterion,value and optional system,application.",
+    )
+    report.add_argument("file", metavar="FILE.csv")
+    report.add_argument("--format", choices=("md", "html", "csv", "json"), default="md")
+    report.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
+    report.add_argument("--plots", metavar="DIR", help="also write a PNG and an SVG per figure into DIR")
+    report.add_argument("--positive", default="yes,y,true,1", help="labels that count as yes, comma-separated (default yes,y,true,1)")
+    report.add_argument("--unified-min", type=int, default=2, metavar="K", help="unified score: success when at least K annotators say so (default 2, seed 001)")
+    report.add_argument("--block", type=int, default=50, metavar="N", help="items per block for agreement drift (default 50)")
+    report.set_defaults(func=run_report)
+
+
+def _fail(message: str) -> int:
+    print(f"parastudio: error: {message}", file=sys.stderr)
+    return 1
+
+
+def run_agreement(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from core.agreement import STATISTIC_NAMES, landis_koch_label, summarize_agreement
+    from core.judgment_records import read_judgments
+
+    records = read_judgments(args.file)
+    criteria = records.criterion_names()
+    criterion = args.criterion
+    if criterion is None:
+        if len(criteria) != 1:
+            return _fail(f"{args.file}: choose a criterion with --criterion; the file has: {', '.join(criteria) or 'none'}")
+        criterion = criteria[0]
+    elif criterion not in criteria:
+        return _fail(f"{args.file}: no judgments of criterion {criterion!r}; the file has: {', '.join(criteria) or 'none'}")
+    matrix = records.rating_matrix(criterion)
+    if args.categories is not None and args.categories < matrix.n_categories:
+        return _fail(f"--categories {args.categories} is fewer than the {matrix.n_categories} distinct labels observed: {', '.join(matrix.categories)}")
+    if args.bootstrap < 0:
+        return _fail("--bootstrap must be 0 or more")
+    with tqdm(total=args.bootstrap, desc="bootstrap", unit="resample", disable=None, leave=False) as bar:
+        summary = summarize_agreement(matrix, n_scale_categories=args.categories, bootstrap=args.bootstrap, seed=args.seed, progress=bar.update)
+    if args.json:
+        print(json.dumps(summary.to_json_dict()))
+        return 0
+    print(f"criterion {criterion}: {summary.n_items} items, {summary.n_annotators} annotators, {summary.n_categories} labels ({', '.join(matrix.categories)})")
+    for name in STATISTIC_NAMES:
+        value = summary.statistics[name]
+        interval = summary.ci95[name]
+        shown = "undefined" if value is None else f"{value:.4f}"
+        if interval is not None:
+            shown += f"  95% CI [{interval[0]:.4f}, {interval[1]:.4f}]"
+        if value is not None and "kappa" in name:
+            shown += f"  ({landis_koch_label(value)})"
+        print(f"  {name:28s} {shown}")
+    return 0
+
+
+def run_signtest(args: argparse.Namespace) -> int:
+    from core.judgment_records import read_scores
+    from core.significance import sign_test
+
+    scores = read_scores(args.file)
+    try:
+        items, a, b, skipped = scores.paired(args.system_a, args.system_b)
+    except KeyError as error:
+        return _fail(f"{args.file}: {error.args[0]}")
+    if skipped:
+        print(f"parastudio: skipped {skipped} items scored for only one of {args.system_a!r} and {args.system_b!r}", file=sys.stderr)
+    result = sign_test(a, b)
+    if args.json:
+        print(json.dumps(result.to_json_dict()))
+    else:
+        print(
+            f"{args.system_a} wins {result.wins_a}, {args.system_b} wins {result.wins_b}, ties {result.ties} (dropped); "
+            f"n = {result.n}; exact two-sided p = {result.p_value:.6g}"
+        )
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from core.judgment_records import read_judgments
+    from core.reports import build_report, render, render_plots
+
+    positive = tuple(label.strip() for label in args.positive.split(",") if label.strip())
+    if args.unified_min < 1 or args.block < 1:
+        return _fail("--unified-min and --block must be at least 1")
+    records = read_judgments(args.file)
+    report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block, title=f"Human evaluation report: {args.file}")
+    text = render(report, args.format)
+    if args.output:
+        with atomic_output(args.output) as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    if args.plots:
+        written = render_plots(report, args.plots)
+        print(f"parastudio: wrote {len(written)} plot files to {args.plots}", file=sys.stderr)
+    return 0

@@ -1,0 +1,281 @@
+"""Human judgments and system scores in memory, read from long-format CSV.
+
+Judgments CSV (header required, any column order, extra columns ignored)::
+
+    item,annotator,criterion,value[,system][,application]
+
+one judgment per row; values stay strings ("yes", "3", "3.0" are three
+labels). Scores CSV::
+
+    item,system,score
+
+one numeric score per item and system. Every bad line is reported as
+``file:line: expected ...``. The study store builds the same
+:class:`JudgmentRecords` with :meth:`JudgmentRecords.from_columns`.
+
+A *unit* is what annotators judge: the item alone, or, when the file has
+``system`` or ``application`` columns, the triple (application, system, item),
+since the same source item is usually judged once per system.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from core.agreement import DuplicateJudgmentError, RatingMatrix
+from core.atomic_write import open_text_maybe_gzip
+from core.errors import InputFormatError
+
+JUDGMENT_COLUMNS = ("item", "annotator", "criterion", "value")
+OPTIONAL_JUDGMENT_COLUMNS = ("system", "application")
+SCORE_COLUMNS = ("item", "system", "score")
+
+
+@dataclass(frozen=True)
+class JudgmentRecords:
+    """Judgments as parallel columns (one entry per judgment, in judging order)."""
+
+    items: list[str]
+    annotators: list[str]
+    criteria: list[str]
+    values: list[str]
+    systems: list[str] | None = None
+    applications: list[str] | None = None
+    line_numbers: list[int] | None = None
+    source: str | None = None
+
+    @classmethod
+    def from_columns(
+        cls,
+        items: Sequence[str],
+        annotators: Sequence[str],
+        criteria: Sequence[str],
+        values: Sequence[str],
+        systems: Sequence[str] | None = None,
+        applications: Sequence[str] | None = None,
+    ) -> "JudgmentRecords":
+        columns = [list(items), list(annotators), list(criteria), [str(v) for v in values]]
+        optional = [None if column is None else list(column) for column in (systems, applications)]
+        lengths = {len(column) for column in columns + [c for c in optional if c is not None]}
+        if len(lengths) > 1:
+            raise ValueError("all judgment columns must have the same length")
+        return cls(*columns, *optional)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @property
+    def has_units_beyond_items(self) -> bool:
+        return self.systems is not None or self.applications is not None
+
+    def criterion_names(self) -> list[str]:
+        return list(dict.fromkeys(self.criteria))
+
+    def system_names(self) -> list[str]:
+        return list(dict.fromkeys(self.systems)) if self.systems is not None else []
+
+    def application_names(self) -> list[str]:
+        return list(dict.fromkeys(self.applications)) if self.applications is not None else []
+
+    def annotator_names(self) -> list[str]:
+        return list(dict.fromkeys(self.annotators))
+
+    def units(self) -> list:
+        """The unit key of every judgment (see the module docstring)."""
+        if not self.has_units_beyond_items:
+            return self.items
+        systems = self.systems if self.systems is not None else [""] * len(self)
+        applications = self.applications if self.applications is not None else [""] * len(self)
+        return list(zip(applications, systems, self.items))
+
+    def select(
+        self,
+        *,
+        criterion: str | None = None,
+        system: str | None = None,
+        application: str | None = None,
+    ) -> "JudgmentRecords":
+        """The judgments matching every given field."""
+        tests = []
+        if criterion is not None:
+            tests.append((self.criteria, criterion))
+        if system is not None:
+            tests.append((self.systems or [], system))
+        if application is not None:
+            tests.append((self.applications or [], application))
+        if not tests:
+            return self
+        if len(tests) == 1:  # the common case, kept fast for a million judgments
+            column, wanted = tests[0]
+            keep = [i for i, value in enumerate(column) if value == wanted]
+        else:
+            keep = [i for i in range(len(self)) if all(column[i] == wanted for column, wanted in tests)]
+        return self._take(keep)
+
+    def select_criteria(self, names: Iterable[str]) -> "JudgmentRecords":
+        """The judgments of any of the given criteria."""
+        wanted = set(names)
+        keep = [i for i, criterion in enumerate(self.criteria) if criterion in wanted]
+        return self._take(keep)
+
+    def _take(self, keep: list[int]) -> "JudgmentRecords":
+        def take(column):
+            return None if column is None else [column[i] for i in keep]
+
+        return JudgmentRecords(
+            items=take(self.items),
+            annotators=take(self.annotators),
+            criteria=take(self.criteria),
+            values=take(self.values),
+            systems=take(self.systems),
+            applications=take(self.applications),
+            line_numbers=take(self.line_numbers),
+            source=self.source,
+        )
+
+    def rating_matrix(self, criterion: str | None = None, categories: Sequence[str] | None = None) -> RatingMatrix:
+        """Units x annotators matrix of one criterion (all judgments if ``None``).
+
+        Two judgments of the same unit, annotator and criterion are an input
+        error naming both lines.
+        """
+        chosen = self.select(criterion=criterion) if criterion is not None else self
+        if criterion is None and len(set(chosen.criteria)) > 1:
+            raise ValueError("rating_matrix needs a criterion when the records hold several")
+        try:
+            return RatingMatrix.from_judgments(chosen.units(), chosen.annotators, chosen.values, categories)
+        except DuplicateJudgmentError as error:
+            first, second = error.rows
+            if chosen.line_numbers is None:
+                raise
+            raise InputFormatError(
+                chosen.source or "<judgments>",
+                chosen.line_numbers[second],
+                f"one judgment per item, annotator and criterion (line {chosen.line_numbers[first]} already judges it)",
+                got=",".join((chosen.items[second], chosen.annotators[second], chosen.criteria[second], chosen.values[second])),
+            ) from None
+
+
+def _read_header(reader, path: str, required: Sequence[str], optional: Sequence[str] = ()) -> dict[str, int]:
+    for row in reader:
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        names = [cell.strip().lower() for cell in row]
+        missing = [name for name in required if name not in names]
+        if missing:
+            expected = "a header with columns " + ",".join(required)
+            if optional:
+                expected += " (optional: " + ",".join(optional) + ")"
+            raise InputFormatError(path, reader.line_num, expected, got=",".join(row))
+        return {name: names.index(name) for name in list(required) + [o for o in optional if o in names]}
+    raise InputFormatError(path, max(reader.line_num, 1), "a header with columns " + ",".join(required), got="an empty file")
+
+
+def _rows(path: str, required: Sequence[str], optional: Sequence[str] = ()):
+    """Yield (line_number, {column: stripped value}) for every non-blank row."""
+    with open_text_maybe_gzip(path) as handle:
+        reader = csv.reader(handle)
+        positions = _read_header(reader, path, required, optional)
+        width = max(positions.values()) + 1
+        for row in reader:
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue
+            if len(row) < width:
+                raise InputFormatError(path, reader.line_num, f"at least {width} comma-separated fields", got=",".join(row))
+            fields = {name: row[position].strip() for name, position in positions.items()}
+            for name in required:
+                if not fields[name]:
+                    raise InputFormatError(path, reader.line_num, f"a non-empty {name!r} field", got=",".join(row))
+            yield reader.line_num, fields
+
+
+def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
+    """Read a long-format judgments CSV (plain or gzip)."""
+    path = str(path)
+    items, annotators, criteria, values, systems, applications, lines = [], [], [], [], [], [], []
+    has = {"system": False, "application": False}
+    for line_number, fields in _rows(path, JUDGMENT_COLUMNS, OPTIONAL_JUDGMENT_COLUMNS):
+        items.append(fields["item"])
+        annotators.append(fields["annotator"])
+        criteria.append(fields["criterion"])
+        values.append(fields["value"])
+        systems.append(fields.get("system", ""))
+        applications.append(fields.get("application", ""))
+        has["system"] = has["system"] or "system" in fields
+        has["application"] = has["application"] or "application" in fields
+        lines.append(line_number)
+    return JudgmentRecords(
+        items=items,
+        annotators=annotators,
+        criteria=criteria,
+        values=values,
+        systems=systems if has["system"] else None,
+        applications=applications if has["application"] else None,
+        line_numbers=lines,
+        source=path,
+    )
+
+
+@dataclass(frozen=True)
+class ScoreRecords:
+    """One numeric score per (item, system), e.g. a per-item success or a rating."""
+
+    scores: dict[str, dict[str, float]]  # system -> item -> score, items in file order
+
+    def system_names(self) -> list[str]:
+        return list(self.scores)
+
+    def paired(self, system_a: str, system_b: str) -> tuple[list[str], np.ndarray, np.ndarray, int]:
+        """Items scored for both systems, their two score arrays, and how many
+        items were skipped because one of the two systems lacks a score."""
+        for system in (system_a, system_b):
+            if system not in self.scores:
+                raise KeyError(f"no scores for system {system!r}; systems present: {', '.join(self.scores) or 'none'}")
+        a, b = self.scores[system_a], self.scores[system_b]
+        shared = [item for item in a if item in b]
+        skipped = len(set(a) ^ set(b))
+        return shared, np.array([a[i] for i in shared], dtype=float), np.array([b[i] for i in shared], dtype=float), skipped
+
+
+def read_scores(path: str | os.PathLike) -> ScoreRecords:
+    """Read an ``item,system,score`` CSV; duplicates and non-numbers are input errors."""
+    path = str(path)
+    scores: dict[str, dict[str, float]] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for line_number, fields in _rows(path, SCORE_COLUMNS):
+        try:
+            score = float(fields["score"])
+        except ValueError:
+            score = math.nan
+        if not math.isfinite(score):
+            raise InputFormatError(path, line_number, "a finite number in the 'score' field", got=fields["score"])
+        key = (fields["system"], fields["item"])
+        if key in first_line:
+            raise InputFormatError(
+                path, line_number, f"one score per item and system (line {first_line[key]} already scores it)", got=",".join(key[::-1])
+            )
+        first_line[key] = line_number
+        scores.setdefault(fields["system"], {})[fields["item"]] = score
+    return ScoreRecords(scores)
+
+
+def scores_from_judgments(records: JudgmentRecords, criterion: str, positive: Iterable[str], min_positive: int) -> ScoreRecords:
+    """Per (system, item): 1 when at least ``min_positive`` annotators gave a positive label, else 0.
+
+    This is seed 001's unified score (§4.2.2: success when at least 2 of 4
+    annotators say so), ready for a sign test between systems.
+    """
+    positive = set(positive)
+    chosen = records.select(criterion=criterion)
+    systems = chosen.systems if chosen.systems is not None else [""] * len(chosen)
+    votes: dict[str, dict[str, int]] = {}
+    for system, item, value in zip(systems, chosen.items, chosen.values):
+        per_item = votes.setdefault(system, {})
+        per_item[item] = per_item.get(item, 0) + (value in positive)
+    return ScoreRecords({system: {item: float(count >= min_positive) for item, count in per_item.items()} for system, per_item in votes.items()})

@@ -1,0 +1,167 @@
+"""The dashboard: agreement and the seeds' report tables, recomputed off the UI
+thread whenever the study has new judgments (checked every few seconds while
+the screen is visible), each with its signature so a figure can be recomputed."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QStringListModel, Qt, QThreadPool, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListView,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.judgment_records import JudgmentRecords
+from core.reports import Report, build_report, format_cell
+from core.store import operations as ops
+from core.store.annotation_queries import judgment_count
+from core.store.database import Database
+from desktop.rows_model import RowsTableModel
+from desktop.workers import Worker
+
+POLL_MS = 4000
+
+
+def compute_report(db: Database, study_id: int, title: str) -> tuple[Report, int]:
+    """The full report of the study's live judgments, and how many there were."""
+    records = ops.judgment_records(db, study_id)
+    if not records:
+        return Report(title=title), 0
+    columns = JudgmentRecords.from_columns(
+        [r["item"] for r in records], [r["annotator"] for r in records], [r["criterion"] for r in records],
+        [r["value"] for r in records],
+        # An item made by several systems counts for each; the first is its report group.
+        systems=[r["system"] or "-" for r in records],
+        applications=[r["application"] or "-" for r in records])
+    return build_report(columns, title=title), len(records)
+
+
+class DashboardScreen(QWidget):
+    def __init__(self, db: Database, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.db = db
+        self.study_id: int | None = None
+        self.study_name = ""
+        self.report: Report | None = None
+        self._seen_judgments = -1
+        self._busy = False
+        self._summary = "no judgments yet"
+        layout = QVBoxLayout(self)
+        top = QHBoxLayout()
+        self.title = QLabel()
+        self.title.setTextFormat(Qt.RichText)
+        top.addWidget(self.title, 1)
+        self.refresh_button = QPushButton("Recompute now  [F5]")
+        self.refresh_button.clicked.connect(lambda: self.refresh(force=True))
+        top.addWidget(self.refresh_button)
+        layout.addLayout(top)
+        splitter = QSplitter(Qt.Horizontal)
+        self.tables_model = QStringListModel()
+        self.tables_view = QListView()
+        self.tables_view.setModel(self.tables_model)
+        self.tables_view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.tables_view.selectionModel().currentChanged.connect(lambda current, _: self._show_table(current.row()))
+        splitter.addWidget(self.tables_view)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        self.table_title = QLabel()
+        self.table_title.setTextFormat(Qt.RichText)
+        self.table_title.setWordWrap(True)
+        right_layout.addWidget(self.table_title)
+        self.model = RowsTableModel()
+        self.view = QTableView()
+        self.view.setModel(self.model)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.view.verticalHeader().setVisible(False)
+        right_layout.addWidget(self.view, 1)
+        self.signature = QLabel()
+        self.signature.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.signature.setWordWrap(True)
+        right_layout.addWidget(self.signature)
+        splitter.addWidget(right)
+        self.tables_view.setWordWrap(True)
+        self.tables_view.setSpacing(2)
+        splitter.setSizes([420, 860])
+        layout.addWidget(splitter, 1)
+        self.status = QLabel()
+        layout.addWidget(self.status)
+        self._poll = QTimer(self, interval=POLL_MS)
+        self._poll.timeout.connect(self.refresh)
+        self._poll.start()
+
+    def set_study(self, study_id: int, name: str) -> None:
+        self.study_id, self.study_name = study_id, name
+        self._seen_judgments = -1
+        self.title.setText(f"<b>Dashboard</b> · study <b>{html.escape(name)}</b> · refreshed while the study "
+                           "runs")
+        self.refresh(force=True)
+
+    def refresh(self, force: bool = False) -> None:
+        """Recompute in a worker if there are new judgments (or when forced)."""
+        if self.study_id is None or self._busy or not (force or self.isVisible()):
+            return
+        study_id, name, seen, db = self.study_id, self.study_name, self._seen_judgments, self.db
+
+        def work(report_progress):
+            count = judgment_count(db, study_id)
+            if count == seen and not force:
+                return study_id, None
+            report_progress(10, "reading judgments")
+            report, judgments = compute_report(db, study_id, f"Human evaluation report: {name}")
+            return study_id, (report, judgments, count)
+
+        worker = Worker(work)
+        # Bound methods, not closures: Qt drops the connections if this screen goes first.
+        worker.signals.finished.connect(self._done)
+        worker.signals.failed.connect(self._failed)
+        self._busy = True
+        self._worker = worker
+        self.status.setText("computing…")
+        QThreadPool.globalInstance().start(worker)
+
+    def _failed(self, message: str) -> None:
+        self._busy = False
+        self.status.setText(f"could not compute: {message}")
+
+    def _done(self, outcome) -> None:
+        study_id, result = outcome
+        self._busy = False
+        if result is None or study_id != self.study_id:
+            self.status.setText(f"up to date · {self._summary}")
+            return
+        self.report, judgments, self._seen_judgments = result
+        current = max(0, self.tables_view.currentIndex().row())
+        self.tables_model.setStringList([table.title for table in self.report.tables])
+        if self.report.tables:
+            row = min(current, len(self.report.tables) - 1)
+            self.tables_view.setCurrentIndex(self.tables_model.index(row))
+            self._show_table(row)
+        else:
+            self.model.set_rows([], headers=[])
+            self.table_title.setText("<i>No judgments yet.</i>")
+            self.signature.setText("")
+        self._summary = f"{judgments} live judgments · {len(self.report.tables)} tables"
+        self.status.setText(self._summary)
+
+    def _show_table(self, row: int) -> None:
+        if self.report is None or not 0 <= row < len(self.report.tables):
+            return
+        table = self.report.tables[row]
+        cells = [[format_cell(value, column.kind) for value, column in zip(values, table.columns)]
+                 for values in table.rows]
+        keys = [[value if isinstance(value, (int, float)) else format_cell(value, column.kind)
+                 for value, column in zip(values, table.columns)] for values in table.rows]
+        self.model.set_rows(cells, headers=[column.name for column in table.columns], sort_keys=keys)
+        note = f"<br><i>{html.escape(table.note)}</i>" if table.note else ""
+        self.table_title.setText(f"<b>{html.escape(table.title)}</b>{note}")
+        self.signature.setText(f"signature: {table.signature}")

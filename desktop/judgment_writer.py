@@ -1,0 +1,143 @@
+"""The single writer thread: every judgment committed in its own transaction,
+in the order given, while the screen has already moved on.
+
+The annotation screen puts a task on the queue and shows the next item at
+once; this thread runs the store operations one by one (``record_judgment``,
+``annotate_judgment``, ``undo_last``), each one committed transaction, and
+reports back through Qt signals (delivered on the UI thread). One writer
+means no two writes of this process ever wait on each other. ``close()``
+drains the queue before returning, so closing the window loses nothing;
+only a process killed within the few milliseconds between a key press and
+its commit can lose that one answer.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Signal
+from sqlalchemy.exc import OperationalError
+
+from core.store import operations as ops
+from core.store.annotation_queries import live_judgment_of
+from core.store.database import Database
+
+# A shared database can be locked by another process for longer than the busy
+# timeout; the task is then retried rather than dropped.
+RETRY_DELAYS_S = (0.05, 0.2, 1.0, 2.0, 5.0)
+
+
+@dataclass
+class _Task:
+    kind: str  # "answer", "annotate", "undo", "call"
+    args: dict[str, Any]
+
+
+class JudgmentWriter(QObject):
+    committed = Signal(int, int)  # assignment id, judgment id
+    annotated = Signal(int, int)  # assignment id, new judgment id
+    undone = Signal(int, int)  # annotator id, assignment id open again (-1: nothing to undo)
+    failed = Signal(str)
+
+    _STOP = object()
+
+    def __init__(self, db: Database, parent: QObject | None = None):
+        super().__init__(parent)
+        self.db = db
+        self._queue: queue.Queue = queue.Queue()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="judgment-writer", daemon=True)
+        self._thread.start()
+
+    # called from the UI thread ------------------------------------------------
+    def answer(self, assignment_id: int, value: str, *, text: str | None = None,
+               started_at: datetime | None = None, answered_at: datetime | None = None,
+               comment: str | None = None, flag: bool = False) -> None:
+        self._put("answer", assignment_id=assignment_id, value=value, text=text, started_at=started_at,
+                  answered_at=answered_at, comment=comment, flag=flag)
+
+    def annotate(self, assignment_id: int, *, comment: str | None = None, flag: bool | None = None) -> None:
+        """Flag or comment an answered assignment (after any answer still queued for it)."""
+        self._put("annotate", assignment_id=assignment_id, comment=comment, flag=flag)
+
+    def undo(self, annotator_id: int) -> None:
+        self._put("undo", annotator_id=annotator_id)
+
+    def pending(self) -> int:
+        return self._queue.unfinished_tasks
+
+    def drain(self, timeout_s: float | None = None) -> bool:
+        """Wait until every queued task is committed; False on timeout."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while self._queue.unfinished_tasks:
+            if deadline is not None and time.monotonic() > deadline:
+                return False
+            time.sleep(0.002)
+        return True
+
+    def close(self) -> None:
+        """Commit everything queued, then stop the thread."""
+        if self._closed:
+            return
+        self._closed = True
+        self._queue.put(self._STOP)
+        self._thread.join()
+
+    def _put(self, kind: str, **args: Any) -> None:
+        if self._closed:
+            raise RuntimeError("the judgment writer is closed")
+        self._queue.put(_Task(kind, args))
+
+    # the writer thread -----------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            task = self._queue.get()
+            try:
+                if task is self._STOP:
+                    return
+                self._with_retries(lambda: self._execute(task))
+            finally:
+                self._queue.task_done()
+
+    def _with_retries(self, action: Callable[[], None]) -> None:
+        for delay in (*RETRY_DELAYS_S, None):
+            try:
+                action()
+                return
+            except OperationalError as error:  # locked by another writer: wait and retry
+                if delay is None:
+                    self._report(error)
+                    return
+                time.sleep(delay)
+            except Exception as error:  # a bug or bad value: say so, keep the thread alive
+                self._report(error)
+                return
+
+    def _report(self, error: Exception) -> None:
+        traceback.print_exc()
+        self.failed.emit(f"{type(error).__name__}: {error}")
+
+    def _execute(self, task: _Task) -> None:
+        args = task.args
+        if task.kind == "answer":
+            judgment_id = ops.record_judgment(
+                self.db, args["assignment_id"], args["value"], text=args["text"], started_at=args["started_at"],
+                answered_at=args["answered_at"], comment=args["comment"], flag=args["flag"])
+            self.committed.emit(args["assignment_id"], judgment_id)
+        elif task.kind == "annotate":
+            live = live_judgment_of(self.db, args["assignment_id"])
+            if live is None:
+                raise LookupError(f"assignment {args['assignment_id']} has no answer to flag or comment")
+            new_id = ops.annotate_judgment(self.db, live, comment=args["comment"], flag=args["flag"])
+            self.annotated.emit(args["assignment_id"], new_id)
+        elif task.kind == "undo":
+            reopened = ops.undo_last(self.db, args["annotator_id"])
+            self.undone.emit(args["annotator_id"], -1 if reopened is None else reopened)
+        else:
+            raise ValueError(task.kind)

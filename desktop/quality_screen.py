@@ -1,0 +1,109 @@
+"""Quality control: per annotator, consistency on repeated items and the share
+of planted controls judged bad, with pass or fail (Appraise-style, as WMT)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QThreadPool, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.store import operations as ops
+from core.store.database import Database
+from desktop.rows_model import RowsTableModel
+from desktop.workers import Worker
+
+HEADERS = ("annotator", "repeat pairs", "consistency", "controls judged", "controls judged bad", "result", "why")
+
+
+def _rate(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
+
+
+class QualityScreen(QWidget):
+    computed = Signal()
+
+    def __init__(self, db: Database, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.db = db
+        self.study_id: int | None = None
+        self.reports: list[ops.QualityReport] = []
+        layout = QVBoxLayout(self)
+        self.title = QLabel()
+        self.title.setTextFormat(Qt.RichText)
+        layout.addWidget(self.title)
+        controls = QHBoxLayout()
+        self.min_consistency = QDoubleSpinBox(minimum=0, maximum=1, singleStep=0.05,
+                                              value=ops.DEFAULT_QC_THRESHOLDS["min_consistency"])
+        self.min_control = QDoubleSpinBox(minimum=0, maximum=1, singleStep=0.05,
+                                          value=ops.DEFAULT_QC_THRESHOLDS["min_control_pass"])
+        consistency_label, control_label = QLabel("Minimum &consistency:"), QLabel("Minimum control &pass rate:")
+        consistency_label.setBuddy(self.min_consistency)
+        control_label.setBuddy(self.min_control)
+        for widget in (consistency_label, self.min_consistency, control_label, self.min_control):
+            controls.addWidget(widget)
+        self.refresh_button = QPushButton("Recompute  [F5]")
+        self.refresh_button.clicked.connect(self.refresh)
+        controls.addWidget(self.refresh_button)
+        controls.addStretch(1)
+        layout.addLayout(controls)
+        self.model = RowsTableModel(HEADERS)
+        proxy = QSortFilterProxyModel(self)
+        proxy.setSourceModel(self.model)
+        proxy.setSortRole(Qt.UserRole)
+        self.view = QTableView()
+        self.view.setModel(proxy)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(0, Qt.AscendingOrder)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.view.horizontalHeader().setStretchLastSection(True)
+        self.view.verticalHeader().setVisible(False)
+        layout.addWidget(self.view, 1)
+        self.note = QLabel(
+            "Consistency: share of repeated items an annotator judged the same way twice. Controls: candidates "
+            "with a phrase swapped in from another sentence, which must be judged bad on the criteria that show "
+            "the source. An annotator passes when every measured rate reaches its minimum.")
+        self.note.setWordWrap(True)
+        layout.addWidget(self.note)
+        self.min_consistency.valueChanged.connect(self.refresh)
+        self.min_control.valueChanged.connect(self.refresh)
+
+    def set_study(self, study_id: int, name: str) -> None:
+        self.study_id = study_id
+        self.title.setText(f"<b>Quality control</b> · study <b>{name}</b>")
+        self.refresh()
+
+    def refresh(self) -> None:
+        if self.study_id is None:
+            return
+        thresholds = {"min_consistency": self.min_consistency.value(),
+                      "min_control_pass": self.min_control.value()}
+        study_id, db = self.study_id, self.db
+        worker = Worker(lambda _report: ops.quality_control(db, study_id, thresholds))
+        worker.signals.finished.connect(self._show)  # bound: dropped if this screen goes first
+        self._worker = worker
+        QThreadPool.globalInstance().start(worker)
+
+    def _show(self, reports: list[ops.QualityReport]) -> None:
+        self.reports = reports
+        rows, keys, colours = [], [], []
+        for r in reports:
+            result = "not measured yet" if r.passed is None else ("PASS" if r.passed else "FAIL")
+            rows.append([r.annotator, r.repeat_pairs, _rate(r.consistency), r.controls_judged,
+                         _rate(r.control_pass_rate), result, "; ".join(r.reasons)])
+            keys.append([r.annotator, r.repeat_pairs, -1 if r.consistency is None else r.consistency,
+                         r.controls_judged, -1 if r.control_pass_rate is None else r.control_pass_rate, result,
+                         ""])
+            colours.append(None if r.passed is None else ("#d9f2d9" if r.passed else "#f8d0d0"))
+        self.model.set_rows(rows, sort_keys=keys, colours=colours)
+        self.computed.emit()

@@ -1,0 +1,246 @@
+"""The Studies screen: the studies in the open database, and making new ones
+from the engine (in a worker with progress and cancel) or from a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QThreadPool, Signal
+from PySide6.QtGui import QKeySequence, QShortcut, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QMessageBox,
+    QProgressDialog,
+    QPushButton,
+    QSpinBox,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.demo import demo_files
+from core.generation import SYSTEMS
+from core.store import operations as ops
+from core.store.annotation_queries import StudySummary, study_summaries
+from core.store.database import Database
+from desktop.rows_model import RowsTableModel
+from desktop.study_builder import EngineChoice, StudyPlan, default_study_name, parse_names, study_from_engine, \
+    study_from_file
+from desktop.workers import Worker
+
+HEADERS = ("study", "created", "criteria", "candidates", "choice tasks", "annotators", "judges/item", "judged",
+           "assigned", "done")
+
+
+class StudiesScreen(QWidget):
+    study_opened = Signal(int)  # Enter on a study: annotate it
+    studies_changed = Signal()
+
+    def __init__(self, db: Database, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.db = db
+        self.summaries: list[StudySummary] = []
+        self.worker: Worker | None = None
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<b>Studies</b> in this database · Enter opens the selected study for judging"))
+        self.model = RowsTableModel(HEADERS)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(Qt.UserRole)
+        self.view = QTableView()
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(0, Qt.AscendingOrder)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.view.horizontalHeader().setStretchLastSection(True)
+        self.view.verticalHeader().setVisible(False)
+        self.view.activated.connect(self._activated)
+        layout.addWidget(self.view, 1)
+
+        forms = QHBoxLayout()
+        forms.addWidget(self._build_plan_box(), 1)
+        forms.addWidget(self._build_engine_box(), 2)
+        layout.addLayout(forms)
+        buttons = QHBoxLayout()
+        self.create_button = QPushButton("Generate candidates and create the study  [Ctrl+G]")
+        self.create_button.clicked.connect(self.create_from_engine)
+        self.import_button = QPushButton("Import candidates (JSONL / CSV / TSV)…  [Ctrl+I]")
+        self.import_button.clicked.connect(self.import_from_file)
+        self.refresh_button = QPushButton("Refresh  [F5]")
+        self.refresh_button.clicked.connect(self.refresh)
+        for button in (self.create_button, self.import_button, self.refresh_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        QShortcut(QKeySequence("Ctrl+G"), self, activated=self.create_from_engine,
+                  context=Qt.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence("Ctrl+I"), self, activated=self.import_from_file,
+                  context=Qt.WidgetWithChildrenShortcut)
+        self.refresh()
+
+    # forms --------------------------------------------------------------------------
+    def _build_plan_box(self) -> QGroupBox:
+        box = QGroupBox("New study")
+        form = QFormLayout(box)
+        self.name_edit = QLineEdit(placeholderText="study name")
+        self.annotators_edit = QLineEdit("judge-1, judge-2")
+        self.criteria_edit = QLineEdit(", ".join(ops.DEFAULT_CRITERIA))
+        self.criteria_edit.setToolTip(f"among {', '.join(ops.PRESET_CRITERIA)}")
+        self.application_combo = QComboBox()
+        self.application_combo.addItems(ops.APPLICATIONS)
+        self.application_combo.setCurrentText("simplification")
+        self.judges_spin = QSpinBox(minimum=1, maximum=10, value=2)
+        self.repeats_spin = QDoubleSpinBox(minimum=0, maximum=0.5, singleStep=0.05, value=0.05)
+        self.controls_spin = QDoubleSpinBox(minimum=0, maximum=0.5, singleStep=0.05, value=0.05)
+        for label, widget in (("&Name:", self.name_edit), ("&Annotators:", self.annotators_edit),
+                              ("Crit&eria:", self.criteria_edit), ("Applicatio&n:", self.application_combo),
+                              ("&Judges per item:", self.judges_spin), ("&Repeats:", self.repeats_spin),
+                              ("C&ontrols:", self.controls_spin)):
+            form.addRow(label, widget)
+        return box
+
+    def _build_engine_box(self) -> QGroupBox:
+        demo = demo_files()
+        box = QGroupBox("From the engine")
+        form = QFormLayout(box)
+        self.test_set_edit = QLineEdit(str(demo.test_sentences))
+        self.tables_edit = QLineEdit(str(demo.table))
+        self.tables_edit.setToolTip("one or more tables, separated by ;")
+        self.lm_edit = QLineEdit(str(demo.lm))
+        self.systems_model = QStandardItemModel(self)
+        for system in SYSTEMS:
+            entry = QStandardItem(system)
+            entry.setCheckable(True)
+            entry.setCheckState(Qt.Checked if system in ("beam", "mcpg-true") else Qt.Unchecked)
+            entry.setEditable(False)
+            self.systems_model.appendRow(entry)
+        self.systems_view = QListView()
+        self.systems_view.setModel(self.systems_model)
+        self.systems_view.setMaximumHeight(110)
+        self.nbest_spin = QSpinBox(minimum=1, maximum=20, value=2)
+        self.sentences_spin = QSpinBox(minimum=1, maximum=100_000, value=20)
+        self.budget_spin = QDoubleSpinBox(minimum=0.05, maximum=60, singleStep=0.1, value=0.3, suffix=" s")
+        for label, widget, browse in (("&Test set:", self.test_set_edit, True), ("&Tables:", self.tables_edit, True),
+                                      ("&LM:", self.lm_edit, True), ("S&ystems (Space toggles):", self.systems_view,
+                                                                      False),
+                                      ("N-&best:", self.nbest_spin, False), ("&Sentences:", self.sentences_spin, False),
+                                      ("Time &budget per sentence:", self.budget_spin, False)):
+            if browse:
+                row = QHBoxLayout()
+                row.addWidget(widget, 1)
+                button = QPushButton("…")
+                button.setMaximumWidth(30)
+                button.clicked.connect(lambda _=False, edit=widget: self._browse(edit))
+                row.addWidget(button)
+                form.addRow(label, row)
+            else:
+                form.addRow(label, widget)
+        return box
+
+    def _browse(self, edit: QLineEdit) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a file", str(Path(edit.text()).parent))
+        if path:
+            edit.setText(path if edit is not self.tables_edit or not edit.text() else f"{edit.text()};{path}")
+
+    # the list -------------------------------------------------------------------------
+    def refresh(self) -> None:
+        self.summaries = study_summaries(self.db)
+        rows, keys = [], []
+        for s in self.summaries:
+            done = f"{s.judged / s.assigned:.0%}" if s.assigned else "–"
+            rows.append([s.name, s.created_at, ", ".join(s.criteria), s.candidates, s.choice_tasks, s.annotators,
+                         s.judges_per_item, s.judged, s.assigned, done])
+            keys.append([s.name, s.created_at, ", ".join(s.criteria), s.candidates, s.choice_tasks, s.annotators,
+                         s.judges_per_item, s.judged, s.assigned, s.judged / s.assigned if s.assigned else 0])
+        self.model.set_rows(rows, sort_keys=keys)
+
+    def _activated(self, index) -> None:
+        row = self.proxy.mapToSource(index).row()
+        self.study_opened.emit(self.summaries[row].id)
+
+    # making studies -----------------------------------------------------------------
+    def _plan(self, stem: str) -> StudyPlan | None:
+        annotators = parse_names(self.annotators_edit.text())
+        criteria = parse_names(self.criteria_edit.text())
+        if not annotators or not criteria:
+            QMessageBox.warning(self, "New study", "Name at least one annotator and one criterion.")
+            return None
+        name = self.name_edit.text().strip() or default_study_name([s.name for s in self.summaries], stem)
+        return StudyPlan(name=name, annotators=annotators, criteria=criteria,
+                         application=self.application_combo.currentText(), judges_per_item=self.judges_spin.value(),
+                         repeat_fraction=self.repeats_spin.value(), control_fraction=self.controls_spin.value())
+
+    def chosen_systems(self) -> list[str]:
+        return [self.systems_model.item(row).text() for row in range(self.systems_model.rowCount())
+                if self.systems_model.item(row).checkState() == Qt.Checked]
+
+    def create_from_engine(self) -> None:
+        plan = self._plan("engine study")
+        if plan is None:
+            return
+        engine = EngineChoice(test_set=self.test_set_edit.text().strip(), systems=self.chosen_systems(),
+                              tables=[p.strip() for p in self.tables_edit.text().split(";") if p.strip()],
+                              lm=self.lm_edit.text().strip(), nbest=self.nbest_spin.value(),
+                              max_sentences=self.sentences_spin.value(), time_budget=self.budget_spin.value())
+        self.run_build(study_from_engine, plan, engine, title=f"Creating {plan.name}")
+
+    def import_from_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import candidates", "",
+                                              "Candidates (*.jsonl *.json *.csv *.tsv *.txt *.gz);;All files (*)")
+        if not path:
+            return
+        plan = self._plan(Path(path).stem)
+        if plan is None:
+            return
+        sources = self.test_set_edit.text().strip() or None
+        if sources and not Path(sources).is_file():
+            sources = None
+        self.run_build(study_from_file, plan, path, sources, title=f"Importing {Path(path).name}")
+
+    def run_build(self, function, *args, title: str) -> Worker:
+        """Run a study build in the thread pool behind a progress dialog with Cancel."""
+        self.dialog = QProgressDialog(title, "Cancel", 0, 100, self)
+        self.dialog.setWindowTitle("Paraphrase Studio")
+        self.dialog.setMinimumDuration(0)
+        self.dialog.setAutoClose(False)
+        self.dialog.setAutoReset(False)
+        worker = Worker(function, self.db, *args)
+        worker.signals.progress.connect(lambda percent, message: (self.dialog.setValue(percent),
+                                                                  self.dialog.setLabelText(message)))
+        self.dialog.canceled.connect(worker.cancel)
+
+        def finished(study_id: int) -> None:
+            self.dialog.close()
+            self.refresh()
+            self.studies_changed.emit()
+            self.last_result = study_id
+
+        def cancelled() -> None:
+            self.dialog.close()
+            self.last_result = "cancelled"
+
+        def failed(message: str) -> None:
+            self.dialog.close()
+            self.last_result = message
+            QMessageBox.critical(self, "Paraphrase Studio", f"Could not create the study:\n{message}")
+
+        worker.signals.finished.connect(finished)
+        worker.signals.cancelled.connect(cancelled)
+        worker.signals.failed.connect(failed)
+        self.worker = worker
+        self.last_result = None
+        QThreadPool.globalInstance().start(worker)
+        return worker

@@ -1,0 +1,114 @@
+"""Making a study from the engine or from a candidates file, as the Studies
+screen runs it in a worker: plain functions over ``core``, no Qt.
+
+``report(percent, message)`` is the worker's progress callback; it raises
+when the user cancels, which stops generation at the next sentence. Nothing
+is written to the database before the candidates are all there, so a
+cancelled build leaves no half study behind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from core.store import operations as ops
+from core.store.database import Database
+
+Report = Callable[[int, str], None]
+
+
+@dataclass
+class StudyPlan:
+    name: str
+    annotators: list[str]
+    criteria: list[str] = field(default_factory=lambda: list(ops.DEFAULT_CRITERIA))
+    application: str = "simplification"
+    judges_per_item: int = 2
+    repeat_fraction: float = 0.05
+    control_fraction: float = 0.05
+    seed: int = 0
+
+
+@dataclass
+class EngineChoice:
+    test_set: str
+    systems: list[str]
+    tables: list[str]
+    lm: str
+    nbest: int = 2
+    max_sentences: int = 100
+    time_budget: float | None = 0.5
+
+
+def _finish(db: Database, plan: StudyPlan, rows: list[ops.CandidateRow], origin: str, sources: dict | None,
+            references: dict | None, test_set: str | None, report: Report) -> int:
+    report(92, "writing the study")
+    study = ops.create_study(db, plan.name, criteria=plan.criteria, judges_per_item=plan.judges_per_item,
+                             application=plan.application, seed=plan.seed, settings={"origin": origin})
+    ops.import_candidates(db, study, rows, path=origin, sources=sources, references=references, test_set=test_set)
+    report(97, "assigning items to annotators")
+    ops.assign(db, study, plan.annotators, repeat_fraction=plan.repeat_fraction,
+               control_fraction=plan.control_fraction)
+    report(100, "done")
+    return study
+
+
+def study_from_engine(report: Report, db: Database, plan: StudyPlan, engine: EngineChoice) -> int:
+    """Generate candidates with each chosen system and make a study of them; returns the study id."""
+    from core.generation import generate
+    from core.lm import LanguageModel
+    from core.paraphrase_table import ParaphraseTable
+
+    if not engine.systems:
+        raise ValueError("choose at least one system")
+    lines = Path(engine.test_set).read_text(encoding="utf-8").splitlines()[: engine.max_sentences]
+    sentences = [line.split() for line in lines]
+    tables = []
+    for number, path in enumerate(engine.tables, 1):
+        report(2 + 8 * number // max(1, len(engine.tables)), f"loading table {Path(path).name}")
+        tables.append(ParaphraseTable.load(path))
+    report(12, f"loading language model {Path(engine.lm).name}")
+    lm = LanguageModel(engine.lm)
+    rows: list[ops.CandidateRow] = []
+    span = 78 / len(engine.systems)
+    for index, system in enumerate(engine.systems):
+        base = 12 + span * index
+
+        def progress(done: int, total: int, system=system, base=base) -> None:
+            report(int(base + span * done / max(1, total)), f"{system}: sentence {done} of {total}")
+
+        report(int(base), f"{system}: starting")
+        # One process: forking a process that runs Qt threads is not safe.
+        for candidate in generate(system, sentences, tables, lm, nbest=engine.nbest, processes=1,
+                                  time_budget=engine.time_budget, progress=progress):
+            rows.append(ops.CandidateRow(sentence_id=str(candidate.sentence_id), text=candidate.text,
+                                         system=candidate.system, rank=candidate.rank,
+                                         model_score=candidate.model_score, true_score=candidate.true_score,
+                                         derivation=[s.to_json() for s in candidate.derivation],
+                                         params=candidate.params, line=len(rows) + 1))
+    sources = {str(i): line for i, line in enumerate(lines)}
+    origin = f"engine: {', '.join(engine.systems)} on {engine.test_set}"
+    return _finish(db, plan, rows, origin, sources, None, engine.test_set, report)
+
+
+def study_from_file(report: Report, db: Database, plan: StudyPlan, path: str,
+                    sources_path: str | None = None) -> int:
+    """A study of the candidates in a JSONL (``parastudio generate --json``), CSV or TSV file."""
+    report(5, f"reading {Path(path).name}")
+    rows = list(ops.read_candidates(path))
+    sources = ops.read_sources(sources_path) if sources_path else None
+    return _finish(db, plan, rows, str(path), sources, None, Path(sources_path).name if sources_path else None,
+                   report)
+
+
+def parse_names(text: str) -> list[str]:
+    return [name.strip() for name in text.replace(";", ",").split(",") if name.strip()]
+
+
+def default_study_name(existing: Sequence[str], stem: str) -> str:
+    name, number = stem, 2
+    while name in existing:
+        name, number = f"{stem} ({number})", number + 1
+    return name

@@ -1,0 +1,131 @@
+"""Run the demo study end to end with two scripted judges, then screenshot every screen.
+
+    xvfb-run -a python3 docs/make_screenshots.py [--out docs/screenshots]
+
+Builds the bundled demo study (``core.demo_project``) in a fresh data
+directory, then two simulated annotators judge it *by keys* on the real
+annotation screen: ``judge-2`` all of their items, ``judge-1`` most of
+theirs (the screenshot shows them mid-study), both a few choice tasks. A
+simulated judge says "no" to a candidate whose changes are long or which is a
+planted control, and each judge disagrees on a fixed share of items, so the
+dashboard's agreement figures are not trivial. Then the real main window is
+shown and every screen saved as PNG. Run under ``xvfb-run`` for a real X11
+window (``QT_QPA_PLATFORM=offscreen`` also works, with offscreen fonts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def simulated_answer(item, judge: str) -> str:
+    """A deterministic stand-in for a human: long rewrites and controls are bad; some noise per judge."""
+    from desktop.changed_spans import changed_tokens
+
+    _, changed = changed_tokens(item.source, item.candidate or "", item.derivation)
+    control = item.derivation is None  # the demo's own candidates all carry derivations
+    good = len(changed) <= 3 and not control
+    noise = int(hashlib.sha256(f"{judge}:{item.item}:{item.criterion}".encode()).hexdigest(), 16) % 100
+    # judge-1 is careful with the planted controls, judge-2 is not: QC should pass one and fail the other.
+    if noise < (0 if control and judge == "judge-1" else 40 if control else 12):
+        good = not good
+    if item.scale == "binary":
+        return "Y" if good else "N"
+    return "3" if good and noise % 2 else ("2" if good else "1")
+
+
+def judge_by_keys(screen, judge: str, limit: int | None, stop_on_meaning: bool = False) -> int:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    keys = {"Y": Qt.Key_Y, "N": Qt.Key_N, "1": Qt.Key_1, "2": Qt.Key_2, "3": Qt.Key_3}
+    pressed = 0
+    while screen.item is not None and (limit is None or pressed < limit):
+        item = screen.item
+        if item.scale == "choice":
+            QTest.keyClick(screen, Qt.Key_1 + pressed % len(item.options) if item.options else Qt.Key_0)
+        else:
+            QTest.keyClick(screen, keys[simulated_answer(item, judge)])
+        pressed += 1
+    if stop_on_meaning:
+        # Leave the screen on a meaning question with a visible change, the richest view.
+        while screen.item is not None and not (screen.item.criterion == "meaning"
+                                               and "background-color" in screen.candidate_label.text()):
+            QTest.keyClick(screen, keys[simulated_answer(screen.item, judge)])
+            pressed += 1
+    screen.writer.drain()
+    return pressed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
+    args = parser.parse_args()
+    data = Path(tempfile.mkdtemp(prefix="parastudio-shots-"))
+    os.environ["PARASTUDIO_DATA"] = str(data)
+    os.environ["XDG_CONFIG_HOME"] = str(data / "config")  # fresh QSettings
+
+    from PySide6.QtWidgets import QApplication
+
+    from core.demo_project import DEMO_CHOICE_STUDY, DEMO_STUDY, open_demo_study
+    from core.store import operations as ops
+    from desktop.app import take_screenshots
+    from desktop.main_window import MainWindow
+
+    app = QApplication(sys.argv[:1])
+    app.setOrganizationName("Paraphrase Studio")
+    app.setApplicationName("Paraphrase Studio")
+    path = open_demo_study(progress=lambda p, m: print(f"demo: {p}% {m}", file=sys.stderr))
+
+    window = MainWindow(path, annotator="judge-2")
+    window.resize(1280, 820)
+    window.show()
+    screen = window.annotate.screen
+    total = ops.progress(window.db, screen.study_id, screen.annotator_id).total
+    print(f"judge-2: {judge_by_keys(screen, 'judge-2', None)} key presses for {total} assignments")
+    window.annotate.use_annotator("judge-1")
+    print(f"judge-1: {judge_by_keys(screen, 'judge-1', int(total * 0.8), stop_on_meaning=True)} key presses")
+    for judge in ("judge-2", "judge-1"):
+        window.choice.use_annotator(judge)
+        print(f"{judge} choice tasks: {judge_by_keys(window.choice.screen, judge, 12)} key presses")
+    db = window.db
+    study = ops.find_study(db, DEMO_STUDY)
+    print("progress:", ops.progress(db, study).per_annotator)
+    print("choice progress:", ops.progress(db, ops.find_study(db, DEMO_CHOICE_STUDY)).per_annotator)
+    for report in ops.quality_control(db, study):
+        print("QC:", report)
+    # The two other question kinds, then back to where judge-1 stopped.
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    # The scripted keys never let the event loop run: let the progress recounts land first.
+    from PySide6.QtTest import QTest as _QTest
+
+    _QTest.qWait(2000)
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    for criterion, name in (("fluency", "1b-annotate-fluency-without-source"),
+                            ("usability", "1c-annotate-usability-3-point")):
+        while screen.item is not None and screen.item.criterion != criterion:
+            QTest.keyClick(screen, Qt.Key_Right)
+        QTest.qWait(300)
+        window.grab().save(str(out / f"{name}.png"))
+    window.annotate.use_annotator("judge-1")
+    window.dashboard.refresh(force=True)
+    window.quality.refresh()
+    take_screenshots(window, out)
+    app.exec()
+    print(f"screenshots in {args.out}; study database {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Small real studies for the desktop tests (SQLite files, no mocks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.store import operations as ops
+from core.store.database import open_database
+
+SOURCES = [
+    "the dog runs after the young cat",
+    "a small house stands near the old garden",
+    "the old man walks slowly to the house",
+    "she finds a big cat in the garden",
+    "they see the young dog near the house",
+    "the cat sleeps before the big dog comes",
+]
+REWRITES = [
+    ("the dog", "the beast"), ("young cat", "kitten"), ("small", "little"), ("old", "ancient"),
+    ("walks slowly", "strolls"), ("big", "large"), ("see", "notice"), ("sleeps", "naps"),
+]
+
+
+def candidate_rows() -> list[ops.CandidateRow]:
+    """Two systems per sentence; one string made by both (judged once, credited to each)."""
+    rows = []
+    for index, source in enumerate(SOURCES):
+        for system, shift in (("beam", 0), ("mcpg-true", 1)):
+            old, new = REWRITES[(index + shift) % len(REWRITES)]
+            text = source.replace(old, new, 1) if old in source else source.replace("the", "this", 1)
+            rows.append(ops.CandidateRow(sentence_id=str(index), text=text, system=system, source=source,
+                                         rank=0, line=len(rows) + 1))
+        rows.append(ops.CandidateRow(sentence_id=str(index), text=source.replace("the", "a", 1), system="beam",
+                                     source=source, rank=1, line=len(rows) + 1))
+        rows.append(ops.CandidateRow(sentence_id=str(index), text=source.replace("the", "a", 1),
+                                     system="mcpg-true", source=source, rank=1, line=len(rows) + 1))
+    return rows
+
+
+def make_study(path: Path, *, annotators=("ann", "bob"), repeats: float = 0.0, controls: float = 0.0,
+               criteria=("fluency", "meaning", "usability")) -> int:
+    db = open_database(path)
+    try:
+        study = ops.create_study(db, "toy", criteria=criteria, seed=3)
+        ops.import_candidates(db, study, candidate_rows())
+        ops.assign(db, study, list(annotators), repeat_fraction=repeats, control_fraction=controls)
+        return study
+    finally:
+        db.close()
+
+
+def make_choice_study(path: Path, annotators=("ann",)) -> int:
+    db = open_database(path)
+    try:
+        study = ops.create_study(db, "choice", criteria=("choice",), seed=5)
+        ops.add_choice_tasks(db, study, [
+            {"id": "t1", "sentence": "he became the first state to impose such a requirement", "span": [1, 4],
+             "options": ["was the first state", "became the first country", "was first"]},
+            {"id": "t2", "sentence": "the dog runs after the young cat", "span": [4, 7],
+             "options": ["the kitten", "the small cat", "a young cat", "the cat", "it"]},
+            {"id": "t3", "sentence": "a small house stands near the old garden", "span": [1, 2],
+             "options": ["little"]},
+        ])
+        ops.assign(db, study, list(annotators))
+        return study
+    finally:
+        db.close()
