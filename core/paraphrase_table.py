@@ -60,6 +60,7 @@ class ParaphraseTable:
         skip_bad_lines: bool = False,
         keep_features: bool = True,
         report: LoadReport | None = None,
+        swap_sides: bool = False,
     ) -> "ParaphraseTable":
         table = cls(name=table_name(path))
         table.source_path = str(path)
@@ -71,6 +72,7 @@ class ParaphraseTable:
             skip_bad_lines=skip_bad_lines,
             keep_features=keep_features,
             report=report,
+            swap_sides=swap_sides,
         ):
             table.add(rule)
         table.sort()

@@ -133,11 +133,14 @@ def read_rules(
     skip_bad_lines: bool = False,
     keep_features: bool = True,
     report: LoadReport | None = None,
+    swap_sides: bool = False,
 ) -> Iterator[Rule]:
     """Yield the rules of a table file.
 
     A malformed line raises :class:`InputFormatError` naming the file and line,
     unless ``skip_bad_lines`` is set; then it is counted in ``report``.
+    ``swap_sides`` reads each line's second phrase as the source (a bilingual
+    table used in the other direction; choose the matching ``score`` column).
     """
     path = str(path)
     table_format = TableFormat(table_format) if table_format else detect_format(path)
@@ -160,7 +163,7 @@ def read_rules(
                 report.note_skip(error)
                 continue
             report.rules += 1
-            yield rule
+            yield Rule(rule.target, rule.source, rule.prob, rule.features) if swap_sides else rule
 
 
 def _columns_parser(path: str, table_format: TableFormat, column: int, kind: ValueKind, keep_features: bool):

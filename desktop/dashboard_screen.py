@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.judgment_records import JudgmentRecords
+from core.study_judgments import study_judgment_records
 from core.reports import Report, build_report, format_cell
 from core.store import operations as ops
 from core.store.annotation_queries import judgment_count
@@ -33,16 +33,10 @@ POLL_MS = 4000
 
 def compute_report(db: Database, study_id: int, title: str) -> tuple[Report, int]:
     """The full report of the study's live judgments, and how many there were."""
-    records = ops.judgment_records(db, study_id)
-    if not records:
+    records = study_judgment_records(db, study_id)
+    if not len(records):
         return Report(title=title), 0
-    columns = JudgmentRecords.from_columns(
-        [r["item"] for r in records], [r["annotator"] for r in records], [r["criterion"] for r in records],
-        [r["value"] for r in records],
-        # An item made by several systems counts for each; the first is its report group.
-        systems=[r["system"] or "-" for r in records],
-        applications=[r["application"] or "-" for r in records])
-    return build_report(columns, title=title), len(records)
+    return build_report(records, title=title), len(records)
 
 
 class DashboardScreen(QWidget):

@@ -107,3 +107,9 @@ def test_cli_reports_bad_line_and_skip(tmp_path):
     assert skipped.returncode == 0
     assert "skipped 1 malformed line(s)" in skipped.stderr
     assert "rules: 3" in skipped.stdout
+
+
+def test_swap_sides_reads_a_bilingual_table_the_other_way(tmp_path):
+    path = write(tmp_path / "t.txt", "the dog ||| el perro ||| 0.6 0.5 0.7 0.4\n")
+    (rule,) = read_rules(path, score=2, swap_sides=True)
+    assert (rule.source, rule.target, rule.prob) == (("el", "perro"), ("the", "dog"), 0.7)

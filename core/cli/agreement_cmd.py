@@ -54,11 +54,13 @@ def register(subparsers) -> None:
 
     report = subparsers.add_parser(
         "report",
-        help="the tables of seeds 001, 003 and 004 from a judgments CSV",
-        description="Report tables (seed 003 Table 1, seed 004 Table 1, seed 001 Fig. 4.5, annotator pairs) from a CSV "
-        "with columns item,annotator,criterion,value and optional system,application.",
+        help="the tables of seeds 001, 003 and 004 from a study database or a judgments CSV",
+        description="Report tables (seed 003 Table 1, seed 004 Table 1, seed 001 Fig. 4.5, annotator pairs) from a "
+        "study database (SQLite file) or a CSV with columns item,annotator,criterion,value and optional "
+        "system,application.",
     )
-    report.add_argument("file", metavar="FILE.csv")
+    report.add_argument("file", metavar="STUDY|FILE.csv", help="a study database (.sqlite) or a judgments CSV")
+    report.add_argument("--study", help="study name, when the database holds several")
     report.add_argument("--format", choices=("md", "html", "csv", "json"), default="md")
     report.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
     report.add_argument("--plots", metavar="DIR", help="also write a PNG and an SVG per figure into DIR")
@@ -135,12 +137,24 @@ def run_signtest(args: argparse.Namespace) -> int:
 
 def run_report(args: argparse.Namespace) -> int:
     from core.judgment_records import read_judgments
+    from core.study_judgments import is_sqlite_file
     from core.reports import build_report, render, render_plots
 
     positive = tuple(label.strip() for label in args.positive.split(",") if label.strip())
     if args.unified_min < 1 or args.block < 1:
         return _fail("--unified-min and --block must be at least 1")
-    records = read_judgments(args.file)
+    if is_sqlite_file(args.file):
+        from core.store.database import open_database
+        from core.store.operations import find_study
+        from core.study_judgments import study_judgment_records
+
+        db = open_database(args.file)
+        try:
+            records = study_judgment_records(db, find_study(db, args.study))
+        except LookupError as error:
+            return _fail(str(error))
+    else:
+        records = read_judgments(args.file)
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block, title=f"Human evaluation report: {args.file}")
     text = render(report, args.format)
     if args.output:

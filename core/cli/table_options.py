@@ -20,6 +20,8 @@ def add_table_loading_options(parser: argparse.ArgumentParser) -> None:
                        help="how the chosen score maps to a probability (default: prob; PPDB p(...) features: neglog)")
     group.add_argument("--skip-bad-lines", action="store_true",
                        help="skip malformed lines (and report how many) instead of stopping at the first")
+    group.add_argument("--swap-sides", action="store_true",
+                       help="read each line's second phrase as the source (a bilingual table used the other way)")
     group.add_argument("--channel-from-reverse", action="store_true",
                        help="use the probability of the reverse entry t -> s as p(s|t) (for tables giving p(t|s))")
 
@@ -33,6 +35,7 @@ def load_table_from_args(path: str, args: argparse.Namespace) -> ParaphraseTable
         value_kind=args.value_kind,
         skip_bad_lines=args.skip_bad_lines,
         report=report,
+        swap_sides=args.swap_sides,
     )
     if report.skipped:
         print(f"parastudio: {path}: skipped {report.skipped} malformed line(s); loaded {report.rules} rules",

@@ -984,7 +984,9 @@ def quality_control(db: Database, study_id: int, thresholds: dict | None = None)
 # Reading judgments out
 # --------------------------------------------------------------------------
 
-EXPORT_COLUMNS = ("item", "annotator", "criterion", "value", "text", "sentence", "systems", "application", "kind",
+# "system" (the first that produced the item) is the report group; "systems" lists all.
+EXPORT_COLUMNS = ("item", "annotator", "criterion", "value", "text", "sentence", "system", "systems", "application",
+                  "kind",
                   "started_at", "answered_at", "duration_ms", "comment", "flag", "status", "origin",
                   "judgment_id", "assignment_id")
 
@@ -1067,7 +1069,8 @@ def export_judgments(db: Database, study_id: int, output: str | os.PathLike, fil
             writer.writeheader()
         for row in iter_judgments(db, study_id, history=history, include_qc=include_qc):
             if file_format == "csv":
-                writer.writerow({**row, "systems": ";".join(row["systems"]), "flag": int(row["flag"])})
+                writer.writerow({**row, "system": row["systems"][0] if row["systems"] else "-",
+                                 "systems": ";".join(row["systems"]), "flag": int(row["flag"])})
             else:
                 row.pop("scale")
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
