@@ -32,6 +32,7 @@ import json
 import math
 import os
 import re
+import textwrap
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -561,7 +562,7 @@ def render_plots(report: Report, directory: str | os.PathLike) -> list[Path]:
         if spec is None or not table.rows:
             continue
         labels = [str(row[spec.label_column]) for row in table.rows]
-        figure, axes = plt.subplots(figsize=(max(4.0, 1.2 * len(labels) + 2), 3.5))
+        figure, axes = plt.subplots(figsize=(max(6.0, 1.2 * len(labels) + 3), 4.0))
         scale = 100.0 if all(table.columns[i].kind == "percent" for i in spec.value_columns) else 1.0
         if spec.kind == "line":
             for i in spec.value_columns:
@@ -575,11 +576,12 @@ def render_plots(report: Report, directory: str | os.PathLike) -> list[Path]:
                 axes.bar(positions + offset * width - 0.4 + width / 2, values, width, label=table.columns[i].name)
             axes.set_xticks(positions, labels)
         axes.set_ylabel(spec.y_label + (" (%)" if scale == 100.0 else ""))
-        axes.set_title(table.title, fontsize=9)
+        axes.set_title("\n".join(textwrap.wrap(table.title, 70)), fontsize=9)
         if len(spec.value_columns) > 1:
-            axes.legend(fontsize=7)
-        figure.text(0.01, 0.01, table.signature, fontsize=5, family="monospace")
-        figure.tight_layout(rect=(0, 0.04, 1, 1))
+            axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        # The signature travels with the figure so a pasted plot stays recomputable.
+        figure.text(0.01, 0.01, "\n".join(textwrap.wrap(table.signature, 110)), fontsize=5, family="monospace")
+        figure.tight_layout(rect=(0, 0.06, 1, 1))
         for suffix in ("png", "svg"):
             path = directory / f"{_file_stem(table.key)}.{suffix}"
             with atomic_output(path, "wb") as handle:
