@@ -26,6 +26,7 @@ SUBCOMMAND_MODULES = [
     "core.cli.data_cmd",
     "core.cli.study_cmd",
     "core.cli.generate_cmd",
+    "core.cli.experiment_cmd",
 ]
 PLUGIN_GROUP = "parastudio.commands"
 

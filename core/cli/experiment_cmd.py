@@ -1,0 +1,74 @@
+"""``parastudio experiment``: the seeds' analyses on our test set, one subcommand each.
+
+Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
+``evaldata/results``):
+
+* ``seed000-reranking``: seed 000 §3, :mod:`core.experiments.seed000_reranking`;
+* ``mcpg-vs-beam``: seed 000 §4 / seed 003 §5, :mod:`core.experiments.mcpg_vs_beam`;
+* ``spg-rates``: seed 004 §5, :mod:`core.experiments.spg_rates`.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from core.experiments import mcpg_vs_beam, seed000_reranking, spg_rates
+
+# Not options of the experiment itself: left out of the recorded command.
+_NOT_OPTIONS = {"func", "command", "experiment", "progress"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "experiment",
+        help="reproduce a seed paper's analysis on the test set (Markdown + PNG in evaldata/results)",
+        description="Reproduce the seeds' analyses; results go to --out as Markdown plus a PNG plot.",
+    )
+    experiments = parser.add_subparsers(dest="experiment", metavar="EXPERIMENT", required=True)
+
+    reranking = experiments.add_parser(
+        "seed000-reranking", help="seed 000 §3: the beam decoder's n-best reranked by true score")
+    reranking.add_argument("--table", help="paraphrase table (default: the demo or build table)")
+    reranking.add_argument("--lm", help="KenLM model (default: the demo or build LM)")
+    reranking.add_argument("--input", help="tokenized test sentences (default: the demo or build test set)")
+    reranking.add_argument("--limit", type=int, default=None, help="first N sentences (default 100)")
+    reranking.add_argument("--out", default=None, help="output directory (default evaldata/results)")
+    reranking.add_argument("--nbest", type=int, default=None, help="distinct n-best size (default 100)")
+    reranking.add_argument("--stack-sizes", type=int, nargs="+", default=None, help="default 5 20 200")
+    reranking.add_argument("--processes", type=int, default=None)
+    reranking.set_defaults(func=run_seed000_reranking)
+
+    versus = experiments.add_parser(
+        "mcpg-vs-beam", help="seed 000 §4 / seed 003 §5: MCPG 1-best true scores against the beam decoder")
+    mcpg_vs_beam.add_arguments(versus)
+    versus.set_defaults(func=lambda args: mcpg_vs_beam.run_from_args(args, recorded_command("mcpg-vs-beam", args)))
+
+    rates = experiments.add_parser(
+        "spg-rates", help="seed 004 §5: SPG paraphrase rate and unit replacements per application")
+    spg_rates.add_arguments(rates)
+    rates.set_defaults(func=lambda args: spg_rates.run_from_args(args, recorded_command("spg-rates", args)))
+
+
+def recorded_command(experiment: str, args: argparse.Namespace) -> str:
+    """The command with every option spelled out, so the report says exactly how it was made."""
+    parts = ["parastudio", "experiment", experiment]
+    for name, value in sorted(vars(args).items()):
+        if name in _NOT_OPTIONS or value is None:
+            continue
+        flag = "--" + name.replace("_", "-")
+        for item in value if isinstance(value, list) else [value]:
+            parts += [flag, str(item)]
+    return " ".join(parts)
+
+
+def run_seed000_reranking(args: argparse.Namespace) -> int:
+    """Forward to the module's own command line (its options are named differently)."""
+    argv: list[str] = []
+    for flag, value in (("--table", args.table), ("--lm", args.lm), ("--input", args.input),
+                        ("--sentences", args.limit), ("--output-dir", args.out), ("--nbest", args.nbest),
+                        ("--processes", args.processes)):
+        if value is not None:
+            argv += [flag, str(value)]
+    if args.stack_sizes:
+        argv += ["--stack-sizes", *map(str, args.stack_sizes)]
+    return seed000_reranking.main(argv)

@@ -1,0 +1,136 @@
+"""Seed 000 §4 reproduction: the difference statistics by hand and against numpy, and the pipeline on a tiny table."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import EXAMPLE1_RULES
+from core.experiments import mcpg_vs_beam as experiment
+from core.experiments.mcpg_vs_beam import MCPGSystem, SentenceResult
+from core.lm import LanguageModel
+from core.paraphrase_table import ParaphraseTable
+from core.rules import Rule
+from core.truescore import TrueScorer
+
+TRUE_TUNED = MCPGSystem("true-score", "tuned")
+TRANSLATOR_TUNED = MCPGSystem("translator", "tuned")
+
+
+def test_difference_stats_by_hand():
+    # Pairs with a missing side are left out: differences 0.5 and -2.0.
+    stats = experiment.difference_stats([-1.0, -3.0, None, 0.5], [-1.5, -1.0, -2.0, None])
+    assert (stats.count, stats.missing) == (2, 2)
+    assert stats.mean == pytest.approx(-0.75)
+    assert stats.sd == pytest.approx(1.25)  # population sd: sqrt(((0.5+0.75)^2 + (-2+0.75)^2) / 2)
+    assert stats.at_least == 1 and stats.share_at_least == pytest.approx(0.5)
+
+
+def test_difference_stats_tolerance_and_empty():
+    # KenLM float32 sums: a shortfall within 1e-4 is a tie, so MCPG counts as reaching the beam.
+    assert experiment.difference_stats([-2.00005], [-2.0]).at_least == 1
+    assert experiment.difference_stats([-2.001], [-2.0]).at_least == 0
+    empty = experiment.difference_stats([None], [-1.0])
+    assert empty.count == 0 and math.isnan(empty.mean) and math.isnan(empty.share_at_least)
+    with pytest.raises(ValueError):
+        experiment.difference_stats([1.0], [])
+
+
+@given(st.lists(st.tuples(st.floats(-100, 0), st.floats(-100, 0)), min_size=2, max_size=30))
+def test_difference_stats_equal_numpy(pairs):
+    system, reference = zip(*pairs)
+    stats = experiment.difference_stats(system, reference)
+    differences = np.array(system) - np.array(reference)
+    assert stats.mean == pytest.approx(float(np.mean(differences)), abs=1e-9)
+    assert stats.sd == pytest.approx(float(np.std(differences, ddof=0)), abs=1e-7)
+    assert stats.at_least == int(np.sum(differences >= -experiment.SCORE_TOLERANCE))
+
+
+def test_beam_references_rerank_by_true_score_and_skip_the_source():
+    source = ("a", "b")
+    # Decoder order: the source first, a near-tie, then a clearly better one.
+    best, is_source, paraphrase = experiment.beam_references(
+        [(source, -10.0), (("c", "b"), -10.00005), (("a", "d"), -12.0)], source)
+    assert (best, is_source, paraphrase) == (-10.0, True, -10.00005)
+    best, is_source, paraphrase = experiment.beam_references(
+        [(source, -10.0), (("c", "b"), -9.0), (("a", "d"), None)], source)
+    assert (best, is_source, paraphrase) == (-9.0, False, -9.0)
+    assert experiment.beam_references([(source, -3.0)], source) == (-3.0, True, None)
+
+
+def _fake_results():
+    rows = [  # beam best, beam best paraphrase, true-score MCPG, translator MCPG
+        (-10.0, -11.0, -10.0, -12.0),
+        (-20.0, -20.0, -21.0, -25.0),
+        (-30.0, None, -29.0, None),
+    ]
+    results = []
+    for beam, paraphrase, true_score, translator in rows:
+        result = SentenceResult(("x",), beam_best=beam, beam_best_paraphrase=paraphrase,
+                                beam_best_is_source=paraphrase != beam, beam_seconds=0.5)
+        result.scores = {TRUE_TUNED: true_score, TRANSLATOR_TUNED: translator}
+        result.seconds = {TRUE_TUNED: 1.0, TRANSLATOR_TUNED: 2.0}
+        results.append(result)
+    return results
+
+
+def test_summaries_of_hand_made_results(tmp_path):
+    results = _fake_results()
+    true_summary, translator_summary = experiment.summarize(results, [TRUE_TUNED, TRANSLATOR_TUNED])
+    # true-score vs beam 1-best: 0, -1, +1 -> mean 0, sd sqrt(2/3), 2 of 3 reach it.
+    assert true_summary.vs_best.mean == pytest.approx(0.0)
+    assert true_summary.vs_best.sd == pytest.approx(math.sqrt(2 / 3))
+    assert true_summary.vs_best.at_least == 2
+    # vs the best paraphrase != source: +1, -1 (third sentence has none).
+    assert (true_summary.vs_paraphrase.count, true_summary.vs_paraphrase.mean) == (2, pytest.approx(0.0))
+    assert true_summary.mean_seconds == 1.0 and true_summary.outputs == 3
+    # translator: -2, -5, missing -> mean -3.5, sd 1.5.
+    assert translator_summary.vs_best.mean == pytest.approx(-3.5)
+    assert translator_summary.vs_best.sd == pytest.approx(1.5)
+    assert translator_summary.outputs == 2
+    boost = experiment.true_over_translator(results, "tuned")
+    assert boost.mean == pytest.approx(3.0) and boost.sd == pytest.approx(1.0)  # +2, +4
+    assert experiment.true_over_translator(results, "faithful") is None
+
+    path = tmp_path / "report.md"
+    experiment.write_markdown(path, results, [TRUE_TUNED, TRANSLATOR_TUNED], {"command": "x"}, 2.0)
+    text = path.read_text(encoding="utf-8")
+    assert "-14.13 ± 19.99" in text and "-42.92 ± 40.14" in text and "+28.79 ± 34.19" in text
+    # the paper's figures divided by ln 10
+    assert "-6.14 ± 8.68" in text and "-18.64 ± 17.43" in text
+    assert "+0.000 ± 0.816" in text and "-3.500 ± 1.500" in text and "+3.000 ± 1.000" in text
+    assert "66.7 % (2 / 3)" in text and "does not say in which base" in text
+
+
+def _tiny_table():
+    rules = EXAMPLE1_RULES + [("runs", "walks", 0.5), ("dog", "beast", 0.3), ("after", "before", 0.2),
+                              ("sees", "finds", 0.4), ("big", "old", 0.3), ("house", "garden", 0.2)]
+    table = ParaphraseTable(Rule(tuple(s.split()), tuple(t.split()), p) for s, t, p in rules)
+    table.sort()
+    return table
+
+
+def test_pipeline_scores_are_exact_true_scores(tiny_lm):
+    lm = LanguageModel(tiny_lm["binary"])
+    table = _tiny_table()
+    sentences = [s.split() for s in ("the dog runs after the young cat", "the big house", "it sees a small dog")]
+    systems = [TRUE_TUNED, TRANSLATOR_TUNED, MCPGSystem("true-score", "faithful")]
+    results = experiment.run(table, lm, sentences, systems, time_budget=None, max_episodes=300, processes=1,
+                             progress=False)
+    scorer = TrueScorer(table, lm)
+    for result in results:
+        assert result.beam_best is not None
+        if result.beam_best_paraphrase is not None:
+            assert result.beam_best_paraphrase <= result.beam_best + 1e-9
+        for system in systems:
+            score = result.scores[system]
+            assert score is not None
+            assert score == pytest.approx(scorer.score(result.source, result.texts[system].split()).log10_score)
+            # These lists hold every reachable sentence (< 100), so the beam's best paraphrase is the optimum.
+            assert score <= result.beam_best_paraphrase + 1e-4
+    # Same seed, same episodes: same outputs.
+    again = experiment.run(table, lm, sentences, systems[:1], time_budget=None, max_episodes=300, processes=1,
+                           progress=False)
+    assert [r.texts[TRUE_TUNED] for r in again] == [r.texts[TRUE_TUNED] for r in results]
