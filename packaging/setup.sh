@@ -5,6 +5,7 @@
 # System packages (installed with apt-get, through sudo when not root):
 #   Boost, zlib, cmake, g++  - to build KenLM's lmplz/build_binary on first use
 #   Qt's xcb libraries, Xvfb - to show the PySide6 window (and test it headless)
+#   postgresql (test only)   - the study store's tests also run on a local PostgreSQL server
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,21 +20,36 @@ SYSTEM_PACKAGES=(
   libxcb-xkb1 libxcb-render-util0 libxcb-image0 libegl1 libgl1 libfontconfig1 libdbus-1-3
 )
 
+[ "$mode" = test ] && SYSTEM_PACKAGES+=(postgresql)
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+
 missing=()
 for package in "${SYSTEM_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if ((${#missing[@]})); then
   echo "setup: installing system packages: ${missing[*]}"
-  as_root=()
-  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
   "${as_root[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 
+# A local PostgreSQL server for the store's tests; they skip if it cannot start.
+start_test_postgres() {
+  local version
+  version=$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1)
+  [ -n "$version" ] || return 1
+  "${as_root[@]}" pg_ctlcluster "$version" main start 2>/dev/null || true
+  "${as_root[@]}" pg_ctlcluster "$version" main status >/dev/null 2>&1 || return 1
+  "${as_root[@]}" su postgres -c "psql -qtAc \"SELECT 1 FROM pg_roles WHERE rolname='parastudio'\" | grep -q 1 ||
+    psql -qc \"CREATE ROLE parastudio LOGIN CREATEDB PASSWORD 'parastudio'\"" >/dev/null || return 1
+  export PARASTUDIO_TEST_POSTGRES_URL="postgresql+psycopg://parastudio:parastudio@localhost/postgres"
+}
+
 if [ "$mode" = test ]; then
+  start_test_postgres || echo "setup: PostgreSQL did not start; the PostgreSQL store tests will be skipped"
   export QT_QPA_PLATFORM=offscreen
   exec python3 -m pytest -q -p no:cacheprovider tests
 fi

@@ -50,3 +50,30 @@ def example1_table_path(tmp_path):
     path = tmp_path / "example1.txt"
     path.write_text("".join(f"{s} ||| {t} ||| {p}\n" for s, t, p in EXAMPLE1_RULES), encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def postgres_url():
+    """A fresh PostgreSQL database for one test, dropped afterwards.
+
+    Needs ``PARASTUDIO_TEST_POSTGRES_URL`` (an account that may create
+    databases; ``packaging/setup.sh test`` starts a local server and sets it).
+    """
+    base = os.environ.get("PARASTUDIO_TEST_POSTGRES_URL")
+    if not base:
+        pytest.skip("PARASTUDIO_TEST_POSTGRES_URL is not set: no PostgreSQL server to test against")
+    import uuid
+
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"parastudio_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(base).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()

@@ -8,6 +8,8 @@ import csv
 import json
 import random
 
+import pytest
+
 from core.cli import main
 from core.store import operations as ops
 from core.store.database import open_database
@@ -31,8 +33,16 @@ def write_generate_output(path, sentences: int = 100) -> None:
                         "params": {"table": "paraphrase-table.gz", "lm": "lm.bin"}}) + "\n")
 
 
-def test_two_judge_study_of_200_candidates(tmp_path, capsys):
-    db_path = str(tmp_path / "study.db")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def study_database(request, tmp_path):
+    """The same study code on SQLite (a file) and PostgreSQL (a URL)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "study.db")
+    return request.getfixturevalue("postgres_url")
+
+
+def test_two_judge_study_of_200_candidates(tmp_path, capsys, study_database):
+    db_path = study_database
     generated = tmp_path / "generated.jsonl"
     write_generate_output(generated)
     (tmp_path / "test.en").write_text("".join(f"the original sentence number {s} .\n" for s in range(100)))
