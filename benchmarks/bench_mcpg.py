@@ -153,15 +153,19 @@ def references(sentences, table, lm):
     return out
 
 
-def run_curve(sentences, table, lm, scorer, refs, budgets, profile, start_from_beam=False):
-    """Rows (budget, gaps vs 1-best, gaps vs best != source, reached, mean episodes) for one profile."""
+def run_curve(sentences, table, lm, scorer, refs, budgets, profile, start_from_beam=False, mode="true-score"):
+    """Rows (budget, gaps vs 1-best, gaps vs best != source, reached, mean episodes, episodes/s) for one profile.
+
+    Gaps compare true scores, whatever the mode (seed 000 §4.2 compares the
+    1-best outputs reranked by the true score).
+    """
     rows = []
     for budget in budgets:
         gaps_one, gaps_other, reached, episodes = [], [], 0, []
         for index, source in enumerate(sentences):
             stats = MCPGStats()
             seeds = [refs[index][3]] if (start_from_beam and refs is not None) else []
-            results = generate_mcpg(source, table, lm, mode="true-score", time_budget=budget, seed=index,
+            results = generate_mcpg(source, table, lm, mode=mode, time_budget=budget, seed=index,
                                     profile=profile, start_from=seeds, stats=stats)
             episodes.append(stats.episodes)
             if not results:
@@ -186,6 +190,8 @@ def main() -> int:
     parser.add_argument("--data", choices=("auto", "demo", "build"), default="auto",
                         help="auto: evaldata/demo when it exists and reads, else the build artifacts")
     parser.add_argument("--speed-seconds", type=float, default=2.0)
+    parser.add_argument("--translator-budgets", default="1,2",
+                        help="budgets for the translator-mode rows (empty: none)")
     parser.add_argument("--profiles", default="faithful,tuned")
     parser.add_argument("--start-from-beam", action="store_true",
                         help="also run the tuned profile with the beam 1-best given as a known final")
@@ -220,15 +226,18 @@ def main() -> int:
     def summary(values):
         return f"{statistics.mean(values):+.3f} ± {statistics.pstdev(values):.3f}" if values else "n/a"
 
-    runs = [(profile, profile, False) for profile in profiles]
+    runs = [(profile, profile, False, "true-score", budgets) for profile in profiles]
     if args.start_from_beam:
-        runs.append(("tuned+beam", "tuned", True))
-    print("\n== true-score MCPG: mean true-score gap (log10; MCPG - reference; >= 0 reaches it) ==")
+        runs.append(("tuned+beam", "tuned", True, "true-score", budgets))
+    translator_budgets = [float(b) for b in args.translator_budgets.split(",") if b]
+    runs += [(f"{profile}/tr", profile, False, "translator", translator_budgets) for profile in profiles]
+    print("\n== MCPG: mean true-score gap (log10; MCPG - reference; >= 0 reaches it); "
+          "profile/tr = translator mode ==")
     print(f"{'profile':>10}  {'budget s':>8}  {'vs beam 1-best':>16}  {'share >= 1-best':>15}  "
           f"{'vs beam best != source':>24}  {'episodes':>9}  {'episodes/s':>10}")
-    for name, profile, start_from_beam in runs:
+    for name, profile, start_from_beam, mode, run_budgets in runs:
         for budget, gaps_one, gaps_other, reached, episodes, rate in run_curve(
-                sentences, table, lm, scorer, refs, budgets, profile, start_from_beam):
+                sentences, table, lm, scorer, refs, run_budgets, profile, start_from_beam, mode):
             print(f"{name:>10}  {budget:8g}  {summary(gaps_one):>16}  {reached:>7}/{len(gaps_one):<7}  "
                   f"{summary(gaps_other):>24}  {episodes:9.0f}  {rate:10.0f}", flush=True)
     return 0

@@ -15,7 +15,6 @@ from core.rules import Rule
 from core.truescore import TrueScorer
 
 
-
 def fixture_ok(examples):
     return settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -120,6 +119,7 @@ def test_context_playout_takes_only_rewrites_that_gain_in_context(lm, seed, mode
     taken = search._playout(node, start[0] if start else None)
     covered, applied = node.covered, list(node.applied)
     score = lm.score(search._sentence(tuple(applied))) + sum(search.terms[a] for a in applied)
+    pending = None  # (score before, first action) of a pair whose first rewrite lost
     for a in taken:
         assert not search.masks[a] & covered  # disjoint from what is already rewritten
         covered |= search.masks[a]
@@ -127,8 +127,17 @@ def test_context_playout_takes_only_rewrites_that_gain_in_context(lm, seed, mode
         if search.identity[a]:
             continue  # translator mode fills the rest with identities at the end
         after = lm.score(search._sentence(tuple(sorted(applied)))) + sum(search.terms[b] for b in applied)
-        assert after > score  # each rewrite gained in the sentence it was applied to
+        if pending is not None:
+            before, first = pending
+            # The pair's second rewrite touches the first and the two together gain.
+            assert search.starts[a] == search.ends[first] or search.ends[a] == search.starts[first]
+            assert after > before
+            pending = None
+        elif after <= score:
+            assert TUNED.context_pairs > 0
+            pending = (score, a)
         score = after
+    assert pending is None  # a losing rewrite is always followed by its partner
     if mode == "translator":
         assert covered == search.full_mask
 
@@ -152,8 +161,8 @@ def test_rerank_scores_free_actions_in_the_root_sentence(lm, seed):
     tried_before = new_root.actions[: new_root.tried]
     stats_before = None if new_root.local is None else new_root.best[: new_root.tried].copy()
     search.rerank(new_root)
-    sentence = search._sentence(applied)
-    base = lm.score(sentence)
+    applied = new_root.applied  # a state keeps the first path that reached its sentence
+    base = lm.score(search._sentence(applied))
     for a in new_root.pool:
         expected = search.terms[a] + lm.score(search._sentence(tuple(sorted(applied + (a,))))) - base
         assert search.prior[a] == pytest.approx(expected, abs=1e-9)
@@ -173,6 +182,7 @@ def test_rerank_scores_free_actions_in_the_root_sentence(lm, seed):
 @pytest.mark.parametrize("option", [
     {"true_score_dp": "forward"}, {"playout": "context"}, {"rerank_on_commit": True},
     {"playout": "context", "context_neighbours": 0}, {"playout": "context", "context_neighbours": 8},
+    {"playout": "context", "context_neighbours": 8, "context_pairs": 3}, {"restart_until_budget": True},
 ])
 def test_each_option_alone_still_finds_the_brute_force_optimum(lm, option):
     from test_mcpg_search import exhaustive_best, random_table
@@ -203,3 +213,22 @@ def test_sentences_longer_than_62_words_use_the_plain_filter_and_agree(lm):
     results = generate_mcpg(source, table, lm, max_episodes=300, seed=1)
     assert results and results[0][0] != source
     assert results[0][1] == pytest.approx(TrueScorer(table, lm).score(source, results[0][0]).log10_score, abs=1e-9)
+
+
+def test_restart_until_budget_uses_the_whole_episode_limit(lm):
+    from conftest import EXAMPLE1_RULES
+    from core.mcpg import MCPGStats
+
+    table = ParaphraseTable(Rule(tuple(s.split()), tuple(t.split()), p) for s, t, p in EXAMPLE1_RULES)
+    source = tuple("the dog runs after the young cat".split())
+    tuned, faithful, unlimited = MCPGStats(), MCPGStats(), MCPGStats()
+    first = generate_mcpg(source, table, lm, episodes_per_step=50, max_episodes=400, stats=tuned)
+    generate_mcpg(source, table, lm, episodes_per_step=50, max_episodes=400, stats=faithful, profile="faithful")
+    generate_mcpg(source, table, lm, episodes_per_step=50, stats=unlimited)
+    assert tuned.restarts >= 1 and tuned.episodes == 400
+    assert tuned.committed.count("stop") == tuned.restarts
+    assert faithful.restarts == 0 and faithful.episodes < 400 and faithful.committed[-1] == "stop"
+    assert unlimited.restarts == 0  # no limit, no restart
+    # Deterministic, and the finals of every descent compete.
+    assert generate_mcpg(source, table, lm, episodes_per_step=50, max_episodes=400) == first
+    assert first[0][1] >= generate_mcpg(source, table, lm, episodes_per_step=50)[0][1]
