@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Callable
 
 from core.atomic_write import atomic_output, open_text_maybe_gzip
+from core.data.write_behind import WriteBehind
 from core.errors import InputFormatError
 
 # Table read by PIVOT_SQL: one row per (E phrase, pivot phrase) pair.
@@ -243,13 +244,15 @@ def pivot_table(
     temp_directory: Path | None = None,
     threads: int = 1,
     progress: ProgressCallback | None = None,
+    compresslevel: int = 6,
 ) -> dict:
     """Build a paraphrase table from a Moses phrase table; return stats and timings.
 
     Output lines are ``e1 ||| e2 ||| p(e2|e1) h1 h2 h3 h4`` (without the h
     columns when ``features`` is False), sorted by e1 then by descending
     probability then e2, written atomically (gzip when ``output`` ends in .gz).
-    ``threads`` > 1 is faster but no longer bit-for-bit reproducible.
+    ``threads`` > 1 is faster but no longer bit-for-bit reproducible. ``compresslevel`` is
+    the gzip level of a .gz output (6: about three times faster than 9, ~2% larger).
     """
     import duckdb
 
@@ -310,7 +313,7 @@ def pivot_table(
             cursor = connection.execute(query)
             pairs_out = sources_out = 0
             previous_e1 = None
-            with atomic_output(output) as handle:
+            with atomic_output(output, compresslevel=compresslevel) as handle, WriteBehind(handle) as writer:
                 while True:
                     rows = cursor.fetchmany(50_000)
                     if not rows:
@@ -319,7 +322,7 @@ def pivot_table(
                         if row[0] != previous_e1:
                             sources_out += 1
                             previous_e1 = row[0]
-                    handle.write("".join(_format_row(row, features) for row in rows))
+                    writer.write("".join(_format_row(row, features) for row in rows))
                     pairs_out += len(rows)
                     report("write", pairs_out, None)
             stats["paraphrase_pairs_out"] = pairs_out

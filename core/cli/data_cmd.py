@@ -19,6 +19,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--out", type=Path, help="evaldata directory (default: the checkout's evaldata/)")
     build.add_argument("--stages", nargs="+", metavar="STAGE", choices=STAGES,
                        help="run only these stages (default: all)")
+    build.add_argument("--jobs", type=int, default=2, metavar="N",
+                       help="2 (default): build the WEB-KJV table, LM and test cases in a second process while "
+                            "the WEB-RV table and pivot run; 1: one stage at a time")
+    build.add_argument("--no-install", dest="install", action="store_false",
+                       help="never run apt-get; if the SWORD packages are missing, print the command that installs them")
     build.set_defaults(func=run_build_command)
 
 
@@ -32,12 +37,13 @@ def run_build_command(args: argparse.Namespace) -> int:
         return tqdm(iterable, file=sys.stderr, leave=False, mininterval=1.0, **options)
 
     try:
-        report = run_build(args.out, args.stages, progress=progress)
+        report = run_build(args.out, args.stages, progress=progress, jobs=args.jobs, install=args.install)
     except SwordUnavailable as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 1
     print("stage           status    seconds")
     for stage, entry in report["stages"].items():
         print(f"{stage:15} {entry['status']:8} {entry['seconds']:8.1f}")
+    print(f"{'total (wall)':15} {'':8} {report['last_run']['seconds']:8.1f}")
     skipped = [stage for stage, entry in report["stages"].items() if entry["status"] == "skipped"]
     return 3 if skipped and args.stages is None else 0

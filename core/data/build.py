@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import collections
 import hashlib
-import heapq
 import json
 import os
 import shutil
@@ -40,6 +39,7 @@ from core.data.corpus_split import split_by_chapter, training_refs
 from core.data.testcases import CaseReport, build_cases
 from core.data.tokenization import POLICY as TOKENIZATION_POLICY
 from core.data.tokenization import tokenize
+from core.data.write_behind import WriteBehind
 
 STAGES = ("extract", "tokenize", "split", "phrase-table", "pivot", "webkjv-table", "lm", "testcases", "demo",
           "manifest")
@@ -56,7 +56,15 @@ DEMO_LM = {"order": 5, "prune": [0, 0, 1], "binary_type": "trie", "quantize_bits
 # with p(e2|e1) >= 0.01, scores to 6 significant digits: about 18 MB.
 DEMO_TABLE = {"max_source_length": 3, "top": 5, "min_prob": 0.01, "significant_digits": 6}
 DEMO_BUDGET_BYTES = 25 * 1024 * 1024
-DEMO_FILES = ("paraphrase-table.gz", "lm.bin", "test.en", "test.ref.en", "testcases.jsonl")
+# The big intermediate tables: gzip level 6 writes about three times faster than 9 for ~2% more bytes.
+# The committed demo keeps the default level 9 (its sha256 is in the MANIFEST).
+TABLE_GZIP_LEVEL = 6
+# Two chains of stages that share nothing but the split run side by side, one per core: each is
+# single-threaded (eflomal with one thread and DuckDB with one thread, both for bit-identical output).
+CONCURRENT_CHAINS = (("phrase-table", "pivot"), ("webkjv-table", "lm", "testcases"))
+DEMO_FILES = ("paraphrase-table.gz", "lm.bin", "test.en", "test.ref.en", "testcases.jsonl", "candidates.jsonl")
+# The demo study's candidates: the beam decoder's 2-best of every test verse.
+DEMO_CANDIDATES_NBEST = 2
 
 
 class StageSkipped(Exception):
@@ -75,6 +83,8 @@ class BuildContext:
     say: Callable[[str], None] = lambda message: print(message, file=sys.stderr, flush=True)
     progress: Callable[..., Iterable] = lambda iterable, **_: iterable
     report: dict = field(default_factory=dict)
+    install: bool = True  # apt-get the missing SWORD packages when root; else only say what to install
+    jobs: int = 2  # processes for the stages that can use two
 
     @property
     def build(self) -> Path:
@@ -83,6 +93,11 @@ class BuildContext:
     @property
     def demo(self) -> Path:
         return self.out / "demo"
+
+    @property
+    def split_record(self) -> Path:
+        """``OUT/split``: the small, committed record of the split that lets CI check disjointness."""
+        return self.out / "split"
 
     def path(self, *parts: str) -> Path:
         return self.build.joinpath(*parts)
@@ -129,12 +144,14 @@ def sha256_of(path: Path) -> str:
 
 
 def stage_extract(context: BuildContext) -> dict:
-    installed = sword_extract.ensure_packages(install=True)
+    installed = sword_extract.ensure_packages(install=context.install)
     texts: dict[str, dict[str, str]] = {}
     unknown_to_spaced: dict[str, list[str]] = {}
-    for name, module in sword_extract.MODULES.items():
-        context.say(f"  reading {module}")
-        texts[name], unknown_to_spaced[name] = sword_extract.extract_module(module)
+    context.say(f"  reading {', '.join(sword_extract.MODULES.values())}")
+    with _process_pool(context.jobs) as pool:  # one module per process
+        extracted = list(pool.map(sword_extract.extract_module, sword_extract.MODULES.values()))
+    for name, (verses, unknown) in zip(sword_extract.MODULES, extracted):
+        texts[name], unknown_to_spaced[name] = verses, unknown
     order = list(texts["web"])
     seen = set(order)
     for name in ("kjv", "rv"):
@@ -165,18 +182,25 @@ def stage_extract(context: BuildContext) -> dict:
     return stats
 
 
+def _tokenize_rows(rows: list[dict]) -> list[dict]:
+    return [{"ref": row["ref"], **{name: tokenize(row[name], lang) if row.get(name) else None
+                                   for name, lang in LANGUAGES.items()}} for row in rows]
+
+
 def stage_tokenize(context: BuildContext) -> dict:
     rows = _read_jsonl(context.path("corpus", "verses.jsonl"))
-    tokenized = []
+    chunks = [rows[start:start + 2000] for start in range(0, len(rows), 2000)]
+    tokenized: list[dict] = []
+    # Verses are independent: chunks go to `jobs` processes and come back in order.
+    with _process_pool(context.jobs) as pool:
+        for done in context.progress(pool.map(_tokenize_rows, chunks), desc="tokenize", unit="chunk",
+                                     total=len(chunks)):
+            tokenized.extend(done)
     tokens = collections.Counter()
-    for row in context.progress(rows, desc="tokenize", unit="verse"):
-        out = {"ref": row["ref"]}
-        for name, lang in LANGUAGES.items():
-            text = row.get(name)
-            out[name] = tokenize(text, lang) if text else None
-            if out[name]:
-                tokens[name] += out[name].count(" ") + 1
-        tokenized.append(out)
+    for row in tokenized:
+        for name in LANGUAGES:
+            if row[name]:
+                tokens[name] += row[name].count(" ") + 1
     _write_jsonl(context.path("corpus", "tokenized.jsonl"), tokenized)
     return {"policy": TOKENIZATION_POLICY, "tokens": dict(tokens)}
 
@@ -207,10 +231,46 @@ def stage_split(context: BuildContext) -> dict:
     _write_lines(context.path("split", "lm-train.ids"), lm_refs)
     _write_lines(context.path("corpus", "lm-train.web"), (by_ref[ref]["web"] for ref in lm_refs))
     heldout_verses = sum(1 for ref in candidates if split.is_heldout(ref))
+    _write_split_record(context, split, rows, train, lm_refs)
     return {**split.procedure, "test": len(split.test), "dev": len(split.dev),
             "heldout_chapter_verses": heldout_verses,
             "dropped_as_duplicate_text": len(candidates) - heldout_verses - len(train),
             "train_parallel": len(train), "lm_train_verses": len(lm_refs)}
+
+
+def _write_split_record(context: BuildContext, split, rows: list[dict], train: list[str], lm_refs: list[str]) -> None:
+    """The committed ``OUT/split``: test/dev ids, held-out chapters, every held-out verse in all three
+    tokenized texts, and the training ids (gzipped). ``provenance.json`` (demo stage) ties them to the demo."""
+    record = context.split_record
+    _write_lines(record / "test.ids", split.test)
+    _write_lines(record / "dev.ids", split.dev)
+    _write_lines(record / "heldout-chapters.txt", split.heldout_chapters)
+    _write_jsonl(record / "heldout-verses.jsonl.gz",
+                 ({"ref": row["ref"], **{name: row.get(name) for name in LANGUAGES}}
+                  for row in rows if split.is_heldout(row["ref"])))
+    _write_lines(record / "train.ids.gz", train)
+    _write_lines(record / "lm-train.ids.gz", lm_refs)
+    with atomic_output(record / "heldout-only-words.json") as handle:
+        json.dump(heldout_only_words(rows, split), handle, ensure_ascii=False, indent=0, sort_keys=True)
+        handle.write("\n")
+
+
+def heldout_only_words(rows: list[dict], split) -> dict[str, list[str]]:
+    """Per text, the tokens that occur in held-out chapters and in no other verse of the whole corpus.
+
+    Derived from the corpus and the held-out chapters alone, not from the training files: no table or LM
+    built without held-out verses can contain one of them, so finding one in the demo LM's vocabulary or in
+    a demo table phrase proves a leak.
+    """
+    result = {}
+    for name in LANGUAGES:
+        inside: set[str] = set()
+        outside: set[str] = set()
+        for row in rows:
+            if row.get(name):
+                (inside if split.is_heldout(row["ref"]) else outside).update(row[name].split())
+        result[name] = sorted(inside - outside)
+    return result
 
 
 def _phrase_table_builder():
@@ -226,8 +286,16 @@ def stage_phrase_table(context: BuildContext) -> dict:
     web = read_lines(context.path("corpus", "train.web"))
     rv = read_lines(context.path("corpus", "train.rv"))
     output = context.path("tables", "web-rv.phrase-table.gz")
-    stats = build_phrase_table(web, rv, output, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED)
-    return {"training_corpus": "corpus/train.web", "training_lines": len(web), **stats}
+    inputs = _sha256_of_inputs(context, "corpus/train.web", "corpus/train.rv")
+    stats = build_phrase_table(web, rv, output, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED,
+                               compresslevel=TABLE_GZIP_LEVEL)
+    return {"training_corpus": "corpus/train.web", "training_lines": len(web), "inputs_sha256": inputs,
+            "output_sha256": sha256_of(output), **stats}
+
+
+def _sha256_of_inputs(context: BuildContext, *names: str) -> dict[str, str]:
+    # Taken when a stage reads its inputs, so the report says what each artifact was built from.
+    return {name: sha256_of(context.path(*name.split("/"))) for name in names}
 
 
 def stage_pivot(context: BuildContext) -> dict:
@@ -238,46 +306,51 @@ def stage_pivot(context: BuildContext) -> dict:
     table = context.path("tables", "web-rv.phrase-table.gz")
     if not table.exists():
         raise StageSkipped(f"{table} is missing: run the phrase-table stage first")
-    return pivot_table(table, context.path("tables", "paraphrase-table.gz"), **PIVOT_PARAMETERS)
+    inputs = _sha256_of_inputs(context, "tables/web-rv.phrase-table.gz")
+    output = context.path("tables", "paraphrase-table.gz")
+    stats = pivot_table(table, output, **PIVOT_PARAMETERS, compresslevel=TABLE_GZIP_LEVEL)
+    return {"inputs_sha256": inputs, "output_sha256": sha256_of(output), **stats}
 
 
-def moses_to_paraphrase_table(moses_table: Path, output: Path, *, top: int = WEBKJV_TOP) -> dict:
+def moses_to_paraphrase_table(moses_table: Path, output: Path, *, top: int = WEBKJV_TOP,
+                              compresslevel: int = TABLE_GZIP_LEVEL) -> dict:
     """``e1 ||| e2 ||| p(e2|e1)`` from a WEB->KJV Moses table, p(e2|e1) being its p(e|f) (third score).
 
     Identical pairs are dropped (they are not paraphrases) and the ``top`` most probable
-    e2 of each e1 kept, as for the pivot table; ties broken by e2.
+    e2 of each e1 kept, as for the pivot table; ties broken by e2. Output is sorted by e1
+    (code points), then p(e2|e1) descending, then e2. The lines of one e1 need not be adjacent.
     """
-    best: dict[str, list[tuple[float, str]]] = {}
+    candidates: dict[str, list[tuple[float, str]]] = {}
     pairs_in = identical = 0
     with open_text_maybe_gzip(moses_table) as handle:
         for line in handle:
-            fields = line.rstrip("\n").split(" ||| ")
+            source, target, scores = line.split(" ||| ", 3)[:3]
             pairs_in += 1
-            source, target, scores = fields[0], fields[1], fields[2].split()
             if source == target:
                 identical += 1
                 continue
-            probability = float(scores[2])
-            heap = best.setdefault(source, [])
-            # Min-heap of the best `top`: (probability, reversed tie-break) so the smallest is dropped first.
-            entry = (probability, _reverse_order_key(target), target)
-            if len(heap) < top:
-                heapq.heappush(heap, entry)
-            elif entry > heap[0]:
-                heapq.heapreplace(heap, entry)
+            entry = (-float(scores.split(" ", 3)[2]), target)
+            group = candidates.get(source)
+            if group is None:
+                candidates[source] = [entry]
+            else:
+                group.append(entry)
+                if len(group) > 4 * top:  # bound memory on huge groups; keeps the same top entries
+                    group.sort()
+                    del group[top:]
     pairs_out = 0
-    with atomic_output(output) as handle:
-        for source in sorted(best):
-            for probability, _, target in sorted(best[source], key=lambda item: (-item[0], item[2])):
-                handle.write(f"{source} ||| {target} ||| {probability!r}\n")
-                pairs_out += 1
-    return {"phrase_pairs_in": pairs_in, "identical_pairs_dropped": identical, "source_phrases": len(best),
+    with atomic_output(output, compresslevel=compresslevel) as handle, WriteBehind(handle) as writer:
+        batch: list[str] = []
+        for source in sorted(candidates):
+            best = sorted(candidates[source])[:top]
+            batch.extend(f"{source} ||| {target} ||| {-negative!r}\n" for negative, target in best)
+            pairs_out += len(best)
+            if len(batch) >= 50_000:
+                writer.write("".join(batch))
+                batch.clear()
+        writer.write("".join(batch))
+    return {"phrase_pairs_in": pairs_in, "identical_pairs_dropped": identical, "source_phrases": len(candidates),
             "paraphrase_pairs_out": pairs_out, "top": top}
-
-
-def _reverse_order_key(text: str) -> tuple[int, ...]:
-    # Larger for alphabetically smaller strings, so the heap keeps the alphabetically first on ties.
-    return tuple(-ord(character) for character in text) + (1,)
 
 
 def stage_webkjv_table(context: BuildContext) -> dict:
@@ -285,7 +358,8 @@ def stage_webkjv_table(context: BuildContext) -> dict:
     web = read_lines(context.path("corpus", "train.web"))
     kjv = read_lines(context.path("corpus", "train.kjv"))
     moses = context.path("tables", "web-kjv.phrase-table.gz")
-    aligned = build_phrase_table(web, kjv, moses, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED)
+    aligned = build_phrase_table(web, kjv, moses, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED,
+                                 compresslevel=TABLE_GZIP_LEVEL)
     converted = moses_to_paraphrase_table(moses, context.path("tables", "web-kjv.paraphrase-table.gz"))
     return {"training_corpus": "corpus/train.web", "training_lines": len(web), "phrase_table": aligned,
             "paraphrase_table": converted}
@@ -304,12 +378,13 @@ def stage_lm(context: BuildContext) -> dict:
     corpus = context.path("corpus", "lm-train.web")
     if not corpus.exists():
         raise StageSkipped(f"{corpus} is missing: run the split stage first")
+    inputs = _sha256_of_inputs(context, "corpus/lm-train.web")
     full = train_lm(corpus, LM_ORDER, context.path("lm", f"web.{LM_ORDER}gram.bin"))
     demo = train_lm(corpus, DEMO_LM["order"], context.path("lm", "web.demo.bin"), prune=DEMO_LM["prune"],
                     binary_type=DEMO_LM["binary_type"], quantize_bits=DEMO_LM["quantize_bits"])
     return {"corpus_lines": sum(1 for _ in open(corpus, encoding="utf-8")), "order": LM_ORDER,
             "full_bytes": full.stat().st_size, "demo_bytes": demo.stat().st_size, "demo": DEMO_LM,
-            "kjv_added": False}
+            "kjv_added": False, "inputs_sha256": inputs, "demo_sha256": sha256_of(demo)}
 
 
 def stage_testcases(context: BuildContext) -> dict:
@@ -333,21 +408,28 @@ def prune_paraphrase_table(table: Path, output: Path, *, max_source_length: int,
     """
     kept = read = 0
     current, rank, previous = None, 0, 0.0
-    with open_text_maybe_gzip(table) as reader, atomic_output(output) as writer:
+    with open_text_maybe_gzip(table) as reader, atomic_output(output) as handle, WriteBehind(handle) as writer:
+        batch: list[str] = []
         for line_number, line in enumerate(reader, 1):
             read += 1
             source, target, scores = line.rstrip("\n").split(" ||| ")[:3]
-            values = [float(value) for value in scores.split()]
+            if source.count(" ") >= max_source_length:
+                continue  # never kept; sources are distinct, so skipping leaves other ranks alone
+            probability = float(scores.split(" ", 1)[0])
             if source != current:
-                current, rank, previous = source, 0, values[0]
-            elif values[0] > previous:
+                current, rank, previous = source, 0, probability
+            elif probability > previous:
                 raise InputFormatError(str(table), line_number, "p(e2|e1) descending within each e1", line.strip())
             rank += 1
-            previous = values[0]
-            if rank <= top and values[0] >= min_prob and source.count(" ") < max_source_length:
-                numbers = " ".join(f"{value:.{significant_digits}g}" for value in values)
-                writer.write(f"{source} ||| {target} ||| {numbers}\n")
+            previous = probability
+            if rank <= top and probability >= min_prob:
+                numbers = " ".join(f"{float(value):.{significant_digits}g}" for value in scores.split())
+                batch.append(f"{source} ||| {target} ||| {numbers}\n")
                 kept += 1
+                if len(batch) >= 10_000:
+                    writer.write("".join(batch))
+                    batch.clear()
+        writer.write("".join(batch))
     return {"pairs_in": read, "pairs_kept": kept}
 
 
@@ -357,6 +439,25 @@ def _copy_atomically(source: Path, destination: Path) -> None:
     shutil.copyfile(source, temporary)
     temporary.chmod(0o644)
     os.replace(temporary, destination)
+
+
+def write_demo_candidates(demo: Path) -> None:
+    """``candidates.jsonl``: what ``parastudio generate --system beam --nbest 2 --json`` prints for
+    ``test.en``, with paths relative to the demo folder and no timings, so rebuilds are byte-identical."""
+    from core.generation import generate
+    from core.lm import LanguageModel
+    from core.paraphrase_table import ParaphraseTable
+
+    table = ParaphraseTable.load(demo / "paraphrase-table.gz")
+    lm = LanguageModel(demo / "lm.bin")
+    sentences = [line.split() for line in (demo / "test.en").read_text(encoding="utf-8").splitlines()]
+    with atomic_output(demo / "candidates.jsonl") as handle:
+        for candidate in generate("beam", sentences, [table], lm, nbest=DEMO_CANDIDATES_NBEST):
+            record = candidate.to_json()
+            record["params"].pop("seconds", None)
+            record["params"]["tables"] = ["paraphrase-table.gz"]
+            record["params"]["lm"] = "lm.bin"
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 def stage_demo(context: BuildContext) -> dict:
@@ -379,6 +480,8 @@ def stage_demo(context: BuildContext) -> dict:
         if source.exists():
             _copy_atomically(source, context.demo / name)
             copied[name] = source.stat().st_size
+    if all((context.demo / name).exists() for name in ("paraphrase-table.gz", "lm.bin", "test.en")):
+        write_demo_candidates(context.demo)
     present = [name for name in DEMO_FILES if (context.demo / name).exists()]
     with atomic_output(context.demo / "MANIFEST") as handle:
         for name in present:
@@ -388,9 +491,56 @@ def stage_demo(context: BuildContext) -> dict:
         context.say(f"  WARNING: demo is {total / 2**20:.1f} MB, over the 25 MB budget")
     stats = {"files": {name: (context.demo / name).stat().st_size for name in present}, "total_bytes": total,
              "copied": sorted(copied), "table_pruning": pruning}
+    if not missing:
+        _write_provenance(context)
     if missing:
         stats["missing_inputs"] = missing
     return stats
+
+
+SPLIT_RECORD_FILES = ("test.ids", "dev.ids", "heldout-chapters.txt", "heldout-verses.jsonl.gz", "train.ids.gz",
+                      "lm-train.ids.gz", "heldout-only-words.json")
+
+
+def _write_provenance(context: BuildContext) -> None:
+    """``OUT/split/provenance.json``: what each demo file was built from, by sha256, as recorded when it was built.
+
+    ``tests/test_data_disjoint.py`` follows this chain on a fresh clone (no ``build/``): committed
+    training ids -> training text -> LM / phrase table -> demo file.
+    """
+    report_path = context.path("report.json")
+    stages = json.loads(report_path.read_text(encoding="utf-8")).get("stages", {}) if report_path.exists() else {}
+
+    def recorded(stage: str, key: str):
+        return stages.get(stage, {}).get("stats", {}).get(key)
+
+    training_text = ("corpus/train.web", "corpus/train.kjv", "corpus/train.rv", "corpus/lm-train.web")
+    provenance = {
+        "split_files_sha256": {name: sha256_of(context.split_record / name) for name in SPLIT_RECORD_FILES},
+        "training_text_sha256": {name: sha256_of(context.path(*name.split("/"))) for name in training_text},
+        "training_text_lines": {name: len(read_lines(context.path(*name.split("/")))) for name in training_text},
+        "training_text_from_ids": {"corpus/train.web": "train.ids.gz", "corpus/train.kjv": "train.ids.gz",
+                                   "corpus/train.rv": "train.ids.gz", "corpus/lm-train.web": "lm-train.ids.gz"},
+        "demo": {
+            "lm.bin": {"sha256": sha256_of(context.demo / "lm.bin"),
+                       "built_by_stage_sha256": recorded("lm", "demo_sha256"),
+                       "trained_on_sha256": recorded("lm", "inputs_sha256")},
+            "paraphrase-table.gz": {
+                "sha256": sha256_of(context.demo / "paraphrase-table.gz"),
+                "pruned_from_sha256": {"tables/paraphrase-table.gz": sha256_of(context.path("tables",
+                                                                                       "paraphrase-table.gz"))},
+                "pivot_output_sha256": recorded("pivot", "output_sha256"),
+                "pivoted_from_sha256": recorded("pivot", "inputs_sha256"),
+                "phrase_table_output_sha256": recorded("phrase-table", "output_sha256"),
+                "phrase_table_trained_on_sha256": recorded("phrase-table", "inputs_sha256")},
+            "test.en": {"text": "web", "ids": "test.ids"},
+            "test.ref.en": {"text": "kjv", "ids": "test.ids"},
+            "testcases.jsonl": {"ids": "test.ids"},
+        },
+    }
+    with atomic_output(context.split_record / "provenance.json") as handle:
+        json.dump(provenance, handle, indent=1, sort_keys=True)
+        handle.write("\n")
 
 
 def stage_manifest(context: BuildContext) -> dict:
@@ -421,10 +571,64 @@ STAGE_FUNCTIONS: dict[str, Callable[[BuildContext], dict]] = {
 }
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished subprocesses (eflomal, lmplz, tokenizer workers)."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _run_stage(context: BuildContext, stage: str) -> dict:
+    context.say(f"[{stage}]")
+    started = time.perf_counter()
+    cpu_started = _cpu_seconds()
+    try:
+        stats = STAGE_FUNCTIONS[stage](context)
+        status = "done"
+    except StageSkipped as reason:
+        stats, status = {"reason": str(reason)}, "skipped"
+        context.say(f"  [{stage}] skipped: {reason}")
+    seconds = time.perf_counter() - started
+    cpu = _cpu_seconds() - cpu_started
+    context.say(f"  [{stage}] {status} in {seconds:.1f} s ({cpu:.1f} s CPU)")
+    return {"status": status, "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2), "stats": stats}
+
+
+def _process_pool(workers: int):
+    import concurrent.futures
+    import multiprocessing
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return concurrent.futures.ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context(method))
+
+
+def _run_chain_in_child(out: Path, stages: list[str]) -> list[tuple[str, dict]]:
+    # Runs in the second process; the parent records the entries (one writer for report.json).
+    context = BuildContext(out)
+    return [(stage, _run_stage(context, stage)) for stage in stages]
+
+
+def _concurrent_chains(wanted: list[str], jobs: int) -> tuple[list[str], list[str]] | None:
+    """The two chains to run side by side, or None when fewer than two have work or ``jobs`` < 2."""
+    if jobs < 2:
+        return None
+    chains = [[stage for stage in chain if stage in wanted] for chain in CONCURRENT_CHAINS]
+    if not all(chains):
+        return None
+    return chains[0], chains[1]
+
+
 def run_build(out: Path | None = None, stages: Iterable[str] | None = None, *,
-              say: Callable[[str], None] | None = None, progress: Callable[..., Iterable] | None = None) -> dict:
-    """Run ``stages`` (all by default, always in pipeline order); return and save the report."""
-    context = BuildContext(Path(out) if out else default_out_dir())
+              say: Callable[[str], None] | None = None, progress: Callable[..., Iterable] | None = None,
+              jobs: int = 2, install: bool = True) -> dict:
+    """Run ``stages`` (all by default, in pipeline order); return and save the report.
+
+    With ``jobs`` >= 2 the WEB-KJV chain (``webkjv-table``, ``lm``, ``testcases``) runs in a second process
+    while this one runs ``phrase-table`` and ``pivot``; a stage's seconds are then wall-clock seconds
+    while the other chain was running too, and ``last_run.seconds`` is the build's total wall-clock time.
+    """
+    context = BuildContext(Path(out) if out else default_out_dir(), install=install, jobs=jobs)
     if say:
         context.say = say
     if progress:
@@ -435,19 +639,25 @@ def run_build(out: Path | None = None, stages: Iterable[str] | None = None, *,
         raise ValueError(f"unknown stage(s) {', '.join(sorted(unknown))}; expected some of {', '.join(STAGES)}")
     report_path = context.path("report.json")
     total_started = time.perf_counter()
+    chains = _concurrent_chains(wanted, jobs)
+    in_chains = {stage for chain in chains for stage in chain} if chains else set()
+    concurrent_done = False
     for stage in wanted:
-        context.say(f"[{stage}]")
-        started = time.perf_counter()
-        try:
-            stats = STAGE_FUNCTIONS[stage](context)
-            status = "done"
-        except StageSkipped as reason:
-            stats, status = {"reason": str(reason)}, "skipped"
-            context.say(f"  skipped: {reason}")
-        seconds = time.perf_counter() - started
-        context.say(f"  {status} in {seconds:.1f} s")
-        entry = {"status": status, "seconds": round(seconds, 2), "stats": stats}
-        context.report = _record(report_path, {"stages": {stage: entry}})
-    context.report = _record(report_path, {"last_run": {"stages": wanted,
+        if stage in in_chains:
+            if concurrent_done:
+                continue
+            concurrent_done = True
+            here, there = chains
+            context.say(f"running {' -> '.join(here)} here and {' -> '.join(there)} in a second process")
+            with _process_pool(1) as pool:
+                other = pool.submit(_run_chain_in_child, context.out, there)
+                for own_stage in here:
+                    context.report = _record(report_path, {"stages": {own_stage: _run_stage(context, own_stage)}})
+                for other_stage, entry in other.result():
+                    context.report = _record(report_path, {"stages": {other_stage: entry}})
+            continue
+        context.report = _record(report_path, {"stages": {stage: _run_stage(context, stage)}})
+    context.report = _record(report_path, {"last_run": {"stages": wanted, "jobs": jobs,
+                                                        "concurrent_chains": [list(chain) for chain in chains or ()],
                                                         "seconds": round(time.perf_counter() - total_started, 2)}})
     return context.report

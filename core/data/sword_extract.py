@@ -37,6 +37,18 @@ DEBIAN_PACKAGES = {"web": "sword-text-web", "kjv": "sword-text-kjv", "rv": "swor
 READER_PACKAGE = "python3-sword"
 SWORD_CONF_DIR = Path("/usr/share/sword/mods.d")
 
+
+def sword_conf_dir() -> Path:
+    """Where the module ``.conf`` files are: ``$SWORD_PATH/mods.d`` when SWORD_PATH is set (libsword's own
+    variable, which the reader subprocess inherits), else Debian's ``/usr/share/sword/mods.d``."""
+    override = os.environ.get("SWORD_PATH")
+    return Path(override) / "mods.d" if override else SWORD_CONF_DIR
+
+
+def _module_conf(module: str, conf_dir: Path) -> Path | None:
+    return next((path for path in (conf_dir / f"{module}.conf", conf_dir / f"{module.lower()}.conf")
+                 if path.exists()), None)
+
 # Elements dropped together with everything inside them.
 _REMOVED = {"note", "title", "speaker", "catchWord", "rdg", "figure", "header"}
 # Elements whose text is the verse text; their tags vanish.
@@ -114,10 +126,10 @@ class ModuleInfo:
     versification: str
 
 
-def module_info(module: str, conf_dir: Path = SWORD_CONF_DIR) -> ModuleInfo:
+def module_info(module: str, conf_dir: Path | None = None) -> ModuleInfo:
     """Read a module's ``.conf`` file (name, version, date, versification)."""
-    conf = next((path for path in (conf_dir / f"{module}.conf", conf_dir / f"{module.lower()}.conf") if path.exists()),
-                conf_dir / f"{module}.conf")
+    conf_dir = conf_dir or sword_conf_dir()
+    conf = _module_conf(module, conf_dir) or conf_dir / f"{module}.conf"
     values: dict[str, str] = {}
     for line in conf.read_text(encoding="utf-8").splitlines():
         if "=" in line and not line.startswith("#"):
@@ -139,9 +151,23 @@ def debian_package_version(package: str) -> str | None:
 
 
 def missing_packages() -> list[str]:
-    """Debian packages the extraction needs and this machine lacks."""
-    needed = [*DEBIAN_PACKAGES.values(), READER_PACKAGE]
-    return [package for package in needed if debian_package_version(package) is None]
+    """Debian packages the extraction needs and this machine lacks.
+
+    A text package counts as missing when dpkg does not list it or its module is not in
+    :func:`sword_conf_dir` (so ``SWORD_PATH=/empty`` shows what a machine without them is told).
+    """
+    conf_dir = sword_conf_dir()
+    missing = [package for name, package in DEBIAN_PACKAGES.items()
+               if debian_package_version(package) is None or _module_conf(MODULES[name], conf_dir) is None]
+    if debian_package_version(READER_PACKAGE) is None:
+        missing.append(READER_PACKAGE)
+    return missing
+
+
+def install_command(packages: list[str]) -> str:
+    """The exact command that installs ``packages`` (with sudo when not root)."""
+    prefix = "" if os.geteuid() == 0 else "sudo "
+    return f"{prefix}apt-get install -y {' '.join(packages)}"
 
 
 class SwordUnavailable(RuntimeError):
@@ -157,8 +183,10 @@ def ensure_packages(*, install: bool = True) -> list[str]:
     if not missing:
         return []
     command = ["apt-get", "install", "-y", *missing]
+    where = sword_conf_dir()
     if not install or os.geteuid() != 0 or not shutil.which("apt-get"):
-        raise SwordUnavailable("missing Debian packages; run as root:\n  " + " ".join(command))
+        raise SwordUnavailable(f"the SWORD texts are missing ({', '.join(missing)}; modules looked for in "
+                               f"{where}); install them with:\n  {install_command(missing)}")
     environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     result = subprocess.run(command, env=environment, capture_output=True, text=True)
     if result.returncode != 0:
@@ -167,6 +195,11 @@ def ensure_packages(*, install: bool = True) -> list[str]:
         result = subprocess.run(command, env=environment, capture_output=True, text=True)
     if result.returncode != 0:
         raise SwordUnavailable(f"{' '.join(command)} failed:\n{result.stderr[-2000:]}")
+    still_missing = missing_packages()
+    if still_missing:
+        raise SwordUnavailable(f"after `{' '.join(command)}` the SWORD modules of {', '.join(still_missing)} are still "
+                               f"not in {where} (is SWORD_PATH set?); install them with:\n  "
+                               f"{install_command(still_missing)}")
     return missing
 
 
