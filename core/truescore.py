@@ -20,7 +20,6 @@ and keep the rest out before the DP starts.
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Sequence

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 
 from core.study_judgments import study_judgment_records
 from core.reports import Report, build_report, format_cell
-from core.store import operations as ops
 from core.store.annotation_queries import judgment_count
 from core.store.database import Database
 from desktop.rows_model import RowsTableModel

@@ -1,6 +1,5 @@
 """Seed 000 §3 reproduction: tau_A against a worked example and scipy, and the pipeline end to end."""
 
-import itertools
 
 import pytest
 from hypothesis import given

@@ -1,6 +1,5 @@
 """The KenLM wrapper and lmplz training, checked against an independent ARPA back-off scorer."""
 
-import math
 import subprocess
 import sys
 
