@@ -123,6 +123,7 @@ class _SentenceGenerator:
             self.decoder = BeamDecoder(self.table, lm, self.settings)
         elif system.startswith("mcpg"):
             self.function = _load_system("core.mcpg", "generate_mcpg", system)
+            self.params["mcpg_profile"] = "tuned"  # generate_mcpg's default (core.mcpg.TUNED)
         else:
             self.function = _load_system("core.spg", "generate_spg", system)
 

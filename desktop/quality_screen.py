@@ -35,6 +35,7 @@ class QualityScreen(QWidget):
         super().__init__(parent)
         self.db = db
         self.study_id: int | None = None
+        self._request = 0  # the latest refresh; older results arriving late are dropped
         self.reports: list[ops.QualityReport] = []
         layout = QVBoxLayout(self)
         self.title = QLabel()
@@ -89,12 +90,17 @@ class QualityScreen(QWidget):
         thresholds = {"min_consistency": self.min_consistency.value(),
                       "min_control_pass": self.min_control.value()}
         study_id, db = self.study_id, self.db
-        worker = Worker(lambda _report: ops.quality_control(db, study_id, thresholds))
+        self._request += 1
+        request = self._request
+        worker = Worker(lambda _report: (request, ops.quality_control(db, study_id, thresholds)))
         worker.signals.finished.connect(self._show)  # bound: dropped if this screen goes first
         self._worker = worker
         QThreadPool.globalInstance().start(worker)
 
-    def _show(self, reports: list[ops.QualityReport]) -> None:
+    def _show(self, outcome: tuple[int, list[ops.QualityReport]]) -> None:
+        request, reports = outcome
+        if request != self._request:
+            return  # a refresh started before the latest one: its judgments may be out of date
         self.reports = reports
         rows, keys, colours = [], [], []
         for r in reports:

@@ -86,3 +86,21 @@ def test_unknown_or_missing_systems_fail_clearly(tiny_lm, example_table):
     except ModuleNotFoundError:
         with pytest.raises(GeneratorUnavailable, match="core.spg"):
             list(generate("spg-compression", [["a"]], [example_table], lm))
+
+
+@pytest.mark.parametrize("system", ["mcpg-true", "mcpg-translator"])
+def test_mcpg_candidates_carry_exact_true_scores_and_the_profile(tiny_lm, example_table, system):
+    lm = LanguageModel(tiny_lm["binary"])
+    sentences = [s.split() for s in ("the dog runs after the young cat", "the young cat sees the dog")]
+    candidates = list(generate(system, sentences, [example_table], lm, nbest=3, time_budget=0.2, processes=1))
+    assert {c.sentence_id for c in candidates} == {0, 1}
+    scorer = TrueScorer(example_table, lm)
+    for candidate in candidates:
+        assert candidate.params["mcpg_profile"] == "tuned" and candidate.params["time_budget"] == 0.2
+        assert candidate.text.split() != sentences[candidate.sentence_id]
+        assert candidate.true_score == pytest.approx(
+            scorer.score(sentences[candidate.sentence_id], candidate.text.split()).log10_score, abs=1e-9)
+        if system == "mcpg-true":
+            assert candidate.model_score == pytest.approx(candidate.true_score, abs=1e-6)
+        else:
+            assert candidate.model_score <= candidate.true_score + 1e-6  # one derivation vs the best one

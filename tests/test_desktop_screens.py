@@ -86,6 +86,9 @@ def test_quality_control_passes_a_careful_annotator_and_fails_a_careless_one(qtb
     reports = {r.annotator: r for r in ops.quality_control(db, study_id)}
     assert results["ann"] == "PASS" and reports["ann"].passed
     assert results["bob"] == "FAIL" and reports["bob"].passed is False
+    # A refresh that started before the latest one and ends after it must not replace its rows.
+    window.quality._show((window.quality._request - 1, []))
+    assert window.quality.model.rowCount() == 2
 
 
 def test_the_dashboard_recomputes_when_judgments_arrive(qtbot, window):

@@ -85,6 +85,9 @@ def test_summaries_of_hand_made_results(tmp_path):
     assert true_summary.vs_best.at_least == 2
     # vs the best paraphrase != source: +1, -1 (third sentence has none).
     assert (true_summary.vs_paraphrase.count, true_summary.vs_paraphrase.mean) == (2, pytest.approx(0.0))
+    # vs the beam 1-best only where that 1-best is a paraphrase (sentence 2): -1.
+    where = true_summary.vs_best_where_paraphrase
+    assert (where.count, where.mean, where.at_least) == (1, pytest.approx(-1.0), 0)
     assert true_summary.mean_seconds == 1.0 and true_summary.outputs == 3
     # translator: -2, -5, missing -> mean -3.5, sd 1.5.
     assert translator_summary.vs_best.mean == pytest.approx(-3.5)
@@ -102,6 +105,10 @@ def test_summaries_of_hand_made_results(tmp_path):
     assert "-6.14 ± 8.68" in text and "-18.64 ± 17.43" in text
     assert "+0.000 ± 0.816" in text and "-3.500 ± 1.500" in text and "+3.000 ± 1.000" in text
     assert "66.7 % (2 / 3)" in text and "does not say in which base" in text
+    assert ("MCPG true-score, tuned reaches the beam 1-best on average (+0.000 log10, 2 / 3 at least equal"
+            in text)
+    assert "on the 1 sentences whose beam 1-best is a paraphrase, not the source, it stays below it (-1.000, 0 / 1)" \
+        in text
 
 
 def _tiny_table():

@@ -183,6 +183,7 @@ def test_rerank_scores_free_actions_in_the_root_sentence(lm, seed):
     {"true_score_dp": "forward"}, {"playout": "context"}, {"rerank_on_commit": True},
     {"playout": "context", "context_neighbours": 0}, {"playout": "context", "context_neighbours": 8},
     {"playout": "context", "context_neighbours": 8, "context_pairs": 3}, {"restart_until_budget": True},
+    {"polish_share": 0.25, "polish_pairs": 3},
 ])
 def test_each_option_alone_still_finds_the_brute_force_optimum(lm, option):
     from test_mcpg_search import exhaustive_best, random_table

@@ -1,0 +1,170 @@
+"""MCPG's polish (MCPGOptions.polish_share): hill climbing on the best finals, checked by brute force."""
+
+import dataclasses
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import EXAMPLE1_RULES, WORDS
+from core.lm import LanguageModel
+from core.mcpg import FAITHFUL, TUNED, MCPGStats, _Search, generate_mcpg
+from core.paraphrase_table import ParaphraseTable
+from core.rules import Rule
+from core.scoring import channel_log10
+from core.truescore import TrueScorer
+from test_mcpg_incremental import random_case, random_free_sequence
+
+# Every pair counts as near and no move is skipped, so the end is a local optimum of all three move kinds.
+POLISH = dataclasses.replace(TUNED, polish_pairs=3, polish_triples=10**6, polish_margin=float("inf"),
+                             polish_slack=None)
+
+
+def fixture_ok(examples):
+    return settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module")
+def lm(tiny_lm):
+    return LanguageModel(tiny_lm["binary"])
+
+
+def objective(search, scorer, applied):
+    """The objective of ``applied`` computed independently of the search (-inf for the source)."""
+    sentence = search._sentence(tuple(applied))
+    if sentence == search.source:
+        return float("-inf")
+    if search.translator:
+        return channel_log10(sentence, [search.rules[a] for a in applied], search.lm)
+    return scorer.score(search.source, sentence).log10_score
+
+
+def neighbours(search, applied, pairs):
+    """Every set one polish move away from ``applied``, built from the definition, not from _insert."""
+    masks = search.masks
+
+    def put(current, a):
+        kept = {b for b in current if not masks[b] & masks[a]} | {a}
+        if search.translator:
+            covered = 0
+            for b in kept:
+                covered |= masks[b]
+            kept |= {search.identity_action[i] for i in range(len(search.source)) if not covered >> i & 1}
+        return frozenset(kept)
+
+    rewrites = [a for a in range(len(search.starts)) if not search.identity[a]]
+    starting_at = {i: [a for a in search.order if not search.identity[a] and search.starts[a] == i]
+                   for i in range(len(search.source) + 1)}
+    ending_at = {i: [a for a in search.order if not search.identity[a] and search.ends[a] == i]
+                 for i in range(len(search.source) + 1)}
+    moves = [put(applied, a) for a in range(len(search.starts)) if a not in applied]
+    if not search.translator:
+        moves += [applied - {r} for r in applied]
+    for a in rewrites:
+        for b in starting_at[search.ends[a]][:pairs]:
+            pair = put(put(applied, a), b)
+            moves.append(pair)
+            moves += [put(pair, c) for c in starting_at[search.ends[b]][:pairs]]
+            moves += [put(pair, c) for c in ending_at[search.starts[a]][:pairs]]
+    return moves
+
+
+@fixture_ok(100)
+@given(st.integers(0, 10**6), st.sampled_from(["true-score", "translator"]))
+def test_polish_ends_at_a_local_optimum_no_single_pair_or_triple_move_improves(lm, seed, mode):
+    rng, source, table = random_case(seed)
+    search = _Search(source, table, lm, mode, 1000.0, "channel", seed, options=POLISH)
+    if all(search.identity):
+        return
+    scorer = TrueScorer(table, lm)
+    start = random_free_sequence(rng, search)
+    if search.translator:
+        covered = 0
+        for a in start:
+            covered |= search.masks[a]
+        start += [search.identity_action[i] for i in range(len(source)) if not covered >> i & 1]
+    before = objective(search, scorer, start)
+    search.polish(start, lambda: False)
+    best_sentence, (best, model, applied) = max(search.finals.items(), key=lambda item: item[1][0])
+    # What the search recorded is the independent objective of what it applied, and it only went up.
+    assert best == pytest.approx(objective(search, scorer, applied), abs=1e-9)
+    assert best >= before - 1e-12
+    if search.translator:
+        covered = 0
+        for a in applied:
+            assert not covered & search.masks[a]
+            covered |= search.masks[a]
+        assert covered == search.full_mask
+    for move in neighbours(search, frozenset(applied), POLISH.polish_pairs):
+        assert objective(search, scorer, move) <= best + 1e-9, "a polish move still improves"
+
+
+def test_polish_swaps_a_committed_rule_for_the_better_overlapping_one(lm):
+    """MCPG never rewrites a transformed part again (seed 003 §2); a polish move does."""
+    table = ParaphraseTable(Rule(tuple(s.split()), tuple(t.split()), p) for s, t, p in EXAMPLE1_RULES)
+    source = tuple("the dog runs after the young cat".split())
+    search = _Search(source, table, lm, "true-score", 1000.0, "channel", 0, options=POLISH)
+    scorer = TrueScorer(table, lm)
+    action = {" ".join(search.rules[a].source) + " -> " + " ".join(search.targets[a]): a
+              for a in range(len(search.starts))}
+    weak, strong = action["the young -> the"], action["the young cat -> the kitten"]
+    assert search.masks[weak] & search.masks[strong]
+    assert objective(search, scorer, [weak]) < objective(search, scorer, [strong])
+    search.polish([weak], lambda: False)
+    best_sentence = max(search.finals, key=lambda sentence: search.finals[sentence][0])
+    assert "kitten" in best_sentence and "young" not in best_sentence
+    assert search.finals[best_sentence][0] >= objective(search, scorer, [strong]) - 1e-12
+
+
+def test_polish_share_keeps_results_exact_deterministic_and_at_least_the_search(lm):
+    for seed in range(5):
+        rng, source, table = random_case(seed, length=(8, 12), rules=30)
+        plain = dataclasses.replace(TUNED, polish_share=0.0)
+        stats = MCPGStats()
+        polished = generate_mcpg(source, table, lm, max_episodes=60, seed=seed, stats=stats)
+        unpolished = generate_mcpg(source, table, lm, max_episodes=60, seed=seed, profile=plain)
+        if not unpolished:
+            assert polished == []
+            continue
+        assert polished == generate_mcpg(source, table, lm, max_episodes=60, seed=seed)
+        assert polished[0][1] >= unpolished[0][1] - 1e-12
+        assert polished[0][1] == pytest.approx(TrueScorer(table, lm).score(source, polished[0][0]).log10_score,
+                                               abs=1e-9)
+        assert stats.polish_moves > 0 and stats.polish_seconds > 0.0
+
+
+def test_a_time_budget_is_shared_between_search_and_polish(lm):
+    rng = random.Random(3)
+    source = tuple(rng.choice(WORDS) for _ in range(40))
+    table = ParaphraseTable(Rule((w,), (v,), 0.4) for w in WORDS for v in WORDS[:12] if v != w)
+    stats = MCPGStats()
+    generate_mcpg(source, table, lm, time_budget=0.4, seed=1, stats=stats)
+    assert stats.episodes > 0 and stats.polish_moves > 0 and stats.polish_seconds > 0.0
+    faithful = MCPGStats()
+    generate_mcpg(source, table, lm, time_budget=0.2, seed=1, stats=faithful, profile=FAITHFUL)
+    assert faithful.polish_moves == 0
+
+
+@fixture_ok(40)
+@given(st.integers(0, 10**6))
+def test_polish_slack_skips_only_moves_whose_channel_score_is_that_far_below(lm, seed):
+    rng, source, table = random_case(seed)
+    slack = 0.3
+    options = dataclasses.replace(POLISH, polish_slack=slack)
+    search = _Search(source, table, lm, "true-score", 1000.0, "channel", seed, options=options)
+    if not search.starts:
+        return
+    scorer = TrueScorer(table, lm)
+    for _ in range(5):
+        applied = frozenset(random_free_sequence(rng, search))
+        floor = rng.uniform(-30.0, -5.0)
+        value = search._polish_value(applied, floor)
+        exact = objective(search, scorer, applied)
+        sentence = search._sentence(tuple(applied))
+        channel = channel_log10(sentence, [search.rules[a] for a in applied], lm)
+        if value == float("-inf") and exact != float("-inf"):
+            # Skipped: either the LM bound or the channel score with the slack could not beat the floor.
+            assert lm.score(sentence) <= floor or channel + slack <= floor + 1e-9
+        else:
+            assert value == pytest.approx(exact, abs=1e-9)
