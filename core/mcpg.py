@@ -409,7 +409,7 @@ class _Search:
                 self._ending_at.setdefault(self.ends[a], []).append(a)
         # numpy copies of the order and its masks for _state (masks must fit in int64).
         self.order_rank = {a: i for i, a in enumerate(self.order)}
-        # For the polish's pair moves: every rewrite by source start, in the order above.
+        # For the polish's pair and triple moves: every rewrite by source start (and end), in the order above.
         self._next_actions: dict[int, list[int]] = {}
         self._previous_actions: dict[int, list[int]] = {}  # by source end
         for a in self.order:
@@ -989,9 +989,11 @@ class _Search:
 
         Moves, in prior order: put in one action (dropping the applied ones it
         overlaps), drop one applied action (true-score mode; in translator
-        mode putting in an identity does that), and when no single move
+        mode putting in an identity does that); when no single move
         improves, put in an action together with one of its first
-        ``polish_pairs`` right neighbours. Every sentence tried is a final
+        ``polish_pairs`` right neighbours; when no pair improves either,
+        extend the ``polish_triples`` best pairs that lost by less than
+        ``polish_margin`` with a third neighbour. Every sentence tried is a final
         like any other (:meth:`_evaluate`), so the output is the best of the
         search and the climb. Stops at a local optimum or when
         ``out_of_time()``.
@@ -1004,13 +1006,14 @@ class _Search:
 
         # The generators read ``current`` as it is when each move is built, so a kept move counts at once.
         def single_moves():
+            # (candidate, source start, source end of the rewrites put in); the span matters for pairs only.
             for a in singles:
                 if a not in current:
-                    yield self._insert(current, a)
+                    yield self._insert(current, a), self.starts[a], self.ends[a]
             if not self.translator:
                 for r in sorted(current, key=self.order_rank.__getitem__):
                     if r in current:
-                        yield current - {r}
+                        yield current - {r}, self.starts[r], self.starts[r]
 
         def pair_moves():
             for a in singles:
@@ -1031,8 +1034,7 @@ class _Search:
             """Whether a move was kept; None when the time ran out. ``near`` collects close losers."""
             nonlocal current, best
             improved = False
-            for move in moves:
-                candidate, start, end = move if isinstance(move, tuple) else (move, 0, 0)
+            for candidate, start, end in moves:
                 if out_of_time():
                     return None
                 self.stats.polish_moves += 1
