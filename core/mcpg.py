@@ -173,7 +173,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 from typing import Literal, Sequence
@@ -440,7 +440,7 @@ class _Search:
         self.prior = prior
         self._order_actions()
         # The root's untried suffix in the new order (their statistics are still empty).
-        rank = {a: i for i, a in enumerate(self.order)}
+        rank = self.order_rank
         tried = root.tried
         head, rest = root.actions[:tried], root.actions[tried:]
         rest = sorted(rest, key=lambda a: -1 if a == STOP else rank[a])
@@ -455,6 +455,12 @@ class _Search:
             root.rave_best[tried:] = np.nan
             for a, value in pending.items():
                 root.rave_best[root.local[a]] = value
+
+    def restore_priors(self, prior: list[float]) -> None:
+        """Back to ``prior`` (the source's, before any :meth:`rerank`) and the order that follows it."""
+        if self.prior != prior:
+            self.prior = list(prior)
+            self._order_actions()
 
     # Incremental sentences: a sentence reached by ``applied`` is kept with
     # ``offset[i]``, where source word ``i`` sits in it (meaningful for words
@@ -1173,16 +1179,12 @@ def generate_mcpg(
             if not options.restart_until_budget or (time_budget is None and max_episodes is None):
                 break
             search.stats.restarts += 1
-            if search.prior != source_prior:
-                search.prior = list(source_prior)
-                search._order_actions()
+            search.restore_priors(source_prior)
         if polishing:
             def out_of_time() -> bool:
                 return time_budget is not None and time.perf_counter() - started >= time_budget
 
-            if search.prior != source_prior:  # moves in the source's prior order
-                search.prior = list(source_prior)
-                search._order_actions()
+            search.restore_priors(source_prior)  # polish moves in the source's prior order
             polish_started = time.perf_counter()
             for start in search.best_finals(options.polish_finals):
                 search.polish(start, out_of_time)
@@ -1196,7 +1198,6 @@ def generate_mcpg(
     if stats is not None:
         search.stats.distinct_finals = len(search.finals)
         search.stats.seconds = time.perf_counter() - started
-        for name in ("episodes", "commits", "restarts", "tree_states", "distinct_finals", "seconds", "committed",
-                     "polish_moves", "polish_gains", "polish_seconds"):
+        for name in (f.name for f in fields(MCPGStats)):
             setattr(stats, name, getattr(search.stats, name))
     return results

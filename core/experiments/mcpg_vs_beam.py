@@ -49,6 +49,7 @@ from typing import Sequence
 
 from core.atomic_write import atomic_output
 from core.beam_decoder import DecoderSettings
+from core.experiments import module_main
 from core.experiments.seed000_reranking import load_table_for
 from core.generation import generate_batches
 from core.lm import LanguageModel
@@ -449,12 +450,7 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m core.experiments.mcpg_vs_beam",
-                                     description="Seed 000 §4: MCPG (both modes) vs the beam decoder, true scores.")
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    command = " ".join(["python -m core.experiments.mcpg_vs_beam", *(argv if argv is not None else sys.argv[1:])])
-    return run_from_args(args, command)
+    return module_main("mcpg_vs_beam", "Seed 000 §4: MCPG (both modes) vs the beam decoder, true scores.", add_arguments, run_from_args, argv)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Sequence
 
 from core.atomic_write import atomic_output
+from core.experiments import module_main
 from core.experiments.seed000_reranking import load_table_for
 from core.lm import LanguageModel
 from core.paraphrase_table import ParaphraseTable
@@ -268,12 +269,7 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m core.experiments.spg_rates",
-                                     description="Seed 004 §5: SPG paraphrase rate and unit replacements.")
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    command = " ".join(["python -m core.experiments.spg_rates", *(argv if argv is not None else sys.argv[1:])])
-    return run_from_args(args, command)
+    return module_main("spg_rates", "Seed 004 §5: SPG paraphrase rate and unit replacements.", add_arguments, run_from_args, argv)
 
 
 if __name__ == "__main__":
