@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.atomic_write import open_text_maybe_gzip  # noqa: E402
+from core.textio import open_text_maybe_gzip  # noqa: E402
 from core.lm import LanguageModel  # noqa: E402
 from core.mcpg import MCPGStats, generate_mcpg  # noqa: E402
 from core.paraphrase_table import ParaphraseTable  # noqa: E402

@@ -29,7 +29,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from core.agreement import DuplicateJudgmentError, RatingMatrix
-from core.atomic_write import open_text_maybe_gzip
+from core.textio import open_text_maybe_gzip
 from core.errors import InputFormatError
 
 JUDGMENT_COLUMNS = ("item", "annotator", "criterion", "value")

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import IO, Iterable, Iterator
 
-from core.atomic_write import atomic_output, open_text_maybe_gzip
+from core.textio import atomic_output, open_text_maybe_gzip
 from core.beam_decoder import DecodeResult, Hypothesis
 from core.errors import InputFormatError
 

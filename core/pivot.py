@@ -63,8 +63,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from core.atomic_write import atomic_output, open_text_maybe_gzip
-from core.data.write_behind import WriteBehind
+from core.textio import WriteBehind, atomic_output, open_text_maybe_gzip
 from core.errors import InputFormatError
 
 # Table read by PIVOT_SQL: one row per (E phrase, pivot phrase) pair.

@@ -552,7 +552,7 @@ def render_plots(report: Report, directory: str | os.PathLike) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from core.atomic_write import atomic_output
+    from core.textio import atomic_output
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Iterator
 
-from core.atomic_write import open_text_maybe_gzip
+from core.textio import open_text_maybe_gzip
 from core.errors import InputFormatError
 from core.rules import Rule
 

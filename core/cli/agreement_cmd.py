@@ -22,7 +22,7 @@ import argparse
 import json
 import sys
 
-from core.atomic_write import atomic_output
+from core.textio import atomic_output
 
 
 def register(subparsers) -> None:

@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if args.search_graph:
-        from core.atomic_write import atomic_output
+        from core.textio import atomic_output
 
         with atomic_output(args.search_graph) as out:
             out.writelines(line + "\n" for line in graph_lines)

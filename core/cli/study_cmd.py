@@ -119,7 +119,7 @@ def _import_candidates(args) -> int:
         return _fail(str(error))
     with db:
         if args.choice_tasks:
-            from core.atomic_write import open_text_maybe_gzip
+            from core.textio import open_text_maybe_gzip
 
             with open_text_maybe_gzip(args.file) as handle:
                 tasks = [json.loads(line) for line in handle if line.strip()]

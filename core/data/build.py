@@ -32,14 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from core.atomic_write import atomic_output, open_text_maybe_gzip
+from core.textio import WriteBehind, atomic_output, open_text_maybe_gzip
 from core.errors import InputFormatError
 from core.data import sword_extract
 from core.data.corpus_split import split_by_chapter, training_refs
 from core.data.testcases import CaseReport, build_cases
 from core.data.tokenization import POLICY as TOKENIZATION_POLICY
 from core.data.tokenization import tokenize
-from core.data.write_behind import WriteBehind
 
 STAGES = ("extract", "tokenize", "split", "phrase-table", "pivot", "webkjv-table", "lm", "testcases", "demo",
           "manifest")

@@ -14,10 +14,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from core.atomic_write import atomic_output
+from core.textio import WriteBehind, atomic_output
 from core.data.alignment import format_links, symmetrized_alignments
 from core.data.phrase_pair_counter import CorpusPhraseCounts
-from core.data.write_behind import WriteBehind
 
 
 def build_phrase_table(

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from core.atomic_write import atomic_output
+from core.textio import atomic_output
 from core.beam_decoder import DEFAULT_BEAM_THRESHOLD, DecoderSettings
 from core.generation import generate_batches
 from core.lm import LanguageModel
@@ -326,7 +326,7 @@ def load_table_for(path: str | Path, sentences: Sequence[Sequence[str]], max_len
     """
     import tempfile
 
-    from core.atomic_write import open_text_maybe_gzip
+    from core.textio import open_text_maybe_gzip
 
     wanted = {" ".join(s[i:i + k]) for s in sentences for k in range(1, max_length + 1)
               for i in range(len(s) - k + 1)}

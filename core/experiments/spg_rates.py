@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from core.atomic_write import atomic_output
+from core.textio import atomic_output
 from core.experiments import module_main
 from core.experiments.seed000_reranking import load_table_for
 from core.lm import LanguageModel

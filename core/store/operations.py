@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sqlalchemy import bindparam, func, insert, select, update
 
-from core.atomic_write import atomic_output, open_text_maybe_gzip
+from core.textio import atomic_output, open_text_maybe_gzip
 from core.errors import InputFormatError
 from core.store.database import Database, open_database
 from core.store.models import (

@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from core.atomic_write import atomic_output
-from core.data.write_behind import WriteBehind
+from core.textio import WriteBehind, atomic_output
 
 
 @pytest.mark.parametrize("level", [6, 9])
