@@ -21,11 +21,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.beam_decoder import BeamDecoder, DecoderSettings  # noqa: E402
+from core.engine.beam_decoder import BeamDecoder, DecoderSettings  # noqa: E402
 from core.experiments.seed000_reranking import load_table_for  # noqa: E402
-from core.lm import LanguageModel  # noqa: E402
-from core.paraphrase_table import ParaphraseTable  # noqa: E402
-from core.rules import Rule  # noqa: E402
+from core.engine.lm import LanguageModel  # noqa: E402
+from core.engine.paraphrase_table import ParaphraseTable  # noqa: E402
+from core.engine.rules import Rule  # noqa: E402
 
 DEMO = ROOT / "evaldata" / "demo"
 BUILD = ROOT / "evaldata" / "build"

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from core.demo import demo_files
-from core.kenlm_tools import ensure_kenlm_binaries
-from core.lm import LanguageModel
+from core.engine.kenlm_tools import ensure_kenlm_binaries
+from core.engine.lm import LanguageModel
 
 
 def sentences_for(count: int, seed: int = 0) -> list[str]:

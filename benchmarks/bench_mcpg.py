@@ -4,7 +4,7 @@
 * quality against time: mean true-score gap (log10, MCPG minus reference,
   higher is better) at 0.1, 0.3, 1, 2, 3, 10 s per sentence, true-score mode.
 
-The reference is the beam decoder's 1-best (core.beam_decoder) and, because
+The reference is the beam decoder's 1-best (core.engine.beam_decoder) and, because
 that 1-best is often the source itself, which MCPG never outputs (seed 003 §2:
 the root is not final), also the beam's best candidate that differs from the
 source (from its distinct 100-best). Without the beam decoder the reference is
@@ -42,11 +42,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.textio import open_text_maybe_gzip  # noqa: E402
-from core.lm import LanguageModel  # noqa: E402
-from core.mcpg import MCPGStats, generate_mcpg  # noqa: E402
-from core.paraphrase_table import ParaphraseTable  # noqa: E402
-from core.rules import Rule  # noqa: E402
-from core.truescore import TrueScorer  # noqa: E402
+from core.engine.lm import LanguageModel  # noqa: E402
+from core.engine.mcpg import MCPGStats, generate_mcpg  # noqa: E402
+from core.engine.paraphrase_table import ParaphraseTable  # noqa: E402
+from core.engine.rules import Rule  # noqa: E402
+from core.engine.truescore import TrueScorer  # noqa: E402
 
 DEMO_TABLE = ROOT / "evaldata/demo/paraphrase-table.gz"
 DEMO_LM = ROOT / "evaldata/demo/lm.bin"
@@ -141,7 +141,7 @@ def load_data(args):
 def references(sentences, table, lm):
     """(beam 1-best true score, beam best-non-source true score) per sentence, or None without the decoder."""
     try:
-        from core.beam_decoder import decode_nbest
+        from core.engine.beam_decoder import decode_nbest
     except ImportError:
         return None
     scorer = TrueScorer(table, lm)
@@ -220,7 +220,7 @@ def main() -> int:
     refs = references(sentences, table, lm)
     beam_seconds = (time.perf_counter() - started) / len(sentences)
     if refs is None:
-        print("\n(core.beam_decoder missing: no beam reference)")
+        print("\n(core.engine.beam_decoder missing: no beam reference)")
     else:
         same = sum(1 for _, _, is_source, _ in refs if is_source)
         print(f"\nbeam decoder (stack 200, 20 options, 100-best distinct): {beam_seconds:.2f} s/sentence; "

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.paraphrase_table import ParaphraseTable
+from core.engine.paraphrase_table import ParaphraseTable
 
 
 def zipf_vocabulary(rng: random.Random, size: int) -> tuple[list[str], list[float]]:

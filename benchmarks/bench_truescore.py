@@ -15,10 +15,10 @@ import sys
 import time
 
 from core.demo import demo_files
-from core.derivation import apply_matches
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule
-from core.truescore import TrueScorer
+from core.engine.derivation import apply_matches
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule
+from core.engine.truescore import TrueScorer
 
 
 def build(rng: random.Random, sentences: int):
@@ -71,7 +71,7 @@ def main() -> None:
 
     demo = demo_files()
     if demo.lm.is_file():
-        from core.lm import LanguageModel
+        from core.engine.lm import LanguageModel
 
         lm = LanguageModel(demo.lm)
         scorer = TrueScorer(table, lm)
@@ -86,7 +86,7 @@ def main() -> None:
 
 def real_data(demo, rng: random.Random) -> None:
     """The bundled demo table and test verses of 25-35 tokens, random reachable targets."""
-    from core.lm import LanguageModel
+    from core.engine.lm import LanguageModel
 
     started = time.perf_counter()
     table = ParaphraseTable.load(demo.table, keep_features=False)

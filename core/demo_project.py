@@ -86,9 +86,9 @@ def _candidate_rows(demo: DemoFiles, progress: Progress) -> tuple[list[ops.Candi
     if missing:
         raise FileNotFoundError(f"the bundled demo has neither {candidates} nor {' and '.join(map(str, missing))} "
                                 "to generate candidates from")
-    from core.generation import generate
-    from core.lm import LanguageModel
-    from core.paraphrase_table import ParaphraseTable
+    from core.engine.generation import generate
+    from core.engine.lm import LanguageModel
+    from core.engine.paraphrase_table import ParaphraseTable
 
     progress(5, "loading the demo table and LM to generate candidates")
     table, lm = ParaphraseTable.load(demo.table), LanguageModel(demo.lm)
@@ -108,7 +108,7 @@ def _candidate_rows(demo: DemoFiles, progress: Progress) -> tuple[list[ops.Candi
 def _choice_tasks(demo: DemoFiles, progress: Progress) -> list[dict]:
     if not (demo.testcases.is_file() and demo.table.is_file()):
         return []
-    from core.paraphrase_table import ParaphraseTable
+    from core.engine.paraphrase_table import ParaphraseTable
 
     progress(70, "loading the demo table for the choice task")
     table = ParaphraseTable.load(demo.table)

@@ -19,7 +19,7 @@ def changed_from_derivation(derivation: Any, source: Sequence[str],
     """Changed source and candidate token indices, or None if the derivation is unusable.
 
     A segment is ``{"src": [i, j], "tgt": [k, l], "source", "target",
-    "identity"}`` (:meth:`core.derivation.Segment.to_json`); a rule whose
+    "identity"}`` (:meth:`core.engine.derivation.Segment.to_json`); a rule whose
     target equals its source changes nothing.
     """
     if not isinstance(derivation, list) or not derivation:

@@ -26,18 +26,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.derivation import apply_matches, changed_segments
-from core.lm import LanguageModel
-from core.paraphrase_table import Match, ParaphraseTable
-from core.scoring import mcpg_reward
-from core.truescore import TrueScorer
+from core.engine.derivation import apply_matches, changed_segments
+from core.engine.lm import LanguageModel
+from core.engine.paraphrase_table import Match, ParaphraseTable
+from core.engine.scoring import mcpg_reward
+from core.engine.truescore import TrueScorer
 from desktop.table_models import DerivationTableModel, MatchTableModel
 from desktop.workers import Worker
 
 
 def prepare_tokens(text: str) -> list[str]:
     """Tokenize and case typed text the way the bundled data was prepared."""
-    from core.data.tokenization import tokenize
+    from core.engine.tokenization import tokenize
 
     return tokenize(text, "en").split()
 

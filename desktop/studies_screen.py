@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.demo import demo_files
-from core.generation import SYSTEMS
+from core.engine.generation import SYSTEMS
 from core.store import operations as ops
 from core.store.annotation_queries import StudySummary, study_summaries
 from core.store.database import Database

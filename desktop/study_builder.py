@@ -57,9 +57,9 @@ def _finish(db: Database, plan: StudyPlan, rows: list[ops.CandidateRow], origin:
 
 def study_from_engine(report: Report, db: Database, plan: StudyPlan, engine: EngineChoice) -> int:
     """Generate candidates with each chosen system and make a study of them; returns the study id."""
-    from core.generation import generate
-    from core.lm import LanguageModel
-    from core.paraphrase_table import ParaphraseTable
+    from core.engine.generation import generate
+    from core.engine.lm import LanguageModel
+    from core.engine.paraphrase_table import ParaphraseTable
 
     if not engine.systems:
         raise ValueError("choose at least one system")

@@ -6,8 +6,8 @@ from typing import Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
-from core.derivation import Segment
-from core.paraphrase_table import Match
+from core.engine.derivation import Segment
+from core.engine.paraphrase_table import Match
 
 
 class MatchTableModel(QAbstractTableModel):

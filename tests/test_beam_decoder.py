@@ -7,12 +7,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLE1_RULES, WORDS
-from core.beam_decoder import BeamDecoder, DecoderSettings
-from core.lm import LanguageModel
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule, identity_rule
-from core.scoring import ScoringModel
-from core.truescore import TrueScorer
+from core.engine.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.lm import LanguageModel
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule, identity_rule
+from core.engine.scoring import ScoringModel
+from core.engine.truescore import TrueScorer
 
 EXHAUSTIVE = DecoderSettings(stack_size=10**9, beam_threshold=0.0, option_limit=None, nbest_factor=10**6)
 SOURCE = tuple("the dog runs after the young cat".split())

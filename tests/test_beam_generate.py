@@ -1,4 +1,4 @@
-"""``parastudio generate`` and the core.generation API with the beam decoder."""
+"""``parastudio generate`` and the core.engine.generation API with the beam decoder."""
 
 import json
 import subprocess
@@ -7,12 +7,12 @@ import sys
 import pytest
 
 from conftest import EXAMPLE1_RULES, ROOT, toy_corpus
-from core.generation import GeneratorUnavailable, generate, merged_table
-from core.lm import LanguageModel
-from core.moses_search_graph import best_path, group_by_sentence, read_search_graph
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule
-from core.truescore import TrueScorer
+from core.engine.generation import GeneratorUnavailable, generate, merged_table
+from core.engine.lm import LanguageModel
+from core.engine.search_graph import best_path, group_by_sentence, read_search_graph
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule
+from core.engine.truescore import TrueScorer
 
 CONTRACT_KEYS = ["sentence_id", "system", "rank", "text", "model_score", "true_score", "derivation", "params"]
 
@@ -82,9 +82,9 @@ def test_unknown_or_missing_systems_fail_clearly(tiny_lm, example_table):
     with pytest.raises(ValueError, match="unknown system"):
         list(generate("moses", [["a"]], [example_table], lm))
     try:
-        import core.spg  # noqa: F401
+        import core.engine.spg  # noqa: F401
     except ModuleNotFoundError:
-        with pytest.raises(GeneratorUnavailable, match="core.spg"):
+        with pytest.raises(GeneratorUnavailable, match="core.engine.spg"):
             list(generate("spg-compression", [["a"]], [example_table], lm))
 
 

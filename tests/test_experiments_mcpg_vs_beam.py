@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from conftest import EXAMPLE1_RULES
 from core.experiments import mcpg_vs_beam as experiment
 from core.experiments.mcpg_vs_beam import MCPGSystem, SentenceResult
-from core.lm import LanguageModel
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule
-from core.truescore import TrueScorer
+from core.engine.lm import LanguageModel
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule
+from core.engine.truescore import TrueScorer
 
 TRUE_TUNED = MCPGSystem("true-score", "tuned")
 TRANSLATOR_TUNED = MCPGSystem("translator", "tuned")

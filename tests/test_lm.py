@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from conftest import toy_corpus
-from core.lm import LanguageModel
+from core.engine.lm import LanguageModel
 
 
 def read_arpa(path):

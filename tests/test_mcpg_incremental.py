@@ -8,11 +8,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import WORDS
-from core.lm import LanguageModel
-from core.mcpg import FAITHFUL, STOP, TUNED, _Search, generate_mcpg
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule
-from core.truescore import TrueScorer
+from core.engine.lm import LanguageModel
+from core.engine.mcpg import FAITHFUL, STOP, TUNED, _Search, generate_mcpg
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule
+from core.engine.truescore import TrueScorer
 
 
 def fixture_ok(examples):
@@ -218,7 +218,7 @@ def test_sentences_longer_than_62_words_use_the_plain_filter_and_agree(lm):
 
 def test_restart_until_budget_uses_the_whole_episode_limit(lm):
     from conftest import EXAMPLE1_RULES
-    from core.mcpg import MCPGStats
+    from core.engine.mcpg import MCPGStats
 
     table = ParaphraseTable(Rule(tuple(s.split()), tuple(t.split()), p) for s, t, p in EXAMPLE1_RULES)
     source = tuple("the dog runs after the young cat".split())

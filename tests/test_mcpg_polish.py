@@ -8,12 +8,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLE1_RULES, WORDS
-from core.lm import LanguageModel
-from core.mcpg import FAITHFUL, TUNED, MCPGStats, _Search, generate_mcpg
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule
-from core.scoring import channel_log10
-from core.truescore import TrueScorer
+from core.engine.lm import LanguageModel
+from core.engine.mcpg import FAITHFUL, TUNED, MCPGStats, _Search, generate_mcpg
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule
+from core.engine.scoring import channel_log10
+from core.engine.truescore import TrueScorer
 from test_mcpg_incremental import random_case, random_free_sequence
 
 # Every pair counts as near and no move is skipped, so the end is a local optimum of all three move kinds.

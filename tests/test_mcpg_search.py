@@ -10,13 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLE1_RULES, WORDS
-from core.derivation import apply_matches
-from core.lm import LanguageModel
-from core.mcpg import FAITHFUL, STOP, TUNED, MCPGOptions, MCPGStats, _Search, generate_mcpg
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule
-from core.scoring import channel_log10, mcpg_reward
-from core.truescore import TrueScorer
+from core.engine.derivation import apply_matches
+from core.engine.lm import LanguageModel
+from core.engine.mcpg import FAITHFUL, STOP, TUNED, MCPGOptions, MCPGStats, _Search, generate_mcpg
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule
+from core.engine.scoring import channel_log10, mcpg_reward
+from core.engine.truescore import TrueScorer
 
 SOURCE = tuple("the dog runs after the young cat".split())
 

@@ -8,11 +8,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import WORDS
-from core.beam_decoder import DecoderSettings
-from core.lm import LanguageModel
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule
-from core.spg import (SELF_PARAPHRASE_SCORE, SPGWeights, Usability, generate_spg, mean_zipf, plan, spg_log_score,
+from core.engine.beam_decoder import DecoderSettings
+from core.engine.lm import LanguageModel
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule
+from core.engine.spg import (SELF_PARAPHRASE_SCORE, SPGWeights, Usability, generate_spg, mean_zipf, plan, spg_log_score,
                       spg_report, unit_replacements)
 
 EXACT = DecoderSettings(stack_size=10_000, beam_threshold=0.0, option_limit=None)

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLE1_RULES
-from core.derivation import apply_matches
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule
-from core.truescore import TrueScorer, true_score
+from core.engine.derivation import apply_matches
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule
+from core.engine.truescore import TrueScorer, true_score
 
 
 def table_of(rules):
@@ -116,8 +116,8 @@ def test_dynamic_program_equals_brute_force(rules, source, data):
 
 
 def test_lm_multiplies_in_and_weights_apply(tiny_lm):
-    from core.lm import LanguageModel
-    from core.scoring import ScoreWeights
+    from core.engine.lm import LanguageModel
+    from core.engine.scoring import ScoreWeights
 
     lm = LanguageModel(tiny_lm["binary"])
     table = table_of(EXAMPLE1_RULES)
@@ -159,7 +159,7 @@ def test_cli_truescore_unreachable_and_with_lm(example1_table_path, tiny_lm):
     assert out["reachable"] is False and out["score"] is None and out["derivation"] == []
     out = run_truescore("--table", example1_table_path, "--lm", tiny_lm["binary"], "--source", "the dog runs",
                         "--target", "the beast runs", "--json")
-    from core.lm import LanguageModel
+    from core.engine.lm import LanguageModel
 
     expected = 0.8 * 10 ** LanguageModel(tiny_lm["binary"]).score("the beast runs")
     assert out["score"] == pytest.approx(expected, rel=1e-9)

@@ -7,8 +7,8 @@ import json
 import sys
 
 from core.cli.table_options import add_table_loading_options, load_table_from_args
-from core.generation import SYSTEMS, GeneratorUnavailable, generate_batches
-from core.lm import LanguageModel
+from core.engine.generation import SYSTEMS, GeneratorUnavailable, generate_batches
+from core.engine.lm import LanguageModel
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -49,7 +49,7 @@ MCPG_DEFAULT_BUDGET = 2.0
 
 def _read_sentences(lines, tokenize: bool) -> list[list[str]]:
     if tokenize:
-        from core.data.tokenization import tokenize as moses_tokenize
+        from core.engine.tokenization import tokenize as moses_tokenize
     sentences = []
     for line in lines:
         text = line.rstrip("\n")

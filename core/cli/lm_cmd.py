@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.kenlm_tools import KenLMToolsError, train_lm
-from core.lm import LanguageModel
+from core.engine.kenlm_tools import KenLMToolsError, train_lm
+from core.engine.lm import LanguageModel
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

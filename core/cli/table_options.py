@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.paraphrase_table import ParaphraseTable
-from core.table_formats import LoadReport, TableFormat, ValueKind
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.table_formats import LoadReport, TableFormat, ValueKind
 
 
 def add_table_loading_options(parser: argparse.ArgumentParser) -> None:

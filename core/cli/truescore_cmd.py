@@ -6,9 +6,9 @@ import argparse
 import json
 
 from core.cli.table_options import add_table_loading_options, load_table_from_args
-from core.lm import LanguageModel
-from core.scoring import ScoreWeights
-from core.truescore import TrueScorer
+from core.engine.lm import LanguageModel
+from core.engine.scoring import ScoreWeights
+from core.engine.truescore import TrueScorer
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _tokens(text: str, tokenize: bool) -> list[str]:
     if tokenize:
-        from core.data.tokenization import tokenize as moses_tokenize
+        from core.engine.tokenization import tokenize as moses_tokenize
 
         return moses_tokenize(text, "en").split()
     return text.split()

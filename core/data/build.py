@@ -5,7 +5,7 @@ any stage can be rerun alone):
 
 =============  ===============================================================
 extract        SWORD modules -> ``corpus/verses.jsonl`` (plain text by OSIS ref)
-tokenize       -> ``corpus/tokenized.jsonl`` (``core.data.tokenization``)
+tokenize       -> ``corpus/tokenized.jsonl`` (``core.engine.tokenization``)
 split          -> ``split/*.ids`` and the parallel ``corpus/{train,dev,test}.*``
 phrase-table   WEB -> RV1909 Moses phrase table (part B's eflomal builder)
 pivot          pivot paraphrase table over the RV1909 pivot (``core.pivot``)
@@ -37,8 +37,8 @@ from core.errors import InputFormatError
 from core.data import sword_extract
 from core.data.corpus_split import split_by_chapter, training_refs
 from core.data.testcases import CaseReport, build_cases
-from core.data.tokenization import POLICY as TOKENIZATION_POLICY
-from core.data.tokenization import tokenize
+from core.engine.tokenization import POLICY as TOKENIZATION_POLICY
+from core.engine.tokenization import tokenize
 
 STAGES = ("extract", "tokenize", "split", "phrase-table", "pivot", "webkjv-table", "lm", "testcases", "demo",
           "manifest")
@@ -366,9 +366,9 @@ def stage_webkjv_table(context: BuildContext) -> dict:
 
 def _train_lm():
     try:
-        from core.kenlm_tools import train_lm
+        from core.engine.kenlm_tools import train_lm
     except ImportError as error:
-        raise StageSkipped(f"core.kenlm_tools is not available ({error})") from None
+        raise StageSkipped(f"core.engine.kenlm_tools is not available ({error})") from None
     return train_lm
 
 
@@ -443,9 +443,9 @@ def _copy_atomically(source: Path, destination: Path) -> None:
 def write_demo_candidates(demo: Path) -> None:
     """``candidates.jsonl``: what ``parastudio generate --system beam --nbest 2 --json`` prints for
     ``test.en``, with paths relative to the demo folder and no timings, so rebuilds are byte-identical."""
-    from core.generation import generate
-    from core.lm import LanguageModel
-    from core.paraphrase_table import ParaphraseTable
+    from core.engine.generation import generate
+    from core.engine.lm import LanguageModel
+    from core.engine.paraphrase_table import ParaphraseTable
 
     table = ParaphraseTable.load(demo / "paraphrase-table.gz")
     lm = LanguageModel(demo / "lm.bin")

@@ -12,10 +12,10 @@ seed 000 §4 carries out.
 
 Our stand-ins and additions:
 
-* MOSES -> :mod:`core.beam_decoder` at stack 200 (Moses' default), distinct
+* MOSES -> :mod:`core.engine.beam_decoder` at stack 200 (Moses' default), distinct
   100-best reranked by true score (with stack 200 the rerank almost never
   changes the 1-best, see ``seed000-reranking.md``).
-* MCPG -> :func:`core.mcpg.generate_mcpg` with both profiles ("faithful": the
+* MCPG -> :func:`core.engine.mcpg.generate_mcpg` with both profiles ("faithful": the
   seeds' algorithm; "tuned": our changes) and a time budget per sentence
   instead of the paper's eta = 100,000 episodes without a clock.
 * MCPG never outputs the source (seed 003 §2: the root is not final), while
@@ -48,14 +48,14 @@ from pathlib import Path
 from typing import Sequence
 
 from core.textio import atomic_output
-from core.beam_decoder import DecoderSettings
+from core.engine.beam_decoder import DecoderSettings
 from core.experiments import module_main
 from core.experiments.seed000_reranking import load_table_for
-from core.generation import generate_batches
-from core.lm import LanguageModel
-from core.mcpg import generate_mcpg
-from core.paraphrase_table import ParaphraseTable
-from core.truescore import TrueScorer
+from core.engine.generation import generate_batches
+from core.engine.lm import LanguageModel
+from core.engine.mcpg import generate_mcpg
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.truescore import TrueScorer
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -268,9 +268,9 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
         "# Seed 000 §4 / seed 003 §5: MCPG against the beam decoder (1-best true scores)",
         "",
         f"Reproduces Chevelu et al. (COLING 2010) §4.2-4.3 on our held-out test set ({n} sentences): the 1-best "
-        f"of our beam decoder (our MOSES: `core.beam_decoder`, stack {STACK_SIZE}, distinct {NBEST}-best reranked "
-        f"by true score), and of MCPG (`core.mcpg`) in \"true-score\" and \"translator\" mode, each scored by its "
-        "exact true score (`core.truescore`, log10). Differences are system minus beam per sentence "
+        f"of our beam decoder (our MOSES: `core.engine.beam_decoder`, stack {STACK_SIZE}, distinct {NBEST}-best reranked "
+        f"by true score), and of MCPG (`core.engine.mcpg`) in \"true-score\" and \"translator\" mode, each scored by its "
+        "exact true score (`core.engine.truescore`, log10). Differences are system minus beam per sentence "
         "(negative: MCPG below the beam); mean ± population standard deviation over sentences. "
         f"MCPG gets {time_budget:g} s per sentence (the paper: η = 100,000 episodes, no clock), one core, "
         "seed = sentence index.",

@@ -39,10 +39,10 @@ from pathlib import Path
 from typing import Sequence
 
 from core.textio import atomic_output
-from core.beam_decoder import DEFAULT_BEAM_THRESHOLD, DecoderSettings
-from core.generation import generate_batches
-from core.lm import LanguageModel
-from core.paraphrase_table import ParaphraseTable
+from core.engine.beam_decoder import DEFAULT_BEAM_THRESHOLD, DecoderSettings
+from core.engine.generation import generate_batches
+from core.engine.lm import LanguageModel
+from core.engine.paraphrase_table import ParaphraseTable
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -209,9 +209,9 @@ def write_markdown(path: Path, reports: Sequence[StackReport], provenance: dict,
         "# Seed 000 §3: decoder n-best order vs true-score order",
         "",
         f"Reproduces Chevelu et al. (COLING 2010) §3 with our monotone beam decoder "
-        f"(`core.beam_decoder`, Moses settings: threshold 1e-5, 20 options per span, "
+        f"(`core.engine.beam_decoder`, Moses settings: threshold 1e-5, 20 options per span, "
         f"α_Φ = α_LM = 1, α_W = 0) in place of MOSES. Each sentence's {n}-best distinct list is "
-        f"reranked by the exact true score (Algorithm 1, `core.truescore`). Scores are log10.",
+        f"reranked by the exact true score (Algorithm 1, `core.engine.truescore`). Scores are log10.",
         "",
         "Why the decoder can disagree with the true score at all: decoder and true score share one model "
         "(identity rules with probability 1 for every word, no reordering), and recombined hypotheses stay "

@@ -1,17 +1,17 @@
 """Generate candidate paraphrases with any system: the one entry point for the CLI and the GUI.
 
-``generate`` yields :class:`core.candidate.Candidate` objects, each with the
+``generate`` yields :class:`core.engine.candidate.Candidate` objects, each with the
 system's own log10 score of its best path and the exact log10 true score
-(seed 000, :mod:`core.truescore`) under the same table, LM and weights.
+(seed 000, :mod:`core.engine.truescore`) under the same table, LM and weights.
 
 Systems:
 
-* ``beam``: the monotone stack decoder of :mod:`core.beam_decoder` (our MOSES).
+* ``beam``: the monotone stack decoder of :mod:`core.engine.beam_decoder` (our MOSES).
 * ``mcpg-true`` / ``mcpg-translator``: MCPG (seed 003, seed 000 §4) in
-  ``core.mcpg.generate_mcpg(source, table, lm, mode="true-score"|"translator",
+  ``core.engine.mcpg.generate_mcpg(source, table, lm, mode="true-score"|"translator",
   nbest=, time_budget=, seed=)``.
 * ``spg-compression`` / ``spg-simplification`` / ``spg-similarity``: SPG
-  (seed 004) in ``core.spg.generate_spg(source, tables, lm, application=,
+  (seed 004) in ``core.engine.spg.generate_spg(source, tables, lm, application=,
   nbest=, time_budget=, seed=)``.
 
 Several ``--table`` arguments are merged into one table (a rule kept once,
@@ -30,14 +30,14 @@ import time
 from typing import Callable, Iterator, Sequence
 
 from core import __version__
-from core.beam_decoder import BeamDecoder, DecoderSettings
-from core.candidate import Candidate
-from core.lm import LanguageModel
-from core.moses_search_graph import search_graph_lines
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule
-from core.scoring import DEFAULT_WEIGHTS
-from core.truescore import TrueScorer
+from core.engine.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.candidate import Candidate
+from core.engine.lm import LanguageModel
+from core.engine.search_graph import search_graph_lines
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule
+from core.engine.scoring import DEFAULT_WEIGHTS
+from core.engine.truescore import TrueScorer
 
 SYSTEMS = (
     "beam",
@@ -122,10 +122,10 @@ class _SentenceGenerator:
             self.params["decoder"] = self.settings.to_json()
             self.decoder = BeamDecoder(self.table, lm, self.settings)
         elif system.startswith("mcpg"):
-            self.function = _load_system("core.mcpg", "generate_mcpg", system)
-            self.params["mcpg_profile"] = "tuned"  # generate_mcpg's default (core.mcpg.TUNED)
+            self.function = _load_system("core.engine.mcpg", "generate_mcpg", system)
+            self.params["mcpg_profile"] = "tuned"  # generate_mcpg's default (core.engine.mcpg.TUNED)
         else:
-            self.function = _load_system("core.spg", "generate_spg", system)
+            self.function = _load_system("core.engine.spg", "generate_spg", system)
 
     def outputs(self, source: tuple[str, ...], reference: tuple[str, ...] | None = None
                 ) -> list[tuple[tuple[str, ...], float, tuple]]:

@@ -36,10 +36,10 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from core.derivation import Segment
-from core.lm import LanguageModel
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule
+from core.engine.derivation import Segment
+from core.engine.lm import LanguageModel
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import os
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
-from core.rules import Phrase, Rule
-from core.table_formats import LoadReport, TableFormat, ValueKind, read_rules, table_name
+from core.engine.rules import Phrase, Rule
+from core.engine.table_formats import LoadReport, TableFormat, ValueKind, read_rules, table_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +153,7 @@ class ParaphraseTable:
         """A table whose rule ``s -> t`` carries the probability of rule ``t -> s``.
 
         Use it when the table's column is p(t|s) but the channel model needs
-        p(s|t) (see :mod:`core.scoring`). Rules without a reverse entry are
+        p(s|t) (see :mod:`core.engine.scoring`). Rules without a reverse entry are
         dropped: their channel probability is unknown.
         """
         reverse = {(rule.source, rule.target): rule.prob for rule in self}

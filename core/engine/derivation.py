@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from core.paraphrase_table import Match
-from core.rules import Rule, identity_rule
+from core.engine.paraphrase_table import Match
+from core.engine.rules import Rule, identity_rule
 
 
 @dataclass(frozen=True, slots=True)

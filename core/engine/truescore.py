@@ -24,11 +24,11 @@ from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from core.derivation import Segment
-from core.lm import LanguageModel
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule, identity_rule
-from core.scoring import DEFAULT_WEIGHTS, ScoreWeights, loglinear_log10
+from core.engine.derivation import Segment
+from core.engine.lm import LanguageModel
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule, identity_rule
+from core.engine.scoring import DEFAULT_WEIGHTS, ScoreWeights, loglinear_log10
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ class Rule:
     """One rewrite ``source -> target`` of token sequences.
 
     ``prob`` is the probability the scoring model multiplies in when the rule
-    is applied (see :mod:`core.scoring` for which conditional it stands for).
+    is applied (see :mod:`core.engine.scoring` for which conditional it stands for).
     ``features`` keeps every other named score the table carried, so log-linear
     models and exports can use them.
     """

@@ -2,7 +2,7 @@
 
 The search space (seed 003 §2). A *state* is a partly transformed sentence
 with its available actions. An *action* is a rule at a place (a
-:class:`~core.paraphrase_table.Match`); applying it rewrites that source span
+:class:`~core.engine.paraphrase_table.Match`); applying it rewrites that source span
 and removes every action overlapping it, because a transformed part cannot be
 transformed again. A *stop* action makes a state final. Seed 003 §2: "each
 state, except the root, can be a final state", so the untouched source never
@@ -25,25 +25,25 @@ whatever ends it, the result is the best final state seen so far (anytime).
 Two modes (seed 000 §4.1):
 
 * ``"true-score"``: any state may stop with parts unchanged. The reward is the
-  exact true score ``Z*_t`` of the final sentence (:mod:`core.truescore`), so
+  exact true score ``Z*_t`` of the final sentence (:mod:`core.engine.truescore`), so
   two rule sets giving one sentence are one state: the tree is a
   transposition table keyed by the sentence. The state keeps the coverage of
   the first path that reached it. Rules whose target equals their source are
   left out (they lead back to the same state).
 * ``"translator"``: rules must cover the whole sentence, unchanged words by
-  identity actions (one per word, probability 1 as :mod:`core.scoring`'s
+  identity actions (one per word, probability 1 as :mod:`core.engine.scoring`'s
   channel model has it); stop exists only once everything is covered. A state
   is its set of applied actions and the reward is the channel score of that
   derivation, ``Z_t^I = P_LM(t) prod p(s_i|t_i)``. With
   ``translator_reward="seed003"`` it is seed 003 §4.3's biased reward instead
   (each applied rule divided by ``p(s_i|s_i)``, the probability of the most
-  probable paraphrase of ``s_i``), as :func:`core.scoring.mcpg_reward`.
+  probable paraphrase of ``s_i``), as :func:`core.engine.scoring.mcpg_reward`.
 
 Rewards in [0, 1]. UCB1-tuned assumes bounded rewards, so a final score ``Z``
 is mapped as in seed 003 §4.3 (formula reconstructed from the garbled PDF):
 ``R = min(Z / Z_s, 1)`` with ``Z_s = P_LM(s)``, the source's own score (all
 identity rules). The seed003 translator reward is exactly
-:func:`core.scoring.mcpg_reward`. A final sentence equal to the source gets
+:func:`core.engine.scoring.mcpg_reward`. A final sentence equal to the source gets
 ``R = 0`` and is never output. Values are stored as the max log10 score, so
 the commit and the output order stay exact where ``R`` is capped at 1.
 
@@ -155,9 +155,9 @@ given.
 
 Speed: true scores are cached by sentence (the transposition table's other
 half). They come from the same edge index as
-:class:`core.truescore.TrueScorer` (its cached
-:class:`~core.truescore.SourceRuleIndex`), but through a score-only copy of
-its dynamic program: :func:`core.truescore.best_derivation` also rebuilds the
+:class:`core.engine.truescore.TrueScorer` (its cached
+:class:`~core.engine.truescore.SourceRuleIndex`), but through a score-only copy of
+its dynamic program: :func:`core.engine.truescore.best_derivation` also rebuilds the
 derivation and breaks ties, and measured 2.3x slower here (8,200 vs 19,500
 targets/s on 30-word sentences with 590 matching rules); derivations of the
 outputs come from ``TrueScorer`` itself. Statistics are numpy arrays per state,
@@ -178,11 +178,11 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 from typing import Literal, Sequence
 
-from core.derivation import Segment
-from core.lm import LanguageModel
-from core.paraphrase_table import ParaphraseTable
-from core.rules import identity_rule
-from core.truescore import TrueScorer
+from core.engine.derivation import Segment
+from core.engine.lm import LanguageModel
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import identity_rule
+from core.engine.truescore import TrueScorer
 
 Mode = Literal["true-score", "translator"]
 Result = tuple[tuple[str, ...], float, tuple[Segment, ...]]
@@ -582,10 +582,10 @@ class _Search:
     def _true_rules_log10(self, target: tuple[str, ...]) -> float:
         """Best ``sum log10 p`` over rule sets turning the source into ``target`` (-inf if none).
 
-        The dynamic program of :func:`core.truescore.best_derivation` (seed 000,
-        Algorithm 1) on the same :class:`~core.truescore.SourceRuleIndex`, kept
+        The dynamic program of :func:`core.engine.truescore.best_derivation` (seed 000,
+        Algorithm 1) on the same :class:`~core.engine.truescore.SourceRuleIndex`, kept
         to the score (no derivation, no tie-breaking): 2.3x faster. Tests
-        check it against :class:`core.truescore.TrueScorer`.
+        check it against :class:`core.engine.truescore.TrueScorer`.
         """
         index = self._index
         n, m = len(self.source), len(target)

@@ -27,7 +27,7 @@ from typing import Iterator
 
 from core.textio import open_text_maybe_gzip
 from core.errors import InputFormatError
-from core.rules import Rule
+from core.engine.rules import Rule
 
 SEPARATOR = " ||| "
 

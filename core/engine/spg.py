@@ -34,7 +34,7 @@ Paraphrase planning (§3.3, Figure 2): a target unit is kept only if it
 achieves the application, ``mu > 0``; a source unit with no target left is
 dropped (it can only be kept by the self-paraphrase table).
 
-Decoding reuses :class:`core.beam_decoder.BeamDecoder` (seed 004 §4 remodels
+Decoding reuses :class:`core.engine.beam_decoder.BeamDecoder` (seed 004 §4 remodels
 Moses; so does that decoder). Its identity options have probability 1, not
 ``c``: we therefore give each planned unit the factor
 ``exp(lambda_k^ ln phi + lambda_um mu + lambda_self |s_i|)``. Every
@@ -54,12 +54,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
-from core.beam_decoder import BeamDecoder, DecoderSettings
-from core.derivation import Segment
-from core.lm import LanguageModel
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule
-from core.scoring import ScoreWeights
+from core.engine.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.derivation import Segment
+from core.engine.lm import LanguageModel
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule
+from core.engine.scoring import ScoreWeights
 
 Application = Literal["compression", "simplification", "similarity"]
 APPLICATIONS = ("compression", "simplification", "similarity")

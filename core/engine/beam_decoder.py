@@ -26,7 +26,7 @@ search restricted to monotone order, the way Moses' own ``SearchNormal`` works
   is computed, kept for the pruning arithmetic and the estimates we report,
   but cannot change which hypotheses survive.
 
-Scores are base-10 logs (our convention, :mod:`core.scoring`): a path's score
+Scores are base-10 logs (our convention, :mod:`core.engine.scoring`): a path's score
 is ``alpha_phi * sum log10 p(rule) + alpha_LM * log10 P_LM(t) - alpha_W |t|``
 with ``<s>``/``</s>`` in the LM. Moses reports natural logs (it multiplies
 KenLM's log10 by ln 10 and takes ln of table scores), so a Moses score is ours
@@ -45,11 +45,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from core.derivation import Segment
-from core.lm import LanguageModel
-from core.paraphrase_table import ParaphraseTable
-from core.rules import Rule, identity_rule
-from core.scoring import DEFAULT_WEIGHTS, ScoreWeights
+from core.engine.derivation import Segment
+from core.engine.lm import LanguageModel
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule, identity_rule
+from core.engine.scoring import DEFAULT_WEIGHTS, ScoreWeights
 
 DEFAULT_STACK_SIZE = 200  # Moses -stack
 DEFAULT_BEAM_THRESHOLD = 1e-5  # Moses -beam-threshold

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.derivation import Segment
+from core.engine.derivation import Segment
 
 
 @dataclass
@@ -14,7 +14,7 @@ class Candidate:
 
     ``model_score`` is the generator's own log10 score of its best path;
     ``true_score`` the log10 true score under the same table and LM
-    (:mod:`core.truescore`), ``None`` only if unreachable.
+    (:mod:`core.engine.truescore`), ``None`` only if unreachable.
     """
 
     sentence_id: int
