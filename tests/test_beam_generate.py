@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import EXAMPLE1_RULES, ROOT, toy_corpus
+from conftest import ROOT, toy_corpus
 from core.engine.generation import GeneratorUnavailable, generate, merged_table
 from core.engine.lm import LanguageModel
 from core.engine.search_graph import best_path, group_by_sentence, read_search_graph

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.data.build import DEMO_BUDGET_BYTES, DEMO_FILES, moses_to_paraphrase_table, run_build
+from core.data.build import DEMO_BUDGET_BYTES, DEMO_FILES, run_build
+from core.tablebuild.table_converters import moses_to_paraphrase_table
 
 DEMO = Path(__file__).resolve().parent.parent / "evaldata" / "demo"
 
@@ -80,7 +81,7 @@ def test_committed_demo_matches_its_manifest_and_budget():
 
 
 def test_demo_pruning_keeps_short_sources_top_k_above_threshold(tmp_path):
-    from core.data.build import prune_paraphrase_table
+    from core.tablebuild.table_converters import prune_paraphrase_table
     from core.errors import InputFormatError
 
     table = tmp_path / "para.gz"

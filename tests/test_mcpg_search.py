@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from conftest import EXAMPLE1_RULES, WORDS
 from core.engine.derivation import apply_matches
 from core.engine.lm import LanguageModel
-from core.engine.mcpg import FAITHFUL, STOP, TUNED, MCPGOptions, MCPGStats, _Search, generate_mcpg
+from core.engine.mcpg import FAITHFUL, STOP, TUNED, MCPGStats, _Search, generate_mcpg
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
 from core.engine.scoring import channel_log10, mcpg_reward

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputFormatError
-from core.pivot import (
+from core.tablebuild.pivot import (
     PIVOT_SQL,
     PORTABLE_SQL_FUNCTIONS,
     pivot_table,

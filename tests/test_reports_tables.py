@@ -10,7 +10,7 @@ import pytest
 
 from core.cli import main
 from core.judgment_records import JudgmentRecords
-from core.reports import build_report, render, render_plots
+from core.reports import build_report, render_plots
 
 
 def study() -> JudgmentRecords:

@@ -6,7 +6,6 @@ import json
 from itertools import combinations
 from math import comb
 
-import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 

@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_pivot(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from core.pivot import pivot_table
+    from core.tablebuild.pivot import pivot_table
 
     bars: dict[str, tqdm] = {}
 

@@ -8,7 +8,7 @@ extract        SWORD modules -> ``corpus/verses.jsonl`` (plain text by OSIS ref)
 tokenize       -> ``corpus/tokenized.jsonl`` (``core.engine.tokenization``)
 split          -> ``split/*.ids`` and the parallel ``corpus/{train,dev,test}.*``
 phrase-table   WEB -> RV1909 Moses phrase table (part B's eflomal builder)
-pivot          pivot paraphrase table over the RV1909 pivot (``core.pivot``)
+pivot          pivot paraphrase table over the RV1909 pivot (``core.tablebuild.pivot``)
 webkjv-table   WEB -> KJV phrase table, kept as a paraphrase table p(e2|e1)
 lm             5-gram modified Kneser-Ney LM on the WEB training verses
 testcases      seed 001 §4.1 cases for the dev and test verses
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from core.textio import WriteBehind, atomic_output, open_text_maybe_gzip
-from core.errors import InputFormatError
+from core.textio import atomic_output, open_text_maybe_gzip
+from core.tablebuild.table_converters import moses_to_paraphrase_table, prune_paraphrase_table
 from core.data import sword_extract
 from core.data.corpus_split import split_by_chapter, training_refs
 from core.data.testcases import CaseReport, build_cases
@@ -274,9 +274,9 @@ def heldout_only_words(rows: list[dict], split) -> dict[str, list[str]]:
 
 def _phrase_table_builder():
     try:
-        from core.data.phrase_table_builder import build_phrase_table
+        from core.tablebuild.phrase_table_builder import build_phrase_table
     except ImportError as error:
-        raise StageSkipped(f"core.data.phrase_table_builder is not available ({error})") from None
+        raise StageSkipped(f"core.tablebuild.phrase_table_builder is not available ({error})") from None
     return build_phrase_table
 
 
@@ -299,9 +299,9 @@ def _sha256_of_inputs(context: BuildContext, *names: str) -> dict[str, str]:
 
 def stage_pivot(context: BuildContext) -> dict:
     try:
-        from core.pivot import pivot_table
+        from core.tablebuild.pivot import pivot_table
     except ImportError as error:
-        raise StageSkipped(f"core.pivot is not available ({error})") from None
+        raise StageSkipped(f"core.tablebuild.pivot is not available ({error})") from None
     table = context.path("tables", "web-rv.phrase-table.gz")
     if not table.exists():
         raise StageSkipped(f"{table} is missing: run the phrase-table stage first")
@@ -311,47 +311,6 @@ def stage_pivot(context: BuildContext) -> dict:
     return {"inputs_sha256": inputs, "output_sha256": sha256_of(output), **stats}
 
 
-def moses_to_paraphrase_table(moses_table: Path, output: Path, *, top: int = WEBKJV_TOP,
-                              compresslevel: int = TABLE_GZIP_LEVEL) -> dict:
-    """``e1 ||| e2 ||| p(e2|e1)`` from a WEB->KJV Moses table, p(e2|e1) being its p(e|f) (third score).
-
-    Identical pairs are dropped (they are not paraphrases) and the ``top`` most probable
-    e2 of each e1 kept, as for the pivot table; ties broken by e2. Output is sorted by e1
-    (code points), then p(e2|e1) descending, then e2. The lines of one e1 need not be adjacent.
-    """
-    candidates: dict[str, list[tuple[float, str]]] = {}
-    pairs_in = identical = 0
-    with open_text_maybe_gzip(moses_table) as handle:
-        for line in handle:
-            source, target, scores = line.split(" ||| ", 3)[:3]
-            pairs_in += 1
-            if source == target:
-                identical += 1
-                continue
-            entry = (-float(scores.split(" ", 3)[2]), target)
-            group = candidates.get(source)
-            if group is None:
-                candidates[source] = [entry]
-            else:
-                group.append(entry)
-                if len(group) > 4 * top:  # bound memory on huge groups; keeps the same top entries
-                    group.sort()
-                    del group[top:]
-    pairs_out = 0
-    with atomic_output(output, compresslevel=compresslevel) as handle, WriteBehind(handle) as writer:
-        batch: list[str] = []
-        for source in sorted(candidates):
-            best = sorted(candidates[source])[:top]
-            batch.extend(f"{source} ||| {target} ||| {-negative!r}\n" for negative, target in best)
-            pairs_out += len(best)
-            if len(batch) >= 50_000:
-                writer.write("".join(batch))
-                batch.clear()
-        writer.write("".join(batch))
-    return {"phrase_pairs_in": pairs_in, "identical_pairs_dropped": identical, "source_phrases": len(candidates),
-            "paraphrase_pairs_out": pairs_out, "top": top}
-
-
 def stage_webkjv_table(context: BuildContext) -> dict:
     build_phrase_table = _phrase_table_builder()
     web = read_lines(context.path("corpus", "train.web"))
@@ -359,7 +318,8 @@ def stage_webkjv_table(context: BuildContext) -> dict:
     moses = context.path("tables", "web-kjv.phrase-table.gz")
     aligned = build_phrase_table(web, kjv, moses, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED,
                                  compresslevel=TABLE_GZIP_LEVEL)
-    converted = moses_to_paraphrase_table(moses, context.path("tables", "web-kjv.paraphrase-table.gz"))
+    converted = moses_to_paraphrase_table(moses, context.path("tables", "web-kjv.paraphrase-table.gz"), top=WEBKJV_TOP,
+                                          compresslevel=TABLE_GZIP_LEVEL)
     return {"training_corpus": "corpus/train.web", "training_lines": len(web), "phrase_table": aligned,
             "paraphrase_table": converted}
 
@@ -397,39 +357,6 @@ def stage_testcases(context: BuildContext) -> dict:
         _write_jsonl(context.path("testcases", f"{part}.jsonl"), (case.as_json() for case in cases))
         stats[part] = report.as_json()
     return stats
-
-
-def prune_paraphrase_table(table: Path, output: Path, *, max_source_length: int, top: int, min_prob: float,
-                           significant_digits: int) -> dict:
-    """Keep the ``top`` most probable e2 (p >= ``min_prob``) of each e1 of at most ``max_source_length`` tokens.
-
-    ``table`` must be sorted by e1 with p(e2|e1) descending within each e1, as ``core.pivot`` writes it.
-    """
-    kept = read = 0
-    current, rank, previous = None, 0, 0.0
-    with open_text_maybe_gzip(table) as reader, atomic_output(output) as handle, WriteBehind(handle) as writer:
-        batch: list[str] = []
-        for line_number, line in enumerate(reader, 1):
-            read += 1
-            source, target, scores = line.rstrip("\n").split(" ||| ")[:3]
-            if source.count(" ") >= max_source_length:
-                continue  # never kept; sources are distinct, so skipping leaves other ranks alone
-            probability = float(scores.split(" ", 1)[0])
-            if source != current:
-                current, rank, previous = source, 0, probability
-            elif probability > previous:
-                raise InputFormatError(str(table), line_number, "p(e2|e1) descending within each e1", line.strip())
-            rank += 1
-            previous = probability
-            if rank <= top and probability >= min_prob:
-                numbers = " ".join(f"{float(value):.{significant_digits}g}" for value in scores.split())
-                batch.append(f"{source} ||| {target} ||| {numbers}\n")
-                kept += 1
-                if len(batch) >= 10_000:
-                    writer.write("".join(batch))
-                    batch.clear()
-        writer.write("".join(batch))
-    return {"pairs_in": read, "pairs_kept": kept}
 
 
 def _copy_atomically(source: Path, destination: Path) -> None:

@@ -1,8 +1,8 @@
 """Extract, count and score phrase pairs of a whole corpus in one fast pass.
 
 Same results, float for float and line for line, as the readable reference in
-:mod:`core.data.phrase_extraction` (Moses' extraction loop) and
-:mod:`core.data.phrase_scoring` (Moses' four scores); the tests check the two
+:mod:`core.tablebuild.phrase_extraction` (Moses' extraction loop) and
+:mod:`core.tablebuild.phrase_scoring` (Moses' four scores); the tests check the two
 against each other. This version exists because the reference spends most of
 its time on per-occurrence objects: a 30,000-verse corpus yields about five
 million phrase-pair occurrences. What changes:
@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Iterator, Sequence
 
-from core.data.alignment import Link
-from core.data.phrase_scoring import NULL
+from core.tablebuild.alignment import Link
+from core.tablebuild.phrase_scoring import NULL
 
 
 class CorpusPhraseCounts:

@@ -1,10 +1,10 @@
 """A Moses phrase table from tokenized parallel text: align, extract, score, write.
 
 Steps (Koehn et al. 2003 as Moses runs them): eflomal in both directions
-(:mod:`core.data.alignment`), grow-diag-final-and, phrase pairs up to
-``max_length`` consistent with the alignment (:mod:`core.data.phrase_extraction`),
-the four Moses scores (:mod:`core.data.phrase_scoring`), both run by the fast
-equivalent in :mod:`core.data.phrase_pair_counter`. The source lines are
+(:mod:`core.tablebuild.alignment`), grow-diag-final-and, phrase pairs up to
+``max_length`` consistent with the alignment (:mod:`core.tablebuild.phrase_extraction`),
+the four Moses scores (:mod:`core.tablebuild.phrase_scoring`), both run by the fast
+equivalent in :mod:`core.tablebuild.phrase_pair_counter`. The source lines are
 the table's first field.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Callable
 
 from core.textio import WriteBehind, atomic_output
-from core.data.alignment import format_links, symmetrized_alignments
-from core.data.phrase_pair_counter import CorpusPhraseCounts
+from core.tablebuild.alignment import format_links, symmetrized_alignments
+from core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
 
 
 def build_phrase_table(

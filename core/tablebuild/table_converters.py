@@ -1,0 +1,82 @@
+"""Table converters: a bilingual Moses table read as a paraphrase table, and a paraphrase table pruned for size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.errors import InputFormatError
+from core.textio import WriteBehind, atomic_output, open_text_maybe_gzip
+
+
+def moses_to_paraphrase_table(moses_table: Path, output: Path, *, top: int = 20,
+                              compresslevel: int = 6) -> dict:
+    """``e1 ||| e2 ||| p(e2|e1)`` from a WEB->KJV Moses table, p(e2|e1) being its p(e|f) (third score).
+
+    Identical pairs are dropped (they are not paraphrases) and the ``top`` most probable
+    e2 of each e1 kept, as for the pivot table; ties broken by e2. Output is sorted by e1
+    (code points), then p(e2|e1) descending, then e2. The lines of one e1 need not be adjacent.
+    """
+    candidates: dict[str, list[tuple[float, str]]] = {}
+    pairs_in = identical = 0
+    with open_text_maybe_gzip(moses_table) as handle:
+        for line in handle:
+            source, target, scores = line.split(" ||| ", 3)[:3]
+            pairs_in += 1
+            if source == target:
+                identical += 1
+                continue
+            entry = (-float(scores.split(" ", 3)[2]), target)
+            group = candidates.get(source)
+            if group is None:
+                candidates[source] = [entry]
+            else:
+                group.append(entry)
+                if len(group) > 4 * top:  # bound memory on huge groups; keeps the same top entries
+                    group.sort()
+                    del group[top:]
+    pairs_out = 0
+    with atomic_output(output, compresslevel=compresslevel) as handle, WriteBehind(handle) as writer:
+        batch: list[str] = []
+        for source in sorted(candidates):
+            best = sorted(candidates[source])[:top]
+            batch.extend(f"{source} ||| {target} ||| {-negative!r}\n" for negative, target in best)
+            pairs_out += len(best)
+            if len(batch) >= 50_000:
+                writer.write("".join(batch))
+                batch.clear()
+        writer.write("".join(batch))
+    return {"phrase_pairs_in": pairs_in, "identical_pairs_dropped": identical, "source_phrases": len(candidates),
+            "paraphrase_pairs_out": pairs_out, "top": top}
+
+
+def prune_paraphrase_table(table: Path, output: Path, *, max_source_length: int, top: int, min_prob: float,
+                           significant_digits: int) -> dict:
+    """Keep the ``top`` most probable e2 (p >= ``min_prob``) of each e1 of at most ``max_source_length`` tokens.
+
+    ``table`` must be sorted by e1 with p(e2|e1) descending within each e1, as ``core.tablebuild.pivot`` writes it.
+    """
+    kept = read = 0
+    current, rank, previous = None, 0, 0.0
+    with open_text_maybe_gzip(table) as reader, atomic_output(output) as handle, WriteBehind(handle) as writer:
+        batch: list[str] = []
+        for line_number, line in enumerate(reader, 1):
+            read += 1
+            source, target, scores = line.rstrip("\n").split(" ||| ")[:3]
+            if source.count(" ") >= max_source_length:
+                continue  # never kept; sources are distinct, so skipping leaves other ranks alone
+            probability = float(scores.split(" ", 1)[0])
+            if source != current:
+                current, rank, previous = source, 0, probability
+            elif probability > previous:
+                raise InputFormatError(str(table), line_number, "p(e2|e1) descending within each e1", line.strip())
+            rank += 1
+            previous = probability
+            if rank <= top and probability >= min_prob:
+                numbers = " ".join(f"{float(value):.{significant_digits}g}" for value in scores.split())
+                batch.append(f"{source} ||| {target} ||| {numbers}\n")
+                kept += 1
+                if len(batch) >= 10_000:
+                    writer.write("".join(batch))
+                    batch.clear()
+        writer.write("".join(batch))
+    return {"pairs_in": read, "pairs_kept": kept}
