@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.data.build import DEMO_BUDGET_BYTES, DEMO_FILES, run_build
+from core.evaldata.build import run_build
+from core.evaldata.demo_release import DEMO_BUDGET_BYTES, DEMO_FILES
 from core.tablebuild.table_converters import moses_to_paraphrase_table
 
 DEMO = Path(__file__).resolve().parent.parent / "evaldata" / "demo"

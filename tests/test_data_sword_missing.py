@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from core.data import sword_extract
+from core.evaldata import sword_extract
 
 TEXT_PACKAGES = ["sword-text-web", "sword-text-kjv", "sword-text-sparv"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from core.data.build import STAGES
+    from core.evaldata.build import STAGES
 
     data = subparsers.add_parser("data", help="build the real-data corpus, tables, LM and test sets")
     data_sub = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
@@ -30,8 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_build_command(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from core.data.build import run_build
-    from core.data.sword_extract import SwordUnavailable
+    from core.evaldata.build import run_build
+    from core.evaldata.sword_extract import SwordUnavailable
 
     def progress(iterable, **options):
         return tqdm(iterable, file=sys.stderr, leave=False, mininterval=1.0, **options)

@@ -1,0 +1,95 @@
+"""What every build stage shares: the output folder, the report, file helpers, a process pool."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from core.textio import atomic_output, open_text_maybe_gzip
+
+
+class StageSkipped(Exception):
+    """A stage cannot run here (a missing component); the build goes on and says why."""
+
+
+def default_out_dir() -> Path:
+    """The repository's ``evaldata`` when running from a checkout, else ``./evaldata``."""
+    checkout = Path(__file__).resolve().parents[2] / "evaldata"
+    return checkout if checkout.parent.joinpath("pyproject.toml").exists() else Path("evaldata")
+
+
+@dataclass
+class BuildContext:
+    out: Path
+    say: Callable[[str], None] = lambda message: print(message, file=sys.stderr, flush=True)
+    progress: Callable[..., Iterable] = lambda iterable, **_: iterable
+    report: dict = field(default_factory=dict)
+    install: bool = True  # apt-get the missing SWORD packages when root; else only say what to install
+    jobs: int = 2  # processes for the stages that can use two
+
+    @property
+    def build(self) -> Path:
+        return self.out / "build"
+
+    @property
+    def demo(self) -> Path:
+        return self.out / "demo"
+
+    @property
+    def split_record(self) -> Path:
+        """``OUT/split``: the small, committed record of the split that lets CI check disjointness."""
+        return self.out / "split"
+
+    def path(self, *parts: str) -> Path:
+        return self.build.joinpath(*parts)
+
+
+def write_jsonl(path: Path, rows: Iterable[dict]) -> None:
+    with atomic_output(path) as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    if not path.exists():
+        raise StageSkipped(f"{path} is missing: run the earlier stages first")
+    with open_text_maybe_gzip(path) as handle:
+        return [json.loads(line) for line in handle]
+
+
+def write_lines(path: Path, lines: Iterable[str]) -> None:
+    with atomic_output(path) as handle:
+        for line in lines:
+            handle.write(line + "\n")
+
+
+def read_lines(path: Path) -> list[str]:
+    if not path.exists():
+        raise StageSkipped(f"{path} is missing: run the earlier stages first")
+    with open_text_maybe_gzip(path) as handle:
+        return [line.rstrip("\n") for line in handle]
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def sha256_of_inputs(context: BuildContext, *names: str) -> dict[str, str]:
+    # Taken when a stage reads its inputs, so the report says what each artifact was built from.
+    return {name: sha256_of(context.path(*name.split("/"))) for name in names}
+
+
+def process_pool(workers: int):
+    import concurrent.futures
+    import multiprocessing
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return concurrent.futures.ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context(method))
