@@ -6,7 +6,7 @@ figure on screen and one pasted from the command line come from one place.
 
 from __future__ import annotations
 
-from core.judgment_records import JudgmentRecords
+from core.stats.judgment_records import JudgmentRecords
 from core.store import operations as ops
 from core.store.database import Database
 

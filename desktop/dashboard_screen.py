@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.study_judgments import study_judgment_records
-from core.reports import Report, build_report, format_cell
+from core.stats.report_render import format_cell
+from core.stats.report_tables import Report, build_report
 from core.store.annotation_queries import judgment_count
 from core.store.database import Database
 from desktop.rows_model import RowsTableModel

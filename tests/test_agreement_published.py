@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.agreement import (
+from core.stats.agreement import (
     RatingMatrix,
     cohen_kappa,
     fixed_chance_kappa,

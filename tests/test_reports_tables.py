@@ -9,8 +9,9 @@ import json
 import pytest
 
 from core.cli import main
-from core.judgment_records import JudgmentRecords
-from core.reports import build_report, render_plots
+from core.stats.judgment_records import JudgmentRecords
+from core.stats.report_render import render_plots
+from core.stats.report_tables import build_report
 
 
 def study() -> JudgmentRecords:

@@ -7,7 +7,7 @@ Output contracts:
   "fleiss_kappa", "krippendorff_alpha": {"nominal", "ordinal", "interval"},
   "ci95": {statistic: [low, high] | null}}``. ``n_items`` counts the units
   with at least one judgment of the criterion; definitions are in
-  :mod:`core.agreement`. ``ci95`` keys: observed, cohen_kappa,
+  :mod:`core.stats.agreement`. ``ci95`` keys: observed, cohen_kappa,
   fixed_chance_kappa, fleiss_kappa, krippendorff_alpha_nominal,
   krippendorff_alpha_ordinal, krippendorff_alpha_interval.
 * ``signtest FILE.csv --system-a A --system-b B --json`` prints
@@ -78,8 +78,8 @@ def _fail(message: str) -> int:
 def run_agreement(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from core.agreement import STATISTIC_NAMES, landis_koch_label, summarize_agreement
-    from core.judgment_records import read_judgments
+    from core.stats.agreement import STATISTIC_NAMES, landis_koch_label, summarize_agreement
+    from core.stats.judgment_records import read_judgments
 
     records = read_judgments(args.file)
     criteria = records.criterion_names()
@@ -114,8 +114,8 @@ def run_agreement(args: argparse.Namespace) -> int:
 
 
 def run_signtest(args: argparse.Namespace) -> int:
-    from core.judgment_records import read_scores
-    from core.significance import sign_test
+    from core.stats.judgment_records import read_scores
+    from core.stats.significance import sign_test
 
     scores = read_scores(args.file)
     try:
@@ -136,9 +136,10 @@ def run_signtest(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from core.judgment_records import read_judgments
+    from core.stats.judgment_records import read_judgments
     from core.study_judgments import is_sqlite_file
-    from core.reports import build_report, render, render_plots
+    from core.stats.report_render import render, render_plots
+    from core.stats.report_tables import build_report
 
     positive = tuple(label.strip() for label in args.positive.split(",") if label.strip())
     if args.unified_min < 1 or args.block < 1:

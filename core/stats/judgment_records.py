@@ -28,7 +28,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from core.agreement import DuplicateJudgmentError, RatingMatrix
+from core.stats.agreement import DuplicateJudgmentError, RatingMatrix
 from core.textio import open_text_maybe_gzip
 from core.errors import InputFormatError
 
