@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.agreement import RatingMatrix, summarize_agreement
-from core.judgment_records import read_judgments
+from core.stats.agreement import RatingMatrix, summarize_agreement
+from core.stats.judgment_records import read_judgments
 
 
 def main() -> None:

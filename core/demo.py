@@ -1,15 +1,40 @@
-"""Where the bundled demo project lives.
+"""The bundled demo: where its files live, and the demo study built from them on first use.
 
-The demo (``evaldata/demo/``) ships in the source tree, next to ``core/``; an
-installed copy elsewhere is found through ``PARASTUDIO_DEMO``.
+The demo files (``evaldata/demo/``) ship in the source tree, next to ``core/``;
+an installed copy elsewhere is found through ``PARASTUDIO_DEMO``.
+
+The bundled demo study: a real two-judge study of the demo's generated paraphrases.
+
+``open_demo_study()`` returns the path of a SQLite study database in the
+user's data directory, creating it on first use from ``evaldata/demo/``:
+
+* study ``demo``: the candidates in ``candidates.jsonl`` (made with
+  ``parastudio generate --system beam --nbest 2 --json`` on ``test.en``;
+  when that file is missing they are generated here the same way from the
+  demo table and LM), sources from ``test.en``, references from
+  ``test.ref.en``; criteria fluency and meaning (seed 003) and usability for
+  simplification (seed 004); two judges per item, 5% repeats and 5% planted
+  controls, for annotators ``judge-1`` and ``judge-2``;
+* study ``demo choice`` (seed 001 §4.2): the first test cases of
+  ``testcases.jsonl``, each span offered with the five most probable
+  paraphrases of the demo table.
+
+The database is built in a temporary file and renamed into place, so a
+half-built demo is never opened.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
+from core.store import operations as ops
+from core.study_builder import StudyPlan, candidate_row, make_choice_study, make_study
+from core.store.database import open_database
 
 @dataclass(frozen=True)
 class DemoFiles:
@@ -44,3 +69,128 @@ def demo_files() -> DemoFiles:
     if override:
         return DemoFiles(Path(override))
     return DemoFiles(Path(__file__).resolve().parent.parent / "evaldata" / "demo")
+
+
+DEMO_STUDY = "demo"
+DEMO_CHOICE_STUDY = "demo choice"
+DEMO_ANNOTATORS = ("judge-1", "judge-2")
+CHOICE_TASKS = 30
+GENERATE_NBEST = 2
+
+Progress = Callable[[int, str], None]
+
+
+def user_data_dir() -> Path:
+    """``$PARASTUDIO_DATA``, else ``$XDG_DATA_HOME/paraphrase-studio`` (``~/.local/share``)."""
+    override = os.environ.get("PARASTUDIO_DATA")
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "paraphrase-studio"
+
+
+def demo_study_path() -> Path:
+    return user_data_dir() / "demo-study.sqlite"
+
+
+def _quiet(_percent: int, _message: str) -> None:
+    pass
+
+
+def open_demo_study(path: str | os.PathLike | None = None, demo: DemoFiles | None = None,
+                    progress: Progress = _quiet) -> Path:
+    """The demo study database, created on first use (see the module docstring)."""
+    target = Path(path) if path is not None else demo_study_path()
+    if target.is_file():
+        return target
+    demo = demo or demo_files()
+    if not demo.test_sentences.is_file():
+        raise FileNotFoundError(f"the bundled demo is missing {demo.test_sentences} "
+                                "(run `parastudio data build` to make evaldata/demo)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.part")
+    try:
+        build_demo_study(temporary, demo, progress)
+        os.replace(temporary, target)
+    finally:
+        for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+            leftover.unlink(missing_ok=True)
+    return target
+
+
+def _candidate_rows(demo: DemoFiles, progress: Progress) -> tuple[list[ops.CandidateRow], str]:
+    candidates = demo.directory / "candidates.jsonl"
+    if candidates.is_file():
+        progress(10, f"reading {candidates.name}")
+        return list(ops.read_candidates_jsonl(candidates)), str(candidates)
+    missing = [p for p in (demo.table, demo.lm) if not p.is_file()]
+    if missing:
+        raise FileNotFoundError(f"the bundled demo has neither {candidates} nor {' and '.join(map(str, missing))} "
+                                "to generate candidates from")
+    from core.engine.generation import generate
+    from core.engine.lm import LanguageModel
+    from core.engine.paraphrase_table import ParaphraseTable
+
+    progress(5, "loading the demo table and LM to generate candidates")
+    table, lm = ParaphraseTable.load(demo.table), LanguageModel(demo.lm)
+    sentences = [line.split() for line in demo.test_sentences.read_text(encoding="utf-8").splitlines()]
+    rows = [candidate_row(candidate, line) for line, candidate in enumerate(
+        generate("beam", sentences, [table], lm, nbest=GENERATE_NBEST, processes=1,
+                 progress=lambda done, total: progress(10 + 50 * done // total,
+                                                        f"generating: sentence {done} of {total}")), start=1)]
+    return rows, f"generated: beam --nbest {GENERATE_NBEST} on {demo.test_sentences}"
+
+
+def _choice_tasks(demo: DemoFiles, progress: Progress) -> list[dict]:
+    if not (demo.testcases.is_file() and demo.table.is_file()):
+        return []
+    from core.engine.paraphrase_table import ParaphraseTable
+
+    progress(70, "loading the demo table for the choice task")
+    table = ParaphraseTable.load(demo.table)
+    tasks = []
+    with open(demo.testcases, encoding="utf-8") as handle:
+        for line in handle:
+            case = json.loads(line)
+            tokens = case["sentence"].split()
+            start, end = case["span"]
+            phrase = tuple(tokens[start:end])
+            rules = sorted(table.rules_for(phrase), key=lambda rule: -rule.prob)
+            options = []
+            for rule in rules:
+                text = " ".join(rule.target)
+                if rule.target != phrase and text not in options:
+                    options.append(text)
+                if len(options) == 5:
+                    break
+            if options:
+                tasks.append({"id": case["id"], "sentence": case["sentence"], "span": [start, end],
+                              "options": options, "system": "demo-table-top5", "test_set": "demo"})
+            if len(tasks) == CHOICE_TASKS:
+                break
+    return tasks
+
+
+def build_demo_study(path: Path, demo: DemoFiles, progress: Progress = _quiet) -> None:
+    """Both demo studies, built through :mod:`core.study_builder` like any other study."""
+    rows, origin = _candidate_rows(demo, progress)
+    sources = ops.read_sources(demo.test_sentences)
+    references = {}
+    if demo.test_references.is_file():
+        references = {key: [text] for key, text in ops.read_sources(demo.test_references).items()}
+    db = open_database(path)
+    try:
+        progress(60, "creating the demo study")
+        plan = StudyPlan(DEMO_STUDY, list(DEMO_ANNOTATORS), criteria=["fluency", "meaning", "usability"],
+                         application="simplification", seed=2009, settings={"demo": str(demo.directory)})
+        make_study(db, plan, rows, origin, sources, references, "demo/test.en",
+                   lambda percent, message: progress(60 + percent // 4, message))
+        tasks = _choice_tasks(demo, progress)
+        if tasks:
+            progress(90, "creating the choice-task study")
+            choice = StudyPlan(DEMO_CHOICE_STUDY, list(DEMO_ANNOTATORS), criteria=["choice"], seed=2013,
+                               repeat_fraction=0.0, control_fraction=0.0)
+            make_choice_study(db, choice, tasks, str(demo.testcases))
+        progress(100, "demo study ready")
+    finally:
+        db.close()

@@ -19,7 +19,7 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
     app.setApplicationName("Paraphrase Studio")
     app.setOrganizationName("Paraphrase Studio")
     if study is None:
-        from core.demo_project import open_demo_study
+        from core.demo import open_demo_study
 
         try:
             study = str(open_demo_study(progress=lambda percent, message: print(

@@ -34,7 +34,7 @@ from core.store import operations as ops
 from core.store.annotation_queries import StudySummary, study_summaries
 from core.store.database import Database
 from desktop.rows_model import RowsTableModel
-from desktop.study_builder import EngineChoice, StudyPlan, default_study_name, parse_names, study_from_engine, \
+from core.study_builder import EngineChoice, StudyPlan, default_study_name, parse_names, study_from_engine, \
     study_from_file
 from desktop.workers import Worker
 

@@ -2,7 +2,7 @@
 
     xvfb-run -a python3 docs/make_screenshots.py [--out docs/screenshots]
 
-Builds the bundled demo study (``core.demo_project``) in a fresh data
+Builds the bundled demo study (``core.demo``) in a fresh data
 directory, then two simulated annotators judge it *by keys* on the real
 annotation screen: ``judge-2`` all of their items, ``judge-1`` most of
 theirs (the screenshot shows them mid-study), both a few choice tasks. A
@@ -75,7 +75,7 @@ def main() -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    from core.demo_project import DEMO_CHOICE_STUDY, DEMO_STUDY, open_demo_study
+    from core.demo import DEMO_CHOICE_STUDY, DEMO_STUDY, open_demo_study
     from core.store import operations as ops
     from desktop.app import take_screenshots
     from desktop.main_window import MainWindow

@@ -11,11 +11,11 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 
 from core.demo import DemoFiles  # noqa: E402
-from core.demo_project import DEMO_CHOICE_STUDY, DEMO_STUDY, open_demo_study  # noqa: E402
+from core.demo import DEMO_CHOICE_STUDY, DEMO_STUDY, open_demo_study  # noqa: E402
 from core.store import operations as ops  # noqa: E402
 from core.store.annotation_queries import progress_counts, study_summaries  # noqa: E402
 from core.store.database import open_database  # noqa: E402
-from desktop.study_builder import EngineChoice, StudyPlan, study_from_engine  # noqa: E402
+from core.study_builder import EngineChoice, StudyPlan, study_from_engine  # noqa: E402
 from desktop.workers import WorkCancelled  # noqa: E402
 from desktop_study_fixtures import SOURCES, make_choice_study, make_study  # noqa: E402
 
@@ -117,7 +117,7 @@ def test_a_study_from_a_candidates_file_appears_on_every_screen(qtbot, window, t
                 handle.write(json.dumps({"sentence_id": index, "system": system, "rank": 0,
                                          "text": source.replace("the", "a", 1), "source": source,
                                          "model_score": -3.0, "true_score": -4.0, "derivation": []}) + "\n")
-    from desktop.study_builder import study_from_file
+    from core.study_builder import study_from_file
 
     studies = window.studies
     studies.name_edit.setText("imported")

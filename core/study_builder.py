@@ -1,5 +1,6 @@
-"""Making a study from the engine or from a candidates file, as the Studies
-screen runs it in a worker: plain functions over ``core``, no Qt.
+"""Making a study from the engine, from a candidates file or from choice tasks: the one path every study
+is built by (the Studies screen runs it in a worker, the demo study is built through it). A bridge: plain
+functions over the engine and the store, no Qt.
 
 ``report(percent, message)`` is the worker's progress callback; it raises
 when the user cancels, which stops generation at the next sentence. Nothing
@@ -29,6 +30,7 @@ class StudyPlan:
     repeat_fraction: float = 0.05
     control_fraction: float = 0.05
     seed: int = 0
+    settings: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -42,16 +44,40 @@ class EngineChoice:
     time_budget: float | None = 0.5
 
 
-def _finish(db: Database, plan: StudyPlan, rows: list[ops.CandidateRow], origin: str, sources: dict | None,
-            references: dict | None, test_set: str | None, report: Report) -> int:
+def _no_progress(_percent: int, _message: str) -> None:
+    pass
+
+
+def candidate_row(candidate, line: int) -> ops.CandidateRow:
+    """The store's row for a :class:`core.engine.candidate.Candidate` (``line``: its 1-based place in the batch)."""
+    return ops.CandidateRow(sentence_id=str(candidate.sentence_id), text=candidate.text, system=candidate.system,
+                            rank=candidate.rank, model_score=candidate.model_score, true_score=candidate.true_score,
+                            derivation=[s.to_json() for s in candidate.derivation], params=candidate.params,
+                            line=line)
+
+
+def make_study(db: Database, plan: StudyPlan, rows: list[ops.CandidateRow], origin: str, sources: dict | None,
+               references: dict | None, test_set: str | None, report: Report = _no_progress) -> int:
+    """Create the study of ``plan``, import ``rows`` and assign them; returns the study id."""
     report(92, "writing the study")
     study = ops.create_study(db, plan.name, criteria=plan.criteria, judges_per_item=plan.judges_per_item,
-                             application=plan.application, seed=plan.seed, settings={"origin": origin})
+                             application=plan.application, seed=plan.seed,
+                             settings={"origin": origin, **plan.settings})
     ops.import_candidates(db, study, rows, path=origin, sources=sources, references=references, test_set=test_set)
     report(97, "assigning items to annotators")
     ops.assign(db, study, plan.annotators, repeat_fraction=plan.repeat_fraction,
                control_fraction=plan.control_fraction)
     report(100, "done")
+    return study
+
+
+def make_choice_study(db: Database, plan: StudyPlan, tasks: list[dict], origin: str) -> int:
+    """A choice-task study (seed 001 §4.2): each task a sentence, a span and the options offered for it."""
+    study = ops.create_study(db, plan.name, criteria=plan.criteria, judges_per_item=plan.judges_per_item,
+                             seed=plan.seed, settings={"origin": origin, **plan.settings})
+    ops.add_choice_tasks(db, study, tasks, path=origin)
+    ops.assign(db, study, plan.annotators, repeat_fraction=plan.repeat_fraction,
+               control_fraction=plan.control_fraction)
     return study
 
 
@@ -83,14 +109,10 @@ def study_from_engine(report: Report, db: Database, plan: StudyPlan, engine: Eng
         # One process: forking a process that runs Qt threads is not safe.
         for candidate in generate(system, sentences, tables, lm, nbest=engine.nbest, processes=1,
                                   time_budget=engine.time_budget, progress=progress):
-            rows.append(ops.CandidateRow(sentence_id=str(candidate.sentence_id), text=candidate.text,
-                                         system=candidate.system, rank=candidate.rank,
-                                         model_score=candidate.model_score, true_score=candidate.true_score,
-                                         derivation=[s.to_json() for s in candidate.derivation],
-                                         params=candidate.params, line=len(rows) + 1))
+            rows.append(candidate_row(candidate, len(rows) + 1))
     sources = {str(i): line for i, line in enumerate(lines)}
     origin = f"engine: {', '.join(engine.systems)} on {engine.test_set}"
-    return _finish(db, plan, rows, origin, sources, None, engine.test_set, report)
+    return make_study(db, plan, rows, origin, sources, None, engine.test_set, report)
 
 
 def study_from_file(report: Report, db: Database, plan: StudyPlan, path: str,
@@ -99,7 +121,7 @@ def study_from_file(report: Report, db: Database, plan: StudyPlan, path: str,
     report(5, f"reading {Path(path).name}")
     rows = list(ops.read_candidates(path))
     sources = ops.read_sources(sources_path) if sources_path else None
-    return _finish(db, plan, rows, str(path), sources, None, Path(sources_path).name if sources_path else None,
+    return make_study(db, plan, rows, str(path), sources, None, Path(sources_path).name if sources_path else None,
                    report)
 
 
