@@ -52,7 +52,7 @@ def build_study(path: Path, candidates: int, judged_share: float) -> int:
     ops.import_candidates(db, study, rows)
     ops.assign(db, study, ["ann", "bob"])
     annotator = ops.find_annotator(db, study, "ann")
-    total = ops.progress(db, study, annotator).total
+    total = ops.study_progress(db, study, annotator).total
     judged = int(judged_share * total)
     now = datetime.now(timezone.utc)
     with db.transaction() as session:

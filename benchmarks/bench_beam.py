@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.engine.beam_decoder import BeamDecoder, DecoderSettings  # noqa: E402
-from core.experiments.seed000_reranking import load_table_for  # noqa: E402
 from core.engine.lm import LanguageModel  # noqa: E402
 from core.engine.paraphrase_table import ParaphraseTable  # noqa: E402
 from core.engine.rules import Rule  # noqa: E402
@@ -70,7 +69,7 @@ def main() -> int:
     lm = LanguageModel(lm_path)
     if args.table or demo:
         table_path = Path(args.table) if args.table else DEMO / "paraphrase-table.gz"
-        table = load_table_for(table_path, sentences)  # only the rules the sentences can use, like Moses' filter
+        table = ParaphraseTable.load_for(table_path, sentences)  # only the rules the sentences can use, like Moses' filter
         table_label = f"{table_path} ({len(table)} rules match the sentences)"
     else:
         vocabulary = sorted({w for line in input_path.read_text(encoding="utf-8").split("\n") for w in line.split()})

@@ -59,7 +59,7 @@ def main() -> None:
               f"assign 2 judges x 3 criteria: {assigned - imported:.1f} s")
 
         ann = ops.find_annotator(db, study, "ann")
-        total = ops.progress(db, study, ann).total
+        total = ops.study_progress(db, study, ann).total
         judged = int(args.judged * total)
         now = datetime.now(timezone.utc)
         with db.transaction() as session:

@@ -30,8 +30,8 @@ import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
+from core.progress import Progress, no_progress, scaled
 from core.store import operations as ops
 from core.study_builder import StudyPlan, candidate_row, make_choice_study, make_study
 from core.store.database import open_database
@@ -77,7 +77,6 @@ DEMO_ANNOTATORS = ("judge-1", "judge-2")
 CHOICE_TASKS = 30
 GENERATE_NBEST = 2
 
-Progress = Callable[[int, str], None]
 
 
 def user_data_dir() -> Path:
@@ -93,12 +92,8 @@ def demo_study_path() -> Path:
     return user_data_dir() / "demo-study.sqlite"
 
 
-def _quiet(_percent: int, _message: str) -> None:
-    pass
-
-
 def open_demo_study(path: str | os.PathLike | None = None, demo: DemoFiles | None = None,
-                    progress: Progress = _quiet) -> Path:
+                    progress: Progress = no_progress) -> Path:
     """The demo study database, created on first use (see the module docstring)."""
     target = Path(path) if path is not None else demo_study_path()
     if target.is_file():
@@ -121,7 +116,7 @@ def open_demo_study(path: str | os.PathLike | None = None, demo: DemoFiles | Non
 def _candidate_rows(demo: DemoFiles, progress: Progress) -> tuple[list[ops.CandidateRow], str]:
     candidates = demo.directory / "candidates.jsonl"
     if candidates.is_file():
-        progress(10, f"reading {candidates.name}")
+        progress(10, 100, f"reading {candidates.name}")
         return list(ops.read_candidates_jsonl(candidates)), str(candidates)
     missing = [p for p in (demo.table, demo.lm) if not p.is_file()]
     if missing:
@@ -131,13 +126,12 @@ def _candidate_rows(demo: DemoFiles, progress: Progress) -> tuple[list[ops.Candi
     from core.engine.lm import LanguageModel
     from core.engine.paraphrase_table import ParaphraseTable
 
-    progress(5, "loading the demo table and LM to generate candidates")
+    progress(5, 100, "loading the demo table and LM to generate candidates")
     table, lm = ParaphraseTable.load(demo.table), LanguageModel(demo.lm)
     sentences = [line.split() for line in demo.test_sentences.read_text(encoding="utf-8").splitlines()]
     rows = [candidate_row(candidate, line) for line, candidate in enumerate(
         generate("beam", sentences, [table], lm, nbest=GENERATE_NBEST, processes=1,
-                 progress=lambda done, total: progress(10 + 50 * done // total,
-                                                        f"generating: sentence {done} of {total}")), start=1)]
+                 progress=scaled(progress, 10, 60)), start=1)]
     return rows, f"generated: beam --nbest {GENERATE_NBEST} on {demo.test_sentences}"
 
 
@@ -146,7 +140,7 @@ def _choice_tasks(demo: DemoFiles, progress: Progress) -> list[dict]:
         return []
     from core.engine.paraphrase_table import ParaphraseTable
 
-    progress(70, "loading the demo table for the choice task")
+    progress(70, 100, "loading the demo table for the choice task")
     table = ParaphraseTable.load(demo.table)
     tasks = []
     with open(demo.testcases, encoding="utf-8") as handle:
@@ -171,7 +165,7 @@ def _choice_tasks(demo: DemoFiles, progress: Progress) -> list[dict]:
     return tasks
 
 
-def build_demo_study(path: Path, demo: DemoFiles, progress: Progress = _quiet) -> None:
+def build_demo_study(path: Path, demo: DemoFiles, progress: Progress = no_progress) -> None:
     """Both demo studies, built through :mod:`core.study_builder` like any other study."""
     rows, origin = _candidate_rows(demo, progress)
     sources = ops.read_sources(demo.test_sentences)
@@ -180,17 +174,17 @@ def build_demo_study(path: Path, demo: DemoFiles, progress: Progress = _quiet) -
         references = {key: [text] for key, text in ops.read_sources(demo.test_references).items()}
     db = open_database(path)
     try:
-        progress(60, "creating the demo study")
+        progress(60, 100, "creating the demo study")
         plan = StudyPlan(DEMO_STUDY, list(DEMO_ANNOTATORS), criteria=["fluency", "meaning", "usability"],
                          application="simplification", seed=2009, settings={"demo": str(demo.directory)})
         make_study(db, plan, rows, origin, sources, references, "demo/test.en",
-                   lambda percent, message: progress(60 + percent // 4, message))
+                   scaled(progress, 60, 85))
         tasks = _choice_tasks(demo, progress)
         if tasks:
-            progress(90, "creating the choice-task study")
+            progress(90, 100, "creating the choice-task study")
             choice = StudyPlan(DEMO_CHOICE_STUDY, list(DEMO_ANNOTATORS), criteria=["choice"], seed=2013,
                                repeat_fraction=0.0, control_fraction=0.0)
             make_choice_study(db, choice, tasks, str(demo.testcases))
-        progress(100, "demo study ready")
+        progress(100, 100, "demo study ready")
     finally:
         db.close()

@@ -2,8 +2,8 @@
 is built by (the Studies screen runs it in a worker, the demo study is built through it). A bridge: plain
 functions over the engine and the store, no Qt.
 
-``report(percent, message)`` is the worker's progress callback; it raises
-when the user cancels, which stops generation at the next sentence. Nothing
+``report`` is a :class:`core.progress.Progress` (the worker's, in percent); it raises
+:class:`core.progress.Cancelled` when the user cancels, which stops generation at the next sentence. Nothing
 is written to the database before the candidates are all there, so a
 cancelled build leaves no half study behind.
 """
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
+from core.progress import Progress, no_progress, scaled
 from core.store import operations as ops
 from core.store.database import Database
 
-Report = Callable[[int, str], None]
 
 
 @dataclass
@@ -44,10 +44,6 @@ class EngineChoice:
     time_budget: float | None = 0.5
 
 
-def _no_progress(_percent: int, _message: str) -> None:
-    pass
-
-
 def candidate_row(candidate, line: int) -> ops.CandidateRow:
     """The store's row for a :class:`core.engine.candidate.Candidate` (``line``: its 1-based place in the batch)."""
     return ops.CandidateRow(sentence_id=str(candidate.sentence_id), text=candidate.text, system=candidate.system,
@@ -57,17 +53,17 @@ def candidate_row(candidate, line: int) -> ops.CandidateRow:
 
 
 def make_study(db: Database, plan: StudyPlan, rows: list[ops.CandidateRow], origin: str, sources: dict | None,
-               references: dict | None, test_set: str | None, report: Report = _no_progress) -> int:
+               references: dict | None, test_set: str | None, report: Progress = no_progress) -> int:
     """Create the study of ``plan``, import ``rows`` and assign them; returns the study id."""
-    report(92, "writing the study")
+    report(92, 100, "writing the study")
     study = ops.create_study(db, plan.name, criteria=plan.criteria, judges_per_item=plan.judges_per_item,
                              application=plan.application, seed=plan.seed,
                              settings={"origin": origin, **plan.settings})
     ops.import_candidates(db, study, rows, path=origin, sources=sources, references=references, test_set=test_set)
-    report(97, "assigning items to annotators")
+    report(97, 100, "assigning items to annotators")
     ops.assign(db, study, plan.annotators, repeat_fraction=plan.repeat_fraction,
                control_fraction=plan.control_fraction)
-    report(100, "done")
+    report(100, 100, "done")
     return study
 
 
@@ -81,7 +77,7 @@ def make_choice_study(db: Database, plan: StudyPlan, tasks: list[dict], origin: 
     return study
 
 
-def study_from_engine(report: Report, db: Database, plan: StudyPlan, engine: EngineChoice) -> int:
+def study_from_engine(report: Progress, db: Database, plan: StudyPlan, engine: EngineChoice) -> int:
     """Generate candidates with each chosen system and make a study of them; returns the study id."""
     from core.engine.generation import generate
     from core.engine.lm import LanguageModel
@@ -93,19 +89,18 @@ def study_from_engine(report: Report, db: Database, plan: StudyPlan, engine: Eng
     sentences = [line.split() for line in lines]
     tables = []
     for number, path in enumerate(engine.tables, 1):
-        report(2 + 8 * number // max(1, len(engine.tables)), f"loading table {Path(path).name}")
+        report(2 + 8 * number // max(1, len(engine.tables)), 100, f"loading table {Path(path).name}")
         tables.append(ParaphraseTable.load(path))
-    report(12, f"loading language model {Path(engine.lm).name}")
+    report(12, 100, f"loading language model {Path(engine.lm).name}")
     lm = LanguageModel(engine.lm)
     rows: list[ops.CandidateRow] = []
     span = 78 / len(engine.systems)
     for index, system in enumerate(engine.systems):
         base = 12 + span * index
 
-        def progress(done: int, total: int, system=system, base=base) -> None:
-            report(int(base + span * done / max(1, total)), f"{system}: sentence {done} of {total}")
+        progress = scaled(report, int(base), int(base + span))
 
-        report(int(base), f"{system}: starting")
+        report(int(base), 100, f"{system}: starting")
         # One process: forking a process that runs Qt threads is not safe.
         for candidate in generate(system, sentences, tables, lm, nbest=engine.nbest, processes=1,
                                   time_budget=engine.time_budget, progress=progress):
@@ -115,10 +110,10 @@ def study_from_engine(report: Report, db: Database, plan: StudyPlan, engine: Eng
     return make_study(db, plan, rows, origin, sources, None, engine.test_set, report)
 
 
-def study_from_file(report: Report, db: Database, plan: StudyPlan, path: str,
+def study_from_file(report: Progress, db: Database, plan: StudyPlan, path: str,
                     sources_path: str | None = None) -> int:
     """A study of the candidates in a JSONL (``parastudio generate --json``), CSV or TSV file."""
-    report(5, f"reading {Path(path).name}")
+    report(5, 100, f"reading {Path(path).name}")
     rows = list(ops.read_candidates(path))
     sources = ops.read_sources(sources_path) if sources_path else None
     return make_study(db, plan, rows, str(path), sources, None, Path(sources_path).name if sources_path else None,

@@ -22,8 +22,8 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
         from core.demo import open_demo_study
 
         try:
-            study = str(open_demo_study(progress=lambda percent, message: print(
-                f"demo study: {percent}% {message}", file=sys.stderr)))
+            study = str(open_demo_study(progress=lambda done, total, message="": print(
+                f"demo study: {done}/{total} {message}", file=sys.stderr)))
         except FileNotFoundError as error:
             QMessageBox.critical(None, "Paraphrase Studio", f"Could not make the demo study:\n{error}\n\n"
                                  "Open a study with `parastudio app --study FILE.sqlite`.")

@@ -110,7 +110,7 @@ class DashboardScreen(QWidget):
             count = judgment_count(db, study_id)
             if count == seen and not force:
                 return study_id, None
-            report_progress(10, "reading judgments")
+            report_progress(10, 100, "reading judgments")
             report, judgments = compute_report(db, study_id, f"Human evaluation report: {name}")
             return study_id, (report, judgments, count)
 

@@ -43,11 +43,11 @@ def prepare_tokens(text: str) -> list[str]:
 
 
 def load_engine(report, table_path: str, lm_path: str):
-    report(5, f"loading paraphrase table {Path(table_path).name}")
+    report(5, 100, f"loading paraphrase table {Path(table_path).name}")
     table = ParaphraseTable.load(table_path)
-    report(70, f"loading language model {Path(lm_path).name}")
+    report(70, 100, f"loading language model {Path(lm_path).name}")
     lm = LanguageModel(lm_path)
-    report(100, "ready")
+    report(100, 100, "ready")
     return table, lm
 
 

@@ -7,9 +7,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
 
-
-class WorkCancelled(Exception):
-    """Raised inside a worker's function by ``report`` once the user cancelled."""
+from core.progress import Cancelled
 
 
 class WorkerSignals(QObject):
@@ -22,8 +20,9 @@ class WorkerSignals(QObject):
 class Worker(QRunnable):
     """Calls ``function(report_progress, *args)`` in the thread pool.
 
-    ``report_progress(percent, message)`` emits ``progress``, and raises
-    :class:`WorkCancelled` once ``cancel()`` was called, so long work stops at
+    ``report_progress(done, total, message)`` (a :class:`core.progress.Progress`)
+    emits ``progress`` as a percentage, and raises
+    :class:`core.progress.Cancelled` once ``cancel()`` was called, so long work stops at
     its next progress report and ``cancelled`` is emitted instead of
     ``finished``. Any other exception is reported through ``failed`` with its
     message, never raised into Qt.
@@ -47,15 +46,16 @@ class Worker(QRunnable):
     def cancel(self) -> None:
         self.cancelled = True
 
-    def report(self, percent: int, message: str) -> None:
+    def report(self, done: int, total: int | None, message: str = "") -> None:
         if self.cancelled:
-            raise WorkCancelled()
-        self._emit(self.signals.progress, percent, message)
+            raise Cancelled()
+        percent = int(100 * done / total) if total else 0
+        self._emit(self.signals.progress, max(0, min(100, percent)), message)
 
     def run(self) -> None:
         try:
             result = self.function(self.report, *self.args)
-        except WorkCancelled:
+        except Cancelled:
             self._emit(self.signals.cancelled)
             return
         except Exception as error:  # the UI shows it; nothing may crash the app

@@ -83,13 +83,13 @@ def main() -> int:
     app = QApplication(sys.argv[:1])
     app.setOrganizationName("Paraphrase Studio")
     app.setApplicationName("Paraphrase Studio")
-    path = open_demo_study(progress=lambda p, m: print(f"demo: {p}% {m}", file=sys.stderr))
+    path = open_demo_study(progress=lambda done, total, message="": print(f"demo: {done}/{total} {message}", file=sys.stderr))
 
     window = MainWindow(path, annotator="judge-2")
     window.resize(1280, 820)
     window.show()
     screen = window.annotate.screen
-    total = ops.progress(window.db, screen.study_id, screen.annotator_id).total
+    total = ops.study_progress(window.db, screen.study_id, screen.annotator_id).total
     print(f"judge-2: {judge_by_keys(screen, 'judge-2', None)} key presses for {total} assignments")
     window.annotate.use_annotator("judge-1")
     print(f"judge-1: {judge_by_keys(screen, 'judge-1', int(total * 0.8), stop_on_meaning=True)} key presses")
@@ -98,8 +98,8 @@ def main() -> int:
         print(f"{judge} choice tasks: {judge_by_keys(window.choice.screen, judge, 12)} key presses")
     db = window.db
     study = ops.find_study(db, DEMO_STUDY)
-    print("progress:", ops.progress(db, study).per_annotator)
-    print("choice progress:", ops.progress(db, ops.find_study(db, DEMO_CHOICE_STUDY)).per_annotator)
+    print("progress:", ops.study_progress(db, study).per_annotator)
+    print("choice progress:", ops.study_progress(db, ops.find_study(db, DEMO_CHOICE_STUDY)).per_annotator)
     for report in ops.quality_control(db, study):
         print("QC:", report)
     # The two other question kinds, then back to where judge-1 stopped.

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from conftest import ROOT, toy_corpus
-from core.engine.generation import GeneratorUnavailable, generate, merged_table
+from core.engine.generation import GENERATORS, SYSTEMS, generate, merged_table
+from core.engine.mcpg import FAITHFUL, TUNED
 from core.engine.lm import LanguageModel
 from core.engine.search_graph import best_path, group_by_sentence, read_search_graph
 from core.engine.paraphrase_table import ParaphraseTable
@@ -64,7 +65,7 @@ def test_parallel_and_sequential_runs_agree(tiny_lm, example_table):
     done = []
     sequential = list(generate("beam", sentences, [example_table], lm, nbest=2, processes=1))
     parallel = list(generate("beam", sentences, [example_table], lm, nbest=2, processes=2,
-                             progress=lambda d, t: done.append((d, t))))
+                             progress=lambda d, t, message="": done.append((d, t))))
     assert done[-1] == (10, 10)
     strip = lambda c: (c.sentence_id, c.rank, c.text, round(c.model_score, 6), round(c.true_score, 6))
     assert [strip(c) for c in sequential] == [strip(c) for c in parallel]
@@ -81,11 +82,8 @@ def test_unknown_or_missing_systems_fail_clearly(tiny_lm, example_table):
     lm = LanguageModel(tiny_lm["binary"])
     with pytest.raises(ValueError, match="unknown system"):
         list(generate("moses", [["a"]], [example_table], lm))
-    try:
-        import core.engine.spg  # noqa: F401
-    except ModuleNotFoundError:
-        with pytest.raises(GeneratorUnavailable, match="core.engine.spg"):
-            list(generate("spg-compression", [["a"]], [example_table], lm))
+    with pytest.raises(ValueError, match="needs a reference"):
+        list(generate("spg-similarity", [["a"]], [example_table], lm, processes=1))
 
 
 @pytest.mark.parametrize("system", ["mcpg-true", "mcpg-translator"])
@@ -97,6 +95,7 @@ def test_mcpg_candidates_carry_exact_true_scores_and_the_profile(tiny_lm, exampl
     scorer = TrueScorer(example_table, lm)
     for candidate in candidates:
         assert candidate.params["mcpg_profile"] == "tuned" and candidate.params["time_budget"] == 0.2
+        assert candidate.params["mcpg_options"] == TUNED.to_json()
         assert candidate.text.split() != sentences[candidate.sentence_id]
         assert candidate.true_score == pytest.approx(
             scorer.score(sentences[candidate.sentence_id], candidate.text.split()).log10_score, abs=1e-9)
@@ -104,3 +103,18 @@ def test_mcpg_candidates_carry_exact_true_scores_and_the_profile(tiny_lm, exampl
             assert candidate.model_score == pytest.approx(candidate.true_score, abs=1e-6)
         else:
             assert candidate.model_score <= candidate.true_score + 1e-6  # one derivation vs the best one
+
+
+def test_every_registered_system_generates_and_its_params_come_from_the_options_that_ran(tiny_lm, example_table):
+    lm = LanguageModel(tiny_lm["binary"])
+    sentence = "the dog runs after the young cat".split()
+    assert SYSTEMS == tuple(GENERATORS)
+    for system in SYSTEMS:
+        candidates = list(generate(system, [sentence], [example_table], lm, nbest=2, time_budget=0.05, processes=1,
+                                   references=[sentence]))
+        assert candidates and all(c.system == system for c in candidates)
+    faithful = list(generate("mcpg-true", [sentence], [example_table], lm, time_budget=0.05, processes=1,
+                             mcpg="faithful", mcpg_episodes_per_step=50))
+    assert faithful[0].params["mcpg_profile"] == "faithful"
+    assert faithful[0].params["mcpg_options"] == FAITHFUL.to_json()
+    assert faithful[0].params["mcpg_episodes_per_step"] == 50

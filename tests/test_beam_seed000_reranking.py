@@ -76,6 +76,6 @@ def test_table_filtered_to_the_input_keeps_exactly_the_matching_rules(tmp_path):
     with gzip.open(path, "wt") as out:
         out.write("the dog ||| the beast ||| 0.8 0.1\nthe cat ||| the kitten ||| 0.7 0.1\n"
                   "dog ||| hound ||| 0.5 0.2\nhouse ||| home ||| 0.4 0.3\n")
-    table = experiment.load_table_for(path, [["the", "dog", "runs"]])
+    table = ParaphraseTable.load_for(path, [["the", "dog", "runs"]])
     assert sorted((" ".join(r.source), " ".join(r.target)) for r in table) == [("dog", "hound"), ("the dog", "the beast")]
     assert table.source_path == str(path)

@@ -70,7 +70,7 @@ def live_values(db, annotator_id):
 def test_a_scripted_annotator_judges_a_whole_study_by_keys(qtbot, study, screen_for):
     db, study_id, _ = study
     screen = screen_for(db, study_id)
-    total = ops.progress(db, study_id, screen.annotator_id).total
+    total = ops.study_progress(db, study_id, screen.annotator_id).total
     given, positions = {}, []
     system_names = ("beam", "mcpg")
     while screen.item is not None:

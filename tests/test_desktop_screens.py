@@ -16,7 +16,7 @@ from core.store import operations as ops  # noqa: E402
 from core.store.annotation_queries import progress_counts, study_summaries  # noqa: E402
 from core.store.database import open_database  # noqa: E402
 from core.study_builder import EngineChoice, StudyPlan, study_from_engine  # noqa: E402
-from desktop.workers import WorkCancelled  # noqa: E402
+from core.progress import Cancelled  # noqa: E402
 from desktop_study_fixtures import SOURCES, make_choice_study, make_study  # noqa: E402
 
 
@@ -164,13 +164,13 @@ def test_cancelling_an_engine_build_leaves_no_study(tmp_path, example1_table_pat
     db = open_database(tmp_path / "s.sqlite")
     calls = []
 
-    def report(percent, message):
+    def report(done, total, message=""):
         calls.append(message)
         if "sentence 3 of" in message:
-            raise WorkCancelled()
+            raise Cancelled()
 
     try:
-        with pytest.raises(WorkCancelled):
+        with pytest.raises(Cancelled):
             study_from_engine(report, db, StudyPlan(name="cancelled", annotators=["a"]),
                               EngineChoice(test_set=str(test_set), systems=["beam"],
                                            tables=[str(example1_table_path)], lm=str(tiny_lm["binary"])))

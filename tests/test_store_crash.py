@@ -98,4 +98,4 @@ def test_two_processes_share_one_database(tmp_path):
     assert [child.returncode for child in children] == [0, 0], [err for _out, err in outputs]
     assert [len(out.splitlines()) for out, _err in outputs] == [120, 120]
     with open_database(path) as db:
-        assert ops.progress(db, ops.find_study(db)).done == 240
+        assert ops.study_progress(db, ops.find_study(db)).done == 240

@@ -53,7 +53,7 @@ def test_revision_one_database_with_judgments_opens_and_resumes(tmp_path):
         ann = ops.find_annotator(db, study_id, "ann")
         resume = ops.next_item(db, ann)
         assert resume.position == 1 and resume.candidate == "candidate 2"
-        assert ops.progress(db, study_id).done == 1
+        assert ops.study_progress(db, study_id).done == 1
         ops.record_judgment(db, resume.assignment_id, "yes")
         assert ops.next_item(db, ann).position == 2
         assert [r["value"] for r in ops.judgment_records(db, study_id)] == ["yes", "yes"]

@@ -166,7 +166,7 @@ def test_same_seed_gives_same_order(tmp_path):
 
 def test_more_annotators_share_the_load(db, study):
     ops.assign(db, study, ["a", "b", "c", "d"])
-    counts = ops.progress(db, study).per_annotator
+    counts = ops.study_progress(db, study).per_annotator
     assert sorted(total for _done, total in counts.values()) == [30, 30, 30, 30]
 
 
@@ -207,8 +207,8 @@ def test_record_next_undo_and_resume(db, study):
         assert [r.action for r in rows] == ["answer"] * 5 + ["undo"] * 2
         assert rows[4].superseded_by == rows[5].id and rows[3].superseded_by == rows[6].id
         assert session.scalar(select(func.count(EventLog.id)).where(EventLog.kind == "judgment_undone")) == 2
-    assert ops.progress(db, study, ann).done == 3
-    assert ops.progress(db, study).per_annotator["bob"][0] == 0
+    assert ops.study_progress(db, study, ann).done == 3
+    assert ops.study_progress(db, study).per_annotator["bob"][0] == 0
 
 
 def test_answering_again_supersedes_and_bad_value_is_refused(db, study):
@@ -374,7 +374,7 @@ def test_recording_in_a_worker_thread_while_reading_in_another(db, study):
             item = ops.item_at(db, ann, position)
             pending.append(writer.submit(ops.record_judgment, db, item.assignment_id,
                                          "yes" if item.scale == "binary" else "3"))
-            ops.progress(db, study, ann)
+            ops.study_progress(db, study, ann)
         ids = [future.result() for future in pending]
     assert len(set(ids)) == 30
     assert ops.next_item(db, ann).position == 30

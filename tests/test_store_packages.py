@@ -53,7 +53,7 @@ def test_packages_round_trip(tmp_path):
     assert (first.applied, first.already_present, first.conflicts) == (6, 2, [])
     second = ops.merge_package(master, tmp_path / "bob.pkg")
     assert second.applied == 4 and second.conflicts == []
-    progress = ops.progress(master, study_id).per_annotator
+    progress = ops.study_progress(master, study_id).per_annotator
     assert progress["ann"][0] == 7 and progress["bob"][0] == 4
     ann = ops.find_annotator(master, study_id, "ann")
     assert ops.next_item(master, ann).position == 7

@@ -76,7 +76,7 @@ def _fail(message: str) -> int:
 
 
 def run_agreement(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
+    from core.cli.progress_bar import progress_bar
 
     from core.stats.agreement import STATISTIC_NAMES, landis_koch_label, summarize_agreement
     from core.stats.judgment_records import read_judgments
@@ -95,8 +95,9 @@ def run_agreement(args: argparse.Namespace) -> int:
         return _fail(f"--categories {args.categories} is fewer than the {matrix.n_categories} distinct labels observed: {', '.join(matrix.categories)}")
     if args.bootstrap < 0:
         return _fail("--bootstrap must be 0 or more")
-    with tqdm(total=args.bootstrap, desc="bootstrap", unit="resample", disable=None, leave=False) as bar:
-        summary = summarize_agreement(matrix, n_scale_categories=args.categories, bootstrap=args.bootstrap, seed=args.seed, progress=bar.update)
+    with progress_bar("resample") as progress:
+        summary = summarize_agreement(matrix, n_scale_categories=args.categories, bootstrap=args.bootstrap,
+                                      seed=args.seed, progress=progress)
     if args.json:
         print(json.dumps(summary.to_json_dict()))
         return 0

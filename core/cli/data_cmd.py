@@ -28,16 +28,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_build_command(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
+    from core.cli.progress_bar import progress_bar
     from core.evaldata.build import run_build
     from core.evaldata.sword_extract import SwordUnavailable
 
-    def progress(iterable, **options):
-        return tqdm(iterable, file=sys.stderr, leave=False, mininterval=1.0, **options)
-
     try:
-        report = run_build(args.out, args.stages, progress=progress, jobs=args.jobs, install=args.install)
+        with progress_bar("chunk") as progress:
+            report = run_build(args.out, args.stages, progress=progress, jobs=args.jobs, install=args.install)
     except SwordUnavailable as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 1

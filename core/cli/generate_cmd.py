@@ -7,7 +7,7 @@ import json
 import sys
 
 from core.cli.table_options import add_table_loading_options, load_table_from_args
-from core.engine.generation import SYSTEMS, GeneratorUnavailable, generate_batches
+from core.engine.generation import SYSTEMS, generate_batches
 from core.engine.lm import LanguageModel
 
 
@@ -82,35 +82,29 @@ def run(args: argparse.Namespace) -> int:
     if time_budget is None and args.system.startswith("mcpg"):
         time_budget = MCPG_DEFAULT_BUDGET
 
-    from tqdm import tqdm
-
-    bar = tqdm(total=len(sentences), unit="sent", file=sys.stderr, disable=None, desc=args.system)
-
-    def progress(done: int, total: int) -> None:
-        bar.update(done - bar.n)
+    from core.cli.progress_bar import progress_bar
 
     graph_lines: list[str] = []
     try:
-        batches = generate_batches(
-            args.system, sentences, tables, lm, nbest=args.nbest, time_budget=time_budget, seed=args.seed,
-            stack_size=args.stack_size, progress=progress, processes=args.processes,
-            search_graph=bool(args.search_graph), references=references,
-        )
-        for _, candidates, graph in batches:
-            for candidate in candidates:
-                if args.json:
-                    print(json.dumps(candidate.to_json(), ensure_ascii=False))
-                else:
-                    true = "unreachable" if candidate.true_score is None else f"{candidate.true_score:.6f}"
-                    print(f"{candidate.sentence_id} ||| {candidate.text} ||| {candidate.model_score:.6f} ||| {true}")
-            if graph:
-                graph_lines.extend(graph)
-            sys.stdout.flush()
-    except GeneratorUnavailable as error:
+        with progress_bar("sent") as progress:
+            batches = generate_batches(
+                args.system, sentences, tables, lm, nbest=args.nbest, time_budget=time_budget, seed=args.seed,
+                stack_size=args.stack_size, progress=progress, processes=args.processes,
+                search_graph=bool(args.search_graph), references=references,
+            )
+            for _, candidates, graph in batches:
+                for candidate in candidates:
+                    if args.json:
+                        print(json.dumps(candidate.to_json(), ensure_ascii=False))
+                    else:
+                        true = "unreachable" if candidate.true_score is None else f"{candidate.true_score:.6f}"
+                        print(f"{candidate.sentence_id} ||| {candidate.text} ||| {candidate.model_score:.6f} ||| {true}")
+                if graph:
+                    graph_lines.extend(graph)
+                sys.stdout.flush()
+    except ValueError as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
-        return 1
-    finally:
-        bar.close()
+        return 2
     if args.search_graph:
         from core.textio import atomic_output
 

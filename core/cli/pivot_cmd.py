@@ -34,45 +34,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_pivot(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
+    from core.cli.progress_bar import progress_bar
     from core.tablebuild.pivot import pivot_table
 
-    bars: dict[str, tqdm] = {}
-
-    def progress(stage: str, done: int, total: int | None) -> None:
-        bar = bars.get(stage)
-        if bar is None:
-            for other in bars.values():
-                other.close()
-            unit = {"load": "pairs", "pivot": "", "write": "rows"}.get(stage, "")
-            bar = bars[stage] = tqdm(desc=stage, total=total, unit=unit, file=sys.stderr, leave=False)
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-
     try:
-        stats = pivot_table(
-            args.phrase_table,
-            args.output,
-            min_prob=args.min_prob,
-            max_pivot=args.max_pivot,
-            top=args.top,
-            reverse=args.reverse,
-            features=not args.no_features,
-            memory_limit=args.memory_limit,
-            temp_directory=args.temp_dir,
-            threads=args.threads,
-            progress=progress,
-        )
+        with progress_bar(units={"load": "pairs", "write": "rows"}) as progress:
+            stats = pivot_table(args.phrase_table, args.output, min_prob=args.min_prob, max_pivot=args.max_pivot,
+                                top=args.top, reverse=args.reverse, features=not args.no_features,
+                                memory_limit=args.memory_limit, temp_directory=args.temp_dir, threads=args.threads,
+                                progress=progress)
     except ValueError as error:
         if error.__class__ is not ValueError:
             raise
         print(f"parastudio pivot: error: {error}", file=sys.stderr)
         return 2
-    finally:
-        for bar in bars.values():
-            bar.close()
     if args.json:
         print(json.dumps(stats))
     else:

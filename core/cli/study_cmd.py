@@ -111,7 +111,7 @@ def _create(args) -> int:
 
 
 def _import_candidates(args) -> int:
-    from tqdm import tqdm
+    from core.cli.progress_bar import progress_bar
 
     try:
         db, study_id = _open(args)
@@ -130,13 +130,10 @@ def _import_candidates(args) -> int:
         references = None
         if args.references:
             references = {k: [v] for k, v in ops.read_sources(args.references, args.id_base).items()}
-        with tqdm(desc="reading candidates", unit=" lines", disable=None) as bar:
-            def advance(count: int) -> None:
-                bar.update(count - bar.n)
-
+        with progress_bar(" lines") as progress:
             report = ops.import_candidates(db, study_id, ops.read_candidates(args.file, args.format),
                                            path=args.file, sources=sources, references=references,
-                                           test_set=args.test_set, progress=advance)
+                                           test_set=args.test_set, progress=progress)
     print(f"{report.rows} lines: {report.candidates_added} new candidates for {report.sources_added} new sources; "
           f"{report.credited_to_existing} strings credited to another system too; "
           f"{report.already_present} already present; systems: {', '.join(report.systems)}")
@@ -257,7 +254,7 @@ def _progress(args) -> int:
     except LookupError as error:
         return _fail(str(error))
     with db:
-        report = ops.progress(db, study_id)
+        report = ops.study_progress(db, study_id)
     if args.json:
         print(json.dumps({"done": report.done, "total": report.total,
                           "per_annotator": {k: {"done": d, "total": t} for k, (d, t) in report.per_annotator.items()}}))

@@ -23,39 +23,129 @@ are enough of them for the start-up cost to pay.
 
 from __future__ import annotations
 
-import importlib
+import functools
 import multiprocessing
 import os
 import time
-from typing import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Protocol, Sequence
 
 from core import __version__
 from core.engine.beam_decoder import BeamDecoder, DecoderSettings
 from core.engine.candidate import Candidate
+from core.engine.derivation import Segment
 from core.engine.lm import LanguageModel
-from core.engine.search_graph import search_graph_lines
+from core.engine.mcpg import (
+    DEFAULT_EXPLORATION,
+    PROFILES,
+    MCPGOptions,
+    generate_mcpg,
+    resolve_profile,
+)
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
-from core.engine.scoring import DEFAULT_WEIGHTS
+from core.engine.scoring import DEFAULT_WEIGHTS, ScoreWeights
+from core.engine.search_graph import search_graph_lines
+from core.engine.spg import SPGWeights, generate_spg
 from core.engine.truescore import TrueScorer
+from core.progress import Progress, no_progress
 
-SYSTEMS = (
-    "beam",
-    "mcpg-true",
-    "mcpg-translator",
-    "spg-compression",
-    "spg-simplification",
-    "spg-similarity",
-)
-_MCPG_MODES = {"mcpg-true": "true-score", "mcpg-translator": "translator"}
 # Below this many sentences a worker pool costs more than it saves.
 PARALLEL_MIN_SENTENCES = 8
 
-ProgressCallback = Callable[[int, int], None]
+Output = tuple[tuple[str, ...], float, tuple[Segment, ...]]  # tokens, the system's own score, derivation
 
 
-class GeneratorUnavailable(RuntimeError):
-    """A system whose module is not installed in this build."""
+@dataclass(frozen=True)
+class GenerationSetup:
+    """What every generator is built from: the tables, the LM and the run's options."""
+
+    tables: tuple[ParaphraseTable, ...]
+    table: ParaphraseTable  # the tables merged, for the systems that take one
+    lm: LanguageModel | None
+    nbest: int
+    time_budget: float | None
+    seed: int
+    decoder: DecoderSettings
+    mcpg: MCPGOptions
+    mcpg_episodes_per_step: int | None = None
+    mcpg_exploration: float = DEFAULT_EXPLORATION
+    mcpg_translator_reward: str = "channel"
+    spg: SPGWeights = field(default_factory=SPGWeights)
+
+
+class Generator(Protocol):
+    """One system: tokenized source (and reference) in, ranked outputs out."""
+
+    weights: ScoreWeights  # the weights its true scores are computed with
+
+    def outputs(self, source: tuple[str, ...], reference: tuple[str, ...] | None) -> list[Output]: ...
+
+    def params(self) -> dict: ...
+
+
+class BeamGenerator:
+    def __init__(self, setup: GenerationSetup):
+        self.settings = setup.decoder
+        self.weights = setup.decoder.weights
+        self.nbest = setup.nbest
+        self.decoder = BeamDecoder(setup.table, setup.lm, setup.decoder)
+        self.last_result = None
+
+    def outputs(self, source, reference=None) -> list[Output]:
+        self.last_result = self.decoder.decode(source)
+        return [(e.tokens, e.score, e.segments) for e in self.last_result.nbest(self.nbest)]
+
+    def params(self) -> dict:
+        return {"decoder": self.settings.to_json()}
+
+
+class MCPGGenerator:
+    def __init__(self, setup: GenerationSetup, mode: str):
+        self.setup, self.mode = setup, mode
+        self.weights = DEFAULT_WEIGHTS
+
+    def outputs(self, source, reference=None) -> list[Output]:
+        setup = self.setup
+        return generate_mcpg(source, setup.table, setup.lm, mode=self.mode, nbest=setup.nbest,
+                             time_budget=setup.time_budget, seed=setup.seed, profile=setup.mcpg,
+                             episodes_per_step=setup.mcpg_episodes_per_step, exploration=setup.mcpg_exploration,
+                             translator_reward=setup.mcpg_translator_reward)
+
+    def params(self) -> dict:
+        setup = self.setup
+        profile = next((name for name, options in PROFILES.items() if options == setup.mcpg), "custom")
+        episodes = setup.mcpg_episodes_per_step or setup.mcpg.episodes_per_step
+        return {"mcpg_mode": self.mode, "mcpg_profile": profile, "mcpg_episodes_per_step": episodes,
+                "mcpg_exploration": setup.mcpg_exploration, "mcpg_translator_reward": setup.mcpg_translator_reward,
+                "mcpg_options": setup.mcpg.to_json()}
+
+
+class SPGGenerator:
+    def __init__(self, setup: GenerationSetup, application: str):
+        self.setup, self.application = setup, application
+        self.weights = DEFAULT_WEIGHTS
+
+    def outputs(self, source, reference=None) -> list[Output]:
+        if self.application == "similarity" and reference is None:
+            raise ValueError("spg-similarity needs a reference sentence for every input sentence (--reference FILE)")
+        setup = self.setup
+        return generate_spg(source, list(setup.tables), setup.lm, application=self.application, reference=reference,
+                            nbest=setup.nbest, weights=setup.spg, settings=setup.decoder)
+
+    def params(self) -> dict:
+        return {"spg_application": self.application, "spg_weights": self.setup.spg.to_json()}
+
+
+GENERATORS: dict[str, Callable[[GenerationSetup], Generator]] = {
+    "beam": BeamGenerator,
+    "mcpg-true": functools.partial(MCPGGenerator, mode="true-score"),
+    "mcpg-translator": functools.partial(MCPGGenerator, mode="translator"),
+    "spg-compression": functools.partial(SPGGenerator, application="compression"),
+    "spg-simplification": functools.partial(SPGGenerator, application="simplification"),
+    "spg-similarity": functools.partial(SPGGenerator, application="similarity"),
+}
+SYSTEMS = tuple(GENERATORS)
 
 
 def merged_table(tables: Sequence[ParaphraseTable]) -> ParaphraseTable:
@@ -74,71 +164,37 @@ def merged_table(tables: Sequence[ParaphraseTable]) -> ParaphraseTable:
     return merged
 
 
-def _load_system(module_name: str, function_name: str, system: str):
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        if error.name == module_name:
-            raise GeneratorUnavailable(
-                f"system {system!r} needs {module_name} ({function_name}), which is not in this build yet"
-            ) from None
-        raise
-    function = getattr(module, function_name, None)
-    if function is None:
-        raise GeneratorUnavailable(f"system {system!r}: {module_name} has no {function_name}()")
-    return function
-
-
 class _SentenceGenerator:
-    """Everything needed to turn one tokenized sentence into candidates (picklable state kept small)."""
+    """A registered generator plus the true scorer and provenance: one sentence in, candidates out."""
 
     def __init__(self, system: str, tables: Sequence[ParaphraseTable], lm: LanguageModel | None, *, nbest: int,
                  time_budget: float | None, seed: int, stack_size: int, settings: DecoderSettings | None,
-                 search_graph: bool = False):
-        if system not in SYSTEMS:
+                 search_graph: bool = False, mcpg: MCPGOptions | str = "tuned",
+                 mcpg_episodes_per_step: int | None = None, mcpg_exploration: float = DEFAULT_EXPLORATION,
+                 mcpg_translator_reward: str = "channel", spg: SPGWeights | None = None):
+        if system not in GENERATORS:
             raise ValueError(f"unknown system {system!r}; expected one of {', '.join(SYSTEMS)}")
         if nbest < 1:
             raise ValueError("nbest must be at least 1")
         self.system = system
-        self.search_graph = search_graph
-        self.tables = list(tables)
-        self.table = merged_table(self.tables)
-        self.lm = lm
-        self.nbest = nbest
-        self.time_budget = time_budget
-        self.seed = seed
-        self.settings = settings or DecoderSettings(stack_size=stack_size)
-        self.scorer = TrueScorer(self.table, lm, DEFAULT_WEIGHTS if system != "beam" else self.settings.weights)
+        self.search_graph = search_graph and system == "beam"
+        self.setup = GenerationSetup(
+            tables=tuple(tables), table=merged_table(tables), lm=lm, nbest=nbest, time_budget=time_budget,
+            seed=seed, decoder=settings or DecoderSettings(stack_size=stack_size), mcpg=resolve_profile(mcpg),
+            mcpg_episodes_per_step=mcpg_episodes_per_step, mcpg_exploration=mcpg_exploration,
+            mcpg_translator_reward=mcpg_translator_reward, spg=spg or SPGWeights())
+        self.generator = GENERATORS[system](self.setup)
+        self.scorer = TrueScorer(self.setup.table, lm, self.generator.weights)
         self.params = {
             "system": system,
-            "tables": [getattr(t, "source_path", t.name) for t in self.tables],
+            "tables": [getattr(t, "source_path", t.name) for t in tables],
             "lm": str(lm.path) if lm is not None else None,
             "nbest": nbest,
             "seed": seed,
             "time_budget": time_budget,
             "version": __version__,
+            **self.generator.params(),
         }
-        if system == "beam":
-            self.params["decoder"] = self.settings.to_json()
-            self.decoder = BeamDecoder(self.table, lm, self.settings)
-        elif system.startswith("mcpg"):
-            self.function = _load_system("core.engine.mcpg", "generate_mcpg", system)
-            self.params["mcpg_profile"] = "tuned"  # generate_mcpg's default (core.engine.mcpg.TUNED)
-        else:
-            self.function = _load_system("core.engine.spg", "generate_spg", system)
-
-    def outputs(self, source: tuple[str, ...], reference: tuple[str, ...] | None = None
-                ) -> list[tuple[tuple[str, ...], float, tuple]]:
-        if self.system == "beam":
-            return [(e.tokens, e.score, e.segments) for e in self.decoder.decode(source).nbest(self.nbest)]
-        if self.system.startswith("mcpg"):
-            return self.function(source, self.table, self.lm, mode=_MCPG_MODES[self.system], nbest=self.nbest,
-                                 time_budget=self.time_budget, seed=self.seed)
-        application = self.system.split("-", 1)[1]
-        if application == "similarity" and reference is None:
-            raise ValueError("spg-similarity needs a reference sentence for every input sentence (--reference FILE)")
-        return self.function(source, self.tables, self.lm, application=application, reference=reference,
-                             nbest=self.nbest, time_budget=self.time_budget, seed=self.seed)
 
     def candidates(self, sentence_id: int, source: Sequence[str]) -> list[Candidate]:
         return self.batch(sentence_id, source)[0]
@@ -149,13 +205,8 @@ class _SentenceGenerator:
         source = tuple(source)
         reference = tuple(reference) if reference is not None else None
         started = time.perf_counter()
-        graph = None
-        if self.system == "beam" and self.search_graph:
-            result = self.decoder.decode(source)
-            produced = [(e.tokens, e.score, e.segments) for e in result.nbest(self.nbest)]
-            graph = list(search_graph_lines(sentence_id, result))
-        else:
-            produced = self.outputs(source, reference)
+        produced = self.generator.outputs(source, reference)
+        graph = list(search_graph_lines(sentence_id, self.generator.last_result)) if self.search_graph else None
         elapsed = time.perf_counter() - started
         candidates = []
         for rank, (tokens, model_score, segments) in enumerate(produced, start=1):
@@ -192,21 +243,26 @@ def generate(
     time_budget: float | None = None,
     seed: int = 0,
     stack_size: int = 200,
-    progress: ProgressCallback | None = None,
+    progress: Progress = no_progress,
     processes: int | None = None,
     settings: DecoderSettings | None = None,
     sentence_ids: Sequence[int] | None = None,
     references: Sequence[Sequence[str]] | None = None,
+    **system_options,
 ) -> Iterator[Candidate]:
     """Candidates for every sentence (token lists), in sentence order then rank.
 
-    ``progress(done, total)`` is called after each sentence. ``processes``
-    defaults to min(2, CPU count); 1 disables the worker pool. ``settings``
-    overrides the beam decoder's settings (``stack_size`` is then ignored).
+    ``progress`` is told after each sentence. ``processes`` defaults to
+    min(2, CPU count); 1 disables the worker pool. ``settings`` overrides the
+    beam decoder's settings (``stack_size`` is then ignored).
+    ``system_options`` go to the system: ``mcpg`` (a profile name or
+    :class:`~core.engine.mcpg.MCPGOptions`), ``mcpg_episodes_per_step``,
+    ``mcpg_exploration``, ``mcpg_translator_reward``, ``spg`` (SPGWeights).
     """
     for _, candidates, _ in generate_batches(
         system, sentences, tables, lm, nbest=nbest, time_budget=time_budget, seed=seed, stack_size=stack_size,
         progress=progress, processes=processes, settings=settings, sentence_ids=sentence_ids, references=references,
+        **system_options,
     ):
         yield from candidates
 
@@ -221,17 +277,19 @@ def generate_batches(
     time_budget: float | None = None,
     seed: int = 0,
     stack_size: int = 200,
-    progress: ProgressCallback | None = None,
+    progress: Progress = no_progress,
     processes: int | None = None,
     settings: DecoderSettings | None = None,
     sentence_ids: Sequence[int] | None = None,
     search_graph: bool = False,
     references: Sequence[Sequence[str]] | None = None,
+    **system_options,
 ) -> Iterator[tuple[int, list[Candidate], list[str] | None]]:
     """Per sentence: its id, its candidates and (beam with ``search_graph``) its Moses search-graph lines."""
     global _WORKER
     generator = _SentenceGenerator(system, tables, lm, nbest=nbest, time_budget=time_budget, seed=seed,
-                                   stack_size=stack_size, settings=settings, search_graph=search_graph)
+                                   stack_size=stack_size, settings=settings, search_graph=search_graph,
+                                   **system_options)
     ids = list(sentence_ids) if sentence_ids is not None else list(range(len(sentences)))
     if references is not None and len(references) != len(sentences):
         raise ValueError(f"{len(references)} references for {len(sentences)} sentences")
@@ -243,15 +301,13 @@ def generate_batches(
     if not use_pool:
         for done, item in enumerate(items, start=1):
             yield (item[0], *generator.batch(*item))
-            if progress:
-                progress(done, total)
+            progress(done, total, f"sentence {done} of {total}")
         return
     _WORKER = generator
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             for done, produced in enumerate(pool.imap(_work, items, chunksize=1), start=1):
                 yield produced
-                if progress:
-                    progress(done, total)
+                progress(done, total, f"sentence {done} of {total}")
     finally:
         _WORKER = None

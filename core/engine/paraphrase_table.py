@@ -61,6 +61,7 @@ class ParaphraseTable:
         keep_features: bool = True,
         report: LoadReport | None = None,
         swap_sides: bool = False,
+        only_sources: set[str] | None = None,
     ) -> "ParaphraseTable":
         table = cls(name=table_name(path))
         table.source_path = str(path)
@@ -73,10 +74,24 @@ class ParaphraseTable:
             keep_features=keep_features,
             report=report,
             swap_sides=swap_sides,
+            only_sources=only_sources,
         ):
             table.add(rule)
         table.sort()
         return table
+
+    @classmethod
+    def load_for(cls, path: str | os.PathLike, sentences: Iterable[Sequence[str]], *, max_length: int = 7,
+                 **options) -> "ParaphraseTable":
+        """Only the rules whose source occurs in ``sentences`` (Moses' filter-model-given-input).
+
+        A full pivot table holds millions of rules; a test set needs a few
+        thousand. Lines are filtered on their source field before parsing.
+        ``options`` are those of :meth:`load`.
+        """
+        wanted = {" ".join(s[i:i + k]) for s in sentences for k in range(1, max_length + 1)
+                  for i in range(len(s) - k + 1)}
+        return cls.load(path, only_sources=wanted, **options)
 
     def add(self, rule: Rule) -> None:
         bucket = self._by_source.get(rule.source)

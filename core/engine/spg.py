@@ -60,6 +60,7 @@ from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
 from core.engine.scoring import ScoreWeights
+from core.progress import Progress, no_progress
 
 Application = Literal["compression", "simplification", "similarity"]
 APPLICATIONS = ("compression", "simplification", "similarity")
@@ -288,23 +289,22 @@ def spg_report(
     application: Application,
     references: Sequence[Sequence[str]] | None = None,
     weights: SPGWeights | None = None,
-    progress=None,
+    progress: Progress = no_progress,
 ) -> SPGReport:
     """Paraphrase every sentence (1-best) and count the paraphrased share and the unit replacements.
 
     A sentence counts as paraphrased when its 1-best has at least one unit
     replacement. ``references`` (one per sentence) is needed for similarity.
-    ``progress`` wraps the sentence iterator (e.g. ``tqdm``) when given.
     """
     if application == "similarity" and (references is None or len(references) != len(sentences)):
         raise ValueError("the similarity application needs one reference per sentence")
     paraphrased = replacements = 0
-    items = range(len(sentences))
-    for i in (progress(items) if progress else items):
+    for i in range(len(sentences)):
         reference = references[i] if references is not None else None
         results = generate_spg(sentences[i], tables, lm, application=application, reference=reference,
                                weights=weights)
         count = unit_replacements(results[0][2]) if results else 0
         replacements += count
         paraphrased += count > 0
+        progress(i + 1, len(sentences), f"SPG {application}")
     return SPGReport(application, len(sentences), paraphrased, replacements)

@@ -134,6 +134,7 @@ def read_rules(
     keep_features: bool = True,
     report: LoadReport | None = None,
     swap_sides: bool = False,
+    only_sources: set[str] | None = None,
 ) -> Iterator[Rule]:
     """Yield the rules of a table file.
 
@@ -141,6 +142,8 @@ def read_rules(
     unless ``skip_bad_lines`` is set; then it is counted in ``report``.
     ``swap_sides`` reads each line's second phrase as the source (a bilingual
     table used in the other direction; choose the matching ``score`` column).
+    ``only_sources`` keeps only rules whose source phrase (space-joined) is in
+    the set, tested before a line is parsed (Moses' filter-model-given-input).
     """
     path = str(path)
     table_format = TableFormat(table_format) if table_format else detect_format(path)
@@ -150,10 +153,13 @@ def read_rules(
     else:
         kind = ValueKind(value_kind) if value_kind else ValueKind.PROB
         parse = _columns_parser(path, table_format, _column_index(score), kind, keep_features)
+    source_field = _source_field(table_format, swap_sides)
     with open_text_maybe_gzip(path) as handle:
         for number, line in enumerate(handle, start=1):
             line = line.rstrip("\n").rstrip("\r")
             if not line.strip():
+                continue
+            if only_sources is not None and source_field(line) not in only_sources:
                 continue
             try:
                 rule = parse(line, number)
@@ -164,6 +170,18 @@ def read_rules(
                 continue
             report.rules += 1
             yield Rule(rule.target, rule.source, rule.prob, rule.features) if swap_sides else rule
+
+
+def _source_field(table_format: TableFormat, swap_sides: bool):
+    """How to read a line's source phrase cheaply, before parsing it."""
+    separator = "\t" if table_format is TableFormat.TSV else "|||"
+    index = (1 if swap_sides else 0) + (1 if table_format is TableFormat.PPDB else 0)
+
+    def source(line: str) -> str:
+        fields = line.split(separator, index + 1)
+        return " ".join(fields[index].split()) if len(fields) > index else ""
+
+    return source
 
 
 def _columns_parser(path: str, table_format: TableFormat, column: int, kind: ValueKind, keep_features: bool):

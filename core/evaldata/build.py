@@ -28,6 +28,7 @@ from typing import Callable, Iterable
 
 from core.evaldata import corpus_stages, demo_release, model_stages
 from core.evaldata.stage_context import BuildContext, StageSkipped, default_out_dir, process_pool
+from core.progress import Progress
 from core.textio import atomic_output
 
 STAGES = ("extract", "tokenize", "split", "phrase-table", "pivot", "webkjv-table", "lm", "testcases", "demo",
@@ -99,7 +100,7 @@ def _concurrent_chains(wanted: list[str], jobs: int) -> tuple[list[str], list[st
 
 
 def run_build(out: Path | None = None, stages: Iterable[str] | None = None, *,
-              say: Callable[[str], None] | None = None, progress: Callable[..., Iterable] | None = None,
+              say: Callable[[str], None] | None = None, progress: Progress | None = None,
               jobs: int = 2, install: bool = True) -> dict:
     """Run ``stages`` (all by default, in pipeline order); return and save the report.
 

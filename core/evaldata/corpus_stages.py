@@ -10,6 +10,7 @@ from core.engine.tokenization import tokenize
 from core.evaldata import sword_extract
 from core.evaldata.corpus_split import split_by_chapter, training_refs
 from core.evaldata.stage_context import BuildContext, process_pool, read_jsonl, write_jsonl, write_lines
+from core.progress import tracked
 from core.textio import atomic_output
 
 LANGUAGES = {"web": "en", "kjv": "en", "rv": "es"}
@@ -66,8 +67,7 @@ def stage_tokenize(context: BuildContext) -> dict:
     tokenized: list[dict] = []
     # Verses are independent: chunks go to `jobs` processes and come back in order.
     with process_pool(context.jobs) as pool:
-        for done in context.progress(pool.map(_tokenize_rows, chunks), desc="tokenize", unit="chunk",
-                                     total=len(chunks)):
+        for done in tracked(pool.map(_tokenize_rows, chunks), context.progress, len(chunks), "tokenize"):
             tokenized.extend(done)
     tokens = collections.Counter()
     for row in tokenized:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from core.progress import Progress, no_progress
 from core.textio import atomic_output, open_text_maybe_gzip
 
 
@@ -26,7 +27,7 @@ def default_out_dir() -> Path:
 class BuildContext:
     out: Path
     say: Callable[[str], None] = lambda message: print(message, file=sys.stderr, flush=True)
-    progress: Callable[..., Iterable] = lambda iterable, **_: iterable
+    progress: Progress = no_progress
     report: dict = field(default_factory=dict)
     install: bool = True  # apt-get the missing SWORD packages when root; else only say what to install
     jobs: int = 2  # processes for the stages that can use two

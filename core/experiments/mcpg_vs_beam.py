@@ -47,10 +47,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from core.progress import no_progress
 from core.textio import atomic_output
 from core.engine.beam_decoder import DecoderSettings
 from core.experiments import module_main
-from core.experiments.seed000_reranking import load_table_for
 from core.engine.generation import generate_batches
 from core.engine.lm import LanguageModel
 from core.engine.mcpg import generate_mcpg
@@ -177,7 +177,7 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
     for sentence_id, candidates, _ in generate_batches(
         "beam", sentences, [table], lm, nbest=nbest, processes=processes,
         settings=DecoderSettings(stack_size=stack_size),
-        progress=(lambda done, total: bar.update(done - bar.n)) if bar else None,
+        progress=(lambda done, total, message="": bar.update(done - bar.n)) if bar else no_progress,
     ):
         result = results[sentence_id]
         result.beam_best, result.beam_best_is_source, result.beam_best_paraphrase = beam_references(
@@ -436,7 +436,7 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
         return 1
     sentences = read_sentences(args.input, args.limit)
     lm = LanguageModel(args.lm)
-    table = load_table_for(args.table, sentences)
+    table = ParaphraseTable.load_for(args.table, sentences)
     results = run(table, lm, sentences, systems, time_budget=args.time_budget, processes=args.processes,
                   progress=args.progress)
     output = Path(args.out)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import itertools
 import statistics
 import sys
 import time
@@ -38,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from core.progress import no_progress
 from core.textio import atomic_output
 from core.engine.beam_decoder import DEFAULT_BEAM_THRESHOLD, DecoderSettings
 from core.engine.generation import generate_batches
@@ -183,7 +183,7 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         for sentence_id, candidates, _ in generate_batches(
             "beam", sentences, [table], lm, nbest=nbest, processes=processes,
             settings=DecoderSettings(stack_size=stack_size, beam_threshold=beam_threshold),
-            progress=(lambda done, total: bar.update(done - bar.n)) if bar else None,
+            progress=(lambda done, total, message="": bar.update(done - bar.n)) if bar else no_progress,
         ):
             rerank = SentenceRerank([], [])
             for candidate in candidates:
@@ -317,36 +317,6 @@ def write_plot(path: Path, reports: Sequence[StackReport], lengths: Sequence[int
     plt.close(figure)
 
 
-def load_table_for(path: str | Path, sentences: Sequence[Sequence[str]], max_length: int = 7) -> ParaphraseTable:
-    """Only the rules whose source occurs in ``sentences`` (Moses' filter-model-given-input).
-
-    A full pivot table holds millions of rules; the test set needs a few
-    thousand. Moses-format lines are filtered on their first field before
-    parsing; other formats are loaded whole.
-    """
-    import tempfile
-
-    from core.textio import open_text_maybe_gzip
-
-    wanted = {" ".join(s[i:i + k]) for s in sentences for k in range(1, max_length + 1)
-              for i in range(len(s) - k + 1)}
-    with open_text_maybe_gzip(path) as handle:
-        first = handle.readline()
-        if " ||| " not in first:
-            return ParaphraseTable.load(path)
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as kept:
-            for line in itertools.chain([first], handle):
-                if line.split(" ||| ", 1)[0].strip() in wanted:
-                    kept.write(line)
-    try:
-        table = ParaphraseTable.load(kept.name, "moses")
-    finally:
-        Path(kept.name).unlink()
-    table.name = Path(path).name
-    table.source_path = str(path)
-    return table
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m core.experiments.seed000_reranking",
                                      description="Seed 000 §3: rerank the beam decoder's 100-best by true score.")
@@ -369,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     lm = LanguageModel(args.lm)
     with open(args.input, encoding="utf-8") as handle:
         sentences = [line.split() for line in handle if line.strip()][: args.sentences]
-    table = load_table_for(args.table, sentences)
+    table = ParaphraseTable.load_for(args.table, sentences)
     reports = run(table, lm, sentences, args.stack_sizes, nbest=args.nbest, processes=args.processes)
     output = Path(args.output_dir)
     output.mkdir(parents=True, exist_ok=True)

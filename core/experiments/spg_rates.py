@@ -40,7 +40,6 @@ from typing import Sequence
 
 from core.textio import atomic_output
 from core.experiments import module_main
-from core.experiments.seed000_reranking import load_table_for
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.spg import APPLICATIONS, SPGWeights, Usability, generate_spg, unit_replacements
@@ -254,7 +253,7 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
               file=sys.stderr)
         return 1
     lm = LanguageModel(args.lm)
-    loaded = [load_table_for(t, sentences) for t in tables]
+    loaded = [ParaphraseTable.load_for(t, sentences) for t in tables]
     reports = run(sentences, references, loaded, lm, applications=applications,
                   weights=SPGWeights(usability=args.usability), progress=args.progress)
     output = Path(args.out)

@@ -37,6 +37,8 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from core.progress import Progress, no_progress
+
 MISSING = -1
 
 WEIGHTINGS = ("none", "linear", "quadratic")
@@ -384,7 +386,7 @@ def bootstrap_intervals(
     replicates: int,
     seed: int,
     names: Sequence[str],
-    progress: Callable[[int], None] | None = None,
+    progress: Progress = no_progress,
 ) -> dict[str, tuple[float, float] | None]:
     """Percentile 95% intervals from resampling units with replacement.
 
@@ -396,13 +398,12 @@ def bootstrap_intervals(
         return {name: None for name in names}
     rng = np.random.default_rng(seed)
     draws: dict[str, list[float]] = {name: [] for name in names}
-    for _ in range(replicates):
+    for replicate in range(1, replicates + 1):
         sample = rng.integers(0, n_units, size=n_units)
         for name, value in statistic(sample).items():
             if value is not None and math.isfinite(value):
                 draws[name].append(value)
-        if progress is not None:
-            progress(1)
+        progress(replicate, replicates, "bootstrap")
     intervals: dict[str, tuple[float, float] | None] = {}
     for name in names:
         values = draws[name]
@@ -420,7 +421,7 @@ def summarize_agreement(
     n_scale_categories: int | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress = no_progress,
 ) -> AgreementSummary:
     """Every agreement statistic of one criterion, with seeded bootstrap 95% CIs.
 

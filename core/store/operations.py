@@ -41,6 +41,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sqlalchemy import bindparam, func, insert, select, update
 
+from core.progress import Progress, no_progress
 from core.textio import atomic_output, open_text_maybe_gzip
 from core.errors import InputFormatError
 from core.store.database import Database, open_database
@@ -379,7 +380,7 @@ def read_sources(path: str | os.PathLike, id_base: int = 0) -> dict[str, str]:
 
 def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow], *, path: str = "<input>",
                       sources: dict[str, str] | None = None, references: dict[str, list[str]] | None = None,
-                      test_set: str | None = None, progress: Callable[[int], None] | None = None) -> ImportReport:
+                      test_set: str | None = None, progress: Progress = no_progress) -> ImportReport:
     """Add candidates (one transaction). A string already present for the same
     source sentence is credited to the new system instead of added again."""
     report = ImportReport()
@@ -399,8 +400,8 @@ def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow],
         pending: dict[tuple[int, str], int] = {}
         def counted(rows: Iterable[CandidateRow]) -> Iterator[CandidateRow]:
             for number, row in enumerate(rows, 1):
-                if progress and number % 1000 == 0:
-                    progress(number)
+                if number % 1000 == 0:
+                    progress(number, None, "reading candidates")
                 yield row
 
         rows = list(counted(rows))
@@ -897,7 +898,7 @@ def undo_last(db: Database, annotator_id: int) -> int | None:
 
 
 @dataclass
-class Progress:
+class StudyProgress:
     done: int
     total: int
     per_annotator: dict[str, tuple[int, int]]
@@ -907,7 +908,7 @@ class Progress:
         return self.done / self.total if self.total else 0.0
 
 
-def progress(db: Database, study_id: int, annotator_id: int | None = None) -> Progress:
+def study_progress(db: Database, study_id: int, annotator_id: int | None = None) -> StudyProgress:
     """Judged / assigned counts for the study (or one annotator) and per annotator."""
     with db.reading() as session:
         query = (select(Annotator.name, func.count(Assignment.id), func.count(Assignment.live_judgment_id))
@@ -916,7 +917,7 @@ def progress(db: Database, study_id: int, annotator_id: int | None = None) -> Pr
         if annotator_id is not None:
             query = query.where(Assignment.annotator_id == annotator_id)
         per = {name: (done, total) for name, total, done in session.execute(query)}
-    return Progress(done=sum(d for d, _t in per.values()), total=sum(t for _d, t in per.values()),
+    return StudyProgress(done=sum(d for d, _t in per.values()), total=sum(t for _d, t in per.values()),
                     per_annotator=per)
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable
 
+from core.progress import Progress, no_progress
 from core.textio import WriteBehind, atomic_output
 from core.tablebuild.alignment import format_links, symmetrized_alignments
 from core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
@@ -27,17 +27,16 @@ def build_phrase_table(
     max_length: int = 7,
     seed: int = 0,
     alignment_output: Path | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress = no_progress,
     compresslevel: int = 9,
 ) -> dict:
     """Write ``output`` (plain or .gz, gzip level ``compresslevel``) and return statistics and timings."""
     if len(source_lines) != len(target_lines):
         raise ValueError(f"{len(source_lines)} source lines but {len(target_lines)} target lines")
-    report = progress or (lambda stage, done, total: None)
     timings: dict[str, float] = {}
 
     started = time.perf_counter()
-    report("align", 0, len(source_lines))
+    progress(0, len(source_lines), "align")
     alignments, seeded = symmetrized_alignments(source_lines, target_lines, seed=seed)
     timings["align_seconds"] = time.perf_counter() - started
     if alignment_output is not None:
@@ -49,7 +48,7 @@ def build_phrase_table(
     for number, (source, target, links) in enumerate(zip(source_lines, target_lines, alignments), start=1):
         counts.add_sentence(source.split(), target.split(), links)
         if number % 2000 == 0:
-            report("extract", number, len(source_lines))
+            progress(number, len(source_lines), "extract")
     timings["extract_seconds"] = time.perf_counter() - started
 
     started = time.perf_counter()

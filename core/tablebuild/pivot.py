@@ -61,8 +61,8 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
 
+from core.progress import Progress, no_progress
 from core.textio import WriteBehind, atomic_output, open_text_maybe_gzip
 from core.errors import InputFormatError
 
@@ -112,7 +112,6 @@ ORDER BY e1 ASC, prob DESC, e2 ASC
 """
 
 SEPARATOR = " ||| "
-ProgressCallback = Callable[[str, int, "int | None"], None]
 
 
 def render_pivot_sql(*, min_prob: float, max_pivot: int, top: int) -> str:
@@ -242,7 +241,7 @@ def pivot_table(
     memory_limit: str | None = None,
     temp_directory: Path | None = None,
     threads: int = 1,
-    progress: ProgressCallback | None = None,
+    progress: Progress = no_progress,
     compresslevel: int = 6,
 ) -> dict:
     """Build a paraphrase table from a Moses phrase table; return stats and timings.
@@ -259,7 +258,6 @@ def pivot_table(
     if not phrase_table.is_file():
         raise FileNotFoundError(f"phrase table not found: {phrase_table}")
     query = render_pivot_sql(min_prob=min_prob, max_pivot=max_pivot, top=top)
-    report = progress or (lambda stage, done, total: None)
     timings: dict[str, float] = {}
     stats: dict = {
         "phrase_table": str(phrase_table),
@@ -285,7 +283,7 @@ def pivot_table(
             connection.execute(f"SET threads = {max(1, int(threads))}")
 
             started = time.perf_counter()
-            report("load", 0, None)
+            progress(0, None, "load")
             try:
                 connection.execute(_load_sql(phrase_table, reverse=reverse))
             except duckdb.Error as error:
@@ -304,11 +302,11 @@ def pivot_table(
                 f"SELECT COUNT(*) FROM (SELECT f FROM {PHRASE_PAIRS_TABLE} GROUP BY f HAVING COUNT(*) > {int(max_pivot)}) t"
             ).fetchone()[0]
             timings["load_seconds"] = time.perf_counter() - started
-            report("load", stats["phrase_pairs_in"], stats["phrase_pairs_in"])
+            progress(stats["phrase_pairs_in"], stats["phrase_pairs_in"], "load")
 
             # Join, rank and sort happen inside the query; rows stream out sorted.
             started = time.perf_counter()
-            report("pivot", 0, None)
+            progress(0, None, "pivot")
             cursor = connection.execute(query)
             pairs_out = sources_out = 0
             previous_e1 = None
@@ -323,7 +321,7 @@ def pivot_table(
                             previous_e1 = row[0]
                     writer.write("".join(_format_row(row, features) for row in rows))
                     pairs_out += len(rows)
-                    report("write", pairs_out, None)
+                    progress(pairs_out, None, "write")
             stats["paraphrase_pairs_out"] = pairs_out
             stats["source_phrases_out"] = sources_out
             timings["pivot_and_write_seconds"] = time.perf_counter() - started

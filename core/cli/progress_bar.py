@@ -1,0 +1,42 @@
+"""The CLI's :class:`core.progress.Progress`: a tqdm bar on stderr, a new one when the stage (message) changes."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Iterator
+
+from core.progress import Progress
+
+
+@contextlib.contextmanager
+def progress_bar(unit: str = "", *, leave: bool = False, units: dict[str, str] | None = None) -> Iterator[Progress]:
+    """``with progress_bar("sentence") as progress: work(progress=progress)``; bars close at exit.
+
+    The message names the stage: a report with a new message closes the bar and
+    opens another. ``units`` gives a per-stage unit. tqdm hides itself when
+    stderr is not a terminal (``disable=None``).
+    """
+    from tqdm import tqdm
+
+    bars: dict[str, tqdm] = {}
+    current: list[str] = []
+
+    def report(done: int, total: int | None, message: str = "") -> None:
+        stage = message.split(":", 1)[0] if message else ""
+        bar = bars.get(stage)
+        if bar is None:
+            for other in bars.values():
+                other.close()
+            bar = bars[stage] = tqdm(desc=stage or None, total=total, unit=(units or {}).get(stage, unit),
+                                     file=sys.stderr, leave=leave, disable=None)
+            current[:] = [stage]
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    try:
+        yield report
+    finally:
+        for bar in bars.values():
+            bar.close()
