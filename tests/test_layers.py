@@ -1,0 +1,177 @@
+"""The architecture as one table: which layer may import which (docs/ARCHITECTURE.md).
+
+Every import statement under ``core/`` and ``desktop/`` (top-level or inside a
+function) is read with ``ast``; a module that imports a layer its own may not
+import fails the test with the file, the line and the import. A new folder
+under ``core`` must be given a layer here before it can land.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# layer -> the other layers it may import (every layer may import itself).
+ALLOWED: dict[str, set[str]] = {
+    "base": set(),
+    "engine": {"base"},
+    "tablebuild": {"base"},
+    "stats": {"base"},
+    "store": {"base"},
+    "evaldata": {"base", "engine", "tablebuild"},
+    "bridges": {"base", "engine", "tablebuild", "stats", "store", "evaldata"},
+    "cli": {"base", "engine", "tablebuild", "stats", "store", "evaldata", "bridges"},
+    "desktop": {"base", "engine", "tablebuild", "stats", "store", "evaldata", "bridges", "cli"},
+}
+# Where each module belongs: the first matching prefix wins (dotted module names).
+LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
+    ("core.engine", "engine"),
+    ("core.tablebuild", "tablebuild"),
+    ("core.stats", "stats"),
+    ("core.store", "store"),
+    ("core.evaldata", "evaldata"),
+    ("core.cli", "cli"),
+    ("core.__main__", "cli"),
+    ("core.experiments", "bridges"),
+    ("core.tuning", "bridges"),
+    ("core.inspection", "bridges"),
+    ("core.study_builder", "bridges"),
+    ("core.study_judgments", "bridges"),
+    ("core.demo", "bridges"),
+    ("core.errors", "base"),
+    ("core.textio", "base"),
+    ("core.progress", "base"),
+    ("desktop", "desktop"),
+)
+QT = ("PySide6", "PyQt5", "PyQt6", "shiboken6")
+
+
+def layer_of(module: str) -> str | None:
+    if module == "core":
+        return "base"  # the package itself: its __version__
+    for prefix, layer in LAYER_OF_PREFIX:
+        if module == prefix or module.startswith(prefix + "."):
+            return layer
+    return None
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> list[tuple[int, str]]:
+    """``(line, dotted name)`` of every absolute import in the file, relative ones resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            # ``from core import textio`` imports the module core.textio.
+            found += [(node.lineno, f"{base}.{alias.name}" if layer_of(f"{base}.{alias.name}") else base)
+                      for alias in node.names]
+    return found
+
+
+def violations(importer: str, path: str, imports: list[tuple[int, str]]) -> list[str]:
+    """Every import of ``importer`` that the table forbids, as ``file:line: ...``."""
+    own = layer_of(importer)
+    if own is None:
+        return [f"{path}:1: module {importer} belongs to no layer (add its folder to tests/test_layers.py)"]
+    found = []
+    for line, name in imports:
+        top = name.split(".")[0]
+        if top in QT and own != "desktop":
+            found.append(f"{path}:{line}: {own} module imports Qt ({name})")
+        if top not in ("core", "desktop"):
+            continue
+        target = layer_of(name)
+        if target is None:
+            found.append(f"{path}:{line}: imports {name}, which belongs to no layer")
+        elif target != own and target not in ALLOWED[own]:
+            found.append(f"{path}:{line}: {own} may not import {target} ({name})")
+    return found
+
+
+@lru_cache(maxsize=1)
+def project_imports() -> dict[str, tuple[str, list[tuple[int, str]]]]:
+    files = sorted((ROOT / "core").rglob("*.py")) + sorted((ROOT / "desktop").rglob("*.py"))
+    return {module_name(p): (str(p.relative_to(ROOT)), imports_of(p)) for p in files if "migrations" not in p.parts}
+
+
+def test_every_import_follows_the_layer_table():
+    problems = []
+    for module, (path, imports) in project_imports().items():
+        problems += violations(module, path, imports)
+    assert problems == []
+
+
+def test_a_broken_rule_is_reported_with_the_file_and_the_import():
+    assert violations("core.engine.lm", "core/engine/lm.py", [(7, "core.store.models")]) == [
+        "core/engine/lm.py:7: engine may not import store (core.store.models)"]
+    assert violations("core.stats.agreement", "core/stats/agreement.py", [(3, "PySide6.QtCore")]) == [
+        "core/stats/agreement.py:3: stats module imports Qt (PySide6.QtCore)"]
+    assert violations("core.evaldata.build", "x.py", [(1, "core.engine.lm"), (2, "core.tablebuild.pivot")]) == []
+    assert violations("core.tablebuild.pivot", "p.py", [(5, "core.engine.rules")]) == [
+        "p.py:5: tablebuild may not import engine (core.engine.rules)"]
+    assert "belongs to no layer" in violations("core.newthing", "core/newthing.py", [])[0]
+    assert violations("core.cli.x", "c.py", [(1, "desktop.app")]) == ["c.py:1: cli may not import desktop (desktop.app)"]
+
+
+def test_a_relative_import_is_resolved_before_it_is_checked(tmp_path, monkeypatch):
+    source = tmp_path / "core" / "engine" / "fake.py"
+    source.parent.mkdir(parents=True)
+    source.write_text("from ..store import models\nfrom . import lm\n", encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert imports_of(source) == [(1, "core.store.models"), (2, "core.engine.lm")]
+
+
+def test_the_longest_chain_of_imports_between_core_folders_is_at_most_five_and_never_upward():
+    edges: dict[str, set[str]] = {layer: set() for layer in ALLOWED}
+    for module, (_path, imports) in project_imports().items():
+        own = layer_of(module)
+        for _line, name in imports:
+            target = layer_of(name) if name.split(".")[0] in ("core", "desktop") else None
+            if target and target != own:
+                edges[own].add(target)
+    core_layers = [layer for layer in ALLOWED if layer != "desktop"]
+
+    @lru_cache(maxsize=None)
+    def longest_from(layer: str, depth: int = 0) -> int:
+        assert depth <= len(ALLOWED), f"a cycle between layers through {layer}"
+        return 1 + max((longest_from(target, depth + 1) for target in edges[layer] if target != "desktop"),
+                       default=0)
+
+    assert max(longest_from(layer) for layer in core_layers) <= 5
+    order = list(ALLOWED)  # the table lists lower layers first
+    for layer, targets in edges.items():
+        for target in targets:
+            assert order.index(target) < order.index(layer), f"{layer} imports {target}, which is above it"
+
+
+def test_importing_all_of_core_and_running_the_cli_parser_loads_no_qt():
+    modules = sorted(m for m in project_imports() if m.startswith("core") and m != "core.__main__")
+    code = (
+        "import importlib, sys\n"
+        f"for m in {modules!r}:\n"
+        "    importlib.import_module(m)\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'desktop')]\n"
+        "from core.cli import build_parser\n"
+        "build_parser()\n"  # registers `app` through its entry point: desktop.cli, which must not load Qt yet
+        "print(bad + [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6')])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
