@@ -3,6 +3,7 @@
 * :func:`atomic_output` writes through a temporary sibling file renamed over the
   destination once complete and flushed, so a reader never sees a half-written file.
 * :func:`open_text_maybe_gzip` opens a plain or gzip UTF-8 file by its magic bytes.
+* :func:`read_token_lines` reads whitespace-tokenized sentences, one per line.
 * :class:`WriteBehind` writes through a background thread: zlib releases the GIL
   while it compresses, so a thread that writes (and so compresses) one batch while
   the caller formats the next uses a second core. The bytes are the same: deflate's
@@ -73,6 +74,14 @@ def _text(binary_handle, encoding: str | None) -> Iterator[IO[str]]:
         wrapper.flush()
     finally:
         wrapper.detach()
+
+
+def read_token_lines(path: str | os.PathLike, limit: int | None = None) -> list[list[str]]:
+    """Tokenized sentences, one per line (plain or gzip); blank lines are kept as empty sentences,
+    so line ``i`` of a source file and of its reference file stay sentence ``i`` of both."""
+    with open_text_maybe_gzip(path) as handle:
+        sentences = [line.split() for line in handle]
+    return sentences[:limit] if limit is not None else sentences
 
 
 def open_text_maybe_gzip(path: str | os.PathLike) -> IO[str]:

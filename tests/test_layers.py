@@ -46,6 +46,7 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.errors", "base"),
     ("core.textio", "base"),
     ("core.progress", "base"),
+    ("core.vocabulary", "base"),
     ("desktop", "desktop"),
 )
 QT = ("PySide6", "PyQt5", "PyQt6", "shiboken6")

@@ -10,7 +10,7 @@ import pytest
 
 from core.cli import main
 from core.stats.judgment_records import JudgmentRecords
-from core.stats.report_render import render_plots
+from core.stats.report_render import format_cell, render_plots
 from core.stats.report_tables import build_report
 
 
@@ -89,7 +89,7 @@ def test_pair_tables_confusion_and_drift():
 
 
 @pytest.mark.parametrize("fmt", ["md", "html", "csv", "json"])
-def test_cli_report_formats(tmp_path, fmt, capsys):
+def test_cli_report_formats_carry_the_numbers_of_the_tables(tmp_path, fmt):
     path = tmp_path / "judgments.csv"
     records = study()
     with open(path, "w", newline="") as handle:
@@ -99,15 +99,26 @@ def test_cli_report_formats(tmp_path, fmt, capsys):
     out = tmp_path / f"report.{fmt}"
     assert main(["report", str(path), "--format", fmt, "-o", str(out)]) == 0
     text = out.read_text()
+    expected = table(build_report(records), "seed003_table1")
     if fmt == "json":
-        data = json.loads(text)
-        assert data["tables"][0]["key"] == "seed003_table1"
+        got = next(t for t in json.loads(text)["tables"] if t["key"] == "seed003_table1")
+        assert got["rows"] == [[pytest.approx(v) if isinstance(v, float) else v for v in row] for row in expected.rows]
+        assert got["signature"] == expected.signature
     elif fmt == "csv":
-        assert next(csv.reader(io.StringIO(text))) == ["table", "row", "column", "value", "signature"]
-    elif fmt == "md":
-        assert "| moses |" in text and "Signature: `stat:" in text
+        cells = {(row["row"], row["column"]): row["value"] for row in csv.DictReader(io.StringIO(text))
+                 if row["table"] == "seed003_table1"}
+        for row in expected.rows:
+            for column, value in zip(expected.columns[1:], row[1:]):
+                got = cells[(row[0], column.name)]
+                assert (got == "" and value is None) or float(got) == pytest.approx(value)
     else:
-        assert text.startswith("<!DOCTYPE html>") and "<table>" in text
+        # Markdown and HTML show each number as format_cell writes it, row by row.
+        for row in expected.rows:
+            shown = [format_cell(value, column.kind) for value, column in zip(row, expected.columns)]
+            if fmt == "md":
+                assert "| " + " | ".join(shown) + " |" in text
+            else:
+                assert "".join(f"<td>{cell}</td>" for cell in shown) in text.replace("<td class=n>", "<td>")
 
 
 def test_plots_png_and_svg(tmp_path):

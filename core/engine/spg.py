@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal, Sequence
+from typing import Sequence
 
 from core.engine.beam_decoder import BeamDecoder, DecoderSettings
 from core.engine.derivation import Segment
@@ -61,9 +61,8 @@ from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
 from core.engine.scoring import ScoreWeights
 from core.progress import Progress, no_progress
+from core.vocabulary import APPLICATIONS, Application
 
-Application = Literal["compression", "simplification", "similarity"]
-APPLICATIONS = ("compression", "simplification", "similarity")
 SELF_PARAPHRASE_SCORE = math.exp(-1.0)  # c, seed 004 §3.4
 _LN10 = math.log(10.0)
 

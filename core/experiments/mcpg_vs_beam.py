@@ -47,15 +47,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from core.progress import no_progress
-from core.textio import atomic_output
 from core.engine.beam_decoder import DecoderSettings
-from core.experiments import module_main
 from core.engine.generation import generate_batches
 from core.engine.lm import LanguageModel
 from core.engine.mcpg import generate_mcpg
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.truescore import TrueScorer
+from core.experiments import module_main
+from core.progress import no_progress
+from core.textio import atomic_output, read_token_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -393,12 +393,6 @@ def write_plot(path: Path, results: Sequence[SentenceResult], systems: Sequence[
     plt.close(figure)
 
 
-def read_sentences(path: str | Path, limit: int | None) -> list[list[str]]:
-    with open(path, encoding="utf-8") as handle:
-        sentences = [line.split() for line in handle if line.strip()]
-    return sentences[:limit] if limit is not None else sentences
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", default=str(DEMO / "paraphrase-table.gz"), help="paraphrase table")
     parser.add_argument("--lm", default=str(DEMO / "lm.bin"), help="KenLM model")
@@ -434,7 +428,7 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    sentences = read_sentences(args.input, args.limit)
+    sentences = read_token_lines(args.input, args.limit)
     lm = LanguageModel(args.lm)
     table = ParaphraseTable.load_for(args.table, sentences)
     results = run(table, lm, sentences, systems, time_budget=args.time_budget, processes=args.processes,

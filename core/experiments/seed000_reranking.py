@@ -37,12 +37,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from core.progress import no_progress
-from core.textio import atomic_output
 from core.engine.beam_decoder import DEFAULT_BEAM_THRESHOLD, DecoderSettings
 from core.engine.generation import generate_batches
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
+from core.progress import no_progress
+from core.textio import atomic_output
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"

@@ -38,11 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from core.textio import atomic_output
-from core.experiments import module_main
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.spg import APPLICATIONS, SPGWeights, Usability, generate_spg, unit_replacements
+from core.engine.spg import SPGWeights, Usability, generate_spg, unit_replacements
+from core.experiments import module_main
+from core.textio import atomic_output, read_token_lines
+from core.vocabulary import APPLICATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -211,13 +212,6 @@ def write_plot(path: Path, reports: Sequence[ApplicationRates]) -> None:
     plt.close(figure)
 
 
-def read_sentences(path: str | Path, limit: int | None) -> list[list[str]]:
-    # Blank lines are kept: test.en and test.ref.en are aligned line by line.
-    with open(path, encoding="utf-8") as handle:
-        sentences = [line.split() for line in handle]
-    return sentences[:limit] if limit is not None else sentences
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", action="append", default=None,
                         help="paraphrase table; repeat for several (seed 004's K tables). Default: the demo table")
@@ -246,8 +240,8 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
         if not Path(value).is_file():
             print(f"error: {label} {value} not found", file=sys.stderr)
             return 1
-    sentences = read_sentences(args.input, args.limit)
-    references = read_sentences(args.reference, args.limit) if "similarity" in applications else None
+    sentences = read_token_lines(args.input, args.limit)
+    references = read_token_lines(args.reference, args.limit) if "similarity" in applications else None
     if references is not None and len(references) != len(sentences):
         print(f"error: {args.reference} has {len(references)} lines for {len(sentences)} sentences in {args.input}",
               file=sys.stderr)

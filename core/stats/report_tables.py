@@ -44,9 +44,9 @@ from core.stats.agreement import (
 )
 from core.stats.judgment_records import JudgmentRecords
 from core.stats.significance import pairwise_tests
+from core.vocabulary import NO_WORDS, YES_WORDS
 
-POSITIVE_LABELS = ("yes", "y", "true", "1")
-NEGATIVE_LABELS = ("no", "n", "false", "0")
+POSITIVE_LABELS = YES_WORDS
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def signature(statistic: str, n_items: int, n_judges: int, **options) -> str:
 
 def is_binary(labels: Iterable[str], positive: Sequence[str]) -> bool:
     """A criterion is yes/no when all its labels are positive or negative words."""
-    vocabulary = {label.lower() for label in positive} | set(NEGATIVE_LABELS)
+    vocabulary = {label.lower() for label in positive} | set(NO_WORDS)
     labels = {label.lower() for label in labels}
     return bool(labels) and labels <= vocabulary
 
