@@ -1,26 +1,43 @@
 """A study's live judgments as :class:`JudgmentRecords`, the form every statistic reads.
 
-The CLI's ``report`` and the desktop dashboard both go through here, so a
-figure on screen and one pasted from the command line come from one place.
+The CLI's ``report``, ``signtest`` and ``study export-scores`` and the desktop
+dashboard all go through here, so a figure on screen and one pasted from the
+command line come from one place. The records carry what the study knows and a
+CSV may not: every system that produced each candidate, the source sentence
+(the unit systems are paired on) and each criterion's scale.
 """
 
 from __future__ import annotations
 
+from sqlalchemy import select
+
 from core.stats.judgment_records import JudgmentRecords
 from core.store import operations as ops
 from core.store.database import Database
+from core.store.models import Criterion
+
+
+def criterion_scales(db: Database, study_id: int) -> dict[str, tuple[str, ...]]:
+    """Criterion name -> the labels of its scale in order (empty scales, e.g. choice, left out)."""
+    with db.reading() as session:
+        criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)).all()
+        return {c.name: tuple(str(level["value"]) for level in c.levels) for c in criteria
+                if c.levels and c.scale != "choice"}
 
 
 def study_judgment_records(db: Database, study_id: int) -> JudgmentRecords:
-    """Live judgments on normal items. An item made by several systems counts
-    once, in the group of its first system; "-" stands for no system or
-    application."""
+    """Live judgments on normal items. A candidate made by several systems is one
+    item whose judgments count for each of them (:meth:`JudgmentRecords.per_system`);
+    "-" stands for no system or application."""
     records = ops.judgment_records(db, study_id)
     return JudgmentRecords.from_columns(
         [r["item"] for r in records], [r["annotator"] for r in records], [r["criterion"] for r in records],
         [r["value"] for r in records],
         systems=[r["system"] or "-" for r in records],
         applications=[r["application"] or "-" for r in records],
+        producers=[tuple(r["systems"]) or (r["system"] or "-",) for r in records],
+        sentences=[r["sentence"] or r["item"] for r in records],
+        scales=criterion_scales(db, study_id),
     )
 
 

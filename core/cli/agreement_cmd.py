@@ -43,10 +43,17 @@ def register(subparsers) -> None:
     signtest = subparsers.add_parser(
         "signtest",
         help="exact two-sided sign test between two systems on paired items",
-        description="Sign test on a CSV with columns item,system,score (higher is better). Ties are dropped: "
-        "n = wins_a + wins_b. Items scored for only one of the systems are skipped and counted on stderr.",
+        description="Sign test on a CSV with columns item,system,score (higher is better), or on a study "
+        "database, where each system's score on each source sentence comes from its candidates' judgments "
+        "(--criterion, --aggregate; as `study export-scores`). Ties are dropped: n = wins_a + wins_b. Items "
+        "scored for only one of the systems are skipped and counted on stderr.",
     )
-    signtest.add_argument("file", metavar="FILE.csv")
+    signtest.add_argument("file", metavar="FILE.csv|STUDY")
+    signtest.add_argument("--criterion", metavar="C", help="with a study: the criterion the scores come from")
+    signtest.add_argument("--aggregate", choices=("mean", "majority", "unified"), default="mean",
+                          help="with a study: a candidate's score from its judges (default mean)")
+    signtest.add_argument("--unified-min", type=int, default=2, metavar="K")
+    signtest.add_argument("--study", help="with a study database holding several: the study name")
     signtest.add_argument("--system-a", required=True, metavar="A")
     signtest.add_argument("--system-b", required=True, metavar="B")
     signtest.add_argument("--json", action="store_true", help="print one JSON object")
@@ -117,8 +124,25 @@ def run_agreement(args: argparse.Namespace) -> int:
 def run_signtest(args: argparse.Namespace) -> int:
     from core.stats.judgment_records import read_scores
     from core.stats.significance import sign_test
+    from core.study_judgments import is_sqlite_file
 
-    scores = read_scores(args.file)
+    if is_sqlite_file(args.file):
+        from core.stats.system_scores import sentence_scores
+        from core.store.database import open_database
+        from core.store.operations import find_study
+        from core.study_judgments import study_judgment_records
+
+        with open_database(args.file) as db:
+            try:
+                records = study_judgment_records(db, find_study(db, args.study))
+            except LookupError as error:
+                return _fail(str(error))
+        criteria = records.criterion_names()
+        if args.criterion is None or args.criterion not in criteria:
+            return _fail(f"{args.file}: name the criterion with --criterion; the study has: {', '.join(criteria) or 'none'}")
+        scores = sentence_scores(records, args.criterion, args.aggregate, unified_min=args.unified_min)
+    else:
+        scores = read_scores(args.file)
     try:
         items, a, b, skipped = scores.paired(args.system_a, args.system_b)
     except KeyError as error:

@@ -82,8 +82,34 @@ def register(subparsers) -> None:
     prog = command("progress", "judged / assigned, per annotator and in all", _progress)
     prog.add_argument("--json", action="store_true")
 
+    def study_command(name: str, help_text: str, func) -> argparse.ArgumentParser:
+        # These take the study database first, like `report` and `signtest` (--db also works).
+        parser = commands.add_parser(name, help=help_text, description=help_text)
+        parser.add_argument("db", nargs="?", metavar="STUDY", help="study database: a SQLite file or a URL")
+        parser.add_argument("--db", dest="db_option", metavar="STUDY", help=argparse.SUPPRESS)
+        parser.add_argument("--study", help="study name (needed when the database holds several)")
+        parser.set_defaults(func=func)
+        return parser
+
+    scores = study_command("export-scores", "one score per source sentence and system (item,system,score), the "
+                           "CSV `parastudio signtest` reads", _export_scores)
+    scores.add_argument("--criterion", required=True, metavar="C")
+    scores.add_argument("--aggregate", choices=("mean", "majority", "unified"), default="mean",
+                        help="a candidate's score from its judges: mean (share who say yes / mean label), "
+                        "majority (most judges' label), unified (at least --unified-min say yes); default mean")
+    scores.add_argument("--unified-min", type=int, default=2, metavar="K")
+    scores.add_argument("-o", "--output", help="output CSV (default: standard output)")
+
+    items = study_command("items", "list item ids with their text (to write an import-judgments CSV)", _items)
+    items.add_argument("--format", choices=("table", "csv", "jsonl"), default="table")
+    items.add_argument("-o", "--output", help="write here (default: standard output)")
+
 
 def _open(args):
+    if getattr(args, "db_option", None):
+        args.db = args.db_option
+    if not args.db:
+        raise LookupError("name the study database (a SQLite file or a URL)")
     db = open_database(args.db)
     try:
         study_id = ops.find_study(db, getattr(args, "study", None))
@@ -263,4 +289,68 @@ def _progress(args) -> int:
         share = done / total if total else 0.0
         print(f"{name:<20} {done:>7} / {total:<7} {share:6.1%}")
     print(f"{'study':<20} {report.done:>7} / {report.total:<7} {report.fraction:6.1%}")
+    return 0
+
+
+def _export_scores(args) -> int:
+    import csv
+    import io
+
+    from core.stats.system_scores import score_rows, sentence_scores
+    from core.study_judgments import study_judgment_records
+    from core.textio import atomic_output
+
+    try:
+        db, study_id = _open(args)
+    except LookupError as error:
+        return _fail(str(error))
+    with db:
+        records = study_judgment_records(db, study_id)
+    if args.criterion not in records.criterion_names():
+        return _fail(f"no judgments of criterion {args.criterion!r}; the study has: "
+                     f"{', '.join(records.criterion_names()) or 'none'}")
+    scores = sentence_scores(records, args.criterion, args.aggregate, unified_min=args.unified_min)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["item", "system", "score"])
+    for item, system, score in score_rows(scores):
+        writer.writerow([item, system, repr(score)])
+    if args.output:
+        with atomic_output(args.output) as handle:
+            handle.write(buffer.getvalue())
+        print(f"wrote {buffer.getvalue().count(chr(10)) - 1} scores to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(buffer.getvalue())
+    return 0
+
+
+def _items(args) -> int:
+    import csv
+    import io
+
+    from core.store.item_list import list_items
+    from core.textio import atomic_output
+
+    try:
+        db, study_id = _open(args)
+    except LookupError as error:
+        return _fail(str(error))
+    with db:
+        rows = list_items(db, study_id)
+    buffer = io.StringIO()
+    if args.format == "jsonl":
+        buffer.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    elif args.format == "csv":
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["item"], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({**row, "systems": ";".join(row["systems"])} for row in rows)
+    else:
+        for row in rows:
+            buffer.write(f"{row['item']:<10} {row['sentence']:<8} {';'.join(row['systems']) or '-':<24} "
+                         f"{row['text']}\n")
+    if args.output:
+        with atomic_output(args.output) as handle:
+            handle.write(buffer.getvalue())
+    else:
+        sys.stdout.write(buffer.getvalue())
     return 0

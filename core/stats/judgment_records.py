@@ -2,10 +2,13 @@
 
 Judgments CSV (header required, any column order, extra columns ignored)::
 
-    item,annotator,criterion,value[,system][,application]
+    item,annotator,criterion,value[,system][,systems][,application][,sentence]
 
 one judgment per row; values stay strings ("yes", "3", "3.0" are three
-labels). Scores CSV::
+labels). ``systems`` lists every system that produced the judged candidate,
+separated by ``;`` (a string two systems produced is judged once and counts
+for both); ``system`` alone names one. ``sentence`` is the source sentence
+the item paraphrases: systems are compared sentence by sentence. Scores CSV::
 
     item,system,score
 
@@ -16,6 +19,10 @@ one numeric score per item and system. Every bad line is reported as
 A *unit* is what annotators judge: the item alone, or, when the file has
 ``system`` or ``application`` columns, the triple (application, system, item),
 since the same source item is usually judged once per system.
+
+Per-system figures read :meth:`JudgmentRecords.per_system`, where a judgment
+of a candidate made by k systems appears once for each of them; agreement
+reads the records as they are, so a judgment counts once.
 """
 
 from __future__ import annotations
@@ -33,7 +40,8 @@ from core.textio import open_text_maybe_gzip
 from core.errors import InputFormatError
 
 JUDGMENT_COLUMNS = ("item", "annotator", "criterion", "value")
-OPTIONAL_JUDGMENT_COLUMNS = ("system", "application")
+OPTIONAL_JUDGMENT_COLUMNS = ("system", "systems", "application", "sentence")
+SYSTEMS_SEPARATOR = ";"
 SCORE_COLUMNS = ("item", "system", "score")
 
 
@@ -49,6 +57,12 @@ class JudgmentRecords:
     applications: list[str] | None = None
     line_numbers: list[int] | None = None
     source: str | None = None
+    # Every system that produced the judged candidate (``systems`` holds one of them).
+    producers: list[tuple[str, ...]] | None = None
+    # The source sentence each item paraphrases (the unit systems are paired on).
+    sentences: list[str] | None = None
+    # Criterion -> the labels of its scale in order, where the study knows them.
+    scales: dict[str, tuple[str, ...]] | None = None
 
     @classmethod
     def from_columns(
@@ -59,13 +73,23 @@ class JudgmentRecords:
         values: Sequence[str],
         systems: Sequence[str] | None = None,
         applications: Sequence[str] | None = None,
+        *,
+        producers: Sequence[Sequence[str]] | None = None,
+        sentences: Sequence[str] | None = None,
+        scales: dict[str, Sequence[str]] | None = None,
     ) -> "JudgmentRecords":
         columns = [list(items), list(annotators), list(criteria), [str(v) for v in values]]
         optional = [None if column is None else list(column) for column in (systems, applications)]
-        lengths = {len(column) for column in columns + [c for c in optional if c is not None]}
+        produced = None if producers is None else [tuple(p) for p in producers]
+        sentence_column = None if sentences is None else [str(s) for s in sentences]
+        lengths = {len(column) for column in columns + [c for c in (*optional, produced, sentence_column)
+                                                         if c is not None]}
         if len(lengths) > 1:
             raise ValueError("all judgment columns must have the same length")
-        return cls(*columns, *optional)
+        if produced is not None and optional[0] is None:
+            optional[0] = [p[0] if p else "-" for p in produced]
+        return cls(*columns, *optional, producers=produced, sentences=sentence_column,
+                   scales=None if scales is None else {name: tuple(labels) for name, labels in scales.items()})
 
     def __len__(self) -> int:
         return len(self.items)
@@ -78,7 +102,30 @@ class JudgmentRecords:
         return list(dict.fromkeys(self.criteria))
 
     def system_names(self) -> list[str]:
+        if self.producers is not None:
+            return list(dict.fromkeys(system for produced in self.producers for system in produced))
         return list(dict.fromkeys(self.systems)) if self.systems is not None else []
+
+    def per_system(self) -> "JudgmentRecords":
+        """Every judgment once for each system that produced its candidate (``systems`` = that system).
+
+        The form every per-system table, plot and test reads: a string made by
+        two systems is judged once and credited to both.
+        """
+        if self.producers is None or all(len(p) <= 1 for p in self.producers):
+            return self
+        keep, systems = [], []
+        for i, produced in enumerate(self.producers):
+            for system in produced or (self.systems[i],):
+                keep.append(i)
+                systems.append(system)
+        exploded = self._take(keep)
+        return JudgmentRecords(**{**exploded.__dict__, "systems": systems,
+                                  "producers": [(system,) for system in systems]})
+
+    def scale_of(self, criterion: str) -> tuple[str, ...] | None:
+        """The labels of the criterion's scale, when the records' origin knows it."""
+        return (self.scales or {}).get(criterion)
 
     def application_names(self) -> list[str]:
         return list(dict.fromkeys(self.applications)) if self.applications is not None else []
@@ -137,6 +184,9 @@ class JudgmentRecords:
             applications=take(self.applications),
             line_numbers=take(self.line_numbers),
             source=self.source,
+            producers=take(self.producers),
+            sentences=take(self.sentences),
+            scales=self.scales,
         )
 
     def rating_matrix(self, criterion: str | None = None, categories: Sequence[str] | None = None) -> RatingMatrix:
@@ -199,26 +249,34 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
     """Read a long-format judgments CSV (plain or gzip)."""
     path = str(path)
     items, annotators, criteria, values, systems, applications, lines = [], [], [], [], [], [], []
-    has = {"system": False, "application": False}
+    producers, sentences = [], []
+    has = dict.fromkeys(OPTIONAL_JUDGMENT_COLUMNS, False)
     for line_number, fields in _rows(path, JUDGMENT_COLUMNS, OPTIONAL_JUDGMENT_COLUMNS):
         items.append(fields["item"])
         annotators.append(fields["annotator"])
         criteria.append(fields["criterion"])
         values.append(fields["value"])
-        systems.append(fields.get("system", ""))
+        produced = tuple(name.strip() for name in fields.get("systems", "").split(SYSTEMS_SEPARATOR) if name.strip())
+        system = fields.get("system", "") or (produced[0] if produced else "")
+        systems.append(system)
+        producers.append(produced or (system,))
         applications.append(fields.get("application", ""))
-        has["system"] = has["system"] or "system" in fields
-        has["application"] = has["application"] or "application" in fields
+        sentences.append(fields.get("sentence", ""))
+        for name in has:
+            has[name] = has[name] or name in fields
         lines.append(line_number)
+    with_systems = has["system"] or has["systems"]
     return JudgmentRecords(
         items=items,
         annotators=annotators,
         criteria=criteria,
         values=values,
-        systems=systems if has["system"] else None,
+        systems=systems if with_systems else None,
         applications=applications if has["application"] else None,
         line_numbers=lines,
         source=path,
+        producers=producers if has["systems"] else None,
+        sentences=sentences if has["sentence"] else None,
     )
 
 

@@ -9,13 +9,19 @@ Each table reproduces a layout from the seeds:
 * ``seed004_table1`` (seed 004 §5, Table 1): per application (and system) and
   scale criterion, the share of each label (1, 2, 3) and the kappa with fixed
   chance agreement P(E) = 1/q.
+* ``sign_tests:<criterion>`` (seed 003 §5): exact sign tests between every
+  two systems, paired on the source sentence (:mod:`core.stats.system_scores`),
+  Holm corrected over all pairs.
 * ``seed001_fig4_5`` (seed 001 §4.2, Fig. 4.5): per approach (system) and
-  annotator, the number of successes, and the unified score (an item succeeds
-  when at least 2 annotators say so), with ``seed001_sign_tests``: exact sign
-  tests on the unified per-item success between every two approaches, Holm
-  corrected.
-* per annotator pair and criterion: kappa, the confusion matrix and drift
-  (kappa per block of 50 items, in judging order).
+  annotator, the number of successes (a choice task: an offered option was
+  picked), and the unified score (an item succeeds when at least 2 annotators
+  say so), with ``seed001_sign_tests``: exact sign tests on the unified
+  success, case by case, between every two approaches, Holm corrected.
+* per annotator pair and criterion (:mod:`core.stats.report_pairs`): kappa,
+  the confusion matrix and drift (kappa per block of 50 items, in judging order).
+
+Per-system tables read :meth:`JudgmentRecords.per_system`: a candidate that
+several systems produced is judged once and counts for every one of them.
 
 Every table carries a signature in the style of sacrebleu's
 (``stat:...|opt:...|items:N|judges:J|version:V``) that says exactly how its
@@ -24,71 +30,28 @@ numbers were computed. Rendering lives in :mod:`core.stats.report_render`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from itertools import combinations
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
 
-from core import __version__
 from core.stats.agreement import (
     MISSING,
     RatingMatrix,
     category_counts,
     cohen_kappa,
-    confusion_matrix,
     fixed_chance_kappa,
     fleiss_kappa,
-    landis_koch_label,
     observed_agreement,
 )
-from core.stats.judgment_records import JudgmentRecords
+from core.stats.judgment_records import JudgmentRecords, ScoreRecords
+from core.stats.report_model import Column, PlotSpec, Report, ReportTable, signature
+from core.stats.report_pairs import pair_tables
 from core.stats.significance import pairwise_tests
+from core.stats.system_scores import is_choice_label, sentence_scores
 from core.vocabulary import NO_WORDS, YES_WORDS
 
 POSITIVE_LABELS = YES_WORDS
-
-
-@dataclass(frozen=True)
-class Column:
-    """A table column; ``kind`` says how to show its numbers:
-    text, count, percent (a share in [0, 1]), kappa, p."""
-
-    name: str
-    kind: str = "text"
-
-
-@dataclass(frozen=True)
-class PlotSpec:
-    kind: str  # "bar" or "line"
-    label_column: int
-    value_columns: tuple[int, ...]
-    y_label: str
-
-
-@dataclass
-class ReportTable:
-    key: str
-    title: str
-    columns: list[Column]
-    rows: list[list]
-    signature: str
-    note: str = ""
-    plot: PlotSpec | None = None
-
-
-@dataclass
-class Report:
-    title: str
-    tables: list[ReportTable] = field(default_factory=list)
-
-
-def signature(statistic: str, n_items: int, n_judges: int, **options) -> str:
-    """``stat:<statistic>|<option>:<value>|...|items:N|judges:J|version:V``."""
-    parts = [f"stat:{statistic}"]
-    parts += [f"{name.replace('_', '-')}:{value}" for name, value in options.items()]
-    parts += [f"items:{n_items}", f"judges:{n_judges}", f"version:{__version__}"]
-    return "|".join(parts)
 
 
 # ---------------------------------------------------------------------------
@@ -155,7 +118,7 @@ def seed003_table(records: JudgmentRecords, binary_criteria: Sequence[str], posi
     columns.append(Column("items", "count"))
     rows = []
     kappa_kinds, n_total = set(), 0
-    records = records.select_criteria(binary_criteria)
+    records = records.select_criteria(binary_criteria).per_system()
     for application, system in _group_keys(records):
         group = records.select(system=system, application=application)
         row: list = [_group_label(application, system)]
@@ -227,8 +190,19 @@ def _and(left: _BinaryMatrix, right: _BinaryMatrix) -> _BinaryMatrix:
 
 
 def seed004_table(records: JudgmentRecords, scale_criteria: Sequence[str]) -> ReportTable:
-    records = records.select_criteria(scale_criteria)
-    scales = {name: records.rating_matrix(name).categories for name in scale_criteria}
+    """Shares of each label and κ with P(E) = 1/q, q the number of labels of the criterion's scale.
+
+    q comes from the scale where the records know it (a study does), so a
+    3-point scale answered only with 2 and 3 still has P(E) = 1/3 (seed 004
+    §5); from a CSV it is the number of labels observed (``agreement
+    --categories`` sets it there).
+    """
+    records = records.select_criteria(scale_criteria).per_system()
+    scales = {}
+    for name in scale_criteria:
+        observed = records.rating_matrix(name).categories
+        known = records.scale_of(name)
+        scales[name] = tuple(known) + tuple(label for label in observed if label not in known) if known else observed
     columns = [Column("application / system")]
     for name in scale_criteria:
         columns += [Column(f"{name}: {label}", "percent") for label in scales[name]]
@@ -255,29 +229,47 @@ def seed004_table(records: JudgmentRecords, scale_criteria: Sequence[str]) -> Re
         rows.append(row)
     judges = len(records.annotator_names())
     q = ",".join(f"{name}={len(scales[name])}" for name in scale_criteria)
+    q_from = ",".join(f"{name}={'scale' if records.scale_of(name) else 'observed'}" for name in scale_criteria)
     return ReportTable(
         key="seed004_table1",
         title="Label shares and fixed-chance kappa per application (seed 004, Table 1)",
         columns=columns,
         rows=rows,
-        signature=signature("label-share+kappa-fixed-chance", n_items, judges, pe="1/q", q=q, pa="fleiss-p-bar"),
-        note="Shares pool the labels of all judges. κ = (P(A) − 1/q) / (1 − 1/q), q = number of labels of the scale.",
+        signature=signature("label-share+kappa-fixed-chance", n_items, judges, pe="1/q", q=q, q_from=q_from,
+                            pa="fleiss-p-bar", systems="every-producer"),
+        note="Shares pool the labels of all judges. κ = (P(A) − 1/q) / (1 − 1/q), q = number of labels of the "
+        "scale. A candidate made by several systems counts for each.",
         plot=PlotSpec("bar", 0, tuple(i for i, column in enumerate(columns) if column.kind == "percent"), "share of labels"),
     )
 
 
 # ---------------------------------------------------------------------------
-# Seed 001, Fig. 4.5 and its sign tests
+# Seed 001, Fig. 4.5; sign tests between systems, paired on the source sentence
+
+
+def as_success(records: JudgmentRecords, criterion: str, positive: Sequence[str]) -> JudgmentRecords:
+    """A choice criterion's answers as yes (picked an offered option) or no (kept the original, typed its own)."""
+    chosen = records.select(criterion=criterion)
+    if not all(is_choice_label(value) for value in chosen.values):
+        return chosen
+    values = ["yes" if value.startswith("option:") else "no" for value in chosen.values]
+    return JudgmentRecords(**{**chosen.__dict__, "values": values})
 
 
 def seed001_tables(
     records: JudgmentRecords, criterion: str, positive: Sequence[str], unified_min: int
 ) -> tuple[ReportTable, ReportTable | None]:
-    chosen = records.select(criterion=criterion)
+    """Seed 001 §4.2.2, Fig. 4.5: per approach, successes per annotator and the unified score, with sign tests.
+
+    A choice task succeeds for an annotator who picked one of the offered
+    options; a case succeeds (unified) when at least ``unified_min``
+    annotators found a suitable option. Approaches are compared case by case
+    (the case is the choice task's sentence).
+    """
+    chosen = as_success(records, criterion, positive).per_system()
     annotators = chosen.annotator_names()
-    wanted = {label.lower() for label in positive}
+    wanted = {label.lower() for label in positive} | {"yes"}
     systems = chosen.system_names() or [None]
-    per_item: dict[str | None, dict[str, int]] = {}
     rows = []
     n_items_max = 0
     for system in systems:
@@ -288,10 +280,9 @@ def seed001_tables(
             positive_vote = value.lower() in wanted
             successes[annotator] += positive_vote
             votes[item] = votes.get(item, 0) + positive_vote
-        unified = {item: int(count >= unified_min) for item, count in votes.items()}
-        per_item[system] = unified
-        n_items_max = max(n_items_max, len(unified))
-        rows.append([system if system is not None else "all", *[successes[a] for a in annotators], sum(unified.values()), len(unified)])
+        unified = sum(count >= unified_min for count in votes.values())
+        n_items_max = max(n_items_max, len(votes))
+        rows.append([system if system is not None else "all", *[successes[a] for a in annotators], unified, len(votes)])
     columns = [Column("approach")] + [Column(annotator, "count") for annotator in annotators]
     columns += [Column(f"unified (≥{unified_min} say success)", "count"), Column("items", "count")]
     table = ReportTable(
@@ -299,93 +290,44 @@ def seed001_tables(
         title=f"Successes per approach and annotator, '{criterion}' (seed 001, Fig. 4.5)",
         columns=columns,
         rows=rows,
-        signature=signature("successes+unified", n_items_max, len(annotators), positive=",".join(positive), unified_min=unified_min),
-        note=f"Unified score: an item succeeds when at least {unified_min} annotators say so.",
+        signature=signature("successes+unified", n_items_max, len(annotators), positive=",".join(positive),
+                            unified_min=unified_min, systems="every-producer"),
+        note=f"Unified score: an item succeeds when at least {unified_min} annotators say so "
+        "(a choice: picked one of the offered options).",
         plot=PlotSpec("bar", 0, tuple(range(1, len(annotators) + 2)), "successful items"),
     )
     if len(systems) < 2:
         return table, None
-    comparisons = pairwise_tests({str(s): {i: float(v) for i, v in items.items()} for s, items in per_item.items()}, "sign")
-    test_rows = [[c.system_a, c.system_b, c.n_items, c.wins_a, c.wins_b, c.ties, c.p_value, c.p_holm] for c in comparisons]
-    tests = ReportTable(
-        key=f"seed001_sign_tests:{criterion}",
-        title=f"Sign tests between approaches on the unified score, '{criterion}'",
+    scores = sentence_scores(chosen, criterion, "unified", unified_min=unified_min, positive=tuple(wanted))
+    return table, sign_test_table(scores, f"seed001_sign_tests:{criterion}",
+                                  f"Sign tests between approaches on the unified score, '{criterion}'",
+                                  len(annotators), aggregate=f"unified-{unified_min}")
+
+
+def sign_test_table(scores: ScoreRecords, key: str, title: str, n_judges: int, *, aggregate: str) -> ReportTable:
+    """Exact sign tests between every two systems over the sentences both scored, ties dropped, Holm over all pairs."""
+    comparisons = pairwise_tests(scores.scores, "sign")
+    sentences = {sentence for by_sentence in scores.scores.values() for sentence in by_sentence}
+    return ReportTable(
+        key=key,
+        title=title,
         columns=[
-            Column("approach A"),
-            Column("approach B"),
-            Column("shared items", "count"),
+            Column("system A"),
+            Column("system B"),
+            Column("shared sentences", "count"),
             Column("wins A", "count"),
             Column("wins B", "count"),
             Column("ties", "count"),
             Column("p (exact, two-sided)", "p"),
             Column("p (Holm)", "p"),
         ],
-        rows=test_rows,
-        signature=signature("sign-test", n_items_max, len(annotators), test="exact-binomial-two-sided", ties="dropped", correction="holm", unified_min=unified_min),
-        note="n = wins A + wins B (ties dropped); items scored for only one approach are skipped.",
+        rows=[[c.system_a, c.system_b, c.n_items, c.wins_a, c.wins_b, c.ties, c.p_value, c.p_holm] for c in comparisons],
+        signature=signature("sign-test", len(sentences), n_judges, unit="source-sentence", score=aggregate,
+                            test="exact-binomial-two-sided", ties="dropped", correction="holm"),
+        note="Paired on the source sentence: a system's score on a sentence is its candidates' aggregated judgment "
+        f"({aggregate}), averaged over its candidates of that sentence. n = wins A + wins B (ties dropped); "
+        "sentences only one system scored are skipped.",
     )
-    return table, tests
-
-
-# ---------------------------------------------------------------------------
-# Annotator pairs: kappa, confusion matrix, drift
-
-
-def pair_tables(records: JudgmentRecords, criterion: str, block_size: int) -> list[ReportTable]:
-    matrix = records.rating_matrix(criterion)
-    q = matrix.n_categories
-    numeric = matrix.category_values is not None
-    summary_rows, tables = [], []
-    for first, second in combinations(range(matrix.n_annotators), 2):
-        name_a, name_b = matrix.annotator_ids[first], matrix.annotator_ids[second]
-        a, b = matrix.codes[:, first], matrix.codes[:, second]
-        both = np.flatnonzero((a != MISSING) & (b != MISSING))
-        if both.size == 0:
-            continue
-        # Judging order: when the later of the two judgments was given.
-        when = np.maximum(matrix.source_rows[both, first], matrix.source_rows[both, second])
-        both = both[np.argsort(when, kind="stable")]
-        kappa = cohen_kappa(a[both], b[both], q)
-        row = [name_a, name_b, int(both.size), float(np.mean(a[both] == b[both])), kappa, landis_koch_label(kappa)]
-        if numeric:
-            row += [cohen_kappa(a[both], b[both], q, "linear"), cohen_kappa(a[both], b[both], q, "quadratic")]
-        summary_rows.append(row)
-        confusion = confusion_matrix(a[both], b[both], q)
-        tables.append(
-            ReportTable(
-                key=f"confusion:{criterion}:{name_a}:{name_b}",
-                title=f"Confusion matrix, '{criterion}': {name_a} (rows) × {name_b} (columns)",
-                columns=[Column(f"{name_a} \\ {name_b}")] + [Column(label, "count") for label in matrix.categories],
-                rows=[[label, *map(int, confusion[i])] for i, label in enumerate(matrix.categories)],
-                signature=signature("confusion-matrix", int(both.size), 2, criterion=criterion),
-            )
-        )
-        drift_rows = []
-        for start in range(0, both.size, block_size):
-            block = both[start : start + block_size]
-            drift_rows.append([start // block_size + 1, f"{start + 1}–{start + block.size}", int(block.size), cohen_kappa(a[block], b[block], q)])
-        tables.append(
-            ReportTable(
-                key=f"drift:{criterion}:{name_a}:{name_b}",
-                title=f"Drift of agreement, '{criterion}': {name_a} × {name_b}, κ per block of {block_size} items",
-                columns=[Column("block", "count"), Column("items (judging order)"), Column("n", "count"), Column("κ", "kappa")],
-                rows=drift_rows,
-                signature=signature("cohen-kappa", int(both.size), 2, criterion=criterion, block=block_size, order="judging"),
-                plot=PlotSpec("line", 0, (3,), "Cohen's κ"),
-            )
-        )
-    columns = [Column("annotator A"), Column("annotator B"), Column("shared items", "count"), Column("observed", "percent"), Column("κ", "kappa"), Column("Landis & Koch")]
-    if numeric:
-        columns += [Column("κ linear", "kappa"), Column("κ quadratic", "kappa")]
-    summary = ReportTable(
-        key=f"pairs:{criterion}",
-        title=f"Agreement per annotator pair, '{criterion}'",
-        columns=columns,
-        rows=summary_rows,
-        signature=signature("cohen-kappa", matrix.n_units, matrix.n_annotators, criterion=criterion, units="judged-by-both", weights="none,linear,quadratic" if numeric else "none"),
-        note="Weighted κ places labels at their rank on the scale.",
-    )
-    return [summary, *tables]
 
 
 # ---------------------------------------------------------------------------
@@ -404,13 +346,21 @@ def build_report(
     report = Report(title=title)
     criteria = records.criterion_names()
     labels = {name: set(records.select(criterion=name).values) for name in criteria}
-    binary = [name for name in criteria if is_binary(labels[name], positive)]
-    scales = [name for name in criteria if name not in binary]
+    choice = [name for name in criteria if labels[name] and all(is_choice_label(v) for v in labels[name])]
+    binary = [name for name in criteria if name not in choice and is_binary(labels[name], positive)]
+    scales = [name for name in criteria if name not in binary and name not in choice]
     if binary:
         report.tables.append(seed003_table(records, binary, positive))
+        judges = len(records.annotator_names())
+        for name in binary:
+            if len(records.select(criterion=name).system_names()) >= 2:
+                scores = sentence_scores(records, name, "mean", positive=positive)
+                report.tables.append(sign_test_table(
+                    scores, f"sign_tests:{name}", f"Sign tests between systems, '{name}': share of judges who say yes",
+                    judges, aggregate="mean"))
     if scales:
         report.tables.append(seed004_table(records, scales))
-    for name in binary:
+    for name in binary + choice:
         table, tests = seed001_tables(records, name, positive, unified_min)
         report.tables.append(table)
         if tests is not None:
