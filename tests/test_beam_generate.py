@@ -118,3 +118,39 @@ def test_every_registered_system_generates_and_its_params_come_from_the_options_
     assert faithful[0].params["mcpg_profile"] == "faithful"
     assert faithful[0].params["mcpg_options"] == FAITHFUL.to_json()
     assert faithful[0].params["mcpg_episodes_per_step"] == 50
+
+
+def test_exclude_source_drops_the_unchanged_sentence_and_keeps_nbest(tiny_lm, example_table):
+    lm = LanguageModel(tiny_lm["binary"])
+    # A sentence no rule of the table touches: the beam's only output is the source itself.
+    untouched = "zebra quietly".split()
+    assert [c.text for c in generate("beam", [untouched], [example_table], lm, nbest=3, processes=1)] == ["zebra quietly"]
+    assert list(generate("beam", [untouched], [example_table], lm, nbest=3, processes=1, exclude_source=True)) == []
+    sentence = "the dog runs after the young cat".split()
+    kept = list(generate("beam", [sentence], [example_table], lm, nbest=3, processes=1))
+    dropped = list(generate("beam", [sentence], [example_table], lm, nbest=3, processes=1, exclude_source=True))
+    assert all(c.text.split() != sentence for c in dropped)
+    expected = [c.text for c in generate("beam", [sentence], [example_table], lm, nbest=4, processes=1)
+                if c.text.split() != sentence][:3]
+    assert [c.text for c in dropped] == expected and [c.rank for c in dropped] == list(range(1, len(dropped) + 1))
+    assert dropped[0].params["exclude_source"] is True and kept[0].params["exclude_source"] is False
+
+
+def test_the_cli_runs_the_seeds_mcpg_and_refuses_a_reward_of_the_other_mode(tiny_lm, example1_table_path, capsys,
+                                                                              monkeypatch):
+    import io
+    import json
+
+    from core.cli import main
+
+    common = ["--table", str(example1_table_path), "--lm", str(tiny_lm["binary"]), "--json", "--processes", "1",
+              "--time-budget", "0.1"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("the dog runs after the young cat\n"))
+    assert main(["generate", "--system", "mcpg-translator", "--profile", "faithful", "--episodes-per-step", "40",
+                 "--exploration", "500", "--reward", "seed003", *common]) == 0
+    params = json.loads(capsys.readouterr().out.splitlines()[0])["params"]
+    assert (params["mcpg_profile"], params["mcpg_episodes_per_step"], params["mcpg_exploration"],
+            params["mcpg_translator_reward"]) == ("faithful", 40, 500.0, "seed003")
+    monkeypatch.setattr("sys.stdin", io.StringIO("the dog runs\n"))
+    assert main(["generate", "--system", "mcpg-true", "--reward", "seed003", *common]) == 2
+    assert "translator-mode reward" in capsys.readouterr().err

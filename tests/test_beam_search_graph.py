@@ -76,7 +76,7 @@ def test_our_graph_reconstructs_the_best_path(lm, tmp_path):
     lines = list(read_search_graph(path))
     assert all(l.sentence_id == 7 for l in lines)
     root = lines[0]
-    assert root.is_root and root.fscore == pytest.approx(best.score, abs=1e-4)
+    assert root.is_root and root.fscore is None and root.forward is None  # Moses' traditional root line
     chain = best_path(lines)
     assert tuple(w for l in chain for w in l.out) == best.tokens
     assert sum(l.transition for l in chain) == pytest.approx(best.score, abs=1e-4)
@@ -105,3 +105,24 @@ def test_graph_lines_are_consistent(lm, case):
         assert line.stack == line.covered[1] + 1  # monotone: covered words = end of the last phrase + 1
     chain = best_path(lines)
     assert tuple(w for l in chain for w in l.out) == result.nbest(1)[0].tokens
+
+
+def test_the_traditional_root_line_is_moses_own_and_the_extended_one_adds_forward_scores_and_source(lm, tmp_path):
+    table = table_of(EXAMPLE1_RULES)
+    result = BeamDecoder(table, lm).decode(SOURCE)
+    best = result.nbest(1)[0]
+    traditional = list(search_graph_lines(3, result))
+    assert traditional[0] == "3 hyp=0 stack=0"
+    extended = list(search_graph_lines(3, result, extended=True))
+    lines = [parse_line(text) for text in extended]
+    root = lines[0]
+    assert root.is_root and root.fscore == pytest.approx(best.score, abs=1e-4)
+    weights = result.settings.weights
+    for line, text in zip(lines[1:], extended[1:]):
+        rule_log10, lm_log10, words = line.scores
+        assert (weights.phrase * rule_log10 + weights.lm * lm_log10 + weights.word_penalty * words
+                == pytest.approx(line.transition, abs=1e-4))
+        assert line.source_phrase == tuple(SOURCE[line.covered[0]:line.covered[1] + 1])
+        # The traditional line of the same hypothesis is the extended one without the extras.
+        assert any(t.split(" covered=")[0] == text.split(" covered=")[0] for t in traditional)
+    assert tuple(w for l in best_path(lines) for w in l.out) == best.tokens

@@ -9,6 +9,7 @@ import sys
 from core.cli.table_options import add_table_loading_options, load_table_from_args
 from core.engine.generation import SYSTEMS, generate_batches
 from core.engine.lm import LanguageModel
+from core.engine.mcpg import DEFAULT_EXPLORATION
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,6 +32,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--stack-size", type=int, default=200, help="beam decoder stack size (Moses -stack)")
     parser.add_argument("--search-graph", metavar="FILE",
                         help="write the beam decoder's search graph in Moses -output-search-graph format")
+    parser.add_argument("--search-graph-extended", action="store_true",
+                        help="write it in Moses' extended format (-output-search-graph-extended): forward and "
+                        "fscore on the root, each step's feature values and source phrase")
+    parser.add_argument("--exclude-source", action="store_true",
+                        help="never output the unchanged source sentence (off by default: the beam decoder is "
+                        "our Moses, whose 1-best may be the source when no rewrite scores better, and seed 000's "
+                        "reranking counts it; a judging study wants it on)")
+    mcpg = parser.add_argument_group("MCPG (seed 003)")
+    mcpg.add_argument("--profile", choices=("faithful", "tuned"), default="tuned",
+                      help="faithful: the seeds' MCPG; tuned (default): its measured improvements")
+    mcpg.add_argument("--episodes-per-step", type=int, metavar="ETA",
+                      help="episodes per root decision, seed 003's eta (default: the profile's)")
+    mcpg.add_argument("--exploration", type=float, default=DEFAULT_EXPLORATION, metavar="K",
+                      help=f"RAVE equivalence parameter k (seed 003 §4.3: {DEFAULT_EXPLORATION:g})")
+    mcpg.add_argument("--reward", choices=("true-score", "channel", "seed003"),
+                      help="true-score (mcpg-true: the exact true score); channel (mcpg-translator default: "
+                      "P_LM(t) prod p(s_i|t_i)) or seed003 (seed 003 §4.3's reward, each rule over p(s_i|s_i))")
     parser.add_argument("--processes", type=int, default=None, help="worker processes (default: up to 2)")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per candidate (default: 'id ||| text ||| model ||| true' lines)")
@@ -57,7 +75,30 @@ def _read_sentences(lines, tokenize: bool) -> list[list[str]]:
     return sentences
 
 
+def _mcpg_reward(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """(translator reward, error): the reward names which mode's objective is meant."""
+    if args.reward is None:
+        return "channel", None
+    if args.system == "mcpg-true":
+        return ("channel", None) if args.reward == "true-score" else (
+            None, f"--reward {args.reward} is a translator-mode reward; mcpg-true's reward is the true score")
+    if args.system == "mcpg-translator":
+        return (args.reward, None) if args.reward != "true-score" else (
+            None, "--reward true-score is mcpg-true's; mcpg-translator takes channel or seed003")
+    return None, "--reward applies to the MCPG systems"
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.search_graph_extended and not args.search_graph:
+        print("parastudio: error: --search-graph-extended needs --search-graph FILE", file=sys.stderr)
+        return 2
+    translator_reward, problem = _mcpg_reward(args)
+    if problem:
+        print(f"parastudio: error: {problem}", file=sys.stderr)
+        return 2
+    if args.episodes_per_step is not None and args.episodes_per_step < 1:
+        print("parastudio: error: --episodes-per-step must be at least 1", file=sys.stderr)
+        return 2
     if args.search_graph and args.system != "beam":
         print("parastudio: error: --search-graph needs --system beam", file=sys.stderr)
         return 2
@@ -91,6 +132,9 @@ def run(args: argparse.Namespace) -> int:
                 args.system, sentences, tables, lm, nbest=args.nbest, time_budget=time_budget, seed=args.seed,
                 stack_size=args.stack_size, progress=progress, processes=args.processes,
                 search_graph=bool(args.search_graph), references=references,
+                search_graph_extended=args.search_graph_extended, exclude_source=args.exclude_source,
+                mcpg=args.profile, mcpg_episodes_per_step=args.episodes_per_step,
+                mcpg_exploration=args.exploration, mcpg_translator_reward=translator_reward,
             )
             for _, candidates, graph in batches:
                 for candidate in candidates:

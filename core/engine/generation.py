@@ -72,6 +72,7 @@ class GenerationSetup:
     mcpg_exploration: float = DEFAULT_EXPLORATION
     mcpg_translator_reward: str = "channel"
     spg: SPGWeights = field(default_factory=SPGWeights)
+    exclude_source: bool = False  # never output the unchanged source (the beam asks for one more path)
 
 
 class Generator(Protocol):
@@ -89,15 +90,20 @@ class BeamGenerator:
         self.settings = setup.decoder
         self.weights = setup.decoder.weights
         self.nbest = setup.nbest
+        self.exclude_source = setup.exclude_source
         self.decoder = BeamDecoder(setup.table, setup.lm, setup.decoder)
         self.last_result = None
 
     def outputs(self, source, reference=None) -> list[Output]:
         self.last_result = self.decoder.decode(source)
-        return [(e.tokens, e.score, e.segments) for e in self.last_result.nbest(self.nbest)]
+        wanted = self.nbest + 1 if self.exclude_source else self.nbest
+        found = [(e.tokens, e.score, e.segments) for e in self.last_result.nbest(wanted)]
+        if self.exclude_source:
+            found = [output for output in found if output[0] != source][: self.nbest]
+        return found
 
     def params(self) -> dict:
-        return {"decoder": self.settings.to_json()}
+        return {"decoder": self.settings.to_json(), "exclude_source": self.exclude_source}
 
 
 class MCPGGenerator:
@@ -171,18 +177,20 @@ class _SentenceGenerator:
                  time_budget: float | None, seed: int, stack_size: int, settings: DecoderSettings | None,
                  search_graph: bool = False, mcpg: MCPGOptions | str = "tuned",
                  mcpg_episodes_per_step: int | None = None, mcpg_exploration: float = DEFAULT_EXPLORATION,
-                 mcpg_translator_reward: str = "channel", spg: SPGWeights | None = None):
+                 mcpg_translator_reward: str = "channel", spg: SPGWeights | None = None,
+                 search_graph_extended: bool = False, exclude_source: bool = False):
         if system not in GENERATORS:
             raise ValueError(f"unknown system {system!r}; expected one of {', '.join(SYSTEMS)}")
         if nbest < 1:
             raise ValueError("nbest must be at least 1")
         self.system = system
         self.search_graph = search_graph and system == "beam"
+        self.search_graph_extended = search_graph_extended
         self.setup = GenerationSetup(
             tables=tuple(tables), table=merged_table(tables), lm=lm, nbest=nbest, time_budget=time_budget,
             seed=seed, decoder=settings or DecoderSettings(stack_size=stack_size), mcpg=resolve_profile(mcpg),
             mcpg_episodes_per_step=mcpg_episodes_per_step, mcpg_exploration=mcpg_exploration,
-            mcpg_translator_reward=mcpg_translator_reward, spg=spg or SPGWeights())
+            mcpg_translator_reward=mcpg_translator_reward, spg=spg or SPGWeights(), exclude_source=exclude_source)
         self.generator = GENERATORS[system](self.setup)
         self.scorer = TrueScorer(self.setup.table, lm, self.generator.weights)
         self.params = {
@@ -206,9 +214,12 @@ class _SentenceGenerator:
         reference = tuple(reference) if reference is not None else None
         started = time.perf_counter()
         produced = self.generator.outputs(source, reference)
-        graph = list(search_graph_lines(sentence_id, self.generator.last_result)) if self.search_graph else None
+        graph = (list(search_graph_lines(sentence_id, self.generator.last_result, extended=self.search_graph_extended))
+                 if self.search_graph else None)
         elapsed = time.perf_counter() - started
         candidates = []
+        if self.setup.exclude_source:  # the beam already asked for one more; MCPG never outputs it
+            produced = [output for output in produced if tuple(output[0]) != source]
         for rank, (tokens, model_score, segments) in enumerate(produced, start=1):
             truth = self.scorer.score(source, tokens)
             candidates.append(Candidate(
