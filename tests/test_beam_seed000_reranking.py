@@ -66,6 +66,9 @@ def test_pipeline_writes_markdown_and_png(tiny_lm, tmp_path):
     experiment.write_plot(tmp_path / "r.png", reports, lengths)
     text = (tmp_path / "r.md").read_text()
     assert "| 1-best no longer optimal | 18 % |" in text and "stack 50" in text
+    # One unit: the paper's ln gap is converted to log10, and the process count is the one that ran.
+    assert "| 2.56 ± 1.95 (ln: 5.9 ± 4.5) |" in text and "(1 process)" in text and "**Units.**" in text
+    assert "## Samples" in text
     assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from core.experiments import spg_rates as experiment
-from core.experiments.spg_rates import ApplicationRates, SentenceOutcome
+from core.experiments.spg_rates import ApplicationRates, Replacement, SentenceOutcome
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
@@ -76,8 +76,14 @@ def test_similarity_needs_aligned_references():
 
 
 def test_markdown_puts_paper_figures_beside_ours(tmp_path):
-    rates = ApplicationRates("similarity", [SentenceOutcome(2, True, 0.1), SentenceOutcome(0, False, 0.3)])
+    units = (Replacement(("the", "lord", "said"), ("he", "said")), Replacement(("unto",), ("to",)))
+    rates = ApplicationRates("similarity", [SentenceOutcome(2, True, 0.1, ("s",), ("t",), units),
+                                            SentenceOutcome(0, False, 0.3)])
     path = tmp_path / "spg.md"
     experiment.write_markdown(path, [rates], {"command": "x"})
-    row = next(line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("| similarity"))
-    assert row == "| similarity | 2 | 56.8 % | 50.0 % (1 / 2) | 1.87 | 1.00 | 2.00 | 50.0 % | 0.200 |"
+    text = path.read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| similarity"))
+    # Half the replacements shorten; one of two drops a content word ("lord").
+    assert row == ("| similarity | 2 | 56.8 % | 50.0 % (1 / 2) | 1.87 | 1.00 | 2.00 | 50.0 % (by construction) "
+                   "| 50.0 % | 50.0 % | 0.200 |")
+    assert "- source: s" in text and "[the lord said] → [he said]; [unto] → [to]" in text

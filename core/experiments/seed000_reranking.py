@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 import statistics
 import sys
 import time
@@ -93,6 +94,7 @@ class SentenceRerank:
 
     decoder_scores: list[float]
     true_scores: list[float]
+    texts: list[str] = field(default_factory=list)  # the candidates, in decoder order
 
     @property
     def size(self) -> int:
@@ -122,6 +124,7 @@ class StackReport:
     nbest: int = NBEST
     sentences: list[SentenceRerank] = field(default_factory=list)
     seconds: float = 0.0
+    processes: int = 1
 
     def full(self) -> list[SentenceRerank]:
         """Sentences with a complete n-best list (the paper drops the others)."""
@@ -164,7 +167,21 @@ def summary(report: StackReport) -> dict:
         "new_best_old_rank_changed": [s.new_best_old_rank() for s in not_optimal],
         "gap_first_last": [s.decoder_scores[0] - s.decoder_scores[report.nbest - 1] for s in full],
         "seconds": report.seconds,
+        "processes": report.processes,
     }
+
+
+LN10 = math.log(10)
+
+
+def effective_processes(processes: int | None, sentences: int) -> int:
+    """How many processes ``generate_batches`` really uses for this many sentences."""
+    import os
+
+    from core.engine.generation import PARALLEL_MIN_SENTENCES
+
+    workers = processes if processes is not None else min(2, os.cpu_count() or 1)
+    return workers if workers > 1 and sentences >= PARALLEL_MIN_SENTENCES else 1
 
 
 def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[str]],
@@ -190,10 +207,12 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
                 rerank.decoder_scores.append(candidate.model_score)
                 # A decoder output is always reachable: its own derivation is a rule set.
                 rerank.true_scores.append(candidate.true_score)
+                rerank.texts.append(candidate.text)
             by_sentence[sentence_id] = rerank
         if bar:
             bar.close()
         report.seconds = time.perf_counter() - started
+        report.processes = effective_processes(processes, len(sentences))
         report.sentences = [by_sentence[i] for i in sorted(by_sentence)]
         reports.append(report)
     return reports
@@ -211,7 +230,16 @@ def write_markdown(path: Path, reports: Sequence[StackReport], provenance: dict,
         f"Reproduces Chevelu et al. (COLING 2010) §3 with our monotone beam decoder "
         f"(`core.engine.beam_decoder`, Moses settings: threshold 1e-5, 20 options per span, "
         f"α_Φ = α_LM = 1, α_W = 0) in place of MOSES. Each sentence's {n}-best distinct list is "
-        f"reranked by the exact true score (Algorithm 1, `core.engine.truescore`). Scores are log10.",
+        f"reranked by the exact true score (Algorithm 1, `core.engine.truescore`).",
+        "",
+        "**Units.** Every score and score gap here is a base-10 log (log10 of a probability). The paper's "
+        "MOSES scores are natural logs; its one such figure (the score gap) is converted here (÷ ln 10) and "
+        "its ln value kept in brackets. τ_A and shares have no unit; times are wall-clock seconds.",
+        "",
+        "**True by construction.** A candidate's decoder score is the score of one of its derivations, so it "
+        "is never above its true score (the best derivation's); with no pruning and no option limit the "
+        "n-best order *is* the true-score order (τ_A = 1, tested). So every inversion counted below is a "
+        "search error of the pruned decoder, which is what seed 000 §3 measures.",
         "",
         "Why the decoder can disagree with the true score at all: decoder and true score share one model "
         "(identity rules with probability 1 for every word, no reordering), and recombined hypotheses stay "
@@ -245,9 +273,11 @@ def write_markdown(path: Path, reports: Sequence[StackReport], provenance: dict,
         + " | ".join(_mean_sd(s["new_best_old_rank"]) for s in summaries) + " |",
         "| ... among changed 1-bests | 21.2 ± 23.5 (max 67) | "
         + " | ".join(_mean_sd(s["new_best_old_rank_changed"]) for s in summaries) + " |",
-        f"| decoder score gap 1st - {n}th | 5.9 ± 4.5 (ln) | "
+        f"| decoder score gap 1st - {n}th | {5.9 / LN10:.2f} ± {4.5 / LN10:.2f} (ln: 5.9 ± 4.5) | "
         + " | ".join(_mean_sd([round(g, 3) for g in s["gap_first_last"]]) for s in summaries) + " |",
-        "| decoding + true scoring time (2 processes) | | " + " | ".join(f"{s['seconds']:.0f} s" for s in summaries) + " |",
+        "| decoding + true scoring time | | " + " | ".join(
+            f"{s['seconds']:.0f} s ({s['processes']} process{'es' if s['processes'] > 1 else ''})"
+            for s in summaries) + " |",
         "",
         _widening_sentence(summaries, taus),
         "",
@@ -264,8 +294,27 @@ def write_markdown(path: Path, reports: Sequence[StackReport], provenance: dict,
         if length in lengths:
             lines.append(f"| {length} | " + " | ".join(_tau_cell(taus[s["stack_size"]], length)
                                                    for s in summaries) + " |")
+    lines += ["", *sample_lines(reports[0])]
     with atomic_output(path) as out:
         out.write("\n".join(lines) + "\n")
+
+
+def sample_lines(report: StackReport, count: int = 3) -> list[str]:
+    """A few sentences of the smallest stack whose 1-best is no longer optimal: old and new 1-best, with scores."""
+    lines = [f"## Samples: the decoder's 1-best against the true-score 1-best (stack {report.stack_size})", ""]
+    shown = 0
+    for index, sentence in enumerate(report.sentences):
+        if shown == count or not sentence.texts or sentence.best_still_optimal():
+            continue
+        new = sentence.reranked()[0]
+        lines += [f"- sentence {index}: decoder 1-best (decoder {sentence.decoder_scores[0]:.3f}, true "
+                  f"{sentence.true_scores[0]:.3f}): {sentence.texts[0]}",
+                  f"  - true-score 1-best, decoder rank {new + 1} (decoder {sentence.decoder_scores[new]:.3f}, "
+                  f"true {sentence.true_scores[new]:.3f}): {sentence.texts[new]}"]
+        shown += 1
+    if not shown:
+        lines.append("Every 1-best is still optimal after reranking at this stack size.")
+    return lines
 
 
 def _percent(share: float) -> str:
