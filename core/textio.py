@@ -2,7 +2,9 @@
 
 * :func:`atomic_output` writes through a temporary sibling file renamed over the
   destination once complete and flushed, so a reader never sees a half-written file.
-* :func:`open_text_maybe_gzip` opens a plain or gzip UTF-8 file by its magic bytes.
+* :func:`open_text_maybe_gzip` (:class:`CheckedText`) opens a plain or gzip UTF-8 file by its
+  magic bytes and turns every defect of the input (not UTF-8, NUL, overlong line, broken gzip)
+  into ``file:line: expected ...``; :func:`read_lines` gives numbered lines.
 * :func:`read_token_lines` reads whitespace-tokenized sentences, one per line.
 * :class:`WriteBehind` writes through a background thread: zlib releases the GIL
   while it compresses, so a thread that writes (and so compresses) one batch while
@@ -14,12 +16,16 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import os
 import queue
 import tempfile
 import threading
+import zlib
 from pathlib import Path
 from typing import IO, Iterator
+
+from core.errors import InputFormatError
 
 
 @contextlib.contextmanager
@@ -66,7 +72,6 @@ def atomic_output(
 
 @contextlib.contextmanager
 def _text(binary_handle, encoding: str | None) -> Iterator[IO[str]]:
-    import io
 
     wrapper = io.TextIOWrapper(binary_handle, encoding=encoding or "utf-8", newline="\n", write_through=False)
     try:
@@ -84,14 +89,104 @@ def read_token_lines(path: str | os.PathLike, limit: int | None = None) -> list[
     return sentences[:limit] if limit is not None else sentences
 
 
-def open_text_maybe_gzip(path: str | os.PathLike) -> IO[str]:
-    """Open a plain or gzip-compressed UTF-8 text file for reading."""
-    path = Path(path)
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", newline="\n")
-    return open(path, "r", encoding="utf-8", newline="\n")
+# A line longer than this is refused, not read: no table, sentence or JSON record of ours comes near it,
+# and a file of one 10 MB line (or 2.6 million tokens) would otherwise be parsed in memory.
+MAX_LINE_BYTES = 1 << 20
+_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
+
+
+class CheckedText:
+    """A UTF-8 text file (plain or gzip) read line by line, every defect an :class:`InputFormatError`.
+
+    The one place text input is checked (issue 18): a UTF-8 byte-order mark at
+    the start is dropped, CRLF read as LF, and a line that is not UTF-8, holds a
+    NUL byte or is longer than ``max_line_bytes``, or a gzip stream that is
+    truncated or corrupt, stops the read with ``file:line: expected ...``.
+    Iterating yields lines ending in ``"\\n"`` (except perhaps the last), as a
+    text file object does; ``line_number`` is the number of the last line read.
+    """
+
+    def __init__(self, path: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES):
+        self.path = str(path)
+        self.name = self.path
+        self.max_line_bytes = max_line_bytes
+        self.line_number = 0
+        raw = open(self.path, "rb")
+        try:
+            magic = raw.read(2)
+            raw.seek(0)
+        except BaseException:
+            raw.close()
+            raise
+        self.compressed = magic == _GZIP_MAGIC
+        self._raw = raw
+        # A buffered reader over the gzip stream: its readline runs in C, about twice as fast as GzipFile's.
+        self._gzip = gzip.GzipFile(fileobj=raw, mode="rb") if self.compressed else None
+        self._binary = io.BufferedReader(self._gzip, 1 << 20) if self._gzip is not None else raw
+
+    def _fail(self, expected: str, got: str | None = None) -> InputFormatError:
+        return InputFormatError(self.path, max(1, self.line_number), expected, got)
+
+    def readline(self) -> str:
+        try:
+            data = self._binary.readline(self.max_line_bytes + 1)
+        except (EOFError, OSError, zlib.error) as error:
+            self.line_number += 1
+            raise self._fail("a complete gzip file", f"{type(error).__name__}: {error}") from None
+        if not data:
+            return ""
+        self.line_number += 1
+        if len(data) > self.max_line_bytes and not data.endswith(b"\n"):
+            raise self._fail(f"a line of at most {self.max_line_bytes:,} bytes", data[:60].decode("utf-8", "replace"))
+        if self.line_number == 1 and data.startswith(_BOM):
+            data = data[len(_BOM):]
+        if b"\x00" in data:
+            raise self._fail("text without NUL bytes", data[:60].decode("utf-8", "replace"))
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise self._fail(f"UTF-8 text (byte {error.start + 1} of the line is not)",
+                             data[max(0, error.start - 20):error.start + 20].decode("utf-8", "replace")) from None
+        if text.endswith("\r\n"):
+            text = text[:-2] + "\n"
+        return text
+
+    def __iter__(self) -> Iterator[str]:
+        while True:
+            line = self.readline()
+            if not line:
+                return
+            yield line
+
+    def read(self) -> str:
+        return "".join(self)
+
+    def close(self) -> None:
+        try:
+            if self._gzip is not None:
+                self._gzip.close()
+        finally:
+            self._raw.close()
+
+    def __enter__(self) -> "CheckedText":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def open_text_maybe_gzip(path: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES) -> CheckedText:
+    """Open a plain or gzip-compressed UTF-8 text file for reading, every defect a clear error (:class:`CheckedText`)."""
+    return CheckedText(path, max_line_bytes=max_line_bytes)
+
+
+def read_lines(path: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:
+    """``(line number, text without its end of line)`` for every line of a checked text file."""
+    with CheckedText(path, max_line_bytes=max_line_bytes) as handle:
+        for line in handle:
+            yield handle.line_number, line.rstrip("\n")
+
 
 class WriteBehind:
     """``with WriteBehind(handle) as writer: writer.write(text)``; at exit every batch has been written."""
