@@ -223,7 +223,7 @@ def test_cli_agreement_fleiss_and_categories(tmp_path, capsys):
 def test_cli_agreement_errors(tmp_path, capsys):
     path = tmp_path / "j.csv"
     path.write_text("item,annotator,criterion,value\n1,A,f,yes\n1,A,f,no\n")
-    assert main(["agreement", str(path), "--criterion", "f", "--json"]) == 1
+    assert main(["agreement", str(path), "--criterion", "f", "--json"]) == 2
     assert f"{path}:3: expected one judgment" in capsys.readouterr().err
     path.write_text("item,annotator,criterion,value\n1,A,f,yes\n")
     assert main(["agreement", str(path), "--criterion", "g", "--json"]) == 1

@@ -46,6 +46,6 @@ def test_pivot_command_no_features_and_reverse(tmp_path):
 def test_pivot_command_reports_bad_line(tmp_path, capsys):
     table = tmp_path / "bad.txt"
     table.write_text(TABLE[0] + "\nno separators here\n", encoding="utf-8")
-    assert main(["pivot", str(table), "-o", str(tmp_path / "out.txt")]) == 1
+    assert main(["pivot", str(table), "-o", str(tmp_path / "out.txt")]) == 2
     assert f"{table}:2: expected" in capsys.readouterr().err
     assert not (tmp_path / "out.txt").exists()

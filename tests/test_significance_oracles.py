@@ -121,5 +121,5 @@ def test_cli_signtest_contract(tmp_path, capsys):
 def test_cli_signtest_bad_score(tmp_path, capsys):
     path = tmp_path / "scores.csv"
     path.write_text("item,system,score\n1,a,3\n1,b,high\n")
-    assert main(["signtest", str(path), "--system-a", "a", "--system-b", "b", "--json"]) == 1
+    assert main(["signtest", str(path), "--system-a", "a", "--system-b", "b", "--json"]) == 2
     assert f"{path}:3: expected a finite number" in capsys.readouterr().err

@@ -134,7 +134,7 @@ def test_cli_packages_and_judgment_import(tmp_path, capsys):
     assert "2 applied" in capsys.readouterr().out
     bad = tmp_path / "bad.csv"
     bad.write_text("item,annotator,criterion,value\n1,worker8,fluency,maybe\n")
-    assert main(["study", "import-judgments", str(bad), "--db", db_path]) == 1
+    assert main(["study", "import-judgments", str(bad), "--db", db_path]) == 2
     assert "bad.csv:2: expected" in capsys.readouterr().err
     assert main(["study", "progress", "--db", db_path]) == 0
     out = capsys.readouterr().out

@@ -101,7 +101,7 @@ def test_cli_table_stats(tmp_path):
 def test_cli_reports_bad_line_and_skip(tmp_path):
     path = write(tmp_path / "t.txt", MOSES + "oops\n")
     failed = run_cli("table", "stats", path)
-    assert failed.returncode == 1
+    assert failed.returncode == 2
     assert f"{path}:4: expected at least 3 fields" in failed.stderr
     skipped = run_cli("table", "stats", path, "--skip-bad-lines")
     assert skipped.returncode == 0

@@ -45,7 +45,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerant_output() -> None:
+    """A terminal that cannot show a character gets an escape, not a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a stream already in use by a wrapper that cannot change
+                pass
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; bad input exits 2 with ``file:line: expected ...``, never a traceback."""
+    _tolerant_output()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -55,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except InputFormatError as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
-        return 1
+        return 2
     except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 1
