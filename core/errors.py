@@ -20,3 +20,16 @@ class InputFormatError(ValueError):
             shown = got if len(got) <= 120 else got[:117] + "..."
             message += f"; got {shown!r}"
         super().__init__(message)
+
+
+class InputFileError(ValueError):
+    """A whole input file is not what it should be (a binary format, a truncated file): no line to name."""
+
+    def __init__(self, path, expected: str, got: str | None = None):
+        self.path = str(path)
+        self.expected = expected
+        self.got = got
+        message = f"{self.path}: expected {expected}"
+        if got is not None:
+            message += f"; got {got}"
+        super().__init__(message)

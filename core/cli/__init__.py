@@ -15,7 +15,7 @@ import sys
 from importlib import metadata
 
 from core import __version__
-from core.errors import InputFormatError
+from core.errors import InputFileError, InputFormatError
 
 SUBCOMMAND_MODULES = [
     "core.cli.table_cmd",
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except InputFormatError as error:
+    except (InputFormatError, InputFileError) as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
     except (FileNotFoundError, IsADirectoryError, PermissionError) as error:

@@ -15,6 +15,9 @@ from typing import Sequence
 
 import kenlm
 
+from core.engine.lm_file_check import check_lm_file
+from core.errors import InputFileError
+
 
 @dataclass(frozen=True, slots=True)
 class WordScore:
@@ -33,10 +36,11 @@ class LanguageModel:
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"{self.path}: language model file not found")
+        check_lm_file(self.path)
         try:
             self._model = kenlm.Model(str(self.path))
         except (OSError, RuntimeError) as error:
-            raise ValueError(f"{self.path}: not a KenLM ARPA or binary model ({error})") from None
+            raise InputFileError(self.path, "a KenLM ARPA or binary model", str(error)) from None
         self.order = self._model.order
         self._cache: OrderedDict[str, float] = OrderedDict()
         self._cache_size = cache_size
