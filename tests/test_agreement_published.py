@@ -228,3 +228,12 @@ def test_cli_agreement_errors(tmp_path, capsys):
     path.write_text("item,annotator,criterion,value\n1,A,f,yes\n")
     assert main(["agreement", str(path), "--criterion", "g", "--json"]) == 1
     assert "criterion 'g'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-2", "ye\x07s"])
+def test_labels_that_are_not_labels_are_refused_with_their_line(tmp_path, capsys, value):
+    path = tmp_path / "j.csv"
+    path.write_text(f"item,annotator,criterion,value\n1,A,f,yes\n1,B,f,{value}\n", encoding="utf-8")
+    assert main(["agreement", str(path), "--criterion", "f", "--json"]) == 2
+    assert f"{path}:3: expected a label" in capsys.readouterr().err
+    assert main(["report", str(path)]) == 2

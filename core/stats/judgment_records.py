@@ -245,6 +245,18 @@ def _rows(path: str, required: Sequence[str], optional: Sequence[str] = ()):
             yield reader.line_num, fields
 
 
+def _check_label(path: str, line_number: int, value: str) -> None:
+    """A label is a word or a finite number >= 0 (every scale of the seeds: yes/no, 1-3, 1-5, 0/1)."""
+    try:
+        number = float(value)
+    except ValueError:
+        if any(ord(character) < 32 for character in value):
+            raise InputFormatError(path, line_number, "a label without control characters", value) from None
+        return
+    if not math.isfinite(number) or number < 0:
+        raise InputFormatError(path, line_number, "a label that is a word or a finite number >= 0", value)
+
+
 def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
     """Read a long-format judgments CSV (plain or gzip)."""
     path = str(path)
@@ -252,6 +264,7 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
     producers, sentences = [], []
     has = dict.fromkeys(OPTIONAL_JUDGMENT_COLUMNS, False)
     for line_number, fields in _rows(path, JUDGMENT_COLUMNS, OPTIONAL_JUDGMENT_COLUMNS):
+        _check_label(path, line_number, fields["value"])
         items.append(fields["item"])
         annotators.append(fields["annotator"])
         criteria.append(fields["criterion"])
