@@ -42,7 +42,7 @@ def summary(label: str, samples_ms: list[float]) -> str:
 
 
 def build_study(path: Path, candidates: int, judged_share: float) -> int:
-    db = open_database(path)
+    db = open_database(path, create=True)
     study = ops.create_study(db, "bench", seed=1)
     rows = (ops.CandidateRow(sentence_id=str(i // 4), system=f"sys{i % 2}", rank=i % 4,
                              text=f"the candidate number {i} says nearly what sentence {i // 4} says",
@@ -93,7 +93,7 @@ def main() -> None:
         path = Path(args.db) if args.db else Path(directory) / "bench.sqlite"
         if not path.is_file():
             build_study(path, args.candidates, args.judged)
-        db = open_database(path)
+        db = open_database(path, create=True)
         study = ops.find_study(db, "bench")
         writer = JudgmentWriter(db)
         screen = AnnotationScreen(db, writer)
@@ -147,11 +147,10 @@ def main() -> None:
               f"p95 {'met' if sorted(answer_ms)[int(0.95 * len(answer_ms))] < 50 else 'NOT met'}")
         from PySide6.QtCore import QThreadPool
 
-        screen._progress_timer.stop()
+        screen.progress.stop()
         QThreadPool.globalInstance().waitForDone()  # progress counts still running use the database
         QTest.qWait(50)
         db.close()
-        del screen, writer
 
 
 if __name__ == "__main__":

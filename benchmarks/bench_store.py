@@ -43,7 +43,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as directory:
         path = Path(args.db) if args.db else Path(directory) / "bench.db"
-        db = open_database(path)
+        db = open_database(path, create=True)
         study = ops.create_study(db, "bench", seed=1)
         sentences = max(1, args.candidates // 4)
         rows = (ops.CandidateRow(sentence_id=str(i // 4), system=f"sys{i % 2}", rank=i % 4,

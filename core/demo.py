@@ -172,7 +172,7 @@ def build_demo_study(path: Path, demo: DemoFiles, progress: Progress = no_progre
     references = {}
     if demo.test_references.is_file():
         references = {key: [text] for key, text in ops.read_sources(demo.test_references).items()}
-    db = open_database(path)
+    db = open_database(path, create=True)
     try:
         progress(60, 100, "creating the demo study")
         plan = StudyPlan(DEMO_STUDY, list(DEMO_ANNOTATORS), criteria=["fluency", "meaning", "usability"],

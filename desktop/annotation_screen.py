@@ -8,9 +8,13 @@ Keys (each button shows its key):
 * Right / Left move through the order without answering, Ctrl+Z undoes the
   last answer, F flags, C comments (Enter saves, Esc cancels).
 
+The keys are one table (:data:`KEYS`, as Anki's reviewer declares its
+shortcuts) from which the buttons' labels and the help line are written.
+
 An answer goes on the writer's queue (:mod:`desktop.judgment_writer`) and the
-next open item is shown at once; what was answered but not yet committed is
-kept in ``self.local`` so the screen never shows it as open. Judging is
+next open item is shown at once; which item comes next is the Qt-free
+:class:`core.store.annotation_session.AnnotationSession`'s answer (it knows
+what was answered here and not yet committed). Judging is
 blind: :class:`core.store.operations.ItemView` carries no system name, and
 the order is the annotator's seeded order from the store. Seed 003 §4.3's
 two-step protocol comes from the criteria: fluency (``shows_source`` false)
@@ -20,19 +24,17 @@ shows the candidate alone and without highlights, meaning shows both.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QFrame,
-    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QSizePolicy,
     QStackedWidget,
@@ -41,31 +43,59 @@ from PySide6.QtWidgets import (
 )
 
 from core.store import operations as ops
-from core.store.annotation_queries import assignment_position, first_open_after, last_position, progress_counts
+from core.store.annotation_session import AnnotationSession
 from core.store.database import Database
 from desktop.changed_spans import changed_tokens, highlighted_html
 from desktop.judgment_writer import JudgmentWriter
-from desktop.pyside_refcount_guard import guard_true_refcount
-from desktop.workers import Worker
+from desktop.progress_bars import ProgressBars
+from core.vocabulary import YES
 
 MAX_OPTIONS = 5
 
 
-@dataclass
-class LocalAnswer:
-    """What this screen answered, committed or still queued."""
+@dataclass(frozen=True)
+class KeyBinding:
+    """Keys (as QKeySequence text), the screen's method they call, the button label; ``scope`` limits them to
+    choice tasks ("choice") or to every item ("any")."""
 
-    value: str | None
-    text: str | None = None
-    flag: bool = False
-    comment: str | None = None
+    keys: tuple[str, ...]
+    action: str
+    label: str
+    scope: str = "any"
+
+    @property
+    def shown(self) -> str:
+        return " / ".join(_KEY_NAMES.get(key, key) for key in self.keys)
+
+    def button_text(self) -> str:
+        return f"{self.label}  [{self.shown}]"
+
+
+_KEY_NAMES = {"Right": "→", "Left": "←", "Down": "↓", "Up": "↑"}
+# Every key of the screen besides the answer levels (those come from each criterion's scale).
+KEYS = (
+    KeyBinding(("Left", "Up"), "previous", "◀ Previous"),
+    KeyBinding(("Right", "Down"), "next", "Next ▶"),
+    KeyBinding(("Ctrl+Z",), "undo", "Undo"),
+    KeyBinding(("F",), "toggle_flag", "Flag"),
+    KeyBinding(("C",), "start_comment", "Comment"),
+    KeyBinding(("0", "O"), "keep_original", "Keep the original", "choice"),
+    KeyBinding(("T",), "start_custom", "Custom paraphrase", "choice"),
+)
+KEY_BY_ACTION = {binding.action: binding for binding in KEYS}
+
+
+def help_line(scope: str) -> str:
+    """The keys that work on this kind of item, as one line."""
+    return " · ".join(f"<b>{html.escape(b.shown)}</b> {html.escape(b.label.strip('◀▶ ').lower())}"
+                      for b in KEYS if b.scope in ("any", scope))
 
 
 def key_for_level(scale: str, index: int, level: dict) -> tuple[str, ...]:
     """The keys that give a level: Y/1 and N/0 for yes/no, else the level's digit."""
     value = str(level["value"])
     if scale == "binary":
-        return ("Y", "1") if value == "yes" else ("N", "0")
+        return ("Y", "1") if value == YES else ("N", "0")
     if value.isdigit() and len(value) == 1:
         return (value,)
     return (str(index + 1),) if index < 9 else ()
@@ -79,7 +109,6 @@ class AnnotationScreen(QWidget):
 
     def __init__(self, db: Database, writer: JudgmentWriter, parent: QWidget | None = None):
         super().__init__(parent)
-        guard_true_refcount()  # hours of judging emit many signals (see the module)
         self.db = db
         self.writer = writer
         self.study_id: int | None = None
@@ -87,13 +116,11 @@ class AnnotationScreen(QWidget):
         self.annotator_id: int | None = None
         self.annotator_name = ""
         self.item: ops.ItemView | None = None
-        self.local: dict[int, LocalAnswer] = {}  # assignment id -> this session's latest state
-        self._positions: dict[int, int] = {}  # assignment id -> position, for what was answered here
+        self.session: AnnotationSession | None = None  # what to show next; set by open()
         self._key_values: dict[str, str] = {}
         self.pending_flag = False
         self.pending_comment: str | None = None
         self.shown_at = datetime.now(timezone.utc)
-        self.my_done = self.my_total = self.study_done = self.study_total = 0
         self.level_buttons: list[QPushButton] = []  # the buttons of the current scale
         self.option_buttons: list[QPushButton] = []
         self.setFocusPolicy(Qt.StrongFocus)
@@ -101,13 +128,6 @@ class AnnotationScreen(QWidget):
         writer.committed.connect(self._on_committed)
         writer.undone.connect(self._on_undone)
         writer.failed.connect(lambda message: self.status.setText(f"<b>could not save</b>: {html.escape(message)}"))
-        self._progress_timer = QTimer(self, interval=5000)
-        self._progress_timer.timeout.connect(self.refresh_progress)
-        # The bars count committed answers (recounted off the UI thread shortly after writes).
-        self._progress_soon = QTimer(self, singleShot=True, interval=600)
-        self._progress_soon.timeout.connect(lambda: self.refresh_progress(whole_study=False))
-        self._counting = False
-        self._recount_after = False  # answers committed while a count was running
 
     # layout ---------------------------------------------------------------------------
     def _build(self) -> None:
@@ -116,14 +136,8 @@ class AnnotationScreen(QWidget):
         self.header_label = QLabel()
         self.header_label.setTextFormat(Qt.RichText)
         header.addWidget(self.header_label, 1)
-        progress_grid = QGridLayout()
-        self.my_progress = QProgressBar(format="mine: %v / %m")
-        self.study_progress = QProgressBar(format="study: %v / %m")
-        for bar in (self.my_progress, self.study_progress):
-            bar.setMinimumWidth(220)
-        progress_grid.addWidget(self.my_progress, 0, 0)
-        progress_grid.addWidget(self.study_progress, 1, 0)
-        header.addLayout(progress_grid)
+        self.progress = ProgressBars()
+        header.addWidget(self.progress)
         outer.addLayout(header)
 
         self.question_label = QLabel()
@@ -150,18 +164,23 @@ class AnnotationScreen(QWidget):
         outer.addWidget(self.comment_edit)
 
         actions = QHBoxLayout()
-        self.prev_button = self._button("◀ Previous  [←]", lambda: self.move(-1))
-        self.next_button = self._button("Next ▶  [→]", lambda: self.move(+1))
-        self.undo_button = self._button("Undo  [Ctrl+Z]", self.undo)
-        self.flag_button = self._button("Flag  [F]", self.toggle_flag)
-        self.comment_button = self._button("Comment  [C]", self.start_comment)
+        self.prev_button, self.next_button, self.undo_button, self.flag_button, self.comment_button = (
+            self._key_button(action) for action in ("previous", "next", "undo", "toggle_flag", "start_comment"))
         for button in (self.prev_button, self.next_button, self.undo_button, self.flag_button, self.comment_button):
             actions.addWidget(button)
         actions.addStretch(1)
         outer.addLayout(actions)
+        self.keys_help = QLabel()
+        self.keys_help.setTextFormat(Qt.RichText)
+        self.keys_help.setStyleSheet("color:#555")
+        outer.addWidget(self.keys_help)
         self.status = QLabel()
         self.status.setTextFormat(Qt.RichText)
         outer.addWidget(self.status)
+
+    def _key_button(self, action: str) -> QPushButton:
+        """The button of a key in :data:`KEYS`, labelled from the table."""
+        return self._button(KEY_BY_ACTION[action].button_text(), getattr(self, action))
 
     def _button(self, text: str, slot) -> QPushButton:
         button = QPushButton(text)
@@ -214,10 +233,10 @@ class AnnotationScreen(QWidget):
         options_box = QGroupBox("Options")
         self.options_layout = QVBoxLayout(options_box)
         layout.addWidget(options_box)
-        self.original_button = self._button("Keep the original  [0 / O]", lambda: self.answer_choice("original"))
+        self.original_button = self._key_button("keep_original")
         layout.addWidget(self.original_button)
         custom_row = QHBoxLayout()
-        custom_row.addWidget(QLabel("Custom paraphrase [T]:"))
+        custom_row.addWidget(QLabel(KEY_BY_ACTION["start_custom"].button_text() + ":"))
         self.custom_edit = QLineEdit(placeholderText="Press T, type your own paraphrase, Enter submits, Esc leaves")
         self.custom_edit.returnPressed.connect(self._submit_custom)
         custom_row.addWidget(self.custom_edit, 1)
@@ -241,61 +260,16 @@ class AnnotationScreen(QWidget):
         self.study_id, self.study_name = study_id, study_name
         self.annotator_name = annotator_name
         self.annotator_id = ops.find_annotator(self.db, study_id, annotator_name)
-        self.local.clear()
-        self._positions.clear()
-        first = ops.next_item(self.db, self.annotator_id)
-        self._show(first)
-        self.refresh_progress()
-        self._progress_timer.start()
+        self.session = AnnotationSession(self.db, self.annotator_id)
+        self._show(self.session.first())
+        self.progress.follow(self.db, study_id, self.annotator_id)
 
-    def refresh_progress(self, whole_study: bool = True) -> None:
-        """Recount judged/assigned off the UI thread: mine after writes, the study's every few seconds."""
-        if self.study_id is None or (self._counting and not whole_study):
-            return
-        study_id, annotator_id, db = self.study_id, self.annotator_id, self.db
-        worker = Worker(lambda _report: (study_id, annotator_id, whole_study,
-                                         progress_counts(db, study_id, None if whole_study else annotator_id)))
-        # A bound method, not a closure: Qt drops the connection if this screen is gone first.
-        worker.signals.finished.connect(self._progress_counted)
-        worker.signals.failed.connect(self._progress_failed)
-        self._counting = True
-        QThreadPool.globalInstance().start(worker)
-
-    def _progress_failed(self, _message: str) -> None:
-        self._counting = False
-
-    def _progress_counted(self, result) -> None:
-        study_id, annotator_id, whole_study, counts = result
-        self._counting = False
-        if self._recount_after:
-            self._recount_after = False
-            self._progress_soon.start()
-        if study_id != self.study_id or annotator_id != self.annotator_id:
-            return
-        mine = counts.get(annotator_id, (0, 0))
-        if not whole_study:  # the study moves by what I did; the others are recounted every few seconds
-            self.study_done += mine[0] - self.my_done
-        self.my_done, self.my_total = mine
-        if whole_study:
-            self.study_done = sum(judged for judged, _ in counts.values())
-            self.study_total = sum(total for _, total in counts.values())
-        self._paint_progress()
-
-    def _paint_progress(self) -> None:
-        self.my_progress.setMaximum(max(1, self.my_total))
-        self.my_progress.setValue(min(self.my_done, self.my_total))
-        self.study_progress.setMaximum(max(1, self.study_total))
-        self.study_progress.setValue(min(self.study_done, self.study_total))
+    def refresh_progress(self) -> None:
+        self.progress.recount()
 
     # showing an item ---------------------------------------------------------------
-    def _merged(self, item: ops.ItemView) -> ops.ItemView:
-        state = self.local.get(item.assignment_id)
-        if state is None:
-            return item
-        return replace(item, value=state.value, text=state.text, flag=state.flag, comment=state.comment)
-
     def _show(self, item: ops.ItemView | None) -> None:
-        self.item = self._merged(item) if item is not None else None
+        self.item = item
         self.pending_flag, self.pending_comment = False, None
         self.comment_edit.hide()
         self.shown_at = datetime.now(timezone.utc)
@@ -305,6 +279,7 @@ class AnnotationScreen(QWidget):
                                     "item assigned in this study. Ctrl+Z undoes the last answer, ← goes back.</p>")
             self.pages.setCurrentIndex(2)
             self.answer_label.setText("")
+            self.keys_help.setText(help_line("any"))
             self._update_header()
             self.finished.emit()
             self.item_shown.emit(None)
@@ -316,6 +291,7 @@ class AnnotationScreen(QWidget):
         else:
             self._show_candidate(item)
         self._show_answer()
+        self.keys_help.setText(help_line(item.scale))
         self._update_header()
         self.item_shown.emit(item)
 
@@ -323,7 +299,6 @@ class AnnotationScreen(QWidget):
         where = "" if self.item is None else f" · item {self.item.position + 1}"
         self.header_label.setText(f"<b>{html.escape(self.study_name)}</b> · annotator "
                                   f"<b>{html.escape(self.annotator_name)}</b>{where} · system names hidden")
-        self._paint_progress()
 
     def _show_candidate(self, item: ops.ItemView) -> None:
         self.pages.setCurrentIndex(0)
@@ -420,9 +395,7 @@ class AnnotationScreen(QWidget):
         now = datetime.now(timezone.utc)
         self.writer.answer(item.assignment_id, value, text=text, started_at=self.shown_at, answered_at=now,
                            comment=comment, flag=flag)
-        self.local[item.assignment_id] = LocalAnswer(value, text, flag, comment)
-        self._positions[item.assignment_id] = item.position
-        self._advance_from(item.position)
+        self._show(self.session.answered(item, value, text, flag=flag, comment=comment))
 
     def answer_choice(self, value: str) -> None:
         item = self.item
@@ -443,42 +416,25 @@ class AnnotationScreen(QWidget):
         self.setFocus()
         self.answer("custom", text)
 
-    def _advance_from(self, position: int) -> None:
-        """Show the next open item after ``position``, skipping answers still in the queue."""
-        target = position
-        while True:
-            target = first_open_after(self.db, self.annotator_id, target)
-            if target is None:
-                break
-            item = ops.item_at(self.db, self.annotator_id, target)
-            if item is not None and item.assignment_id not in self.local:
-                self._show(item)
-                return
-            if item is not None and self.local[item.assignment_id].value is None:
-                self._show(item)
-                return
-        # Nothing open after here: anything open before (skipped with the arrows)?
-        earlier = first_open_after(self.db, self.annotator_id, -1)
-        while earlier is not None:
-            item = ops.item_at(self.db, self.annotator_id, earlier)
-            state = self.local.get(item.assignment_id)
-            if state is None or state.value is None:
-                self._show(item)
-                return
-            earlier = first_open_after(self.db, self.annotator_id, earlier)
-        self._show(None)
+    def keep_original(self) -> None:
+        self.answer_choice("original")
+
+    def start_custom(self) -> None:
+        if self.item is not None and self.item.scale == "choice":
+            self.custom_edit.setFocus()
+
+    def previous(self) -> None:
+        self.move(-1)
+
+    def next(self) -> None:
+        self.move(+1)
 
     def move(self, step: int) -> None:
-        if self.annotator_id is None:
+        if self.session is None:
             return
-        if self.item is None:
-            if step > 0:
-                return
-            position = last_position(self.db, self.annotator_id)
-        else:
-            position = ops.neighbour_position(self.db, self.annotator_id, self.item.position, step)
-        if position is not None:
-            self._show(ops.item_at(self.db, self.annotator_id, position))
+        item = self.session.neighbour(self.item, step)
+        if item is not None:
+            self._show(item)
 
     # undo, flag, comment ----------------------------------------------------------------
     def undo(self) -> None:
@@ -493,23 +449,14 @@ class AnnotationScreen(QWidget):
         if assignment_id < 0:
             self.status.setText("nothing to undo")
             return
-        state = self.local.get(assignment_id)
-        if state is not None:
-            state.value, state.text, state.flag, state.comment = None, None, False, None
-        self._progress_soon.start()
-        position = self._positions.get(assignment_id)
-        if position is None:
-            position = assignment_position(self.db, assignment_id)
+        self.progress.answer_committed()
         self.status.setText("last answer undone")
-        if position is not None and self.annotator_id is not None:
-            self._show(ops.item_at(self.db, self.annotator_id, position))
+        reopened = self.session.undone(assignment_id)
+        if reopened is not None:
+            self._show(reopened)
 
     def _on_committed(self, _assignment_id: int, _judgment_id: int) -> None:
-        if self._counting:
-            self._recount_after = True
-        # Throttled, not restarted: a fast annotator still sees the bars move.
-        elif not self._progress_soon.isActive():
-            self._progress_soon.start()
+        self.progress.answer_committed()
 
     def toggle_flag(self) -> None:
         item = self.item
@@ -521,10 +468,7 @@ class AnnotationScreen(QWidget):
         else:
             flag = not item.flag
             self.writer.annotate(item.assignment_id, flag=flag)
-            self.item = replace(item, flag=flag)
-            state = self.local.setdefault(item.assignment_id, LocalAnswer(item.value, item.text, item.flag,
-                                                                           item.comment))
-            state.flag = flag
+            self.item = self.session.annotated(item, flag=flag)
             self.status.setText("flagged" if flag else "flag removed")
         self._show_answer()
 
@@ -548,10 +492,7 @@ class AnnotationScreen(QWidget):
             self.status.setText("the comment is saved with your answer")
         else:
             self.writer.annotate(item.assignment_id, comment=comment or "")
-            self.item = replace(item, comment=comment)
-            state = self.local.setdefault(item.assignment_id, LocalAnswer(item.value, item.text, item.flag,
-                                                                           item.comment))
-            state.comment = comment
+            self.item = self.session.annotated(item, comment=comment or "")
             self.status.setText("comment saved")
         self._show_answer()
 
@@ -566,18 +507,14 @@ class AnnotationScreen(QWidget):
         if event.matches(QKeySequence.Undo):
             self.undo()
             return
+        binding = self._binding_for(event)
+        if binding is not None:
+            getattr(self, binding.action)()
+            return
         if event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
             return super().keyPressEvent(event)
         key = event.key()
-        if key in (Qt.Key_Right, Qt.Key_Down):
-            self.move(+1)
-        elif key in (Qt.Key_Left, Qt.Key_Up):
-            self.move(-1)
-        elif key == Qt.Key_F:
-            self.toggle_flag()
-        elif key == Qt.Key_C:
-            self.start_comment()
-        elif self.item is not None and self.item.scale == "choice":
+        if self.item is not None and self.item.scale == "choice":
             self._choice_key(key)
         elif self.item is not None:
             value = self._key_values.get(event.text().upper()) if event.text() else None
@@ -586,10 +523,15 @@ class AnnotationScreen(QWidget):
             else:
                 super().keyPressEvent(event)
 
+    def _binding_for(self, event) -> KeyBinding | None:
+        """The entry of :data:`KEYS` this key press matches on the current item, if any."""
+        pressed = QKeySequence(event.keyCombination()).toString()
+        scale = self.item.scale if self.item is not None else None
+        for binding in KEYS:
+            if pressed in binding.keys and binding.scope in ("any", scale):
+                return binding
+        return None
+
     def _choice_key(self, key: int) -> None:
-        if key in (Qt.Key_0, Qt.Key_O):
-            self.answer_choice("original")
-        elif Qt.Key_1 <= key <= Qt.Key_5:
+        if Qt.Key_1 <= key <= Qt.Key_5:
             self.answer_choice(f"option:{key - Qt.Key_0}")
-        elif key == Qt.Key_T:
-            self.custom_edit.setFocus()

@@ -29,7 +29,6 @@ from core.store.database import Database, open_database
 from desktop.annotation_screen import AnnotationScreen
 from desktop.dashboard_screen import DashboardScreen
 from desktop.judgment_writer import JudgmentWriter
-from desktop.pyside_refcount_guard import guard_true_refcount
 from desktop.quality_screen import QualityScreen
 from desktop.studies_screen import StudiesScreen
 
@@ -115,7 +114,6 @@ class MainWindow(QMainWindow):
     def __init__(self, study_path: str | Path, *, annotator: str | None = None, table: str | None = None,
                  lm: str | None = None):
         super().__init__()
-        guard_true_refcount()
         self.study_path = Path(study_path)
         self.settings = QSettings()
         self.setWindowTitle(f"Paraphrase Studio — {self.study_path.name}")

@@ -39,7 +39,7 @@ def candidate_rows() -> list[ops.CandidateRow]:
 
 def make_study(path: Path, *, annotators=("ann", "bob"), repeats: float = 0.0, controls: float = 0.0,
                criteria=("fluency", "meaning", "usability")) -> int:
-    db = open_database(path)
+    db = open_database(path, create=True)
     try:
         study = ops.create_study(db, "toy", criteria=criteria, seed=3)
         ops.import_candidates(db, study, candidate_rows())
@@ -50,7 +50,7 @@ def make_study(path: Path, *, annotators=("ann", "bob"), repeats: float = 0.0, c
 
 
 def make_choice_study(path: Path, annotators=("ann",)) -> int:
-    db = open_database(path)
+    db = open_database(path, create=True)
     try:
         study = ops.create_study(db, "choice", criteria=("choice",), seed=5)
         ops.add_choice_tasks(db, study, [

@@ -54,7 +54,7 @@ def stored_answers(db, annotator_id) -> dict[int, str]:
 def check_after_kill(path: Path, annotator: str, lines: list[str], already: dict[int, str]) -> dict[int, str]:
     pressed = [(int(a), v) for _, a, v in (entry.split() for entry in lines if entry.startswith("pressed"))]
     committed = [int(entry.split()[1]) for entry in lines if entry.startswith("committed")]
-    db = open_database(path)
+    db = open_database(path, create=True)
     try:
         with db.reading() as session:
             assert session.execute(text("PRAGMA integrity_check")).scalar() == "ok"
@@ -91,7 +91,7 @@ def test_sigkill_mid_session_loses_no_committed_judgment_and_resumes_right(tmp_p
     from desktop.annotation_screen import AnnotationScreen
     from desktop.judgment_writer import JudgmentWriter
 
-    db = open_database(path)
+    db = open_database(path, create=True)
     writer = JudgmentWriter(db)
     try:
         screen = AnnotationScreen(db, writer)

@@ -161,7 +161,7 @@ def test_a_study_from_the_engine_in_a_worker(qtbot, window, tmp_path, example1_t
 def test_cancelling_an_engine_build_leaves_no_study(tmp_path, example1_table_path, tiny_lm):
     test_set = tmp_path / "test.en"
     test_set.write_text("the dog runs after the young cat\n" * 20, encoding="utf-8")
-    db = open_database(tmp_path / "s.sqlite")
+    db = open_database(tmp_path / "s.sqlite", create=True)
     calls = []
 
     def report(done, total, message=""):
@@ -215,7 +215,7 @@ def test_the_demo_study_is_made_once_from_the_demo_files(tmp_path, example1_tabl
     target = tmp_path / "data" / "demo.sqlite"
     # No candidates.jsonl: generated with the beam decoder from the demo table and LM.
     assert open_demo_study(target, demo) == target
-    db = open_database(target)
+    db = open_database(target, create=True)
     try:
         names = {s.name: s for s in study_summaries(db)}
         assert set(names) == {DEMO_STUDY, DEMO_CHOICE_STUDY}
@@ -239,7 +239,7 @@ def test_the_demo_study_prefers_the_bundled_candidates_file(tmp_path):
                     "true_score": -2, "derivation": [], "params": {}}) + "\n", encoding="utf-8")
     target = tmp_path / "demo.sqlite"
     open_demo_study(target, DemoFiles(demo_dir))
-    db = open_database(target)
+    db = open_database(target, create=True)
     try:
         [summary] = study_summaries(db)
         assert (summary.name, summary.candidates) == (DEMO_STUDY, 1)

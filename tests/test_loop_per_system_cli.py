@@ -62,7 +62,7 @@ def test_the_loop_runs_from_generate_to_paired_sign_tests(loop, capsys, monkeypa
                  str(folder / "src.en")]) == 0
     assert main(["study", "assign", "--db", db, "--annotators", "judge-1,judge-2"]) == 0
     # Two scripted judges: accept a candidate when it keeps the source's length (a silver rule, not a human).
-    with open_database(db) as database:
+    with open_database(db, create=True) as database:
         study = ops.find_study(database)
         for judge in ("judge-1", "judge-2"):
             annotator = ops.find_annotator(database, study, judge)

@@ -24,7 +24,7 @@ def table(report, key):
 
 def judged_study(tmp_path, candidates, label, criteria=("fluency", "meaning")):
     """A real study: ``candidates`` (sentence, system, text) imported, two judges, ``label(judge, item view)``."""
-    db = open_database(tmp_path / "study.sqlite")
+    db = open_database(tmp_path / "study.sqlite", create=True)
     study = ops.create_study(db, "s", criteria=list(criteria), application="simplification")
     rows = [ops.CandidateRow(sentence_id=str(s), text=text, system=system, line=n)
             for n, (s, system, text) in enumerate(candidates, 1)]

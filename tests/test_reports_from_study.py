@@ -26,7 +26,7 @@ def test_report_on_a_study_database_equals_report_on_its_exported_csv(tmp_path, 
                  str(tmp_path / "src.en")]) == 0
     assert main(["study", "assign", "--db", db_path, "--annotators", "a,b"]) == 0
     rng = random.Random(3)
-    with open_database(db_path) as db:
+    with open_database(db_path, create=True) as db:
         study = ops.find_study(db)
         for name in ("a", "b"):
             annotator = ops.find_annotator(db, study, name)

@@ -23,7 +23,7 @@ ANNOTATOR_SCRIPT = textwrap.dedent("""
     from core.store import operations as ops
     from core.store.database import open_database
 
-    db = open_database(sys.argv[1])
+    db = open_database(sys.argv[1], create=True)
     study = ops.find_study(db)
     ann = ops.find_annotator(db, study, sys.argv[2] if len(sys.argv) > 2 else "ann")
     count = 0
@@ -41,7 +41,7 @@ ANNOTATOR_SCRIPT = textwrap.dedent("""
 
 def test_sigkill_mid_session_loses_nothing(tmp_path):
     path = tmp_path / "study.db"
-    with open_database(path) as db:
+    with open_database(path, create=True) as db:
         study = ops.create_study(db, "crash", seed=4)
         rows = [ops.CandidateRow(sentence_id=str(s), system="beam", text=f"candidate {s} {r}", source=f"source {s}")
                 for s in range(100) for r in range(2)]
@@ -57,10 +57,12 @@ def test_sigkill_mid_session_loses_nothing(tmp_path):
         if len(reported) == 150:
             child.send_signal(signal.SIGKILL)
             break
+    # Lines the child wrote before it died may still sit in the pipe: they were committed too.
+    reported += [tuple(int(x) for x in line.split()) for line in child.stdout if line.strip()]
     child.wait()
     assert child.returncode == -signal.SIGKILL
 
-    with open_database(path) as db:
+    with open_database(path, create=True) as db:
         with db.reading() as session:
             assert session.execute(text("PRAGMA integrity_check")).scalar() == "ok"
             stored = set(session.scalars(select(Judgment.id)))
@@ -83,7 +85,7 @@ def test_sigkill_mid_session_loses_nothing(tmp_path):
 def test_two_processes_share_one_database(tmp_path):
     """Two annotators on one SQLite file at once (a shared local disk): both finish, nothing locked out."""
     path = tmp_path / "shared.db"
-    with open_database(path) as db:
+    with open_database(path, create=True) as db:
         study = ops.create_study(db, "shared", seed=4)
         rows = [ops.CandidateRow(sentence_id=str(s), system="beam", text=f"candidate {s}", source=f"source {s}")
                 for s in range(40)]
@@ -97,5 +99,5 @@ def test_two_processes_share_one_database(tmp_path):
     outputs = [child.communicate(timeout=120) for child in children]
     assert [child.returncode for child in children] == [0, 0], [err for _out, err in outputs]
     assert [len(out.splitlines()) for out, _err in outputs] == [120, 120]
-    with open_database(path) as db:
+    with open_database(path, create=True) as db:
         assert ops.study_progress(db, ops.find_study(db)).done == 240

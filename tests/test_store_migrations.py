@@ -12,7 +12,7 @@ from core.store.models import Base
 
 
 def test_models_and_migrations_describe_the_same_schema(tmp_path):
-    with open_database(tmp_path / "head.db") as db:
+    with open_database(tmp_path / "head.db", create=True) as db:
         with db.engine.connect() as connection:
             differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
     assert differences == []
@@ -47,7 +47,7 @@ def test_revision_one_database_with_judgments_opens_and_resumes(tmp_path):
         c.execute(text("UPDATE judgment SET superseded_by = 3 WHERE id = 2"))
     engine.dispose()
 
-    with open_database(path) as db:
+    with open_database(path, create=True) as db:
         assert current_revision(db.engine) == head_revision() != "0001"
         study_id = ops.find_study(db)
         ann = ops.find_annotator(db, study_id, "ann")

@@ -30,7 +30,7 @@ def make_rows(sentences: int, systems=("beam", "mcpg"), per_system: int = 2, sha
 
 @pytest.fixture
 def db(tmp_path):
-    database = open_database(tmp_path / "study.db")
+    database = open_database(tmp_path / "study.db", create=True)
     yield database
     database.close()
 
@@ -154,7 +154,7 @@ def test_assignment_two_judges_seeded_order_and_two_step(db, study):
 def test_same_seed_gives_same_order(tmp_path):
     orders = []
     for run in range(2):
-        with open_database(tmp_path / f"{run}.db") as db:
+        with open_database(tmp_path / f"{run}.db", create=True) as db:
             study_id = ops.create_study(db, "x", seed=5)
             ops.import_candidates(db, study_id, make_rows(6))
             ops.assign(db, study_id, ["ann", "bob"], repeat_fraction=0.2, control_fraction=0.2)

@@ -11,7 +11,7 @@ from core.store.models import Candidate, EventLog, Judgment, System
 
 
 def build_master(path):
-    db = open_database(path)
+    db = open_database(path, create=True)
     study_id = ops.create_study(db, "two laptops", seed=2)
     rows = [ops.CandidateRow(sentence_id=str(s), system=system, text=f"cand {s} {r}", source=f"source {s}", rank=r)
             for s in range(6) for system in ("beam", "mcpg") for r in range(2)]
@@ -37,7 +37,7 @@ def test_packages_round_trip(tmp_path):
         assert ops.export_package(master, study_id, name, tmp_path / f"{name}.pkg") == 24 * 3 // 2 * 1
     assert not (tmp_path / "ann.pkg-wal").exists()
 
-    with open_database(tmp_path / "ann.pkg") as package:
+    with open_database(tmp_path / "ann.pkg", create=True) as package:
         with package.reading() as session:
             assert session.scalar(select(func.count(System.id))) == 0  # blind
             assert all(c.scores == {} for c in session.scalars(select(Candidate)))
@@ -46,7 +46,7 @@ def test_packages_round_trip(tmp_path):
         assert ops.next_item(package, ann).position == 2  # resumes after the two judged in the master
         judge(package, "ann", 6)
         ops.undo_last(package, ann)
-    with open_database(tmp_path / "bob.pkg") as package:
+    with open_database(tmp_path / "bob.pkg", create=True) as package:
         judge(package, "bob", 4, answer="no")
 
     first = ops.merge_package(master, tmp_path / "ann.pkg")
@@ -69,9 +69,9 @@ def test_same_assignment_judged_differently_in_two_packages_is_a_conflict(tmp_pa
     master, study_id = build_master(tmp_path / "master.db")
     ops.export_package(master, study_id, "ann", tmp_path / "laptop1.pkg")
     ops.export_package(master, study_id, "ann", tmp_path / "laptop2.pkg")
-    with open_database(tmp_path / "laptop1.pkg") as package:
+    with open_database(tmp_path / "laptop1.pkg", create=True) as package:
         judge(package, "ann", 3, answer="yes")
-    with open_database(tmp_path / "laptop2.pkg") as package:
+    with open_database(tmp_path / "laptop2.pkg", create=True) as package:
         judge(package, "ann", 3, answer="no")
     assert ops.merge_package(master, tmp_path / "laptop1.pkg").applied == 3
     report = ops.merge_package(master, tmp_path / "laptop2.pkg")

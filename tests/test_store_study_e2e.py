@@ -56,7 +56,7 @@ def test_two_judge_study_of_200_candidates(tmp_path, capsys, study_database):
                  "--repeats", "0.05", "--controls", "0.05"]) == 0
     assert "ann: 660 assignments (10 repeated items, 10 control items)" in capsys.readouterr().out
 
-    with open_database(db_path) as db:
+    with open_database(db_path, create=True) as db:
         study = ops.find_study(db)
         rng = random.Random(1)
         with db.reading() as session:
@@ -121,7 +121,7 @@ def test_cli_packages_and_judgment_import(tmp_path, capsys):
     assert main(["study", "assign", "--db", db_path, "--annotators", "ann,bob"]) == 0
     package = tmp_path / "ann.pkg"
     assert main(["study", "export-package", "--db", db_path, "--annotator", "ann", "-o", str(package)]) == 0
-    with open_database(package) as db:
+    with open_database(package, create=True) as db:
         annotator = ops.find_annotator(db, ops.find_study(db), "ann")
         for _ in range(5):
             ops.record_judgment(db, ops.next_item(db, annotator).assignment_id, "yes")

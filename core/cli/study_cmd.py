@@ -125,7 +125,7 @@ def _fail(message: str) -> int:
 
 
 def _create(args) -> int:
-    with open_database(args.db) as db:
+    with open_database(args.db, create=True) as db:
         try:
             criteria = [c.strip() for c in args.criteria.split(",") if c.strip()]
             study_id = ops.create_study(db, args.name, criteria=criteria, judges_per_item=args.judges,
@@ -328,7 +328,7 @@ def _items(args) -> int:
     import csv
     import io
 
-    from core.store.item_list import list_items
+    from core.store.items import list_items
     from core.textio import atomic_output
 
     try:

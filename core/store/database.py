@@ -10,12 +10,21 @@ timeout instead of failing on a read-to-write lock upgrade.
 
 Opening runs the Alembic migrations up to the newest revision, so a study
 database written by an older version opens in a newer one.
+
+The store opens only its own databases and never creates one unless asked
+(``create=True``): a SQLite study file carries the application id
+:data:`APPLICATION_ID` in its header (``PRAGMA application_id``) and
+Alembic's version table; a file that is not SQLite, or another program's
+SQLite database, is refused without a byte written; a mistyped path is an
+error, not a new empty study. Files made before the application id existed
+are recognised by their version table and study tables.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 from pathlib import Path
 from typing import Iterator
 
@@ -23,11 +32,16 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, inspect
 from sqlalchemy.orm import Session, sessionmaker
+
+from core.errors import InputFileError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 10_000
+APPLICATION_ID = 0x50535455  # "PSTU": Paraphrase Studio study, in the SQLite header
+SQLITE_MAGIC = b"SQLite format 3\x00"
+OUR_TABLES = {"alembic_version", "study", "judgment", "assignment"}
 
 
 def database_url(target: str | os.PathLike) -> str:
@@ -131,9 +145,63 @@ def create_database_engine(target: str | os.PathLike) -> Engine:
     return engine
 
 
-def open_database(target: str | os.PathLike, *, migrate: bool = True) -> Database:
-    """Open (creating if needed) the study database at a path or URL."""
+def _sqlite_path(target: str | os.PathLike) -> Path | None:
+    url = database_url(target)
+    return Path(url[len("sqlite:///"):]) if url.startswith("sqlite:///") else None
+
+
+def _check_sqlite_file(path: Path, create: bool) -> bool:
+    """Whether the file must be made (it does not exist, or is empty); raise if it is not ours."""
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+        if not create:
+            raise InputFileError(path, "a study database (make one with `parastudio study create NAME --db "
+                                 f"{path}`, or open the app with --create)", "no such file")
+        return True
+    if not path.is_file():
+        raise InputFileError(path, "a study database file", "a directory")
+    with open(path, "rb") as handle:
+        if handle.read(16) != SQLITE_MAGIC:
+            raise InputFileError(path, "a Paraphrase Studio study database (SQLite)", "a file that is not SQLite")
+    # Read-only: another program's database must not be touched, not even its journal mode.
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as error:
+        raise InputFileError(path, "a Paraphrase Studio study database", f"a damaged SQLite file ({error})") from None
+    finally:
+        connection.close()
+    if application_id == APPLICATION_ID or (application_id == 0 and OUR_TABLES <= tables):
+        return False
+    if application_id == 0 and not tables and create:
+        return True
+    shown = ", ".join(sorted(tables)[:6]) + (" ..." if len(tables) > 6 else "")
+    raise InputFileError(path, "a Paraphrase Studio study database", "another program's SQLite database "
+                         f"(application id {application_id}, tables: {shown or 'none'}); it was left untouched")
+
+
+def _check_server_database(engine: Engine, create: bool) -> None:
+    tables = set(inspect(engine).get_table_names())
+    if OUR_TABLES <= tables or (not tables and create):
+        return
+    if not tables:
+        raise InputFileError(engine.url.render_as_string(hide_password=True),
+                             "a study database (this one is empty: create the study with --create)")
+    raise InputFileError(engine.url.render_as_string(hide_password=True), "a Paraphrase Studio study database",
+                         f"a database with other tables ({', '.join(sorted(tables)[:6])}); it was left untouched")
+
+
+def open_database(target: str | os.PathLike, *, create: bool = False, migrate: bool = True) -> Database:
+    """Open the study database at a path or URL; make a new one only with ``create`` (module docstring)."""
+    path = _sqlite_path(target)
+    new = _check_sqlite_file(path, create) if path is not None else False
     engine = create_database_engine(target)
-    if migrate and current_revision(engine) != head_revision():
+    if path is None:
+        _check_server_database(engine, create)
+    if migrate and (new or current_revision(engine) != head_revision()):
         upgrade(engine)
+    if path is not None:
+        with engine.begin() as connection:
+            if connection.exec_driver_sql("PRAGMA application_id").scalar() != APPLICATION_ID:
+                connection.exec_driver_sql(f"PRAGMA application_id={APPLICATION_ID}")
     return Database(engine)

@@ -1,0 +1,112 @@
+"""What one annotator sees next: the store's order of assignments, plus the answers given here not yet committed.
+
+The annotation screen shows the next item before the previous answer is
+written (a single writer thread commits it a few milliseconds later), so it
+cannot ask the store for "the first open item": that would still be the one
+just answered. The session walks the annotator's order from the current
+position instead, skipping what it answered locally, and overlays its local
+answers on what the store returns. It is plain Python over the store's
+queries, with no Qt, so its rules are tested directly (the screen only asks
+it what to show, as Anki's reviewer asks its scheduler for the next card):
+
+* an item answered here is never shown as open, committed or not;
+* going back shows an answered item with its answer (a new answer replaces it);
+* undo reopens exactly the item undone, and the next answer goes to it;
+* after the last open item, items skipped earlier with the arrows come back;
+* a new session (the app restarted) starts at the first item the store has open.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from core.store.annotation import ItemView, item_at, neighbour_position, next_item
+from core.store.annotation_queries import assignment_position, first_open_after, last_position
+from core.store.database import Database
+
+
+@dataclass
+class LocalAnswer:
+    """This session's latest state of one assignment (an answer given here, or an undo)."""
+
+    value: str | None
+    text: str | None = None
+    flag: bool = False
+    comment: str | None = None
+
+
+class AnnotationSession:
+    """One annotator judging one study in this process (see the module docstring)."""
+
+    def __init__(self, db: Database, annotator_id: int):
+        self.db = db
+        self.annotator_id = annotator_id
+        self.local: dict[int, LocalAnswer] = {}  # assignment id -> this session's latest state
+        self._positions: dict[int, int] = {}  # assignment id -> position, for what was answered here
+
+    # what to show ------------------------------------------------------------------------
+    def first(self) -> ItemView | None:
+        """Where a session starts: the first assignment the store has open."""
+        return self._merged(next_item(self.db, self.annotator_id))
+
+    def at(self, position: int) -> ItemView | None:
+        return self._merged(item_at(self.db, self.annotator_id, position))
+
+    def is_open(self, item: ItemView) -> bool:
+        state = self.local.get(item.assignment_id)
+        return item.value is None if state is None else state.value is None
+
+    def next_open_after(self, position: int) -> ItemView | None:
+        """The first open item after ``position``; then any open one before it (skipped with the arrows)."""
+        for start in (position, -1):
+            target = start
+            while (target := first_open_after(self.db, self.annotator_id, target)) is not None:
+                item = item_at(self.db, self.annotator_id, target)
+                if item is not None and self.is_open(item):
+                    return self._merged(item)
+        return None
+
+    def neighbour(self, current: ItemView | None, step: int) -> ItemView | None:
+        """The item before (step < 0) or after (step > 0) the current one, answered or not; None at an end."""
+        if current is None:
+            if step > 0:
+                return None
+            position = last_position(self.db, self.annotator_id)
+        else:
+            position = neighbour_position(self.db, self.annotator_id, current.position, step)
+        return self.at(position) if position is not None else None
+
+    # what happened ------------------------------------------------------------------------
+    def answered(self, item: ItemView, value: str, text: str | None = None, *, flag: bool = False,
+                 comment: str | None = None) -> ItemView | None:
+        """Record an answer given to ``item`` (queued for the writer); returns the item to show next."""
+        self.local[item.assignment_id] = LocalAnswer(value, text, flag, comment)
+        self._positions[item.assignment_id] = item.position
+        return self.next_open_after(item.position)
+
+    def annotated(self, item: ItemView, *, flag: bool | None = None, comment: str | None = None) -> ItemView:
+        """A flag or comment added to an answered item; returns it as now shown."""
+        state = self.local.setdefault(item.assignment_id, LocalAnswer(item.value, item.text, item.flag, item.comment))
+        if flag is not None:
+            state.flag = flag
+        if comment is not None:
+            state.comment = comment or None
+        return self._merged(item)
+
+    def undone(self, assignment_id: int) -> ItemView | None:
+        """The writer withdrew the answer of ``assignment_id``: it is open again and shown."""
+        state = self.local.get(assignment_id)
+        if state is not None:
+            state.value, state.text, state.flag, state.comment = None, None, False, None
+        position = self._positions.get(assignment_id)
+        if position is None:
+            position = assignment_position(self.db, assignment_id)
+        return self.at(position) if position is not None else None
+
+    def _merged(self, item: ItemView | None) -> ItemView | None:
+        if item is None:
+            return None
+        state = self.local.get(item.assignment_id)
+        if state is None:
+            return item
+        return replace(item, value=state.value, text=state.text, flag=state.flag, comment=state.comment)

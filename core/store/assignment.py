@@ -1,0 +1,174 @@
+"""Who judges what, in which order: items spread over annotators, repeats and planted controls added.
+
+Quality control as Appraise does it for WMT: repeated items measure an
+annotator's consistency, planted controls (a phrase swapped in from another
+sentence) must be judged bad.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+from sqlalchemy import func, insert, select
+
+from core.store.database import Database
+from core.store.events import log_event
+from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, SourceSentence, Study
+from core.store.studies import annotator_in
+
+
+def next_free_positions(session, study_id: int) -> dict[int, int]:
+    """Per annotator of the study, the first position after their last assignment (0 for one with none)."""
+    last = session.execute(select(Assignment.annotator_id, func.max(Assignment.position))
+                           .where(Assignment.study_id == study_id).group_by(Assignment.annotator_id)).all()
+    return {annotator_id: position + 1 for annotator_id, position in last if position is not None}
+
+
+@dataclass
+class AssignReport:
+    items: int
+    assignments: dict[str, int]
+    repeats: dict[str, int]
+    controls: dict[str, int]
+
+
+def make_control_text(candidate: str, other_sentence: str, rng: random.Random) -> str | None:
+    """The candidate with a 2-3 word phrase replaced by one taken from another
+    sentence: a planted item whose meaning (and usually form) is broken."""
+    tokens, donor = candidate.split(), other_sentence.split()
+    if not tokens or not donor:
+        return None
+    for _attempt in range(8):
+        length = min(rng.choice((2, 3)), len(tokens), len(donor))
+        start = rng.randrange(len(tokens) - length + 1)
+        donor_start = rng.randrange(len(donor) - length + 1)
+        changed = tokens[:start] + donor[donor_start:donor_start + length] + tokens[start + length:]
+        if changed != tokens:
+            return " ".join(changed)
+    return None
+
+
+def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per_item: int | None = None,
+           overlap: float = 1.0, repeat_fraction: float = 0.0, control_fraction: float = 0.0,
+           seed: int | None = None, repeat_gap: int = 10) -> AssignReport:
+    """Assign every not yet assigned item (one transaction).
+
+    Each item goes to ``judges_per_item`` annotators (the study's, 2 by
+    default) chosen by lightest load; with ``overlap`` < 1 only that fraction
+    of the items gets that many judges and the rest one. Each annotator's
+    order is shuffled with a seed derived from the study seed and their name;
+    within one item the criteria keep their order, so fluency (candidate
+    alone) comes before meaning (with the source), seed 003's two steps.
+    ``repeat_fraction`` of an annotator's items come back at least
+    ``repeat_gap`` items later; ``control_fraction`` adds planted controls.
+    """
+    if not annotators:
+        raise ValueError("name at least one annotator")
+    if not 0.0 <= overlap <= 1.0 or repeat_fraction < 0 or control_fraction < 0:
+        raise ValueError("overlap must lie in [0, 1] and the fractions must not be negative")
+    with db.transaction() as session:
+        study = session.get(Study, study_id)
+        judges = judges_per_item or study.judges_per_item
+        seed = study.seed if seed is None else seed
+        criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)
+                                   .order_by(Criterion.position)).all()
+        candidate_criteria = [c.id for c in criteria if c.scale != "choice"]
+        choice_criteria = [c.id for c in criteria if c.scale == "choice"]
+        annotator_ids = [annotator_in(session, study_id, name) for name in annotators]
+        assigned_candidates = set(session.scalars(select(Assignment.candidate_id).distinct().where(
+            Assignment.study_id == study_id, Assignment.candidate_id.is_not(None))))
+        assigned_tasks = set(session.scalars(select(Assignment.choice_task_id).distinct().where(
+            Assignment.study_id == study_id, Assignment.choice_task_id.is_not(None))))
+        items: list[tuple[str, int]] = []
+        if candidate_criteria:
+            items += [("c", i) for i in session.scalars(select(Candidate.id).where(
+                Candidate.study_id == study_id, Candidate.kind == "candidate").order_by(Candidate.id))
+                if i not in assigned_candidates]
+        if choice_criteria:
+            items += [("t", i) for i in session.scalars(select(ChoiceTask.id).where(
+                ChoiceTask.study_id == study_id).order_by(ChoiceTask.id)) if i not in assigned_tasks]
+
+        distribution_rng = random.Random(f"{seed}:distribution")
+        shuffled = list(items)
+        distribution_rng.shuffle(shuffled)
+        multi = round(overlap * len(shuffled))
+        load = {a: 0 for a in annotator_ids}
+        per_annotator: dict[int, list[tuple[str, int]]] = {a: [] for a in annotator_ids}
+        for index, item in enumerate(shuffled):
+            count = min(judges if index < multi else 1, len(annotator_ids))
+            chosen = sorted(annotator_ids, key=lambda a: (load[a], distribution_rng.random()))[:count]
+            for a in chosen:
+                load[a] += 1
+                per_annotator[a].append(item)
+
+        source_texts: dict[int, str] = {}
+        candidate_info: dict[int, tuple[int, str]] = {}
+        if control_fraction > 0:
+            source_texts = dict(session.execute(select(SourceSentence.id, SourceSentence.text)
+                                                .where(SourceSentence.study_id == study_id)).all())
+            candidate_info = {i: (s, t) for i, s, t in session.execute(
+                select(Candidate.id, Candidate.source_id, Candidate.text).where(Candidate.study_id == study_id))}
+        control_ids = {(s, t): i for i, s, t in session.execute(
+            select(Candidate.id, Candidate.source_id, Candidate.text).where(
+                Candidate.study_id == study_id, Candidate.kind == "control"))}
+        next_position = next_free_positions(session, study_id)
+        report = AssignReport(items=len(items), assignments={}, repeats={}, controls={})
+        names = dict(zip(annotator_ids, annotators))
+        for annotator_id in annotator_ids:
+            rng = random.Random(f"{seed}:{names[annotator_id]}")
+            own = sorted(per_annotator[annotator_id])
+            rng.shuffle(own)
+            # Blocks sorted by a float key: originals at i, repeats later, controls anywhere.
+            blocks: list[tuple[float, str, tuple[str, int], int | None]] = [
+                (float(i), "normal", item, None) for i, item in enumerate(own)]
+            for index in sorted(rng.sample(range(len(own)), min(len(own), round(repeat_fraction * len(own))))):
+                low = min(index + repeat_gap, len(own))
+                blocks.append((rng.uniform(low, len(own)) + 0.5, "repeat", own[index], index))
+            candidate_items = [item for item in own if item[0] == "c"]
+            wanted_controls = round(control_fraction * len(own)) if len(source_texts) > 1 else 0
+            made = 0
+            for item in rng.sample(candidate_items, min(len(candidate_items), wanted_controls)):
+                source_id, candidate_text = candidate_info[item[1]]
+                donor = rng.choice([s for s in source_texts if s != source_id])
+                control_text = make_control_text(candidate_text, source_texts[donor], rng)
+                if control_text is None:
+                    continue
+                key = (source_id, control_text)
+                if key not in control_ids:
+                    control = Candidate(study_id=study_id, source_id=source_id, text=control_text, kind="control",
+                                        control_of=item[1], scores={},
+                                        derivation=[{"control": {"donor_source": donor}}])
+                    session.add(control)
+                    session.flush()
+                    control_ids[key] = control.id
+                blocks.append((rng.uniform(0, len(own)), "control", ("c", control_ids[key]), None))
+                made += 1
+            blocks.sort(key=lambda block: block[0])
+            position = next_position.get(annotator_id, 0)
+            first_rows, repeat_rows = [], []
+            for _key, kind, (item_kind, item_id), original_index in blocks:
+                for criterion_id in (candidate_criteria if item_kind == "c" else choice_criteria):
+                    row = {"study_id": study_id, "annotator_id": annotator_id, "criterion_id": criterion_id,
+                           "candidate_id": item_id if item_kind == "c" else None,
+                           "choice_task_id": item_id if item_kind == "t" else None,
+                           "position": position, "kind": kind, "repeat_of": None}
+                    position += 1
+                    (repeat_rows if kind == "repeat" else first_rows).append(row)
+            if first_rows:
+                session.execute(insert(Assignment.__table__), first_rows)
+            if repeat_rows:
+                originals = {(c, t, k): i for i, c, t, k in session.execute(
+                    select(Assignment.id, Assignment.candidate_id, Assignment.choice_task_id, Assignment.criterion_id)
+                    .where(Assignment.annotator_id == annotator_id, Assignment.kind == "normal"))}
+                for row in repeat_rows:
+                    row["repeat_of"] = originals[(row["candidate_id"], row["choice_task_id"], row["criterion_id"])]
+                session.execute(insert(Assignment.__table__), repeat_rows)
+            report.assignments[names[annotator_id]] = len(first_rows) + len(repeat_rows)
+            report.repeats[names[annotator_id]] = sum(1 for block in blocks if block[1] == "repeat")
+            report.controls[names[annotator_id]] = made
+        log_event(session, study_id, "assigned", {**asdict(report), "judges_per_item": judges, "overlap": overlap,
+                                             "repeat_fraction": repeat_fraction,
+                                             "control_fraction": control_fraction, "seed": seed})
+    return report

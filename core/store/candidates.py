@@ -1,0 +1,268 @@
+"""Candidates and choice tasks into a study: reading import files, crediting a string to every system that made it."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from sqlalchemy import insert, select, update
+
+from core.errors import InputFormatError
+from core.progress import Progress, no_progress
+from core.store.database import Database
+from core.store.events import log_event
+from core.store.models import Candidate, CandidateSystem, ChoiceTask, SourceSentence, System
+from core.textio import open_text_maybe_gzip
+
+
+@dataclass
+class CandidateRow:
+    """One candidate as read from an import file."""
+
+    sentence_id: str
+    text: str
+    system: str
+    source: str | None = None
+    rank: int | None = None
+    model_score: float | None = None
+    true_score: float | None = None
+    derivation: Any = None
+    params: dict | None = None
+    references: list | None = None
+    line: int = 0
+
+
+@dataclass
+class ImportReport:
+    rows: int = 0
+    sources_added: int = 0
+    candidates_added: int = 0
+    credited_to_existing: int = 0
+    already_present: int = 0
+    systems: list[str] = field(default_factory=list)
+
+
+def read_candidates_jsonl(path: str | os.PathLike) -> Iterator[CandidateRow]:
+    """Lines of ``parastudio generate --json``: {"sentence_id", "system", "rank",
+    "text", "model_score", "true_score", "derivation", "params"}; an optional
+    "source" (and "references") carries the source sentence itself."""
+    with open_text_maybe_gzip(path) as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                raise InputFormatError(path, number, "a JSON object", line.strip()) from None
+            if not isinstance(record, dict):
+                raise InputFormatError(path, number, "a JSON object", line.strip())
+            missing = [k for k in ("sentence_id", "system", "text") if k not in record]
+            if missing:
+                raise InputFormatError(path, number, f"fields {', '.join(missing)}", line.strip())
+            try:
+                yield CandidateRow(
+                    sentence_id=str(record["sentence_id"]), text=str(record["text"]), system=str(record["system"]),
+                    source=record.get("source"), rank=_optional(int, record.get("rank")),
+                    model_score=_optional(float, record.get("model_score")),
+                    true_score=_optional(float, record.get("true_score")), derivation=record.get("derivation"),
+                    params=record.get("params"), references=record.get("references"), line=number)
+            except (TypeError, ValueError):
+                raise InputFormatError(path, number, "numeric rank, model_score and true_score",
+                                       line.strip()) from None
+
+
+def _optional(kind: Callable, value: Any) -> Any:
+    return None if value is None else kind(value)
+
+
+def read_candidates_table(path: str | os.PathLike, delimiter: str) -> Iterator[CandidateRow]:
+    """A CSV/TSV with header columns item, source, candidate, system (item is the sentence id)."""
+    with open_text_maybe_gzip(path) as handle:
+        reader = csv.reader(handle, delimiter=delimiter)
+        header = next(reader, None)
+        needed = ("item", "source", "candidate", "system")
+        if header is None or any(column not in [h.strip() for h in header] for column in needed):
+            raise InputFormatError(path, 1, "a header with columns item, source, candidate, system",
+                                   delimiter.join(header or []))
+        columns = {name.strip(): index for index, name in enumerate(header)}
+        for row in reader:
+            number = reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) < len(header):
+                raise InputFormatError(path, number, f"{len(header)} columns", delimiter.join(row))
+            references = None
+            if "references" in columns and row[columns["references"]].strip():
+                references = [r for r in row[columns["references"]].split(" ||| ")]
+            yield CandidateRow(sentence_id=row[columns["item"]].strip(), source=row[columns["source"]],
+                               text=row[columns["candidate"]], system=row[columns["system"]].strip(),
+                               references=references, line=number)
+
+
+def read_candidates(path: str | os.PathLike, file_format: str | None = None) -> Iterator[CandidateRow]:
+    name = str(path).lower().removesuffix(".gz")
+    file_format = file_format or ("csv" if name.endswith(".csv") else "tsv" if name.endswith((".tsv", ".txt"))
+                                  else "jsonl")
+    if file_format == "jsonl":
+        return read_candidates_jsonl(path)
+    if file_format in ("csv", "tsv"):
+        return read_candidates_table(path, "," if file_format == "csv" else "\t")
+    raise ValueError(f"unknown candidate format {file_format!r}; expected jsonl, csv or tsv")
+
+
+def read_sources(path: str | os.PathLike, id_base: int = 0) -> dict[str, str]:
+    """Source sentences one per line; the sentence id is the line index counted from ``id_base``."""
+    with open_text_maybe_gzip(path) as handle:
+        return {str(index): line.rstrip("\n") for index, line in enumerate(handle, id_base)}
+
+
+def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow], *, path: str = "<input>",
+                      sources: dict[str, str] | None = None, references: dict[str, list[str]] | None = None,
+                      test_set: str | None = None, progress: Progress = no_progress) -> ImportReport:
+    """Add candidates (one transaction). A string already present for the same
+    source sentence is credited to the new system instead of added again."""
+    report = ImportReport()
+    sources = sources or {}
+    references = references or {}
+    with db.transaction() as session:
+        source_ids = dict(session.execute(select(SourceSentence.external_id, SourceSentence.id)
+                                          .where(SourceSentence.study_id == study_id)).all())
+        system_ids = dict(session.execute(select(System.name, System.id).where(System.study_id == study_id)).all())
+        candidate_ids = {(s, t): i for i, s, t in session.execute(
+            select(Candidate.id, Candidate.source_id, Candidate.text)
+            .where(Candidate.study_id == study_id, Candidate.kind == "candidate"))}
+        credited = set(session.execute(select(CandidateSystem.candidate_id, CandidateSystem.system_id)
+                                       .join(Candidate).where(Candidate.study_id == study_id)).all())
+        new_candidates: list[dict] = []
+        links: list[tuple[tuple[int, str] | int, int, CandidateRow]] = []
+        pending: dict[tuple[int, str], int] = {}
+        def counted(rows: Iterable[CandidateRow]) -> Iterator[CandidateRow]:
+            for number, row in enumerate(rows, 1):
+                if number % 1000 == 0:
+                    progress(number, None, "reading candidates")
+                yield row
+
+        rows = list(counted(rows))
+        new_sources: dict[str, dict] = {}
+        for row in rows:
+            if row.sentence_id in source_ids or row.sentence_id in new_sources:
+                continue
+            source_text = row.source if row.source is not None else sources.get(row.sentence_id)
+            if source_text is None:
+                raise InputFormatError(path, row.line, f"a source text for sentence_id {row.sentence_id} "
+                                       "(a 'source' field or a --sources file covering it)")
+            new_sources[row.sentence_id] = {
+                "study_id": study_id, "external_id": row.sentence_id, "text": source_text, "test_set": test_set,
+                "references": row.references or references.get(row.sentence_id) or []}
+        if new_sources:
+            new_ids = session.scalars(insert(SourceSentence).returning(SourceSentence.id, sort_by_parameter_order=True),
+                                      list(new_sources.values())).all()
+            source_ids.update(zip(new_sources, new_ids))
+        report.sources_added = len(new_sources)
+        for row in rows:
+            report.rows += 1
+            source_id = source_ids[row.sentence_id]
+            if row.system not in system_ids:
+                system = System(study_id=study_id, name=row.system)
+                session.add(system)
+                session.flush()
+                system_ids[row.system] = system.id
+            system_id = system_ids[row.system]
+            key = (source_id, row.text)
+            params = row.params if isinstance(row.params, dict) else None
+            if key in candidate_ids:
+                target: tuple[int, str] | int = candidate_ids[key]
+                if (target, system_id) in credited:
+                    report.already_present += 1
+                    continue
+                credited.add((target, system_id))
+                report.credited_to_existing += 1
+            elif key in pending:
+                target = key
+                if (key, system_id) in credited:
+                    report.already_present += 1
+                    continue
+                credited.add((key, system_id))
+                report.credited_to_existing += 1
+            else:
+                pending[key] = len(new_candidates)
+                tables = None
+                if params:
+                    tables = params.get("tables") or ([params["table"]] if params.get("table") else None)
+                new_candidates.append({
+                    "study_id": study_id, "source_id": source_id, "text": row.text, "kind": "candidate",
+                    "scores": {}, "derivation": row.derivation, "tables": tables,
+                    "lm": params.get("lm") if params else None, "params": params})
+                credited.add((key, system_id))
+                target = key
+            links.append((target, system_id, row))
+            if isinstance(target, tuple):  # new here: its scores go in with the insert
+                new_candidates[pending[target]]["scores"][row.system] = {
+                    "rank": row.rank, "model_score": row.model_score, "true_score": row.true_score}
+        if new_candidates:
+            # insertmanyvalues with RETURNING: one round trip per batch, ids in input order.
+            new_ids = session.scalars(insert(Candidate).returning(Candidate.id, sort_by_parameter_order=True),
+                                      new_candidates).all()
+            for key, index in pending.items():
+                candidate_ids[key] = new_ids[index]
+        report.candidates_added = len(new_candidates)
+        system_names = {v: k for k, v in system_ids.items()}
+        link_rows = []
+        score_updates: dict[int, dict] = defaultdict(dict)
+        for target, system_id, row in links:
+            candidate_id = candidate_ids[target] if isinstance(target, tuple) else target
+            link_rows.append({"candidate_id": candidate_id, "system_id": system_id, "rank": row.rank,
+                              "model_score": row.model_score, "true_score": row.true_score,
+                              "derivation": row.derivation, "params": row.params})
+            if not isinstance(target, tuple):
+                score_updates[candidate_id][system_names[system_id]] = {
+                    "rank": row.rank, "model_score": row.model_score, "true_score": row.true_score}
+        if link_rows:
+            session.execute(insert(CandidateSystem.__table__), link_rows)
+        # Candidates from an earlier import keep the scores of their other systems.
+        earlier = sorted(score_updates)
+        existing_scores: dict[int, dict] = {}
+        for start in range(0, len(earlier), 500):
+            existing_scores.update(session.execute(select(Candidate.id, Candidate.scores)
+                                                   .where(Candidate.id.in_(earlier[start:start + 500]))).all())
+        if score_updates:
+            session.execute(update(Candidate), [
+                {"id": cid, "scores": {**(existing_scores.get(cid) or {}), **scores}}
+                for cid, scores in score_updates.items()])
+        report.systems = sorted({row.system for _t, _s, row in links})
+        log_event(session, study_id, "candidates_imported", {"path": str(path), **asdict(report)})
+    return report
+
+
+def add_choice_tasks(db: Database, study_id: int, tasks: Iterable[dict], *, path: str = "<input>") -> int:
+    """Choice tasks (seed 001 §4.2) from dicts {"id", "sentence", "span": [i, j], "options": [...]}."""
+    added = 0
+    with db.transaction() as session:
+        for number, task in enumerate(tasks, 1):
+            try:
+                start, end = (int(x) for x in task["span"])
+                options = [str(o) for o in task["options"]][:5]
+                external_id = str(task["id"])
+                sentence_text = str(task["sentence"])
+            except (KeyError, TypeError, ValueError):
+                raise InputFormatError(path, number, 'an object {"id", "sentence", "span": [i, j], "options"}',
+                                       json.dumps(task)) from None
+            if not 0 <= start < end <= len(sentence_text.split()):
+                raise InputFormatError(path, number, "a span [i, j) inside the sentence's tokens", json.dumps(task))
+            source_id = session.scalar(select(SourceSentence.id).where(
+                SourceSentence.study_id == study_id, SourceSentence.external_id == external_id))
+            if source_id is None:
+                sentence = SourceSentence(study_id=study_id, external_id=external_id, text=sentence_text,
+                                          references=[], test_set=task.get("test_set"))
+                session.add(sentence)
+                session.flush()
+                source_id = sentence.id
+            session.add(ChoiceTask(study_id=study_id, source_id=source_id, span_start=start, span_end=end,
+                                   options=options, system=task.get("system")))
+            added += 1
+        log_event(session, study_id, "choice_tasks_added", {"path": str(path), "count": added})
+    return added

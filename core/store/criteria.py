@@ -1,0 +1,132 @@
+"""The questions a study asks: preset criteria from the seeds, their scales, and what an answer may be.
+
+Sources: seed 003 §4.3 (two yes/no steps: form alone, then meaning with the
+source), seed 004 §4.2 (3-point adequacy, fluency, usability per
+application; the level descriptions are lost in the PDF text and are
+reconstructed from the published paper's table), seed 001 §4.2 (the choice
+task: pick an option, keep the original or type a custom paraphrase).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from core.store.models import Criterion
+from core.vocabulary import APPLICATIONS, NO, YES, yes_or_no
+
+_THREE_POINT_ADEQUACY = [
+    {"value": "1", "label": "Changed", "description": "The meaning is evidently changed."},
+    {"value": "2", "label": "Generally preserved", "description": "The meaning is generally preserved."},
+    {"value": "3", "label": "Completely preserved", "description": "The meaning is completely preserved."},
+]
+
+
+_THREE_POINT_FLUENCY = [
+    {"value": "1", "label": "Incomprehensible", "description": "The paraphrase is incomprehensible."},
+    {"value": "2", "label": "Comprehensible", "description": "The paraphrase is comprehensible."},
+    {"value": "3", "label": "Flawless", "description": "The paraphrase is a flawless sentence."},
+]
+
+
+_THREE_POINT_USABILITY = [
+    {"value": "1", "label": "Opposite", "description": "The paraphrase is opposite to the application purpose."},
+    {"value": "2", "label": "Not achieved", "description": "The paraphrase does not achieve the application."},
+    {"value": "3", "label": "Achieved", "description": "The paraphrase achieves the application."},
+]
+
+
+_BINARY = [
+    {"value": NO, "label": "No", "description": "No."},
+    {"value": YES, "label": "Yes", "description": "Yes."},
+]
+
+
+_FIVE_POINT = [{"value": str(v), "label": str(v), "description": d} for v, d in
+               zip(range(1, 6), ("Very bad.", "Bad.", "Acceptable.", "Good.", "Very good."))]
+
+
+_USABILITY_QUESTIONS = {
+    "compression": "Does the paraphrase achieve sentence compression (shorter, same meaning)?",
+    "simplification": "Does the paraphrase achieve sentence simplification (easier words and structure)?",
+    "similarity": "Does the paraphrase make the sentence more similar to the reference?",
+}
+
+
+@dataclass(frozen=True)
+class CriterionSpec:
+    name: str
+    question: str
+    scale: str
+    levels: tuple[dict, ...]
+    shows_source: bool
+    application: str | None = None
+
+
+def preset_criterion(name: str, application: str | None = None) -> CriterionSpec:
+    """A named default criterion: fluency, meaning (seed 003, yes/no), adequacy,
+    fluency3, usability (seed 004, 3-point), quality5 (5-point), choice (seed 001)."""
+    if name == "fluency":
+        return CriterionSpec("fluency", "Is the following sentence good English?", "binary", tuple(_BINARY), False)
+    if name == "meaning":
+        return CriterionSpec("meaning", "Do the following two sentences express the same thing?", "binary",
+                             tuple(_BINARY), True)
+    if name == "adequacy":
+        return CriterionSpec("adequacy", "How much of the source's meaning does the paraphrase keep?", "3-point",
+                             tuple(_THREE_POINT_ADEQUACY), True)
+    if name == "fluency3":
+        return CriterionSpec("fluency3", "How fluent is the paraphrase?", "3-point", tuple(_THREE_POINT_FLUENCY), False)
+    if name == "usability":
+        application = application or "simplification"
+        if application not in APPLICATIONS:
+            raise ValueError(f"unknown application {application!r}; expected one of {', '.join(APPLICATIONS)}")
+        return CriterionSpec("usability", _USABILITY_QUESTIONS[application], "3-point",
+                             tuple(_THREE_POINT_USABILITY), True, application)
+    if name == "quality5":
+        return CriterionSpec("quality5", "How good is the paraphrase?", "5-point", tuple(_FIVE_POINT), True)
+    if name == "choice":
+        return CriterionSpec("choice", "Pick the best paraphrase of the highlighted words, keep the original, "
+                             "or type your own.", "choice", (), True)
+    raise ValueError(f"unknown criterion {name!r}; expected one of {', '.join(PRESET_CRITERIA)}")
+
+
+PRESET_CRITERIA = ("fluency", "meaning", "adequacy", "fluency3", "usability", "quality5", "choice")
+
+
+DEFAULT_CRITERIA = ("fluency", "meaning", "usability")
+
+
+def normalize_value(criterion: Criterion, value: Any, text_value: str | None = None,
+                    options: Sequence[str] = ()) -> tuple[str, str | None]:
+    """The stored label for an answer, or ValueError naming what the scale accepts."""
+    raw = str(value).strip()
+    low = raw.lower()
+    if criterion.scale == "binary":
+        answer = yes_or_no(low)
+        if answer is not None:
+            return answer, None
+        raise ValueError(f"criterion {criterion.name!r} takes yes or no, not {raw!r}")
+    if criterion.scale == "choice":
+        if low == "original":
+            return "original", None
+        if low == "custom":
+            if not text_value:
+                raise ValueError("a custom choice needs the typed paraphrase")
+            return "custom", text_value
+        if low.startswith("option:") and low[7:].isdigit() and 1 <= int(low[7:]) <= max(len(options), 5):
+            number = int(low[7:])
+            chosen = options[number - 1] if number <= len(options) else text_value
+            return f"option:{number}", chosen
+        raise ValueError(f"criterion {criterion.name!r} takes original, option:N or custom, not {raw!r}")
+    allowed = [str(level["value"]) for level in criterion.levels]
+    if raw in allowed:
+        return raw, None
+    raise ValueError(f"criterion {criterion.name!r} takes one of {', '.join(allowed)}, not {raw!r}")
+
+
+def bad_values(criterion: Criterion) -> set[str]:
+    """Answers that count as 'judged bad' for a planted control: the lower half of the scale."""
+    if criterion.scale == "binary":
+        return {NO}
+    values = [str(level["value"]) for level in criterion.levels]
+    return set(values[: max(1, len(values) // 2)])

@@ -1,0 +1,10 @@
+"""The study's event log: every operation that changes a study leaves one row saying what it did."""
+
+from __future__ import annotations
+
+from core.store.clock import now
+from core.store.models import EventLog
+
+
+def log_event(session, study_id: int | None, kind: str, payload: dict, actor: str | None = None) -> None:
+    session.add(EventLog(study_id=study_id, at=now(), actor=actor, kind=kind, payload=payload))

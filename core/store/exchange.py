@@ -1,0 +1,288 @@
+"""Judgments in from elsewhere: a long-format CSV, and annotator packages sent out and returned.
+
+A package is a standalone SQLite study file with one annotator's
+assignments and the items they need (system names left out: judging stays
+blind); merging it back brings its judgments in with their full history.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import insert, select, update
+
+from core.errors import InputFormatError
+from core.store.assignment import next_free_positions
+from core.store.clock import duration_ms, iso_time, now, parse_time
+from core.store.criteria import normalize_value
+from core.store.database import Database, open_database
+from core.store.events import log_event
+from core.store.items import item_key, parse_item_key
+from core.store.models import Annotator, Assignment, Base, Candidate, ChoiceTask, Criterion, Judgment, Study
+from core.store.sqlite_file import building_sqlite_file
+from core.store.studies import annotator_in
+from core.textio import open_text_maybe_gzip
+
+
+@dataclass
+class MergeReport:
+    applied: int = 0
+    already_present: int = 0
+    duplicates: int = 0
+    conflicts: list[dict] = field(default_factory=list)
+
+
+def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -> MergeReport:
+    """Judgments gathered elsewhere, long format with header ``item,annotator,
+    criterion,value`` (optional ``text, comment, flag, started_at,
+    answered_at, kind``). One transaction: a bad line imports nothing. An item
+    already judged by that annotator on that criterion with another value is
+    reported as a conflict and left as it was.
+
+    Planted controls and repeats keep their role: a judgment of a control item
+    goes to a control assignment, and a row of ``kind`` ``repeat`` (as
+    ``export-judgments --include-qc`` writes it) to a repeat of the
+    annotator's judgment of that item, so no statistic counts either."""
+    report = MergeReport()
+    with open_text_maybe_gzip(path) as handle, db.transaction() as session:
+        reader = csv.DictReader(handle)
+        header = [h.strip() for h in (reader.fieldnames or [])]
+        if not {"item", "annotator", "criterion", "value"} <= set(header):
+            raise InputFormatError(path, 1, "a header with columns item, annotator, criterion, value",
+                                   ",".join(header))
+        reader.fieldnames = header
+        criteria = {c.name: c for c in session.scalars(select(Criterion).where(Criterion.study_id == study_id))}
+        annotators = dict(session.execute(select(Annotator.name, Annotator.id)
+                                          .where(Annotator.study_id == study_id)).all())
+        positions = next_free_positions(session, study_id)
+        for row in reader:
+            number = reader.line_num
+            try:
+                candidate_id, task_id = parse_item_key(row["item"] or "")
+            except ValueError:
+                raise InputFormatError(path, number, "an item id (a candidate id, or choice-N)", row["item"]) from None
+            criterion = criteria.get((row["criterion"] or "").strip())
+            if criterion is None:
+                raise InputFormatError(path, number, f"a criterion among {', '.join(criteria)}", row["criterion"])
+            exists = (session.get(Candidate, candidate_id) if candidate_id is not None
+                      else session.get(ChoiceTask, task_id))
+            if exists is None or exists.study_id != study_id:
+                raise InputFormatError(path, number, "an item of this study", row["item"])
+            options = exists.options if task_id is not None else ()
+            role = "control" if candidate_id is not None and exists.kind == "control" else "normal"
+            stated = (row.get("kind") or "").strip().lower()
+            if stated not in ("", "normal", "repeat", "control") or (stated == "control" and role != "control") \
+                    or (role == "control" and stated in ("normal", "repeat")):
+                raise InputFormatError(path, number, "kind normal or repeat, or control for a planted control item "
+                                       "(which is always one)", row.get("kind"))
+            if stated == "repeat":
+                role = "repeat"
+            try:
+                label, stored_text = normalize_value(criterion, row["value"] or "", row.get("text") or None, options)
+                answered_at = parse_time(row.get("answered_at")) or now()
+                started_at = parse_time(row.get("started_at"))
+            except ValueError as error:
+                raise InputFormatError(path, number, str(error), row["value"]) from None
+            name = (row["annotator"] or "").strip()
+            if not name:
+                raise InputFormatError(path, number, "an annotator name", row["annotator"])
+            if name not in annotators:
+                annotators[name] = annotator_in(session, study_id, name)
+            annotator_id = annotators[name]
+            same_item = ((Assignment.candidate_id == candidate_id) if candidate_id is not None
+                         else (Assignment.choice_task_id == task_id))
+            mine = select(Assignment).where(Assignment.annotator_id == annotator_id,
+                                            Assignment.criterion_id == criterion.id, same_item)
+            repeat_of = None
+            if role == "repeat":
+                repeat_of = session.scalar(mine.where(Assignment.kind == "normal"))
+                if repeat_of is None:
+                    raise InputFormatError(path, number, "a repeat of an item this annotator judged (its normal "
+                                           "judgment first)", row["item"])
+                assignment = session.scalar(mine.where(Assignment.kind == "repeat",
+                                                       Assignment.live_judgment_id.is_(None)))
+            else:
+                assignment = session.scalar(mine.where(Assignment.kind == role))
+            if assignment is None:
+                position = positions.get(annotator_id, 0)
+                positions[annotator_id] = position + 1
+                assignment = Assignment(study_id=study_id, annotator_id=annotator_id, candidate_id=candidate_id,
+                                        choice_task_id=task_id, criterion_id=criterion.id, position=position,
+                                        kind=role, repeat_of=repeat_of.id if repeat_of is not None else None)
+                session.add(assignment)
+                session.flush()
+            if assignment.live_judgment_id is not None:
+                live = session.get(Judgment, assignment.live_judgment_id)
+                if live.value == label and live.text == stored_text:
+                    report.duplicates += 1
+                else:
+                    conflict = {"line": number, "item": row["item"], "annotator": name, "criterion": criterion.name,
+                                "present": live.value, "imported": label}
+                    report.conflicts.append(conflict)
+                    log_event(session, study_id, "import_conflict", {"path": str(path), **conflict, "row": row})
+                continue
+            flag = str(row.get("flag") or "").strip().lower() in ("1", "true", "yes")
+            duration = duration_ms(started_at, answered_at)
+            judgment = Judgment(uid=str(uuid.uuid4()), study_id=study_id, assignment_id=assignment.id,
+                                annotator_id=annotator_id, candidate_id=candidate_id, choice_task_id=task_id,
+                                criterion_id=criterion.id, action="answer", value=label, text=stored_text,
+                                started_at=started_at, answered_at=answered_at, duration_ms=duration,
+                                comment=row.get("comment") or None, flag=flag, origin="import")
+            session.add(judgment)
+            session.flush()
+            assignment.live_judgment_id = judgment.id
+            report.applied += 1
+        log_event(session, study_id, "judgments_imported", {"path": str(path), "applied": report.applied,
+                                                        "duplicates": report.duplicates,
+                                                        "conflicts": len(report.conflicts)})
+    return report
+
+
+def _rows(session, table, where) -> list[dict]:
+    return [dict(row._mapping) for row in session.execute(select(table).where(where).order_by(*table.primary_key))]
+
+
+def export_package(db: Database, study_id: int, annotator_name: str, output: str | os.PathLike) -> int:
+    """A standalone SQLite study file holding one annotator's assignments, the
+    items and criteria they need, and their judgments so far (system names are
+    left out: judging stays blind). Returns the number of assignments."""
+    tables = Base.metadata.tables
+    output = Path(output)
+    with db.reading() as session:
+        annotator_id = session.scalar(select(Annotator.id).where(Annotator.study_id == study_id,
+                                                                 Annotator.name == annotator_name))
+        if annotator_id is None:
+            raise LookupError(f"no annotator named {annotator_name!r} in this study")
+        study_rows = _rows(session, tables["study"], tables["study"].c.id == study_id)
+        criterion_rows = _rows(session, tables["criterion"], tables["criterion"].c.study_id == study_id)
+        annotator_rows = _rows(session, tables["annotator"], tables["annotator"].c.id == annotator_id)
+        assignment_rows = _rows(session, tables["assignment"], tables["assignment"].c.annotator_id == annotator_id)
+        judgment_rows = _rows(session, tables["judgment"], tables["judgment"].c.annotator_id == annotator_id)
+        candidate_ids = {r["candidate_id"] for r in assignment_rows if r["candidate_id"] is not None}
+        candidate_rows = _rows(session, tables["candidate"], tables["candidate"].c.id.in_(candidate_ids))
+        originals = {r["control_of"] for r in candidate_rows if r["control_of"] is not None} - candidate_ids
+        if originals:
+            candidate_rows = sorted(candidate_rows + _rows(session, tables["candidate"],
+                                                           tables["candidate"].c.id.in_(originals)),
+                                    key=lambda r: r["id"])
+        for row in candidate_rows:  # blind: the package does not say which system made what
+            row.update(scores={}, tables=None, lm=None, params=None)
+        task_ids = {r["choice_task_id"] for r in assignment_rows if r["choice_task_id"] is not None}
+        task_rows = _rows(session, tables["choice_task"], tables["choice_task"].c.id.in_(task_ids))
+        source_ids = {r["source_id"] for r in candidate_rows} | {r["source_id"] for r in task_rows}
+        source_rows = _rows(session, tables["source_sentence"], tables["source_sentence"].c.id.in_(source_ids))
+    study_rows[0]["settings"] = {**(study_rows[0]["settings"] or {}),
+                                 "package": {"annotator": annotator_name, "exported_at": iso_time(now())}}
+    with building_sqlite_file(output) as temporary:
+        package = open_database(temporary, create=True)
+        try:
+            with package.engine.begin() as connection:
+                connection.exec_driver_sql("PRAGMA defer_foreign_keys=ON")
+                for name, rows in (("study", study_rows), ("criterion", criterion_rows),
+                                   ("annotator", annotator_rows), ("source_sentence", source_rows),
+                                   ("candidate", candidate_rows), ("choice_task", task_rows),
+                                   ("assignment", assignment_rows), ("judgment", judgment_rows)):
+                    if rows:
+                        connection.execute(insert(tables[name]), rows)
+                connection.execute(insert(tables["event_log"]), [{
+                    "study_id": study_id, "at": now(), "actor": annotator_name, "kind": "package_created",
+                    "payload": {"assignments": len(assignment_rows)}}])
+        finally:
+            package.close()
+    with db.transaction() as session:
+        log_event(session, study_id, "package_exported", {"annotator": annotator_name, "path": str(output),
+                                                      "assignments": len(assignment_rows)})
+    return len(assignment_rows)
+
+
+def merge_package(db: Database, package_path: str | os.PathLike) -> MergeReport:
+    """Bring a returned package's judgments into this (master) study, in one transaction.
+
+    Rows already here (same uid) are skipped. An assignment the master has
+    meanwhile answered differently, from another package or another source,
+    is a conflict: reported, logged with the package's rows, and left as the
+    master has it. Judgments otherwise come in with their full history."""
+    report = MergeReport()
+    package = open_database(package_path)
+    try:
+        with package.reading() as source:
+            package_study = source.scalars(select(Study)).one()
+            package_rows = source.scalars(select(Judgment).order_by(Judgment.id)).all()
+            package_annotators = dict(source.execute(select(Annotator.id, Annotator.name)).all())
+    finally:
+        package.close()
+    by_assignment: dict[int, list[Judgment]] = defaultdict(list)
+    for row in package_rows:
+        by_assignment[row.assignment_id].append(row)
+    with db.transaction() as session:
+        study = session.scalar(select(Study).where(Study.uid == package_study.uid))
+        if study is None:
+            raise ValueError(f"{package_path} belongs to study {package_study.name!r} ({package_study.uid}), "
+                             "which is not in this database")
+        master_annotators = dict(session.execute(select(Annotator.name, Annotator.id)
+                                                 .where(Annotator.study_id == study.id)).all())
+        known = dict(session.execute(select(Judgment.uid, Judgment.id).where(
+            Judgment.uid.in_([r.uid for r in package_rows]))).all()) if package_rows else {}
+        for assignment_id, rows in by_assignment.items():
+            assignment = session.get(Assignment, assignment_id)
+            annotator_name = package_annotators.get(rows[0].annotator_id)
+            if (assignment is None or assignment.study_id != study.id
+                    or master_annotators.get(annotator_name) != assignment.annotator_id
+                    or assignment.criterion_id != rows[0].criterion_id):
+                report.conflicts.append({"assignment": assignment_id, "annotator": annotator_name,
+                                         "reason": "assignment not in the master study"})
+                continue
+            new_rows = [r for r in rows if r.uid not in known]
+            if not new_rows:
+                report.already_present += len(rows)
+                continue
+            report.already_present += len(rows) - len(new_rows)
+            package_live = next((r for r in reversed(rows) if r.action == "answer" and r.superseded_by is None),
+                                None)
+            package_uids = {r.uid for r in rows}
+            master_live = session.get(Judgment, assignment.live_judgment_id) if assignment.live_judgment_id else None
+            if master_live is not None and master_live.uid not in package_uids:
+                if package_live is not None and (package_live.value, package_live.text) == (master_live.value,
+                                                                                             master_live.text):
+                    report.duplicates += 1
+                    continue
+                conflict = {"assignment": assignment_id, "annotator": annotator_name,
+                            "item": item_key(assignment.candidate_id, assignment.choice_task_id),
+                            "criterion": session.get(Criterion, assignment.criterion_id).name,
+                            "master": master_live.value, "package": package_live.value if package_live else None,
+                            "reason": "judged differently"}
+                report.conflicts.append(conflict)
+                log_event(session, study.id, "merge_conflict", {
+                    **conflict, "path": str(package_path),
+                    "rows": [{"uid": r.uid, "action": r.action, "value": r.value, "text": r.text,
+                              "answered_at": iso_time(r.answered_at), "comment": r.comment, "flag": r.flag}
+                             for r in rows]})
+                continue
+            id_map = {r.id: known[r.uid] for r in rows if r.uid in known}
+            for r in new_rows:
+                judgment = Judgment(uid=r.uid, study_id=study.id, assignment_id=assignment_id,
+                                    annotator_id=assignment.annotator_id, candidate_id=assignment.candidate_id,
+                                    choice_task_id=assignment.choice_task_id, criterion_id=assignment.criterion_id,
+                                    action=r.action, value=r.value, text=r.text, started_at=r.started_at,
+                                    answered_at=r.answered_at, duration_ms=r.duration_ms, comment=r.comment,
+                                    flag=r.flag, supersedes=id_map.get(r.supersedes), origin="merge")
+                session.add(judgment)
+                session.flush()
+                id_map[r.id] = judgment.id
+                known[r.uid] = judgment.id
+            for r in rows:
+                if r.superseded_by is not None and id_map.get(r.superseded_by) is not None:
+                    session.execute(update(Judgment).where(Judgment.id == id_map[r.id])
+                                    .values(superseded_by=id_map[r.superseded_by]))
+            assignment.live_judgment_id = id_map[package_live.id] if package_live is not None else None
+            report.applied += sum(1 for r in new_rows if r.action == "answer")
+        log_event(session, study.id, "package_merged", {"path": str(package_path), "applied": report.applied,
+                                                   "already_present": report.already_present,
+                                                   "duplicates": report.duplicates,
+                                                   "conflicts": len(report.conflicts)})
+    return report

@@ -1,0 +1,69 @@
+"""Studies and annotators: create a study with its criteria, find one by name, find or create an annotator."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Sequence
+
+from sqlalchemy import select
+
+from core.store.clock import now
+from core.store.criteria import DEFAULT_CRITERIA, CriterionSpec, preset_criterion
+from core.store.database import Database
+from core.store.events import log_event
+from core.store.models import Annotator, Criterion, Study
+
+
+def find_study(db: Database, name: str | None = None) -> int:
+    """The id of study ``name``, or of the only study when no name is given."""
+    with db.reading() as session:
+        if name is not None:
+            found = session.scalar(select(Study.id).where(Study.name == name))
+            if found is None:
+                raise LookupError(f"no study named {name!r} in {db.engine.url.database or db.engine.url}")
+            return found
+        ids = session.scalars(select(Study.id)).all()
+    if len(ids) != 1:
+        raise LookupError(f"the database holds {len(ids)} studies; name one with --study")
+    return ids[0]
+
+
+def annotator_in(session, study_id: int, name: str, *, create: bool = True) -> int:
+    """The id of annotator ``name`` of the study, added when missing (``create``); LookupError otherwise."""
+    found = session.scalar(select(Annotator.id).where(Annotator.study_id == study_id, Annotator.name == name))
+    if found is None:
+        if not create:
+            raise LookupError(f"no annotator named {name!r} in this study")
+        annotator = Annotator(study_id=study_id, name=name)
+        session.add(annotator)
+        session.flush()
+        found = annotator.id
+    return found
+
+
+def find_annotator(db: Database, study_id: int, name: str, *, create: bool = False) -> int:
+    with (db.transaction() if create else db.reading()) as session:
+        return annotator_in(session, study_id, name, create=create)
+
+
+def create_study(db: Database, name: str, *, criteria: Sequence[str | CriterionSpec] = DEFAULT_CRITERIA,
+                 judges_per_item: int = 2, application: str | None = "simplification", seed: int = 0,
+                 settings: dict | None = None) -> int:
+    """A new study with its criteria (seed defaults unless named); returns its id."""
+    if judges_per_item < 1:
+        raise ValueError("judges per item must be at least 1")
+    specs = [c if isinstance(c, CriterionSpec) else preset_criterion(c, application) for c in criteria]
+    with db.transaction() as session:
+        if session.scalar(select(Study.id).where(Study.name == name)) is not None:
+            raise ValueError(f"a study named {name!r} already exists")
+        study = Study(uid=str(uuid.uuid4()), name=name, created_at=now(), judges_per_item=judges_per_item,
+                      seed=seed, application=application, settings=dict(settings or {}))
+        session.add(study)
+        session.flush()
+        for position, spec in enumerate(specs):
+            session.add(Criterion(study_id=study.id, name=spec.name, question=spec.question, scale=spec.scale,
+                                  levels=list(spec.levels), shows_source=spec.shows_source,
+                                  application=spec.application, position=position))
+        log_event(session, study.id, "study_created", {"name": name, "criteria": [s.name for s in specs],
+                                                   "judges_per_item": judges_per_item, "seed": seed})
+        return study.id

@@ -1,0 +1,90 @@
+"""Two progress bars for a judging session: the annotator's own and the whole study's.
+
+The bars count committed answers, recounted off the UI thread: the
+annotator's shortly after their writes (throttled, so a fast annotator still
+sees the bars move), the study's every few seconds (other judges work too).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QThreadPool, QTimer
+from PySide6.QtWidgets import QProgressBar, QVBoxLayout, QWidget
+
+from core.store.annotation_queries import progress_counts
+from core.store.database import Database
+from desktop.workers import Worker
+
+
+class ProgressBars(QWidget):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.db: Database | None = None
+        self.study_id: int | None = None
+        self.annotator_id: int | None = None
+        self.my_done = self.my_total = self.study_done = self.study_total = 0
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.mine = QProgressBar(format="mine: %v / %m")
+        self.study = QProgressBar(format="study: %v / %m")
+        for bar in (self.mine, self.study):
+            bar.setMinimumWidth(200)
+            layout.addWidget(bar)
+        self._every_few_seconds = QTimer(self, interval=5000)
+        self._every_few_seconds.timeout.connect(self.recount)
+        self._soon = QTimer(self, singleShot=True, interval=600)
+        self._soon.timeout.connect(lambda: self.recount(whole_study=False))
+        self._counting = False
+        self._recount_after = False  # answers committed while a count was running
+
+    def follow(self, db: Database, study_id: int, annotator_id: int) -> None:
+        self.db, self.study_id, self.annotator_id = db, study_id, annotator_id
+        self.recount()
+        self._every_few_seconds.start()
+
+    def stop(self) -> None:
+        self._every_few_seconds.stop()
+        self._soon.stop()
+
+    def answer_committed(self) -> None:
+        if self._counting:
+            self._recount_after = True
+        elif not self._soon.isActive():
+            self._soon.start()
+
+    def recount(self, whole_study: bool = True) -> None:
+        if self.study_id is None or (self._counting and not whole_study):
+            return
+        db, study_id, annotator_id = self.db, self.study_id, self.annotator_id
+        worker = Worker(lambda _report: (study_id, annotator_id, whole_study,
+                                         progress_counts(db, study_id, None if whole_study else annotator_id)))
+        # Bound methods, not closures: Qt drops the connection if this widget is gone first.
+        worker.signals.finished.connect(self._counted)
+        worker.signals.failed.connect(self._count_failed)
+        self._counting = True
+        QThreadPool.globalInstance().start(worker)
+
+    def _count_failed(self, _message: str) -> None:
+        self._counting = False
+
+    def _counted(self, result) -> None:
+        study_id, annotator_id, whole_study, counts = result
+        self._counting = False
+        if self._recount_after:
+            self._recount_after = False
+            self._soon.start()
+        if study_id != self.study_id or annotator_id != self.annotator_id:
+            return
+        mine = counts.get(annotator_id, (0, 0))
+        if not whole_study:  # the study moves by what I did; the others are recounted every few seconds
+            self.study_done += mine[0] - self.my_done
+        self.my_done, self.my_total = mine
+        if whole_study:
+            self.study_done = sum(judged for judged, _ in counts.values())
+            self.study_total = sum(total for _, total in counts.values())
+        self.paint()
+
+    def paint(self) -> None:
+        self.mine.setMaximum(max(1, self.my_total))
+        self.mine.setValue(min(self.my_done, self.my_total))
+        self.study.setMaximum(max(1, self.study_total))
+        self.study.setValue(min(self.study_done, self.study_total))

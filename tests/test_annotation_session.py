@@ -1,0 +1,109 @@
+"""The next-item rules of an annotation session, against a real store and a writer that commits late."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.store import operations as ops
+from core.store.annotation_session import AnnotationSession
+from core.store.database import open_database
+
+ACTIONS = st.lists(st.sampled_from(["answer", "answer", "answer", "next", "previous", "undo", "commit", "commit"]),
+                   min_size=1, max_size=60)
+
+
+@pytest.fixture
+def study(tmp_path):
+    db = open_database(tmp_path / "s.sqlite", create=True)
+    study_id = ops.create_study(db, "s", criteria=["meaning"])
+    ops.import_candidates(db, study_id, [ops.CandidateRow(sentence_id=str(i), text=f"c {i}", system="x",
+                                                          source=f"s {i}") for i in range(8)])
+    ops.assign(db, study_id, ["a"])
+    yield db, study_id
+    db.close()
+
+
+class LateWriter:
+    """The single writer thread, as a FIFO the test drains when it likes."""
+
+    def __init__(self, db, annotator_id, session):
+        self.db, self.annotator_id, self.session = db, annotator_id, session
+        self.queue: deque = deque()
+
+    def commit_one(self):
+        kind, argument = self.queue.popleft()
+        if kind == "answer":
+            ops.record_judgment(self.db, *argument)
+            return None
+        reopened = ops.undo_last(self.db, self.annotator_id)
+        return self.session.undone(reopened) if reopened is not None else None
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(actions=ACTIONS)
+def test_a_session_never_shows_a_local_answer_as_open_and_undo_reopens_that_item(study, actions):
+    db, study_id = study
+    with db.transaction() as session_:  # every example starts from an unjudged study
+        from sqlalchemy import delete, update
+
+        from core.store.models import Assignment, EventLog, Judgment
+        session_.execute(update(Assignment).values(live_judgment_id=None))
+        session_.execute(delete(Judgment))
+        session_.execute(delete(EventLog).where(EventLog.kind != "study_created"))
+    annotator = ops.find_annotator(db, study_id, "a")
+    session = AnnotationSession(db, annotator)
+    writer = LateWriter(db, annotator, session)
+    answered: dict[int, str] = {}  # what this annotator answered and has not undone, committed or not
+    undo_order: list[int] = []
+    shown = session.first()
+    for step, action in enumerate(actions):
+        if action == "answer" and shown is not None:
+            value = "yes" if step % 2 else "no"
+            writer.queue.append(("answer", (shown.assignment_id, value)))
+            answered[shown.assignment_id] = value
+            undo_order.append(shown.assignment_id)
+            shown = session.answered(shown, value)
+            # The item shown after an answer is open: never one answered here, committed or queued.
+            assert shown is None or (shown.assignment_id not in answered and shown.value is None)
+        elif action in ("next", "previous"):
+            moved = session.neighbour(shown, +1 if action == "next" else -1)
+            shown = moved if moved is not None else shown
+            if shown is not None:
+                assert shown.value == answered.get(shown.assignment_id)  # an answer shows as given here
+        elif action == "undo" and undo_order:
+            writer.queue.append(("undo", None))
+            # The undo is applied in order, after the answers queued before it.
+            while writer.queue:
+                reopened = writer.commit_one()
+            expected = undo_order.pop()
+            answered.pop(expected)
+            assert reopened is not None and reopened.assignment_id == expected and reopened.value is None
+            shown = reopened
+        elif action == "commit" and writer.queue:
+            writer.commit_one()
+    while writer.queue:
+        writer.commit_one()
+    # A new session (the app reopened) starts at the first position the store has open.
+    fresh = AnnotationSession(db, annotator).first()
+    positions = {ops.item_at(db, annotator, p).assignment_id: p for p in range(8)}
+    open_positions = sorted(p for aid, p in positions.items() if aid not in answered)
+    assert (fresh.position if fresh is not None else None) == (open_positions[0] if open_positions else None)
+
+
+def test_answers_skipped_with_the_arrows_come_back_after_the_last_open_item(study):
+    db, study_id = study
+    annotator = ops.find_annotator(db, study_id, "a")
+    session = AnnotationSession(db, annotator)
+    first = session.first()
+    second = session.neighbour(first, +1)  # skip the first item
+    shown = second
+    seen = []
+    while shown is not None and shown.assignment_id != first.assignment_id:
+        seen.append(shown.position)
+        shown = session.answered(shown, "yes")
+    assert seen == list(range(1, 8)) and shown.assignment_id == first.assignment_id
+    assert session.answered(shown, "no") is None
