@@ -236,3 +236,24 @@ class EventLog(Base):
     actor: Mapped[str | None] = mapped_column(String(200))
     kind: Mapped[str] = mapped_column(String(50))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class AnnotatorSession(Base):
+    """The one live judging session of an annotator on a study: a lock row kept fresh by a heartbeat.
+
+    A second window (or machine) for the same annotator and study finds the
+    row and a recent heartbeat, and is refused or warned instead of judging
+    the same items twice. A row whose heartbeat is old is a session that
+    died without closing (a killed process) and may be taken over.
+    """
+
+    __tablename__ = "annotator_session"
+    __table_args__ = (UniqueConstraint("study_id", "annotator_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    study_id: Mapped[int] = mapped_column(ForeignKey("study.id"))
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("annotator.id"))
+    token: Mapped[str] = mapped_column(String(36))
+    holder: Mapped[str] = mapped_column(String(200))  # host and process, for the message the other window shows
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    heartbeat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
