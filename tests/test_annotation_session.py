@@ -65,7 +65,8 @@ def test_a_session_never_shows_a_local_answer_as_open_and_undo_reopens_that_item
             value = "yes" if step % 2 else "no"
             writer.queue.append(("answer", (shown.assignment_id, value)))
             answered[shown.assignment_id] = value
-            undo_order.append(shown.assignment_id)
+            # A new answer to an item answered before replaces it: undo withdraws the live answers, newest first.
+            undo_order = [a for a in undo_order if a != shown.assignment_id] + [shown.assignment_id]
             shown = session.answered(shown, value)
             # The item shown after an answer is open: never one answered here, committed or queued.
             assert shown is None or (shown.assignment_id not in answered and shown.value is None)

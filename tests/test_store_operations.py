@@ -6,12 +6,14 @@ import csv
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import func, select, text
 
 from core.errors import InputFormatError
 from core.store import operations as ops
 from core.store.database import open_database
-from core.store.models import Assignment, Candidate, CandidateSystem, EventLog, Judgment
+from core.store.models import Assignment, Candidate, CandidateSystem, Criterion, EventLog, Judgment
 
 
 def make_rows(sentences: int, systems=("beam", "mcpg"), per_system: int = 2, shared: bool = True):
@@ -124,7 +126,11 @@ def test_tsv_import_needs_the_header(tmp_path, db):
         list(ops.read_candidates(bad))
 
 
-def test_assignment_two_judges_seeded_order_and_two_step(db, study):
+def test_without_blind_phases_an_items_criteria_are_consecutive(db):
+    study = ops.create_study(db, "interleaved", seed=11, blind_phases=False)
+    rows = [ops.CandidateRow(sentence_id=str(s), system="beam", text=f"candidate {s}", source=f"source {s}")
+            for s in range(20)]
+    ops.import_candidates(db, study, rows)
     report = ops.assign(db, study, ["ann", "bob"], repeat_fraction=0.2, control_fraction=0.1)
     assert report.items == 20
     with db.reading() as session:
@@ -149,6 +155,26 @@ def test_assignment_two_judges_seeded_order_and_two_step(db, study):
     assert ann_order != bob_order  # each annotator has their own order
     assert sum(1 for r in rows if r.kind == "repeat") == 2 * 4 * 3
     assert sum(1 for r in rows if r.kind == "control") == 2 * 2 * 3
+
+
+def test_blind_phases_judge_form_before_meaning_in_the_same_item_order(db, study):
+    report = ops.assign(db, study, ["ann", "bob"], repeat_fraction=0.2, control_fraction=0.1)
+    assert report.items == 20
+    with db.reading() as session:
+        fluency = session.scalar(select(Criterion.id).where(Criterion.study_id == study, Criterion.name == "fluency"))
+        rows = session.execute(select(Assignment.annotator_id, Assignment.candidate_id, Assignment.criterion_id,
+                                      Assignment.position, Assignment.kind)
+                               .order_by(Assignment.annotator_id, Assignment.position)).all()
+    for annotator in {r.annotator_id for r in rows}:
+        mine = [r for r in rows if r.annotator_id == annotator]
+        assert [r.position for r in mine] == list(range(len(mine)))
+        phase = [r.criterion_id == fluency for r in mine]
+        first_meaning = phase.index(False)
+        assert all(phase[:first_meaning]) and not any(phase[first_meaning:])  # one fluency phase, then the rest
+        form = [(r.candidate_id, r.kind) for r in mine[:first_meaning]]
+        rest = [(r.candidate_id, r.kind) for r in mine[first_meaning:]]
+        assert form == rest[::2]  # the same blocks, the same order; meaning and usability two per block
+    assert sum(1 for r in rows if r.kind == "repeat") == 2 * 4 * 3
 
 
 def test_same_seed_gives_same_order(tmp_path):
@@ -378,3 +404,27 @@ def test_recording_in_a_worker_thread_while_reading_in_another(db, study):
         ids = [future.result() for future in pending]
     assert len(set(ids)) == 30
     assert ops.next_item(db, ann).position == 30
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sentences=st.integers(2, 8), per_sentence=st.integers(1, 3), repeats=st.sampled_from([0.0, 0.3, 1.0]),
+       controls=st.sampled_from([0.0, 0.3]), seed=st.integers(0, 1000))
+def test_no_fluency_item_follows_a_display_of_its_source(tmp_path_factory, sentences, per_sentence, repeats,
+                                                         controls, seed):
+    path = tmp_path_factory.mktemp("blind") / "s.sqlite"
+    with open_database(path, create=True) as db:
+        study = ops.create_study(db, "blind", seed=seed)
+        rows = [ops.CandidateRow(sentence_id=str(s), system="x", text=f"candidate {s} {r}",
+                                 source=f"the source sentence number {s} here") for s in range(sentences)
+                for r in range(per_sentence)]
+        ops.import_candidates(db, study, rows)
+        ops.assign(db, study, ["ann", "bob"], repeat_fraction=repeats, control_fraction=controls, seed=seed)
+        for name in ("ann", "bob"):
+            annotator = ops.find_annotator(db, study, name)
+            shown_sources: set[str] = set()
+            while (item := ops.next_item(db, annotator)) is not None:  # the order a judge meets
+                if not item.shows_source:
+                    assert item.source not in shown_sources
+                else:
+                    shown_sources.add(item.source)
+                ops.record_judgment(db, item.assignment_id, "yes" if item.scale == "binary" else "2")

@@ -12,7 +12,8 @@ from core.store.models import Candidate, EventLog, Judgment, System
 
 def build_master(path):
     db = open_database(path, create=True)
-    study_id = ops.create_study(db, "two laptops", seed=2)
+    # Without blind phases the criteria of an item are consecutive (the positions below rely on it).
+    study_id = ops.create_study(db, "two laptops", seed=2, blind_phases=False)
     rows = [ops.CandidateRow(sentence_id=str(s), system=system, text=f"cand {s} {r}", source=f"source {s}", rank=r)
             for s in range(6) for system in ("beam", "mcpg") for r in range(2)]
     ops.import_candidates(db, study_id, rows)

@@ -36,6 +36,10 @@ def register(subparsers) -> None:
     create.add_argument("--application", default="simplification", choices=ops.APPLICATIONS,
                         help="application for the usability question (seed 004)")
     create.add_argument("--seed", type=int, default=0, help="seed of the per-annotator random orders")
+    create.add_argument("--blind-phases", dest="blind_phases", action="store_true", default=None,
+                        help="judge form before meaning: every source-free item of a batch before any item that "
+                        "shows a source (default: on when a criterion hides the source and another shows it)")
+    create.add_argument("--no-blind-phases", dest="blind_phases", action="store_false")
 
     imp = command("import-candidates", "add candidates: parastudio generate JSONL, or CSV/TSV with "
                   "header item,source,candidate,system", _import_candidates)
@@ -129,7 +133,8 @@ def _create(args) -> int:
         try:
             criteria = [c.strip() for c in args.criteria.split(",") if c.strip()]
             study_id = ops.create_study(db, args.name, criteria=criteria, judges_per_item=args.judges,
-                                        application=args.application, seed=args.seed)
+                                        application=args.application, seed=args.seed,
+                                        blind_phases=args.blind_phases)
         except ValueError as error:
             return _fail(str(error))
     print(f"created study {args.name!r} (id {study_id}) with criteria {', '.join(criteria)}")

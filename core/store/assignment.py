@@ -19,6 +19,16 @@ from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, Sour
 from core.store.studies import annotator_in
 
 
+def blind_phases(study: Study, criteria: Sequence[Criterion]) -> list[set[int]]:
+    """The criteria of each phase, in order: source-free ones first when the study runs blind phases."""
+    hidden = {c.id for c in criteria if not c.shows_source and c.scale != "choice"}
+    shown = {c.id for c in criteria} - hidden
+    default = bool(hidden) and bool(shown)
+    if (study.settings or {}).get("blind_phases", default) and hidden and shown:
+        return [hidden, shown]
+    return [hidden | shown]
+
+
 def next_free_positions(session, study_id: int) -> dict[int, int]:
     """Per annotator of the study, the first position after their last assignment (0 for one with none)."""
     last = session.execute(select(Assignment.annotator_id, func.max(Assignment.position))
@@ -63,6 +73,14 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
     alone) comes before meaning (with the source), seed 003's two steps.
     ``repeat_fraction`` of an annotator's items come back at least
     ``repeat_gap`` items later; ``control_fraction`` adds planted controls.
+
+    Blind phases (the study setting ``blind_phases``, on by default when the
+    study has a criterion that hides the source and one that shows it): seed
+    003 asks about form alone, then meaning with the source. So each
+    assignment batch runs in two phases: every source-free item of the
+    annotator's batch (with its repeats and controls) comes before any item
+    that shows a source, and no fluency item follows a display of its own
+    source, even one shown for a sibling candidate of the same sentence.
     """
     if not annotators:
         raise ValueError("name at least one annotator")
@@ -76,6 +94,7 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
                                    .order_by(Criterion.position)).all()
         candidate_criteria = [c.id for c in criteria if c.scale != "choice"]
         choice_criteria = [c.id for c in criteria if c.scale == "choice"]
+        phases = blind_phases(study, criteria)
         annotator_ids = [annotator_in(session, study_id, name) for name in annotators]
         assigned_candidates = set(session.scalars(select(Assignment.candidate_id).distinct().where(
             Assignment.study_id == study_id, Assignment.candidate_id.is_not(None))))
@@ -148,14 +167,17 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
             blocks.sort(key=lambda block: block[0])
             position = next_position.get(annotator_id, 0)
             first_rows, repeat_rows = [], []
-            for _key, kind, (item_kind, item_id), original_index in blocks:
-                for criterion_id in (candidate_criteria if item_kind == "c" else choice_criteria):
-                    row = {"study_id": study_id, "annotator_id": annotator_id, "criterion_id": criterion_id,
-                           "candidate_id": item_id if item_kind == "c" else None,
-                           "choice_task_id": item_id if item_kind == "t" else None,
-                           "position": position, "kind": kind, "repeat_of": None}
-                    position += 1
-                    (repeat_rows if kind == "repeat" else first_rows).append(row)
+            for phase in phases:  # one pass over the blocks per phase, the same block order in each
+                for _key, kind, (item_kind, item_id), original_index in blocks:
+                    for criterion_id in (candidate_criteria if item_kind == "c" else choice_criteria):
+                        if criterion_id not in phase:
+                            continue
+                        row = {"study_id": study_id, "annotator_id": annotator_id, "criterion_id": criterion_id,
+                               "candidate_id": item_id if item_kind == "c" else None,
+                               "choice_task_id": item_id if item_kind == "t" else None,
+                               "position": position, "kind": kind, "repeat_of": None}
+                        position += 1
+                        (repeat_rows if kind == "repeat" else first_rows).append(row)
             if first_rows:
                 session.execute(insert(Assignment.__table__), first_rows)
             if repeat_rows:

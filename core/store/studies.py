@@ -48,16 +48,25 @@ def find_annotator(db: Database, study_id: int, name: str, *, create: bool = Fal
 
 def create_study(db: Database, name: str, *, criteria: Sequence[str | CriterionSpec] = DEFAULT_CRITERIA,
                  judges_per_item: int = 2, application: str | None = "simplification", seed: int = 0,
-                 settings: dict | None = None) -> int:
-    """A new study with its criteria (seed defaults unless named); returns its id."""
+                 settings: dict | None = None, blind_phases: bool | None = None) -> int:
+    """A new study with its criteria (seed defaults unless named); returns its id.
+
+    ``blind_phases`` (default: on when some criterion hides the source and
+    another shows it) makes every assignment batch judge form before meaning
+    (:func:`core.store.assignment.assign`)."""
     if judges_per_item < 1:
         raise ValueError("judges per item must be at least 1")
     specs = [c if isinstance(c, CriterionSpec) else preset_criterion(c, application) for c in criteria]
     with db.transaction() as session:
         if session.scalar(select(Study.id).where(Study.name == name)) is not None:
             raise ValueError(f"a study named {name!r} already exists")
+        settings = dict(settings or {})
+        if blind_phases is None:
+            blind_phases = (any(not s.shows_source and s.scale != "choice" for s in specs)
+                            and any(s.shows_source for s in specs))
+        settings["blind_phases"] = bool(blind_phases)
         study = Study(uid=str(uuid.uuid4()), name=name, created_at=now(), judges_per_item=judges_per_item,
-                      seed=seed, application=application, settings=dict(settings or {}))
+                      seed=seed, application=application, settings=settings)
         session.add(study)
         session.flush()
         for position, spec in enumerate(specs):
