@@ -60,6 +60,14 @@ class DemoFiles:
     def testcases(self) -> Path:
         return self.directory / "testcases.jsonl"
 
+    @property
+    def test_originals(self) -> Path:
+        return self.directory / "test.original.en"
+
+    @property
+    def truecase_model(self) -> Path:
+        return self.directory / "truecase-model.en"
+
     def missing(self) -> list[Path]:
         return [p for p in (self.table, self.lm, self.test_sentences) if not p.is_file()]
 
@@ -177,8 +185,9 @@ def build_demo_study(path: Path, demo: DemoFiles, progress: Progress = no_progre
         progress(60, 100, "creating the demo study")
         plan = StudyPlan(DEMO_STUDY, list(DEMO_ANNOTATORS), criteria=["fluency", "meaning", "usability"],
                          application="simplification", seed=2009, settings={"demo": str(demo.directory)})
-        make_study(db, plan, rows, origin, sources, references, "demo/test.en",
-                   scaled(progress, 60, 85))
+        displays = ops.read_sources(demo.test_originals) if demo.test_originals.is_file() else None
+        make_study(db, plan, rows, origin, sources, references, "demo/test.en", scaled(progress, 60, 85),
+                   displays=displays)
         tasks = _choice_tasks(demo, progress)
         if tasks:
             progress(90, 100, "creating the choice-task study")

@@ -53,13 +53,15 @@ def candidate_row(candidate, line: int) -> ops.CandidateRow:
 
 
 def make_study(db: Database, plan: StudyPlan, rows: list[ops.CandidateRow], origin: str, sources: dict | None,
-               references: dict | None, test_set: str | None, report: Progress = no_progress) -> int:
+               references: dict | None, test_set: str | None, report: Progress = no_progress,
+               displays: dict | None = None) -> int:
     """Create the study of ``plan``, import ``rows`` and assign them; returns the study id."""
     report(92, 100, "writing the study")
     study = ops.create_study(db, plan.name, criteria=plan.criteria, judges_per_item=plan.judges_per_item,
                              application=plan.application, seed=plan.seed,
                              settings={"origin": origin, **plan.settings})
-    ops.import_candidates(db, study, rows, path=origin, sources=sources, references=references, test_set=test_set)
+    ops.import_candidates(db, study, rows, path=origin, sources=sources, references=references, test_set=test_set,
+                          displays=displays)
     report(97, 100, "assigning items to annotators")
     ops.assign(db, study, plan.annotators, repeat_fraction=plan.repeat_fraction,
                control_fraction=plan.control_fraction)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from pathlib import Path
 from datetime import datetime, timezone
 
 from PySide6.QtCore import Qt, Signal
@@ -43,9 +44,11 @@ from PySide6.QtWidgets import (
 )
 
 from core.store import operations as ops
+from core.demo import demo_files
+from core.engine.display_text import sentence_display
 from core.store.annotation_session import AnnotationSession
 from core.store.database import Database
-from desktop.changed_spans import changed_tokens, highlighted_html
+from desktop.changed_spans import changed_tokens, highlighted_display_html, highlighted_html
 from desktop.judgment_writer import JudgmentWriter
 from desktop.progress_bars import ProgressBars
 from core.vocabulary import YES
@@ -117,6 +120,8 @@ class AnnotationScreen(QWidget):
         self.annotator_name = ""
         self.item: ops.ItemView | None = None
         self.session: AnnotationSession | None = None  # what to show next; set by open()
+        self.readable = True  # sentences detokenized and truecased (the study's "display" setting)
+        self.display = None
         self._key_values: dict[str, str] = {}
         self.pending_flag = False
         self.pending_comment: str | None = None
@@ -261,6 +266,10 @@ class AnnotationScreen(QWidget):
         self.annotator_name = annotator_name
         self.annotator_id = ops.find_annotator(self.db, study_id, annotator_name)
         self.session = AnnotationSession(self.db, self.annotator_id)
+        settings = ops.study_settings(self.db, study_id)
+        self.readable = settings.get("display", "readable") == "readable"
+        model = settings.get("truecase_model") or str(demo_files().truecase_model)
+        self.display = sentence_display(model if model and Path(model).is_file() else None)
         self._show(self.session.first())
         self.progress.follow(self.db, study_id, self.annotator_id)
 
@@ -307,14 +316,25 @@ class AnnotationScreen(QWidget):
         if item.shows_source:
             source_changed, candidate_changed = changed_tokens(item.source, candidate, item.derivation)
             self.source_box.setTitle("Source sentence")
-            self.source_label.setText(highlighted_html(item.source.split(), source_changed))
-            self.candidate_label.setText(highlighted_html(candidate.split(), candidate_changed))
+            self.source_label.setText(self._sentence_html(item, item.source, source_changed))
+            self.candidate_label.setText(self._sentence_html(item, candidate, candidate_changed))
         else:
             # Form alone (seed 003's first step): no source, and no highlight that would hint at one.
             self.source_box.setTitle("Source sentence: not shown for this question")
             self.source_label.setText("<i style='color:#777'>Judge the sentence below on its own.</i>")
-            self.candidate_label.setText(html.escape(candidate))
+            self.candidate_label.setText(self._sentence_html(item, candidate, set()))
         self._set_level_buttons(item)
+
+    def _sentence_html(self, item: ops.ItemView, tokens: str, marked) -> str:
+        """A sentence as the study shows it: readable (the published source where the text is the source's,
+        else detokenized and truecased) or tokenized, with the ``marked`` tokens highlighted."""
+        if not self.readable or self.display is None:
+            return highlighted_html(tokens.split(), marked)
+        if item.source_display and tokens.split() == item.source.split():
+            shown = self.display.show_original(item.source_display, tokens)
+        else:
+            shown = self.display.show(tokens)
+        return highlighted_display_html(shown.text, shown.spans, marked)
 
     def _set_level_buttons(self, item: ops.ItemView) -> None:
         signature = (item.scale, tuple((str(level["value"]), level.get("label")) for level in item.levels))
@@ -346,9 +366,8 @@ class AnnotationScreen(QWidget):
 
     def _show_choice(self, item: ops.ItemView) -> None:
         self.pages.setCurrentIndex(1)
-        tokens = item.source.split()
         start, end = item.span or (0, 0)
-        self.choice_sentence_label.setText(highlighted_html(tokens, range(start, end)))
+        self.choice_sentence_label.setText(self._sentence_html(item, item.source, range(start, end)))
         for button in self.option_buttons:
             self.options_layout.removeWidget(button)
             button.hide()

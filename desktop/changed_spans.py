@@ -79,3 +79,23 @@ def highlighted_html(tokens: Sequence[str], marked: set[int] | range, style: str
     if run:
         parts.append(f'<span style="{style}">{" ".join(run)}</span>')
     return " ".join(parts)
+
+
+def highlighted_display_html(text: str, spans, marked: set[int] | range, style: str = HIGHLIGHT_STYLE) -> str:
+    """A readable sentence as escaped HTML, the text of each marked token's span (and what lies between two
+    marked neighbours) wrapped in one span."""
+    runs: list[tuple[int, int]] = []
+    for index, (start, end) in enumerate(spans):
+        if index not in marked or end <= start:
+            continue
+        if runs and index - 1 in marked and runs[-1][1] <= start and not text[runs[-1][1]:start].strip(" ,;:"):
+            runs[-1] = (runs[-1][0], end)
+        else:
+            runs.append((start, end))
+    parts, position = [], 0
+    for start, end in runs:
+        parts.append(html.escape(text[position:start]))
+        parts.append(f'<span style="{style}">{html.escape(text[start:end])}</span>')
+        position = end
+    parts.append(html.escape(text[position:]))
+    return "".join(parts)

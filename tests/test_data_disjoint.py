@@ -139,6 +139,17 @@ def test_no_heldout_only_word_is_in_the_demo_lm_vocabulary(record):
 
 
 @committed
+def test_the_demo_truecaser_knows_no_heldout_only_word(record):
+    only = set(record["only"]["web"])
+    words = set()
+    for line in (DEMO / "truecase-model.en").read_text(encoding="utf-8").splitlines():
+        words.update(entry.split(" (")[0].lower() for entry in line.split(") ") if entry)
+    assert {"the", "yahweh", "mamre"} <= words  # it was trained on the training side of the WEB
+    leaked = sorted(words & only)
+    assert not leaked, f"the truecaser was trained on held-out verses: {leaked[:10]}"
+
+
+@committed
 def test_demo_table_holds_no_heldout_only_word_and_no_whole_heldout_verse(record):
     only = set(record["only"]["web"])
     whole = {row[name] for row in record["verses"].values() for name in ("web", "kjv") if row.get(name)}

@@ -1,5 +1,6 @@
 """The annotation screen driven by keys only, on real SQLite studies (offscreen Qt)."""
 
+import html
 import re
 
 import pytest
@@ -80,8 +81,9 @@ def test_a_scripted_annotator_judges_a_whole_study_by_keys(qtbot, study, screen_
                                                      screen.candidate_label, screen.question_label))
         assert not any(name in texts for name in system_names)  # blind
         # seed 003's two steps: fluency alone, meaning with the source
-        shown_source = re.sub(r"<[^>]+>", "", screen.source_label.text())
-        assert (shown_source == item.source) == item.shows_source
+        shown_source = html.unescape(re.sub(r"<[^>]+>", "", screen.source_label.text()))
+        # Judges read sentences detokenized and truecased (the study's default "readable" display).
+        assert (shown_source == screen.display(item.source)) == item.shows_source
         key = key_for(item)
         given[item.assignment_id] = expected_value(key)
         qtbot.keyClick(screen, KEY[key])
@@ -316,3 +318,33 @@ def test_a_long_session_of_signals_does_not_abort_the_app(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], cwd=root, env={**__import__("os").environ,
                           "PYTHONPATH": str(root)}, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "alive" in done.stdout, done.stderr[-500:]
+
+
+def test_judges_read_readable_sentences_and_the_store_keeps_the_tokens(qtbot, tmp_path, screen_for):
+    source = 'he said , " don \'t go to mamre . "'
+    candidate = 'he said , " do not go to mamre . "'
+    db = open_database(tmp_path / "readable.sqlite", create=True)
+    study = ops.create_study(db, "readable", criteria=["meaning"])
+    ops.import_candidates(db, study, [ops.CandidateRow(sentence_id="0", text=candidate, system="x", source=source),
+                                      ops.CandidateRow(sentence_id="0", text=source, system="x", source=source)],
+                          displays={"0": "He said, “Don’t go to Mamre.”"})
+    ops.assign(db, study, ["ann"])
+    screen = screen_for(db, study)
+    shown = {}
+    for _ in range(2):
+        item = screen.item
+        plain = html.unescape(re.sub(r"<[^>]+>", "", screen.candidate_label.text()))
+        shown[item.candidate] = plain
+        assert html.unescape(re.sub(r"<[^>]+>", "", screen.source_label.text())) == 'He said, "Don\'t go to Mamre."'
+        qtbot.keyClick(screen, Qt.Key_Y)
+    # The unchanged candidate reads as the published source; the rewrite is detokenized and truecased.
+    assert shown[source] == 'He said, "Don\'t go to Mamre."'
+    assert shown[candidate] == 'He said, "Do not go to Mamre."'
+    screen.writer.drain()
+    assert {row["text"] for row in ops.list_items(db, study)} == {source, candidate}  # tokens kept
+    # The researcher switches the study to tokenized display.
+    ops.update_study_settings(db, study, display="tokenized")
+    screen.open(study, "ann", "readable")
+    qtbot.keyClick(screen, Qt.Key_Left)
+    assert html.unescape(re.sub(r"<[^>]+>", "", screen.candidate_label.text())) in (source, candidate)
+    db.close()

@@ -47,6 +47,9 @@ def register(subparsers) -> None:
     imp.add_argument("--format", choices=("jsonl", "csv", "tsv"), help="default: from the file extension")
     imp.add_argument("--sources", help="source sentences, one per line (for JSONL without a 'source' field)")
     imp.add_argument("--references", help="reference sentences, one per line, parallel to --sources")
+    imp.add_argument("--source-originals", metavar="FILE",
+                     help="the sources as published (cased, untokenized), one per line, parallel to --sources: "
+                     "what judges read instead of the tokenized text")
     imp.add_argument("--id-base", type=int, default=0, help="sentence_id of the first --sources line (default 0)")
     imp.add_argument("--test-set", help="test-set name recorded with each source sentence")
     imp.add_argument("--choice-tasks", action="store_true",
@@ -158,13 +161,14 @@ def _import_candidates(args) -> int:
             print(f"added {added} choice tasks")
             return 0
         sources = ops.read_sources(args.sources, args.id_base) if args.sources else None
+        displays = ops.read_sources(args.source_originals, args.id_base) if args.source_originals else None
         references = None
         if args.references:
             references = {k: [v] for k, v in ops.read_sources(args.references, args.id_base).items()}
         with progress_bar(" lines") as progress:
             report = ops.import_candidates(db, study_id, ops.read_candidates(args.file, args.format),
                                            path=args.file, sources=sources, references=references,
-                                           test_set=args.test_set, progress=progress)
+                                           test_set=args.test_set, progress=progress, displays=displays)
     print(f"{report.rows} lines: {report.candidates_added} new candidates for {report.sources_added} new sources; "
           f"{report.credited_to_existing} strings credited to another system too; "
           f"{report.already_present} already present; systems: {', '.join(report.systems)}")

@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from core.evaldata.stage_context import BuildContext, read_lines, sha256_of
+from core.evaldata.stage_context import BuildContext, read_jsonl, read_lines, sha256_of
 from core.tablebuild.table_converters import prune_paraphrase_table
 from core.textio import atomic_output
 
@@ -15,7 +15,8 @@ from core.textio import atomic_output
 # with p(e2|e1) >= 0.01, scores to 6 significant digits: about 18 MB.
 DEMO_TABLE = {"max_source_length": 3, "top": 5, "min_prob": 0.01, "significant_digits": 6}
 DEMO_BUDGET_BYTES = 25 * 1024 * 1024
-DEMO_FILES = ("paraphrase-table.gz", "lm.bin", "test.en", "test.ref.en", "testcases.jsonl", "candidates.jsonl")
+DEMO_FILES = ("paraphrase-table.gz", "lm.bin", "test.en", "test.ref.en", "testcases.jsonl", "candidates.jsonl",
+              "test.original.en", "truecase-model.en")
 # The demo study's candidates: the beam decoder's 2-best of every test verse.
 DEMO_CANDIDATES_NBEST = 2
 
@@ -47,6 +48,26 @@ def write_demo_candidates(demo: Path) -> None:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
+def write_readable_text(context: BuildContext) -> dict:
+    """What judges read: ``test.original.en`` (the WEB text of each test verse as published, line by line with
+    ``test.en``) and ``truecase-model.en`` (a Moses truecaser trained on the WEB training verses, our tokens with
+    their original casing, for candidates, which exist only tokenized and lowercased;
+    :mod:`core.engine.display_text`)."""
+    from core.engine.display_text import train_truecaser
+
+    verses = {row["ref"]: row for row in read_jsonl(context.path("corpus", "verses.jsonl"))}
+    test_ids = read_lines(context.path("split", "test.ids"))
+    with atomic_output(context.demo / "test.original.en") as handle:
+        for ref in test_ids:
+            handle.write(" ".join(verses[ref]["web"].split()) + "\n")
+    train_ids = read_lines(context.path("split", "train.ids"))
+    tokens = dict(zip(train_ids, read_lines(context.path("corpus", "train.web"))))
+    train_truecaser(((verses[ref]["web"], tokens[ref].split()) for ref in train_ids),
+                    context.path("demo-text", "truecase-model.en"))
+    copy_atomically(context.path("demo-text", "truecase-model.en"), context.demo / "truecase-model.en")
+    return {"truecaser_trained_on_verses": len(train_ids), "originals": len(test_ids)}
+
+
 def stage_demo(context: BuildContext) -> dict:
     table = context.path("tables", "paraphrase-table.gz")
     pruned = context.path("tables", "paraphrase-table.demo.gz")
@@ -69,6 +90,9 @@ def stage_demo(context: BuildContext) -> dict:
             copied[name] = source.stat().st_size
     if all((context.demo / name).exists() for name in ("paraphrase-table.gz", "lm.bin", "test.en")):
         write_demo_candidates(context.demo)
+    readable = None
+    if context.path("corpus", "verses.jsonl").exists() and context.path("split", "train.ids").exists():
+        readable = write_readable_text(context)
     present = [name for name in DEMO_FILES if (context.demo / name).exists()]
     with atomic_output(context.demo / "MANIFEST") as handle:
         for name in present:
@@ -77,7 +101,7 @@ def stage_demo(context: BuildContext) -> dict:
     if total > DEMO_BUDGET_BYTES:
         context.say(f"  WARNING: demo is {total / 2**20:.1f} MB, over the 25 MB budget")
     stats = {"files": {name: (context.demo / name).stat().st_size for name in present}, "total_bytes": total,
-             "copied": sorted(copied), "table_pruning": pruning}
+             "copied": sorted(copied), "table_pruning": pruning, "readable_text": readable}
     if not missing:
         _write_provenance(context)
     if missing:

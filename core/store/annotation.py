@@ -40,6 +40,7 @@ class ItemView:
     levels: list
     shows_source: bool
     source: str
+    source_display: str | None  # the source as published, when the study has it
     references: list
     candidate: str | None
     derivation: Any
@@ -59,7 +60,8 @@ def _item_query():
                         SourceSentence.__table__, Judgment.__table__)
     source_id = func.coalesce(k.c.source_id, t.c.source_id)
     return (select(a.c.id, a.c.position, a.c.candidate_id, a.c.choice_task_id, c.c.name, c.c.question, c.c.scale,
-                   c.c.levels, c.c.shows_source, s.c.text.label("source"), s.c.references, k.c.text.label("candidate"),
+                   c.c.levels, c.c.shows_source, s.c.text.label("source"), s.c.display.label("source_display"),
+                   s.c.references, k.c.text.label("candidate"),
                    k.c.kind.label("candidate_kind"), k.c.derivation, t.c.span_start, t.c.span_end, t.c.options,
                    j.c.value, j.c.text.label("answer_text"), j.c.flag, j.c.comment)
             .select_from(a.join(c, c.c.id == a.c.criterion_id)
@@ -97,7 +99,8 @@ def _item_view(row) -> ItemView:
     return ItemView(
         assignment_id=row.id, position=row.position, item=item_key(row.candidate_id, row.choice_task_id),
         criterion=row.name, question=row.question, scale=row.scale, levels=list(row.levels or []),
-        shows_source=bool(row.shows_source), source=row.source, references=list(row.references or []),
+        shows_source=bool(row.shows_source), source=row.source, source_display=row.source_display,
+        references=list(row.references or []),
         candidate=None if is_task else row.candidate,
         # A planted control shows no derivation: the screen highlights it by diff like any import.
         derivation=row.derivation if row.candidate_kind == "candidate" else None,

@@ -122,12 +122,14 @@ def read_sources(path: str | os.PathLike, id_base: int = 0) -> dict[str, str]:
 
 def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow], *, path: str = "<input>",
                       sources: dict[str, str] | None = None, references: dict[str, list[str]] | None = None,
+                      displays: dict[str, str] | None = None,
                       test_set: str | None = None, progress: Progress = no_progress) -> ImportReport:
     """Add candidates (one transaction). A string already present for the same
     source sentence is credited to the new system instead of added again."""
     report = ImportReport()
     sources = sources or {}
     references = references or {}
+    displays = displays or {}
     with db.transaction() as session:
         source_ids = dict(session.execute(select(SourceSentence.external_id, SourceSentence.id)
                                           .where(SourceSentence.study_id == study_id)).all())
@@ -157,7 +159,8 @@ def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow],
                                        "(a 'source' field or a --sources file covering it)")
             new_sources[row.sentence_id] = {
                 "study_id": study_id, "external_id": row.sentence_id, "text": source_text, "test_set": test_set,
-                "references": row.references or references.get(row.sentence_id) or []}
+                "references": row.references or references.get(row.sentence_id) or [],
+                "display": displays.get(row.sentence_id)}
         if new_sources:
             new_ids = session.scalars(insert(SourceSentence).returning(SourceSentence.id, sort_by_parameter_order=True),
                                       list(new_sources.values())).all()

@@ -61,6 +61,8 @@ class SourceSentence(Base):
     text: Mapped[str] = mapped_column(Text)
     references: Mapped[list[Any]] = mapped_column(JSON, default=list)
     test_set: Mapped[str | None] = mapped_column(String(200))
+    # The sentence as published (cased, untokenized), shown to judges instead of ``text`` when known.
+    display: Mapped[str | None] = mapped_column(Text)
 
 
 class System(Base):

@@ -28,7 +28,7 @@ from core.store.exchange import MergeReport, export_package, import_judgments_cs
 from core.store.items import item_key, list_items, parse_item_key
 from core.store.judgments_out import EXPORT_COLUMNS, export_judgments, iter_judgments, judgment_records
 from core.store.quality import DEFAULT_QC_THRESHOLDS, QualityReport, StudyProgress, quality_control, study_progress
-from core.store.studies import create_study, find_annotator, find_study
+from core.store.studies import create_study, find_annotator, find_study, study_settings, update_study_settings
 from core.vocabulary import APPLICATIONS
 
 __all__ = [
@@ -39,5 +39,5 @@ __all__ = [
     "item_key", "iso_time", "iter_judgments", "judgment_records", "list_items", "make_control_text",
     "merge_package", "neighbour_position", "next_free_positions", "next_item", "normalize_value", "parse_item_key",
     "preset_criterion", "quality_control", "read_candidates", "read_candidates_jsonl", "read_candidates_table",
-    "read_sources", "record_judgment", "study_progress", "undo_last",
+    "read_sources", "record_judgment", "study_progress", "study_settings", "undo_last", "update_study_settings",
 ]

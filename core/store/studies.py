@@ -76,3 +76,23 @@ def create_study(db: Database, name: str, *, criteria: Sequence[str | CriterionS
         log_event(session, study.id, "study_created", {"name": name, "criteria": [s.name for s in specs],
                                                    "judges_per_item": judges_per_item, "seed": seed})
         return study.id
+
+
+def study_settings(db: Database, study_id: int) -> dict:
+    """The study's settings (display, blind phases, instructions, ...)."""
+    with db.reading() as session:
+        study = session.get(Study, study_id)
+        if study is None:
+            raise LookupError(f"no study {study_id}")
+        return dict(study.settings or {})
+
+
+def update_study_settings(db: Database, study_id: int, **changes) -> dict:
+    """Change some settings of a study (one transaction, logged); returns them all."""
+    with db.transaction() as session:
+        study = session.get(Study, study_id)
+        if study is None:
+            raise LookupError(f"no study {study_id}")
+        study.settings = {**(study.settings or {}), **changes}
+        log_event(session, study_id, "settings_changed", {"changes": changes})
+        return dict(study.settings)
