@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from datetime import datetime, timezone
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QFrame,
@@ -46,9 +46,11 @@ from PySide6.QtWidgets import (
 from core.store import operations as ops
 from core.demo import demo_files
 from core.engine.display_text import sentence_display
+from core.store import session_lock
 from core.store.annotation_session import AnnotationSession
 from core.store.database import Database
 from desktop.changed_spans import changed_tokens, highlighted_display_html, highlighted_html
+from desktop.judging_clock import JudgingClock
 from desktop.judgment_writer import JudgmentWriter
 from desktop.progress_bars import ProgressBars
 from core.vocabulary import YES
@@ -126,12 +128,18 @@ class AnnotationScreen(QWidget):
         self.pending_flag = False
         self.pending_comment: str | None = None
         self.shown_at = datetime.now(timezone.utc)
+        self.clock = JudgingClock()  # time spent judging the item shown (paused when hidden or idle)
+        self.lock: session_lock.SessionLock | None = None  # this window's judging session
+        self._heartbeat = QTimer(self, interval=session_lock.HEARTBEAT_SECONDS * 1000)
+        self._heartbeat.timeout.connect(lambda: self.lock is not None and self.writer.heartbeat(self.lock))
         self.level_buttons: list[QPushButton] = []  # the buttons of the current scale
+        self._button_values: list[str] = []  # the value each of them gives
         self.option_buttons: list[QPushButton] = []
         self.setFocusPolicy(Qt.StrongFocus)
         self._build()
         writer.committed.connect(self._on_committed)
         writer.undone.connect(self._on_undone)
+        writer.session_lost.connect(self._on_session_lost)
         writer.failed.connect(lambda message: self.status.setText(f"<b>could not save</b>: {html.escape(message)}"))
 
     # layout ---------------------------------------------------------------------------
@@ -190,8 +198,15 @@ class AnnotationScreen(QWidget):
     def _button(self, text: str, slot) -> QPushButton:
         button = QPushButton(text)
         button.setFocusPolicy(Qt.NoFocus)  # keys always reach the screen
+        button.pressed.connect(self._note_activity)
         button.clicked.connect(slot)
         return button
+
+    def _note_activity(self) -> None:
+        if not self.clock.running and self.item is not None:
+            self.status.setText("The clock paused while you were away (over a minute without a key); judging "
+                                "time counts only while you judge.")
+        self.clock.activity()
 
     @staticmethod
     def _text_box(title: str) -> tuple[QGroupBox, QLabel]:
@@ -239,6 +254,7 @@ class AnnotationScreen(QWidget):
         self.options_layout = QVBoxLayout(options_box)
         layout.addWidget(options_box)
         self.original_button = self._key_button("keep_original")
+        self.original_button.setCheckable(True)
         layout.addWidget(self.original_button)
         custom_row = QHBoxLayout()
         custom_row.addWidget(QLabel(KEY_BY_ACTION["start_custom"].button_text() + ":"))
@@ -259,12 +275,26 @@ class AnnotationScreen(QWidget):
         return page
 
     # study and annotator --------------------------------------------------------------
-    def open(self, study_id: int, annotator_name: str, study_name: str = "") -> None:
-        """Start (or resume) ``annotator_name`` on the study: the first item they have not judged."""
+    def open(self, study_id: int, annotator_name: str, study_name: str = "", *, take_over: bool = False) -> None:
+        """Start (or resume) ``annotator_name`` on the study: the first item they have not judged.
+
+        Raises :class:`core.store.session_lock.SessionTaken` when another live session judges as this
+        annotator on this study (``take_over`` replaces it), and LookupError when the annotator has no
+        assignment in the study; the screen then shows what to do instead."""
         self.writer.drain()
-        self.study_id, self.study_name = study_id, study_name
-        self.annotator_name = annotator_name
-        self.annotator_id = ops.find_annotator(self.db, study_id, annotator_name)
+        self.close_session()
+        self.study_id, self.study_name, self.annotator_name = study_id, study_name, annotator_name
+        try:
+            annotator_id = ops.find_annotator(self.db, study_id, annotator_name)
+        except LookupError:
+            self.show_message(f"<h2>{html.escape(annotator_name)} has nothing to judge in "
+                              f"“{html.escape(study_name)}”.</h2><p>Assign them in the Studies screen "
+                              "(Ctrl+3) or with <code>parastudio study assign --annotators NAME</code>, or judge "
+                              "as someone else (File ▸ Judge as…).</p>")
+            raise
+        self.lock = session_lock.acquire(self.db, study_id, annotator_id, take_over=take_over)
+        self.annotator_id = annotator_id
+        self._heartbeat.start()
         self.session = AnnotationSession(self.db, self.annotator_id)
         settings = ops.study_settings(self.db, study_id)
         self.readable = settings.get("display", "readable") == "readable"
@@ -276,16 +306,66 @@ class AnnotationScreen(QWidget):
     def refresh_progress(self) -> None:
         self.progress.recount()
 
+    def close_session(self) -> None:
+        """Release this window's judging session (its lock row), once the answers queued before are written."""
+        self._heartbeat.stop()
+        if self.lock is not None:
+            self.writer.drain()
+            session_lock.release(self.db, self.lock)
+            self.lock = None
+        self.session = None
+        self.annotator_id = None
+
+    def _on_session_lost(self, study_id: int, annotator_id: int) -> None:
+        if self.lock is None or (study_id, annotator_id) != (self.lock.study_id, self.lock.annotator_id):
+            return
+        self._heartbeat.stop()
+        self.lock = None
+        self.session = None
+        self.annotator_id = None
+        self.show_message(f"<h2>Another window took over judging as {html.escape(self.annotator_name)}.</h2>"
+                          "<p>Every answer given here is saved. Judge in the other window, or reopen the study "
+                          "here (Ctrl+3, Enter) to take it back.</p>")
+
+    def show_message(self, message_html: str) -> None:
+        """An empty state: say what is going on and what to do next, instead of an item."""
+        self.item = None
+        self.question_label.setText("")
+        self.answer_label.setText("")
+        self.keys_help.setText("")
+        self.done_label.setText(message_html)
+        self.pages.setCurrentIndex(2)
+        self._update_header()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self.clock.resume()
+        super().showEvent(event)
+
+    def hideEvent(self, event) -> None:  # noqa: N802
+        self.clock.pause()
+        super().hideEvent(event)
+
     # showing an item ---------------------------------------------------------------
     def _show(self, item: ops.ItemView | None) -> None:
         self.item = item
         self.pending_flag, self.pending_comment = False, None
         self.comment_edit.hide()
         self.shown_at = datetime.now(timezone.utc)
+        self.clock.start()
+        if not self.isVisible():
+            self.clock.pause()
         if self.item is None:
             self.question_label.setText("")
-            self.done_label.setText(f"<h2>All done.</h2><p>{html.escape(self.annotator_name)} has judged every "
-                                    "item assigned in this study. Ctrl+Z undoes the last answer, ← goes back.</p>")
+            if self.session is not None and self.session.first() is None and self.progress.my_total == 0 \
+                    and ops.item_at(self.db, self.annotator_id, 0) is None:
+                self.done_label.setText(f"<h2>“{html.escape(self.study_name)}” has no items for "
+                                        f"{html.escape(self.annotator_name)} yet.</h2><p>Import candidates and "
+                                        "assign them in the Studies screen (Ctrl+3), or with <code>parastudio study "
+                                        "import-candidates</code> and <code>parastudio study assign</code>.</p>")
+            else:
+                self.done_label.setText(f"<h2>All done.</h2><p>{html.escape(self.annotator_name)} has judged every "
+                                        "item assigned in this study. Ctrl+Z undoes the last answer, ← goes "
+                                        "back.</p>")
             self.pages.setCurrentIndex(2)
             self.answer_label.setText("")
             self.keys_help.setText(help_line("any"))
@@ -352,15 +432,16 @@ class AnnotationScreen(QWidget):
                 label = level.get("label") or value
                 button = self._button(f"{label}  [{' / '.join(keys)}]", lambda _=False, v=value: self.answer(v))
                 button.setToolTip(level.get("description", ""))
-                button.setMinimumHeight(44)
+                button.setCheckable(True)  # pressed while it is the answer of the item shown
+                button.setMinimumHeight(36)
                 layout.addWidget(button)
                 buttons.append(button)
                 if item.scale != "binary":
                     help_lines.append(f"<b>{html.escape(value)}</b> {html.escape(label)}: "
                                       f"{html.escape(level.get('description', ''))}")
             self._level_pages[signature] = (self.levels_stack.addWidget(row), key_values, buttons,
-                                            "<br>".join(help_lines))
-        index, self._key_values, self.level_buttons, help_text = self._level_pages[signature]
+                                            "<br>".join(help_lines), [str(level["value"]) for level in item.levels])
+        index, self._key_values, self.level_buttons, help_text, self._button_values = self._level_pages[signature]
         self.levels_stack.setCurrentIndex(index)
         self.levels_help.setText(help_text)
 
@@ -375,6 +456,7 @@ class AnnotationScreen(QWidget):
         self.option_buttons = []
         for number, option in enumerate(item.options[:MAX_OPTIONS], 1):
             button = self._button(f"[{number}]  {option}", lambda _=False, n=number: self.answer_choice(f"option:{n}"))
+            button.setCheckable(True)
             button.setStyleSheet("text-align:left; padding:6px")
             self.options_layout.addWidget(button)
             self.option_buttons.append(button)
@@ -395,6 +477,12 @@ class AnnotationScreen(QWidget):
             parts.append(f"Your answer: <b>{html.escape(shown)}</b> (a new key replaces it)")
         else:
             parts.append("<span style='color:#666'>not judged yet</span>")
+        # The button of the answer given earlier stays pressed when the judge comes back to the item.
+        for button, value in zip(self.level_buttons, self._button_values):
+            button.setChecked(item.value is not None and value == item.value)
+        for number, button in enumerate(self.option_buttons, 1):
+            button.setChecked(item.value == f"option:{number}")
+        self.original_button.setChecked(item.value == "original")
         flagged = item.flag if item.value is not None else self.pending_flag
         comment = item.comment if item.value is not None else self.pending_comment
         if flagged:
@@ -413,7 +501,7 @@ class AnnotationScreen(QWidget):
         comment = item.comment if not was_open else self.pending_comment
         now = datetime.now(timezone.utc)
         self.writer.answer(item.assignment_id, value, text=text, started_at=self.shown_at, answered_at=now,
-                           comment=comment, flag=flag)
+                           comment=comment, flag=flag, duration_ms=self.clock.elapsed_ms())
         self._show(self.session.answered(item, value, text, flag=flag, comment=comment))
 
     def answer_choice(self, value: str) -> None:
@@ -517,6 +605,7 @@ class AnnotationScreen(QWidget):
 
     # keys ------------------------------------------------------------------------------
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self._note_activity()
         if self.comment_edit.hasFocus() or self.custom_edit.hasFocus():
             if event.key() == Qt.Key_Escape:
                 self.comment_edit.hide()

@@ -25,6 +25,7 @@ from PySide6.QtCore import QObject, Signal
 from sqlalchemy.exc import OperationalError
 
 from core.store import operations as ops
+from core.store import session_lock
 from core.store.annotation_queries import live_judgment_of
 from core.store.database import Database
 
@@ -43,6 +44,7 @@ class JudgmentWriter(QObject):
     committed = Signal(int, int)  # assignment id, judgment id
     annotated = Signal(int, int)  # assignment id, new judgment id
     undone = Signal(int, int)  # annotator id, assignment id open again (-1: nothing to undo)
+    session_lost = Signal(int, int)  # study id, annotator id: another window took over judging as them
     failed = Signal(str)
 
     _STOP = object()
@@ -58,9 +60,16 @@ class JudgmentWriter(QObject):
     # called from the UI thread ------------------------------------------------
     def answer(self, assignment_id: int, value: str, *, text: str | None = None,
                started_at: datetime | None = None, answered_at: datetime | None = None,
-               comment: str | None = None, flag: bool = False) -> None:
+               comment: str | None = None, flag: bool = False, duration_ms: int | None = None) -> None:
         self._put("answer", assignment_id=assignment_id, value=value, text=text, started_at=started_at,
-                  answered_at=answered_at, comment=comment, flag=flag)
+                  answered_at=answered_at, comment=comment, flag=flag, duration_ms=duration_ms)
+
+    def heartbeat(self, lock) -> None:
+        """Keep a judging session's lock fresh (:mod:`core.store.session_lock`); ``session_lost`` if taken over."""
+        self._put("heartbeat", lock=lock)
+
+    def release(self, lock) -> None:
+        self._put("release", lock=lock)
 
     def annotate(self, assignment_id: int, *, comment: str | None = None, flag: bool | None = None) -> None:
         """Flag or comment an answered assignment (after any answer still queued for it)."""
@@ -128,7 +137,8 @@ class JudgmentWriter(QObject):
         if task.kind == "answer":
             judgment_id = ops.record_judgment(
                 self.db, args["assignment_id"], args["value"], text=args["text"], started_at=args["started_at"],
-                answered_at=args["answered_at"], comment=args["comment"], flag=args["flag"])
+                answered_at=args["answered_at"], comment=args["comment"], flag=args["flag"],
+                duration_ms=args.get("duration_ms"))
             self.committed.emit(args["assignment_id"], judgment_id)
         elif task.kind == "annotate":
             live = live_judgment_of(self.db, args["assignment_id"])
@@ -139,5 +149,11 @@ class JudgmentWriter(QObject):
         elif task.kind == "undo":
             reopened = ops.undo_last(self.db, args["annotator_id"])
             self.undone.emit(args["annotator_id"], -1 if reopened is None else reopened)
+        elif task.kind == "heartbeat":
+            lock = args["lock"]
+            if not session_lock.heartbeat(self.db, lock):
+                self.session_lost.emit(lock.study_id, lock.annotator_id)
+        elif task.kind == "release":
+            session_lock.release(self.db, args["lock"])
         else:
             raise ValueError(task.kind)

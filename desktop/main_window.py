@@ -247,7 +247,9 @@ class MainWindow(QMainWindow):
             self._replacement = replacement
 
     def closeEvent(self, event) -> None:  # noqa: N802
-        # Every answer already given is committed before the window goes.
+        # Every answer already given is committed before the window goes, then the judging sessions end.
+        for tab in (self.annotate, self.choice):
+            tab.screen.close_session()
         self.writer.close()
         if self.studies.worker is not None:
             self.studies.worker.cancel()  # a study build stops at its next progress report

@@ -188,6 +188,7 @@ def test_reopening_resumes_at_the_first_open_item(qtbot, study, screen_for):
     screen = screen_for(db, study_id)
     for _ in range(5):
         qtbot.keyClick(screen, KEY[key_for(screen.item)])
+    screen.close_session()  # the window closes
     screen.writer.close()
     again = screen_for(db, study_id)
     assert again.item.position == 5
@@ -348,3 +349,23 @@ def test_judges_read_readable_sentences_and_the_store_keeps_the_tokens(qtbot, tm
     qtbot.keyClick(screen, Qt.Key_Left)
     assert html.unescape(re.sub(r"<[^>]+>", "", screen.candidate_label.text())) in (source, candidate)
     db.close()
+
+
+def test_a_second_window_for_the_same_judge_is_refused_and_a_take_over_stops_the_first(qtbot, study, screen_for):
+    from core.store.session_lock import SessionTaken
+
+    db, study_id, _ = study
+    first = screen_for(db, study_id)
+    with pytest.raises(SessionTaken):
+        screen_for(db, study_id)
+    second_writer = JudgmentWriter(db)
+    second = AnnotationScreen(db, second_writer)
+    qtbot.addWidget(second)
+    second.open(study_id, "ann", "toy", take_over=True)
+    first.writer.heartbeat(first.lock)  # the first window's next heartbeat finds the lock taken
+    qtbot.waitUntil(lambda: first.lock is None, timeout=5000)
+    assert "took over" in first.done_label.text() and first.pages.currentIndex() == 2
+    qtbot.keyClick(first, Qt.Key_Y)  # keys do nothing there now
+    assert first.item is None
+    second.close_session()
+    second_writer.close()

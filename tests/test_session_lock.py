@@ -52,3 +52,17 @@ def test_a_stale_lock_of_a_killed_process_is_reclaimed(db):
         session.execute(update(AnnotatorSession).values(heartbeat_at=now() - timedelta(seconds=600)))
     alive = session_lock.acquire(db, study, annotator)
     assert alive.token != dead.token and not session_lock.heartbeat(db, dead)
+
+
+def test_a_lock_of_a_process_of_this_machine_that_died_is_reclaimed_at_once(db):
+    import socket
+    import subprocess
+    import sys
+
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True, check=True)
+    study, annotator = make_study(db, f"dead-{id(db)}")
+    session_lock.acquire(db, study, annotator, holder=f"{socket.gethostname()} pid {finished.stdout.strip()}")
+    session_lock.acquire(db, study, annotator)  # no SessionTaken: that process is gone
+    with pytest.raises(session_lock.SessionTaken):
+        session_lock.acquire(db, study, annotator, holder=f"another-host pid {finished.stdout.strip()}")

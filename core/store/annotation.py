@@ -156,8 +156,8 @@ def record_judgment(db: Database, assignment_id: int, value: Any, *, text: str |
 
     Answering an assignment that already has a live answer (the annotator
     went back) appends the new answer and marks the old one superseded.
-    The time taken is measured from ``started_at`` when that is given, else
-    ``duration_ms`` (the screen's own clock, paused while it was hidden).
+    The time taken is ``duration_ms`` when given (the screen's own clock,
+    paused while it was hidden or idle), else measured from ``started_at``.
     """
     answered_at = aware(answered_at) or now()
     started_at = aware(started_at)
@@ -166,7 +166,8 @@ def record_judgment(db: Database, assignment_id: int, value: Any, *, text: str |
         if row is None:
             raise LookupError(f"no assignment {assignment_id}")
         label, stored_text = normalize_value(row, value, text, row.options or ())
-        duration = duration_ms if started_at is None else clock.duration_ms(started_at, answered_at)
+        # The screen's own clock (paused while it was hidden or idle) wins over the wall-clock difference.
+        duration = duration_ms if duration_ms is not None else clock.duration_ms(started_at, answered_at)
         judgment_id = connection.scalar(_insert_judgment(), dict(
             uid=str(uuid.uuid4()), study_id=row.study_id, assignment_id=assignment_id,
             annotator_id=row.annotator_id, candidate_id=row.candidate_id, choice_task_id=row.choice_task_id,

@@ -5,7 +5,9 @@ transaction; the app calls :func:`heartbeat` every few seconds and
 :func:`release` when it closes. Another session finding a row whose
 heartbeat is younger than :data:`STALE_AFTER` is refused with who holds it
 (:class:`SessionTaken`); ``take_over=True`` replaces it (the user said so in
-a dialog), and a stale row is taken over silently: its process died.
+a dialog), and a stale row is taken over silently: its process died. So is a
+row of a process on this same machine that no longer exists (the app was
+killed and started again: no need to wait for its heartbeat to age).
 """
 
 from __future__ import annotations
@@ -48,6 +50,20 @@ def this_process() -> str:
     return f"{socket.gethostname()} pid {os.getpid()}"
 
 
+def holder_is_gone(holder: str) -> bool:
+    """Whether ``holder`` names a process of this machine that is no longer running."""
+    host, _, pid = holder.rpartition(" pid ")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # it exists, under another user
+        return False
+    return False
+
+
 def acquire(db: Database, study_id: int, annotator_id: int, *, take_over: bool = False,
             holder: str | None = None) -> SessionLock:
     """The lock of ``annotator_id`` on ``study_id`` for this session; :class:`SessionTaken` when held elsewhere."""
@@ -70,7 +86,7 @@ def _acquire(db: Database, study_id: int, annotator_id: int, take_over: bool, ho
                                          started_at=moment, heartbeat_at=moment))
         else:
             age = (moment - aware(row.heartbeat_at)).total_seconds()
-            if age < STALE_AFTER.total_seconds() and not take_over:
+            if age < STALE_AFTER.total_seconds() and not take_over and not holder_is_gone(row.holder):
                 raise SessionTaken(row.holder, max(0.0, age))
             log_event(session, study_id, "session_taken_over", {"annotator": annotator_id, "from": row.holder,
                                                                   "to": holder, "seconds_since_heartbeat": age})
