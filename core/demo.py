@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from core.progress import Progress, no_progress, scaled
 from core.store import operations as ops
 from core.study_builder import StudyPlan, candidate_row, make_choice_study, make_study
 from core.store.database import open_database
+from core.store.sqlite_file import building_sqlite_file
 
 @dataclass(frozen=True)
 class DemoFiles:
@@ -87,6 +87,37 @@ GENERATE_NBEST = 2
 
 
 
+# What a judge of the demo study reads before the first item (F1 shows it again); seed 003's two steps, seed 004's
+# usability, each with a good and a bad example from the demo's own verses.
+DEMO_INSTRUCTIONS = {
+    "text": "You will judge paraphrases of Bible verses (World English Bible) made by a machine. First you see each "
+            "paraphrase alone and say whether it is good English. Later you see it beside the verse it rewrites "
+            "and say whether both say the same thing, and whether the rewrite makes the verse simpler. Judge "
+            "what you see: do not look the verse up. Your answer is saved the moment you press a key; Ctrl+Z "
+            "undoes the last one, F flags an item, C adds a comment.",
+    "examples": {
+        "fluency": [
+            {"good": True, "text": "Abraham hastened into the tent to Sarah.", "source": "",
+             "reason": "correct, natural English (an older word, but a right one)"},
+            {"good": False, "text": "If now I have find favor in your sight.", "source": "",
+             "reason": "'have find' is not English, even if the meaning is clear"},
+        ],
+        "meaning": [
+            {"good": True, "text": "Abraham hastened into the tent to Sarah.",
+             "source": "Abraham hurried into the tent to Sarah.", "reason": "another word, the same event"},
+            {"good": False, "text": "Abraham hurried into the tent to the servant.",
+             "source": "Abraham hurried into the tent to Sarah.", "reason": "it changes who he went to"},
+        ],
+        "usability": [
+            {"good": True, "text": "He said, \"Where is Sarah?\"", "source": "He said, \"Where is Sarah, your wife?\"",
+             "reason": "simpler, and still the same question (3)"},
+            {"good": False, "text": "He spake, \"Whither is Sarah, thy wife?\"",
+             "source": "He said, \"Where is Sarah, your wife?\"", "reason": "harder words, not simpler (1)"},
+        ],
+    },
+}
+
+
 def user_data_dir() -> Path:
     """``$PARASTUDIO_DATA``, else ``$XDG_DATA_HOME/paraphrase-studio`` (``~/.local/share``)."""
     override = os.environ.get("PARASTUDIO_DATA")
@@ -110,14 +141,8 @@ def open_demo_study(path: str | os.PathLike | None = None, demo: DemoFiles | Non
     if not demo.test_sentences.is_file():
         raise FileNotFoundError(f"the bundled demo is missing {demo.test_sentences} "
                                 "(run `parastudio data build` to make evaldata/demo)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.part")
-    try:
+    with building_sqlite_file(target) as temporary:
         build_demo_study(temporary, demo, progress)
-        os.replace(temporary, target)
-    finally:
-        for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
-            leftover.unlink(missing_ok=True)
     return target
 
 
@@ -184,7 +209,8 @@ def build_demo_study(path: Path, demo: DemoFiles, progress: Progress = no_progre
     try:
         progress(60, 100, "creating the demo study")
         plan = StudyPlan(DEMO_STUDY, list(DEMO_ANNOTATORS), criteria=["fluency", "meaning", "usability"],
-                         application="simplification", seed=2009, settings={"demo": str(demo.directory)})
+                         application="simplification", seed=2009,
+                         settings={"demo": str(demo.directory), "instructions": DEMO_INSTRUCTIONS})
         displays = ops.read_sources(demo.test_originals) if demo.test_originals.is_file() else None
         make_study(db, plan, rows, origin, sources, references, "demo/test.en", scaled(progress, 60, 85),
                    displays=displays)

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QStackedWidget,
     QVBoxLayout,
@@ -165,7 +166,13 @@ class AnnotationScreen(QWidget):
         self.pages.addWidget(self._build_candidate_page())
         self.pages.addWidget(self._build_choice_page())
         self.pages.addWidget(self._build_done_page())
-        outer.addWidget(self.pages, 1)
+        # On a small screen (1024 x 600) a long item scrolls instead of pushing the window past the screen.
+        scroller = QScrollArea()
+        scroller.setWidget(self.pages)
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.NoFrame)
+        scroller.setFocusPolicy(Qt.NoFocus)
+        outer.addWidget(scroller, 1)
 
         self.answer_label = QLabel()
         self.answer_label.setTextFormat(Qt.RichText)
@@ -239,7 +246,6 @@ class AnnotationScreen(QWidget):
         self.levels_help.setTextFormat(Qt.RichText)
         self.levels_help.setWordWrap(True)
         self.levels_help.setAlignment(Qt.AlignTop | Qt.AlignLeft)
-        self.levels_help.setMinimumHeight(70)
         layout.addWidget(self.levels_help)
         layout.addStretch(1)
         return page

@@ -11,33 +11,88 @@ SCREEN_FILES = ("annotate", "choice-task", "studies", "quality-control", "dashbo
 
 
 def run_app(table: str | None = None, lm: str | None = None, screenshot: str | None = None,
-            study: str | None = None, annotator: str | None = None, screenshots: str | None = None) -> int:
+            study: str | None = None, annotator: str | None = None, screenshots: str | None = None,
+            create: bool = False) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Paraphrase Studio")
     app.setOrganizationName("Paraphrase Studio")
-    if study is None:
-        from core.demo import open_demo_study
-
-        try:
-            study = str(open_demo_study(progress=lambda done, total, message="": print(
-                f"demo study: {done}/{total} {message}", file=sys.stderr)))
-        except FileNotFoundError as error:
-            QMessageBox.critical(None, "Paraphrase Studio", f"Could not make the demo study:\n{error}\n\n"
-                                 "Open a study with `parastudio app --study FILE.sqlite`.")
-            return 1
-    from desktop.main_window import MainWindow
-
     demo = demo_files()
-    window = MainWindow(study, annotator=annotator, table=table or str(demo.table), lm=lm or str(demo.lm))
-    window.show()
-    if screenshot:
-        QTimer.singleShot(800, lambda: (window.grab().save(screenshot), window.close()))
-    elif screenshots:
-        QTimer.singleShot(500, lambda: take_screenshots(window, Path(screenshots)))
+
+    def open_window(path: str, db=None):
+        from desktop.main_window import MainWindow
+
+        window = MainWindow(path, annotator=annotator, table=table or str(demo.table), lm=lm or str(demo.lm), db=db)
+        window.show()
+        if screenshot:
+            QTimer.singleShot(800, lambda: (window.grab().save(screenshot), window.close()))
+        elif screenshots:
+            QTimer.singleShot(500, lambda: take_screenshots(window, Path(screenshots)))
+        app._main_window = window  # keep it alive
+        return window
+
+    if study is None:
+        from core.demo import demo_study_path
+
+        if demo_study_path().is_file():
+            open_window(str(demo_study_path()))
+        elif not build_demo_then(app, lambda path: open_window(str(path))):
+            return 1
+        return app.exec()
+    from core.errors import InputFileError
+    from core.store.database import open_database
+
+    try:
+        db = open_database(study, create=create)
+    except (InputFileError, OSError) as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        QMessageBox.critical(None, "Paraphrase Studio", f"Could not open the study database:\n\n{error}")
+        return 2
+    open_window(study, db)
     return app.exec()
+
+
+def build_demo_then(app, then) -> bool:
+    """First launch: a window at once (a progress dialog with Cancel) while the demo study is built in a worker."""
+    from PySide6.QtCore import QThreadPool
+    from PySide6.QtWidgets import QMessageBox, QProgressDialog
+
+    from core.demo import open_demo_study
+    from desktop.workers import Worker
+
+    if not demo_files().test_sentences.is_file():
+        QMessageBox.critical(None, "Paraphrase Studio", f"The bundled demo is missing ({demo_files().directory}).\n\n"
+                             "Set PARASTUDIO_DEMO to a folder holding it, or open a study with "
+                             "`parastudio app --study FILE.sqlite`.")
+        return False
+    dialog = QProgressDialog("Making the demo study (first launch only)…", "Cancel", 0, 100)
+    dialog.setWindowTitle("Paraphrase Studio")
+    dialog.setMinimumDuration(0)
+    dialog.setAutoClose(False)
+    dialog.setAutoReset(False)
+    worker = Worker(lambda report: open_demo_study(progress=report))
+    worker.signals.progress.connect(lambda percent, message: (dialog.setValue(percent), dialog.setLabelText(message)))
+    dialog.canceled.connect(worker.cancel)
+
+    def finished(path) -> None:
+        dialog.close()
+        then(path)
+
+    def stopped(message: str = "cancelled") -> None:
+        dialog.close()
+        if message != "cancelled":
+            QMessageBox.critical(None, "Paraphrase Studio", f"Could not make the demo study:\n{message}")
+        app.quit()
+
+    worker.signals.finished.connect(finished)
+    worker.signals.failed.connect(stopped)
+    worker.signals.cancelled.connect(stopped)
+    dialog.show()
+    app._demo_build = (dialog, worker)
+    QThreadPool.globalInstance().start(worker)
+    return True
 
 
 def take_screenshots(window, directory: Path) -> None:

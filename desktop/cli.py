@@ -9,7 +9,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("app", help="open the desktop app (on the bundled demo study by default)")
     parser.add_argument("--study", metavar="FILE.sqlite",
                         help="study database to open (default: the bundled demo study, made on first use)")
-    parser.add_argument("--annotator", help="judge as this annotator (default: the last one, else the first)")
+    parser.add_argument("--create", action="store_true",
+                        help="make the --study database if it does not exist (otherwise a missing file is an error)")
+    parser.add_argument("--annotator", help="judge as this annotator (default: the last one on this database; "
+                        "changed only with File > Judge as...)")
     parser.add_argument("--table", help="paraphrase table for the scorer (default: the bundled demo's)")
     parser.add_argument("--lm", help="KenLM model for the scorer (default: the bundled demo's)")
     parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG once loaded, then quit")
@@ -21,4 +24,4 @@ def run(args: argparse.Namespace) -> int:
     from desktop.app import run_app
 
     return run_app(table=args.table, lm=args.lm, screenshot=args.screenshot, study=args.study,
-                   annotator=args.annotator, screenshots=args.screenshots)
+                   annotator=args.annotator, screenshots=args.screenshots, create=args.create)

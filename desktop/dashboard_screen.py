@@ -1,14 +1,20 @@
 """The dashboard: agreement and the seeds' report tables, recomputed off the UI
 thread whenever the study has new judgments (checked every few seconds while
-the screen is visible), each with its signature so a figure can be recomputed."""
+the screen is visible), each with its signature so a figure can be recomputed.
+
+The first table is every agreement statistic the CLI prints (Cohen, fixed-chance
+and Fleiss κ, Krippendorff's α, with 95 % bootstrap intervals); each table can
+be exported as CSV or Markdown (Ctrl+E) and its plot as PNG or SVG (Ctrl+P)."""
 
 from __future__ import annotations
 
 import html
 
 from PySide6.QtCore import QStringListModel, Qt, QThreadPool, QTimer
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -20,8 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.progress import Progress, no_progress
 from core.study_judgments import study_judgment_records
-from core.stats.report_render import format_cell
+from core.stats.report_render import format_cell, render_table, render_table_plot
+from core.textio import atomic_output
 from core.stats.report_tables import Report, build_report
 from core.store.annotation_queries import judgment_count
 from core.store.database import Database
@@ -31,12 +39,18 @@ from desktop.workers import Worker
 POLL_MS = 4000
 
 
-def compute_report(db: Database, study_id: int, title: str) -> tuple[Report, int]:
+# Bootstrap replicates of the agreement intervals on screen: enough for two significant digits, quick enough
+# to recompute while judges work (the CLI report uses 1,000; the signature says which).
+DASHBOARD_BOOTSTRAP = 300
+
+
+def compute_report(db: Database, study_id: int, title: str, progress: Progress = no_progress
+                   ) -> tuple[Report, int]:
     """The full report of the study's live judgments, and how many there were."""
     records = study_judgment_records(db, study_id)
     if not len(records):
         return Report(title=title), 0
-    return build_report(records, title=title), len(records)
+    return build_report(records, title=title, bootstrap=DASHBOARD_BOOTSTRAP, progress=progress), len(records)
 
 
 class DashboardScreen(QWidget):
@@ -56,7 +70,16 @@ class DashboardScreen(QWidget):
         top.addWidget(self.title, 1)
         self.refresh_button = QPushButton("Recompute now  [F5]")
         self.refresh_button.clicked.connect(lambda: self.refresh(force=True))
-        top.addWidget(self.refresh_button)
+        self.export_table_button = QPushButton("Export table…  [Ctrl+E]")
+        self.export_table_button.clicked.connect(self.export_table)
+        self.export_plot_button = QPushButton("Export plot…  [Ctrl+P]")
+        self.export_plot_button.clicked.connect(self.export_plot)
+        self.export_table_button.setToolTip("the table shown, as CSV or Markdown (by the file name)")
+        self.export_plot_button.setToolTip("the plot of the table shown, as PNG or SVG (by the file name)")
+        for button in (self.refresh_button, self.export_table_button, self.export_plot_button):
+            top.addWidget(button)
+        QShortcut(QKeySequence("Ctrl+E"), self, activated=self.export_table, context=Qt.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence("Ctrl+P"), self, activated=self.export_plot, context=Qt.WidgetWithChildrenShortcut)
         layout.addLayout(top)
         splitter = QSplitter(Qt.Horizontal)
         self.tables_model = QStringListModel()
@@ -84,7 +107,6 @@ class DashboardScreen(QWidget):
         right_layout.addWidget(self.signature)
         splitter.addWidget(right)
         self.tables_view.setWordWrap(True)
-        self.tables_view.setSpacing(2)
         splitter.setSizes([420, 860])
         layout.addWidget(splitter, 1)
         self.status = QLabel()
@@ -111,7 +133,7 @@ class DashboardScreen(QWidget):
             if count == seen and not force:
                 return study_id, None
             report_progress(10, 100, "reading judgments")
-            report, judgments = compute_report(db, study_id, f"Human evaluation report: {name}")
+            report, judgments = compute_report(db, study_id, f"Human evaluation report: {name}", report_progress)
             return study_id, (report, judgments, count)
 
         worker = Worker(work)
@@ -122,6 +144,49 @@ class DashboardScreen(QWidget):
         self._worker = worker
         self.status.setText("computing…")
         QThreadPool.globalInstance().start(worker)
+
+    def cancel(self) -> None:
+        """Stop polling and drop any computation still running (the window is closing)."""
+        self._poll.stop()
+        if getattr(self, "_worker", None) is not None:
+            self._worker.cancel()
+
+    def current_table(self):
+        row = self.tables_view.currentIndex().row()
+        if self.report is None or not 0 <= row < len(self.report.tables):
+            return None
+        return self.report.tables[row]
+
+    def export_table(self, path: str | None = None) -> str | None:
+        """The table shown, as CSV or Markdown (by the file name's suffix)."""
+        table = self.current_table()
+        if table is None:
+            return None
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export the table", f"{table.key.replace(':', '_')}.csv",
+                                                  "CSV (*.csv);;Markdown (*.md)")
+        if not path:
+            return None
+        output_format = "md" if path.lower().endswith(".md") else "csv"
+        with atomic_output(path) as handle:
+            handle.write(render_table(table, output_format))
+        self.status.setText(f"wrote {path}")
+        return path
+
+    def export_plot(self, path: str | None = None) -> str | None:
+        """The plot of the table shown, as PNG or SVG (by the file name's suffix)."""
+        table = self.current_table()
+        if table is None or table.plot is None:
+            self.status.setText("this table has no plot")
+            return None
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export the plot", f"{table.key.replace(':', '_')}.png",
+                                                  "PNG (*.png);;SVG (*.svg)")
+        if not path:
+            return None
+        render_table_plot(table, path)
+        self.status.setText(f"wrote {path}")
+        return path
 
     def _failed(self, message: str) -> None:
         self._busy = False

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QThreadPool
+import html
+
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QMainWindow,
+    QMessageBox,
+    QProgressDialog,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -25,7 +30,9 @@ from PySide6.QtWidgets import (
 
 from core.demo import demo_files
 from core.store.annotation_queries import annotator_names, study_summaries
+from core.errors import InputFileError
 from core.store.database import Database, open_database
+from core.store.session_lock import SessionTaken
 from desktop.annotation_screen import AnnotationScreen
 from desktop.dashboard_screen import DashboardScreen
 from desktop.judgment_writer import JudgmentWriter
@@ -36,30 +43,28 @@ SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard",
 
 
 class JudgingTab(QWidget):
-    """A study and annotator picker above an annotation screen."""
+    """A study picker above an annotation screen; who judges is the window's, chosen once (:class:`Identity`)."""
 
-    def __init__(self, db: Database, writer: JudgmentWriter, *, choice: bool, settings: QSettings):
+    def __init__(self, db: Database, writer: JudgmentWriter, *, choice: bool, settings: QSettings,
+                 identity: "Identity"):
         super().__init__()
-        self.db, self.choice, self.settings = db, choice, settings
+        self.db, self.choice, self.settings, self.identity = db, choice, settings, identity
         self.study_ids: list[int] = []
         self.study_names: list[str] = []
         layout = QVBoxLayout(self)
         row = QHBoxLayout()
         self.study_combo = QComboBox()
-        self.annotator_combo = QComboBox()
-        study_label, annotator_label = QLabel("&Study:"), QLabel("Annota&tor:")
+        study_label = QLabel("&Study:")
         study_label.setBuddy(self.study_combo)
-        annotator_label.setBuddy(self.annotator_combo)
-        for widget in (study_label, self.study_combo, annotator_label, self.annotator_combo):
-            row.addWidget(widget)
-        row.addWidget(QLabel("<span style='color:#666'>(Alt+S / Alt+T to change; the screen resumes where "
-                             "you left off)</span>"))
-        row.addStretch(1)
+        row.addWidget(study_label)
+        row.addWidget(self.study_combo, 1)
+        self.identity_label = QLabel()
+        self.identity_label.setTextFormat(Qt.RichText)
+        row.addWidget(self.identity_label)
         layout.addLayout(row)
         self.screen = AnnotationScreen(db, writer)
         layout.addWidget(self.screen, 1)
         self.study_combo.activated.connect(lambda _: self._study_chosen())
-        self.annotator_combo.activated.connect(lambda _: self._annotator_chosen())
 
     def reload(self, prefer_study: int | None = None) -> None:
         summaries = [s for s in study_summaries(self.db) if (s.choice_tasks > 0) == self.choice]
@@ -68,6 +73,11 @@ class JudgingTab(QWidget):
         self.study_combo.clear()
         self.study_combo.addItems(self.study_names)
         if not summaries:
+            kind = "choice-task studies" if self.choice else "studies of candidates"
+            self.screen.close_session()
+            self.screen.show_message(f"<h2>No {kind} in this database yet.</h2><p>Make one in the Studies "
+                                     "screen (Ctrl+3): from the engine, or from a candidates file. Ctrl+O opens "
+                                     "another study database.</p>")
             return
         remembered = self.settings.value(self._key("study"))
         wanted = prefer_study if prefer_study in self.study_ids else (
@@ -82,50 +92,110 @@ class JudgingTab(QWidget):
         index = self.study_combo.currentIndex()
         return self.study_ids[index] if 0 <= index < len(self.study_ids) else None
 
-    def _study_chosen(self) -> None:
+    def _study_chosen(self, take_over: bool = False) -> None:
         study = self.current_study()
         if study is None:
             return
         self.settings.setValue(self._key("study"), study)
-        names = annotator_names(self.db, study)
-        self.annotator_combo.clear()
-        self.annotator_combo.addItems(names)
-        remembered = self.settings.value(self._key(f"annotator/{study}"))
-        if remembered in names:
-            self.annotator_combo.setCurrentText(remembered)
-        self._annotator_chosen()
-
-    def _annotator_chosen(self, name: str | None = None) -> None:
-        study = self.current_study()
-        name = name or self.annotator_combo.currentText()
-        if study is None or not name:
+        name = self.identity.name
+        self.identity_label.setText(f"Judging as <b>{html.escape(name or '(nobody)')}</b> "
+                                    "<span style='color:#666'>(File ▸ Judge as…, Ctrl+Shift+J)</span>")
+        if not name:
+            self.screen.close_session()
+            self.screen.show_message("<h2>Who is judging?</h2><p>Choose your name with File ▸ Judge as… "
+                                     "(Ctrl+Shift+J).</p>")
             return
-        self.annotator_combo.setCurrentText(name)
-        self.settings.setValue(self._key(f"annotator/{study}"), name)
-        self.screen.open(study, name, self.study_names[self.study_ids.index(study)])
+        title = self.study_names[self.study_ids.index(study)]
+        try:
+            self.screen.open(study, name, title, take_over=take_over)
+        except LookupError:
+            return  # the screen says the annotator has nothing here
+        except SessionTaken as taken:
+            answer = QMessageBox.question(
+                self, "Paraphrase Studio",
+                f"{name} is already judging “{title}” in another window ({taken.holder}, last seen "
+                f"{taken.seconds_ago:.0f} s ago).\n\nJudging in two windows would ask the same items twice. "
+                "Take over here (the other window stops)?", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+            if answer == QMessageBox.Yes:
+                self._study_chosen(take_over=True)
+            else:
+                self.screen.show_message(f"<h2>{html.escape(name)} is judging “{html.escape(title)}” in another "
+                                         "window.</h2><p>Judge there, or reopen the study here to take over.</p>")
+            return
         self.screen.setFocus()
 
-    def use_annotator(self, name: str) -> None:
-        if self.annotator_combo.findText(name) >= 0:
-            self._annotator_chosen(name)
+    def open_study(self, study_id: int) -> None:
+        if study_id in self.study_ids:
+            self.study_combo.setCurrentIndex(self.study_ids.index(study_id))
+            self._study_chosen()
+
+
+class Identity(QObject):
+    """Who judges in this window: chosen once (``--annotator``, the last name used on this database, or a
+    dialog), shown on every judging screen, changed only through File ▸ Judge as…"""
+
+    changed = Signal(str)
+
+    def __init__(self, name: str | None = None):
+        super().__init__()
+        self.name = name
+
+    def set(self, name: str) -> None:
+        if name and name != self.name:
+            self.name = name
+            self.changed.emit(name)
+
+
+def all_annotator_names(db: Database) -> list[str]:
+    names: list[str] = []
+    for summary in study_summaries(db):
+        for name in annotator_names(db, summary.id):
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def ask_annotator(parent: QWidget, db: Database, current: str | None) -> str | None:
+    """The deliberate dialog that says who judges: one of the study's annotators, or a new name."""
+    names = all_annotator_names(db)
+    items = names + (["(another name…)"] if names else [])
+    if not items:
+        name, ok = QInputDialog.getText(parent, "Who is judging?", "Your annotator name:")
+        return name.strip() if ok and name.strip() else None
+    index = names.index(current) if current in names else 0
+    chosen, ok = QInputDialog.getItem(parent, "Who is judging?",
+                                      "Judge as (your answers are stored under this name):", items, index, False)
+    if not ok:
+        return None
+    if chosen == "(another name…)":
+        name, ok = QInputDialog.getText(parent, "Who is judging?", "Your annotator name:")
+        return name.strip() if ok and name.strip() else None
+    return chosen
 
 
 class MainWindow(QMainWindow):
     def __init__(self, study_path: str | Path, *, annotator: str | None = None, table: str | None = None,
-                 lm: str | None = None):
+                 lm: str | None = None, db: Database | None = None):
+        """Open the study database at ``study_path`` (raises InputFileError when it is not one of ours)."""
         super().__init__()
         self.study_path = Path(study_path)
         self.settings = QSettings()
         self.setWindowTitle(f"Paraphrase Studio — {self.study_path.name}")
-        self.resize(1200, 800)
-        self.db = open_database(self.study_path)
+        self.db = db or open_database(self.study_path)
+        self._fit_to_screen()
         self.writer = JudgmentWriter(self.db)
         demo = demo_files()
         self.table_path, self.lm_path = table or str(demo.table), lm or str(demo.lm)
+        remembered = self.settings.value(f"annotator/{self.study_path.resolve()}")
+        self.identity = Identity(annotator or (remembered if remembered in all_annotator_names(self.db) else None))
 
         self.tabs = QTabWidget()
-        self.annotate = JudgingTab(self.db, self.writer, choice=False, settings=self.settings)
-        self.choice = JudgingTab(self.db, self.writer, choice=True, settings=self.settings)
+        # The tab bar never takes the keyboard: arrows and letters always reach the judging screen.
+        self.tabs.setFocusPolicy(Qt.NoFocus)
+        self.tabs.tabBar().setFocusPolicy(Qt.NoFocus)
+        self.annotate = JudgingTab(self.db, self.writer, choice=False, settings=self.settings,
+                                   identity=self.identity)
+        self.choice = JudgingTab(self.db, self.writer, choice=True, settings=self.settings, identity=self.identity)
         self.studies = StudiesScreen(self.db)
         self.quality = QualityScreen(self.db)
         self.dashboard = DashboardScreen(self.db)
@@ -136,29 +206,44 @@ class MainWindow(QMainWindow):
                                   self.scorer_holder), SCREENS):
             self.tabs.addTab(widget, f"{title}  [Ctrl+{SCREENS.index(title) + 1}]")
         self.setCentralWidget(self.tabs)
+        self.identity_status = QLabel()
+        self.statusBar().addPermanentWidget(self.identity_status)
         self._actions()
         self.tabs.currentChanged.connect(self._tab_changed)
         self.studies.study_opened.connect(self._open_from_list)
         self.studies.studies_changed.connect(self.reload)
         self.annotate.study_combo.currentIndexChanged.connect(lambda _: self._analysis_study_changed())
         self.annotate.screen.writer.failed.connect(lambda message: self.statusBar().showMessage(message))
+        self.identity.changed.connect(self._identity_changed)
+        self._show_identity()
         self.reload()
-        if annotator:
-            self.annotate.use_annotator(annotator)
-            self.choice.use_annotator(annotator)
+        self.tabs.setCurrentIndex(0)
+        self.statusBar().showMessage(f"study database: {self.study_path}")
+        if self.identity.name is None and all_annotator_names(self.db):
+            QTimer.singleShot(0, self.judge_as)
+
+    def _fit_to_screen(self) -> None:
+        """The last size, else 1200 x 800, never beyond the screen's free area; laid out for 1024 x 600."""
         geometry = self.settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
-        self.tabs.setCurrentIndex(0)
-        self.statusBar().showMessage(f"study database: {self.study_path}")
+        available = self.screen().availableGeometry() if self.screen() is not None else None
+        width, height = (self.width(), self.height()) if geometry is not None else (1200, 800)
+        if available is not None:
+            width, height = min(width, available.width()), min(height, available.height())
+        self.resize(width, height)
 
     def _actions(self) -> None:
         menu = self.menuBar().addMenu("&File")
         open_action = QAction("&Open study database…", self, shortcut=QKeySequence("Ctrl+O"))
         open_action.triggered.connect(self.open_other)
+        judge_as = QAction("&Judge as…", self, shortcut=QKeySequence("Ctrl+Shift+J"))
+        judge_as.triggered.connect(self.judge_as)
+        instructions = QAction("&Instructions of this study", self, shortcut=QKeySequence("F1"))
+        instructions.triggered.connect(self.show_instructions)
         quit_action = QAction("&Quit", self, shortcut=QKeySequence("Ctrl+Q"))
         quit_action.triggered.connect(self.close)
-        menu.addActions([open_action, quit_action])
+        menu.addActions([open_action, judge_as, instructions, quit_action])
         view = self.menuBar().addMenu("&Screens")
         for index, title in enumerate(SCREENS):
             action = QAction(title, self, shortcut=QKeySequence(f"Ctrl+{index + 1}"))
@@ -167,6 +252,79 @@ class MainWindow(QMainWindow):
         refresh = QAction("&Refresh this screen", self, shortcut=QKeySequence("F5"))
         refresh.triggered.connect(self.refresh_current)
         view.addAction(refresh)
+
+    # who judges ---------------------------------------------------------------------------
+    def _show_identity(self) -> None:
+        name = self.identity.name
+        self.identity_status.setText(f"Judging as: <b>{html.escape(name)}</b>" if name else "Judging as: nobody yet")
+
+    def judge_as(self) -> None:
+        """The one way to change who judges: a dialog that says so."""
+        name = ask_annotator(self, self.db, self.identity.name)
+        self.focus_current_screen()
+        if name:
+            self.identity.set(name)
+
+    def _identity_changed(self, name: str) -> None:
+        self.settings.setValue(f"annotator/{self.study_path.resolve()}", name)
+        self._show_identity()
+        for tab in (self.annotate, self.choice):
+            tab._study_chosen()
+        self.focus_current_screen()
+
+    # instructions ---------------------------------------------------------------------------
+    def show_instructions(self, study_id: int | None = None) -> None:
+        from desktop.instructions import InstructionsDialog
+
+        tab = self.tabs.currentWidget()
+        study_id = study_id or (tab.current_study() if isinstance(tab, JudgingTab) else
+                                self.annotate.current_study())
+        if study_id is None:
+            return
+        # Window-modal but not blocking: the judge reads, Enter or Esc closes, keys go back to the screen.
+        self.instructions_dialog = InstructionsDialog(self.db, study_id, self)
+        self.instructions_dialog.finished.connect(lambda _: self._back_from_dialog())
+        self.instructions_dialog.open()
+
+    def _first_time_instructions(self, tab: "JudgingTab") -> None:
+        """A judge sees the study's instructions before their first item (once per study and judge)."""
+        study, name = tab.current_study(), self.identity.name
+        if study is None or not name or tab.screen.session is None:
+            return
+        key = f"instructions-seen/{self.study_path.resolve()}/{study}/{name}"
+        if self.settings.value(key) is None:
+            self.settings.setValue(key, True)
+            self.show_instructions(study)
+
+    # screens ---------------------------------------------------------------------------
+    def _back_from_dialog(self) -> None:
+        self.activateWindow()  # some window systems leave no window active after a modal dialog
+        self.focus_current_screen()
+
+    def focus_current_screen(self) -> None:
+        """The judging screen on top takes the keys (at launch, after a screen switch, after every dialog)."""
+        widget = self.tabs.currentWidget()
+        if isinstance(widget, JudgingTab):
+            screen = widget.screen
+            if not (screen.comment_edit.hasFocus() or screen.custom_edit.hasFocus()):
+                screen.setFocus()
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        QTimer.singleShot(0, self.focus_current_screen)
+        QTimer.singleShot(0, lambda: self._first_time_instructions(self.annotate))
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        # Back from another window or a dialog: keys go to the judging screen again; the clock runs again.
+        if event.type() == QEvent.ActivationChange:
+            for tab in (self.annotate, self.choice):
+                if self.isActiveWindow() and tab.isVisible():
+                    tab.screen.clock.resume()
+                else:
+                    tab.screen.clock.pause()
+            if self.isActiveWindow():
+                QTimer.singleShot(0, self.focus_current_screen)
+        super().changeEvent(event)
 
     def reload(self) -> None:
         self.annotate.reload()
@@ -185,17 +343,19 @@ class MainWindow(QMainWindow):
             self.dashboard.set_study(study, summaries[study])
 
     def _open_from_list(self, study_id: int) -> None:
+        """A study opened from the Studies screen: judged by the same person, never a silent switch."""
         for index, tab in ((0, self.annotate), (1, self.choice)):
             if study_id in tab.study_ids:
-                tab.study_combo.setCurrentIndex(tab.study_ids.index(study_id))
-                tab._study_chosen()
                 self.tabs.setCurrentIndex(index)
+                tab.open_study(study_id)
+                self.focus_current_screen()
                 return
 
     def _tab_changed(self, index: int) -> None:
         widget = self.tabs.widget(index)
-        if widget in (self.annotate, self.choice):
-            widget.screen.setFocus()
+        if isinstance(widget, JudgingTab):
+            self.focus_current_screen()
+            QTimer.singleShot(0, lambda: self._first_time_instructions(widget))
         elif widget is self.scorer_holder and self.scorer is None:
             self._start_scorer()
         elif widget is self.dashboard:
@@ -234,26 +394,49 @@ class MainWindow(QMainWindow):
             self.quality.refresh()
         elif widget is self.dashboard:
             self.dashboard.refresh(force=True)
-        elif widget in (self.annotate, self.choice):
+        elif isinstance(widget, JudgingTab):
             widget.screen.refresh_progress()
 
     def open_other(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a study database", str(self.study_path.parent),
                                               "Study databases (*.sqlite *.db);;All files (*)")
-        if path:
-            replacement = MainWindow(path)
-            replacement.show()
-            self.close()
-            self._replacement = replacement
+        self.focus_current_screen()
+        if not path:
+            return
+        try:
+            database = open_database(path)
+        except (InputFileError, OSError) as error:
+            # Not a study of ours (or not SQLite at all): say so; nothing was written to it.
+            QMessageBox.warning(self, "Paraphrase Studio", f"Could not open {path}:\n\n{error}")
+            self.focus_current_screen()
+            return
+        replacement = MainWindow(path, annotator=self.identity.name, table=self.table_path, lm=self.lm_path,
+                                 db=database)
+        replacement.show()
+        self.close()
+        self._replacement = replacement
 
     def closeEvent(self, event) -> None:  # noqa: N802
         # Every answer already given is committed before the window goes, then the judging sessions end.
+        pending = self.writer.pending()
+        dialog = None
+        if pending:
+            dialog = QProgressDialog(f"Saving {pending} answer(s)…", None, 0, 0, self)
+            dialog.setWindowTitle("Paraphrase Studio")
+            dialog.setMinimumDuration(0)
+            dialog.show()
         for tab in (self.annotate, self.choice):
+            tab.screen.progress.stop()
             tab.screen.close_session()
         self.writer.close()
         if self.studies.worker is not None:
             self.studies.worker.cancel()  # a study build stops at its next progress report
+        self.dashboard.cancel()
+        if dialog is not None:
+            dialog.setLabelText("Waiting for the statistics still being computed…")
         QThreadPool.globalInstance().waitForDone(5000)  # workers reading the database
+        if dialog is not None:
+            dialog.close()
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("app/last_study", str(self.study_path))
         self.db.close()

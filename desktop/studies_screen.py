@@ -81,14 +81,29 @@ class StudiesScreen(QWidget):
         self.import_button.clicked.connect(self.import_from_file)
         self.refresh_button = QPushButton("Refresh  [F5]")
         self.refresh_button.clicked.connect(self.refresh)
-        for button in (self.create_button, self.import_button, self.refresh_button):
-            buttons.addWidget(button)
+        self.instructions_button = QPushButton("Instructions of the selected study…  [Ctrl+E]")
+        self.instructions_button.clicked.connect(self.edit_instructions)
+        self.display_combo = QComboBox()
+        self.display_combo.addItems(["readable (detokenized, truecased)", "tokenized (as stored)"])
+        self.display_combo.activated.connect(self._display_chosen)
+        display_label = QLabel("Sentences &shown as:")
+        display_label.setBuddy(self.display_combo)
+        for widget in (self.create_button, self.import_button, self.refresh_button):
+            buttons.addWidget(widget)
         buttons.addStretch(1)
         layout.addLayout(buttons)
+        settings_row = QHBoxLayout()  # a second row: the window must fit a 1024-pixel-wide screen
+        for widget in (self.instructions_button, display_label, self.display_combo):
+            settings_row.addWidget(widget)
+        settings_row.addStretch(1)
+        layout.addLayout(settings_row)
         QShortcut(QKeySequence("Ctrl+G"), self, activated=self.create_from_engine,
                   context=Qt.WidgetWithChildrenShortcut)
         QShortcut(QKeySequence("Ctrl+I"), self, activated=self.import_from_file,
                   context=Qt.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence("Ctrl+E"), self, activated=self.edit_instructions,
+                  context=Qt.WidgetWithChildrenShortcut)
+        self.view.selectionModel().currentRowChanged.connect(lambda *_: self._selection_changed())
         self.refresh()
 
     # forms --------------------------------------------------------------------------
@@ -145,7 +160,10 @@ class StudiesScreen(QWidget):
                 button.setMaximumWidth(30)
                 button.clicked.connect(lambda _=False, edit=widget: self._browse(edit))
                 row.addWidget(button)
-                form.addRow(label, row)
+                # A row of a layout has no buddy of its own: the label names the field, so Alt+key reaches it.
+                caption = QLabel(label)
+                caption.setBuddy(widget)
+                form.addRow(caption, row)
             else:
                 form.addRow(label, widget)
         return box
@@ -166,6 +184,32 @@ class StudiesScreen(QWidget):
             keys.append([s.name, s.created_at, ", ".join(s.criteria), s.candidates, s.choice_tasks, s.annotators,
                          s.judges_per_item, s.judged, s.assigned, s.judged / s.assigned if s.assigned else 0])
         self.model.set_rows(rows, sort_keys=keys)
+
+    def selected_study(self) -> int | None:
+        index = self.view.currentIndex()
+        if not index.isValid():
+            return self.summaries[0].id if self.summaries else None
+        return self.summaries[self.proxy.mapToSource(index).row()].id
+
+    def _selection_changed(self) -> None:
+        study = self.selected_study()
+        if study is not None:
+            readable = ops.study_settings(self.db, study).get("display", "readable") == "readable"
+            self.display_combo.setCurrentIndex(0 if readable else 1)
+
+    def _display_chosen(self, index: int) -> None:
+        study = self.selected_study()
+        if study is not None:
+            ops.update_study_settings(self.db, study, display="readable" if index == 0 else "tokenized")
+            self.studies_changed.emit()
+
+    def edit_instructions(self) -> None:
+        from desktop.instructions import InstructionsEditor
+
+        study = self.selected_study()
+        if study is not None:
+            self.instructions_editor = InstructionsEditor(self.db, study, self)
+            self.instructions_editor.open()
 
     def _activated(self, index) -> None:
         row = self.proxy.mapToSource(index).row()

@@ -36,6 +36,9 @@ def window(qtbot, tmp_path):
     window = MainWindow(path, annotator="ann", table=str(tmp_path / "none.gz"), lm=str(tmp_path / "none.bin"))
     qtbot.addWidget(window)
     window.show()
+    # A judge first meets the study's instructions (tested on its own below); these tests read them and go on.
+    qtbot.waitUntil(lambda: getattr(window, "instructions_dialog", None) is not None, timeout=2000)
+    window.instructions_dialog.accept()
     yield window
     window.close()
 
@@ -267,3 +270,36 @@ def test_parastudio_app_opens_a_study_and_renders_it(tmp_path):
                           timeout=120)
     assert done.returncode == 0, done.stderr[-800:]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_dashboard_shows_every_agreement_statistic_and_exports_tables_and_plots(qtbot, window, tmp_path):
+    from core.store import operations as ops
+
+    study_id = window.annotate.current_study()
+    db = window.db
+    for name in ("ann", "bob"):
+        annotator = ops.find_annotator(db, study_id, name)
+        for _ in range(30):
+            item = ops.next_item(db, annotator)
+            if item is None:
+                break
+            ops.record_judgment(db, item.assignment_id, "yes" if item.scale == "binary" else "2")
+    window.tabs.setCurrentWidget(window.dashboard)
+    window.dashboard.refresh(force=True)
+    qtbot.waitUntil(lambda: bool(window.dashboard.report is not None and window.dashboard.report.tables),
+                    timeout=60_000)
+    agreement = window.dashboard.report.tables[0]
+    assert agreement.key == "agreement"
+    assert {"Cohen κ", "fixed-chance κ", "Fleiss κ", "α ordinal", "α interval 95% high"} <= {
+        column.name for column in agreement.columns}
+    assert "" not in window.dashboard.tables_model.stringList()  # no blank row in the list
+    window.dashboard.tables_view.setCurrentIndex(window.dashboard.tables_model.index(0))
+    csv_path = window.dashboard.export_table(str(tmp_path / "agreement.csv"))
+    md_path = window.dashboard.export_table(str(tmp_path / "agreement.md"))
+    assert open(csv_path).readline().startswith("table,row,column,value,signature")
+    assert "| criterion |" in open(md_path).read() and "Signature: `stat:agreement" in open(md_path).read()
+    plotted = next(i for i, t in enumerate(window.dashboard.report.tables) if t.plot is not None)
+    window.dashboard.tables_view.setCurrentIndex(window.dashboard.tables_model.index(plotted))
+    png = window.dashboard.export_plot(str(tmp_path / "plot.png"))
+    svg = window.dashboard.export_plot(str(tmp_path / "plot.svg"))
+    assert open(png, "rb").read(4) == b"\x89PNG" and b"<svg" in open(svg, "rb").read(400)

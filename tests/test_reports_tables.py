@@ -126,3 +126,26 @@ def test_plots_png_and_svg(tmp_path):
     written = render_plots(report, tmp_path)
     assert any(p.suffix == ".png" for p in written) and any(p.suffix == ".svg" for p in written)
     assert (tmp_path / "seed003_table1.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_agreement_table_has_every_statistic_the_agreement_command_prints(tmp_path, capsys):
+    records = study()
+    path = tmp_path / "judgments.csv"
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["item", "annotator", "criterion", "value", "system"])
+        writer.writerows(zip(records.items, records.annotators, records.criteria, records.values, records.systems))
+    report = build_report(records, bootstrap=200)
+    t = table(report, "agreement")
+    names = [c.name for c in t.columns]
+    for row in t.rows:
+        capsys.readouterr()
+        assert main(["agreement", str(path), "--criterion", row[0], "--bootstrap", "200", "--json"]) == 0
+        expected = json.loads(capsys.readouterr().out)
+        assert row[names.index("items")] == expected["n_items"]
+        for column, value in (("Cohen κ", expected["cohen_kappa"]), ("Fleiss κ", expected["fleiss_kappa"]),
+                              ("fixed-chance κ", expected["fixed_chance_kappa"]),
+                              ("α nominal", expected["krippendorff_alpha"]["nominal"]),
+                              ("Cohen κ 95% low", (expected["ci95"]["cohen_kappa"] or [None])[0])):
+            assert row[names.index(column)] == pytest.approx(value)
+    assert "bootstrap:200" in t.signature

@@ -74,6 +74,7 @@ def register(subparsers) -> None:
     report.add_argument("--positive", default="yes,y,true,1", help="labels that count as yes, comma-separated (default yes,y,true,1)")
     report.add_argument("--unified-min", type=int, default=2, metavar="K", help="unified score: success when at least K annotators say so (default 2, seed 001)")
     report.add_argument("--block", type=int, default=50, metavar="N", help="items per block for agreement drift (default 50)")
+    report.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="bootstrap replicates of the agreement table's 95%% CIs (default 1000; 0 = none)")
     report.set_defaults(func=run_report)
 
 
@@ -181,7 +182,8 @@ def run_report(args: argparse.Namespace) -> int:
             return _fail(str(error))
     else:
         records = read_judgments(args.file)
-    report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block, title=f"Human evaluation report: {args.file}")
+    report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
+                          title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap)
     text = render(report, args.format)
     if args.output:
         with atomic_output(args.output) as handle:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from core import __version__
-from core.stats.report_tables import Report
+from core.stats.report_model import Report, ReportTable
 
 FORMATS = ("md", "html", "csv", "json")
 
@@ -132,6 +132,21 @@ def _file_stem(key: str) -> str:
 
 def render_plots(report: Report, directory: str | os.PathLike) -> list[Path]:
     """One PNG and one SVG per table that has a plot; returns the files written."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for table in report.tables:
+        if table.plot is None or not table.rows:
+            continue
+        for suffix in ("png", "svg"):
+            path = directory / f"{_file_stem(table.key)}.{suffix}"
+            render_table_plot(table, path)
+            written.append(path)
+    return written
+
+
+def render_table_plot(table: ReportTable, path: str | os.PathLike) -> Path:
+    """The table's plot as PNG or SVG (by the file name's suffix), written atomically."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -139,39 +154,46 @@ def render_plots(report: Report, directory: str | os.PathLike) -> list[Path]:
 
     from core.textio import atomic_output
 
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for table in report.tables:
-        spec = table.plot
-        if spec is None or not table.rows:
-            continue
-        labels = [str(row[spec.label_column]) for row in table.rows]
-        figure, axes = plt.subplots(figsize=(max(6.0, 1.2 * len(labels) + 3), 4.0))
-        scale = 100.0 if all(table.columns[i].kind == "percent" for i in spec.value_columns) else 1.0
-        if spec.kind == "line":
-            for i in spec.value_columns:
-                values = [np.nan if row[i] is None else row[i] * scale for row in table.rows]
-                axes.plot(labels, values, marker="o", label=table.columns[i].name)
-        else:
-            width = 0.8 / max(1, len(spec.value_columns))
-            positions = np.arange(len(labels))
-            for offset, i in enumerate(spec.value_columns):
-                values = [0.0 if row[i] is None else row[i] * scale for row in table.rows]
-                axes.bar(positions + offset * width - 0.4 + width / 2, values, width, label=table.columns[i].name)
-            axes.set_xticks(positions, labels)
-        axes.set_ylabel(spec.y_label + (" (%)" if scale == 100.0 else ""))
-        axes.set_title("\n".join(textwrap.wrap(table.title, 70)), fontsize=9)
-        if len(spec.value_columns) > 1:
-            axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        # The signature travels with the figure so a pasted plot stays recomputable.
-        figure.text(0.01, 0.01, "\n".join(textwrap.wrap(table.signature, 110)), fontsize=5, family="monospace")
-        figure.tight_layout(rect=(0, 0.06, 1, 1))
-        for suffix in ("png", "svg"):
-            path = directory / f"{_file_stem(table.key)}.{suffix}"
-            with atomic_output(path, "wb") as handle:
-                # Fixed metadata keeps SVG bytes reproducible.
-                figure.savefig(handle, format=suffix, dpi=150, metadata={"Date": None} if suffix == "svg" else None)
-            written.append(path)
-        plt.close(figure)
-    return written
+    path = Path(path)
+    suffix = path.suffix.lstrip(".").lower()
+    if suffix not in ("png", "svg"):
+        raise ValueError(f"{path}: a plot is written as .png or .svg")
+    spec = table.plot
+    if spec is None:
+        raise ValueError(f"table {table.key!r} has no plot")
+    labels = [str(row[spec.label_column]) for row in table.rows]
+    figure, axes = plt.subplots(figsize=(max(6.0, 1.2 * len(labels) + 3), 4.0))
+    scale = 100.0 if all(table.columns[i].kind == "percent" for i in spec.value_columns) else 1.0
+    if spec.kind == "line":
+        for i in spec.value_columns:
+            values = [np.nan if row[i] is None else row[i] * scale for row in table.rows]
+            axes.plot(labels, values, marker="o", label=table.columns[i].name)
+    else:
+        width = 0.8 / max(1, len(spec.value_columns))
+        positions = np.arange(len(labels))
+        for offset, i in enumerate(spec.value_columns):
+            values = [0.0 if row[i] is None else row[i] * scale for row in table.rows]
+            axes.bar(positions + offset * width - 0.4 + width / 2, values, width, label=table.columns[i].name)
+        axes.set_xticks(positions, labels)
+    axes.set_ylabel(spec.y_label + (" (%)" if scale == 100.0 else ""))
+    axes.set_title("\n".join(textwrap.wrap(table.title, 70)), fontsize=9)
+    if len(spec.value_columns) > 1:
+        axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    # The signature travels with the figure so a pasted plot stays recomputable.
+    figure.text(0.01, 0.01, "\n".join(textwrap.wrap(table.signature, 110)), fontsize=5, family="monospace")
+    figure.tight_layout(rect=(0, 0.06, 1, 1))
+    with atomic_output(path, "wb") as handle:
+        # Fixed metadata keeps SVG bytes reproducible.
+        figure.savefig(handle, format=suffix, dpi=150, metadata={"Date": None} if suffix == "svg" else None)
+    plt.close(figure)
+    return path
+
+
+def render_table(table: ReportTable, output_format: str) -> str:
+    """One table alone, as Markdown (``md``) or long-format CSV (``csv``)."""
+    single = Report(title=table.title, tables=[table])
+    if output_format == "md":
+        return render_markdown(single).split("\n", 2)[2]  # without the report's own title
+    if output_format == "csv":
+        return render_csv(single)
+    raise ValueError(f"a table is exported as md or csv, not {output_format!r}")

@@ -35,6 +35,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from core.progress import Progress, no_progress
 from core.stats.agreement import (
     MISSING,
     RatingMatrix,
@@ -46,6 +47,7 @@ from core.stats.agreement import (
 )
 from core.stats.judgment_records import JudgmentRecords, ScoreRecords
 from core.stats.report_model import Column, PlotSpec, Report, ReportTable, signature
+from core.stats.report_agreement import agreement_table
 from core.stats.report_pairs import pair_tables
 from core.stats.significance import pairwise_tests
 from core.stats.system_scores import is_choice_label, sentence_scores
@@ -341,10 +343,14 @@ def build_report(
     unified_min: int = 2,
     block_size: int = 50,
     title: str = "Human evaluation report",
+    bootstrap: int = 1000,
+    progress: Progress = no_progress,
 ) -> Report:
-    """Every table that applies to the judgments at hand."""
+    """Every table that applies to the judgments at hand (``bootstrap``: replicates of the agreement CIs)."""
     report = Report(title=title)
     criteria = records.criterion_names()
+    if criteria:
+        report.tables.append(agreement_table(records, criteria, bootstrap=bootstrap, progress=progress))
     labels = {name: set(records.select(criterion=name).values) for name in criteria}
     choice = [name for name in criteria if labels[name] and all(is_choice_label(v) for v in labels[name])]
     binary = [name for name in criteria if name not in choice and is_binary(labels[name], positive)]
