@@ -73,6 +73,7 @@ class DemoFiles:
 
 
 def demo_files() -> DemoFiles:
+    """``$PARASTUDIO_DEMO``, else ``evaldata/demo`` beside ``core/`` (a checkout, or the installed package's copy)."""
     override = os.environ.get("PARASTUDIO_DEMO")
     if override:
         return DemoFiles(Path(override))

@@ -19,6 +19,9 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Paraphrase Studio")
     app.setOrganizationName("Paraphrase Studio")
+    from PySide6.QtGui import QIcon
+
+    app.setWindowIcon(QIcon(str(Path(__file__).with_name("icons") / "paraphrase-studio.png")))
     demo = demo_files()
 
     def open_window(path: str, db=None):

@@ -1,0 +1,57 @@
+"""A judge's laptop: the wheel carries the demo, and the one-folder bundle starts, judges one item by key and quits."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO_FILES = ["evaldata/demo/" + line.split()[1] for line in
+              (ROOT / "evaldata" / "demo" / "MANIFEST").read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(ROOT)],
+                   check=True, cwd=out)
+    return next(out.glob("paraphrase_studio-*.whl"))
+
+
+def test_the_wheel_carries_the_demo_and_an_installed_copy_finds_it(wheel, tmp_path):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert set(DEMO_FILES) <= names and "desktop/icons/paraphrase-studio.svg" in names
+    environment = tmp_path / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(environment)
+    python = environment / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet",
+                    str(wheel)], check=True)
+    # Far from the checkout, the installed package finds its own copy of the demo.
+    found = subprocess.run([str(python), "-c", "from core.demo import demo_files; d = demo_files(); "
+                            "print(d.directory); print(d.missing())"], capture_output=True, text=True, cwd=tmp_path,
+                           env={k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PARASTUDIO_DEMO")},
+                           check=True).stdout.splitlines()
+    assert str(environment) in found[0] and found[1] == "[]"
+
+
+@pytest.mark.slow
+def test_the_built_bundle_opens_the_demo_judges_by_key_and_quits(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run(["bash", str(ROOT / "packaging" / "build_bundle.sh"), str(dist)], check=True, cwd=ROOT,
+                   capture_output=True)
+    app = dist / "paraphrase-studio"
+    assert (app / "paraphrase-studio.desktop").is_file() and (app / "paraphrase-studio.png").is_file()
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PARASTUDIO_DATA": str(tmp_path / "data"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env.pop("PYTHONPATH", None)
+    env.pop("PARASTUDIO_DEMO", None)
+    done = subprocess.run([str(app / "paraphrase-studio"), "--smoke-test"], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "judged 1 item(s) by key" in done.stdout
