@@ -50,7 +50,8 @@ from core.engine.display_text import sentence_display
 from core.store import session_lock
 from core.store.annotation_session import AnnotationSession
 from core.store.database import Database
-from desktop.changed_spans import changed_tokens, highlighted_display_html, highlighted_html
+from core.engine.changed_words import changed_tokens
+from desktop.changed_spans import highlighted_display_html, highlighted_html
 from desktop.judging_clock import JudgingClock
 from desktop.judgment_writer import JudgmentWriter
 from desktop.progress_bars import ProgressBars

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 def simulated_answer(item, judge: str) -> str:
     """A deterministic stand-in for a human: long rewrites and controls are bad; some noise per judge."""
-    from desktop.changed_spans import changed_tokens
+    from core.engine.changed_words import changed_tokens
 
     _, changed = changed_tokens(item.source, item.candidate or "", item.derivation)
     control = item.derivation is None  # the demo's own candidates all carry derivations

@@ -269,7 +269,8 @@ def test_an_undo_moves_only_the_screen_that_asked(qtbot, tmp_path):
 
 from hypothesis import given, strategies as st  # noqa: E402
 
-from desktop.changed_spans import changed_by_diff, changed_tokens, highlighted_html  # noqa: E402
+from core.engine.changed_words import changed_by_diff, changed_tokens  # noqa: E402
+from desktop.changed_spans import highlighted_html  # noqa: E402
 
 
 def test_changed_spans_come_from_the_derivation_when_there_is_one():

@@ -27,6 +27,7 @@ SUBCOMMAND_MODULES = [
     "core.cli.study_cmd",
     "core.cli.generate_cmd",
     "core.cli.experiment_cmd",
+    "core.cli.inspect_cmd",
 ]
 PLUGIN_GROUP = "parastudio.commands"
 

@@ -29,6 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--temp-dir", type=Path, default=None, help="where DuckDB spills (default: beside the output)")
     parser.add_argument("--threads", type=int, default=1,
                         help="DuckDB threads (default 1: more is faster but not bit-for-bit reproducible)")
+    parser.add_argument("--prune", metavar="FILE", help="leave out the pairs of a prune list ('e1 ||| e2' per line, "
+                        "as `parastudio inspect-rules --prune-list` writes it)")
     parser.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
     parser.set_defaults(func=run_pivot)
 
@@ -37,12 +39,17 @@ def run_pivot(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
     from core.tablebuild.pivot import pivot_table
 
+    exclude = None
+    if args.prune:
+        from core.inspection.rule_blame import read_prune_list
+
+        exclude = read_prune_list(args.prune)
     try:
         with progress_bar(units={"load": "pairs", "write": "rows"}) as progress:
             stats = pivot_table(args.phrase_table, args.output, min_prob=args.min_prob, max_pivot=args.max_pivot,
                                 top=args.top, reverse=args.reverse, features=not args.no_features,
                                 memory_limit=args.memory_limit, temp_directory=args.temp_dir, threads=args.threads,
-                                progress=progress)
+                                progress=progress, exclude=exclude)
     except ValueError as error:
         if error.__class__ is not ValueError:
             raise

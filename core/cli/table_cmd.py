@@ -16,6 +16,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stats.add_argument("--json", action="store_true", help="print one JSON object")
     add_table_loading_options(stats)
     stats.set_defaults(func=run_stats)
+    prune = table_sub.add_parser("prune", help="drop the rules of a prune list (`parastudio inspect-rules "
+                                 "--prune-list`): source ||| target per line")
+    prune.add_argument("table", help="Moses or TSV table (plain or .gz)")
+    prune.add_argument("--list", required=True, metavar="FILE", help="the rules to drop, 'source ||| target'")
+    prune.add_argument("-o", "--output", required=True, help="the pruned table (.gz to compress)")
+    prune.set_defaults(func=run_prune)
+
+
+def run_prune(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from core.inspection.rule_blame import read_prune_list
+    from core.tablebuild.table_converters import prune_rules
+
+    stats = prune_rules(Path(args.table), read_prune_list(args.list), Path(args.output))
+    print(f"{stats['rules_in']} rules in, {stats['rules_dropped']} dropped, {stats['rules_out']} written to "
+          f"{args.output}")
+    return 0
 
 
 def run_stats(args: argparse.Namespace) -> int:

@@ -243,6 +243,7 @@ def pivot_table(
     threads: int = 1,
     progress: Progress = no_progress,
     compresslevel: int = 6,
+    exclude: set[tuple[str, str]] | None = None,
 ) -> dict:
     """Build a paraphrase table from a Moses phrase table; return stats and timings.
 
@@ -251,6 +252,7 @@ def pivot_table(
     probability then e2, written atomically (gzip when ``output`` ends in .gz).
     ``threads`` > 1 is faster but no longer bit-for-bit reproducible. ``compresslevel`` is
     the gzip level of a .gz output (6: about three times faster than 9, ~2% larger).
+    ``exclude``: (e1, e2) pairs left out of the output (a prune list from rule blame).
     """
     import duckdb
 
@@ -308,13 +310,17 @@ def pivot_table(
             started = time.perf_counter()
             progress(0, None, "pivot")
             cursor = connection.execute(query)
-            pairs_out = sources_out = 0
+            pairs_out = sources_out = pruned = 0
             previous_e1 = None
             with atomic_output(output, compresslevel=compresslevel) as handle, WriteBehind(handle) as writer:
                 while True:
                     rows = cursor.fetchmany(50_000)
                     if not rows:
                         break
+                    if exclude:
+                        kept = [row for row in rows if (row[0], row[1]) not in exclude]
+                        pruned += len(rows) - len(kept)
+                        rows = kept
                     for row in rows:
                         if row[0] != previous_e1:
                             sources_out += 1
@@ -323,6 +329,7 @@ def pivot_table(
                     pairs_out += len(rows)
                     progress(pairs_out, None, "write")
             stats["paraphrase_pairs_out"] = pairs_out
+            stats["pairs_pruned"] = pruned
             stats["source_phrases_out"] = sources_out
             timings["pivot_and_write_seconds"] = time.perf_counter() - started
         finally:

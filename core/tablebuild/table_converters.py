@@ -80,3 +80,19 @@ def prune_paraphrase_table(table: Path, output: Path, *, max_source_length: int,
                     batch.clear()
         writer.write("".join(batch))
     return {"pairs_in": read, "pairs_kept": kept}
+
+
+def prune_rules(table: Path, exclude: set[tuple[str, str]], output: Path) -> dict:
+    """``table`` without the rules whose (source, target) phrases are in ``exclude`` (a prune list from rule
+    blame); Moses and TSV lines, plain or gzip, written atomically. Other lines are copied as they are."""
+    read = dropped = 0
+    with open_text_maybe_gzip(table) as reader, atomic_output(output) as handle:
+        for line in reader:
+            read += 1
+            separator = " ||| " if " ||| " in line else "\t"
+            fields = line.split(separator, 2)
+            if len(fields) >= 2 and (" ".join(fields[0].split()), " ".join(fields[1].split())) in exclude:
+                dropped += 1
+                continue
+            handle.write(line if line.endswith("\n") else line + "\n")
+    return {"rules_in": read, "rules_dropped": dropped, "rules_out": read - dropped}

@@ -1,0 +1,112 @@
+"""``parastudio inspect`` and ``inspect-rules``: the judged candidates of a study, and the rules behind rejections.
+
+* ``inspect STUDY [--system S] [--criterion C] [--verdict rejected|disagreed|accepted] --format table|csv|jsonl``:
+  one row per judged candidate (:mod:`core.inspection.candidate_rows`).
+* ``inspect-rules STUDY [--criterion C] [--system S] [--top N] [--prune-list FILE] [--json]``: rule blame
+  (:mod:`core.inspection.rule_blame`); ``--prune-list`` writes the listed rules for ``table prune`` / ``pivot --prune``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+
+from core.inspection.verdicts import VERDICTS
+
+ROW_COLUMNS = ("item", "sentence", "verdict", "systems", "source_length", "rules", "model_score", "true_score",
+               "search_error", "source", "candidate")
+
+
+def register(subparsers) -> None:
+    inspect = subparsers.add_parser("inspect", help="judged candidates of a study with their verdicts (failures "
+                                    "first: --verdict rejected)")
+    inspect.add_argument("study", metavar="STUDY", help="study database (SQLite file or URL)")
+    inspect.add_argument("--study-name", help="the study, when the database holds several")
+    inspect.add_argument("--system", help="only candidates this system produced")
+    inspect.add_argument("--criterion", help="the verdict of this criterion only (default: all criteria)")
+    inspect.add_argument("--verdict", choices=VERDICTS, help="only rows with this verdict")
+    inspect.add_argument("--format", choices=("table", "csv", "jsonl"), default="table")
+    inspect.set_defaults(func=run_inspect)
+
+    rules = subparsers.add_parser("inspect-rules", help="the rules that occur in rejected candidates more than in "
+                                  "accepted ones (one-sided Fisher exact test)")
+    rules.add_argument("study", metavar="STUDY")
+    rules.add_argument("--study-name", help="the study, when the database holds several")
+    rules.add_argument("--criterion", action="append", help="verdicts on these criteria (repeat; default: all)")
+    rules.add_argument("--system", help="only candidates this system produced")
+    rules.add_argument("--top", type=int, default=20, help="rules shown (default 20)")
+    rules.add_argument("--max-p", type=float, default=1.0, help="only rules with p at most this (default 1)")
+    rules.add_argument("--prune-list", metavar="FILE", help="write the rules shown as 'source ||| target' lines")
+    rules.add_argument("--json", action="store_true")
+    rules.set_defaults(func=run_rules)
+
+
+def _study(args):
+    from core.store.database import open_database
+    from core.store.operations import find_study
+
+    db = open_database(args.study)
+    try:
+        return db, find_study(db, args.study_name)
+    except LookupError:
+        db.close()
+        raise
+
+
+def run_inspect(args: argparse.Namespace) -> int:
+    from core.inspection.candidate_rows import candidate_rows, filter_rows
+
+    try:
+        db, study_id = _study(args)
+    except LookupError as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        return 1
+    with db:
+        rows = candidate_rows(db, study_id, criteria={args.criterion} if args.criterion else None)
+    rows = filter_rows(rows, system=args.system, criterion=args.criterion, verdict=args.verdict)
+    if args.format == "jsonl":
+        for row in rows:
+            print(json.dumps(row.to_json(), ensure_ascii=False))
+        return 0
+    records = [{**{k: v for k, v in row.to_json().items() if k in ROW_COLUMNS},
+                "systems": ";".join(row.systems)} for row in rows]
+    if args.format == "csv":
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=ROW_COLUMNS, lineterminator="\n", extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(records)
+        sys.stdout.write(buffer.getvalue())
+        return 0
+    for row in rows:
+        flag = " SEARCH-ERROR" if row.search_error else ""
+        print(f"{row.item:>8} {row.verdict or '-':<9} {';'.join(row.systems):<24} rules={row.rules:<2} "
+              f"{row.text}{flag}")
+    print(f"{len(rows)} candidates", file=sys.stderr)
+    return 0
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    from core.inspection.rule_blame import rule_blame, write_prune_list
+
+    try:
+        db, study_id = _study(args)
+    except LookupError as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        return 1
+    with db:
+        blamed = rule_blame(db, study_id, criteria=set(args.criterion) if args.criterion else None,
+                            system=args.system)
+    shown = [rule for rule in blamed if rule.p_value <= args.max_p][: args.top]
+    if args.prune_list:
+        count = write_prune_list(shown, args.prune_list)
+        print(f"wrote {count} rules to {args.prune_list}", file=sys.stderr)
+    if args.json:
+        print(json.dumps([rule.to_json() for rule in shown], ensure_ascii=False))
+        return 0
+    print(f"{'rejected':>8} {'accepted':>8} {'p':>10}  rule")
+    for rule in shown:
+        print(f"{rule.rejected:>8} {rule.accepted:>8} {rule.p_value:>10.3g}  {rule.source} -> {rule.target}")
+    return 0

@@ -1,0 +1,96 @@
+"""Rule blame: the rules that occur in rejected candidates more than in accepted ones, across a study.
+
+For each rule (source phrase -> target phrase) in the derivations of the
+judged candidates: in how many rejected and how many accepted candidates it
+occurs, and a one-sided Fisher exact test (scipy) of "this rule's candidates
+are rejected more often than the study's": a small p is a rule worth pruning.
+Candidates the judges disagreed on are left out. The prune list is one
+``source ||| target`` per line; ``parastudio table prune`` and
+``parastudio pivot --prune`` drop those rules, so a bad rule is fixed where it
+comes from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass
+
+from sqlalchemy import text
+
+from core.inspection.candidate_rows import candidate_rows
+from core.inspection.verdicts import ACCEPTED, REJECTED
+from core.store.database import Database
+from core.textio import atomic_output, read_lines
+
+
+@dataclass(frozen=True)
+class BlamedRule:
+    source: str
+    target: str
+    rejected: int  # rejected candidates that apply it
+    accepted: int  # accepted candidates that apply it
+    p_value: float  # one-sided Fisher exact test: rejected more often than the study's candidates
+
+    @property
+    def rejected_share(self) -> float:
+        return self.rejected / (self.rejected + self.accepted) if self.rejected + self.accepted else 0.0
+
+    def to_json(self) -> dict:
+        return {"source": self.source, "target": self.target, "rejected": self.rejected, "accepted": self.accepted,
+                "rejected_share": self.rejected_share, "p_value": self.p_value}
+
+
+def rule_blame(db: Database, study_id: int, *, criteria: set[str] | None = None, system: str | None = None,
+               min_rejected: int = 1) -> list[BlamedRule]:
+    """Rules of rejected candidates, most suspicious first (smallest p, then most rejections)."""
+    from scipy.stats import fisher_exact
+
+    rows = [row for row in candidate_rows(db, study_id, criteria=criteria)
+            if row.verdict in (ACCEPTED, REJECTED) and (system is None or system in row.systems)]
+    verdict = {row.candidate_id: row.verdict for row in rows}
+    in_rejected: Counter = Counter()
+    in_accepted: Counter = Counter()
+    with db.read_connection() as connection:
+        for candidate_id, derivation in connection.execute(text(
+                "SELECT id, derivation FROM candidate WHERE study_id = :s AND kind = 'candidate'"), {"s": study_id}):
+            if candidate_id not in verdict:
+                continue
+            segments = json.loads(derivation) if isinstance(derivation, str) else (derivation or [])
+            rules = {(s["source"], s["target"]) for s in segments if isinstance(s, dict) and not s.get("identity")
+                     and s.get("source") != s.get("target") and "source" in s and "target" in s}
+            (in_rejected if verdict[candidate_id] == REJECTED else in_accepted).update(rules)
+    total_rejected = sum(1 for v in verdict.values() if v == REJECTED)
+    total_accepted = len(verdict) - total_rejected
+    blamed = []
+    for rule, rejected in in_rejected.items():
+        if rejected < min_rejected:
+            continue
+        accepted = in_accepted.get(rule, 0)
+        table = [[rejected, accepted], [total_rejected - rejected, total_accepted - accepted]]
+        p_value = float(fisher_exact(table, alternative="greater").pvalue)
+        blamed.append(BlamedRule(rule[0], rule[1], rejected, accepted, min(1.0, p_value)))
+    return sorted(blamed, key=lambda b: (b.p_value, -b.rejected, b.source, b.target))
+
+
+def write_prune_list(rules: list[BlamedRule], path: str | os.PathLike) -> int:
+    with atomic_output(path) as handle:
+        for rule in rules:
+            handle.write(f"{rule.source} ||| {rule.target}\n")
+    return len(rules)
+
+
+def read_prune_list(path: str | os.PathLike) -> set[tuple[str, str]]:
+    """``source ||| target`` lines (whitespace normalized); a malformed line stops with its number."""
+    from core.errors import InputFormatError
+
+    pairs = set()
+    for number, line in read_lines(path):
+        if not line.strip():
+            continue
+        fields = line.split("|||")
+        if len(fields) != 2 or not fields[0].strip() or not fields[1].strip():
+            raise InputFormatError(str(path), number, "'source phrase ||| target phrase'", line)
+        pairs.add((" ".join(fields[0].split()), " ".join(fields[1].split())))
+    return pairs

@@ -1,0 +1,169 @@
+"""Inspecting failures: verdicts, candidate rows, details with pivots and scores, rule blame and pruning."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.cli import main
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.truescore import TrueScorer
+from core.inspection.candidate_rows import candidate_rows, filter_rows
+from core.inspection.details import candidate_details, pivot_phrases
+from core.inspection.rule_blame import read_prune_list, rule_blame
+from core.inspection.verdicts import ACCEPTED, DISAGREED, REJECTED, candidate_verdict, criterion_verdict
+from core.store import operations as ops
+from core.store.database import open_database
+
+
+@given(st.lists(st.sampled_from(["yes", "no"]), min_size=1, max_size=5))
+def test_a_criterion_is_accepted_only_when_every_judge_accepts(labels):
+    expected = ACCEPTED if set(labels) == {"yes"} else REJECTED if set(labels) == {"no"} else DISAGREED
+    assert criterion_verdict(labels) == expected
+
+
+def test_on_a_scale_the_midpoint_counts_as_acceptable():
+    assert criterion_verdict(["2", "3"], ["1", "2", "3"]) == ACCEPTED
+    assert criterion_verdict(["1", "1"], ["1", "2", "3"]) == REJECTED
+    assert criterion_verdict(["1", "3"], ["1", "2", "3"]) == DISAGREED
+    assert criterion_verdict(["2", "3"], ["1", "2", "3", "4", "5"]) == DISAGREED
+    assert candidate_verdict([ACCEPTED, REJECTED]) == REJECTED
+    assert candidate_verdict([ACCEPTED, DISAGREED]) == DISAGREED
+    assert candidate_verdict([ACCEPTED, None, ACCEPTED]) == ACCEPTED
+
+
+def segment(src, tgt, source, target, p, identity=False):
+    return {"src": src, "tgt": tgt, "source": source, "target": target, "p": p, "identity": identity}
+
+
+def derivation(tokens_in, rewrites):
+    """A derivation of source tokens with {source index: (target words, p)} single-word rewrites."""
+    out, position = [], 0
+    for i, word in enumerate(tokens_in):
+        target, p = rewrites.get(i, (word, 1.0))
+        out.append(segment([i, i + 1], [position, position + 1], word, target, p, identity=i not in rewrites))
+        position += 1
+    return out
+
+
+@pytest.fixture
+def judged(tmp_path):
+    """Six sentences, two systems; the rule 'dog -> hound' is in every rejected candidate."""
+    db = open_database(tmp_path / "s.sqlite", create=True)
+    study = ops.create_study(db, "inspect", criteria=["meaning"])
+    rows = []
+    for s in range(6):
+        source = f"the dog runs home {s}".split()
+        bad = derivation(source, {1: ("hound", 0.2)})
+        good = derivation(source, {2: ("walks", 0.5)})
+        for system, deriv in (("beam", bad if s < 4 else good), ("mcpg-true", good)):
+            text = " ".join(seg["target"] for seg in deriv)
+            rows.append(ops.CandidateRow(sentence_id=str(s), text=text, system=system, source=" ".join(source),
+                                         derivation=deriv, model_score=-3.0 if system == "beam" else -2.0,
+                                         true_score=-2.5 if system == "beam" else -2.0))
+    ops.import_candidates(db, study, rows)
+    ops.assign(db, study, ["a", "b"])
+    for name in ("a", "b"):
+        annotator = ops.find_annotator(db, study, name)
+        while (item := ops.next_item(db, annotator)) is not None:
+            ops.record_judgment(db, item.assignment_id, "no" if "hound" in item.candidate else "yes")
+    yield db, study
+    db.close()
+
+
+def test_every_judged_candidate_is_a_row_with_its_verdict_rules_and_search_error(judged):
+    db, study = judged
+    rows = candidate_rows(db, study)
+    assert len(rows) == 4 + 6  # four 'hound' rewrites (beam), a 'walks' rewrite of each sentence
+    rejected = filter_rows(rows, verdict=REJECTED)
+    assert {row.text.split()[1] for row in rejected} == {"hound"} and len(rejected) == 4
+    shared = [row for row in rows if row.verdict == ACCEPTED and len(row.systems) == 2]
+    assert len(shared) == 2  # sentences 4 and 5: one string both systems made, one row
+    assert all(row.rules == 1 for row in rows)
+    # beam reported -3.0 where the exact true score is -2.5: seed 000's search error.
+    assert all(row.search_error for row in rejected)
+    assert filter_rows(rows, system="mcpg-true", verdict=REJECTED) == []
+
+
+def test_rule_blame_puts_the_rule_of_every_rejection_first_with_fishers_p(judged):
+    from scipy.stats import fisher_exact
+
+    db, study = judged
+    blamed = rule_blame(db, study)
+    top = blamed[0]
+    assert (top.source, top.target, top.rejected, top.accepted) == ("dog", "hound", 4, 0)
+    # 4 rejected and 6 accepted candidates in all; an independent computation of the one-sided test.
+    assert top.p_value == pytest.approx(fisher_exact([[4, 0], [0, 6]], alternative="greater").pvalue)
+    assert not any(rule.target == "walks" for rule in blamed)  # no rejected candidate applies it
+
+
+def test_the_cli_lists_failures_and_writes_a_prune_list_that_prunes_the_table(judged, tmp_path, capsys):
+    db, study = judged
+    path = db.engine.url.database
+    capsys.readouterr()
+    assert main(["inspect", path, "--verdict", "rejected", "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 4 and all(row["verdict"] == "rejected" and row["search_error"] for row in rows)
+    prune = tmp_path / "prune.txt"
+    assert main(["inspect-rules", path, "--top", "1", "--prune-list", str(prune)]) == 0
+    assert read_prune_list(prune) == {("dog", "hound")}
+    table = tmp_path / "table.txt"
+    table.write_text("dog ||| hound ||| 0.2\ndog ||| canine ||| 0.3\nruns ||| walks ||| 0.5\n", encoding="utf-8")
+    assert main(["table", "prune", str(table), "--list", str(prune), "-o", str(tmp_path / "pruned.txt")]) == 0
+    assert (tmp_path / "pruned.txt").read_text().splitlines() == ["dog ||| canine ||| 0.3", "runs ||| walks ||| 0.5"]
+
+
+def test_pivot_with_a_prune_list_leaves_those_pairs_out(tmp_path):
+    bilingual = tmp_path / "bi.txt"
+    # e ||| f ||| p(e|f) lex(e|f) p(f|e) lex(f|e)
+    bilingual.write_text("the dog ||| el perro ||| 0.6 0.5 0.7 0.4\nthe hound ||| el perro ||| 0.4 0.3 0.3 0.2\n"
+                         "the canine ||| el can ||| 0.5 0.5 0.5 0.5\nthe dog ||| el can ||| 0.5 0.5 0.3 0.5\n",
+                         encoding="utf-8")
+    prune = tmp_path / "prune.txt"
+    prune.write_text("the dog ||| the hound\n", encoding="utf-8")
+    assert main(["pivot", str(bilingual), "-o", str(tmp_path / "all.txt")]) == 0
+    assert main(["pivot", str(bilingual), "-o", str(tmp_path / "pruned.txt"), "--prune", str(prune)]) == 0
+    everything = {tuple(line.split(" ||| ")[:2]) for line in (tmp_path / "all.txt").read_text().splitlines()}
+    kept = {tuple(line.split(" ||| ")[:2]) for line in (tmp_path / "pruned.txt").read_text().splitlines()}
+    assert ("the dog", "the hound") in everything and everything - kept == {("the dog", "the hound")}
+
+
+def test_pivot_phrases_add_up_to_the_pivot_probability(tmp_path):
+    bilingual = tmp_path / "bi.txt"
+    bilingual.write_text("the dog ||| el perro ||| 0.6 0.5 0.7 0.4\nthe hound ||| el perro ||| 0.4 0.3 0.3 0.2\n"
+                         "the hound ||| el can ||| 0.5 0.5 0.5 0.5\nthe dog ||| el can ||| 0.5 0.5 0.3 0.5\n",
+                         encoding="utf-8")
+    assert main(["pivot", str(bilingual), "-o", str(tmp_path / "para.txt")]) == 0
+    probability = next(float(line.split(" ||| ")[2].split()[0]) for line in
+                       (tmp_path / "para.txt").read_text().splitlines() if line.startswith("the dog ||| the hound"))
+    table = ParaphraseTable.load(bilingual)
+    terms = pivot_phrases("the dog", "the hound", table, limit=None)
+    assert [f for f, _ in terms] == ["el perro", "el can"]
+    assert math.fsum(term for _, term in terms) == pytest.approx(probability)
+
+
+def test_details_show_the_derivation_scores_side_by_side_and_every_judge(judged, tiny_lm):
+    from core.engine.lm import LanguageModel
+
+    db, study = judged
+    row = next(r for r in candidate_rows(db, study) if r.verdict == REJECTED)
+    from core.engine.rules import Rule
+
+    rules = ParaphraseTable([])  # the rules the candidates were made with
+    rules.add(Rule(("dog",), ("hound",), 0.2))
+    rules.add(Rule(("runs",), ("walks",), 0.5))
+    lm = LanguageModel(tiny_lm["binary"])
+    details = candidate_details(db, row.candidate_id, table=rules, lm=lm)
+    assert [(s.source, s.target, s.probability) for s in details.steps] == [("dog", "hound", 0.2)]
+    assert details.steps[0].log10_share == pytest.approx(1.0)
+    assert details.changed_source == {1} and details.changed_candidate == {1}
+    assert details.lm_log10 == pytest.approx(lm.score(row.text))
+    assert details.channel_log10 == pytest.approx(lm.score(row.text) + math.log10(0.2))
+    truth = TrueScorer(rules, lm).score(row.source.split(), row.text.split())
+    assert details.true_log10 == pytest.approx(truth.log10_score)
+    assert {(j.annotator, j.value) for j in details.judges} == {("a", "no"), ("b", "no")}
+    assert details.search_error
