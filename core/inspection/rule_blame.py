@@ -1,7 +1,7 @@
 """Rule blame: the rules that occur in rejected candidates more than in accepted ones, across a study.
 
 For each rule (source phrase -> target phrase) in the derivations of the
-judged candidates: in how many rejected and how many accepted candidates it
+judged candidates (an imported candidate without one: its replaced word spans): in how many rejected and how many accepted candidates it
 occurs, and a one-sided Fisher exact test (scipy) of "this rule's candidates
 are rejected more often than the study's": a small p is a rule worth pruning.
 Candidates the judges disagreed on are left out. The prune list is one
@@ -17,6 +17,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 
+import Levenshtein
 from sqlalchemy import text
 
 from core.inspection.candidate_rows import candidate_rows
@@ -53,14 +54,13 @@ def rule_blame(db: Database, study_id: int, *, criteria: set[str] | None = None,
     in_rejected: Counter = Counter()
     in_accepted: Counter = Counter()
     with db.read_connection() as connection:
-        for candidate_id, derivation in connection.execute(text(
-                "SELECT id, derivation FROM candidate WHERE study_id = :s AND kind = 'candidate'"), {"s": study_id}):
+        for candidate_id, derivation, candidate, source in connection.execute(text(
+                "SELECT c.id, c.derivation, c.text, s.text FROM candidate c JOIN source_sentence s "
+                "ON s.id = c.source_id WHERE c.study_id = :s AND c.kind = 'candidate'"), {"s": study_id}):
             if candidate_id not in verdict:
                 continue
-            segments = json.loads(derivation) if isinstance(derivation, str) else (derivation or [])
-            rules = {(s["source"], s["target"]) for s in segments if isinstance(s, dict) and not s.get("identity")
-                     and s.get("source") != s.get("target") and "source" in s and "target" in s}
-            (in_rejected if verdict[candidate_id] == REJECTED else in_accepted).update(rules)
+            (in_rejected if verdict[candidate_id] == REJECTED else in_accepted).update(
+                applied_rules(derivation, source, candidate))
     total_rejected = sum(1 for v in verdict.values() if v == REJECTED)
     total_accepted = len(verdict) - total_rejected
     blamed = []
@@ -72,6 +72,18 @@ def rule_blame(db: Database, study_id: int, *, criteria: set[str] | None = None,
         p_value = float(fisher_exact(table, alternative="greater").pvalue)
         blamed.append(BlamedRule(rule[0], rule[1], rejected, accepted, min(1.0, p_value)))
     return sorted(blamed, key=lambda b: (b.p_value, -b.rejected, b.source, b.target))
+
+
+def applied_rules(derivation, source: str, candidate: str) -> set[tuple[str, str]]:
+    """The rewrites of a candidate: from its derivation, or, for an imported candidate without one, the
+    replaced word spans of a word-level edit alignment (python-Levenshtein's opcodes)."""
+    segments = json.loads(derivation) if isinstance(derivation, str) else derivation
+    if isinstance(segments, list) and segments:
+        return {(s["source"], s["target"]) for s in segments if isinstance(s, dict) and not s.get("identity")
+                and "source" in s and "target" in s and s["source"] != s["target"]}
+    words, new = source.split(), candidate.split()
+    return {(" ".join(words[i1:i2]), " ".join(new[j1:j2]))
+            for tag, i1, i2, j1, j2 in Levenshtein.opcodes(words, new) if tag == "replace"}
 
 
 def write_prune_list(rules: list[BlamedRule], path: str | os.PathLike) -> int:

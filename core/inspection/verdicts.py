@@ -46,12 +46,17 @@ def _is_number(text: str) -> bool:
 
 def criterion_verdict(labels: Iterable[str], scale_values: Sequence[str] = ()) -> str | None:
     """Accepted, rejected or disagreed for one criterion's labels; None when no label counts."""
-    votes = [vote for vote in (is_positive(label, scale_values) for label in labels) if vote is not None]
-    if not votes:
+    return verdict_of_votes([is_positive(label, scale_values) for label in labels])
+
+
+def verdict_of_votes(votes: Iterable[bool | None]) -> str | None:
+    """Accepted when every counted vote is positive, rejected when every one is negative, else disagreed."""
+    counted = {vote for vote in votes if vote is not None}
+    if not counted:
         return None
-    if all(votes):
+    if counted == {True}:
         return ACCEPTED
-    if not any(votes):
+    if counted == {False}:
         return REJECTED
     return DISAGREED
 

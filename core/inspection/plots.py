@@ -1,0 +1,99 @@
+"""Plots of a study's failures: rejection rate per system (95 % Wilson intervals), scores of accepted vs rejected.
+
+matplotlib, imported only when plotting; written atomically as PNG or SVG by the file name.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import defaultdict
+from pathlib import Path
+from typing import Sequence
+
+from core.inspection.candidate_rows import CandidateRow
+from core.inspection.verdicts import ACCEPTED, REJECTED
+from core.textio import atomic_output
+
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (Wilson 1927): well-behaved at 0 and n, unlike the normal one."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def rejection_rates(rows: Sequence[CandidateRow]) -> dict[str, tuple[int, int, float, float, float]]:
+    """Per system (every producer credited): rejected, judged, rate, and its 95 % interval."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        if row.verdict is None:
+            continue
+        for system in row.systems or ("-",):
+            counts[system][1] += 1
+            counts[system][0] += row.verdict == REJECTED
+    return {system: (rejected, n, rejected / n, *wilson_interval(rejected, n))
+            for system, (rejected, n) in sorted(counts.items())}
+
+
+def _save(figure, path: str | os.PathLike) -> Path:
+    path = Path(path)
+    suffix = path.suffix.lstrip(".").lower()
+    if suffix not in ("png", "svg"):
+        raise ValueError(f"{path}: a plot is written as .png or .svg")
+    with atomic_output(path, "wb") as handle:
+        figure.savefig(handle, format=suffix, dpi=130, metadata={"Date": None} if suffix == "svg" else None)
+    return path
+
+
+def plot_rejection_rates(rows: Sequence[CandidateRow], path: str | os.PathLike) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rates = rejection_rates(rows)
+    figure, axes = plt.subplots(figsize=(6.5, 3.6))
+    names = list(rates)
+    values = [100 * rates[name][2] for name in names]
+    # The interval's ends as distances from the rate (never below 0: float rounding at rates of 0 and 1).
+    errors = [[max(0.0, 100 * (rates[name][2] - rates[name][3])) for name in names],
+              [max(0.0, 100 * (rates[name][4] - rates[name][2])) for name in names]]
+    axes.bar(names, values, yerr=errors, capsize=4, color="#c0504d")
+    for index, name in enumerate(names):
+        axes.text(index, values[index] + 1, f"{rates[name][0]}/{rates[name][1]}", ha="center", fontsize=8)
+    axes.set_ylabel("candidates rejected (%)")
+    axes.set_title("Rejection rate per system, 95 % Wilson intervals", fontsize=9)
+    axes.set_ylim(0, 100)
+    figure.tight_layout()
+    saved = _save(figure, path)
+    plt.close(figure)
+    return saved
+
+
+def plot_score_histograms(rows: Sequence[CandidateRow], path: str | os.PathLike) -> Path:
+    """True scores (log10) of accepted against rejected candidates."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(6.5, 3.6))
+    for verdict, colour in ((ACCEPTED, "#4f9a4f"), (REJECTED, "#c0504d")):
+        scores = [row.true_score for row in rows if row.verdict == verdict and row.true_score is not None]
+        if scores:
+            axes.hist(scores, bins=30, alpha=0.6, color=colour, label=f"{verdict} ({len(scores)})")
+    axes.set_xlabel("true score (log10)")
+    axes.set_ylabel("candidates")
+    axes.set_title("Exact true scores of accepted and rejected candidates", fontsize=9)
+    if axes.get_legend_handles_labels()[0]:
+        axes.legend(fontsize=8)
+    figure.tight_layout()
+    saved = _save(figure, path)
+    plt.close(figure)
+    return saved
