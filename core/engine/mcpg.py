@@ -156,10 +156,11 @@ given.
 Speed: true scores are cached by sentence (the transposition table's other
 half). They come from the same edge index as
 :class:`core.engine.truescore.TrueScorer` (its cached
-:class:`~core.engine.truescore.SourceRuleIndex`), but through a score-only copy of
-its dynamic program: :func:`core.engine.truescore.best_derivation` also rebuilds the
-derivation and breaks ties, and measured 2.3x slower here (8,200 vs 19,500
-targets/s on 30-word sentences with 590 matching rules); derivations of the
+:class:`~core.engine.truescore.SourceRuleIndex`), through the score-only
+variants of its dynamic program (:func:`core.engine.truescore.best_rules_log10`
+and ``best_rules_log10_forward``): :func:`core.engine.truescore.best_derivation`
+also rebuilds the derivation and breaks ties, and measured 2.3x slower here
+(8,200 vs 19,500 targets/s on 30-word sentences with 590 matching rules); derivations of the
 outputs come from ``TrueScorer`` itself. Statistics are numpy arrays per state,
 allocated only once a state is selected from; a uniform playout walks a lazily
 shuffled order of the actions (exactly the uniform draw, see ``_playout``).
@@ -182,7 +183,7 @@ from core.engine.derivation import Segment
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import identity_rule
-from core.engine.truescore import TrueScorer
+from core.engine.truescore import TrueScorer, best_rules_log10, best_rules_log10_forward
 
 Mode = Literal["true-score", "translator"]
 Result = tuple[tuple[str, ...], float, tuple[Segment, ...]]
@@ -380,17 +381,8 @@ class _Search:
         self._order_actions()
         # For the true score: TrueScorer's cached edge index of this source.
         self._index = self.scorer.source_index(self.source)
-        # The same edges keyed by where their source starts, for the forward DP:
-        # _by_start[i][target phrase] = [(source end, log10 p), ...].
-        self._by_start: list[dict[tuple[str, ...], list[tuple[int, float]]]] = [{} for _ in self.source]
-        for target, hits in self._index.by_target.items():
-            for start, end, log_p, _ in hits:
-                self._by_start[start].setdefault(target, []).append((end, log_p))
-        self._start_lengths = [sorted({len(t) for t in entry}) for entry in self._by_start]
-        self._rules_at_most_one = all(log_p <= 0.0 for hits in self._index.by_target.values()
-                                      for _, _, log_p, _ in hits)
-        if self.options.true_score_dp == "forward":
-            self._true_rules_log10 = self._true_rules_log10_forward
+        self._rules_at_most_one = self._index.rules_at_most_one()
+        self._true_dp = best_rules_log10_forward if self.options.true_score_dp == "forward" else best_rules_log10
 
     def _order_actions(self) -> None:
         """The order untried actions are tried in (after stop), and the indexes that follow it."""
@@ -536,83 +528,13 @@ class _Search:
     def _lm_score(self, sentence: tuple[str, ...]) -> float:
         return self.lm.score(sentence) if self.lm is not None else 0.0  # LanguageModel keeps an LRU cache
 
-    def _true_rules_log10_forward(self, target: tuple[str, ...]) -> float:
-        """:meth:`_true_rules_log10` (``true_score_dp="forward"``), expanding only reachable cells.
-
-        The same maximum (seed 000, Algorithm 1) as a forward dynamic program:
-        ``fwd(0, 0) = 0``, ``fwd(j, l) = max fwd(i, k) + log10 p`` over edges
-        ``s[i:j] -> t[k:l]``, filled by increasing source position ``i`` (every
-        edge moves ``i`` forward). Edges are looked up from the cells already
-        reached, by source start, so the rules that cannot be on any path from
-        the start (most of the table on a real sentence) are never touched:
-        ~2x faster on the real pivot table. The sums run in a different order
-        from the backward DP, so the two agree to rounding (~1e-15), not bit
-        for bit.
-        """
-        source = self.source
-        n, m = len(source), len(target)
-        cells: list[dict[int, float]] = [{} for _ in range(n + 1)]
-        cells[0][0] = 0.0
-        by_start, start_lengths = self._by_start, self._start_lengths
-        for i in range(n):
-            row = cells[i]
-            if not row:
-                continue
-            word = source[i]
-            entry = by_start[i]
-            lengths = start_lengths[i]
-            for k, value in row.items():
-                if k < m and target[k] == word:  # identity rule, log10 1 = 0
-                    following = cells[i + 1]
-                    if value > following.get(k + 1, _UNSEEN):
-                        following[k + 1] = value
-                for length in lengths:
-                    k_end = k + length
-                    if k_end > m:
-                        break
-                    hits = entry.get(target[k:k_end])
-                    if hits:
-                        for end, log_p in hits:
-                            candidate = value + log_p
-                            following = cells[end]
-                            if candidate > following.get(k_end, _UNSEEN):
-                                following[k_end] = candidate
-        return cells[n].get(m, _UNSEEN)
-
     def _true_rules_log10(self, target: tuple[str, ...]) -> float:
         """Best ``sum log10 p`` over rule sets turning the source into ``target`` (-inf if none).
 
-        The dynamic program of :func:`core.engine.truescore.best_derivation` (seed 000,
-        Algorithm 1) on the same :class:`~core.engine.truescore.SourceRuleIndex`, kept
-        to the score (no derivation, no tie-breaking): 2.3x faster. Tests
-        check it against :class:`core.engine.truescore.TrueScorer`.
+        A score-only variant of :func:`core.engine.truescore.best_derivation`
+        (``true_score_dp`` picks which) on TrueScorer's cached index of this source.
         """
-        index = self._index
-        n, m = len(self.source), len(target)
-        edges: list[list[tuple[int, int, float]]] = [[] for _ in range(n)]
-        by_target = index.by_target
-        for length in index.target_lengths:
-            if length > m:
-                break
-            for k in range(m - length + 1):
-                hits = by_target.get(target[k : k + length])
-                if hits:
-                    k_end = k + length
-                    for start, end, log_p, _ in hits:
-                        edges[start].append((end, k, k_end, log_p))
-        positions = index.word_positions
-        for k, word in enumerate(target):
-            for i in positions.get(word, ()):
-                edges[i].append((i + 1, k, k + 1, 0.0))
-        best = {(n, m): 0.0}
-        for i in range(n - 1, -1, -1):
-            for end, k, k_end, log_p in edges[i]:
-                rest = best.get((end, k_end))
-                if rest is not None:
-                    value = log_p + rest
-                    if value > best.get((i, k), _UNSEEN):
-                        best[(i, k)] = value
-        return best.get((0, 0), _UNSEEN)
+        return self._true_dp(target, self._index)
 
     def _evaluate(self, applied: tuple[int, ...]) -> tuple[float, float]:
         """(log10 objective, reward R) of the final state reached by ``applied``."""
