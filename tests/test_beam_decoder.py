@@ -173,7 +173,7 @@ def test_future_cost_table_is_the_best_split(lm):
     table = table_of(EXAMPLE1_RULES)
     decoder = BeamDecoder(table, lm)
     options = decoder.translation_options(SOURCE)
-    cost = decoder.future_cost_table(len(SOURCE), options)
+    cost = options.future_costs()
     n = len(SOURCE)
 
     def brute(i, j):

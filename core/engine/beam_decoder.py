@@ -5,12 +5,14 @@ Seed 000 §3.1 and seed 003 §4.2 run MOSES with ``alpha_phi = alpha_LM = 1``,
 search restricted to monotone order, the way Moses' own ``SearchNormal`` works
 (Koehn 2004, "Pharaoh"; Moses ``Manager``/``SearchNormal``/``HypothesisStackNormal``):
 
-* Translation options per source span come from ``ParaphraseTable.matches``,
-  at most ``option_limit`` (Moses ``ttable-limit``, default 20) per span, ranked
-  like Moses ranks them: by the option's own estimated score (weighted rule
-  score plus the LM estimate of its target without context). Every source word
-  also gets an identity option with probability 1 (seed 000 §2.2), outside the
-  limit, so words without rules pass through and any word may stay unchanged.
+* Translation options per source span come from
+  :mod:`core.engine.translation_options` (the one place that collects, merges,
+  ranks and limits them, for MCPG too): at most ``option_limit`` (Moses
+  ``ttable-limit``, default 20) per span, ranked like Moses ranks them: by the
+  option's own estimated score (weighted rule score plus the LM estimate of
+  its target without context). Every source word also gets an identity option
+  with probability 1 (seed 000 §2.2), outside the limit, so words without
+  rules pass through and any word may stay unchanged.
 * Stack ``k`` holds hypotheses covering ``k`` source words; being monotone,
   they cover exactly ``[0, k)``. Two hypotheses in one stack with the same
   KenLM state recombine (the worse becomes an *arc* of the better, as in
@@ -48,12 +50,16 @@ from typing import Sequence
 from core.engine.derivation import Segment
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule, identity_rule
 from core.engine.scoring import DEFAULT_WEIGHTS, ScoreWeights
+from core.engine.translation_options import (
+    DEFAULT_OPTION_LIMIT,
+    TranslationOption,
+    TranslationOptions,
+    collect_options,
+)
 
 DEFAULT_STACK_SIZE = 200  # Moses -stack
 DEFAULT_BEAM_THRESHOLD = 1e-5  # Moses -beam-threshold
-DEFAULT_OPTION_LIMIT = 20  # Moses -ttable-limit
 DEFAULT_NBEST_FACTOR = 20  # Moses -n-best-factor: paths tried per distinct entry wanted
 
 
@@ -73,19 +79,6 @@ class DecoderSettings:
             "nbest_factor": self.nbest_factor,
             **self.weights.to_json(),
         }
-
-
-@dataclass(frozen=True, slots=True)
-class TranslationOption:
-    """A rule (or the identity) applied to source span ``[start, end)``."""
-
-    start: int
-    end: int
-    rule: Rule
-    identity: bool
-    rule_score: float  # alpha_phi * log10 p - alpha_W * |target|: the context-free part
-    estimate: float  # rule_score + alpha_LM * LM estimate of the target alone
-    target: tuple[str, ...]  # = rule.target, kept at hand for the inner loop
 
 
 @dataclass(eq=False, slots=True)
@@ -138,7 +131,7 @@ class DecodeResult:
     """Stacks, lattice and outputs of one decoded sentence."""
 
     def __init__(self, source: tuple[str, ...], root: Hypothesis, stacks: list[list[Hypothesis]],
-                 options: list[list[TranslationOption]], future_costs: list[list[float]],
+                 options: TranslationOptions, future_costs: list[list[float]],
                  settings: DecoderSettings, hypotheses_created: int):
         self.source = source
         self.root = root
@@ -234,53 +227,10 @@ class BeamDecoder:
         self.has_lm = lm is not None
         self.settings = settings
 
-    # -- translation options and future costs -------------------------------------------------
-    def translation_options(self, source: Sequence[str]) -> list[list[TranslationOption]]:
+    def translation_options(self, source: Sequence[str]) -> TranslationOptions:
         """``options[i]``: the options starting at source word ``i``, identity first."""
-        n = len(source)
-        by_span: dict[tuple[int, int], list[TranslationOption]] = {}
-        for match in self.table.matches(source):
-            by_span.setdefault((match.start, match.end), []).append(self._option(match.start, match.end, match.rule, False))
-        options: list[list[TranslationOption]] = [[] for _ in range(n)]
-        for i, word in enumerate(source):
-            options[i].append(self._option(i, i + 1, identity_rule(word), True))
-        limit = self.settings.option_limit
-        for (start, _), found in sorted(by_span.items()):
-            found.sort(key=lambda o: -o.estimate)  # stable: ties keep table order
-            options[start].extend(found if limit is None else found[:limit])
-        return options
-
-    def _option(self, start: int, end: int, rule: Rule, identity: bool) -> TranslationOption:
-        weights = self.settings.weights
-        if rule.prob <= 0.0:
-            phrase = -math.inf
-        else:
-            phrase = weights.phrase * math.log10(rule.prob)
-        rule_score = phrase - weights.word_penalty * len(rule.target)
-        lm_estimate = self.lm.score(rule.target, bos=False, eos=False) if rule.target else 0.0
-        return TranslationOption(start, end, rule, identity, rule_score, rule_score + weights.lm * lm_estimate,
-                                 rule.target)
-
-    @staticmethod
-    def future_cost_table(n: int, options: list[list[TranslationOption]]) -> list[list[float]]:
-        """``cost[i][j]``: best estimated score of covering ``[i, j)`` (Moses' future score DP)."""
-        cost = [[-math.inf] * (n + 1) for _ in range(n + 1)]
-        for i in range(n + 1):
-            cost[i][i] = 0.0
-        for starting in options:
-            for option in starting:
-                if option.estimate > cost[option.start][option.end]:
-                    cost[option.start][option.end] = option.estimate
-        for length in range(2, n + 1):
-            for i in range(0, n - length + 1):
-                j = i + length
-                best = cost[i][j]
-                for k in range(i + 1, j):
-                    combined = cost[i][k] + cost[k][j]
-                    if combined > best:
-                        best = combined
-                cost[i][j] = best
-        return cost
+        return collect_options(source, self.table, self.lm if self.has_lm else None, weights=self.settings.weights,
+                               limit=self.settings.option_limit)
 
     # -- search -------------------------------------------------------------------------------
     def decode(self, source: Sequence[str]) -> DecodeResult:
@@ -289,7 +239,7 @@ class BeamDecoder:
         settings = self.settings
         weights = settings.weights
         options = self.translation_options(source)
-        future = self.future_cost_table(n, options)
+        future = options.future_costs()
         threshold = math.log10(settings.beam_threshold) if settings.beam_threshold > 0 else -math.inf
         ids = itertools.count()
         root = Hypothesis(next(ids), None, None, 0, 0.0, 0.0, self.lm.begin_state(), future[0][n])

@@ -9,8 +9,10 @@ over source positions. In translator mode every source word also has an
 state covers the whole sentence; in true-score mode rules whose target equals
 their source are left out (they lead back to the same sentence).
 
-Actions are built from the sentence's translation options
-(:mod:`core.engine.translation_options`, the same ones the beam decoder uses).
+Actions are the sentence's translation options
+(:mod:`core.engine.translation_options`, the same ones the beam decoder uses:
+distinct rewrites per span, at most ``option_limit`` of them ranked by their
+estimated score; the true score still uses the whole table).
 Their *prior* is the one-step gain ``delta(a)`` of the objective when ``a``
 alone is applied (:class:`~core.engine.mcpg.options.MCPGOptions`,
 ``action_order="prior"``), and ``order`` is the order untried actions are
@@ -28,7 +30,7 @@ import numpy as np
 
 from core.engine.derivation import Segment
 from core.engine.mcpg.options import SearchInputs
-from core.engine.rules import identity_rule
+from core.engine.translation_options import collect_options
 
 STOP = -1  # the stop action: makes a state final; not an index into the action lists
 # Bit masks of a sentence up to this many words fit in int64 and are filtered with numpy.
@@ -52,57 +54,29 @@ class ActionSpace:
         self._build(inputs.translator_reward)
 
     # -- building ---------------------------------------------------------------------------
-    def _ranked_matches(self):
-        """The source's matches, at most ``option_limit`` per span ranked as the beam decoder ranks options."""
-        matches = [m for m in self.table.matches(self.source) if m.rule.prob > 0.0]
-        limit = self.options.option_limit
-        if limit is None:
-            return matches
-        by_span: dict[tuple[int, int], list] = {}
-        for match in matches:
-            by_span.setdefault((match.start, match.end), []).append(match)
-        kept = []
-        for span in sorted(by_span):
-            found = by_span[span]
-            if len(found) > limit:
-                estimate = {id(m): m.rule.log10_prob + self._lm_fragment(m.rule.target) for m in found}
-                found = sorted(found, key=lambda m: -estimate[id(m)])[:limit]  # stable: ties keep table order
-            kept.extend(found)
-        return kept
-
-    def _lm_fragment(self, words) -> float:
-        if self.lm is None or not words:
-            return 0.0
-        return self.lm.score(words, bos=False, eos=False)
-
     def _build(self, translator_reward: str) -> None:
         starts, ends, targets, rules, log_p, terms, identity = [], [], [], [], [], [], []
-        for match in self._ranked_matches():
-            rule = match.rule
-            if not self.translator and rule.target == rule.source:
-                continue  # a no-op: same sentence, same state
-            starts.append(match.start)
-            ends.append(match.end)
-            targets.append(rule.target)
+        self.identity_action: list[int] = []
+        options = collect_options(self.source, self.table, self.lm, limit=self.options.option_limit)
+        for option in options.all():
+            rule = option.rule
+            unchanged = option.target == self.source[option.start:option.end]
+            if not self.translator and unchanged:
+                continue  # a no-op in true-score mode: same sentence, same state
+            if unchanged and option.end == option.start + 1:
+                # A word's identity option (a table's pass-through rule of it is the same option).
+                self.identity_action.append(len(starts))
+            starts.append(option.start)
+            ends.append(option.end)
+            targets.append(option.target)
             rules.append(rule)
-            lp = rule.log10_prob
+            lp = 0.0 if option.identity else rule.log10_prob
             log_p.append(lp)
-            if translator_reward == "seed003":
+            if translator_reward == "seed003" and not option.identity:
                 best = self.table.best_probability(rule.source)
                 lp -= math.log10(best if best is not None else 1.0)
             terms.append(lp)
-            identity.append(False)
-        self.identity_action: list[int] = []
-        if self.translator:
-            for i, word in enumerate(self.source):
-                self.identity_action.append(len(starts))
-                starts.append(i)
-                ends.append(i + 1)
-                targets.append((word,))
-                rules.append(identity_rule(word))
-                log_p.append(0.0)
-                terms.append(0.0)
-                identity.append(True)
+            identity.append(option.identity)
         self.starts: list[int] = starts
         self.ends: list[int] = ends
         self.targets: list[tuple[str, ...]] = targets
