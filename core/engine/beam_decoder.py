@@ -71,6 +71,8 @@ DEFAULT_NBEST_FACTOR = 20  # Moses -n-best-factor: paths tried per distinct entr
 
 @dataclass(frozen=True)
 class DecoderSettings:
+    """The decoder's Moses settings: ``-stack``, ``-beam-threshold``, ``-ttable-limit``, weights, ``-n-best-factor``."""
+
     stack_size: int = DEFAULT_STACK_SIZE
     beam_threshold: float = DEFAULT_BEAM_THRESHOLD
     option_limit: int | None = DEFAULT_OPTION_LIMIT

@@ -23,16 +23,18 @@ One dynamic program, three variants, all on one :class:`SourceRuleIndex`:
   rebuilds the best derivation, ties going to fewer rewrites. What
   :class:`TrueScorer` and the CLI use.
 * :func:`best_rules_log10`: the same backward recursion kept to the score (no
-  derivation, no tie-breaking), ~2.3x faster; for searches that score many
-  candidates of one source and need the derivation of a few outputs only
-  (MCPG, :mod:`core.engine.mcpg`).
+  derivation, no tie-breaking); for searches that score many candidates of
+  one source and need the derivation of a few outputs only (MCPG,
+  :mod:`core.engine.mcpg`).
 * :func:`best_rules_log10_forward`: the same maximum run forward from
   ``(0, 0)``, ``fwd(j, l) = max fwd(i, k) + log10 p(s[i:j] -> t[k:l])``,
   expanding only cells reached from the start, so rules that cannot lie on a
-  path from the start (most of a real table) are never touched: ~2x faster
-  than the backward score on the real pivot table. Its sums run in another
-  order, so it agrees with the backward ones to rounding (~1e-15), not bit
-  for bit.
+  path from the start (most of a real table) are never touched. Its sums run
+  in another order, so it agrees with the backward ones to rounding
+  (~1e-15), not bit for bit.
+
+``benchmarks/bench_truescore.py`` times the three side by side; the figures
+are in ``evaldata/results/mcpg-profiles.md``.
 """
 
 from __future__ import annotations
