@@ -25,8 +25,7 @@ Two modes (seed 000 §4.1):
 The package, one idea per module:
 
 * :mod:`~core.engine.mcpg.options`: :class:`MCPGOptions`, the ``"faithful"`` and
-  ``"tuned"`` profiles, the paper's notation mapped to our names
-  (``eta`` -> ``episodes_per_step``, ``k`` -> ``exploration``);
+  ``"tuned"`` profiles, and the one map from the papers' notation to our names;
 * :mod:`~core.engine.mcpg.actions`: the action space of a sentence, its priors and order;
 * :mod:`~core.engine.mcpg.search`: tree states, selection (UCB1-tuned + RAVE),
   episodes, max backup, commits;

@@ -135,8 +135,8 @@ def resolve_profile(profile: str | MCPGOptions) -> MCPGOptions:
 class SearchInputs:
     """What one MCPG search is given: the sentence, the models, the mode and the settings.
 
-    ``mode`` and ``translator_reward`` are described in :mod:`core.engine.mcpg`;
-    ``exploration`` is ``k``; ``nbest`` bounds how many finals are worth
+    ``mode`` and ``translator_reward`` are described in :mod:`core.engine.mcpg`,
+    ``exploration`` in the module docstring; ``nbest`` bounds how many finals are worth
     keeping; ``seed`` fixes the random stream of the playouts.
     """
 

@@ -27,7 +27,7 @@ Selection in a tree state ``s`` with ``n(s)`` visits, for action ``a`` with
 * RAVE (Gelly & Silver 2007, §5): ``Q_RAVE(s,a)`` is the best reward of the
   episodes that went through ``s`` and took ``a`` at any later step (all moves
   as first), blended with ``Q(s,a)`` (the max reward through ``(s,a)``) as
-  ``(1 - beta) Q(s,a) + beta Q_RAVE(s,a)``, ``beta = sqrt(k / (3 n(s) + k))``.
+  ``(1 - beta) Q(s,a) + beta Q_RAVE(s,a)``, ``beta = sqrt(k / (3 n(s) + k))`` (``k``: :mod:`~core.engine.mcpg.options`).
 * Index: ``(1 - beta) Q(s,a) + beta Q_RAVE(s,a) + bonus`` (``Q_RAVE = Q``
   while ``a`` was never seen after ``s``); the highest index wins, ties to the
   earlier action. An action never taken from ``s`` has an infinite UCB index,
@@ -120,7 +120,7 @@ class TreeSearch:
         self.inputs = inputs
         self.options = inputs.options
         self.translator = inputs.translator
-        self.k = float(inputs.exploration)
+        self.k = float(inputs.exploration)  # the RAVE equivalence parameter
         self.space = ActionSpace(inputs)
         self.finals = Finals(inputs, self.space)
         self.playouts = Playouts(inputs, self.space)
