@@ -1,8 +1,12 @@
 """MCPG speed and quality against time (issue 6): prints figures, asserts nothing.
 
 * episodes/s of both modes on ~30-token sentences;
+* a new state's free actions: numpy bit masks against the plain loop
+  (ActionSpace.free on the first sentence's actions, tuned and faithful);
 * quality against time: mean true-score gap (log10, MCPG minus reference,
   higher is better) at 0.1, 0.3, 1, 2, 3, 10 s per sentence, true-score mode.
+
+Figures from a run are kept in evaldata/results/mcpg-profiles.md.
 
 The reference is the beam decoder's 1-best (core.engine.beam_decoder) and, because
 that 1-best is often the source itself, which MCPG never outputs (seed 003 §2:
@@ -41,9 +45,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from core.errors import InputFormatError  # noqa: E402
 from core.textio import open_text_maybe_gzip  # noqa: E402
 from core.engine.lm import LanguageModel  # noqa: E402
-from core.engine.mcpg import MCPGStats, generate_mcpg  # noqa: E402
+from core.engine.mcpg import FAITHFUL, TUNED, ActionSpace, MCPGStats, SearchInputs, generate_mcpg  # noqa: E402
 from core.engine.paraphrase_table import ParaphraseTable  # noqa: E402
 from core.engine.rules import Rule  # noqa: E402
 from core.engine.truescore import TrueScorer  # noqa: E402
@@ -111,8 +116,8 @@ def demo_readable() -> str | None:
         return "evaldata/demo/{paraphrase-table.gz,lm.bin,test.en} missing"
     try:
         with open_text_maybe_gzip(DEMO_TABLE) as lines:
-            first = next(lines, "")
-    except (OSError, UnicodeDecodeError, EOFError) as error:
+            first = lines.readline()
+    except (OSError, UnicodeDecodeError, EOFError, InputFormatError) as error:
         return f"{DEMO_TABLE} unreadable ({type(error).__name__}: {error})"
     if " ||| " not in first:
         return f"{DEMO_TABLE}: first line is not a Moses table line"
@@ -185,6 +190,33 @@ def run_curve(sentences, table, lm, scorer, refs, budgets, profile, start_from_b
     return rows
 
 
+def state_filter(source, table, lm, options, states: int = 2000) -> None:
+    """Time ActionSpace.free on random coverages, vectorised and with the plain loop, side by side."""
+    space = ActionSpace(SearchInputs(source, table, lm, options=options))
+    rng = random.Random(0)
+    coverages = []
+    for _ in range(states):
+        covered = 0
+        for a in rng.sample(range(len(space)), min(len(space), rng.randint(1, 6))):
+            if not space.masks[a] & covered:
+                covered |= space.masks[a]
+        coverages.append(covered)
+    vectorised = space.order_masks
+    seconds = {"numpy": 0.0, "plain": 0.0}
+    for _ in range(2):  # interleaved, so a busy machine slows both alike
+        for name, masks in (("numpy", vectorised), ("plain", None)):
+            space.order_masks = masks  # None: the loop longer sentences use
+            started = time.perf_counter()
+            for covered in coverages:
+                space.free(covered)
+            seconds[name] += time.perf_counter() - started
+    space.order_masks = vectorised
+    numpy_ms, plain_ms = (seconds[name] / (2 * states) * 1000 for name in ("numpy", "plain"))
+    print(f"\n== a new state's free actions ({len(space)} actions, {states} random coverages) ==")
+    print(f"numpy bit masks {numpy_ms:.3f} ms/state, plain loop {plain_ms:.3f} ms/state: "
+          f"{plain_ms / numpy_ms:.0f}x")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=10)
@@ -215,6 +247,9 @@ def main() -> int:
                           profile=profile)
             print(f"{profile:9s} {mode:11s} {stats.episodes / stats.seconds:9.0f} episodes/s  "
                   f"tree states {stats.tree_states}  distinct finals {stats.distinct_finals}")
+
+    for options in (TUNED, FAITHFUL):  # at most 20 rules per span, and all of them
+        state_filter(sentences[0], table, lm, options)
 
     started = time.perf_counter()
     refs = references(sentences, table, lm)

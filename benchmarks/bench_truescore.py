@@ -5,7 +5,10 @@
 Each source has ~1,000 applicable rules; targets are made by applying random
 disjoint subsets (so they are reachable), plus some unreachable ones. Prints
 scores/s for many targets of one source (rule matches cached, the n-best
-reranking case) and for cold pairs (matching included), with and without LM.
+reranking case) and for cold pairs (matching included), with and without LM,
+and the three variants of the dynamic program side by side on the same pairs
+(the exact one with its derivation, and the two score-only ones MCPG uses),
+interleaved in rounds so a busy machine slows them alike.
 """
 
 from __future__ import annotations
@@ -18,7 +21,13 @@ from core.demo import demo_files
 from core.engine.derivation import apply_matches
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
-from core.engine.truescore import TrueScorer
+from core.engine.truescore import (
+    SourceRuleIndex,
+    TrueScorer,
+    best_derivation,
+    best_rules_log10,
+    best_rules_log10_forward,
+)
 
 
 def build(rng: random.Random, sentences: int):
@@ -56,6 +65,7 @@ def main() -> None:
             pairs.append((source, apply_matches(source, chosen)[0]))
         pairs.append((source, tuple(rng.choices([f"w{i}" for i in range(400)], k=30))))
 
+    dp_variants("synthetic table", table, pairs)
     scorer = TrueScorer(table)
     started = time.perf_counter()
     reachable = sum(scorer.score(s, t).reachable for s, t in pairs)
@@ -84,6 +94,25 @@ def main() -> None:
         real_data(demo, rng)
 
 
+def dp_variants(label: str, table: ParaphraseTable, pairs, rounds: int = 5) -> None:
+    """Targets/s of best_derivation, best_rules_log10 and best_rules_log10_forward on ``pairs`` (indexes cached)."""
+    indexes = {source: SourceRuleIndex(source, table.span_rules(source)) for source, _ in pairs}
+    variants = {"best_derivation (exact, with derivation)": lambda t, i: best_derivation(t, i),
+                "best_rules_log10 (score only, backward)": best_rules_log10,
+                "best_rules_log10_forward (score only, forward)": best_rules_log10_forward}
+    seconds = dict.fromkeys(variants, 0.0)
+    for _ in range(rounds):
+        for name, variant in variants.items():
+            started = time.perf_counter()
+            for source, target in pairs:
+                variant(target, indexes[source])
+            seconds[name] += time.perf_counter() - started
+    exact = seconds[next(iter(variants))]
+    print(f"{label}: true-score DP variants, {len(pairs):,} targets x {rounds} rounds")
+    for name, spent in seconds.items():
+        print(f"  {name:48s} {len(pairs) * rounds / spent:10,.0f} targets/s  {exact / spent:5.2f}x the exact one")
+
+
 def real_data(demo, rng: random.Random) -> None:
     """The bundled demo table and test verses of 25-35 tokens, random reachable targets."""
     from core.engine.lm import LanguageModel
@@ -104,6 +133,7 @@ def real_data(demo, rng: random.Random) -> None:
                     end = match.end
             pairs.append((source, apply_matches(source, chosen)[0]))
     applicable = sum(len(table.matches(s)) for s in sentences) / len(sentences)
+    dp_variants(f"demo data, {len(sentences)} test verses of 25-35 tokens", table, pairs)
     for lm in (None, LanguageModel(demo.lm)):
         scorer = TrueScorer(table, lm)
         started = time.perf_counter()

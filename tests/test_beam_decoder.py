@@ -173,7 +173,7 @@ def test_future_cost_table_is_the_best_split(lm):
     table = table_of(EXAMPLE1_RULES)
     decoder = BeamDecoder(table, lm)
     options = decoder.translation_options(SOURCE)
-    cost = decoder.future_cost_table(len(SOURCE), options)
+    cost = options.future_costs()
     n = len(SOURCE)
 
     def brute(i, j):
@@ -189,13 +189,65 @@ def test_future_cost_table_is_the_best_split(lm):
             assert cost[i][j] == pytest.approx(brute(i, j))
 
 
+def inserted_within_the_threshold(stack, width):
+    """Whether every hypothesis of ``stack`` (winners and arcs) was within ``width`` of the best inserted before it.
+
+    Hypothesis ids follow creation, so "before" is a smaller id; this is the
+    floor Moses' ``AddPrune`` applies when a hypothesis is inserted.
+    """
+    members = sorted([h for winner in stack for h in (winner, *winner.arcs)], key=lambda h: h.id)
+    best = -math.inf
+    for hypothesis in members:
+        if hypothesis.future_score < best + width - 1e-9:
+            return False
+        best = max(best, hypothesis.future_score)
+    return True
+
+
 def test_threshold_and_histogram_pruning_bound_the_stacks(lm):
     table = table_of(EXAMPLE1_RULES + [("runs", "walks", 0.5), ("dog", "cat", 0.3), ("after", "before", 0.6)])
     result = BeamDecoder(table, lm, DecoderSettings(stack_size=2, beam_threshold=1e-2)).decode(SOURCE)
     for stack in result.stacks[1:]:
         assert 1 <= len(stack) <= 2
-        best = max(h.future_score for h in stack)
-        assert all(h.future_score >= best - 2 - 1e-9 for h in stack)
+        assert inserted_within_the_threshold(stack, -2.0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=sentence_and_table(), stack_size=st.integers(1, 4), threshold=st.sampled_from([1e-1, 1e-2, 1e-4]))
+def test_pruning_applies_the_threshold_at_insertion_and_the_histogram_before_expansion(lm, case, stack_size,
+                                                                                        threshold):
+    source, rules = case
+    result = BeamDecoder(table_of(rules), lm, DecoderSettings(stack_size=stack_size, beam_threshold=threshold)) \
+        .decode(source)
+    for stack in result.stacks:
+        assert len(stack) <= stack_size
+        assert inserted_within_the_threshold(stack, math.log10(threshold))
+    assert result.best().score == max(h.score for h in result.final_stack)
+
+
+def test_a_hypothesis_inserted_before_a_better_one_stays_as_in_moses(lm):
+    """Moses applies the beam threshold when a hypothesis is inserted, never to a complete stack.
+
+    "the dog -> a cat" (p = 1e-6) reaches stack 2 first, from the root, when it
+    is the best there; "the dog" unchanged arrives later from stack 1, more
+    than 2 log10 better. With a threshold of 1e-2 (2 in log10) pruning the
+    complete stack would drop "a cat"; Moses keeps it (it is not recombined:
+    another LM state), so it is the second entry of the 2-best list.
+    """
+    source = ("the", "dog")
+    table = table_of([("the dog", "a cat", 1e-6)])
+    result = BeamDecoder(table, lm, DecoderSettings(beam_threshold=1e-2)).decode(source)
+    unchanged, rewritten = lm.score(source), -6.0 + lm.score(("a", "cat"))
+    assert unchanged - rewritten > 2.0
+    entries = result.nbest(2)
+    assert [e.tokens for e in entries] == [source, ("a", "cat")]
+    assert [e.score for e in entries] == [pytest.approx(unchanged, abs=1e-4), pytest.approx(rewritten, abs=1e-4)]
+    assert len(result.final_stack) == 2
+    # A hypothesis arriving after the best, more than the threshold below it, is still dropped.
+    table = table_of([("the dog", "a cat", 1e-6), ("dog", "cat", 1e-6)])
+    stack = BeamDecoder(table, lm, DecoderSettings(beam_threshold=1e-2)).decode(source).final_stack
+    members = {h.option.target for winner in stack for h in (winner, *winner.arcs)}
+    assert members == {("dog",), ("a", "cat")}  # "the cat" came after "the dog"
 
 
 def test_decoding_without_lm_uses_rule_probabilities_only():

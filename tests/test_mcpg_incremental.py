@@ -4,12 +4,21 @@ import dataclasses
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import WORDS
 from core.engine.lm import LanguageModel
-from core.engine.mcpg import FAITHFUL, STOP, TUNED, _Search, generate_mcpg
+from core.engine.mcpg import (
+    FAITHFUL,
+    STOP,
+    TUNED,
+    ActionSpace,
+    Finals,
+    SearchInputs,
+    TreeSearch,
+    generate_mcpg,
+)
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
 from core.engine.truescore import TrueScorer
@@ -36,15 +45,15 @@ def random_case(seed, words=8, length=(3, 12), rules=20):
     return rng, source, ParaphraseTable(entries)
 
 
-def random_free_sequence(rng, search):
-    """A random order of disjoint actions, as the tree and playouts apply them."""
+def random_free_sequence(rng, space):
+    """A random order of disjoint actions of ``space``, as the tree and playouts apply them."""
     covered, sequence = 0, []
-    actions = list(range(len(search.starts)))
+    actions = list(range(len(space)))
     rng.shuffle(actions)
     for a in actions:
-        if not search.masks[a] & covered and rng.random() < 0.5:
+        if not space.masks[a] & covered and rng.random() < 0.5:
             sequence.append(a)
-            covered |= search.masks[a]
+            covered |= space.masks[a]
     return sequence
 
 
@@ -52,14 +61,15 @@ def random_free_sequence(rng, search):
 @given(st.integers(0, 10**6))
 def test_forward_true_score_dp_equals_the_backward_dp_and_truescorer(lm, seed):
     rng, source, table = random_case(seed)
-    forward = _Search(source, table, lm, "true-score", 1000.0, "channel", 0,
-                      options=dataclasses.replace(FAITHFUL, true_score_dp="forward"))
-    backward = _Search(source, table, lm, "true-score", 1000.0, "channel", 0, options=FAITHFUL)
+    space = ActionSpace(SearchInputs(source, table, lm, options=FAITHFUL))
+    forward = Finals(SearchInputs(source, table, lm, options=dataclasses.replace(FAITHFUL, true_score_dp="forward")),
+                     space)
+    backward = Finals(SearchInputs(source, table, lm, options=FAITHFUL), space)
     scorer = TrueScorer(table, lm)
-    targets = [backward._sentence(tuple(sorted(random_free_sequence(rng, backward)))) for _ in range(6)]
+    targets = [space.sentence(random_free_sequence(rng, space)) for _ in range(6)]
     targets += [tuple(rng.choice(WORDS[:8]) for _ in range(rng.randint(1, 12))) for _ in range(6)]  # mostly unreachable
     for target in targets:
-        got, full = forward._true_rules_log10(target), backward._true_rules_log10(target)
+        got, full = forward.true_rules_log10(target), backward.true_rules_log10(target)
         expected = scorer.score(source, target)
         if not expected.reachable:
             assert got == full == float("-inf")
@@ -73,64 +83,65 @@ def test_forward_true_score_dp_equals_the_backward_dp_and_truescorer(lm, seed):
 @given(st.integers(0, 10**6), st.sampled_from(["true-score", "translator"]))
 def test_spliced_sentences_equal_the_full_rebuild(lm, seed, mode):
     rng, source, table = random_case(seed)
-    search = _Search(source, table, lm, mode, 1000.0, "channel", 0, options=TUNED)
-    sequence = random_free_sequence(rng, search)
-    sentence, offset, applied = list(source), search._offsets(()), []
-    for a in sequence:
-        sentence = search._rewrite(sentence, offset, a)
-        search._shift(offset, a)
+    space = ActionSpace(SearchInputs(source, table, lm, mode=mode, options=TUNED))
+    sentence, offset, applied = list(source), space.offsets(()), []
+    for a in random_free_sequence(rng, space):
+        sentence = space.rewrite(sentence, offset, a)
+        space.shift(offset, a)
         applied.append(a)
-        assert tuple(sentence) == search._sentence(tuple(sorted(applied)))
-        assert offset == search._offsets(tuple(applied))  # any application order gives the same offsets
+        assert tuple(sentence) == space.sentence(applied)
+        assert offset == space.offsets(applied)  # any application order gives the same offsets
 
 
 @fixture_ok(40)
 @given(st.integers(0, 10**6))
 def test_vectorised_state_equals_the_plain_filter(lm, seed):
     rng, source, table = random_case(seed, length=(3, 20), rules=40)
-    search = _Search(source, table, lm, "true-score", 1000.0, "channel", 0, options=TUNED)
+    search = TreeSearch(SearchInputs(source, table, lm, options=TUNED))
+    space = search.space
     covered = 0
-    for a in random_free_sequence(rng, search):
-        covered |= search.masks[a]
-    node = search._state((), covered, False)
-    expected_pool = [a for a in search.order if not search.masks[a] & covered]
+    for a in random_free_sequence(rng, space):
+        covered |= space.masks[a]
+    node = search.state((), covered)
+    expected_pool = [a for a in space.order if not space.masks[a] & covered]
     assert node.pool == expected_pool and all(type(a) is int for a in node.pool)
     reach = 0
     for a in expected_pool:
-        reach |= search.masks[a]
+        reach |= space.masks[a]
     assert node.reach == reach
     assert node.actions == [STOP] + expected_pool
-    node.allocate(len(search.starts))
+    node.allocate(len(space))
     for i, a in enumerate(node.actions):
         assert node.local[a] == i
-    assert sum(1 for a in range(len(search.starts)) if node.local[a] >= 0) == len(expected_pool)
+    assert sum(1 for a in range(len(space)) if node.local[a] >= 0) == len(expected_pool)
 
 
 @fixture_ok(40)
 @given(st.integers(0, 10**6), st.sampled_from(["true-score", "translator"]))
 def test_context_playout_takes_only_rewrites_that_gain_in_context(lm, seed, mode):
     rng, source, table = random_case(seed, length=(4, 12), rules=30)
-    search = _Search(source, table, lm, mode, 1000.0, "channel", seed, options=TUNED)
-    root = search._state((), 0, True)
-    start = [a for a in random_free_sequence(rng, search) if not search.identity[a]][:1]
+    search = TreeSearch(SearchInputs(source, table, lm, mode=mode, seed=seed, options=TUNED))
+    space = search.space
+    root = search.root()
+    start = [a for a in random_free_sequence(rng, space) if not space.identity[a]][:1]
     node = root
     if start:
-        node = search._state(*search._child(root, start[0]), False)
-    taken = search._playout(node, start[0] if start else None)
+        node = search.state(*search.child(root, start[0]))
+    taken = search.playouts.run(node, start[0] if start else None)
     covered, applied = node.covered, list(node.applied)
-    score = lm.score(search._sentence(tuple(applied))) + sum(search.terms[a] for a in applied)
+    score = lm.score(space.sentence(applied)) + sum(space.terms[a] for a in applied)
     pending = None  # (score before, first action) of a pair whose first rewrite lost
     for a in taken:
-        assert not search.masks[a] & covered  # disjoint from what is already rewritten
-        covered |= search.masks[a]
+        assert not space.masks[a] & covered  # disjoint from what is already rewritten
+        covered |= space.masks[a]
         applied.append(a)
-        if search.identity[a]:
+        if space.identity[a]:
             continue  # translator mode fills the rest with identities at the end
-        after = lm.score(search._sentence(tuple(sorted(applied)))) + sum(search.terms[b] for b in applied)
+        after = lm.score(space.sentence(applied)) + sum(space.terms[b] for b in applied)
         if pending is not None:
             before, first = pending
             # The pair's second rewrite touches the first and the two together gain.
-            assert search.starts[a] == search.ends[first] or search.ends[a] == search.starts[first]
+            assert space.starts[a] == space.ends[first] or space.ends[a] == space.starts[first]
             assert after > before
             pending = None
         elif after <= score:
@@ -139,34 +150,34 @@ def test_context_playout_takes_only_rewrites_that_gain_in_context(lm, seed, mode
         score = after
     assert pending is None  # a losing rewrite is always followed by its partner
     if mode == "translator":
-        assert covered == search.full_mask
+        assert covered == space.full_mask
 
 
 @fixture_ok(30)
 @given(st.integers(0, 10**6))
 def test_rerank_scores_free_actions_in_the_root_sentence(lm, seed):
     rng, source, table = random_case(seed, length=(4, 12), rules=30)
-    search = _Search(source, table, lm, "true-score", 1000.0, "channel", seed, options=TUNED)
-    root = search._state((), 0, True)
-    tree = {search._key(()): root}
+    search = TreeSearch(SearchInputs(source, table, lm, seed=seed, options=TUNED))
+    space = search.space
+    root = search.root()
+    tree = {search.key(()): root}
     for _ in range(30):
-        search.episode(tree, search._key(()), root)
+        search.episode(tree, search.key(()), root)
     action = search.best_root_action(root)
-    if action is None:
-        return
-    applied, covered = search._child(root, action)
-    new_root = tree.get(search._key(applied)) or search._state(applied, covered, False)
+    assume(action is not None)
+    applied, covered = search.child(root, action)
+    new_root = tree.get(search.key(applied)) or search.state(applied, covered)
     for _ in range(5):
-        search.episode(tree, search._key(applied), new_root)
+        search.episode(tree, search.key(applied), new_root)
     tried_before = new_root.actions[: new_root.tried]
     stats_before = None if new_root.local is None else new_root.best[: new_root.tried].copy()
     search.rerank(new_root)
     applied = new_root.applied  # a state keeps the first path that reached its sentence
-    base = lm.score(search._sentence(applied))
+    base = lm.score(space.sentence(applied))
     for a in new_root.pool:
-        expected = search.terms[a] + lm.score(search._sentence(tuple(sorted(applied + (a,))))) - base
-        assert search.prior[a] == pytest.approx(expected, abs=1e-9)
-    assert [search.prior[a] for a in search.order] == sorted(search.prior, reverse=True)
+        expected = space.terms[a] + lm.score(space.sentence(applied + (a,))) - base
+        assert space.prior[a] == pytest.approx(expected, abs=1e-9)
+    assert [space.prior[a] for a in space.order] == sorted(space.prior, reverse=True)
     # Tried actions keep their places and statistics; the untried follow the new order.
     assert new_root.actions[: new_root.tried] == tried_before
     if stats_before is not None:
@@ -174,7 +185,7 @@ def test_rerank_scores_free_actions_in_the_root_sentence(lm, seed):
         for i, a in enumerate(new_root.actions):
             assert new_root.local[a] == i
     untried = [a for a in new_root.actions[new_root.tried:] if a != STOP]
-    rank = {a: i for i, a in enumerate(search.order)}
+    rank = {a: i for i, a in enumerate(space.order)}
     assert untried == sorted(untried, key=rank.__getitem__)
     assert new_root.pool == sorted(new_root.pool, key=rank.__getitem__)
 
@@ -206,11 +217,12 @@ def test_sentences_longer_than_62_words_use_the_plain_filter_and_agree(lm):
     rng = random.Random(9)
     source = tuple(rng.choice(WORDS) for _ in range(70))
     table = ParaphraseTable(Rule((w,), (v,), 0.5) for w, v in zip(WORDS[:10], WORDS[10:20]))
-    search = _Search(source, table, lm, "true-score", 1000.0, "channel", 0, options=TUNED)
-    assert search._order_masks is None
-    covered = search.masks[search.order[0]] | search.masks[search.order[-1]]
-    node = search._state((), covered, False)
-    assert node.pool == [a for a in search.order if not search.masks[a] & covered]
+    search = TreeSearch(SearchInputs(source, table, lm, options=TUNED))
+    space = search.space
+    assert space.order_masks is None
+    covered = space.masks[space.order[0]] | space.masks[space.order[-1]]
+    node = search.state((), covered)
+    assert node.pool == [a for a in space.order if not space.masks[a] & covered]
     results = generate_mcpg(source, table, lm, max_episodes=300, seed=1)
     assert results and results[0][0] != source
     assert results[0][1] == pytest.approx(TrueScorer(table, lm).score(source, results[0][0]).log10_score, abs=1e-9)
@@ -218,6 +230,7 @@ def test_sentences_longer_than_62_words_use_the_plain_filter_and_agree(lm):
 
 def test_restart_until_budget_uses_the_whole_episode_limit(lm):
     from conftest import EXAMPLE1_RULES
+
     from core.engine.mcpg import MCPGStats
 
     table = ParaphraseTable(Rule(tuple(s.split()), tuple(t.split()), p) for s, t, p in EXAMPLE1_RULES)

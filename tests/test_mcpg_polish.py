@@ -4,12 +4,21 @@ import dataclasses
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLE1_RULES, WORDS
 from core.engine.lm import LanguageModel
-from core.engine.mcpg import FAITHFUL, TUNED, MCPGStats, _Search, generate_mcpg
+from core.engine.mcpg import (
+    FAITHFUL,
+    TUNED,
+    ActionSpace,
+    Finals,
+    MCPGStats,
+    Polish,
+    SearchInputs,
+    generate_mcpg,
+)
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
 from core.engine.scoring import channel_log10
@@ -30,43 +39,50 @@ def lm(tiny_lm):
     return LanguageModel(tiny_lm["binary"])
 
 
-def objective(search, scorer, applied):
+def polish_of(source, table, lm, mode="true-score", options=POLISH):
+    """The action space, the finals and a polish over them, with no tree search."""
+    inputs = SearchInputs(source, table, lm, mode=mode, options=options)
+    space = ActionSpace(inputs)
+    finals = Finals(inputs, space)
+    return space, finals, Polish(space, finals, options, MCPGStats())
+
+
+def objective(space, scorer, applied):
     """The objective of ``applied`` computed independently of the search (-inf for the source)."""
-    sentence = search._sentence(tuple(applied))
-    if sentence == search.source:
+    sentence = space.sentence(applied)
+    if sentence == space.source:
         return float("-inf")
-    if search.translator:
-        return channel_log10(sentence, [search.rules[a] for a in applied], search.lm)
-    return scorer.score(search.source, sentence).log10_score
+    if space.translator:
+        return channel_log10(sentence, [space.rules[a] for a in applied], space.lm)
+    return scorer.score(space.source, sentence).log10_score
 
 
-def neighbours(search, applied, pairs):
-    """Every set one polish move away from ``applied``, built from the definition, not from _insert."""
-    masks = search.masks
+def neighbours(space, applied, pairs):
+    """Every set one polish move away from ``applied``, built from the definition, not from ActionSpace.insert."""
+    masks, identity, starts, ends = space.masks, space.identity, space.starts, space.ends
+    positions = range(len(space.source) + 1)
 
     def put(current, a):
         kept = {b for b in current if not masks[b] & masks[a]} | {a}
-        if search.translator:
+        if space.translator:
             covered = 0
             for b in kept:
                 covered |= masks[b]
-            kept |= {search.identity_action[i] for i in range(len(search.source)) if not covered >> i & 1}
+            kept |= {space.identity_action[i] for i in range(len(space.source)) if not covered >> i & 1}
         return frozenset(kept)
 
-    rewrites = [a for a in range(len(search.starts)) if not search.identity[a]]
-    starting_at = {i: [a for a in search.order if not search.identity[a] and search.starts[a] == i]
-                   for i in range(len(search.source) + 1)}
-    ending_at = {i: [a for a in search.order if not search.identity[a] and search.ends[a] == i]
-                 for i in range(len(search.source) + 1)}
-    moves = [put(applied, a) for a in range(len(search.starts)) if a not in applied]
-    if not search.translator:
+    rewrites = [a for a in range(len(space)) if not identity[a]]
+    starting_at = {i: [a for a in space.order if not identity[a] and starts[a] == i] for i in positions}
+    ending_at = {i: [a for a in space.order if not identity[a] and ends[a] == i] for i in positions}
+    moves = [put(applied, a) for a in range(len(space)) if a not in applied]
+    if not space.translator:
         moves += [applied - {r} for r in applied]
     for a in rewrites:
-        for b in starting_at[search.ends[a]][:pairs]:
+        for b in starting_at[ends[a]][:pairs]:
             pair = put(put(applied, a), b)
             moves.append(pair)
-            moves += [put(pair, c) for c in starting_at[search.ends[b]][:pairs]]
-            moves += [put(pair, c) for c in ending_at[search.starts[a]][:pairs]]
+            moves += [put(pair, c) for c in starting_at[ends[b]][:pairs]]
+            moves += [put(pair, c) for c in ending_at[starts[a]][:pairs]]
     return moves
 
 
@@ -74,47 +90,45 @@ def neighbours(search, applied, pairs):
 @given(st.integers(0, 10**6), st.sampled_from(["true-score", "translator"]))
 def test_polish_ends_at_a_local_optimum_no_single_pair_or_triple_move_improves(lm, seed, mode):
     rng, source, table = random_case(seed)
-    search = _Search(source, table, lm, mode, 1000.0, "channel", seed, options=POLISH)
-    if all(search.identity):
-        return
+    space, finals, polish = polish_of(source, table, lm, mode)
+    assume(not all(space.identity))
     scorer = TrueScorer(table, lm)
-    start = random_free_sequence(rng, search)
-    if search.translator:
+    start = random_free_sequence(rng, space)
+    if space.translator:
         covered = 0
         for a in start:
-            covered |= search.masks[a]
-        start += [search.identity_action[i] for i in range(len(source)) if not covered >> i & 1]
-    before = objective(search, scorer, start)
-    search.polish(start, lambda: False)
-    best_sentence, (best, model, applied) = max(search.finals.items(), key=lambda item: item[1][0])
+            covered |= space.masks[a]
+        start += [space.identity_action[i] for i in range(len(source)) if not covered >> i & 1]
+    before = objective(space, scorer, start)
+    polish.climb(start, lambda: False)
+    best_sentence, (best, model, applied) = max(finals.by_sentence.items(), key=lambda item: item[1][0])
     # What the search recorded is the independent objective of what it applied, and it only went up.
-    assert best == pytest.approx(objective(search, scorer, applied), abs=1e-9)
+    assert best == pytest.approx(objective(space, scorer, applied), abs=1e-9)
     assert best >= before - 1e-12
-    if search.translator:
+    if space.translator:
         covered = 0
         for a in applied:
-            assert not covered & search.masks[a]
-            covered |= search.masks[a]
-        assert covered == search.full_mask
-    for move in neighbours(search, frozenset(applied), POLISH.polish_pairs):
-        assert objective(search, scorer, move) <= best + 1e-9, "a polish move still improves"
+            assert not covered & space.masks[a]
+            covered |= space.masks[a]
+        assert covered == space.full_mask
+    for move in neighbours(space, frozenset(applied), POLISH.polish_pairs):
+        assert objective(space, scorer, move) <= best + 1e-9, "a polish move still improves"
 
 
 def test_polish_swaps_a_committed_rule_for_the_better_overlapping_one(lm):
     """MCPG never rewrites a transformed part again (seed 003 §2); a polish move does."""
     table = ParaphraseTable(Rule(tuple(s.split()), tuple(t.split()), p) for s, t, p in EXAMPLE1_RULES)
     source = tuple("the dog runs after the young cat".split())
-    search = _Search(source, table, lm, "true-score", 1000.0, "channel", 0, options=POLISH)
+    space, finals, polish = polish_of(source, table, lm)
     scorer = TrueScorer(table, lm)
-    action = {" ".join(search.rules[a].source) + " -> " + " ".join(search.targets[a]): a
-              for a in range(len(search.starts))}
+    action = {" ".join(space.rules[a].source) + " -> " + " ".join(space.targets[a]): a for a in range(len(space))}
     weak, strong = action["the young -> the"], action["the young cat -> the kitten"]
-    assert search.masks[weak] & search.masks[strong]
-    assert objective(search, scorer, [weak]) < objective(search, scorer, [strong])
-    search.polish([weak], lambda: False)
-    best_sentence = max(search.finals, key=lambda sentence: search.finals[sentence][0])
+    assert space.masks[weak] & space.masks[strong]
+    assert objective(space, scorer, [weak]) < objective(space, scorer, [strong])
+    polish.climb([weak], lambda: False)
+    best_sentence = max(finals.by_sentence, key=lambda sentence: finals.by_sentence[sentence][0])
     assert "kitten" in best_sentence and "young" not in best_sentence
-    assert search.finals[best_sentence][0] >= objective(search, scorer, [strong]) - 1e-12
+    assert finals.by_sentence[best_sentence][0] >= objective(space, scorer, [strong]) - 1e-12
 
 
 def test_polish_share_keeps_results_exact_deterministic_and_at_least_the_search(lm):
@@ -151,18 +165,16 @@ def test_a_time_budget_is_shared_between_search_and_polish(lm):
 def test_polish_slack_skips_only_moves_whose_channel_score_is_that_far_below(lm, seed):
     rng, source, table = random_case(seed)
     slack = 0.3
-    options = dataclasses.replace(POLISH, polish_slack=slack)
-    search = _Search(source, table, lm, "true-score", 1000.0, "channel", seed, options=options)
-    if not search.starts:
-        return
+    space, finals, polish = polish_of(source, table, lm, options=dataclasses.replace(POLISH, polish_slack=slack))
+    assume(len(space) > 0)
     scorer = TrueScorer(table, lm)
     for _ in range(5):
-        applied = frozenset(random_free_sequence(rng, search))
+        applied = frozenset(random_free_sequence(rng, space))
         floor = rng.uniform(-30.0, -5.0)
-        value = search._polish_value(applied, floor)
-        exact = objective(search, scorer, applied)
-        sentence = search._sentence(tuple(applied))
-        channel = channel_log10(sentence, [search.rules[a] for a in applied], lm)
+        value = polish.value(applied, floor)
+        exact = objective(space, scorer, applied)
+        sentence = space.sentence(applied)
+        channel = channel_log10(sentence, [space.rules[a] for a in applied], lm)
         if value == float("-inf") and exact != float("-inf"):
             # Skipped: either the LM bound or the channel score with the slack could not beat the floor.
             assert lm.score(sentence) <= floor or channel + slack <= floor + 1e-9

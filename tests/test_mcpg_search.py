@@ -12,7 +12,16 @@ from hypothesis import strategies as st
 from conftest import EXAMPLE1_RULES, WORDS
 from core.engine.derivation import apply_matches
 from core.engine.lm import LanguageModel
-from core.engine.mcpg import FAITHFUL, STOP, TUNED, MCPGStats, _Search, generate_mcpg
+from core.engine.mcpg import (
+    FAITHFUL,
+    STOP,
+    TUNED,
+    ActionSpace,
+    MCPGStats,
+    SearchInputs,
+    TreeSearch,
+    generate_mcpg,
+)
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
 from core.engine.scoring import channel_log10, mcpg_reward
@@ -122,31 +131,33 @@ def test_translator_mode_covers_the_whole_sentence_and_scores_the_channel(lm, pr
 
 def test_translator_seed003_reward_is_core_scoring_mcpg_reward(lm):
     table = table_of(EXAMPLE1_RULES + [("dog", "hound", 0.3), ("runs", "walks", 0.2)])
-    search = _Search(SOURCE, table, lm, "translator", 1000.0, "seed003", 0)
+    search = TreeSearch(SearchInputs(SOURCE, table, lm, mode="translator", translator_reward="seed003",
+                                     options=FAITHFUL))
     for _ in range(30):
-        root = search._state((), 0, True)
-        applied = tuple(sorted(search._playout(root)))
-        _, reward = search._evaluate(applied)
-        sentence = search._sentence(applied)
+        root = search.root()
+        applied = tuple(sorted(search.playouts.run(root)))
+        _, reward = search.finals.evaluate(applied)
+        sentence = search.space.sentence(applied)
         if sentence == SOURCE:
             assert reward == 0.0
             continue
-        segments = search.segments(sentence, applied)
+        segments = search.finals.segments(sentence, applied)
         assert reward == pytest.approx(mcpg_reward(SOURCE, sentence, segments, table, lm), rel=1e-9)
 
 
 def test_stop_is_offered_everywhere_but_the_root(lm):
     table = table_of(EXAMPLE1_RULES)
-    search = _Search(SOURCE, table, lm, "true-score", 1000.0, "channel", 0)
-    root = search._state((), 0, True)
+    search = TreeSearch(SearchInputs(SOURCE, table, lm, options=FAITHFUL))
+    root = search.root()
     assert STOP not in root.actions
     for action in root.actions:
-        applied, covered = search._child(root, action)
-        child = search._state(applied, covered, False)
+        applied, covered = search.child(root, action)
+        child = search.state(applied, covered)
         assert child.actions[0] == STOP
         # Actions overlapping a transformed part are gone, the others stay.
-        assert all(not search.masks[a] & covered for a in child.actions if a != STOP)
-        assert len(child.actions) - 1 == sum(1 for a in root.actions if not search.masks[a] & covered)
+        masks = search.space.masks
+        assert all(not masks[a] & covered for a in child.actions if a != STOP)
+        assert len(child.actions) - 1 == sum(1 for a in root.actions if not masks[a] & covered)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -155,27 +166,27 @@ def test_fast_true_score_equals_core_truescore(lm, seed):
     rng = random.Random(seed)
     source = tuple(rng.choice(WORDS[:8]) for _ in range(rng.randint(2, 8)))
     table = random_table(rng, source, rules=10)
-    search = _Search(source, table, lm, "true-score", 1000.0, "channel", seed)
+    search = TreeSearch(SearchInputs(source, table, lm, seed=seed, options=FAITHFUL))
     scorer = TrueScorer(table, lm)
-    root = search._state((), 0, True)
+    root = search.root()
     for _ in range(5):
-        applied = tuple(sorted(search._playout(root)))
-        sentence = search._sentence(applied)
+        applied = tuple(sorted(search.playouts.run(root)))
+        sentence = search.space.sentence(applied)
         expected = scorer.score(source, sentence)
-        got = search._true_rules_log10(sentence)
+        got = search.finals.true_rules_log10(sentence)
         assert expected.reachable
         assert got == pytest.approx(expected.rules_log10, abs=1e-9)
     # A sentence no rule set reaches.
-    assert search._true_rules_log10(("zzz",) + source) == float("-inf")
+    assert search.finals.true_rules_log10(("zzz",) + source) == float("-inf")
 
 
 def test_playout_draws_stop_with_probability_one_over_m_plus_one(lm):
     """With m disjoint actions, the number taken before stop is uniform on 0..m."""
     source = tuple(WORDS[:4])
     table = ParaphraseTable(Rule((w,), (v,), 0.5) for w, v in zip(source, WORDS[4:8]))
-    search = _Search(source, table, lm, "true-score", 1000.0, "channel", 7)
-    child = search._state(*search._child(search._state((), 0, True), 0), False)
-    lengths = [len(search._playout(child)) for _ in range(4000)]
+    search = TreeSearch(SearchInputs(source, table, lm, seed=7, options=FAITHFUL))
+    child = search.state(*search.child(search.root(), 0))
+    lengths = [len(search.playouts.uniform(child)) for _ in range(4000)]
     m = len(child.pool)
     assert m == 3
     for taken in range(m + 1):
@@ -196,31 +207,23 @@ def test_values_are_the_maximum_reward_not_the_mean(lm):
     rng = random.Random(11)
     source = tuple(rng.choice(WORDS) for _ in range(10))
     table = random_table(rng, source, rules=30)
-    search = _Search(source, table, lm, "true-score", 1000.0, "channel", 0)
-    root = search._state((), 0, True)
-    tree = {search._key(()): root}
+    search = TreeSearch(SearchInputs(source, table, lm, options=FAITHFUL))
+    root = search.root()
+    tree = {search.key(()): root}
     seen: dict[int, list[float]] = {}
-    evaluate = search._evaluate
-
-    def recording(applied):
-        result = evaluate(applied)
-        recording.last = result
-        return result
-
-    search._evaluate = recording
     for _ in range(600):
         before = root.count.copy() if root.local is not None else None
-        search.episode(tree, search._key(()), root)
+        outcome = search.episode(tree, search.key(()), root)  # (objective, reward) of the episode's final state
         changed = [i for i in range(len(root.actions)) if before is None or root.count[i] != before[i]]
         (index,) = changed if before is not None else [i for i in range(len(root.actions)) if root.count[i]]
-        seen.setdefault(index, []).append(recording.last)
+        seen.setdefault(index, []).append(outcome)
     some_spread = False
     for index, outcomes in seen.items():
         assert root.best[index] == max(objective for objective, _ in outcomes)
         rewards = [reward for _, reward in outcomes]
         if max(rewards) - sum(rewards) / len(rewards) > 1e-6:
             some_spread = True
-            assert search._reward_of(root.best[index]) > root.reward_sum[index] / root.count[index]
+            assert search.finals.reward(root.best[index]) > root.reward_sum[index] / root.count[index]
     assert some_spread
     # The committed action is the one with the best maximum.
     best = search.best_root_action(root)
@@ -262,9 +265,9 @@ def test_option_limit_keeps_the_beams_twenty_best_options_per_span(lm):
     targets = [w for w in WORDS if w not in source] + ["zz1", "zz2", "zz3", "zz4"]
     assert len(targets) == 25
     table = ParaphraseTable(Rule(("dog",), (w,), 0.5 + i / 100) for i, w in enumerate(targets))
-    faithful = _Search(source, table, lm, "true-score", 1000.0, "channel", 0, options=FAITHFUL)
-    tuned = _Search(source, table, lm, "true-score", 1000.0, "channel", 0, options=TUNED)
-    assert len(faithful.starts) == 25 and len(tuned.starts) == 20
+    faithful = ActionSpace(SearchInputs(source, table, lm, options=FAITHFUL))
+    tuned = ActionSpace(SearchInputs(source, table, lm, options=TUNED))
+    assert len(faithful) == 25 and len(tuned) == 20
     # Ranked like the beam decoder's options: log10 p + LM of the target alone.
     estimate = {w: math.log10(0.5 + i / 100) + lm.score((w,), bos=False, eos=False) for i, w in enumerate(targets)}
     kept = {t[0] for t in tuned.targets}
@@ -273,41 +276,41 @@ def test_option_limit_keeps_the_beams_twenty_best_options_per_span(lm):
 
 def test_priors_are_one_step_gains_and_order_the_actions(lm):
     table = table_of(EXAMPLE1_RULES)
-    search = _Search(SOURCE, table, lm, "true-score", 1000.0, "channel", 0, options=TUNED)
-    for a in range(len(search.starts)):
-        single = SOURCE[: search.starts[a]] + search.targets[a] + SOURCE[search.ends[a]:]
-        assert search.prior[a] == pytest.approx(
-            math.log10(search.rules[a].prob) + lm.score(single) - lm.score(SOURCE), abs=1e-9)
-    assert [search.prior[a] for a in search.order] == sorted(search.prior, reverse=True)
+    space = ActionSpace(SearchInputs(SOURCE, table, lm, options=TUNED))
+    for a in range(len(space)):
+        single = SOURCE[: space.starts[a]] + space.targets[a] + SOURCE[space.ends[a]:]
+        assert space.prior[a] == pytest.approx(
+            math.log10(space.rules[a].prob) + lm.score(single) - lm.score(SOURCE), abs=1e-9)
+    assert [space.prior[a] for a in space.order] == sorted(space.prior, reverse=True)
 
 
 def test_log_reward_and_progressive_widening(lm):
     table = table_of(EXAMPLE1_RULES)
-    search = _Search(SOURCE, table, lm, "true-score", 1000.0, "channel", 0, options=TUNED)
-    base = search.source_lm
-    assert search._reward_of(base) == 0.5
-    assert search._reward_of(base - 5.0) == pytest.approx(0.25)
-    assert search._reward_of(base - 30.0) == 0.0 and search._reward_of(base + 30.0) == 1.0
-    root = search._state((), 0, True)
-    assert search._offered(root) == 1
+    search = TreeSearch(SearchInputs(SOURCE, table, lm, options=TUNED))
+    base = search.space.source_lm
+    assert search.finals.reward(base) == 0.5
+    assert search.finals.reward(base - 5.0) == pytest.approx(0.25)
+    assert search.finals.reward(base - 30.0) == 0.0 and search.finals.reward(base + 30.0) == 1.0
+    root = search.root()
+    assert search.offered(root) == 1
     root.visits = 15
-    assert search._offered(root) == min(len(root.actions), 4)  # ceil(1 * 16 ** 0.5)
+    assert search.offered(root) == min(len(root.actions), 4)  # ceil(1 * 16 ** 0.5)
 
 
 def test_greedy_playout_takes_only_positive_prior_actions(lm):
     rng = random.Random(2)
     source = tuple(rng.choice(WORDS) for _ in range(10))
     table = random_table(rng, source, rules=30)
-    search = _Search(source, table, lm, "true-score", 1000.0, "channel", 0,
-                     options=dataclasses.replace(TUNED, playout="greedy"))
-    root = search._state((), 0, True)
+    search = TreeSearch(SearchInputs(source, table, lm, options=dataclasses.replace(TUNED, playout="greedy")))
+    root = search.root()
+    space = search.space
     for _ in range(50):
-        taken = search._playout(root)
-        assert all(search.prior[a] > 0 for a in taken)
+        taken = search.playouts.greedy(root)
+        assert all(space.prior[a] > 0 for a in taken)
         covered = 0
         for a in taken:
-            assert not covered & search.masks[a]
-            covered |= search.masks[a]
+            assert not covered & space.masks[a]
+            covered |= space.masks[a]
 
 
 def test_start_from_adds_a_known_final(lm):

@@ -14,7 +14,14 @@ from conftest import EXAMPLE1_RULES
 from core.engine.derivation import apply_matches
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
-from core.engine.truescore import TrueScorer, true_score
+from core.engine.truescore import (
+    SourceRuleIndex,
+    TrueScorer,
+    best_derivation,
+    best_rules_log10,
+    best_rules_log10_forward,
+    true_score,
+)
 
 
 def table_of(rules):
@@ -113,6 +120,46 @@ def test_dynamic_program_equals_brute_force(rules, source, data):
         # The returned derivation really produces the target with that score.
         assert [w for s in result.derivation for w in s.rule.target] == target
         assert math.prod(s.rule.prob for s in result.derivation) == pytest.approx(expected, rel=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rules=rules, source=st.lists(st.sampled_from(VOCAB), min_size=1, max_size=6), data=st.data())
+def test_score_only_variants_equal_best_derivation_and_brute_force(rules, source, data):
+    """The backward and forward score-only DPs: same maximum as the exact one, -inf where it finds none."""
+    table = ParaphraseTable(Rule(s, t, p) for s, t, p in rules)
+    source = tuple(source)
+    matches = table.matches(source)
+    if matches and data.draw(st.booleans()):
+        chosen, end = [], -1
+        for match in sorted(matches, key=lambda m: (m.start, m.end)):
+            if match.start >= end and data.draw(st.booleans()):
+                chosen.append(match)
+                end = match.end
+        target = apply_matches(source, chosen)[0]
+    else:
+        target = tuple(data.draw(st.lists(st.sampled_from(VOCAB), min_size=0, max_size=6)))
+    index = SourceRuleIndex(source, table.span_rules(source))
+    exact = best_derivation(target, index)
+    expected = brute_force_true_score(source, target, table)
+    backward, forward = best_rules_log10(target, index), best_rules_log10_forward(target, index)
+    if expected is None:
+        assert exact is None
+        assert backward == forward == -math.inf
+    else:
+        assert backward == exact[0]  # the same recursion in the same order: bit for bit
+        assert forward == pytest.approx(exact[0], abs=1e-12)
+        assert backward == pytest.approx(math.log10(expected), abs=1e-9)
+        assert forward == pytest.approx(math.log10(expected), abs=1e-9)
+
+
+def test_score_only_variants_on_example1():
+    table = table_of(EXAMPLE1_RULES)
+    index = SourceRuleIndex(tuple(SOURCE), table.span_rules(SOURCE))
+    target = tuple("the beast runs after the kitten".split())
+    assert best_rules_log10(target, index) == pytest.approx(math.log10(0.56), abs=1e-12)
+    assert best_rules_log10_forward(target, index) == pytest.approx(math.log10(0.56), abs=1e-12)
+    assert best_rules_log10(tuple(SOURCE), index) == 0.0 == best_rules_log10_forward(tuple(SOURCE), index)
+    assert index.rules_at_most_one()
 
 
 def test_lm_multiplies_in_and_weights_apply(tiny_lm):

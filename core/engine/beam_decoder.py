@@ -5,20 +5,28 @@ Seed 000 §3.1 and seed 003 §4.2 run MOSES with ``alpha_phi = alpha_LM = 1``,
 search restricted to monotone order, the way Moses' own ``SearchNormal`` works
 (Koehn 2004, "Pharaoh"; Moses ``Manager``/``SearchNormal``/``HypothesisStackNormal``):
 
-* Translation options per source span come from ``ParaphraseTable.matches``,
-  at most ``option_limit`` (Moses ``ttable-limit``, default 20) per span, ranked
-  like Moses ranks them: by the option's own estimated score (weighted rule
-  score plus the LM estimate of its target without context). Every source word
-  also gets an identity option with probability 1 (seed 000 §2.2), outside the
-  limit, so words without rules pass through and any word may stay unchanged.
+* Translation options per source span come from
+  :mod:`core.engine.translation_options` (the one place that collects, merges,
+  ranks and limits them, for MCPG too): at most ``option_limit`` (Moses
+  ``ttable-limit``, default 20) per span, ranked like Moses ranks them: by the
+  option's own estimated score (weighted rule score plus the LM estimate of
+  its target without context). Every source word also gets an identity option
+  with probability 1 (seed 000 §2.2), outside the limit, so words without
+  rules pass through and any word may stay unchanged.
 * Stack ``k`` holds hypotheses covering ``k`` source words; being monotone,
   they cover exactly ``[0, k)``. Two hypotheses in one stack with the same
   KenLM state recombine (the worse becomes an *arc* of the better, as in
   Moses, so n-best extraction still sees it).
-* Pruning: threshold (Moses ``beam-threshold``, default 1e-5, applied to the
-  score plus future cost: in our log10 scale a hypothesis is dropped when it
-  is more than ``-log10(1e-5) = 5`` below the stack's best) and histogram
-  (Moses ``stack``, default 200) before a stack is expanded.
+* Pruning as Moses' ``HypothesisStackNormal`` does it (``AddPrune``,
+  ``PruneToSize``): threshold (Moses ``beam-threshold``, default 1e-5, on the
+  score plus future cost; in our log10 scale a hypothesis is dropped when it
+  is more than ``-log10(1e-5) = 5`` below the best of its stack *at the time
+  it is inserted*: one inserted before a much better one arrives stays) and
+  histogram (Moses ``stack``, default 200: when a stack grows past ``2 *
+  stack - 1`` hypotheses, and again before it is expanded, it keeps its
+  ``stack`` best, those strictly within the threshold of its best, and the
+  ``stack``-th's score becomes the floor for later insertions). See
+  :class:`_Stack`.
 * Future cost (Moses ``FutureScore``): the best option's estimated score per
   span, combined over spans by dynamic programming. Note that in monotone
   decoding with stacks by covered-word count every hypothesis of a stack has
@@ -39,26 +47,32 @@ share a vocabulary, except that the identity options copy unknown words.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from core.engine.derivation import Segment
+from core.engine.kbest import KBestPaths
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule, identity_rule
 from core.engine.scoring import DEFAULT_WEIGHTS, ScoreWeights
+from core.engine.translation_options import (
+    DEFAULT_OPTION_LIMIT,
+    TranslationOption,
+    TranslationOptions,
+    collect_options,
+)
 
 DEFAULT_STACK_SIZE = 200  # Moses -stack
 DEFAULT_BEAM_THRESHOLD = 1e-5  # Moses -beam-threshold
-DEFAULT_OPTION_LIMIT = 20  # Moses -ttable-limit
 DEFAULT_NBEST_FACTOR = 20  # Moses -n-best-factor: paths tried per distinct entry wanted
 
 
 @dataclass(frozen=True)
 class DecoderSettings:
+    """The decoder's Moses settings: ``-stack``, ``-beam-threshold``, ``-ttable-limit``, weights, ``-n-best-factor``."""
+
     stack_size: int = DEFAULT_STACK_SIZE
     beam_threshold: float = DEFAULT_BEAM_THRESHOLD
     option_limit: int | None = DEFAULT_OPTION_LIMIT
@@ -73,19 +87,6 @@ class DecoderSettings:
             "nbest_factor": self.nbest_factor,
             **self.weights.to_json(),
         }
-
-
-@dataclass(frozen=True, slots=True)
-class TranslationOption:
-    """A rule (or the identity) applied to source span ``[start, end)``."""
-
-    start: int
-    end: int
-    rule: Rule
-    identity: bool
-    rule_score: float  # alpha_phi * log10 p - alpha_W * |target|: the context-free part
-    estimate: float  # rule_score + alpha_LM * LM estimate of the target alone
-    target: tuple[str, ...]  # = rule.target, kept at hand for the inner loop
 
 
 @dataclass(eq=False, slots=True)
@@ -138,7 +139,7 @@ class DecodeResult:
     """Stacks, lattice and outputs of one decoded sentence."""
 
     def __init__(self, source: tuple[str, ...], root: Hypothesis, stacks: list[list[Hypothesis]],
-                 options: list[list[TranslationOption]], future_costs: list[list[float]],
+                 options: TranslationOptions, future_costs: list[list[float]],
                  settings: DecoderSettings, hypotheses_created: int):
         self.source = source
         self.root = root
@@ -155,40 +156,37 @@ class DecodeResult:
     def best(self) -> Hypothesis | None:
         return max(self.final_stack, key=lambda h: h.score, default=None)
 
-    def nbest(self, n: int, *, distinct: bool = True) -> list[NBestEntry]:
+    def paths(self) -> KBestPaths:
+        """The lattice's paths, best first, extracted lazily (:mod:`core.engine.kbest`)."""
+        return KBestPaths(self.root, self.final_stack)
+
+    def nbest(self, n: int, *, distinct: bool = True, paths: KBestPaths | None = None) -> list[NBestEntry]:
         """The ``n`` best paths of the lattice, like Moses ``-n-best-list FILE n [distinct]``.
 
-        Paths come out in exact score order: a best-first search backwards from
-        the final stack whose priority is the suffix score plus the winner's own
-        score, which is the exact best prefix score (recombination keeps the
-        best). With ``distinct`` a string is kept once, with its best path; as
-        in Moses at most ``n * nbest_factor`` paths are tried.
+        Paths come out in exact score order (lazy k-best, :mod:`core.engine.kbest`,
+        which stores ``O(n * sentence length)`` entries however many paths
+        tie). With ``distinct`` a string is kept once, with its best path; as
+        in Moses at most ``n * nbest_factor`` paths are tried. ``paths``: an
+        extractor to use (and read ``entries`` from afterwards).
         """
         if n <= 0:
             return []
-        tie = itertools.count()
-        # entry: (-priority, tie, node, suffix score, suffix edges as a linked list)
-        queue = [(-h.score, next(tie), h, 0.0, None) for h in self.final_stack]
-        heapq.heapify(queue)
+        paths = paths if paths is not None else self.paths()
         entries: list[NBestEntry] = []
         seen: set[tuple[str, ...]] = set()
-        tries = 0
         limit = n * max(1, self.settings.nbest_factor) if distinct else n
-        while queue and len(entries) < n and tries < limit:
-            negative, _, node, suffix, edges = heapq.heappop(queue)
-            if node is self.root:
-                tries += 1
-                path = _unlink(edges)
-                tokens, segments = _read_path(path)
-                if distinct and tokens in seen:
-                    continue
-                seen.add(tokens)
-                entries.append(NBestEntry(tokens, suffix, segments, path))
+        for k in range(limit):
+            found = paths.path(k)
+            if found is None:
+                break
+            score, path = found
+            tokens, segments = _read_path(path)
+            if distinct and tokens in seen:
                 continue
-            for edge in (node, *node.arcs):
-                back = edge.back
-                new_suffix = suffix + edge.transition
-                heapq.heappush(queue, (-(back.score + new_suffix), next(tie), back, new_suffix, (edge, edges)))
+            seen.add(tokens)
+            entries.append(NBestEntry(tokens, score, segments, path))
+            if len(entries) >= n:
+                break
         return entries
 
     def connected(self) -> list[Hypothesis]:
@@ -206,14 +204,6 @@ class DecodeResult:
         return [h for stack in self.stacks for h in stack if h.id in keep]
 
 
-def _unlink(edges) -> tuple[Hypothesis, ...]:
-    path = []
-    while edges is not None:
-        edge, edges = edges
-        path.append(edge)
-    return tuple(path)
-
-
 def _read_path(path: Sequence[Hypothesis]) -> tuple[tuple[str, ...], tuple[Segment, ...]]:
     tokens: list[str] = []
     segments = []
@@ -225,6 +215,74 @@ def _read_path(path: Sequence[Hypothesis]) -> tuple[tuple[str, ...], tuple[Segme
     return tuple(tokens), tuple(segments)
 
 
+class _Stack:
+    """One stack of the search with Moses' pruning (``HypothesisStackNormal``: ``AddPrune``, ``Add``, ``PruneToSize``).
+
+    ``best`` is the best future score inserted so far; ``worst`` the floor a
+    new hypothesis must reach: ``best + width`` (``width`` = log10 of the beam
+    threshold), raised to the ``size``-th best score when histogram pruning
+    fills the stack. The floor applies when a hypothesis is inserted, against
+    the best *so far*; nothing is dropped for the threshold afterwards unless
+    the stack outgrows its size.
+    """
+
+    __slots__ = ("by_state", "size", "width", "best", "worst")
+
+    def __init__(self, size: int, width: float):
+        self.by_state: dict[object, Hypothesis] = {}
+        self.size = size  # 0: no histogram limit, as in Moses
+        self.width = width
+        self.best = -math.inf
+        self.worst = -math.inf
+
+    def add(self, hypothesis: Hypothesis) -> None:
+        """Insert ``hypothesis`` (Moses ``AddPrune``): drop it, keep it, or recombine it with its LM state's winner."""
+        if hypothesis.future_score < self.worst:
+            return
+        existing = self.by_state.get(hypothesis.lm_state)
+        if existing is None:
+            self.by_state[hypothesis.lm_state] = hypothesis
+            self._raise_best(hypothesis)
+            if self.size and len(self.by_state) > 2 * self.size - 1:
+                self.prune_to_size()
+        elif hypothesis.future_score > existing.future_score:
+            # The newcomer wins: the old winner and its arcs hang off it now.
+            hypothesis.arcs = existing.arcs
+            existing.arcs = []
+            hypothesis.arcs.append(existing)
+            for loser in hypothesis.arcs:
+                loser.winner = hypothesis
+            self.by_state[hypothesis.lm_state] = hypothesis
+            self._raise_best(hypothesis)
+        else:
+            hypothesis.winner = existing
+            existing.arcs.append(hypothesis)
+
+    def _raise_best(self, hypothesis: Hypothesis) -> None:
+        if hypothesis.future_score > self.best:
+            self.best = hypothesis.future_score
+            self.worst = max(self.worst, self.best + self.width)
+
+    def prune_to_size(self) -> None:
+        """Moses ``PruneToSize``: over ``size``, keep the ``size`` best that are strictly within the threshold."""
+        if not self.size or len(self.by_state) <= self.size:
+            return
+        kept: dict[object, Hypothesis] = {}
+        floor = self.best + self.width
+        for hypothesis in self.hypotheses():
+            # Moses keeps only scores strictly above the floor; the best stays even at a threshold of 1.
+            if len(kept) >= self.size or not (hypothesis.future_score > floor or hypothesis.future_score == self.best):
+                break
+            kept[hypothesis.lm_state] = hypothesis
+            if len(kept) == self.size:
+                self.worst = hypothesis.future_score
+        self.by_state = kept
+
+    def hypotheses(self) -> list[Hypothesis]:
+        """The winners, best future score first (ties: created first)."""
+        return sorted(self.by_state.values(), key=lambda h: (-h.future_score, h.id))
+
+
 class BeamDecoder:
     """Decodes sentences against one table and LM with fixed settings."""
 
@@ -234,53 +292,10 @@ class BeamDecoder:
         self.has_lm = lm is not None
         self.settings = settings
 
-    # -- translation options and future costs -------------------------------------------------
-    def translation_options(self, source: Sequence[str]) -> list[list[TranslationOption]]:
+    def translation_options(self, source: Sequence[str]) -> TranslationOptions:
         """``options[i]``: the options starting at source word ``i``, identity first."""
-        n = len(source)
-        by_span: dict[tuple[int, int], list[TranslationOption]] = {}
-        for match in self.table.matches(source):
-            by_span.setdefault((match.start, match.end), []).append(self._option(match.start, match.end, match.rule, False))
-        options: list[list[TranslationOption]] = [[] for _ in range(n)]
-        for i, word in enumerate(source):
-            options[i].append(self._option(i, i + 1, identity_rule(word), True))
-        limit = self.settings.option_limit
-        for (start, _), found in sorted(by_span.items()):
-            found.sort(key=lambda o: -o.estimate)  # stable: ties keep table order
-            options[start].extend(found if limit is None else found[:limit])
-        return options
-
-    def _option(self, start: int, end: int, rule: Rule, identity: bool) -> TranslationOption:
-        weights = self.settings.weights
-        if rule.prob <= 0.0:
-            phrase = -math.inf
-        else:
-            phrase = weights.phrase * math.log10(rule.prob)
-        rule_score = phrase - weights.word_penalty * len(rule.target)
-        lm_estimate = self.lm.score(rule.target, bos=False, eos=False) if rule.target else 0.0
-        return TranslationOption(start, end, rule, identity, rule_score, rule_score + weights.lm * lm_estimate,
-                                 rule.target)
-
-    @staticmethod
-    def future_cost_table(n: int, options: list[list[TranslationOption]]) -> list[list[float]]:
-        """``cost[i][j]``: best estimated score of covering ``[i, j)`` (Moses' future score DP)."""
-        cost = [[-math.inf] * (n + 1) for _ in range(n + 1)]
-        for i in range(n + 1):
-            cost[i][i] = 0.0
-        for starting in options:
-            for option in starting:
-                if option.estimate > cost[option.start][option.end]:
-                    cost[option.start][option.end] = option.estimate
-        for length in range(2, n + 1):
-            for i in range(0, n - length + 1):
-                j = i + length
-                best = cost[i][j]
-                for k in range(i + 1, j):
-                    combined = cost[i][k] + cost[k][j]
-                    if combined > best:
-                        best = combined
-                cost[i][j] = best
-        return cost
+        return collect_options(source, self.table, self.lm if self.has_lm else None, weights=self.settings.weights,
+                               limit=self.settings.option_limit)
 
     # -- search -------------------------------------------------------------------------------
     def decode(self, source: Sequence[str]) -> DecodeResult:
@@ -289,30 +304,28 @@ class BeamDecoder:
         settings = self.settings
         weights = settings.weights
         options = self.translation_options(source)
-        future = self.future_cost_table(n, options)
+        future = options.future_costs()
         threshold = math.log10(settings.beam_threshold) if settings.beam_threshold > 0 else -math.inf
         ids = itertools.count()
         root = Hypothesis(next(ids), None, None, 0, 0.0, 0.0, self.lm.begin_state(), future[0][n])
-        # Stacks under construction: LM state -> winner, plus the best future score seen.
-        building: list[dict] = [dict() for _ in range(n + 1)]
-        best_future = [-math.inf] * (n + 1)
-        building[0][root.lm_state] = root
-        best_future[0] = root.future_score
+        building = [_Stack(settings.stack_size, threshold) for _ in range(n + 1)]
+        building[0].add(root)
         stacks: list[list[Hypothesis]] = [[] for _ in range(n + 1)]
         lm = self.lm
         lm_never_adds = weights.lm >= 0
         for k in range(n + 1):
-            stack = self._prune(building[k], best_future[k] + threshold)
+            building[k].prune_to_size()  # Moses ProcessOneStack: lazy pruning before expanding
+            stack = building[k].hypotheses()
             stacks[k] = stack
             if k == n:
                 break
             for hypothesis in stack:
                 for option in options[k]:
                     end = option.end
+                    target = building[end]
                     # LM log-probabilities are <= 0, so this bound shows early when the
                     # threshold would drop the new hypothesis anyway: skip the LM calls.
-                    if lm_never_adds and \
-                            hypothesis.score + option.rule_score + future[end][n] < best_future[end] + threshold:
+                    if lm_never_adds and hypothesis.score + option.rule_score + future[end][n] < target.worst:
                         next(ids)
                         continue
                     lm_score, state = lm.advance_phrase(hypothesis.lm_state, option.target)
@@ -321,32 +334,11 @@ class BeamDecoder:
                     transition = option.rule_score + weights.lm * lm_score
                     score = hypothesis.score + transition
                     future_score = score + future[end][n]
-                    if future_score < best_future[end] + threshold:
+                    if future_score < target.worst:
                         next(ids)  # Moses numbers every hypothesis it creates
                         continue
-                    new = Hypothesis(next(ids), hypothesis, option, end, score, transition, state, future_score)
-                    if future_score > best_future[end]:
-                        best_future[end] = future_score
-                    existing = building[end].get(state)
-                    if existing is None:
-                        building[end][state] = new
-                    elif new.score > existing.score:
-                        # The newcomer wins: the old winner and its arcs hang off it now.
-                        new.arcs = existing.arcs
-                        existing.arcs = []
-                        new.arcs.append(existing)
-                        for loser in new.arcs:
-                            loser.winner = new
-                        building[end][state] = new
-                    else:
-                        new.winner = existing
-                        existing.arcs.append(new)
+                    target.add(Hypothesis(next(ids), hypothesis, option, end, score, transition, state, future_score))
         return DecodeResult(source, root, stacks, options, future, settings, next(ids))
-
-    def _prune(self, hypotheses: dict, floor: float) -> list[Hypothesis]:
-        ordered = sorted(hypotheses.values(), key=lambda h: (-h.future_score, h.id))
-        kept = [h for h in ordered if h.future_score >= floor]
-        return kept[: self.settings.stack_size]
 
 
 def decode_nbest(

@@ -16,10 +16,30 @@ whose target occurs in ``t`` can be edges, so we index the target's n-grams
 and keep the rest out before the DP starts.
 
 ``P_LM(t)`` and the word penalty do not depend on ``I``: they are added once.
+
+One dynamic program, three variants, all on one :class:`SourceRuleIndex`:
+
+* :func:`best_derivation`: the exact one, backward from ``(n, m)``; it also
+  rebuilds the best derivation, ties going to fewer rewrites. What
+  :class:`TrueScorer` and the CLI use.
+* :func:`best_rules_log10`: the same backward recursion kept to the score (no
+  derivation, no tie-breaking); for searches that score many candidates of
+  one source and need the derivation of a few outputs only (MCPG,
+  :mod:`core.engine.mcpg`).
+* :func:`best_rules_log10_forward`: the same maximum run forward from
+  ``(0, 0)``, ``fwd(j, l) = max fwd(i, k) + log10 p(s[i:j] -> t[k:l])``,
+  expanding only cells reached from the start, so rules that cannot lie on a
+  path from the start (most of a real table) are never touched. Its sums run
+  in another order, so it agrees with the backward ones to rounding
+  (~1e-15), not bit for bit.
+
+``benchmarks/bench_truescore.py`` times the three side by side; the figures
+are in ``evaldata/results/mcpg-profiles.md``.
 """
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -138,6 +158,37 @@ class SourceRuleIndex:
         self.word_positions: dict[str, list[int]] = defaultdict(list)
         for i, word in enumerate(source):
             self.word_positions[word].append(i)
+        self._by_start: list[dict[tuple[str, ...], list[tuple[int, float]]]] | None = None
+        self._start_lengths: list[list[int]] = []
+
+    @property
+    def by_start(self) -> list[dict[tuple[str, ...], list[tuple[int, float]]]]:
+        """``by_start[i][target phrase]``: ``(source end, log10 p)`` of the rules starting at ``i``.
+
+        Built on first use: only :func:`best_rules_log10_forward` reads it.
+        """
+        if self._by_start is None:
+            self._build_by_start()
+        return self._by_start
+
+    @property
+    def start_lengths(self) -> list[list[int]]:
+        """``start_lengths[i]``: the target lengths of the rules starting at ``i``, increasing."""
+        if self._by_start is None:
+            self._build_by_start()
+        return self._start_lengths
+
+    def _build_by_start(self) -> None:
+        by_start: list[dict[tuple[str, ...], list[tuple[int, float]]]] = [{} for _ in self.source]
+        for target, hits in self.by_target.items():
+            for start, end, log_p, _ in hits:
+                by_start[start].setdefault(target, []).append((end, log_p))
+        self._start_lengths = [sorted({len(t) for t in entry}) for entry in by_start]
+        self._by_start = by_start
+
+    def rules_at_most_one(self) -> bool:
+        """Whether every rule's probability is at most 1 (then ``P_LM(t)`` bounds the true score from above)."""
+        return all(log_p <= 0.0 for hits in self.by_target.values() for _, _, log_p, _ in hits)
 
 
 def true_score(
@@ -205,3 +256,73 @@ def best_derivation(
             segments.append(Segment(i, j, k_start, l, rule, False))
         i, k = j, l
     return root[0], tuple(segments)
+
+
+def best_rules_log10(target: tuple[str, ...], index: SourceRuleIndex) -> float:
+    """The score of :func:`best_derivation`, ``-inf`` when ``target`` is unreachable (backward, score only)."""
+    n, m = len(index.source), len(target)
+    edges: list[list[tuple[int, int, int, float]]] = [[] for _ in range(n)]
+    by_target = index.by_target
+    for length in index.target_lengths:
+        if length > m:
+            break
+        for k in range(m - length + 1):
+            hits = by_target.get(target[k : k + length])
+            if hits:
+                k_end = k + length
+                for start, end, log_p, _ in hits:
+                    edges[start].append((end, k, k_end, log_p))
+    for k, word in enumerate(target):
+        for i in index.word_positions.get(word, ()):
+            edges[i].append((i + 1, k, k + 1, 0.0))
+    unseen = -math.inf
+    best = {(n, m): 0.0}
+    for i in range(n - 1, -1, -1):
+        for end, k, k_end, log_p in edges[i]:
+            rest = best.get((end, k_end))
+            if rest is not None:
+                value = log_p + rest
+                if value > best.get((i, k), unseen):
+                    best[(i, k)] = value
+    return best.get((0, 0), unseen)
+
+
+def best_rules_log10_forward(target: tuple[str, ...], index: SourceRuleIndex) -> float:
+    """The score of :func:`best_derivation` computed forward from ``(0, 0)`` (``-inf`` when unreachable).
+
+    ``cells[j][l]`` is the best ``sum log10 p`` turning ``source[:j]`` into
+    ``target[:l]``. Every edge moves the source position forward, so filling
+    by increasing ``i`` is a topological order; a cell's successors are found
+    through ``index.by_start[i]`` from the target words at the cell, so only
+    reachable cells cost anything.
+    """
+    source = index.source
+    n, m = len(source), len(target)
+    unseen = -math.inf
+    cells: list[dict[int, float]] = [{} for _ in range(n + 1)]
+    cells[0][0] = 0.0
+    by_start, start_lengths = index.by_start, index.start_lengths
+    for i in range(n):
+        row = cells[i]
+        if not row:
+            continue
+        word = source[i]
+        entry = by_start[i]
+        lengths = start_lengths[i]
+        for k, value in row.items():
+            if k < m and target[k] == word:  # identity rule, log10 1 = 0
+                following = cells[i + 1]
+                if value > following.get(k + 1, unseen):
+                    following[k + 1] = value
+            for length in lengths:
+                k_end = k + length
+                if k_end > m:
+                    break
+                hits = entry.get(target[k:k_end])
+                if hits:
+                    for end, log_p in hits:
+                        candidate = value + log_p
+                        following = cells[end]
+                        if candidate > following.get(k_end, unseen):
+                            following[k_end] = candidate
+    return cells[n].get(m, unseen)

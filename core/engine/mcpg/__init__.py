@@ -1,0 +1,151 @@
+"""MCPG: Monte-Carlo paraphrase generation (seed 003 §2-4.3, seed 000 §4.1).
+
+The search space (seed 003 §2). A *state* is a partly transformed sentence
+with its available actions. An *action* is a rule at a place; applying it
+rewrites that source span and removes every action overlapping it, because a
+transformed part cannot be transformed again. A *stop* action makes a state
+final. Seed 003 §2: "each state, except the root, can be a final state", so
+the untouched source never stops: a paraphrase differs from its source (seed
+000 §1). Episodes of a Monte-Carlo tree search sample final states; every
+``episodes_per_step`` episodes the best root action is committed. The search
+ends when stop is committed, the root has nothing left to do,
+``max_episodes`` episodes were run, or ``time_budget`` seconds passed;
+whatever ends it, the result is the best final state seen so far (anytime).
+
+Two modes (seed 000 §4.1):
+
+* ``"true-score"``: any state may stop with parts unchanged. The reward is the
+  exact true score ``Z*_t`` of the final sentence (:mod:`core.engine.truescore`).
+* ``"translator"``: rules must cover the whole sentence, unchanged words by
+  identity actions (probability 1 as :mod:`core.engine.scoring`'s channel model
+  has it); the reward is the channel score of the derivation,
+  ``Z_t^I = P_LM(t) prod p(s_i|t_i)``, or with ``translator_reward="seed003"``
+  seed 003 §4.3's biased reward (:func:`core.engine.scoring.mcpg_reward`).
+
+The package, one idea per module:
+
+* :mod:`~core.engine.mcpg.options`: :class:`MCPGOptions`, the ``"faithful"`` and
+  ``"tuned"`` profiles, and the one map from the papers' notation to our names;
+* :mod:`~core.engine.mcpg.actions`: the action space of a sentence, its priors and order;
+* :mod:`~core.engine.mcpg.search`: tree states, selection (UCB1-tuned + RAVE),
+  episodes, max backup, commits;
+* :mod:`~core.engine.mcpg.playouts`: uniform, greedy and context playouts;
+* :mod:`~core.engine.mcpg.finals`: objective and reward of a final state, the best finals;
+* :mod:`~core.engine.mcpg.polish`: hill climbing on the best finals.
+
+Measured figures (episodes/s, quality against time, the profiles compared)
+are in ``evaldata/results/mcpg-profiles.md`` and ``mcpg-vs-beam.md``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import fields
+from typing import Sequence
+
+from core.engine.derivation import Segment
+from core.engine.lm import LanguageModel
+from core.engine.mcpg.actions import STOP, ActionSpace
+from core.engine.mcpg.finals import Finals
+from core.engine.mcpg.options import (
+    DEFAULT_EPISODES_PER_STEP,
+    DEFAULT_EXPLORATION,
+    FAITHFUL,
+    PROFILES,
+    TUNED,
+    MCPGOptions,
+    Mode,
+    SearchInputs,
+    TranslatorReward,
+    resolve_profile,
+)
+from core.engine.mcpg.playouts import Playouts
+from core.engine.mcpg.polish import Polish
+from core.engine.mcpg.search import MCPGStats, Node, TreeSearch
+from core.engine.paraphrase_table import ParaphraseTable
+
+Result = tuple[tuple[str, ...], float, tuple[Segment, ...]]
+
+__all__ = [
+    "DEFAULT_EPISODES_PER_STEP", "DEFAULT_EXPLORATION", "FAITHFUL", "PROFILES", "STOP", "TUNED", "ActionSpace",
+    "Finals", "MCPGOptions", "MCPGStats", "Mode", "Node", "Playouts", "Polish", "Result", "SearchInputs",
+    "TranslatorReward", "TreeSearch", "generate_mcpg", "resolve_profile",
+]
+
+
+def generate_mcpg(
+    source_tokens: Sequence[str],
+    table: ParaphraseTable,
+    lm: LanguageModel | None,
+    *,
+    mode: Mode = "true-score",
+    nbest: int = 1,
+    episodes_per_step: int | None = None,
+    exploration: float = DEFAULT_EXPLORATION,
+    time_budget: float | None = None,
+    max_episodes: int | None = None,
+    seed: int = 0,
+    translator_reward: TranslatorReward = "channel",
+    profile: str | MCPGOptions = "tuned",
+    start_from: Sequence[Sequence[str]] = (),
+    stats: MCPGStats | None = None,
+) -> list[Result]:
+    """Paraphrase ``source_tokens`` with MCPG; the ``nbest`` best distinct outputs, best first.
+
+    Each result is ``(tokens, model_score, segments)``: ``model_score`` is the
+    log10 true score (true-score mode) or the log10 channel score of the
+    derivation found (translator mode). ``episodes_per_step`` defaults to
+    the profile's (faithful: 100,000). ``profile`` is ``"tuned"`` (default),
+    ``"faithful"`` (the seeds' algorithm) or an :class:`MCPGOptions`.
+    ``start_from`` sentences (true-score mode, e.g. the beam decoder's 1-best)
+    are scored up front and compete with what the search finds. At least one
+    episode runs whatever the budget; an empty list means no paraphrase was
+    reachable. Results depend only on the inputs and ``seed``, except where
+    ``time_budget`` cuts the search.
+    """
+    options = resolve_profile(profile)
+    if episodes_per_step is None:
+        episodes_per_step = options.episodes_per_step
+    if episodes_per_step < 1:
+        raise ValueError("episodes_per_step must be at least 1")
+    started = time.perf_counter()
+    inputs = SearchInputs(tuple(source_tokens), table, lm, mode=mode, exploration=exploration,
+                          translator_reward=translator_reward, seed=seed, nbest=nbest, options=options)
+    search = TreeSearch(inputs)
+    space, finals = search.space, search.finals
+    for sentence in start_from:
+        finals.add_known(sentence)
+    if inputs.source and not all(space.identity):  # translator mode with only identity actions: nothing to do
+        polishing = options.polish_share > 0.0
+        search_budget = time_budget * (1.0 - options.polish_share) if time_budget is not None and polishing \
+            else time_budget
+
+        def out_of_limits() -> bool:
+            return ((max_episodes is not None and search.stats.episodes >= max_episodes)
+                    or (search_budget is not None and time.perf_counter() - started >= search_budget))
+
+        source_prior = list(space.prior)
+        while not search.descend(episodes_per_step, out_of_limits):
+            # The descent committed stop with budget left (restart_until_budget).
+            if not options.restart_until_budget or (time_budget is None and max_episodes is None):
+                break
+            search.stats.restarts += 1
+            space.restore_priors(source_prior)
+        if polishing:
+            def out_of_time() -> bool:
+                return time_budget is not None and time.perf_counter() - started >= time_budget
+
+            space.restore_priors(source_prior)  # polish moves in the source's prior order
+            polish_started = time.perf_counter()
+            polish = Polish(space, finals, options, search.stats)
+            for start in finals.best_applied(options.polish_finals):
+                polish.climb(start, out_of_time)
+            search.stats.polish_seconds = time.perf_counter() - polish_started
+    results = [(sentence, model, finals.segments(sentence, applied))
+               for sentence, model, applied in finals.ranked()[:nbest]]
+    if stats is not None:
+        search.stats.distinct_finals = len(finals.by_sentence)
+        search.stats.seconds = time.perf_counter() - started
+        for name in (f.name for f in fields(MCPGStats)):
+            setattr(stats, name, getattr(search.stats, name))
+    return results

@@ -1,0 +1,163 @@
+"""MCPG's settings: the seeds' algorithm (``FAITHFUL``) and the departures that make it usable (``TUNED``).
+
+Notation (seed 003 §3-4.3) -> names here, once for the whole package:
+
+* ``eta`` -> ``episodes_per_step``: episodes run before the best root action
+  is committed (seed 000 §4.2 used 100,000; seed 003 §4.3 1,000,000).
+* ``k`` -> ``exploration``: the RAVE equivalence parameter that "balances the
+  exploration/exploitation compromise" (seed 003 §4.3: 1,000).
+* ``s_1, a_1, ..., s_T`` -> one episode (:meth:`~core.engine.mcpg.search.TreeSearch.episode`);
+  ``R`` -> ``reward`` (:mod:`core.engine.mcpg.finals`).
+
+Profiles. ``"faithful"`` is the algorithm as the seeds describe it.
+``"tuned"`` (the default) switches on the changes below, each one a field of
+:class:`MCPGOptions`, so any mix can be measured (``benchmarks/bench_mcpg.py``
+prints both profiles side by side; the figures are in
+``evaldata/results/mcpg-profiles.md``):
+
+* ``option_limit`` (tuned 20): at most 20 rules per source span, ranked and
+  limited by :mod:`core.engine.translation_options` like the beam decoder's
+  (Moses ``ttable-limit``). The true score still uses the whole table.
+* ``action_order="prior"``: untried actions are tried best *prior* first
+  instead of most probable rule first. The prior of action ``a`` is its
+  one-step gain at the root, ``delta(a) = log10 Z(s with a applied) - log10
+  P_LM(s)`` (one LM call per action, once per sentence).
+* ``widening=(c, alpha)`` (tuned ``(1, 0.5)``): progressive widening. A state
+  visited ``n`` times offers only its first ``ceil(c (n+1)^alpha)`` actions;
+  the faithful search tries every one of the hundreds of actions of a
+  30-word sentence once before exploiting anything.
+* ``reward="log"``: ``R = clip(1/2 + (log10 Z - log10 P_LM(s)) / (2 L), 0, 1)``
+  with ``L = reward_scale`` (tuned 10) instead of ``min(Z/P_LM(s), 1)``,
+  whose values (1e-1 to 1e-3 for good paraphrases) are lost under the
+  UCB1-tuned bonus and cannot tell apart outputs better than the source.
+* ``playout="greedy"``: walk the available actions best prior first, take each
+  one whose prior is positive with probability ``playout_take``.
+* ``playout="context"`` (tuned, ``playout_take`` 0.8): the same walk, but an
+  action is taken only if its gain *in the sentence built so far* is
+  positive, adjacent actions are re-scored after each take
+  (``context_neighbours``), and losing neighbours are tried in pairs
+  (``context_pairs``): :mod:`core.engine.mcpg.playouts`.
+* ``rerank_on_commit``: after each commit the priors become one-step gains in
+  the new root's sentence.
+* ``true_score_dp="forward"``: :func:`core.engine.truescore.best_rules_log10_forward`
+  instead of the backward score-only DP (same maximum, touches only reachable cells).
+* ``restart_until_budget``: a search that commits stop while time (or
+  ``max_episodes``) is left starts again from the source, keeping its finals.
+* ``polish_share`` (tuned 0.25) and the ``polish_*`` fields: the last quarter
+  of the time budget goes to hill climbing on the best finals
+  (:mod:`core.engine.mcpg.polish`).
+* ``episodes_per_step`` (tuned 1,000, used when the caller passes none): at the
+  rates measured (thousands of episodes/s, results file above) the paper's
+  eta = 100,000 never commits within a few seconds, so the whole budget would
+  be spent at the root.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from core.engine.lm import LanguageModel
+from core.engine.paraphrase_table import ParaphraseTable
+
+Mode = Literal["true-score", "translator"]
+TranslatorReward = Literal["channel", "seed003"]
+
+DEFAULT_EPISODES_PER_STEP = 100_000  # eta, seed 000 §4.2
+DEFAULT_EXPLORATION = 1_000.0  # k, seed 003 §4.3
+
+
+@dataclass(frozen=True)
+class MCPGOptions:
+    """Switchable departures from the seeds' MCPG (module docstring); the defaults are the seeds' algorithm."""
+
+    option_limit: int | None = None  # rules per source span; None = all (faithful)
+    action_order: Literal["probability", "prior"] = "probability"
+    widening: tuple[float, float] | None = None  # (c, alpha): ceil(c (n+1)^alpha) actions offered
+    reward: Literal["ratio", "log"] = "ratio"
+    reward_scale: float = 10.0  # L of the log reward, in log10 units
+    playout: Literal["uniform", "greedy", "context"] = "uniform"
+    playout_take: float = 0.5
+    episodes_per_step: int = DEFAULT_EPISODES_PER_STEP  # eta when the caller gives none
+    rerank_on_commit: bool = False  # re-score priors in the new root's sentence after each commit
+    restart_until_budget: bool = False  # when stop is committed early, search again from the source
+    true_score_dp: Literal["backward", "forward"] = "backward"
+    context_margin: float = 1.0  # context playout: candidates with prior > -margin (log10)
+    context_candidates: int = 64  # context playout: at most this many candidates re-scored per playout
+    context_neighbours: int = 0  # context playout: after a take, re-score this many adjacent actions per side
+    neighbour_margin: float = 4.0  # ... those with prior > -neighbour_margin (log10)
+    context_pairs: int = 0  # ... then try this many losing ones (gain > -pair_margin) with their own next one
+    neighbours_of_pairs: int = 4  # ... among its first this many free neighbours
+    pair_margin: float = 2.0
+    polish_share: float = 0.0  # share of the time budget kept for hill climbing on the best finals
+    polish_finals: int = 1  # ... on this many of them, best first
+    polish_pairs: int = 0  # ... also inserting an action with one of its first this many right neighbours
+    polish_triples: int = 0  # ... then extending this many of the best losing pairs by a third neighbour
+    polish_margin: float = 1.0  # ... pairs at most this far below the current final (log10)
+    polish_slack: float | None = None  # skip the true-score DP when the channel score is this far below (log10)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    def check(self) -> None:
+        """Raise ``ValueError`` when a choice field holds an unknown value."""
+        if self.reward not in ("ratio", "log") or self.playout not in ("uniform", "greedy", "context") \
+                or self.action_order not in ("probability", "prior") \
+                or self.true_score_dp not in ("backward", "forward"):
+            raise ValueError(f"unknown MCPG option in {self}")
+
+    @property
+    def needs_priors(self) -> bool:
+        """Whether actions need their one-step gains (the prior order or a prior-guided playout)."""
+        return self.action_order == "prior" or self.playout in ("greedy", "context")
+
+
+FAITHFUL = MCPGOptions()
+TUNED = MCPGOptions(option_limit=20, action_order="prior", widening=(1.0, 0.5), reward="log", playout="context",
+                    playout_take=0.8, episodes_per_step=1_000, true_score_dp="forward", context_neighbours=8,
+                    context_pairs=3, context_candidates=160, rerank_on_commit=True, restart_until_budget=True,
+                    polish_share=0.25, polish_finals=3, polish_pairs=8, polish_triples=30,
+                    polish_slack=1.0)
+PROFILES = {"faithful": FAITHFUL, "tuned": TUNED}
+
+
+def resolve_profile(profile: str | MCPGOptions) -> MCPGOptions:
+    """A profile name (``"faithful"``, ``"tuned"``) or an :class:`MCPGOptions` as options."""
+    if isinstance(profile, MCPGOptions):
+        return profile
+    try:
+        return PROFILES[profile]
+    except KeyError:
+        raise ValueError(f"profile must be one of {sorted(PROFILES)} or MCPGOptions, not {profile!r}") from None
+
+
+@dataclass(frozen=True)
+class SearchInputs:
+    """What one MCPG search is given: the sentence, the models, the mode and the settings.
+
+    ``mode`` and ``translator_reward`` are described in :mod:`core.engine.mcpg`,
+    ``exploration`` in the module docstring; ``nbest`` bounds how many finals are worth
+    keeping; ``seed`` fixes the random stream of the playouts.
+    """
+
+    source: tuple[str, ...]
+    table: ParaphraseTable
+    lm: LanguageModel | None
+    mode: Mode = "true-score"
+    exploration: float = DEFAULT_EXPLORATION
+    translator_reward: TranslatorReward = "channel"
+    seed: int = 0
+    nbest: int = 1
+    options: MCPGOptions = TUNED
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "source", tuple(self.source))
+        if self.mode not in ("true-score", "translator"):
+            raise ValueError(f"mode must be 'true-score' or 'translator', not {self.mode!r}")
+        if self.translator_reward not in ("channel", "seed003"):
+            raise ValueError(f"translator_reward must be 'channel' or 'seed003', not {self.translator_reward!r}")
+        self.options.check()
+
+    @property
+    def translator(self) -> bool:
+        return self.mode == "translator"
