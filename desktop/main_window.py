@@ -35,11 +35,12 @@ from core.store.database import Database, open_database
 from core.store.session_lock import SessionTaken
 from desktop.annotation_screen import AnnotationScreen
 from desktop.dashboard_screen import DashboardScreen
+from desktop.inspect_screen import InspectScreen
 from desktop.judgment_writer import JudgmentWriter
 from desktop.quality_screen import QualityScreen
 from desktop.studies_screen import StudiesScreen
 
-SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer")
+SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer", "Inspect")
 
 
 class JudgingTab(QWidget):
@@ -199,11 +200,13 @@ class MainWindow(QMainWindow):
         self.studies = StudiesScreen(self.db)
         self.quality = QualityScreen(self.db)
         self.dashboard = DashboardScreen(self.db)
+        self.inspect = InspectScreen(self.db)
+        self.inspect.open_in_scorer.connect(self.score_candidate)
         self.scorer_holder = QWidget()
         QVBoxLayout(self.scorer_holder)
         self.scorer = None
         for widget, title in zip((self.annotate, self.choice, self.studies, self.quality, self.dashboard,
-                                  self.scorer_holder), SCREENS):
+                                  self.scorer_holder, self.inspect), SCREENS):
             self.tabs.addTab(widget, f"{title}  [Ctrl+{SCREENS.index(title) + 1}]")
         self.setCentralWidget(self.tabs)
         self.identity_status = QLabel()
@@ -341,6 +344,9 @@ class MainWindow(QMainWindow):
         if study is not None:
             self.quality.set_study(study, summaries[study])
             self.dashboard.set_study(study, summaries[study])
+            self.inspect.set_study(study, summaries[study])
+            if self.tabs.currentWidget() is self.inspect:
+                self.inspect.refresh()
 
     def _open_from_list(self, study_id: int) -> None:
         """A study opened from the Studies screen: judged by the same person, never a silent switch."""
@@ -364,6 +370,16 @@ class MainWindow(QMainWindow):
             self.studies.refresh()
         elif widget is self.quality:
             self.quality.refresh()
+        elif widget is self.inspect and not self.inspect.loaded:
+            self.inspect.refresh()
+
+    def score_candidate(self, source: str, candidate: str) -> None:
+        """From the Inspect screen: the source in the Scorer with the candidate filled in."""
+        self.tabs.setCurrentWidget(self.scorer_holder)
+        if self.scorer is None:
+            self._start_scorer()
+        self.scorer.source_edit.setText(source)
+        self.scorer.candidate_edit.setText(candidate)
 
     def _start_scorer(self) -> None:
         from desktop.scorer_window import ScorerWindow
@@ -381,7 +397,11 @@ class MainWindow(QMainWindow):
                     if lines:
                         self.scorer.source_edit.setText(lines[0])
 
-            self.scorer.start_loading(first_sentence)
+            def ready() -> None:
+                first_sentence()
+                self.inspect.set_engine(self.scorer.table, self.scorer.lm)
+
+            self.scorer.start_loading(ready)
         else:
             self.scorer.models_label.setText(f"No table or LM at {self.table_path} / {self.lm_path}: start with "
                                              "`parastudio app --table T --lm LM`.")
@@ -394,6 +414,8 @@ class MainWindow(QMainWindow):
             self.quality.refresh()
         elif widget is self.dashboard:
             self.dashboard.refresh(force=True)
+        elif widget is self.inspect:
+            self.inspect.refresh()
         elif isinstance(widget, JudgingTab):
             widget.screen.refresh_progress()
 

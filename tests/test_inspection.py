@@ -167,3 +167,12 @@ def test_details_show_the_derivation_scores_side_by_side_and_every_judge(judged,
     assert details.true_log10 == pytest.approx(truth.log10_score)
     assert {(j.annotator, j.value) for j in details.judges} == {("a", "no"), ("b", "no")}
     assert details.search_error
+
+
+@given(st.integers(0, 200), st.integers(1, 200))
+def test_the_wilson_interval_holds_the_rate_and_stays_in_0_1(successes, n):
+    from core.inspection.plots import wilson_interval
+
+    successes = min(successes, n)
+    low, high = wilson_interval(successes, n)
+    assert 0.0 <= low <= successes / n + 1e-12 and successes / n - 1e-12 <= high <= 1.0

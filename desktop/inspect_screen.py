@@ -1,0 +1,405 @@
+"""The Inspect screen: the judged candidates of a study, failures first, and why a system produced them.
+
+Researchers only (nothing here reaches an annotator's screen). A table of
+every judged candidate (green accepted, red rejected, amber disagreed),
+filtered by system, criterion, verdict, sentence length and rules applied, and
+sortable by any column; beside it the details of the selected candidate
+(:func:`core.inspection.details.candidate_details`: the changed words, the
+derivation rule by rule with its probability, share and pivots, the LM,
+channel, model and true score side by side, every judge's label), the other
+systems' candidates of the same sentence, the rules to blame across the study
+with an exportable prune list, and two plots (rejection rate per system,
+scores of accepted vs rejected).
+
+Keys: Ctrl+F the filters, Up/Down through the rows, Ctrl+S opens the selected
+candidate in the Scorer, Ctrl+B the rule blame, Ctrl+L exports the prune list.
+Loading runs in a worker; filtering and sorting are plain Python over the
+loaded rows (``benchmarks/bench_inspect.py``: a 100,000-candidate study).
+"""
+
+from __future__ import annotations
+
+import html
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QThreadPool, Signal
+from PySide6.QtGui import QColor, QKeySequence, QPixmap, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.engine.changed_words import changed_tokens
+from core.inspection.candidate_rows import CandidateRow, candidate_rows, filter_rows
+from core.inspection.details import candidate_details
+from core.inspection.plots import plot_rejection_rates, plot_score_histograms
+from core.inspection.rule_blame import rule_blame, write_prune_list
+from core.inspection.verdicts import ACCEPTED, REJECTED, VERDICTS
+from core.store.database import Database
+from desktop.changed_spans import highlighted_html
+from desktop.rows_model import RowsTableModel
+from desktop.workers import Worker
+
+COLOURS = {ACCEPTED: "#d9f2d9", REJECTED: "#f7d4d4", "disagreed": "#fbe7c2"}
+COLUMNS = ("verdict", "systems", "length", "rules", "model score", "true score", "search error", "candidate")
+ANY = "(any)"
+
+
+class CandidateRowsModel(QAbstractTableModel):
+    """The filtered, sorted rows (filtering and sorting are done on the Python list: fast on 100,000 rows)."""
+
+    def __init__(self):
+        super().__init__()
+        self.all_rows: list[CandidateRow] = []
+        self.rows: list[CandidateRow] = []
+        self._sort = (0, Qt.AscendingOrder)
+
+    def load(self, rows: list[CandidateRow]) -> None:
+        self.all_rows = rows
+        self.apply()
+
+    def apply(self, **filters) -> None:
+        self.beginResetModel()
+        self.rows = filter_rows(self.all_rows, **filters) if filters else list(self.all_rows)
+        self._sorted()
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
+        if role == Qt.DisplayRole and orientation == Qt.Horizontal:
+            return COLUMNS[section]
+        return None
+
+    @staticmethod
+    def value(row: CandidateRow, column: int):
+        return (row.verdict or "-", ", ".join(row.systems), row.source_length, row.rules, row.model_score,
+                row.true_score, "yes" if row.search_error else "", row.text)[column]
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        if role == Qt.DisplayRole:
+            value = self.value(row, index.column())
+            return f"{value:.3f}" if isinstance(value, float) else ("" if value is None else str(value))
+        if role == Qt.BackgroundRole:
+            return QColor(COLOURS.get(row.verdict, "#ffffff"))
+        if role == Qt.ToolTipRole and index.column() == len(COLUMNS) - 1:
+            return row.source
+        return None
+
+    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+        self.beginResetModel()
+        self._sort = (column, order)
+        self._sorted()
+        self.endResetModel()
+
+    def _sorted(self) -> None:
+        column, order = self._sort
+
+        def key(row):
+            value = self.value(row, column)
+            return (value is None, value if value is not None else 0)
+
+        self.rows.sort(key=key, reverse=order == Qt.DescendingOrder)
+
+
+class InspectScreen(QWidget):
+    open_in_scorer = Signal(str, str)  # source, candidate
+
+    def __init__(self, db: Database, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.db = db
+        self.study_id: int | None = None
+        self.study_name = ""
+        self.table = self.lm = None  # the engine the details recompute scores with (set by set_engine)
+        self.plots_dir = Path(tempfile.mkdtemp(prefix="parastudio-inspect-"))
+        self.loaded = False
+        layout = QVBoxLayout(self)
+        self.title = QLabel()
+        self.title.setTextFormat(Qt.RichText)
+        layout.addWidget(self.title)
+        layout.addLayout(self._filters())
+        splitter = QSplitter(Qt.Horizontal)
+        self.model = CandidateRowsModel()
+        self.view = QTableView()
+        self.view.setModel(self.model)
+        self.view.setSortingEnabled(True)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.verticalHeader().setVisible(False)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.view.horizontalHeader().setStretchLastSection(True)
+        self.view.selectionModel().currentRowChanged.connect(lambda current, _: self.show_details(current.row()))
+        splitter.addWidget(self.view)
+        self.side = QTabWidget()
+        self.details = QTextBrowser()
+        self.sentence_view = QTextBrowser()
+        self.side.addTab(self.details, "Details")
+        self.side.addTab(self.sentence_view, "Systems on this sentence")
+        self.side.addTab(self._blame_tab(), "Rule blame  [Ctrl+B]")
+        self.side.addTab(self._plots_tab(), "Plots")
+        splitter.addWidget(self.side)
+        splitter.setSizes([520, 480])
+        layout.addWidget(splitter, 1)
+        self.status = QLabel()
+        layout.addWidget(self.status)
+        for keys, slot in (("Ctrl+S", self.send_to_scorer), ("Ctrl+B", lambda: self.side.setCurrentIndex(2)),
+                           ("Ctrl+L", self.export_prune_list), ("Ctrl+F", self.system_combo.setFocus)):
+            QShortcut(QKeySequence(keys), self, activated=slot, context=Qt.WidgetWithChildrenShortcut)
+
+    # layout -------------------------------------------------------------------------------
+    def _filters(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.system_combo, self.criterion_combo, self.verdict_combo = QComboBox(), QComboBox(), QComboBox()
+        self.verdict_combo.addItems([ANY, *VERDICTS])
+        self.min_length, self.max_length = QSpinBox(maximum=10_000), QSpinBox(maximum=10_000, value=10_000)
+        self.rules_spin = QSpinBox(minimum=-1, maximum=100, value=-1, specialValueText=ANY)
+        for text, widget in (("&System:", self.system_combo), ("C&riterion:", self.criterion_combo),
+                             ("&Verdict:", self.verdict_combo), ("Length f&rom:", self.min_length),
+                             ("&to:", self.max_length), ("R&ules:", self.rules_spin)):
+            label = QLabel(text)
+            label.setBuddy(widget)
+            row.addWidget(label)
+            row.addWidget(widget)
+        for combo in (self.system_combo, self.criterion_combo, self.verdict_combo):
+            combo.currentIndexChanged.connect(lambda _: self.apply_filters())
+        for spin in (self.min_length, self.max_length, self.rules_spin):
+            spin.valueChanged.connect(lambda _: self.apply_filters())
+        row.addStretch(1)
+        return row
+
+    def _blame_tab(self) -> QWidget:
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        layout.addWidget(QLabel("Rules in rejected candidates more than in accepted ones (one-sided Fisher test):"))
+        self.blame_model = RowsTableModel(("rejected", "accepted", "rejected share", "p", "rule"))
+        self.blame_view = QTableView()
+        self.blame_view.setModel(self.blame_model)
+        self.blame_view.verticalHeader().setVisible(False)
+        self.blame_view.horizontalHeader().setStretchLastSection(True)
+        layout.addWidget(self.blame_view, 1)
+        buttons = QHBoxLayout()
+        self.blame_button = QPushButton("Find the rules to blame")
+        self.blame_button.clicked.connect(self.compute_blame)
+        self.prune_button = QPushButton("Export the prune list…  [Ctrl+L]")
+        self.prune_button.clicked.connect(lambda: self.export_prune_list())
+        buttons.addWidget(self.blame_button)
+        buttons.addWidget(self.prune_button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.blamed = []
+        return tab
+
+    def _plots_tab(self) -> QWidget:
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        self.plot_choice = QComboBox()
+        self.plot_choice.addItems(["rejection rate per system", "true scores: accepted vs rejected"])
+        self.plot_choice.currentIndexChanged.connect(lambda _: self.draw_plot())
+        self.plot_label = QLabel()
+        self.plot_label.setAlignment(Qt.AlignCenter)
+        export = QPushButton("Export the plot (PNG, SVG)…")
+        export.clicked.connect(lambda: self.export_plot())
+        layout.addWidget(self.plot_choice)
+        layout.addWidget(self.plot_label, 1)
+        layout.addWidget(export)
+        return tab
+
+    # loading -------------------------------------------------------------------------------
+    def set_study(self, study_id: int, name: str) -> None:
+        self.study_id, self.study_name = study_id, name
+        self.loaded = False
+        self.title.setText(f"<b>Inspect</b> · study <b>{html.escape(name)}</b> · judged candidates, failures "
+                           "in red (researchers only)")
+
+    def set_engine(self, table, lm) -> None:
+        """The paraphrase table and LM the details recompute scores with (the Scorer's, once loaded)."""
+        self.table, self.lm = table, lm
+
+    def refresh(self) -> None:
+        if self.study_id is None:
+            return
+        db, study_id = self.db, self.study_id
+        worker = Worker(lambda report: (study_id, candidate_rows(db, study_id)))
+        worker.signals.finished.connect(self._loaded)
+        worker.signals.failed.connect(lambda message: self.status.setText(f"could not load: {message}"))
+        self.status.setText("loading the judged candidates…")
+        self._worker = worker
+        QThreadPool.globalInstance().start(worker)
+
+    def _loaded(self, result) -> None:
+        study_id, rows = result
+        if study_id != self.study_id:
+            return
+        self.loaded = True
+        systems = sorted({system for row in rows for system in row.systems})
+        criteria = sorted({criterion for row in rows for criterion in row.criteria})
+        for combo, values in ((self.system_combo, systems), (self.criterion_combo, criteria)):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems([ANY, *values])
+            combo.blockSignals(False)
+        self.model.load(rows)
+        self.apply_filters()
+        self.draw_plot()
+
+    def apply_filters(self) -> None:
+        def chosen(combo):
+            return None if combo.currentText() in (ANY, "") else combo.currentText()
+
+        self.model.apply(system=chosen(self.system_combo), criterion=chosen(self.criterion_combo),
+                         verdict=chosen(self.verdict_combo), min_length=self.min_length.value(),
+                         max_length=self.max_length.value(),
+                         rules=None if self.rules_spin.value() < 0 else self.rules_spin.value())
+        shown, total = self.model.rowCount(), len(self.model.all_rows)
+        rejected = sum(1 for row in self.model.rows if row.verdict == REJECTED)
+        self.status.setText(f"{shown} of {total} judged candidates shown · {rejected} rejected")
+        if shown:
+            self.view.selectRow(0)
+
+    # the selected candidate -------------------------------------------------------------------
+    def current(self) -> CandidateRow | None:
+        row = self.view.currentIndex().row()
+        return self.model.rows[row] if 0 <= row < len(self.model.rows) else None
+
+    def show_details(self, index: int) -> None:
+        if not 0 <= index < len(self.model.rows):
+            return
+        row = self.model.rows[index]
+        details = candidate_details(self.db, row.candidate_id, table=self.table, lm=self.lm)
+        self.details.setHtml(details_html(details))
+        self.sentence_view.setHtml(self._sentence_html(row))
+
+    def _sentence_html(self, selected: CandidateRow) -> str:
+        """Every system's candidates of the selected row's sentence, side by side."""
+        same = [row for row in self.model.all_rows if row.sentence == selected.sentence]
+        by_system: dict[str, list[CandidateRow]] = {}
+        for row in same:
+            for system in row.systems:
+                by_system.setdefault(system, []).append(row)
+        parts = [f"<p><b>Source</b>: {html.escape(selected.source)}</p>"]
+        for system, rows in sorted(by_system.items()):
+            parts.append(f"<h4>{html.escape(system)}</h4><ul>")
+            for row in rows:
+                _, marked = changed_tokens(row.source, row.text)
+                parts.append(f"<li style='background:{COLOURS.get(row.verdict, '#fff')}'>"
+                             f"<b>{html.escape(row.verdict or '-')}</b>: {highlighted_html(row.text.split(), marked)}"
+                             "</li>")
+            parts.append("</ul>")
+        return "".join(parts)
+
+    def send_to_scorer(self) -> None:
+        row = self.current()
+        if row is not None:
+            self.open_in_scorer.emit(row.source, row.text)
+
+    # blame and plots ---------------------------------------------------------------------------
+    def compute_blame(self) -> None:
+        if self.study_id is None:
+            return
+        db, study_id = self.db, self.study_id
+        worker = Worker(lambda report: rule_blame(db, study_id))
+        worker.signals.finished.connect(self._blamed)
+        self.status.setText("finding the rules to blame…")
+        self._blame_worker = worker
+        QThreadPool.globalInstance().start(worker)
+
+    def _blamed(self, blamed) -> None:
+        self.blamed = blamed
+        self.blame_model.set_rows([[b.rejected, b.accepted, f"{b.rejected_share:.0%}", f"{b.p_value:.3g}",
+                                    f"{b.source} → {b.target}"] for b in blamed[:200]])
+        self.status.setText(f"{len(blamed)} rules occur in rejected candidates")
+
+    def export_prune_list(self, path: str | None = None, top: int = 20) -> str | None:
+        if not self.blamed:
+            self.status.setText("find the rules to blame first")
+            return None
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export the prune list", "prune-list.txt", "Text (*.txt)")
+        if not path:
+            return None
+        count = write_prune_list(self.blamed[:top], path)
+        self.status.setText(f"wrote {count} rules to {path}: `parastudio table prune TABLE --list {path} -o OUT`")
+        return path
+
+    def draw_plot(self) -> None:
+        if not self.model.all_rows:
+            return
+        path = self.plots_dir / f"plot-{self.plot_choice.currentIndex()}.png"
+        try:
+            (plot_rejection_rates if self.plot_choice.currentIndex() == 0 else plot_score_histograms)(
+                self.model.rows, path)
+        except (ValueError, OSError) as error:  # a plot that cannot be drawn says so; the screen goes on
+            self.plot_label.setText(f"could not draw the plot: {error}")
+            return
+        self.plot_label.setPixmap(QPixmap(str(path)))
+
+    def export_plot(self, path: str | None = None) -> str | None:
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export the plot", "plot.png", "PNG (*.png);;SVG (*.svg)")
+        if not path:
+            return None
+        (plot_rejection_rates if self.plot_choice.currentIndex() == 0 else plot_score_histograms)(
+            self.model.rows, path)
+        return path
+
+
+def details_html(details) -> str:
+    """The details pane: changed words, the derivation rule by rule, the scores side by side, the judges."""
+    source_html = highlighted_html(details.source.split(), details.changed_source)
+    candidate_html = highlighted_html(details.text.split(), details.changed_candidate)
+    parts = [f"<p><b>Source</b>: {source_html}</p><p><b>Candidate</b> ({html.escape(', '.join(details.systems))}): "
+             f"{candidate_html}</p>", "<h4>Derivation</h4>"]
+    if details.steps:
+        parts.append("<table border=1 cellspacing=0 cellpadding=3><tr><th>rule</th><th>p</th><th>share of the rules' "
+                     "log10</th><th>pivot phrases</th></tr>")
+        for step in details.steps:
+            pivots = ", ".join(f"{html.escape(f)} ({term:.3g})" for f, term in step.pivots) or "–"
+            parts.append(f"<tr><td>{html.escape(step.source)} → {html.escape(step.target)}</td>"
+                         f"<td>{step.probability:.4g}</td><td>{step.log10_share:.0%}</td><td>{pivots}</td></tr>")
+        parts.append("</table>")
+    else:
+        parts.append("<p><i>No derivation stored (an imported candidate): changes found by a word diff.</i></p>")
+
+    def shown(value):
+        return "–" if value is None else f"{value:.4f}"
+
+    parts.append("<h4>Scores (log10)</h4><table border=1 cellspacing=0 cellpadding=3><tr><th>system</th>"
+                 "<th>model score</th><th>true score (reported)</th></tr>")
+    for system, score in details.scores.items():
+        parts.append(f"<tr><td>{html.escape(system)}</td><td>{shown(score.get('model_score'))}</td>"
+                     f"<td>{shown(score.get('true_score'))}</td></tr>")
+    parts.append(f"</table><p>LM: {shown(details.lm_log10)} · channel of this derivation: "
+                 f"{shown(details.channel_log10)} · exact true score: {shown(details.true_log10)}</p>")
+    if details.search_error:
+        parts.append("<p style='color:#b00000'><b>Search error</b> (seed 000): the system's score is below the exact "
+                     "true score of this candidate: it kept a worse derivation than the best one.</p>")
+    parts.append("<h4>Judges</h4><ul>")
+    for judge in details.judges:
+        comment = f" — <i>{html.escape(judge.comment)}</i>" if judge.comment else ""
+        took = f", {judge.duration_ms / 1000:.1f} s" if judge.duration_ms is not None else ""
+        parts.append(f"<li>{html.escape(judge.annotator)}, {html.escape(judge.criterion)}: "
+                     f"<b>{html.escape(judge.value or '')}</b> ({html.escape(judge.answered_at or '')}{took})"
+                     f"{' ⚑' if judge.flag else ''}{comment}</li>")
+    parts.append("</ul>")
+    return "".join(parts)
