@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from datetime import datetime, timezone
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QKeyCombination, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QFrame,
@@ -363,16 +363,15 @@ class AnnotationScreen(QWidget):
             self.clock.pause()
         if self.item is None:
             self.question_label.setText("")
-            if self.session is not None and self.session.first() is None and self.progress.my_total == 0 \
-                    and ops.item_at(self.db, self.annotator_id, 0) is None:
+            if self.session is not None and self.session.has_no_items():
                 self.done_label.setText(f"<h2>“{html.escape(self.study_name)}” has no items for "
                                         f"{html.escape(self.annotator_name)} yet.</h2><p>Import candidates and "
                                         "assign them in the Studies screen (Ctrl+3), or with <code>parastudio study "
                                         "import-candidates</code> and <code>parastudio study assign</code>.</p>")
             else:
                 self.done_label.setText(f"<h2>All done.</h2><p>{html.escape(self.annotator_name)} has judged every "
-                                        "item assigned in this study. Ctrl+Z undoes the last answer, ← goes "
-                                        "back.</p>")
+                                        f"item assigned in this study. {html.escape(KEY_BY_ACTION['undo'].shown)} undoes the "
+                                        f"last answer, {html.escape(KEY_BY_ACTION['previous'].shown)} goes back.</p>")
             self.pages.setCurrentIndex(2)
             self.answer_label.setText("")
             self.keys_help.setText(help_line("any"))
@@ -554,6 +553,7 @@ class AnnotationScreen(QWidget):
     def undo(self) -> None:
         if self.annotator_id is None:
             return
+        self.session.undo_queued()
         self.writer.undo(self.annotator_id)
         self.status.setText("undoing the last answer…")
 
@@ -561,6 +561,7 @@ class AnnotationScreen(QWidget):
         if annotator_id != self.annotator_id:
             return  # the writer is shared: another screen's undo
         if assignment_id < 0:
+            self.session.undone(None)
             self.status.setText("nothing to undo")
             return
         self.progress.answer_committed()
@@ -619,9 +620,6 @@ class AnnotationScreen(QWidget):
                 self.setFocus()
                 return
             return super().keyPressEvent(event)
-        if event.matches(QKeySequence.Undo):
-            self.undo()
-            return
         binding = self._binding_for(event)
         if binding is not None:
             getattr(self, binding.action)()
@@ -640,7 +638,9 @@ class AnnotationScreen(QWidget):
 
     def _binding_for(self, event) -> KeyBinding | None:
         """The entry of :data:`KEYS` this key press matches on the current item, if any."""
-        pressed = QKeySequence(event.keyCombination()).toString()
+        # The keypad's digits and arrows (and every arrow on macOS) carry KeypadModifier: the same keys here.
+        pressed = QKeySequence(QKeyCombination(event.modifiers() & ~Qt.KeypadModifier,
+                                               Qt.Key(event.key()))).toString()
         scale = self.item.scale if self.item is not None else None
         for binding in KEYS:
             if pressed in binding.keys and binding.scope in ("any", scale):

@@ -166,8 +166,7 @@ def record_judgment(db: Database, assignment_id: int, value: Any, *, text: str |
         if row is None:
             raise LookupError(f"no assignment {assignment_id}")
         label, stored_text = normalize_value(row, value, text, row.options or ())
-        # The screen's own clock (paused while it was hidden or idle) wins over the wall-clock difference.
-        duration = duration_ms if duration_ms is not None else clock.duration_ms(started_at, answered_at)
+        duration = clock.duration_ms(started_at, answered_at, recorded=duration_ms)
         judgment_id = connection.scalar(_insert_judgment(), dict(
             uid=str(uuid.uuid4()), study_id=row.study_id, assignment_id=assignment_id,
             annotator_id=row.annotator_id, candidate_id=row.candidate_id, choice_task_id=row.choice_task_id,

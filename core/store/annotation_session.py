@@ -18,6 +18,7 @@ it what to show, as Anki's reviewer asks its scheduler for the next card):
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, replace
 
 from core.store.annotation import ItemView, item_at, neighbour_position, next_item
@@ -33,6 +34,7 @@ class LocalAnswer:
     text: str | None = None
     flag: bool = False
     comment: str | None = None
+    stamp: int = 0  # when it was given, in this session's count of answers
 
 
 class AnnotationSession:
@@ -43,6 +45,8 @@ class AnnotationSession:
         self.annotator_id = annotator_id
         self.local: dict[int, LocalAnswer] = {}  # assignment id -> this session's latest state
         self._positions: dict[int, int] = {}  # assignment id -> position, for what was answered here
+        self._answers_given = 0
+        self._undos_queued: deque[int] = deque()  # per undo not yet done: the answers given before it
 
     # what to show ------------------------------------------------------------------------
     def first(self) -> ItemView | None:
@@ -51,6 +55,10 @@ class AnnotationSession:
 
     def at(self, position: int) -> ItemView | None:
         return self._merged(item_at(self.db, self.annotator_id, position))
+
+    def has_no_items(self) -> bool:
+        """The annotator has no assignment at all (not even a judged one) in the study."""
+        return last_position(self.db, self.annotator_id) is None
 
     def is_open(self, item: ItemView) -> bool:
         state = self.local.get(item.assignment_id)
@@ -80,7 +88,8 @@ class AnnotationSession:
     def answered(self, item: ItemView, value: str, text: str | None = None, *, flag: bool = False,
                  comment: str | None = None) -> ItemView | None:
         """Record an answer given to ``item`` (queued for the writer); returns the item to show next."""
-        self.local[item.assignment_id] = LocalAnswer(value, text, flag, comment)
+        self._answers_given += 1
+        self.local[item.assignment_id] = LocalAnswer(value, text, flag, comment, self._answers_given)
         self._positions[item.assignment_id] = item.position
         return self.next_open_after(item.position)
 
@@ -93,10 +102,18 @@ class AnnotationSession:
             state.comment = comment or None
         return self._merged(item)
 
-    def undone(self, assignment_id: int) -> ItemView | None:
-        """The writer withdrew the answer of ``assignment_id``: it is open again and shown."""
+    def undo_queued(self) -> None:
+        """An undo went on the writer's queue: answers given from now on come after it and survive it."""
+        self._undos_queued.append(self._answers_given)
+
+    def undone(self, assignment_id: int | None) -> ItemView | None:
+        """The writer withdrew the answer of ``assignment_id`` (None: nothing to undo); it is shown, open
+        again unless an answer given here after the undo was queued is on its way (that one stands)."""
+        before = self._undos_queued.popleft() if self._undos_queued else self._answers_given
+        if assignment_id is None:
+            return None
         state = self.local.get(assignment_id)
-        if state is not None:
+        if state is not None and state.stamp <= before:
             state.value, state.text, state.flag, state.comment = None, None, False, None
         position = self._positions.get(assignment_id)
         if position is None:

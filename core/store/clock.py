@@ -30,8 +30,11 @@ def parse_time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
-def duration_ms(started_at: datetime | None, answered_at: datetime | None) -> int | None:
-    """Milliseconds from ``started_at`` to ``answered_at`` (never negative); None when either is unknown."""
+def duration_ms(started_at: datetime | None, answered_at: datetime | None, recorded: int | None = None) -> int | None:
+    """How long a judgment took: ``recorded`` when known (the screen's clock, which pauses while the screen is
+    hidden or idle), else milliseconds from ``started_at`` to ``answered_at`` (never negative); None when neither."""
+    if recorded is not None:
+        return recorded
     started_at, answered_at = aware(started_at), aware(answered_at)
     if started_at is None or answered_at is None:
         return None

@@ -88,6 +88,9 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
                 started_at = parse_time(row.get("started_at"))
             except ValueError as error:
                 raise InputFormatError(path, number, str(error), row["value"]) from None
+            recorded = (row.get("duration_ms") or "").strip()  # the screen's clock, paused while away
+            if recorded and not (recorded.isascii() and recorded.isdigit()):
+                raise InputFormatError(path, number, "duration_ms in whole milliseconds >= 0", recorded)
             name = (row["annotator"] or "").strip()
             if not name:
                 raise InputFormatError(path, number, "an annotator name", row["annotator"])
@@ -127,7 +130,7 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
                     log_event(session, study_id, "import_conflict", {"path": str(path), **conflict, "row": row})
                 continue
             flag = str(row.get("flag") or "").strip().lower() in ("1", "true", "yes")
-            duration = duration_ms(started_at, answered_at)
+            duration = duration_ms(started_at, answered_at, recorded=int(recorded) if recorded else None)
             judgment = Judgment(uid=str(uuid.uuid4()), study_id=study_id, assignment_id=assignment.id,
                                 annotator_id=annotator_id, candidate_id=candidate_id, choice_task_id=task_id,
                                 criterion_id=criterion.id, action="answer", value=label, text=stored_text,
