@@ -141,3 +141,24 @@ def test_pipeline_scores_are_exact_true_scores(tiny_lm):
     again = experiment.run(table, lm, sentences, systems[:1], time_budget=None, max_episodes=300, processes=1,
                            progress=False)
     assert [r.texts[TRUE_TUNED] for r in again] == [r.texts[TRUE_TUNED] for r in results]
+
+
+def test_report_states_units_eta_the_polish_share_and_samples(tmp_path):
+    bare, faithful = MCPGSystem("true-score", "tuned-no-polish"), MCPGSystem("true-score", "faithful")
+    results = _fake_results()
+    for result, (no_polish, paced) in zip(results, [(-11.0, -14.0), (-22.0, -26.0), (-29.0, -35.0)]):
+        result.scores.update({bare: no_polish, faithful: paced})
+        result.texts = {system: f"out {system.profile}" for system in result.scores}
+        result.seconds.update({bare: 1.0, faithful: 1.0})
+        result.commits = {faithful: [120, 80], bare: [1000]}
+        result.beam_text = "beam out"
+    systems = [TRUE_TUNED, bare, faithful]
+    path = tmp_path / "report.md"
+    experiment.write_markdown(path, results, systems, {"command": "x"}, 2.0)
+    text = path.read_text(encoding="utf-8")
+    assert text.count("**Units.**") == 1 and "log10" in text
+    assert "2.0 commits, η ≈ 100" in text and "1.0 commits, η ≈ 1,000" in text
+    # vs beam: tuned 0.0, no polish (-1 - 2 + 1) / 3, faithful -5.0 -> the polish brings 0.667 / 5.0 = 13 %.
+    assert "without the polish -0.667" in text and "13 % comes from the polish" in text
+    assert "## Sample outputs" in text and "- beam 1-best (-30.000): beam out" in text
+    assert "- MCPG true-score, faithful (-35.000): out faithful" in text

@@ -11,9 +11,11 @@ Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from core.experiments import mcpg_vs_beam, seed000_reranking, spg_rates
 
+ROOT = Path(__file__).resolve().parents[2]
 # Not options of the experiment itself: left out of the recorded command.
 _NOT_OPTIONS = {"func", "command", "experiment", "progress"}
 
@@ -50,15 +52,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def recorded_command(experiment: str, args: argparse.Namespace) -> str:
-    """The command with every option spelled out, so the report says exactly how it was made."""
+    """The command with every option spelled out, so the report says exactly how it was made.
+
+    Paths inside the checkout are written relative to it, so the command runs from any clone.
+    """
     parts = ["parastudio", "experiment", experiment]
     for name, value in sorted(vars(args).items()):
         if name in _NOT_OPTIONS or value is None:
             continue
         flag = "--" + name.replace("_", "-")
         for item in value if isinstance(value, list) else [value]:
-            parts += [flag, str(item)]
+            parts += [flag, _relative(str(item))]
     return " ".join(parts)
+
+
+def _relative(value: str) -> str:
+    path = Path(value)
+    if path.is_absolute() and path.is_relative_to(ROOT):
+        return str(path.relative_to(ROOT))
+    return value
 
 
 def run_seed000_reranking(args: argparse.Namespace) -> int:

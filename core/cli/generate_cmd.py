@@ -43,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     mcpg.add_argument("--profile", choices=("faithful", "tuned"), default="tuned",
                       help="faithful: the seeds' MCPG; tuned (default): its measured improvements")
     mcpg.add_argument("--episodes-per-step", type=int, metavar="ETA",
-                      help="episodes per root decision, seed 003's eta (default: the profile's)")
+                      help="episodes per root decision, seed 003's eta (default: tuned 1000; faithful 100,000, or "
+                      "with --time-budget paced so that every decision left gets an equal share of the time)")
     mcpg.add_argument("--exploration", type=float, default=DEFAULT_EXPLORATION, metavar="K",
                       help=f"RAVE equivalence parameter k (seed 003 §4.3: {DEFAULT_EXPLORATION:g})")
     mcpg.add_argument("--reward", choices=("true-score", "channel", "seed003"),

@@ -128,6 +128,9 @@ class _NoLM:
     def advance_phrase(self, state, words):
         return 0.0, None
 
+    def advance(self, state, word):
+        return 0.0, None
+
     def end(self, state):
         return 0.0
 
@@ -180,7 +183,7 @@ class DecodeResult:
             if found is None:
                 break
             score, path = found
-            tokens, segments = _read_path(path)
+            tokens, segments = read_path(path)
             if distinct and tokens in seen:
                 continue
             seen.add(tokens)
@@ -204,7 +207,7 @@ class DecodeResult:
         return [h for stack in self.stacks for h in stack if h.id in keep]
 
 
-def _read_path(path: Sequence[Hypothesis]) -> tuple[tuple[str, ...], tuple[Segment, ...]]:
+def read_path(path: Sequence[Hypothesis]) -> tuple[tuple[str, ...], tuple[Segment, ...]]:
     tokens: list[str] = []
     segments = []
     for edge in path:
@@ -283,14 +286,77 @@ class _Stack:
         return sorted(self.by_state.values(), key=lambda h: (-h.future_score, h.id))
 
 
-class BeamDecoder:
-    """Decodes sentences against one table and LM with fixed settings."""
+class _TargetPrefixes:
+    """The targets of the options starting at one word, as a prefix trie (issue 17: LM work shared).
 
-    def __init__(self, table: ParaphraseTable, lm: LanguageModel | None, settings: DecoderSettings = DecoderSettings()):
+    Options of one start share target prefixes ("the lord", "the lord god",
+    the identity "the"): scored from one hypothesis' state, each prefix is
+    scored once. The sums run in the same order as scoring each target word
+    by word from 0.0, so the scores are the same to the last bit.
+    """
+
+    __slots__ = ("parent", "word", "node_of")
+
+    def __init__(self, options: Sequence[TranslationOption]):
+        self.parent: list[int] = []
+        self.word: list[str] = []
+        self.node_of: list[int] = []  # per option: the node of its last word, -1 for an empty target
+        children: dict[tuple[int, str], int] = {}
+        for option in options:
+            node = -1
+            for word in option.target:
+                child = children.get((node, word))
+                if child is None:
+                    child = children[(node, word)] = len(self.parent)
+                    self.parent.append(node)
+                    self.word.append(word)
+                node = child
+            self.node_of.append(node)
+
+    def advance(self, lm, state, index: int, scored: dict[int, tuple[float, object]]) -> tuple[float, object]:
+        """(LM log10 score of option ``index``'s target after ``state``, the state after it)."""
+        last = self.node_of[index]
+        if last < 0:
+            return 0.0, state
+        known = scored.get(last)
+        if known is not None:
+            return known
+        chain = []
+        node = last
+        while node >= 0 and node not in scored:
+            chain.append(node)
+            node = self.parent[node]
+        total, context = scored[node] if node >= 0 else (0.0, state)
+        for node in reversed(chain):
+            score, context = lm.advance(context, self.word[node])
+            total += score
+            scored[node] = (total, context)
+        return scored[last]
+
+
+class BeamDecoder:
+    """Decodes sentences against one table and LM with fixed settings.
+
+    ``core``: ``"compiled"`` searches with the C++ core
+    (:mod:`core.engine.compiled_search`), ``"python"`` with the loop below (the
+    reference), ``"auto"`` (default) with the compiled core when it is built
+    and ``PARASTUDIO_BEAM_CORE`` is not ``python``. Both give the same results.
+    """
+
+    def __init__(self, table: ParaphraseTable, lm: LanguageModel | None, settings: DecoderSettings = DecoderSettings(),
+                 *, core: str = "auto"):
         self.table = table
         self.lm = lm if lm is not None else _NoLM()
         self.has_lm = lm is not None
         self.settings = settings
+        if core not in ("auto", "python", "compiled"):
+            raise ValueError(f"core must be 'auto', 'python' or 'compiled', not {core!r}")
+        from core.engine import compiled_search  # it builds on this module
+
+        self.compiled = None
+        if core == "compiled" or (core == "auto" and compiled_search.wanted()):
+            self.compiled = compiled_search.CompiledSearch(lm, settings)
+        self.core = "compiled" if self.compiled is not None else "python"
 
     def translation_options(self, source: Sequence[str]) -> TranslationOptions:
         """``options[i]``: the options starting at source word ``i``, identity first."""
@@ -300,10 +366,16 @@ class BeamDecoder:
     # -- search -------------------------------------------------------------------------------
     def decode(self, source: Sequence[str]) -> DecodeResult:
         source = tuple(source)
+        options = self.translation_options(source)
+        if self.compiled is not None:
+            return self.compiled.decode(source, options)
+        return self.decode_python(source, options)
+
+    def decode_python(self, source: tuple[str, ...], options: TranslationOptions) -> DecodeResult:
+        """The reference search, in Python (the compiled core does the same operations)."""
         n = len(source)
         settings = self.settings
         weights = settings.weights
-        options = self.translation_options(source)
         future = options.future_costs()
         threshold = math.log10(settings.beam_threshold) if settings.beam_threshold > 0 else -math.inf
         ids = itertools.count()
@@ -319,8 +391,10 @@ class BeamDecoder:
             stacks[k] = stack
             if k == n:
                 break
+            prefixes = _TargetPrefixes(options[k])
             for hypothesis in stack:
-                for option in options[k]:
+                scored: dict[int, tuple[float, object]] = {}  # prefix node -> (LM score, state) after it
+                for index, option in enumerate(options[k]):
                     end = option.end
                     target = building[end]
                     # LM log-probabilities are <= 0, so this bound shows early when the
@@ -328,7 +402,7 @@ class BeamDecoder:
                     if lm_never_adds and hypothesis.score + option.rule_score + future[end][n] < target.worst:
                         next(ids)
                         continue
-                    lm_score, state = lm.advance_phrase(hypothesis.lm_state, option.target)
+                    lm_score, state = prefixes.advance(lm, hypothesis.lm_state, index, scored)
                     if end == n:
                         lm_score += lm.end(state)
                     transition = option.rule_score + weights.lm * lm_score

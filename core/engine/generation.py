@@ -122,6 +122,8 @@ class MCPGGenerator:
         setup = self.setup
         profile = next((name for name, options in PROFILES.items() if options == setup.mcpg), "custom")
         episodes = setup.mcpg_episodes_per_step or setup.mcpg.episodes_per_step
+        if setup.mcpg_episodes_per_step is None and setup.mcpg.pace_to_budget and setup.time_budget is not None:
+            episodes = "paced to the time budget"
         return {"mcpg_mode": self.mode, "mcpg_profile": profile, "mcpg_episodes_per_step": episodes,
                 "mcpg_exploration": setup.mcpg_exploration, "mcpg_translator_reward": setup.mcpg_translator_reward,
                 "mcpg_options": setup.mcpg.to_json()}

@@ -15,9 +15,10 @@ Our stand-ins and additions:
 * MOSES -> :mod:`core.engine.beam_decoder` at stack 200 (Moses' default), distinct
   100-best reranked by true score (with stack 200 the rerank almost never
   changes the 1-best, see ``seed000-reranking.md``).
-* MCPG -> :func:`core.engine.mcpg.generate_mcpg` with both profiles ("faithful": the
-  seeds' algorithm; "tuned": our changes) and a time budget per sentence
-  instead of the paper's eta = 100,000 episodes without a clock.
+* MCPG -> :func:`core.engine.mcpg.generate_mcpg` with three profiles ("faithful": the
+  seeds' algorithm with eta paced to the time budget; "tuned": our changes;
+  "tuned-no-polish": tuned without its hill climbing) and a time budget per
+  sentence instead of the paper's eta = 100,000 episodes without a clock.
 * MCPG never outputs the source (seed 003 §2: the root is not final), while
   our beam decoder's identity options have probability 1, so its 1-best is
   sometimes the source itself. We therefore also compare with the beam's
@@ -43,14 +44,14 @@ import math
 import statistics
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
 from core.engine.beam_decoder import DecoderSettings
 from core.engine.generation import generate_batches
 from core.engine.lm import LanguageModel
-from core.engine.mcpg import generate_mcpg
+from core.engine.mcpg import FAITHFUL, TUNED, MCPGStats, generate_mcpg
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.truescore import TrueScorer
 from core.experiments import module_main
@@ -66,7 +67,11 @@ DEFAULT_TIME_BUDGET = 2.0
 # Two true scores closer than this are equal (KenLM sums float32 terms).
 SCORE_TOLERANCE = 1e-4
 MODES = ("true-score", "translator")
-PROFILES = ("tuned", "faithful")
+# Profiles compared: the engine's two, and tuned without its hill-climbing polish (how much of the tuned
+# result the polish brings).
+PROFILE_OPTIONS = {"tuned": TUNED, "tuned-no-polish": replace(TUNED, polish_share=0.0), "faithful": FAITHFUL}
+PROFILES = tuple(PROFILE_OPTIONS)
+SAMPLES = 3  # sentences shown with every system's output
 
 # Seed 000 §4.3, in the paper's (unstated) log base: (mean, standard deviation).
 PAPER_VS_MOSES = {"true-score": (-14.13, 19.99), "translator": (-42.92, 40.14)}
@@ -78,14 +83,14 @@ LOG_BASE_NOTE = (
     "100th paraphrase is a MOSES score difference), and Fig. 3's axis reaches −500, implausible as log10 for ~30-word "
     "sentences (a 5-gram LM gives roughly −2 to −3 log10 per word). The column \"paper ÷ ln 10\" "
     "shows their figures converted to log10 under that assumption; if they were already log10, "
-    "compare with the first paper column instead."
+    "compare with the figures as printed, given below."
 )
 
 
 @dataclass(frozen=True)
 class MCPGSystem:
     mode: str  # "true-score" | "translator"
-    profile: str  # "tuned" | "faithful"
+    profile: str  # a key of PROFILE_OPTIONS
 
     @property
     def label(self) -> str:
@@ -101,9 +106,11 @@ class SentenceResult:
     beam_best_is_source: bool = False
     beam_best_paraphrase: float | None = None  # best true score among entries != source
     beam_seconds: float = 0.0
+    beam_text: str | None = None  # the reranked 1-best
     scores: dict[MCPGSystem, float | None] = field(default_factory=dict)
     texts: dict[MCPGSystem, str | None] = field(default_factory=dict)
     seconds: dict[MCPGSystem, float] = field(default_factory=dict)
+    commits: dict[MCPGSystem, list[int]] = field(default_factory=dict)  # episodes before each commit (eta)
 
 
 @dataclass(frozen=True)
@@ -138,6 +145,8 @@ def beam_references(candidates_true_scores: Sequence[tuple[tuple[str, ...], floa
                     source: Sequence[str]) -> tuple[float | None, bool, float | None]:
     """(best true score, whether that best is the source, best true score of an output != source).
 
+    The best's text is :func:`beam_best_text`.
+
     ``candidates_true_scores`` is the decoder's distinct n-best in decoder
     order; reranking by true score keeps the decoder order among near-ties.
     """
@@ -152,6 +161,15 @@ def beam_references(candidates_true_scores: Sequence[tuple[tuple[str, ...], floa
         if tuple(tokens) != source and (paraphrase is None or score > paraphrase):
             paraphrase = score
     return best, best_text == source, paraphrase
+
+
+def beam_best_text(candidates_true_scores: Sequence[tuple[tuple[str, ...], float | None]]) -> str | None:
+    """The text of the true-score 1-best, with :func:`beam_references`' tie rule."""
+    best = best_text = None
+    for tokens, score in candidates_true_scores:
+        if score is not None and (best is None or score > best + SCORE_TOLERANCE):
+            best, best_text = score, " ".join(tokens)
+    return best_text
 
 
 def _bar(total: int, description: str, enabled: bool):
@@ -180,8 +198,10 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         progress=(lambda done, total, message="": bar.update(done - bar.n)) if bar else no_progress,
     ):
         result = results[sentence_id]
+        scored = [(tuple(c.text.split()), c.true_score) for c in candidates]
         result.beam_best, result.beam_best_is_source, result.beam_best_paraphrase = beam_references(
-            [(tuple(c.text.split()), c.true_score) for c in candidates], result.source)
+            scored, result.source)
+        result.beam_text = beam_best_text(scored)
         result.beam_seconds = candidates[0].params["seconds"] if candidates else 0.0
     if bar:
         bar.close()
@@ -190,9 +210,12 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         bar = _bar(len(sentences), system.label, progress)
         for index, result in enumerate(results):
             started = time.perf_counter()
-            outputs = generate_mcpg(result.source, table, lm, mode=system.mode, profile=system.profile,
-                                    time_budget=time_budget, max_episodes=max_episodes, seed=index)
+            stats = MCPGStats()
+            outputs = generate_mcpg(result.source, table, lm, mode=system.mode,
+                                    profile=PROFILE_OPTIONS[system.profile], time_budget=time_budget,
+                                    max_episodes=max_episodes, seed=index, stats=stats)
             result.seconds[system] = time.perf_counter() - started
+            result.commits[system] = list(stats.episodes_per_commit)
             if outputs:
                 tokens = tuple(outputs[0][0])
                 result.scores[system] = scorer.score(result.source, tokens).log10_score
@@ -251,9 +274,68 @@ def _share_cell(stats: DifferenceStats) -> str:
     return f"{100 * stats.share_at_least:.1f} % ({stats.at_least} / {stats.count})"
 
 
-def _paper_cells(mode: str) -> tuple[str, str]:
+def _paper_cell(mode: str) -> str:
+    """The paper's figure converted to log10 under :data:`LOG_BASE_NOTE`'s assumption (natural logs)."""
     mean, sd = PAPER_VS_MOSES[mode]
-    return f"{mean:+.2f} ± {sd:.2f}", f"{mean / math.log(10):+.2f} ± {sd / math.log(10):.2f}"
+    return f"{mean / math.log(10):+.2f} ± {sd / math.log(10):.2f}"
+
+
+def _eta_cell(results: Sequence[SentenceResult], system: MCPGSystem) -> str:
+    """Commits per sentence and the mean eta (episodes before a commit) they had."""
+    commits = [r.commits.get(system, []) for r in results]
+    etas = [eta for sentence in commits for eta in sentence]
+    if not etas:
+        return "0 commits"
+    return f"{statistics.fmean(len(c) for c in commits):.1f} commits, η ≈ {statistics.fmean(etas):,.0f}"
+
+
+def _polish_sentence(summaries: Sequence[SystemSummary]) -> str:
+    """Which share of the tuned profile's result its polish brings (tuned against tuned-no-polish)."""
+    by_system = {summary.system: summary for summary in summaries}
+    parts = []
+    for mode in MODES:
+        tuned, bare = by_system.get(MCPGSystem(mode, "tuned")), by_system.get(MCPGSystem(mode, "tuned-no-polish"))
+        faithful = by_system.get(MCPGSystem(mode, "faithful"))
+        if tuned is None or bare is None or not tuned.vs_best.count or not bare.vs_best.count:
+            continue
+        text = (f"{mode}: without the polish {bare.vs_best.mean:+.3f} log10 against the beam "
+                f"({bare.vs_best.at_least} / {bare.vs_best.count} at least equal), with it {tuned.vs_best.mean:+.3f} "
+                f"({tuned.vs_best.at_least} / {tuned.vs_best.count})")
+        if faithful is not None and faithful.vs_best.count:
+            gap = tuned.vs_best.mean - faithful.vs_best.mean
+            if gap > SCORE_TOLERANCE:
+                share = (tuned.vs_best.mean - bare.vs_best.mean) / gap
+                text += f"; of the tuned profile's gain over the faithful one, {100 * share:.0f} % comes from the polish"
+        parts.append(text)
+    if not parts:
+        return ""
+    return ("**The polish.** The tuned profile spends the last quarter of its budget hill-climbing on its best "
+            "finals (`core/engine/mcpg/polish.py`); the row \"tuned-no-polish\" gives that quarter to the "
+            "search instead. " + "; ".join(parts) + ".")
+
+
+def _samples(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem], count: int = SAMPLES) -> list[str]:
+    """The first, the median and the worst sentence for the faithful true-score row, every system's output."""
+    if not results:
+        return []
+    probe = next((s for s in systems if s.profile == "faithful"), systems[0] if systems else None)
+    scored = [i for i, r in enumerate(results) if r.beam_best is not None and r.scores.get(probe) is not None]
+    if not scored:
+        return []
+    by_gap = sorted(scored, key=lambda i: results[i].scores[probe] - results[i].beam_best)
+    picks = list(dict.fromkeys([scored[0], by_gap[len(by_gap) // 2], by_gap[0]]))[:count]
+    lines = ["## Sample outputs", "",
+             f"Sentence {', '.join(str(i + 1) for i in picks)} (the first, the median and the worst difference of "
+             f"{probe.label}); true scores in log10.", ""]
+    for index in picks:
+        result = results[index]
+        lines += [f"**Sentence {index + 1}.** source: {' '.join(result.source)}", "",
+                  f"- beam 1-best ({result.beam_best:.3f}): {result.beam_text}"]
+        for system in systems:
+            score, text = result.scores.get(system), result.texts.get(system)
+            lines.append(f"- {system.label} ({'no output' if score is None else f'{score:.3f}'}): {text or ''}")
+        lines.append("")
+    return lines
 
 
 def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Sequence[MCPGSystem],
@@ -264,33 +346,50 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
     n = len(results)
     source_best = sum(r.beam_best_is_source for r in results)
     beam_seconds = statistics.fmean(r.beam_seconds for r in results) if results else math.nan
+    paper_mean, paper_sd = PAPER_TRUE_OVER_TRANSLATOR
     lines = [
         "# Seed 000 §4 / seed 003 §5: MCPG against the beam decoder (1-best true scores)",
         "",
+        "**Units.** Every score and difference below is a log10 true score (KenLM's base); the paper's figures are "
+        "converted to log10 from natural logs (see *Log base*). Times are seconds of one core.",
+        "",
+        "**By construction.** Each output's score is its exact true score (`core.engine.truescore`, tested "
+        "against a brute force), so a difference measures the search, not the scorer. Nothing else in the tables "
+        "holds by construction: MCPG never outputs the source (seed 003 §2), which the column \"vs beam's best "
+        "output ≠ source\" accounts for.",
+        "",
         f"Reproduces Chevelu et al. (COLING 2010) §4.2-4.3 on our held-out test set ({n} sentences): the 1-best "
         f"of our beam decoder (our MOSES: `core.engine.beam_decoder`, stack {STACK_SIZE}, distinct {NBEST}-best reranked "
-        f"by true score), and of MCPG (`core.engine.mcpg`) in \"true-score\" and \"translator\" mode, each scored by its "
-        "exact true score (`core.engine.truescore`, log10). Differences are system minus beam per sentence "
-        "(negative: MCPG below the beam); mean ± population standard deviation over sentences. "
-        f"MCPG gets {time_budget:g} s per sentence (the paper: η = 100,000 episodes, no clock), one core, "
-        "seed = sentence index.",
+        f"by true score), and of MCPG (`core.engine.mcpg`) in \"true-score\" and \"translator\" mode. Differences "
+        "are system minus beam per sentence (negative: MCPG below the beam); mean ± population standard deviation "
+        f"over sentences. MCPG gets {time_budget:g} s per sentence, one core, seed = sentence index.",
+        "",
+        "**η under a budget.** The paper commits a root action every η = 100,000 episodes (seed 000 §4.2) with no "
+        "clock. A search makes up to D decisions per sentence (one per word left plus stop), so the paper's search "
+        "is η·D episodes; at r episodes per second within a budget of B seconds the same search has η = r·B/D, "
+        "i.e. r/D per second of budget. The faithful profile applies that (`core/engine/mcpg/pace.py`: each "
+        "decision left gets an equal share of the time left); the column η shows the episodes each commit "
+        "actually had. With the paper's η = 100,000 our faithful search made no commit in 2 s (9-18 k episodes), "
+        "a root-only search. A faithful search ends when it commits stop (true-score mode) or has covered the "
+        "sentence (translator mode), whatever time is left (the seeds' search does not restart): its seconds per "
+        "sentence show how much of the budget it used. The tuned profile keeps η = 1,000 and restarts until "
+        "the budget is spent.",
         "",
         "Inputs: " + ", ".join(f"{k}: `{v}`" for k, v in provenance.items()),
         "",
         f"Command: `{command}`",
         "",
-        "| system | paper (vs MOSES) | paper ÷ ln 10 | vs beam 1-best | MCPG ≥ beam 1-best "
-        "| vs beam's best output ≠ source | MCPG ≥ that | outputs | mean s / sentence |",
+        "| system | paper, vs MOSES | vs beam 1-best | MCPG ≥ beam 1-best "
+        "| vs beam's best output ≠ source | MCPG ≥ that | outputs | commits per sentence, mean η | s / sentence |",
         "|---|---|---|---|---|---|---|---|---|",
-        f"| beam decoder (reference) | | | 0 | | | | {n} / {n} | {beam_seconds:.2f} (100-best) |",
+        f"| beam decoder (reference) | | 0 | | | | {n} / {n} | | {beam_seconds:.2f} (100-best) |",
     ]
     for summary in summaries:
-        paper, converted = _paper_cells(summary.system.mode)
         lines.append(
-            f"| {summary.system.label} | {paper} | {converted} | {_stats_cell(summary.vs_best)} "
+            f"| {summary.system.label} | {_paper_cell(summary.system.mode)} | {_stats_cell(summary.vs_best)} "
             f"| {_share_cell(summary.vs_best)} | {_stats_cell(summary.vs_paraphrase)} "
-            f"| {_share_cell(summary.vs_paraphrase)} | {summary.outputs} / {n} | {summary.mean_seconds:.2f} |")
-    mean, sd = PAPER_TRUE_OVER_TRANSLATOR
+            f"| {_share_cell(summary.vs_paraphrase)} | {summary.outputs} / {n} | {_eta_cell(results, summary.system)} "
+            f"| {summary.mean_seconds:.2f} |")
     boosts = [(profile, true_over_translator(results, profile)) for profile in PROFILES]
     boosts = [(profile, boost) for profile, boost in boosts if boost is not None]
     if boosts:
@@ -299,11 +398,11 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
             "Gain of true-score over translator MCPG (seed 000 §4.3: \"the boost of performance gained by using "
             "true scores\"), per sentence true(true-score MCPG) − true(translator MCPG):",
             "",
-            "| profile | paper | paper ÷ ln 10 | ours | true-score ≥ translator |",
-            "|---|---|---|---|---|",
+            "| profile | paper | ours | true-score ≥ translator |",
+            "|---|---|---|---|",
         ]
         for profile, boost in boosts:
-            lines.append(f"| {profile} | {mean:+.2f} ± {sd:.2f} | {mean / math.log(10):+.2f} ± {sd / math.log(10):.2f} "
+            lines.append(f"| {profile} | {paper_mean / math.log(10):+.2f} ± {paper_sd / math.log(10):.2f} "
                          f"| {_stats_cell(boost)} | {_share_cell(boost)} |")
     lines += [
         "",
@@ -312,15 +411,22 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
         "not final). The column \"vs beam's best output ≠ source\" compares with the best paraphrase proper in "
         "the beam's list. A sentence where a side has no output is left out of that column (\"outputs\").",
         "",
+        _polish_sentence(summaries),
+        "",
         _bar_sentence(summaries, time_budget),
         "",
-        "**Log base.** " + LOG_BASE_NOTE,
+        "**Log base.** " + LOG_BASE_NOTE + " As printed in the paper (its base): true-score MCPG vs MOSES "
+        f"{PAPER_VS_MOSES['true-score'][0]:+.2f} ± {PAPER_VS_MOSES['true-score'][1]:.2f}, translator "
+        f"{PAPER_VS_MOSES['translator'][0]:+.2f} ± {PAPER_VS_MOSES['translator'][1]:.2f}, gain "
+        f"{paper_mean:+.2f} ± {paper_sd:.2f}.",
         "",
         "Figure: `mcpg-vs-beam.png` (left: true scores per sentence ordered by the beam's, like the paper's "
         "Fig. 3; right: the differences to the beam 1-best per system, points over a box plot).",
+        "",
     ]
+    lines += _samples(results, systems)
     with atomic_output(path) as out:
-        out.write("\n".join(lines) + "\n")
+        out.write("\n".join(lines).rstrip("\n") + "\n")
 
 
 def _bar_sentence(summaries: Sequence[SystemSummary], time_budget: float) -> str:

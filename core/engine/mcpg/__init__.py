@@ -59,6 +59,7 @@ from core.engine.mcpg.options import (
     TranslatorReward,
     resolve_profile,
 )
+from core.engine.mcpg.pace import BudgetPace, FixedPace, Pace
 from core.engine.mcpg.playouts import Playouts
 from core.engine.mcpg.polish import Polish
 from core.engine.mcpg.search import MCPGStats, Node, TreeSearch
@@ -71,6 +72,16 @@ __all__ = [
     "Finals", "MCPGOptions", "MCPGStats", "Mode", "Node", "Playouts", "Polish", "Result", "SearchInputs",
     "TranslatorReward", "TreeSearch", "generate_mcpg", "resolve_profile",
 ]
+
+
+def commit_pace(options: MCPGOptions, episodes_per_step: int | None, started: float, search_budget: float | None,
+                *, stop_is_a_decision: bool) -> Pace:
+    """The caller's eta if given; else the profile's, paced to the budget when the profile says so and there is one."""
+    if episodes_per_step is not None:
+        return FixedPace(episodes_per_step)
+    if options.pace_to_budget and search_budget is not None:
+        return BudgetPace(started + search_budget, stop_is_a_decision=stop_is_a_decision)
+    return FixedPace(options.episodes_per_step)
 
 
 def generate_mcpg(
@@ -94,8 +105,9 @@ def generate_mcpg(
 
     Each result is ``(tokens, model_score, segments)``: ``model_score`` is the
     log10 true score (true-score mode) or the log10 channel score of the
-    derivation found (translator mode). ``episodes_per_step`` defaults to
-    the profile's (faithful: 100,000). ``profile`` is ``"tuned"`` (default),
+    derivation found (translator mode). ``episodes_per_step`` (eta)
+    defaults to the profile's: tuned 1,000; faithful 100,000 without a time
+    budget and paced to it with one (:mod:`core.engine.mcpg.pace`). ``profile`` is ``"tuned"`` (default),
     ``"faithful"`` (the seeds' algorithm) or an :class:`MCPGOptions`.
     ``start_from`` sentences (true-score mode, e.g. the beam decoder's 1-best)
     are scored up front and compete with what the search finds. At least one
@@ -104,9 +116,7 @@ def generate_mcpg(
     ``time_budget`` cuts the search.
     """
     options = resolve_profile(profile)
-    if episodes_per_step is None:
-        episodes_per_step = options.episodes_per_step
-    if episodes_per_step < 1:
+    if episodes_per_step is not None and episodes_per_step < 1:
         raise ValueError("episodes_per_step must be at least 1")
     started = time.perf_counter()
     inputs = SearchInputs(tuple(source_tokens), table, lm, mode=mode, exploration=exploration,
@@ -115,21 +125,26 @@ def generate_mcpg(
     space, finals = search.space, search.finals
     for sentence in start_from:
         finals.add_known(sentence)
+    pace = None
     if inputs.source and not all(space.identity):  # translator mode with only identity actions: nothing to do
         polishing = options.polish_share > 0.0
         search_budget = time_budget * (1.0 - options.polish_share) if time_budget is not None and polishing \
             else time_budget
+
+        pace = commit_pace(options, episodes_per_step, started, search_budget, stop_is_a_decision=not inputs.translator)
 
         def out_of_limits() -> bool:
             return ((max_episodes is not None and search.stats.episodes >= max_episodes)
                     or (search_budget is not None and time.perf_counter() - started >= search_budget))
 
         source_prior = list(space.prior)
-        while not search.descend(episodes_per_step, out_of_limits):
+        while not search.descend(pace, out_of_limits):
             # The descent committed stop with budget left (restart_until_budget).
             if not options.restart_until_budget or (time_budget is None and max_episodes is None):
                 break
             search.stats.restarts += 1
+            if isinstance(pace, BudgetPace):
+                pace = BudgetPace(started + search_budget, stop_is_a_decision=not inputs.translator)
             space.restore_priors(source_prior)
         if polishing:
             def out_of_time() -> bool:
@@ -144,6 +159,8 @@ def generate_mcpg(
     results = [(sentence, model, finals.segments(sentence, applied))
                for sentence, model, applied in finals.ranked()[:nbest]]
     if stats is not None:
+        if pace is not None:
+            search.stats.episodes_per_commit = list(pace.etas)
         search.stats.distinct_finals = len(finals.by_sentence)
         search.stats.seconds = time.perf_counter() - started
         for name in (f.name for f in fields(MCPGStats)):

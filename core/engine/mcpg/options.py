@@ -50,6 +50,10 @@ prints both profiles side by side; the figures are in
   rates measured (thousands of episodes/s, results file above) the paper's
   eta = 100,000 never commits within a few seconds, so the whole budget would
   be spent at the root.
+
+Under a time budget the faithful profile paces eta (``pace_to_budget``,
+:mod:`core.engine.mcpg.pace`): the seeds' search with equal effort per
+decision, fitted into the budget, instead of a search stuck at its root.
 """
 
 from __future__ import annotations
@@ -79,6 +83,7 @@ class MCPGOptions:
     playout: Literal["uniform", "greedy", "context"] = "uniform"
     playout_take: float = 0.5
     episodes_per_step: int = DEFAULT_EPISODES_PER_STEP  # eta when the caller gives none
+    pace_to_budget: bool = True  # under a time budget, eta = what fits in an equal share per decision left
     rerank_on_commit: bool = False  # re-score priors in the new root's sentence after each commit
     restart_until_budget: bool = False  # when stop is committed early, search again from the source
     true_score_dp: Literal["backward", "forward"] = "backward"
@@ -113,7 +118,7 @@ class MCPGOptions:
 
 
 FAITHFUL = MCPGOptions()
-TUNED = MCPGOptions(option_limit=20, action_order="prior", widening=(1.0, 0.5), reward="log", playout="context",
+TUNED = MCPGOptions(pace_to_budget=False, option_limit=20, action_order="prior", widening=(1.0, 0.5), reward="log", playout="context",
                     playout_take=0.8, episodes_per_step=1_000, true_score_dp="forward", context_neighbours=8,
                     context_pairs=3, context_candidates=160, rerank_on_commit=True, restart_until_budget=True,
                     polish_share=0.25, polish_finals=3, polish_pairs=8, polish_triples=30,

@@ -51,6 +51,7 @@ import numpy as np
 from core.engine.mcpg.actions import STOP, ActionSpace
 from core.engine.mcpg.finals import UNSEEN, Finals
 from core.engine.mcpg.options import SearchInputs
+from core.engine.mcpg.pace import Pace
 from core.engine.mcpg.playouts import Playouts
 
 Key = tuple  # a state's key: its sentence (true-score mode) or its applied actions (translator mode)
@@ -111,6 +112,7 @@ class MCPGStats:
     polish_gains: int = 0  # moves it kept
     polish_seconds: float = 0.0
     committed: list[str] = field(default_factory=list)  # "start-end: rule" per committed root action
+    episodes_per_commit: list[int] = field(default_factory=list)  # the eta each commit had (paced or fixed)
 
 
 class TreeSearch:
@@ -266,8 +268,8 @@ class TreeSearch:
             for a, value in pending.items():
                 root.rave_best[root.local[a]] = value
 
-    def descend(self, episodes_per_step: int, out_of_limits: Callable[[], bool]) -> bool:
-        """One MCPG run from the source: sample, commit every ``episodes_per_step``; True if a limit ended it.
+    def descend(self, pace: Pace, out_of_limits: Callable[[], bool]) -> bool:
+        """One MCPG run from the source: sample, commit when ``pace`` says so; True if a limit ended it.
 
         It also ends when stop is committed or the root has nothing left to do.
         """
@@ -281,7 +283,8 @@ class TreeSearch:
             since_commit += 1
             if out_of_limits():
                 return True
-            if since_commit >= episodes_per_step:
+            if pace.due(since_commit, len(space.source) - root.covered.bit_count()):
+                pace.committed(since_commit)
                 since_commit = 0
                 action = self.best_root_action(root)
                 stats.commits += 1

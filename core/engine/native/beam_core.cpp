@@ -1,0 +1,649 @@
+// The beam decoder's search in C++: the expansion loop of core/engine/beam_decoder.py (hypothesis
+// extension, recombination on KenLM states, Moses' threshold and histogram pruning) and the lazy k-best
+// of core/engine/kbest.py, operation for operation, so that both give the same lattice and the same
+// n-best lists (tests/test_beam_core.py compares them). The Python files are the reference: read them
+// for the why; the comments here say only where C++ has to take care to stay identical.
+//
+// KenLM is called through its C++ interface (lm::base::Model, as the kenlm Python module does), built
+// from the kenlm source distribution by setup.py.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "lm/model.hh"
+#include "lm/state.hh"
+#include "lm/virtual_interface.hh"
+#include "util/exception.hh"
+
+namespace py = pybind11;
+using lm::WordIndex;
+using lm::ngram::State;
+
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+struct StateHash {
+  size_t operator()(const State &state) const { return static_cast<size_t>(lm::ngram::hash_value(state)); }
+};
+
+// A KenLM model opened with the same loader as the kenlm Python module (LoadVirtual, default Config).
+class Model {
+ public:
+  explicit Model(const std::string &path) {
+    lm::ngram::Config config;
+    config.messages = nullptr;
+    try {
+      model_.reset(lm::ngram::LoadVirtual(path.c_str(), config));
+    } catch (const util::Exception &error) {
+      throw std::runtime_error(path + ": " + error.what());
+    }
+    if (model_->StateSize() != sizeof(State)) throw std::runtime_error(path + ": not an n-gram model KenLM's State fits");
+  }
+
+  std::vector<WordIndex> indices(const std::vector<std::string> &words) const {
+    std::vector<WordIndex> out;
+    out.reserve(words.size());
+    const lm::base::Vocabulary &vocabulary = model_->BaseVocabulary();
+    for (const std::string &word : words) out.push_back(vocabulary.Index(word));
+    return out;
+  }
+
+  unsigned order() const { return model_->Order(); }
+  void Begin(State &state) const { model_->BeginSentenceWrite(&state); }
+  float Score(const State &in, WordIndex word, State &out) const { return model_->BaseScore(&in, word, &out); }
+  WordIndex EndSentence() const { return model_->BaseVocabulary().EndSentence(); }
+
+ private:
+  std::unique_ptr<lm::base::Model> model_;
+};
+
+struct Hyp {
+  int64_t id;
+  int32_t back;    // index in Lattice::hyps, -1 for the root
+  int32_t option;  // index in the options, -1 for the root
+  int32_t covered;
+  double score;
+  double transition;
+  double future;
+  State state;
+  int32_t winner = -1;
+  std::vector<int32_t> arcs;
+};
+
+// _Stack of beam_decoder.py.
+class Stack {
+ public:
+  Stack(int64_t size, double width) : size_(size), width_(width) {}
+
+  void Add(std::vector<Hyp> &hyps, int32_t index) {
+    Hyp &hyp = hyps[index];
+    if (hyp.future < worst) return;
+    auto found = by_state_.find(hyp.state);
+    if (found == by_state_.end()) {
+      by_state_.emplace(hyp.state, index);
+      RaiseBest(hyp.future);
+      if (size_ && static_cast<int64_t>(by_state_.size()) > 2 * static_cast<int64_t>(size_) - 1) PruneToSize(hyps);
+    } else if (hyp.future > hyps[found->second].future) {
+      Hyp &existing = hyps[found->second];
+      hyp.arcs = std::move(existing.arcs);
+      existing.arcs.clear();
+      hyp.arcs.push_back(found->second);
+      for (int32_t loser : hyp.arcs) hyps[loser].winner = index;
+      found->second = index;
+      RaiseBest(hyp.future);
+    } else {
+      hyp.winner = found->second;
+      hyps[found->second].arcs.push_back(index);
+    }
+  }
+
+  void PruneToSize(std::vector<Hyp> &hyps) {
+    if (!size_ || static_cast<int64_t>(by_state_.size()) <= size_) return;
+    std::vector<int32_t> sorted = Sorted(hyps);
+    std::unordered_map<State, int32_t, StateHash> kept;
+    kept.reserve(std::min<size_t>(by_state_.size(), static_cast<size_t>(size_)));
+    const double floor = best + width_;
+    for (int32_t index : sorted) {
+      const Hyp &hyp = hyps[index];
+      if (static_cast<int64_t>(kept.size()) >= size_ || !(hyp.future > floor || hyp.future == best)) break;
+      kept.emplace(hyp.state, index);
+      if (static_cast<int64_t>(kept.size()) == size_) worst = hyp.future;
+    }
+    by_state_.swap(kept);
+  }
+
+  // The winners, best future score first, ties by creation.
+  std::vector<int32_t> Sorted(const std::vector<Hyp> &hyps) const {
+    std::vector<int32_t> out;
+    out.reserve(by_state_.size());
+    for (const auto &entry : by_state_) out.push_back(entry.second);
+    std::sort(out.begin(), out.end(), [&hyps](int32_t a, int32_t b) {
+      if (hyps[a].future != hyps[b].future) return hyps[a].future > hyps[b].future;
+      return hyps[a].id < hyps[b].id;
+    });
+    return out;
+  }
+
+  double best = kNegInf;
+  double worst = kNegInf;
+
+ private:
+  void RaiseBest(double future) {
+    if (future > best) {
+      best = future;
+      worst = std::max(worst, best + width_);
+    }
+  }
+
+  std::unordered_map<State, int32_t, StateHash> by_state_;
+  int64_t size_;
+  double width_;
+};
+
+// The options of one start position as a prefix trie of their targets, so that a hypothesis scores
+// each shared target prefix once (issue 17: options share prefixes, 78 % of LM lookups repeated).
+struct PrefixTrie {
+  std::vector<int32_t> parent;  // -1: a child of the hypothesis' own state
+  std::vector<WordIndex> word;
+  std::vector<int32_t> option_node;  // per option of this start: its last word's node, -1 for an empty target
+};
+
+class Lattice;
+
+// core/engine/kbest.py's KBestPaths on a Lattice.
+class KBest {
+ public:
+  explicit KBest(const Lattice &lattice);
+  // Fills `edges` with the k-th best path's hypotheses (first phrase first); false when there is none.
+  bool Path(int64_t k, double &score, std::vector<int32_t> &edges);
+  int64_t entries = 0;
+
+ private:
+  struct Edge {
+    int32_t tail;
+    double weight;
+    int32_t hyp;  // -1 for an edge into the goal
+  };
+  struct Candidate {
+    double key;  // tail score + edge weight (Python pushes its negation; equal keys pop by tie)
+    int64_t tie;
+    int32_t index;
+    int64_t j;
+  };
+  struct Worse {
+    bool operator()(const Candidate &a, const Candidate &b) const {
+      if (a.key != b.key) return a.key < b.key;
+      return a.tie > b.tie;
+    }
+  };
+  struct Derivation {
+    double score;
+    int32_t index;
+    int64_t j;
+  };
+  struct Node {
+    std::vector<Derivation> derivations;
+    std::priority_queue<Candidate, std::vector<Candidate>, Worse> candidates;
+    std::vector<Edge> edges;
+    size_t next_edge = 0;
+    bool has_successor = false;
+    int32_t successor_index = 0;
+    int64_t successor_j = 0;
+    bool exhausted = false;
+  };
+
+  Node &NodeOf(int32_t hyp);
+  double TailScore(const Edge &edge, int64_t j);
+  void Push(Node &node, int32_t index, int64_t j);
+  void PushNextEdge(Node &node);
+  void Ensure(Node *start, size_t wanted);
+
+  const Lattice &lattice_;
+  int64_t tie_ = 0;
+  std::unordered_map<int32_t, std::unique_ptr<Node>> nodes_;
+  Node goal_;
+};
+
+class Lattice {
+ public:
+  std::vector<Hyp> hyps;
+  std::vector<std::vector<int32_t>> stacks;
+  std::vector<std::vector<double>> future;
+  int64_t hypotheses_created = 0;
+  int n = 0;
+  std::vector<int32_t> option_end;
+  std::vector<std::vector<int32_t>> option_tokens;  // per option: the caller's token ids of its target
+  // Distinct n-best (DecodeResult.nbest): the best path of each output string, at most `limit` paths tried.
+  std::vector<std::pair<double, std::vector<int32_t>>> NBest(int64_t n_wanted, bool distinct, int64_t factor) {
+    std::vector<std::pair<double, std::vector<int32_t>>> out;
+    if (n_wanted <= 0) return out;
+    KBest paths(*this);
+    struct TokensHash {
+      size_t operator()(const std::vector<int32_t> &tokens) const {
+        uint64_t h = 1469598103934665603ULL;
+        for (int32_t t : tokens) h = (h ^ static_cast<uint32_t>(t)) * 1099511628211ULL;
+        return static_cast<size_t>(h);
+      }
+    };
+    std::unordered_set<std::vector<int32_t>, TokensHash> seen;
+    const int64_t limit = distinct ? n_wanted * std::max<int64_t>(1, factor) : n_wanted;
+    std::vector<int32_t> edges;
+    for (int64_t k = 0; k < limit; ++k) {
+      double score;
+      if (!paths.Path(k, score, edges)) break;
+      if (distinct) {
+        std::vector<int32_t> tokens;
+        for (int32_t edge : edges) {
+          const auto &target = option_tokens[hyps[edge].option];
+          tokens.insert(tokens.end(), target.begin(), target.end());
+        }
+        if (!seen.insert(std::move(tokens)).second) continue;
+      }
+      out.emplace_back(score, edges);
+      if (static_cast<int64_t>(out.size()) >= n_wanted) break;
+    }
+    return out;
+  }
+};
+
+KBest::KBest(const Lattice &lattice) : lattice_(lattice) {
+  const std::vector<int32_t> &final_stack = lattice.stacks[lattice.n];
+  std::vector<Edge> finals;
+  finals.reserve(final_stack.size());
+  for (int32_t hyp : final_stack) finals.push_back(Edge{hyp, 0.0, -1});
+  std::stable_sort(finals.begin(), finals.end(), [&lattice](const Edge &a, const Edge &b) {
+    return -lattice.hyps[a.tail].score < -lattice.hyps[b.tail].score;
+  });
+  goal_.edges = std::move(finals);
+  PushNextEdge(goal_);
+}
+
+KBest::Node &KBest::NodeOf(int32_t index) {
+  auto found = nodes_.find(index);
+  if (found != nodes_.end()) return *found->second;
+  auto node = std::make_unique<Node>();
+  const Hyp &hyp = lattice_.hyps[index];
+  if (hyp.back < 0) {  // the root
+    node->derivations.push_back(Derivation{0.0, -1, 0});
+    node->exhausted = true;
+  } else {
+    std::vector<int32_t> arcs = hyp.arcs;
+    const auto &hyps = lattice_.hyps;
+    std::stable_sort(arcs.begin(), arcs.end(), [&hyps](int32_t a, int32_t b) {
+      return -(hyps[hyps[a].back].score + hyps[a].transition) < -(hyps[hyps[b].back].score + hyps[b].transition);
+    });
+    node->edges.push_back(Edge{hyp.back, hyp.transition, index});
+    for (int32_t arc : arcs) node->edges.push_back(Edge{hyps[arc].back, hyps[arc].transition, arc});
+    node->derivations.push_back(Derivation{hyp.score, 0, 0});
+    node->next_edge = 1;
+    node->has_successor = true;
+    node->successor_index = 0;
+    node->successor_j = 0;
+    PushNextEdge(*node);
+  }
+  entries += 1;
+  Node &ref = *node;
+  nodes_.emplace(index, std::move(node));
+  return ref;
+}
+
+double KBest::TailScore(const Edge &edge, int64_t j) {
+  if (j == 0) return lattice_.hyps[edge.tail].score;
+  return nodes_.at(edge.tail)->derivations[j].score;
+}
+
+void KBest::Push(Node &node, int32_t index, int64_t j) {
+  const Edge &edge = node.edges[index];
+  tie_ += 1;
+  // Python pushes -(tail + weight); negation is exact, so comparing the sums gives the same order.
+  node.candidates.push(Candidate{TailScore(edge, j) + edge.weight, tie_, index, j});
+  entries += 1;
+}
+
+void KBest::PushNextEdge(Node &node) {
+  if (node.next_edge < node.edges.size()) {
+    Push(node, static_cast<int32_t>(node.next_edge), 0);
+    node.next_edge += 1;
+  }
+}
+
+void KBest::Ensure(Node *start, size_t wanted) {
+  std::vector<std::pair<Node *, size_t>> frames{{start, wanted}};
+  while (!frames.empty()) {
+    Node *node = frames.back().first;
+    const size_t count = frames.back().second;
+    if (node->derivations.size() >= count || node->exhausted) {
+      frames.pop_back();
+      continue;
+    }
+    if (node->has_successor) {
+      const int32_t index = node->successor_index;
+      const int64_t j = node->successor_j;
+      Node &tail = NodeOf(node->edges[index].tail);
+      if (static_cast<int64_t>(tail.derivations.size()) <= j + 1 && !tail.exhausted) {
+        frames.emplace_back(&tail, static_cast<size_t>(j + 2));
+        continue;
+      }
+      if (static_cast<int64_t>(tail.derivations.size()) > j + 1) Push(*node, index, j + 1);
+      node->has_successor = false;
+    }
+    if (node->candidates.empty()) {
+      node->exhausted = true;
+      frames.pop_back();
+      continue;
+    }
+    const Candidate best = node->candidates.top();
+    node->candidates.pop();
+    node->derivations.push_back(Derivation{best.key, best.index, best.j});
+    entries += 1;
+    node->has_successor = true;
+    node->successor_index = best.index;
+    node->successor_j = best.j;
+    if (best.j == 0) PushNextEdge(*node);
+  }
+}
+
+bool KBest::Path(int64_t k, double &score, std::vector<int32_t> &edges) {
+  Ensure(&goal_, static_cast<size_t>(k + 1));
+  if (static_cast<int64_t>(goal_.derivations.size()) <= k) return false;
+  const Derivation &top = goal_.derivations[k];
+  score = top.score;
+  int32_t node = goal_.edges[top.index].tail;
+  int64_t j = top.j;
+  edges.clear();
+  while (lattice_.hyps[node].back >= 0) {
+    int32_t hyp;
+    if (j == 0) {
+      hyp = node;
+      node = lattice_.hyps[node].back;
+    } else {
+      const Node &entry = *nodes_.at(node);
+      const Derivation &derivation = entry.derivations[j];
+      j = derivation.j;
+      const Edge &edge = entry.edges[derivation.index];
+      node = edge.tail;
+      hyp = edge.hyp;
+    }
+    edges.push_back(hyp);
+  }
+  std::reverse(edges.begin(), edges.end());
+  return true;
+}
+
+// TranslationOptions.future_costs, in the same order of operations.
+std::vector<std::vector<double>> FutureCosts(int n, const int32_t *start, const int32_t *end, const double *estimate,
+                                             size_t count) {
+  std::vector<std::vector<double>> cost(n + 1, std::vector<double>(n + 1, kNegInf));
+  for (int i = 0; i <= n; ++i) cost[i][i] = 0.0;
+  for (size_t o = 0; o < count; ++o)
+    if (estimate[o] > cost[start[o]][end[o]]) cost[start[o]][end[o]] = estimate[o];
+  for (int length = 2; length <= n; ++length) {
+    for (int i = 0; i + length <= n; ++i) {
+      const int j = i + length;
+      double best = cost[i][j];
+      for (int k = i + 1; k < j; ++k) {
+        const double combined = cost[i][k] + cost[k][j];
+        if (combined > best) best = combined;
+      }
+      cost[i][j] = best;
+    }
+  }
+  return cost;
+}
+
+template <typename T>
+const T *Data(const py::array_t<T, py::array::c_style | py::array::forcecast> &array, size_t expected,
+              const char *name) {
+  if (array.ndim() != 1 || static_cast<size_t>(array.shape(0)) != expected)
+    throw std::invalid_argument(std::string(name) + ": wrong length");
+  return array.data();
+}
+
+using IntArray = py::array_t<int32_t, py::array::c_style | py::array::forcecast>;
+using WordArray = py::array_t<uint32_t, py::array::c_style | py::array::forcecast>;
+using FloatArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+// BeamDecoder.decode. Options come grouped by start in the order of TranslationOptions.by_start:
+// option o starts at start[o] and covers [start[o], end[o]); its target is words[target_offset[o] :
+// target_offset[o + 1]] as LM word indices and tokens[...] as the caller's own token ids.
+std::unique_ptr<Lattice> Decode(const Model *model, int n, const IntArray &start_array, const IntArray &end_array,
+                                const FloatArray &rule_array, const FloatArray &estimate_array,
+                                const IntArray &offset_array, const WordArray &word_array,
+                                const IntArray &token_array, int64_t stack_size, double width, double lm_weight) {
+  const size_t count = static_cast<size_t>(start_array.size());
+  const int32_t *start = Data(start_array, count, "start");
+  const int32_t *end = Data(end_array, count, "end");
+  const double *rule_score = Data(rule_array, count, "rule_score");
+  const double *estimate = Data(estimate_array, count, "estimate");
+  const int32_t *offset = Data(offset_array, count + 1, "target_offset");
+  const size_t word_count = static_cast<size_t>(offset[count]);
+  const uint32_t *words = Data(word_array, word_count, "words");
+  const int32_t *tokens = Data(token_array, word_count, "tokens");
+  for (size_t o = 0; o < count; ++o) {
+    if (start[o] < 0 || end[o] <= start[o] || end[o] > n || (o && start[o] < start[o - 1]) ||
+        offset[o + 1] < offset[o])
+      throw std::invalid_argument("options must be spans of the sentence, grouped by start");
+  }
+
+  auto lattice = std::make_unique<Lattice>();
+  Lattice &out = *lattice;
+  out.n = n;
+  out.future = FutureCosts(n, start, end, estimate, count);
+  out.option_end.assign(end, end + count);
+  out.option_tokens.resize(count);
+  for (size_t o = 0; o < count; ++o) out.option_tokens[o].assign(tokens + offset[o], tokens + offset[o + 1]);
+
+  // Options by start, each start's targets as a prefix trie.
+  std::vector<PrefixTrie> tries(n);
+  std::vector<std::pair<size_t, size_t>> range(n, {0, 0});
+  {
+    size_t o = 0;
+    for (int k = 0; k < n; ++k) {
+      const size_t begin = o;
+      while (o < count && start[o] == k) ++o;
+      range[k] = {begin, o};
+      PrefixTrie &trie = tries[k];
+      std::unordered_map<uint64_t, int32_t> child;  // (parent + 1) << 32 | word -> node
+      for (size_t p = begin; p < o; ++p) {
+        int32_t node = -1;
+        for (int32_t w = offset[p]; w < offset[p + 1]; ++w) {
+          const uint64_t key = (static_cast<uint64_t>(node + 1) << 32) | words[w];
+          auto found = child.find(key);
+          if (found == child.end()) {
+            trie.parent.push_back(node);
+            trie.word.push_back(words[w]);
+            const int32_t made = static_cast<int32_t>(trie.parent.size()) - 1;
+            child.emplace(key, made);
+            node = made;
+          } else {
+            node = found->second;
+          }
+        }
+        trie.option_node.push_back(node);
+      }
+    }
+  }
+
+  std::vector<Stack> building;
+  building.reserve(n + 1);
+  for (int k = 0; k <= n; ++k) building.emplace_back(stack_size, width);
+  int64_t ids = 0;
+  Hyp root{ids++, -1, -1, 0, 0.0, 0.0, out.future[0][n], State()};
+  if (model) {
+    model->Begin(root.state);
+  } else {
+    root.state.length = 0;
+  }
+  out.hyps.reserve(static_cast<size_t>(n + 1) * static_cast<size_t>(std::min<int64_t>(stack_size ? stack_size : 64, 256)));
+  out.hyps.push_back(root);
+  building[0].Add(out.hyps, 0);
+  out.stacks.assign(n + 1, {});
+  const bool lm_never_adds = lm_weight >= 0;
+  const WordIndex end_sentence = model ? model->EndSentence() : 0;
+
+  std::vector<double> node_score;
+  std::vector<State> node_state;
+  std::vector<uint32_t> node_done;  // generation stamp: computed for the current hypothesis
+  uint32_t generation = 0;
+  std::vector<int32_t> chain;
+  for (int k = 0; k <= n; ++k) {
+    building[k].PruneToSize(out.hyps);
+    out.stacks[k] = building[k].Sorted(out.hyps);
+    if (k == n) break;
+    const PrefixTrie &trie = tries[k];
+    node_score.assign(trie.parent.size(), 0.0);
+    node_state.resize(trie.parent.size());
+    node_done.assign(trie.parent.size(), 0);
+    generation = 0;
+    const std::vector<int32_t> stack = out.stacks[k];
+    for (int32_t h : stack) {
+      ++generation;
+      const double h_score = out.hyps[h].score;
+      const State h_state = out.hyps[h].state;
+      for (size_t p = range[k].first; p < range[k].second; ++p) {
+        const int32_t stop = end[p];
+        Stack &target = building[stop];
+        const double tail_future = out.future[stop][n];
+        if (lm_never_adds && h_score + rule_score[p] + tail_future < target.worst) {
+          ++ids;
+          continue;
+        }
+        double lm_score = 0.0;
+        State state = h_state;
+        const int32_t last = trie.option_node[p - range[k].first];
+        if (model && last >= 0) {
+          // Score the target's prefix chain from the first node not yet scored for this hypothesis.
+          chain.clear();
+          int32_t node = last;
+          while (node >= 0 && node_done[node] != generation) {
+            chain.push_back(node);
+            node = trie.parent[node];
+          }
+          double total = node >= 0 ? node_score[node] : 0.0;
+          const State *context = node >= 0 ? &node_state[node] : &h_state;
+          for (size_t c = chain.size(); c-- > 0;) {
+            const int32_t next = chain[c];
+            total += static_cast<double>(model->Score(*context, trie.word[next], node_state[next]));
+            node_score[next] = total;
+            node_done[next] = generation;
+            context = &node_state[next];
+          }
+          lm_score = node_score[last];
+          state = node_state[last];
+        }
+        if (model && stop == n) {
+          State after;
+          lm_score += static_cast<double>(model->Score(state, end_sentence, after));
+        }
+        const double transition = rule_score[p] + lm_weight * lm_score;
+        const double score = h_score + transition;
+        const double future = score + tail_future;
+        if (future < target.worst) {
+          ++ids;
+          continue;
+        }
+        out.hyps.push_back(Hyp{ids++, h, static_cast<int32_t>(p), stop, score, transition, future, state});
+        target.Add(out.hyps, static_cast<int32_t>(out.hyps.size()) - 1);
+      }
+    }
+  }
+  out.hypotheses_created = ids;
+  return lattice;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_beam_core, module) {
+  module.doc() = "The beam decoder's search and k-best in C++ (core/engine/native/beam_core.cpp).";
+
+  py::class_<Model>(module, "Model")
+      .def(py::init<const std::string &>(), py::arg("path"))
+      .def("indices", &Model::indices, py::arg("words"))
+      .def_property_readonly("order", &Model::order);
+
+  py::class_<Lattice>(module, "Lattice")
+      .def_readonly("hypotheses_created", &Lattice::hypotheses_created)
+      .def_readonly("future", &Lattice::future)
+      .def_readonly("stacks", &Lattice::stacks)
+      .def("best", [](const Lattice &lattice) -> int32_t {
+        const auto &final_stack = lattice.stacks[lattice.n];
+        int32_t best = -1;
+        for (int32_t h : final_stack)  // max() in Python: the first of equal scores
+          if (best < 0 || lattice.hyps[h].score > lattice.hyps[best].score) best = h;
+        return best;
+      })
+      .def("nbest", &Lattice::NBest, py::arg("n"), py::arg("distinct"), py::arg("factor"))
+      .def("kbest", [](const Lattice &lattice) { return std::make_unique<KBest>(lattice); },
+           py::keep_alive<0, 1>(), "A fresh lazy k-best extractor over this lattice.")
+      .def("path_options", [](const Lattice &lattice, const std::vector<int32_t> &edges) {
+        std::vector<int32_t> options;
+        options.reserve(edges.size());
+        for (int32_t e : edges) options.push_back(lattice.hyps[e].option);
+        return options;
+      })
+      // Every stored hypothesis as columns, for building Python Hypothesis objects (search graphs).
+      .def("columns", [](const Lattice &lattice) {
+        const size_t count = lattice.hyps.size();
+        std::vector<int64_t> id(count);
+        std::vector<int32_t> back(count), option(count), covered(count), winner(count);
+        std::vector<double> score(count), transition(count), future(count);
+        std::vector<std::vector<int32_t>> arcs(count);
+        std::vector<std::vector<uint32_t>> state(count);
+        for (size_t i = 0; i < count; ++i) {
+          const Hyp &h = lattice.hyps[i];
+          id[i] = h.id;
+          back[i] = h.back;
+          option[i] = h.option;
+          covered[i] = h.covered;
+          winner[i] = h.winner;
+          score[i] = h.score;
+          transition[i] = h.transition;
+          future[i] = h.future;
+          arcs[i] = h.arcs;
+          state[i].assign(h.state.words, h.state.words + h.state.length);
+        }
+        py::dict out;
+        out["id"] = id;
+        out["back"] = back;
+        out["option"] = option;
+        out["covered"] = covered;
+        out["winner"] = winner;
+        out["score"] = score;
+        out["transition"] = transition;
+        out["future"] = future;
+        out["arcs"] = arcs;
+        out["state"] = state;
+        return out;
+      })
+      .def("hypothesis", [](const Lattice &lattice, int32_t index) {
+        const Hyp &h = lattice.hyps.at(index);
+        return py::make_tuple(h.id, h.back, h.option, h.covered, h.score, h.transition, h.future);
+      });
+
+  py::class_<KBest>(module, "KBest")
+      .def("path", [](KBest &paths, int64_t k) -> py::object {
+        double score;
+        std::vector<int32_t> edges;
+        if (!paths.Path(k, score, edges)) return py::none();
+        return py::make_tuple(score, edges);
+      })
+      .def_readonly("entries", &KBest::entries);
+
+  module.def("decode", &Decode, py::arg("model"), py::arg("n"), py::arg("start"), py::arg("end"),
+             py::arg("rule_score"), py::arg("estimate"), py::arg("target_offset"), py::arg("words"),
+             py::arg("tokens"), py::arg("stack_size"), py::arg("width"), py::arg("lm_weight"));
+}

@@ -1,0 +1,115 @@
+"""The compiled part of Paraphrase Studio: the beam decoder's search core (C++, pybind11) with KenLM.
+
+Everything else about the package is in ``pyproject.toml``. The extension
+``core.engine._beam_core`` links KenLM's query code, compiled here from the
+kenlm source distribution on PyPI (the one ``core/engine/kenlm_tools.py`` builds
+lmplz from; query code needs no Boost). Where that source comes from, first
+found wins:
+
+1. ``PARASTUDIO_KENLM_SOURCE``: a kenlm source folder or ``kenlm-*.tar.gz``;
+2. the per-user cache, ``~/.cache/paraphrase-studio/kenlm-src/kenlm-VERSION``;
+3. ``pip download --no-binary kenlm kenlm==VERSION`` into that cache.
+
+``PARASTUDIO_BUILD_JOBS`` sets how many files compile at once (default: all cores).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
+from setuptools import setup
+
+KENLM_SOURCE_VERSION = "0.3.0"
+KENLM_MAX_ORDER = 6  # as the kenlm Python module is built
+HERE = Path(__file__).resolve().parent
+
+
+def _cache_root() -> Path:
+    base = os.environ.get("PARASTUDIO_CACHE")
+    if base:
+        return Path(base)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "paraphrase-studio"
+
+
+def _extract(archive: Path, into: Path) -> Path:
+    into.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=into.parent) as work:
+        with tarfile.open(archive) as tar:
+            tar.extractall(work, filter="data") if sys.version_info >= (3, 12) else tar.extractall(work)
+        folders = [p for p in Path(work).iterdir() if (p / "lm" / "model.hh").is_file()]
+        if not folders:
+            raise SystemExit(f"{archive}: expected a kenlm source distribution (lm/model.hh inside)")
+        if not into.exists():
+            os.replace(folders[0], into)  # atomic: a half-extracted tree is never seen as the cache
+    return into
+
+
+def kenlm_source() -> Path:
+    given = os.environ.get("PARASTUDIO_KENLM_SOURCE")
+    cached = _cache_root() / "kenlm-src" / f"kenlm-{KENLM_SOURCE_VERSION}"
+    if given:
+        path = Path(given)
+        if path.is_dir():
+            return path
+        return _extract(path, cached.with_name(path.name.removesuffix(".tar.gz")))
+    if (cached / "lm" / "model.hh").is_file():
+        return cached
+    with tempfile.TemporaryDirectory() as download:
+        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", "kenlm",
+                   "--dest", download, f"kenlm=={KENLM_SOURCE_VERSION}"]
+        print("setup.py: downloading the kenlm source distribution:", " ".join(command), flush=True)
+        result = subprocess.run(command, capture_output=True, text=True)
+        archives = list(Path(download).glob("kenlm-*.tar.gz"))
+        if result.returncode != 0 or not archives:
+            raise SystemExit("setup.py: could not download the kenlm source distribution from PyPI "
+                             f"({result.stderr.strip()[-400:]}); set PARASTUDIO_KENLM_SOURCE to a kenlm "
+                             "source folder or kenlm-*.tar.gz")
+        return _extract(archives[0], cached)
+
+
+def kenlm_query_sources(root: Path) -> list[str]:
+    """KenLM's query code: lm/, util/ and double-conversion, no programs, tests or builders' mains."""
+    files = sorted([*root.glob("lm/*.cc"), *root.glob("util/*.cc"), *root.glob("util/double-conversion/*.cc")])
+    return [str(f) for f in files if not (f.name.endswith("main.cc") or f.name.endswith("test.cc"))]
+
+
+class build_ext_with_kenlm(build_ext):
+    """Adds KenLM's query sources when the extension is actually built (not when pip only asks for metadata)."""
+
+    def build_extensions(self):
+        root = kenlm_source()
+        kept = [(extension, list(extension.sources), list(extension.include_dirs)) for extension in self.extensions]
+        for extension in self.extensions:
+            extension.sources += kenlm_query_sources(root)
+            extension.include_dirs.append(str(root))
+        try:
+            super().build_extensions()
+        finally:  # the manifest step after this refuses paths outside the project
+            for extension, sources, include_dirs in kept:
+                extension.sources, extension.include_dirs = sources, include_dirs
+
+
+def extensions() -> list[Pybind11Extension]:
+    macros = [("KENLM_MAX_ORDER", str(KENLM_MAX_ORDER)), ("NDEBUG", None), ("HAVE_CLOCKGETTIME", None)]
+    libraries = []
+    if Path("/usr/include/zlib.h").is_file():
+        macros.append(("HAVE_ZLIB", None))
+        libraries.append("z")
+    return [Pybind11Extension(
+        "core.engine._beam_core",
+        ["core/engine/native/beam_core.cpp"],
+        define_macros=macros,
+        libraries=libraries,
+        extra_compile_args=["-O3", "-w"],  # KenLM's own warnings are not ours to fix
+        cxx_std=17,
+    )]
+
+
+ParallelCompile("PARASTUDIO_BUILD_JOBS", default=0).install()
+setup(ext_modules=extensions(), cmdclass={"build_ext": build_ext_with_kenlm})
