@@ -46,6 +46,7 @@ def assert_same_decoding(source, table, lm, decoder_settings, n=30):
     compiled = BeamDecoder(table, lm, decoder_settings, core="compiled").decode(source)
     assert compiled.hypotheses_created == python.hypotheses_created
     assert compiled.future_costs == python.future_costs
+    assert list(compiled.options.all()) == list(python.options.all())
     assert [[(h.id, h.score, h.transition, h.future_score) for h in stack] for stack in compiled.stacks] == \
         [[(h.id, h.score, h.transition, h.future_score) for h in stack] for stack in python.stacks]
     assert nbest_view(compiled.nbest(n)) == nbest_view(python.nbest(n))

@@ -59,6 +59,7 @@ from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.scoring import DEFAULT_WEIGHTS, ScoreWeights
 from core.engine.translation_options import (
     DEFAULT_OPTION_LIMIT,
+    OptionCache,
     TranslationOption,
     TranslationOptions,
     collect_options,
@@ -353,23 +354,33 @@ class BeamDecoder:
             raise ValueError(f"core must be 'auto', 'python' or 'compiled', not {core!r}")
         from core.engine import compiled_search  # it builds on this module
 
+        self.option_cache = OptionCache(table, lm, weights=settings.weights, limit=settings.option_limit)
         self.compiled = None
         if core == "compiled" or (core == "auto" and compiled_search.wanted()):
-            self.compiled = compiled_search.CompiledSearch(lm, settings)
+            self.compiled = compiled_search.CompiledSearch(self.option_cache, settings)
         self.core = "compiled" if self.compiled is not None else "python"
+
+    def prepare(self) -> None:
+        """Score and rank the options of every phrase of the table now rather than at first use (Moses does it
+        while loading a table); worth it for a table already filtered to the input."""
+        for phrase in list(self.table.sources()):
+            self.option_cache.ranked(phrase, self.table.rules_for(phrase))
+            if len(phrase) == 1:
+                self.option_cache.slot(phrase[0])
+        if self.compiled is not None:
+            self.compiled.prepare()
 
     def translation_options(self, source: Sequence[str]) -> TranslationOptions:
         """``options[i]``: the options starting at source word ``i``, identity first."""
-        return collect_options(source, self.table, self.lm if self.has_lm else None, weights=self.settings.weights,
-                               limit=self.settings.option_limit)
+        return collect_options(source, self.table, self.option_cache.lm, weights=self.settings.weights,
+                               limit=self.settings.option_limit, cache=self.option_cache)
 
     # -- search -------------------------------------------------------------------------------
     def decode(self, source: Sequence[str]) -> DecodeResult:
         source = tuple(source)
-        options = self.translation_options(source)
         if self.compiled is not None:
-            return self.compiled.decode(source, options)
-        return self.decode_python(source, options)
+            return self.compiled.decode(source)
+        return self.decode_python(source, self.translation_options(source))
 
     def decode_python(self, source: tuple[str, ...], options: TranslationOptions) -> DecodeResult:
         """The reference search, in Python (the compiled core does the same operations)."""

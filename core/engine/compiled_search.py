@@ -23,7 +23,7 @@ import numpy as np
 
 from core.engine.beam_decoder import DecodeResult, DecoderSettings, Hypothesis, NBestEntry, read_path
 from core.engine.lm import LanguageModel
-from core.engine.translation_options import TranslationOption, TranslationOptions
+from core.engine.translation_options import OptionCache, PhraseOption, TranslationOption, TranslationOptions
 
 try:
     from core.engine import _beam_core
@@ -75,33 +75,85 @@ def native_model(lm: LanguageModel):
     return model
 
 
-class CompiledSearch:
-    """Runs one decoder's searches in C++; ``lm`` None decodes with the table alone."""
+class _PhraseArrays:
+    """The options of one phrase (or one word's slot) as the arrays the C++ core reads, packed once."""
 
-    def __init__(self, lm: LanguageModel | None, settings: DecoderSettings):
+    __slots__ = ("options", "count", "rule_scores", "estimates", "lengths", "tokens", "words")
+
+    def __init__(self, options: Sequence[PhraseOption], vocabulary: _Vocabulary):
+        self.options = list(options)
+        self.count = len(self.options)
+        self.rule_scores = np.array([o.rule_score for o in self.options], dtype=np.float64)
+        self.estimates = np.array([o.estimate for o in self.options], dtype=np.float64)
+        self.lengths = np.array([len(o.target) for o in self.options], dtype=np.int32)
+        tokens, words = vocabulary.ids([w for o in self.options for w in o.target])
+        self.tokens = np.array(tokens, dtype=np.int32)
+        self.words = np.array(words, dtype=np.uint32)
+
+
+class CompiledSearch:
+    """Runs one decoder's searches in C++ over the options of its :class:`OptionCache`."""
+
+    def __init__(self, cache: OptionCache, settings: DecoderSettings):
         if _beam_core is None:
             raise RuntimeError("the compiled beam core is not built: pip install the package")
-        self.model = native_model(lm) if lm is not None else None
+        self.cache = cache
+        self.model = native_model(cache.lm) if cache.lm is not None else None
         self.settings = settings
         self.vocabulary = _Vocabulary(self.model)
+        self._slots: dict[str, _PhraseArrays] = {}
+        self._phrases: dict[tuple[str, ...], _PhraseArrays] = {}
 
-    def decode(self, source: tuple[str, ...], options: TranslationOptions) -> "CompiledDecodeResult":
-        flat = list(options.all())
-        count = len(flat)
-        starts = np.fromiter((o.start for o in flat), dtype=np.int32, count=count)
-        ends = np.fromiter((o.end for o in flat), dtype=np.int32, count=count)
-        rule_scores = np.fromiter((o.rule_score for o in flat), dtype=np.float64, count=count)
-        estimates = np.fromiter((o.estimate for o in flat), dtype=np.float64, count=count)
-        lengths = np.fromiter((len(o.target) for o in flat), dtype=np.int32, count=count)
-        offsets = np.zeros(count + 1, dtype=np.int32)
+    def prepare(self) -> None:
+        """Pack every phrase the cache has ranked (see BeamDecoder.prepare)."""
+        for phrase in list(self.cache.table.sources()):
+            if phrase not in self._phrases:
+                self._phrases[phrase] = _PhraseArrays(self.cache.ranked(phrase, self.cache.table.rules_for(phrase)),
+                                                      self.vocabulary)
+
+    def _pieces(self, source: tuple[str, ...]) -> list[tuple[int, int, _PhraseArrays]]:
+        """``(start, end, options)`` in the order of TranslationOptions.by_start: by start, the slot, then by end."""
+        cache, table = self.cache, self.cache.table
+        longest = table.max_source_length
+        n = len(source)
+        pieces = []
+        for start in range(n):
+            if cache.identities:
+                word = source[start]
+                arrays = self._slots.get(word)
+                if arrays is None:
+                    arrays = self._slots[word] = _PhraseArrays([cache.slot(word)], self.vocabulary)
+                pieces.append((start, start + 1, arrays))
+            for end in range(start + 1, min(n, start + longest) + 1):
+                phrase = source[start:end]
+                arrays = self._phrases.get(phrase)
+                if arrays is None:
+                    rules = table.rules_for(phrase)
+                    if not rules:
+                        continue
+                    arrays = self._phrases[phrase] = _PhraseArrays(cache.ranked(phrase, rules), self.vocabulary)
+                if arrays.count:
+                    pieces.append((start, end, arrays))
+        return pieces
+
+    def decode(self, source: tuple[str, ...]) -> "CompiledDecodeResult":
+        pieces = self._pieces(source)
+        counts = np.array([arrays.count for _, _, arrays in pieces], dtype=np.int64)
+        starts = np.repeat(np.array([p[0] for p in pieces], dtype=np.int32), counts)
+        ends = np.repeat(np.array([p[1] for p in pieces], dtype=np.int32), counts)
+        lengths = np.concatenate([a.lengths for _, _, a in pieces]) if pieces else np.zeros(0, dtype=np.int32)
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int32)
         np.cumsum(lengths, out=offsets[1:])
-        tokens, words = self.vocabulary.ids([w for o in flat for w in o.target])
+
+        def joined(name: str, dtype) -> np.ndarray:
+            return np.concatenate([getattr(a, name) for _, _, a in pieces]) if pieces else np.zeros(0, dtype=dtype)
+
         settings = self.settings
         width = float(np.log10(settings.beam_threshold)) if settings.beam_threshold > 0 else -np.inf
-        lattice = _beam_core.decode(self.model, len(source), starts, ends, rule_scores, estimates, offsets,
-                                    np.asarray(words, dtype=np.uint32), np.asarray(tokens, dtype=np.int32),
-                                    settings.stack_size, width, settings.weights.lm)
-        return CompiledDecodeResult(source, lattice, options, flat, settings)
+        lattice = _beam_core.decode(self.model, len(source), starts, ends, joined("rule_scores", np.float64),
+                                    joined("estimates", np.float64), offsets, joined("words", np.uint32),
+                                    joined("tokens", np.int32), settings.stack_size, width, settings.weights.lm)
+        return CompiledDecodeResult(source, lattice, pieces, settings, self.cache)
 
 
 class _CompiledPaths:
@@ -126,12 +178,15 @@ class _CompiledPaths:
 class CompiledDecodeResult(DecodeResult):
     """A :class:`DecodeResult` whose lattice lives in C++ until a caller needs its hypotheses."""
 
-    def __init__(self, source: tuple[str, ...], lattice, options: TranslationOptions,
-                 flat: list[TranslationOption], settings: DecoderSettings):
+    def __init__(self, source: tuple[str, ...], lattice, pieces: list[tuple[int, int, _PhraseArrays]],
+                 settings: DecoderSettings, cache: OptionCache):
         self.source = source
         self.lattice = lattice
-        self.options = options
-        self.flat_options = flat
+        self.pieces = pieces
+        self.piece_offsets = np.concatenate([[0], np.cumsum([a.count for _, _, a in pieces])]).astype(np.int64)
+        self.cache = cache
+        self._options: TranslationOptions | None = None
+        self._flat: dict[int, TranslationOption] = {}
         self.settings = settings
         self.hypotheses_created = lattice.hypotheses_created
         self._future: list[list[float]] | None = None
@@ -140,6 +195,25 @@ class CompiledDecodeResult(DecodeResult):
         self._light: dict[int, Hypothesis] = {}
 
     # -- what DecodeResult keeps as attributes, built on demand ----------------------------------
+    @property
+    def options(self) -> TranslationOptions:
+        if self._options is None:
+            by_start: list[list[TranslationOption]] = [[] for _ in self.source]
+            for index in range(int(self.piece_offsets[-1])):
+                option = self.flat_option(index)
+                by_start[option.start].append(option)
+            self._options = TranslationOptions(self.source, by_start)
+        return self._options
+
+    def flat_option(self, index: int) -> TranslationOption:
+        """The ``index``-th option in the C++ core's order (TranslationOptions.all())."""
+        option = self._flat.get(index)
+        if option is None:
+            piece = int(np.searchsorted(self.piece_offsets, index, side="right")) - 1
+            start, end, arrays = self.pieces[piece]
+            option = self._flat[index] = arrays.options[index - int(self.piece_offsets[piece])].at(start, end)
+        return option
+
     @property
     def future_costs(self) -> list[list[float]]:
         if self._future is None:
@@ -161,9 +235,9 @@ class CompiledDecodeResult(DecodeResult):
         """Every stored hypothesis as a Python object, linked like the Python search links them."""
         if self._hypotheses is None:
             columns = self.lattice.columns()
-            flat = self.flat_options
+            flat = self.flat_option
             hypotheses = [
-                Hypothesis(id_, None, flat[option] if option >= 0 else None, covered, score, transition,
+                Hypothesis(id_, None, flat(option) if option >= 0 else None, covered, score, transition,
                            tuple(state), future)
                 for id_, option, covered, score, transition, state, future in zip(
                     columns["id"], columns["option"], columns["covered"], columns["score"], columns["transition"],
@@ -188,7 +262,7 @@ class CompiledDecodeResult(DecodeResult):
             hypothesis = self._light.get(edge)
             if hypothesis is None:
                 id_, _, option, covered, score, transition, future = self.lattice.hypothesis(edge)
-                hypothesis = self._light[edge] = Hypothesis(id_, None, self.flat_options[option], covered, score,
+                hypothesis = self._light[edge] = Hypothesis(id_, None, self.flat_option(option), covered, score,
                                                             transition, None, future)
             out.append(hypothesis)
         return tuple(out)

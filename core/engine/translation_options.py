@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Iterator, NamedTuple, Sequence
 
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
@@ -98,21 +98,76 @@ class TranslationOptions:
         return cost
 
 
-class _Scorer:
-    """Builds options with the weights and the LM estimate of their target."""
+class PhraseOption(NamedTuple):
+    """An option without its place: what a source phrase may become, scored once for every sentence."""
 
-    def __init__(self, lm: LanguageModel | None, weights: ScoreWeights):
+    rule: Rule
+    identity: bool
+    rule_score: float
+    estimate: float
+    target: tuple[str, ...]
+
+    def at(self, start: int, end: int) -> TranslationOption:
+        return TranslationOption(start, end, self.rule, self.identity, self.rule_score, self.estimate, self.target)
+
+
+class OptionCache:
+    """The ranked, limited options of each source phrase, scored once per decoder (Moses does it at load time).
+
+    Nothing in an option depends on the sentence except its place: the rule
+    score and the LM estimate of the target alone are properties of the phrase.
+    ``identities`` as in :func:`collect_options`.
+    """
+
+    def __init__(self, table: ParaphraseTable, lm: LanguageModel | None, *, weights: ScoreWeights = DEFAULT_WEIGHTS,
+                 limit: int | None = DEFAULT_OPTION_LIMIT, identities: bool = True):
+        self.table = table
         self.lm = lm
         self.weights = weights
+        self.limit = limit
+        self.identities = identities
+        self._slots: dict[str, PhraseOption] = {}
+        self._ranked: dict[tuple[str, ...], list[PhraseOption]] = {}
+
+    def _option(self, rule: Rule, identity: bool, rule_score: float) -> PhraseOption:
+        lm_estimate = self.lm.score(rule.target, bos=False, eos=False) if self.lm is not None and rule.target \
+            else 0.0
+        return PhraseOption(rule, identity, rule_score, rule_score + self.weights.lm * lm_estimate, rule.target)
 
     def rule_score(self, rule: Rule) -> float:
         return self.weights.phrase * rule.log10_prob - self.weights.word_penalty * len(rule.target)
 
-    def option(self, start: int, end: int, rule: Rule, identity: bool, rule_score: float) -> TranslationOption:
-        lm_estimate = self.lm.score(rule.target, bos=False, eos=False) if self.lm is not None and rule.target \
-            else 0.0
-        return TranslationOption(start, end, rule, identity, rule_score, rule_score + self.weights.lm * lm_estimate,
-                                 rule.target)
+    def slot(self, word: str) -> PhraseOption:
+        """The option that keeps ``word``: the identity (probability 1), or a better pass-through rule of the table."""
+        slot = self._slots.get(word)
+        if slot is None:
+            rule = identity_rule(word)
+            slot = self._option(rule, True, self.rule_score(rule))
+            for rule in self.table.rules_for((word,)):
+                score = self.rule_score(rule)
+                if rule.target == slot.target and score > slot.rule_score:
+                    slot = self._option(rule, False, score)
+            self._slots[word] = slot
+        return slot
+
+    def ranked(self, phrase: tuple[str, ...], rules: Sequence[Rule]) -> list[PhraseOption]:
+        """The distinct options of ``phrase`` (whose table rules are ``rules``), best estimate first, limited."""
+        ranked = self._ranked.get(phrase)
+        if ranked is None:
+            keep_word = self.identities and len(phrase) == 1
+            distinct: dict[tuple[str, ...], PhraseOption] = {}
+            for rule in rules:
+                if keep_word and rule.target == phrase:
+                    continue  # merged into the slot (see slot())
+                score = self.rule_score(rule)
+                known = distinct.get(rule.target)
+                if known is None or score > known.rule_score:  # ties keep the first, in table order
+                    distinct[rule.target] = self._option(rule, False, score)
+            ranked = sorted(distinct.values(), key=lambda o: -o.estimate)  # stable: ties keep table order
+            if self.limit is not None:
+                ranked = ranked[:self.limit]
+            self._ranked[phrase] = ranked
+        return ranked
 
 
 def collect_options(
@@ -123,31 +178,18 @@ def collect_options(
     weights: ScoreWeights = DEFAULT_WEIGHTS,
     limit: int | None = DEFAULT_OPTION_LIMIT,
     identities: bool = True,
+    cache: OptionCache | None = None,
 ) -> TranslationOptions:
-    """The distinct, ranked and limited options of ``source`` (module docstring)."""
+    """The distinct, ranked and limited options of ``source`` (module docstring).
+
+    ``cache`` keeps the phrases' options between sentences; it must have been
+    made with the same table, LM, weights, limit and ``identities``.
+    """
     source = tuple(source)
-    scorer = _Scorer(lm, weights)
-    slots: list[TranslationOption | None] = [None] * len(source)
-    if identities:
-        for i, word in enumerate(source):
-            rule = identity_rule(word)
-            slots[i] = scorer.option(i, i + 1, rule, True, scorer.rule_score(rule))
-    spans: list[tuple[int, int, list[TranslationOption]]] = []
-    for start, end, rules in table.span_rules(source):
-        distinct: dict[tuple[str, ...], TranslationOption] = {}
-        for rule in rules:
-            score = scorer.rule_score(rule)
-            slot = slots[start] if end == start + 1 else None
-            if slot is not None and rule.target == slot.target:
-                if score > slot.rule_score:  # a pass-through rule better than probability 1
-                    slots[start] = scorer.option(start, end, rule, False, score)
-                continue
-            known = distinct.get(rule.target)
-            if known is None or score > known.rule_score:  # ties keep the first, in table order
-                distinct[rule.target] = scorer.option(start, end, rule, False, score)
-        ranked = sorted(distinct.values(), key=lambda o: -o.estimate)  # stable: ties keep table order
-        spans.append((start, end, ranked if limit is None else ranked[:limit]))
-    by_start: list[list[TranslationOption]] = [[slot] if slot is not None else [] for slot in slots]
-    for start, _, ranked in spans:  # span_rules yields spans by start, then end
-        by_start[start].extend(ranked)
+    if cache is None:
+        cache = OptionCache(table, lm, weights=weights, limit=limit, identities=identities)
+    by_start: list[list[TranslationOption]] = [[cache.slot(w).at(i, i + 1)] if identities else []
+                                               for i, w in enumerate(source)]
+    for start, end, rules in table.span_rules(source):  # spans by start, then end
+        by_start[start].extend(option.at(start, end) for option in cache.ranked(source[start:end], rules))
     return TranslationOptions(source, by_start)
