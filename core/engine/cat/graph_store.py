@@ -1,0 +1,351 @@
+"""Search graphs in one SQLite table, indexed by sentence and coverage (seed 001 §3.2.2, §3.4.2).
+
+Rustamli streamed Moses' ``-output-search-graph`` dump into SQLite with one
+table whose columns are the dump's attributes (``sentenceId, hyp, stack, back,
+score, transition, recombined, forward, fscore, covered, out``) and queried it
+per sentence and coverage, best score first. :class:`GraphStore` does the same
+for our decoder's graphs and for real Moses dumps, traditional or extended
+format (:mod:`core.engine.search_graph`): ``covered`` is kept as two columns,
+``covered_start`` and ``covered_end``, inclusive as in the dump.
+
+A table ``sentence`` holds what the dump does not: the source sentence when
+it is given (``--source``). The 1-best translation and its segmentation need
+nothing more than the graph: they are its best path (``forward`` from the root).
+
+The file carries its own ``PRAGMA application_id``; a SQLite file that is not a
+graph store is refused and never altered, and one is created only by
+:meth:`GraphStore.build`, atomically (a temporary file renamed when complete).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import uuid
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from core.engine.cat.segmentation import Translation
+from core.engine.search_graph import parse_line
+from core.errors import InputFileError
+from core.progress import Progress, no_progress
+from core.textio import open_text_maybe_gzip
+
+APPLICATION_ID = 0x50534752  # "PSGR": a Paraphrase Studio search graph store
+SCHEMA_VERSION = 1
+BATCH = 20_000
+
+_SCHEMA = """
+CREATE TABLE hypothesis (
+    sentence INTEGER NOT NULL, hyp INTEGER NOT NULL, stack INTEGER NOT NULL, back INTEGER,
+    score REAL, transition REAL, recombined INTEGER, forward INTEGER, fscore REAL,
+    covered_start INTEGER, covered_end INTEGER, out TEXT
+);
+CREATE TABLE sentence (sentence INTEGER PRIMARY KEY, source TEXT);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+"""
+# Built after loading: an index grown row by row is several times slower to build.
+_INDEXES = ("CREATE UNIQUE INDEX hypothesis_id ON hypothesis (sentence, hyp)",
+            "CREATE INDEX hypothesis_coverage ON hypothesis (sentence, covered_start, covered_end, score DESC)")
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    """One hypothesis line of a search graph; ``start``/``end`` its last phrase's source span, end-exclusive."""
+
+    hyp: int
+    stack: int
+    back: int | None
+    score: float
+    transition: float
+    recombined: int | None
+    forward: int | None
+    fscore: float | None
+    start: int
+    end: int
+    out: tuple[str, ...]
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.start, self.end
+
+
+_COLUMNS = "hyp, stack, back, score, transition, recombined, forward, fscore, covered_start, covered_end, out"
+
+
+def _node(row: Sequence) -> GraphNode:
+    hyp, stack, back, score, transition, recombined, forward, fscore, first, last, out = row
+    return GraphNode(hyp, stack, back, score if score is not None else 0.0,
+                     transition if transition is not None else 0.0, recombined, forward, fscore,
+                     first if first is not None else 0, last + 1 if last is not None else 0,
+                     tuple(out.split()) if out else ())
+
+
+# Moses' traditional line, fields in the order ``OutputSearchNode`` writes them. Numbers stay text: the
+# table's INTEGER/REAL column affinity converts them, several times faster than int()/float() here.
+_TRADITIONAL = re.compile(r"(\d+) hyp=(\d+) stack=(\d+) back=(\d+) score=(\S+) transition=(\S+)"
+                          r"(?: recombined=(\d+))? forward=(-?\d+) fscore=(\S+) covered=(\d+)-(\d+) out=(.*)")
+_ROOT = re.compile(r"(\d+) hyp=(\d+) stack=0")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf")
+
+
+def graph_rows(path: str | os.PathLike) -> Iterator[tuple]:
+    """Every hypothesis line of a dump as the table's columns; a bad line raises ``file:line: expected ...``."""
+    with open_text_maybe_gzip(path) as handle:
+        for number, text in enumerate(handle, start=1):
+            text = text.rstrip("\n")
+            match = _TRADITIONAL.fullmatch(text)
+            if match is not None and _NUMBER.fullmatch(match.group(5)) and _NUMBER.fullmatch(match.group(6)) \
+                    and _NUMBER.fullmatch(match.group(9)):
+                yield match.groups()
+                continue
+            match = _ROOT.fullmatch(text)
+            if match is not None:
+                yield (match.group(1), match.group(2), 0, None, None, None, None, None, None, None, None, None)
+                continue
+            if not text.strip():
+                continue
+            line = parse_line(text, str(path), number)  # raises with the line's defect, or reads the extended format
+            yield (line.sentence_id, line.hyp, line.stack, line.back, line.score, line.transition,
+                   line.recombined, line.forward, line.fscore,
+                   line.covered[0] if line.covered else None, line.covered[1] if line.covered else None,
+                   " ".join(line.out) if line.back is not None else None)
+
+
+class GraphStore:
+    """A read-only view of a graph store file (see the module docstring); :meth:`build` makes one."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(f"{self.path}: search graph store not found")
+        self._connection = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            application_id = self._connection.execute("PRAGMA application_id").fetchone()[0]
+        except sqlite3.DatabaseError as error:
+            self._connection.close()
+            raise InputFileError(self.path, "a search graph store (parastudio graph load)", str(error)) from None
+        if application_id != APPLICATION_ID:
+            self._connection.close()
+            raise InputFileError(self.path, "a search graph store (parastudio graph load)",
+                                 f"a SQLite file with application id {application_id}; it was left untouched")
+        self.meta = dict(self._connection.execute("SELECT key, value FROM meta"))
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def __enter__(self) -> "GraphStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- building ----------------------------------------------------------------------------------
+    @classmethod
+    def build(cls, destination: str | os.PathLike, graphs: Iterable[str | os.PathLike], *,
+              sources: Sequence[str] | None = None, meta: dict[str, str] | None = None,
+              progress: Progress = no_progress) -> "GraphStore":
+        """Stream the dumps ``graphs`` (sentence ids kept as written) into a new store at ``destination``."""
+        destination = Path(destination)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        temporary = destination.with_name(f".{destination.name}.{uuid.uuid4().hex}.part")
+        graphs = [Path(g) for g in graphs]
+        total = sum(g.stat().st_size for g in graphs)
+        try:
+            with closing(sqlite3.connect(temporary)) as connection:
+                connection.execute("PRAGMA journal_mode=OFF")
+                connection.execute("PRAGMA synchronous=OFF")
+                connection.executescript(_SCHEMA)
+                rows = 0
+                done_bytes = 0
+                for graph in graphs:
+                    batch = []
+                    for row in graph_rows(graph):
+                        batch.append(row)
+                        if len(batch) >= BATCH:
+                            connection.executemany("INSERT INTO hypothesis VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", batch)
+                            rows += len(batch)
+                            batch = []
+                            progress(done_bytes, total, f"loading: {rows:,} hypotheses")
+                    connection.executemany("INSERT INTO hypothesis VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", batch)
+                    rows += len(batch)
+                    done_bytes += graph.stat().st_size
+                    progress(done_bytes, total, f"loading: {rows:,} hypotheses")
+                progress(total, total, "indexing")
+                for index in _INDEXES:
+                    connection.execute(index)
+                if sources is not None:
+                    connection.executemany("INSERT INTO sentence VALUES (?, ?)", enumerate(sources))
+                info = {"schema_version": str(SCHEMA_VERSION), "graphs": " ".join(str(g) for g in graphs),
+                        "hypotheses": str(rows), **(meta or {})}
+                connection.executemany("INSERT INTO meta VALUES (?, ?)", info.items())
+                connection.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                connection.commit()
+            with open(temporary, "rb") as handle:
+                os.fsync(handle.fileno())
+            os.replace(temporary, destination)
+        finally:
+            temporary.unlink(missing_ok=True)
+        return cls(destination)
+
+    # -- queries -----------------------------------------------------------------------------------
+    def sentences(self) -> list[int]:
+        return [row[0] for row in self._connection.execute("SELECT DISTINCT sentence FROM hypothesis ORDER BY 1")]
+
+    def source(self, sentence: int) -> tuple[str, ...] | None:
+        row = self._connection.execute("SELECT source FROM sentence WHERE sentence = ?", (sentence,)).fetchone()
+        return tuple(row[0].split()) if row and row[0] is not None else None
+
+    def sentence_graph(self, sentence: int) -> "SentenceGraph":
+        return SentenceGraph(self, sentence)
+
+    def _by_coverage(self, sentence: int, start: int, end: int) -> list[GraphNode]:
+        rows = self._connection.execute(
+            f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND covered_start = ? AND covered_end = ? "
+            "ORDER BY score DESC, hyp", (sentence, start, end - 1))
+        return [_node(row) for row in rows]
+
+    def _within(self, sentence: int, low: int, high: int) -> list[GraphNode]:
+        """Every hypothesis whose last phrase lies inside source ``[low, high)``."""
+        rows = self._connection.execute(
+            f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND covered_start >= ? AND covered_end < ? "
+            "ORDER BY score DESC, hyp", (sentence, low, high))
+        return [_node(row) for row in rows]
+
+    def _by_id(self, sentence: int, hyp: int) -> GraphNode | None:
+        row = self._connection.execute(f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND hyp = ?",
+                                       (sentence, hyp)).fetchone()
+        return _node(row) if row else None
+
+    def _starting_at(self, sentence: int, start: int) -> list[GraphNode]:
+        rows = self._connection.execute(
+            f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND covered_start = ? ORDER BY score DESC, hyp",
+            (sentence, start))
+        return [_node(row) for row in rows]
+
+    def _root(self, sentence: int) -> GraphNode | None:
+        row = self._connection.execute(f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND back IS NULL",
+                                       (sentence,)).fetchone()
+        return _node(row) if row else None
+
+
+def best_path_from(root: GraphNode, starts: Sequence[GraphNode], node) -> list[GraphNode]:
+    """``forward`` from the root; a root without ``forward`` (newer Moses, our traditional format) starts from its
+    best first step by ``transition + fscore`` (``starts``: the hypotheses covering source word 0, best score
+    first; the first of equal ones wins). ``node(hyp)`` looks a hypothesis up."""
+    if root.forward is not None:
+        current = node(root.forward)
+    else:
+        current = max((n for n in starts if n.back == root.hyp), key=lambda n: n.transition + (n.fscore or 0.0),
+                      default=None)
+    path = []
+    while current is not None:
+        path.append(current)
+        current = node(current.forward)
+    return path
+
+
+def nodes_of_lines(lines: Iterable[str]) -> list[GraphNode]:
+    """Graph lines of one sentence (as our writer makes them) read back as nodes, without a store."""
+    rows = []
+    for text in lines:
+        line = parse_line(text)
+        rows.append(_node((line.hyp, line.stack, line.back, line.score, line.transition, line.recombined,
+                           line.forward, line.fscore, line.covered[0] if line.covered else None,
+                           line.covered[1] if line.covered else None, " ".join(line.out))))
+    return rows
+
+
+class SentenceGraph:
+    """One sentence's graph, queried from the store as seed 001 §3.4.2 queries it, rows cached."""
+
+    def __init__(self, store: GraphStore, sentence: int):
+        self.store = store
+        self.sentence = sentence
+        self._coverage: dict[tuple[int, int], list[GraphNode]] = {}
+        self._ids: dict[int, GraphNode | None] = {}
+        self._best_path: list[GraphNode] | None = None
+        self.queries = 0
+
+    def by_coverage(self, start: int, end: int) -> list[GraphNode]:
+        """Hypotheses whose last phrase covers source ``[start, end)``, best score first."""
+        key = (start, end)
+        nodes = self._coverage.get(key)
+        if nodes is None:
+            self.queries += 1
+            nodes = self._coverage[key] = self.store._by_coverage(self.sentence, start, end)
+            for node in nodes:
+                self._ids.setdefault(node.hyp, node)
+        return nodes
+
+    def within(self, low: int, high: int) -> list[GraphNode]:
+        """Every hypothesis whose last phrase lies inside source ``[low, high)``, best score first."""
+        self.queries += 1
+        nodes = self.store._within(self.sentence, low, high)
+        for node in nodes:
+            self._ids.setdefault(node.hyp, node)
+        return nodes
+
+    def node(self, hyp: int | None) -> GraphNode | None:
+        if hyp is None or hyp < 0:
+            return None
+        if hyp not in self._ids:
+            self.queries += 1
+            self._ids[hyp] = self.store._by_id(self.sentence, hyp)
+        return self._ids[hyp]
+
+    def best_path(self) -> list[GraphNode]:
+        """The 1-best: ``forward`` from the root (a root without ``forward``, as newer Moses writes it, starts
+        from the best first step by ``transition + fscore``)."""
+        if self._best_path is None:
+            root = self.store._root(self.sentence)
+            if root is None:
+                raise InputFileError(self.store.path, f"a root hypothesis (hyp=0 stack=0) for sentence {self.sentence}")
+            starts = [] if root.forward is not None else self.store._starting_at(self.sentence, 0)
+            self._best_path = best_path_from(root, starts, self.node)
+        return self._best_path
+
+    def translation(self) -> Translation:
+        """The 1-best with its segmentation (what ``-report-segmentation`` prints for it)."""
+        return Translation.from_phrases((node.out, node.start, node.end) for node in self.best_path())
+
+    def predecessor_on_best_path(self, source_start: int) -> GraphNode | None:
+        """The 1-best's hypothesis that ends right before source word ``source_start`` (None at the start)."""
+        for node in self.best_path():
+            if node.end == source_start:
+                return node
+        return None
+
+
+def is_graph_store(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a SQLite file with our application id (read from the header, nothing opened)."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(72)
+    except OSError:
+        return False
+    return header.startswith(b"SQLite format 3\0") and int.from_bytes(header[68:72], "big") == APPLICATION_ID
+
+
+def open_graph(path: str | os.PathLike, *, progress: Progress = no_progress) -> GraphStore:
+    """A graph store as given, or a search graph dump loaded once into the user cache (keyed by its sha256)."""
+    import hashlib
+
+    from core.engine.kenlm_tools import cache_root
+
+    path = Path(path)
+    if is_graph_store(path):
+        return GraphStore(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: search graph not found")
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    cached = cache_root() / "graphs" / f"{digest.hexdigest()[:24]}.sqlite"
+    if is_graph_store(cached):
+        return GraphStore(cached)
+    return GraphStore.build(cached, [path], meta={"loaded_from": str(path)}, progress=progress)

@@ -1,0 +1,105 @@
+"""The FSM of partial paraphrases and its K best paths (seed 001 §3.4.3), against Yen's algorithm and brute force."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import networkx as nx
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from core.engine.cat.fsm import START, build_fsm, kbest_paths, paths_per_end, transition_cost
+from core.engine.cat.graph_store import GraphNode
+from core.engine.cat.partials import Partial
+
+
+def partial(hyp: int, start: int, end: int, words: str = "w", score: float = -1.0) -> Partial:
+    node = GraphNode(hyp, end, 0, score, -1.0, None, None, None, start, end, tuple(words.split()))
+    return Partial(node, node.out)
+
+
+@st.composite
+def machines(draw):
+    """Random partials over source [0, n) with random transition scores (some 0)."""
+    n = draw(st.integers(1, 5))
+    spans = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, 3)), min_size=1, max_size=9))
+    pieces = [partial(i + 1, s, min(n, s + length), f"w{i}") for i, (s, length) in enumerate(spans)]
+    scores = draw(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.5, 0.9, 1.0]), min_size=200, max_size=200))
+    table = {}
+
+    def score(source, target):
+        key = (source.node.hyp if source else 0, target.node.hyp)
+        if key not in table:
+            table[key] = scores[len(table) % len(scores)]
+        return table[key]
+
+    return build_fsm(pieces, 0, n, score), n
+
+
+def all_paths(fsm):
+    """Brute force: every path from the start to each end state, with its cost."""
+    paths = {end: [] for end in fsm.ends}
+
+    def walk(state, cost, so_far):
+        if state in paths:
+            paths[state].append((cost, tuple(so_far)))
+        for target, score in fsm.edges.get(state, ()):
+            walk(target, cost + transition_cost(score), so_far + [target])
+
+    walk(START, 0.0, [])
+    return paths
+
+
+@settings(max_examples=150, deadline=None)
+@given(machines(), st.integers(1, 6))
+def test_kbest_paths_are_the_n_cheapest_of_brute_force(machine, n):
+    fsm, _ = machine
+    expected = all_paths(fsm)
+    got = kbest_paths(fsm, n)
+    for end in fsm.ends:
+        want = sorted(cost for cost, _ in expected[end])[:n]
+        assert [cost for cost, _ in got[end]] == pytest.approx(want)
+        for cost, states in got[end]:  # each path is real and its cost is its own
+            assert states in {p for _, p in expected[end]}
+            previous, total = START, 0.0
+            for state in states:
+                total += transition_cost(dict(fsm.edges[previous])[state])
+                previous = state
+            assert total == pytest.approx(cost)
+
+
+@settings(max_examples=80, deadline=None)
+@given(machines(), st.integers(1, 5))
+def test_kbest_paths_agree_with_networkx_yen(machine, n):
+    fsm, _ = machine
+    assume(fsm.ends)
+    graph = nx.DiGraph()
+    graph.add_node(START)
+    for source, out in fsm.edges.items():
+        for target, score in out:
+            graph.add_edge(source, target, weight=transition_cost(score))
+    got = kbest_paths(fsm, n)
+    for end in fsm.ends:
+        if end not in graph or not nx.has_path(graph, START, end):
+            assert got[end] == []
+            continue
+        yen = [nx.path_weight(graph, path, "weight")
+               for path in itertools.islice(nx.shortest_simple_paths(graph, START, end, weight="weight"), n)]
+        assert [cost for cost, _ in got[end]] == pytest.approx(yen)
+
+
+def test_transitions_follow_the_coverage_and_ends_close_it():
+    pieces = [partial(1, 2, 3, "a"), partial(2, 2, 4, "b"), partial(3, 3, 4, "c"), partial(4, 3, 5, "outside")]
+    fsm = build_fsm(pieces, 2, 4, lambda source, target: 0.5)
+    by_hyp = {p.node.hyp: i for i, p in enumerate(fsm.partials, start=1)}
+    assert {fsm.partials[t - 1].node.hyp for t, _ in fsm.edges[START]} == {1, 2}
+    assert [fsm.partials[t - 1].node.hyp for t, _ in fsm.edges[by_hyp[1]]] == [3]
+    assert {fsm.partials[e - 1].node.hyp for e in fsm.ends} == {2, 3}
+    assert 4 not in by_hyp  # ends past the selection
+    assert math.exp(-kbest_paths(fsm, 1)[by_hyp[2]][0][0]) == pytest.approx(0.5)
+
+
+def test_paths_per_end_spends_k_over_the_end_states():
+    assert paths_per_end(100, 4) == 25 and paths_per_end(100, 300) == 1 and paths_per_end(100, 0) == 100

@@ -1,0 +1,100 @@
+"""The search graph store (seed 001 §3.2.2): streamed from ours and Moses' formats, queried by coverage."""
+
+from __future__ import annotations
+
+import gzip
+import sqlite3
+
+import pytest
+
+from core.cli import main
+from core.engine.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.cat.graph_store import GraphStore, is_graph_store, open_graph
+from core.engine.cat.translate import translate_all
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Rule
+from core.errors import InputFileError, InputFormatError
+from tests.cat_graph_fixture import BEST, GRAPH
+
+
+@pytest.fixture
+def store(tmp_path):
+    dump = tmp_path / "graph.txt"
+    dump.write_text(GRAPH, encoding="utf-8")
+    with GraphStore.build(tmp_path / "g.sqlite", [dump], sources=["a b c d e"]) as built:
+        yield built
+
+
+def test_rows_keep_every_attribute_and_the_best_path_follows_forward(store):
+    graph = store.sentence_graph(0)
+    assert graph.translation().format() == BEST
+    nodes = graph.by_coverage(2, 4)
+    assert [n.hyp for n in nodes] == [6, 13, 7, 14, 15]  # best score first
+    recombined = graph.node(12)
+    assert (recombined.back, recombined.recombined, recombined.forward, recombined.score) == (2, 3, 6, -3.5)
+    assert graph.node(999) is None
+    assert store.source(0) == ("a", "b", "c", "d", "e")
+    assert store.sentences() == [0]
+
+
+def test_moses_extended_lines_and_a_root_with_forward_load_too(tmp_path):
+    extended = ('0 hyp=0 stack=0 forward=1 fscore=-2\n'
+                '0 hyp=1 stack=1 back=0 score=-1 transition=-1 forward=2 fscore=-1 covered=0-0 '
+                'scores="LM0= -0.5 TM0= -0.5" out="uno|one"\n'
+                '0 hyp=2 stack=2 back=1 score=-2 transition=-1 forward=-1 fscore=0 covered=1-1 '
+                'scores="-1" out="dos|two"\n')
+    dump = tmp_path / "extended.txt.gz"
+    dump.write_bytes(gzip.compress(extended.encode()))
+    with GraphStore.build(tmp_path / "e.sqlite", [dump]) as built:
+        assert built.sentence_graph(0).translation().format() == "one |0-0| two |1-1|"
+
+
+def test_our_decoders_graph_has_its_one_best_as_best_path(tmp_path):
+    table = ParaphraseTable([Rule(("a",), ("x",), 0.5), Rule(("a",), ("y", "z"), 0.4), Rule(("b", "c"), ("w",), 0.3),
+                             Rule(("b",), ("v",), 0.6), Rule(("c",), ("u",), 0.9)])
+    decoder = BeamDecoder(table, None, DecoderSettings(stack_size=5))
+    dump = tmp_path / "ours.txt"
+    with open(dump, "w", encoding="utf-8") as handle:
+        translations = translate_all(decoder, [("a", "b", "c"), ("c", "a")], graph=handle)
+    with GraphStore.build(tmp_path / "ours.sqlite", [dump]) as built:
+        for sentence, translation in enumerate(translations):
+            assert built.sentence_graph(sentence).translation() == translation
+
+
+def test_a_malformed_line_names_its_file_and_line(tmp_path):
+    dump = tmp_path / "bad.txt"
+    dump.write_text(GRAPH + "0 hyp=20 stack=1 back=0 score=oops transition=-1 forward=3 fscore=-4 covered=0-0 out=x\n",
+                    encoding="utf-8")
+    with pytest.raises(InputFormatError, match=r"bad\.txt:17: expected a number in score="):
+        GraphStore.build(tmp_path / "bad.sqlite", [dump])
+    assert not (tmp_path / "bad.sqlite").exists()
+    assert not list(tmp_path.glob(".bad.sqlite.*"))  # nothing half-written is left
+
+
+def test_a_sqlite_file_that_is_not_a_graph_store_is_refused_and_left_untouched(tmp_path):
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+    before = other.read_bytes()
+    with pytest.raises(InputFileError, match="search graph store"):
+        GraphStore(other)
+    assert other.read_bytes() == before
+    assert not is_graph_store(other)
+
+
+def test_a_dump_opens_through_a_cached_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("PARASTUDIO_CACHE", str(tmp_path / "cache"))
+    dump = tmp_path / "graph.txt"
+    dump.write_text(GRAPH, encoding="utf-8")
+    first = open_graph(dump)
+    assert is_graph_store(first.path) and first.path.parent.parent == tmp_path / "cache"
+    assert open_graph(dump).path == first.path  # loaded once
+    assert open_graph(first.path).sentence_graph(0).translation().format() == BEST
+
+
+def test_graph_load_command(tmp_path, capsys):
+    dump = tmp_path / "graph.txt"
+    dump.write_text(GRAPH, encoding="utf-8")
+    assert main(["graph", "load", str(dump), "-o", str(tmp_path / "cli.sqlite")]) == 0
+    assert "16 hypotheses of 1 sentences" in capsys.readouterr().out
+    assert main(["graph", "load", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "x.sqlite")]) == 1
