@@ -68,6 +68,44 @@ class DemoFiles:
     def truecase_model(self) -> Path:
         return self.directory / "truecase-model.en"
 
+    # Seed 001's paraphraser (core.engine.cat): the round-trip graphs and cases of the test verses, the
+    # RV1909 verses' direct translations (the WEB-KJV cases' graphs), and the tables and Spanish LM that made them.
+    @property
+    def roundtrip_graph(self) -> Path:
+        return self.directory / "roundtrip-test.graph.gz"
+
+    @property
+    def roundtrip_cases(self) -> Path:
+        return self.directory / "testcases-roundtrip.jsonl"
+
+    @property
+    def direct_graph(self) -> Path:
+        return self.directory / "direct-test.graph.gz"
+
+    @property
+    def spanish_test_sentences(self) -> Path:
+        return self.directory / "test.es"
+
+    @property
+    def en_es_table(self) -> Path:
+        return self.directory / "web-rv.test.phrase-table.gz"
+
+    @property
+    def es_en_table(self) -> Path:
+        return self.directory / "rv-web.test.phrase-table.gz"
+
+    @property
+    def spanish_lm(self) -> Path:
+        return self.directory / "lm.es.bin"
+
+    def case_set(self, name: str) -> tuple[Path, Path]:
+        """``(cases, graph)`` of a bundled case set: ``roundtrip`` or ``webkjv``."""
+        sets = {"roundtrip": (self.roundtrip_cases, self.roundtrip_graph),
+                "webkjv": (self.testcases, self.direct_graph)}
+        if name not in sets:
+            raise ValueError(f"case set must be one of {', '.join(sets)}, not {name!r}")
+        return sets[name]
+
     def missing(self) -> list[Path]:
         return [p for p in (self.table, self.lm, self.test_sentences) if not p.is_file()]
 

@@ -76,9 +76,10 @@ def test_committed_demo_matches_its_manifest_and_budget():
     sentences = set(test)
     for line in (DEMO / "testcases.jsonl").read_text(encoding="utf-8").splitlines():
         case = json.loads(line)
-        assert set(case) == {"id", "sentence", "span", "gold"}
+        assert set(case) == {"id", "sentence", "span", "gold", "sentence_id"}
         start, end = case["span"]
         assert case["sentence"] in sentences and 0 <= start < end <= len(case["sentence"].split())
+        assert test[case["sentence_id"]] == case["sentence"]  # the verse's line: the direct graph's sentence
 
 
 def test_demo_pruning_keeps_short_sources_top_k_above_threshold(tmp_path):

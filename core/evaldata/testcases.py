@@ -31,9 +31,13 @@ class TestCase:
     sentence: str
     span: tuple[int, int]
     gold: str
+    sentence_id: int | None = None  # the verse's line in its set (the search graph's sentence number)
 
     def as_json(self) -> dict:
-        return {"id": self.id, "sentence": self.sentence, "span": [self.span[0], self.span[1]], "gold": self.gold}
+        out = {"id": self.id, "sentence": self.sentence, "span": [self.span[0], self.span[1]], "gold": self.gold}
+        if self.sentence_id is not None:
+            out["sentence_id"] = self.sentence_id
+        return out
 
 
 def merged_differences(source: Sequence[str], target: Sequence[str]) -> list[tuple[int, int, int, int]]:
@@ -78,7 +82,8 @@ class CaseReport:
                 "span_lengths": {str(length): count for length, count in sorted(self.span_lengths.items())}}
 
 
-def cases_for_verse(ref: str, sentence: str, reference: str, report: CaseReport | None = None) -> list[TestCase]:
+def cases_for_verse(ref: str, sentence: str, reference: str, report: CaseReport | None = None,
+                    sentence_id: int | None = None) -> list[TestCase]:
     """Cases of one verse: ``sentence`` and ``reference`` are tokenized, space-separated."""
     source, target = sentence.split(), reference.split()
     cases = []
@@ -99,7 +104,7 @@ def cases_for_verse(ref: str, sentence: str, reference: str, report: CaseReport 
             if report is not None:
                 report.skipped_punctuation += 1
             continue
-        case = TestCase(f"{ref}:{len(cases)}", " ".join(source), (i1, i2), " ".join(target[j1:j2]))
+        case = TestCase(f"{ref}:{len(cases)}", " ".join(source), (i1, i2), " ".join(target[j1:j2]), sentence_id)
         cases.append(case)
         if report is not None:
             report.cases += 1
@@ -110,6 +115,6 @@ def cases_for_verse(ref: str, sentence: str, reference: str, report: CaseReport 
 def build_cases(verses: Iterable[tuple[str, str, str]], report: CaseReport | None = None) -> list[TestCase]:
     """Cases of ``(ref, web_tokens, kjv_tokens)`` verses, in the given order."""
     cases: list[TestCase] = []
-    for ref, sentence, reference in verses:
-        cases.extend(cases_for_verse(ref, sentence, reference, report))
+    for index, (ref, sentence, reference) in enumerate(verses):
+        cases.extend(cases_for_verse(ref, sentence, reference, report, sentence_id=index))
     return cases
