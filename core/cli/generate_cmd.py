@@ -35,6 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--search-graph-extended", action="store_true",
                         help="write it in Moses' extended format (-output-search-graph-extended): forward and "
                         "fscore on the root, each step's feature values and source phrase")
+    parser.add_argument("--report-segmentation", action="store_true",
+                        help="print each sentence's 1-best as Moses -report-segmentation does: every phrase followed "
+                        "by the source span it translates, |i-j| (0-based, inclusive); seed 001 reads coverage so")
     parser.add_argument("--exclude-source", action="store_true",
                         help="never output the unchanged source sentence (off by default: the beam decoder is "
                         "our Moses, whose 1-best may be the source when no rewrite scores better, and seed 000's "
@@ -103,6 +106,10 @@ def run(args: argparse.Namespace) -> int:
     if args.search_graph and args.system != "beam":
         print("parastudio: error: --search-graph needs --system beam", file=sys.stderr)
         return 2
+    if args.report_segmentation and args.json:
+        print("parastudio: error: --report-segmentation prints text lines; with --json the derivation has the spans",
+              file=sys.stderr)
+        return 2
     if args.nbest < 1 or args.stack_size < 1:
         print("parastudio: error: --nbest and --stack-size must be at least 1", file=sys.stderr)
         return 2
@@ -138,6 +145,12 @@ def run(args: argparse.Namespace) -> int:
                 mcpg_exploration=args.exploration, mcpg_translator_reward=translator_reward,
             )
             for _, candidates, graph in batches:
+                if args.report_segmentation:
+                    from core.engine.cat.translate import translation_from_segments
+
+                    best = candidates[0] if candidates else None
+                    print(translation_from_segments(best.text.split(), best.derivation).format() if best else "")
+                    candidates = []
                 for candidate in candidates:
                     if args.json:
                         print(json.dumps(candidate.to_json(), ensure_ascii=False))

@@ -1,0 +1,178 @@
+"""Seed 001's paraphraser from the command line: ``graph load``, ``suggest`` and ``autoeval``.
+
+* ``graph load GRAPH [GRAPH ...] -o G.sqlite [--source FILE]``: stream search graphs (ours or Moses',
+  traditional or extended format, plain or gzip) into a graph store (:mod:`core.engine.cat.graph_store`).
+* ``suggest --graph G --sentence N --span I J [--approach NAME] [--top 5] [--feedback TEXT] [--json]``:
+  suggestions for tokens ``[I, J)`` of sentence ``N``'s translation, and what became of every candidate.
+* ``autoeval --approach NAME [--top 5] [--feedback] [--cases roundtrip|webkjv|FILE] [--json]``:
+  seed 001 §4.1's automatic evaluation; with no ``--cases``, the bundled round-trip cases of the test verses.
+
+``--graph`` takes a graph store or a search graph dump (loaded once into the user cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+CASE_SETS = ("roundtrip", "webkjv")
+
+
+def _approach_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--approach", default="approach-10",
+                        help="approach-1 ... approach-10 (seed 001 Fig. 4.2) or one from --approaches "
+                        "(default approach-10)")
+    parser.add_argument("--approaches", metavar="TOML", help="user-defined approaches ([approach.NAME] tables)")
+    parser.add_argument("--top", type=int, default=5, help="suggestions shown (default 5)")
+    parser.add_argument("--lm", help="KenLM model for LMSF and LMBS (default: the demo's English LM)")
+
+
+def register(subparsers) -> None:
+    graph = subparsers.add_parser("graph", help="search graphs for seed 001's paraphraser")
+    graph_sub = graph.add_subparsers(dest="graph_command", metavar="COMMAND")
+    load = graph_sub.add_parser("load", help="stream search graphs into a SQLite graph store (seed 001 §3.2.2)")
+    load.add_argument("graphs", nargs="+", metavar="GRAPH", help="Moses -output-search-graph file(s), plain or .gz")
+    load.add_argument("-o", "--output", required=True, help="the graph store to write (SQLite)")
+    load.add_argument("--source", metavar="FILE", help="the translated sentences, one per line, kept beside")
+    load.set_defaults(func=run_graph_load)
+
+    suggest = subparsers.add_parser("suggest", help="paraphrases of a span of a translation, from its search "
+                                    "graph (seed 001)")
+    suggest.add_argument("--graph", help="graph store or search graph file (default: the demo's round-trip graph)")
+    suggest.add_argument("--sentence", type=int, required=True, help="sentence number in the graph")
+    suggest.add_argument("--span", type=int, nargs=2, required=True, metavar=("I", "J"),
+                         help="the selected tokens [I, J) of the translation (or of --text)")
+    suggest.add_argument("--text", help="the translation as the user edited it (the span is aligned to the "
+                         "machine translation by the fuzzy aligner)")
+    suggest.add_argument("--feedback", help="'more like this': a suggestion to move towards (UFBS, §5.1)")
+    suggest.add_argument("--request", choices=("paraphrase", "expand-abbreviation"), default="paraphrase",
+                         help="expand-abbreviation adds §5.3's filter")
+    suggest.add_argument("--gold", help="a wanted paraphrase: say where it was lost")
+    suggest.add_argument("--json", action="store_true")
+    _approach_options(suggest)
+    suggest.set_defaults(func=run_suggest)
+
+    autoeval = subparsers.add_parser("autoeval", help="seed 001 §4.1: share of test cases whose gold is among the "
+                                     "top suggestions")
+    autoeval.add_argument("--cases", default="roundtrip",
+                          help="roundtrip (default) or webkjv: the bundled cases of the test verses; or a cases file "
+                          "(JSON lines) with --graph")
+    autoeval.add_argument("--graph", help="graph store or search graph file for a cases file")
+    autoeval.add_argument("--feedback", action="store_true", help="§5.2: each shown suggestion also given as feedback")
+    autoeval.add_argument("--details", metavar="FILE", help="write one JSON line per case (suggestions, fate)")
+    autoeval.add_argument("--json", action="store_true")
+    _approach_options(autoeval)
+    autoeval.set_defaults(func=run_autoeval)
+
+
+def _resolve_approach(args):
+    from core.engine.cat.approaches import APPROACHES, load_approaches
+
+    approaches = dict(APPROACHES)
+    if args.approaches:
+        approaches.update(load_approaches(args.approaches))
+    if args.approach not in approaches:
+        raise SystemExit(f"parastudio: error: no approach {args.approach!r}; known: {', '.join(approaches)}")
+    return approaches[args.approach]
+
+
+def _lm(args):
+    from core.demo import demo_files
+    from core.engine.lm import LanguageModel
+
+    return LanguageModel(args.lm or demo_files().lm)
+
+
+def _store(path, progress):
+    from core.engine.cat.graph_store import open_graph
+
+    return open_graph(path, progress=progress)
+
+
+def run_graph_load(args: argparse.Namespace) -> int:
+    from core.cli.progress_bar import progress_bar
+    from core.engine.cat.graph_store import GraphStore
+    from core.textio import read_lines
+
+    sources = [text for _, text in read_lines(args.source)] if args.source else None
+    with progress_bar("B") as progress:
+        store = GraphStore.build(args.output, args.graphs, sources=sources, progress=progress)
+    with store:
+        print(f"{args.output}: {store.meta['hypotheses']} hypotheses of {len(store.sentences())} sentences")
+    return 0
+
+
+def run_suggest(args: argparse.Namespace) -> int:
+    from core.cli.progress_bar import progress_bar
+    from core.demo import demo_files
+    from core.engine.cat.paraphraser import suggest
+
+    approach = _resolve_approach(args)
+    with progress_bar("B") as progress:
+        store = _store(args.graph or demo_files().roundtrip_graph, progress)
+    with store:
+        if args.sentence not in set(store.sentences()):
+            print(f"parastudio: error: {store.path}: no sentence {args.sentence}", file=sys.stderr)
+            return 2
+        graph = store.sentence_graph(args.sentence)
+        tokens = args.text.split() if args.text else None
+        result = suggest(graph, args.span[0], args.span[1], approach, lm=_lm(args), top=args.top, tokens=tokens,
+                         feedback=args.feedback.split() if args.feedback else None, request=args.request)
+        out = result.to_json()
+        out["translation"] = graph.translation().format()
+        if args.gold:
+            out["gold"] = result.explain(args.gold.split()) if result.alignment else {"fate": "not aligned"}
+    if result.error and not args.json:
+        print(f"parastudio: error: {result.error}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False))
+        return 0 if not result.error else 1
+    print(f"translation: {out['translation']}")
+    alignment = result.alignment
+    print(f"selection: {' '.join(graph.translation().tokens[alignment.start:alignment.end])} "
+          f"[{alignment.start}, {alignment.end}) <- source [{alignment.source_start}, {alignment.source_end})")
+    for row in out["suggestions"]:
+        lm = "" if row["lm_score"] is None else f"  lm {row['lm_score']:.3f}"
+        print(f"{row['rank']}. {row['text']}  (fsm {row['fsm_score']:.4f}{lm})")
+    if args.gold:
+        print(f"gold {args.gold!r}: {out['gold']['fate']}")
+    return 0
+
+
+def run_autoeval(args: argparse.Namespace) -> int:
+    from core.cli.progress_bar import progress_bar
+    from core.demo import demo_files
+    from core.engine.cat.autoeval import evaluate, read_cases
+    from core.textio import atomic_output
+
+    approach = _resolve_approach(args)
+    if args.cases in CASE_SETS:
+        cases_path, graph_path = demo_files().case_set(args.cases)
+        graph_path = args.graph or graph_path
+    else:
+        if not args.graph:
+            print("parastudio: error: a cases file needs --graph (the search graph its sentence ids refer to)",
+                  file=sys.stderr)
+            return 2
+        cases_path, graph_path = args.cases, args.graph
+    cases = read_cases(cases_path)
+    lm = _lm(args)
+    with progress_bar("case") as progress:
+        store = _store(graph_path, progress)
+        with store:
+            evaluation = evaluate(store, cases, approach, lm=lm, top=args.top, feedback=args.feedback,
+                                  explain=bool(args.details), progress=progress)
+    if args.details:
+        with atomic_output(args.details) as handle:
+            for result in evaluation.results:
+                handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+    if args.json:
+        print(json.dumps(evaluation.to_json()))
+        return 0
+    print(f"{approach.name}: {evaluation.successes} of {len(cases)} cases"
+          f"{' with feedback' if args.feedback else ''} (top {args.top})")
+    for length, (count, successes) in evaluation.by_length().items():
+        print(f"  length {length}: {successes}/{count}")
+    return 0

@@ -1,0 +1,141 @@
+"""Seed 001 §4.1 and §5.2: the ten approaches on round-trip test cases, ranked with sign tests.
+
+For each case set, every approach of Fig. 4.2 runs on every case
+(:mod:`core.engine.cat.autoeval`: success when the gold is among the top 5),
+with the fate of each gold (:mod:`core.engine.cat.gold_trace`), so the table
+says not only how many cases an approach solves but where the others were
+lost. Approaches 1 and 10 also run with feedback (§5.2: 501 and 847 of 2,139
+in the paper). Every pair of approaches is compared with the exact two-sided
+sign test over cases (ties dropped), at 0.05 as the paper does and with Holm
+over the 45 pairs.
+
+Case sets: the round-trip cases of the 1,000 dev verses (the paper's scale:
+1,000 sentences) when ``evaldata/build`` has them, else those of the 100 demo
+test verses; and the WEB-KJV cases (the WEB verse as an edited translation of
+the RV1909 verse's machine translation, aligned by the fuzzy aligner).
+
+Two diagnostic rows, not the paper's, show what the figures depend on:
+``approach-10, all spans`` (every hypothesis inside the coverage retrieved, not
+only the spans reached by ``forward`` links) and ``approach-10 without FWPF``.
+
+    parastudio experiment seed001-approaches [--cases roundtrip|webkjv|both] [--set dev|test] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from core.demo import demo_files
+from core.engine.cat.approaches import APPROACHES, Approach
+from core.engine.cat.autoeval import Case, CaseResult, evaluate, read_cases
+from core.engine.cat.graph_store import open_graph
+from core.engine.lm import LanguageModel
+from core.experiments import module_main
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "evaldata" / "build"
+RESULTS = ROOT / "evaldata" / "results"
+FEEDBACK_APPROACHES = ("approach-1", "approach-10")
+
+
+def diagnostic_approaches() -> dict[str, Approach]:
+    ten = APPROACHES["approach-10"]
+    return {
+        "approach-10, all spans": dataclasses.replace(ten, name="approach-10, all spans",
+                                                      parameters={"retrieval": "all-spans"}),
+        "approach-10 without FWPF": dataclasses.replace(ten, name="approach-10 without FWPF",
+                                                        partial_filters=("PTPF", "SDPF")),
+    }
+
+
+def case_sets(which: str, part: str) -> list[tuple[str, Path, Path]]:
+    """``(name, cases, graph)`` per set: the build's files for ``part`` when present, else the demo's (test)."""
+    demo = demo_files()
+    built = {
+        "roundtrip": (BUILD / "testcases" / f"roundtrip-{part}.jsonl", BUILD / "roundtrip" / f"roundtrip-{part}.graph.gz"),
+        "webkjv": (BUILD / "testcases" / f"{part}.jsonl", BUILD / "roundtrip" / f"direct-{part}.graph.gz"),
+    }
+    sets = []
+    for name in (("roundtrip", "webkjv") if which == "both" else (which,)):
+        cases, graph = built[name]
+        if cases.exists() and graph.exists():
+            sets.append((f"{name} ({part}, build)", cases, graph))
+        else:
+            cases, graph = demo.case_set(name)
+            sets.append((f"{name} (test, demo)", cases, graph))
+    return sets
+
+
+def _run_one(job: tuple[Path, Path, str, Approach, bool, int | None]) -> tuple[str, bool, list[CaseResult], float]:
+    graph_path, lm_path, _, approach, feedback, limit = job
+    cases = _CASES[:limit] if limit else _CASES
+    started = time.perf_counter()
+    with open_graph(graph_path) as store:
+        evaluation = evaluate(store, cases, approach, lm=LanguageModel(lm_path), feedback=feedback,
+                              explain=not feedback)
+    return approach.name, feedback, evaluation.results, time.perf_counter() - started
+
+
+_CASES: list[Case] = []  # the set being evaluated, shared with forked workers
+
+
+def run_set(name: str, cases_path: Path, graph_path: Path, lm_path: Path, *, limit: int | None,
+            processes: int, say) -> dict:
+    global _CASES
+    _CASES = read_cases(cases_path)
+    cases = _CASES[:limit] if limit else _CASES
+    open_graph(graph_path).close()  # load a dump into the cache once, before the workers fork
+    approaches = {**APPROACHES, **diagnostic_approaches()}
+    jobs = [(graph_path, lm_path, name, approach, False, limit) for approach in approaches.values()]
+    jobs += [(graph_path, lm_path, name, APPROACHES[a], True, limit) for a in FEEDBACK_APPROACHES]
+    results: dict[str, list[CaseResult]] = {}
+    feedback: dict[str, list[CaseResult]] = {}
+    seconds: dict[str, float] = {}
+    say(f"  {name}: {len(cases)} cases, {len(jobs)} runs")
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=max(1, processes), mp_context=context) as pool:
+        for approach, with_feedback, rows, spent in pool.map(_run_one, jobs):
+            (feedback if with_feedback else results)[approach] = rows
+            seconds[approach + (" feedback" if with_feedback else "")] = spent
+            say(f"    {approach}{' with feedback' if with_feedback else ''}: "
+                f"{sum(r.success for r in rows)}/{len(rows)} in {spent:.0f} s")
+    return {"name": name, "cases_file": str(cases_path), "graph": str(graph_path), "cases": cases,
+            "results": results, "feedback": feedback, "seconds": seconds}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cases", choices=("roundtrip", "webkjv", "both"), default="both")
+    parser.add_argument("--set", choices=("dev", "test"), default="dev",
+                        help="the build's cases of this part (the demo's test cases without a build)")
+    parser.add_argument("--limit", type=int, help="first N cases of each set")
+    parser.add_argument("--lm", help="KenLM model for LMSF and LMBS (default: the demo's English LM, which made "
+                        "the graphs)")
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--out", help="output directory (default evaldata/results)")
+
+
+def run_from_args(args: argparse.Namespace, command: str) -> int:
+    from core.experiments.seed001_report import write_report
+
+    lm_path = Path(args.lm) if args.lm else demo_files().lm
+    started = time.perf_counter()
+    sets = [run_set(name, cases, graph, lm_path, limit=args.limit, processes=args.processes, say=print)
+            for name, cases, graph in case_sets(args.cases, args.set)]
+    out = Path(args.out) if args.out else RESULTS
+    written = write_report(sets, out, command=command, lm=lm_path, seconds=time.perf_counter() - started)
+    for path in written:
+        print(path)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return module_main("seed001_approaches", __doc__.splitlines()[0], add_arguments, run_from_args, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
