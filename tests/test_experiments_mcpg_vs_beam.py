@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLE1_RULES
 from core.experiments import mcpg_vs_beam as experiment
+from core.experiments import mcpg_vs_beam_report as report
 from core.experiments.mcpg_vs_beam import MCPGSystem, SentenceResult
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
@@ -78,7 +79,7 @@ def _fake_results():
 
 def test_summaries_of_hand_made_results(tmp_path):
     results = _fake_results()
-    true_summary, translator_summary = experiment.summarize(results, [TRUE_TUNED, TRANSLATOR_TUNED])
+    true_summary, translator_summary = report.summarize(results, [TRUE_TUNED, TRANSLATOR_TUNED])
     # true-score vs beam 1-best: 0, -1, +1 -> mean 0, sd sqrt(2/3), 2 of 3 reach it.
     assert true_summary.vs_best.mean == pytest.approx(0.0)
     assert true_summary.vs_best.sd == pytest.approx(math.sqrt(2 / 3))
@@ -93,12 +94,12 @@ def test_summaries_of_hand_made_results(tmp_path):
     assert translator_summary.vs_best.mean == pytest.approx(-3.5)
     assert translator_summary.vs_best.sd == pytest.approx(1.5)
     assert translator_summary.outputs == 2
-    boost = experiment.true_over_translator(results, "tuned")
+    boost = report.true_over_translator(results, "tuned")
     assert boost.mean == pytest.approx(3.0) and boost.sd == pytest.approx(1.0)  # +2, +4
-    assert experiment.true_over_translator(results, "faithful") is None
+    assert report.true_over_translator(results, "faithful") is None
 
     path = tmp_path / "report.md"
-    experiment.write_markdown(path, results, [TRUE_TUNED, TRANSLATOR_TUNED], {"command": "x"}, 2.0)
+    report.write_markdown(path, results, [TRUE_TUNED, TRANSLATOR_TUNED], {"command": "x"}, 2.0)
     text = path.read_text(encoding="utf-8")
     assert "-14.13 ± 19.99" in text and "-42.92 ± 40.14" in text and "+28.79 ± 34.19" in text
     # the paper's figures divided by ln 10
@@ -154,7 +155,7 @@ def test_report_states_units_eta_the_polish_share_and_samples(tmp_path):
         result.beam_text = "beam out"
     systems = [TRUE_TUNED, bare, faithful]
     path = tmp_path / "report.md"
-    experiment.write_markdown(path, results, systems, {"command": "x"}, 2.0)
+    report.write_markdown(path, results, systems, {"command": "x"}, 2.0)
     text = path.read_text(encoding="utf-8")
     assert text.count("**Units.**") == 1 and "log10" in text
     assert "2.0 commits, η ≈ 100" in text and "1.0 commits, η ≈ 1,000" in text
