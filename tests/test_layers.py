@@ -176,3 +176,10 @@ def test_importing_all_of_core_and_running_the_cli_parser_loads_no_qt():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_no_core_module_is_over_500_lines():
+    """One idea per module (docs/ARCHITECTURE.md): a core file past 500 lines holds several; split it."""
+    long = [f"{p.relative_to(ROOT)}: {n} lines" for p in sorted((ROOT / "core").rglob("*.py"))
+            if "migrations" not in p.parts and (n := len(p.read_text(encoding="utf-8").splitlines())) > 500]
+    assert long == []
