@@ -98,3 +98,19 @@ def test_graph_load_command(tmp_path, capsys):
     assert main(["graph", "load", str(dump), "-o", str(tmp_path / "cli.sqlite")]) == 0
     assert "16 hypotheses of 1 sentences" in capsys.readouterr().out
     assert main(["graph", "load", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "x.sqlite")]) == 1
+
+
+def test_the_decoders_own_segmentation_is_preferred_and_checked(tmp_path, capsys):
+    dump = tmp_path / "graph.txt"
+    dump.write_text(GRAPH, encoding="utf-8")
+    printed = "indiana |0-0| became the |1-1| first |2-2| state |3-3| . |4-4|"  # another tiling of the same words
+    (tmp_path / "seg.txt").write_text(printed + "\n", encoding="utf-8")
+    assert main(["graph", "load", str(dump), "-o", str(tmp_path / "t.sqlite"), "--translations",
+                 str(tmp_path / "seg.txt")]) == 0
+    with GraphStore(tmp_path / "t.sqlite") as store:
+        assert store.sentence_graph(0).translation().format() == printed
+    (tmp_path / "bad.txt").write_text("indiana |0-0| became the\n", encoding="utf-8")
+    assert main(["graph", "load", str(dump), "-o", str(tmp_path / "u.sqlite"), "--translations",
+                 str(tmp_path / "bad.txt")]) == 2
+    assert "bad.txt:1: expected every phrase followed by its source span" in capsys.readouterr().err
+    assert not (tmp_path / "u.sqlite").exists()

@@ -35,6 +35,9 @@ def register(subparsers) -> None:
     load.add_argument("graphs", nargs="+", metavar="GRAPH", help="Moses -output-search-graph file(s), plain or .gz")
     load.add_argument("-o", "--output", required=True, help="the graph store to write (SQLite)")
     load.add_argument("--source", metavar="FILE", help="the translated sentences, one per line, kept beside")
+    load.add_argument("--translations", metavar="FILE",
+                      help="the decoder's 1-best with its segmentation (Moses -report-segmentation), one per line; "
+                      "without it the 1-best is read from the graph")
     load.set_defaults(func=run_graph_load)
 
     suggest = subparsers.add_parser("suggest", help="paraphrases of a span of a translation, from its search "
@@ -96,8 +99,16 @@ def run_graph_load(args: argparse.Namespace) -> int:
     from core.textio import read_lines
 
     sources = [text for _, text in read_lines(args.source)] if args.source else None
+    translations = None
+    if args.translations:
+        from core.engine.cat.segmentation import parse_segmentation
+
+        translations = [text for _, text in read_lines(args.translations)]
+        for number, text in enumerate(translations, 1):
+            parse_segmentation(text, args.translations, number)  # a bad line stops here, not at first use
     with progress_bar("B") as progress:
-        store = GraphStore.build(args.output, args.graphs, sources=sources, progress=progress)
+        store = GraphStore.build(args.output, args.graphs, sources=sources, translations=translations,
+                                 progress=progress)
     with store:
         print(f"{args.output}: {store.meta['hypotheses']} hypotheses of {len(store.sentences())} sentences")
     return 0

@@ -51,8 +51,11 @@ class FSM:
 def build_fsm(partials: Sequence[Partial], low: int, high: int,
               score: Callable[[Partial | None, Partial], float]) -> FSM:
     """The machine over ``partials`` inside source ``[low, high)``; ``score(source, target)``, source None = start."""
-    inside = [p for p in partials if low <= p.start < p.end <= high]
-    fsm = FSM(list(inside))
+    # States in a canonical order (span, then words), so equal scores break the same way whichever decoder
+    # numbered the hypotheses: K best paths that tie keep the lower state numbers.
+    inside = sorted((p for p in partials if low <= p.start < p.end <= high),
+                    key=lambda p: (p.start, p.end, p.words, -p.score, p.node.hyp))
+    fsm = FSM(inside)
     starting_at: dict[int, list[int]] = {}
     for index, partial in enumerate(fsm.partials, start=1):
         starting_at.setdefault(partial.start, []).append(index)

@@ -9,8 +9,11 @@ format (:mod:`core.engine.search_graph`): ``covered`` is kept as two columns,
 ``covered_start`` and ``covered_end``, inclusive as in the dump.
 
 A table ``sentence`` holds what the dump does not: the source sentence when
-it is given (``--source``). The 1-best translation and its segmentation need
-nothing more than the graph: they are its best path (``forward`` from the root).
+it is given (``--source``), and the decoder's 1-best with its segmentation
+(``--translations``: Moses ``-report-segmentation`` output). Without it the
+1-best is the graph's best path (``forward`` from the root); the decoder's own
+output is preferred when given, because where two segmentations of one
+string tie exactly the graph does not say which one the decoder printed.
 
 The file carries its own ``PRAGMA application_id``; a SQLite file that is not a
 graph store is refused and never altered, and one is created only by
@@ -28,14 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from core.engine.cat.segmentation import Translation
+from core.engine.cat.segmentation import Translation, parse_segmentation
 from core.engine.search_graph import parse_line
 from core.errors import InputFileError
 from core.progress import Progress, no_progress
 from core.textio import open_text_maybe_gzip
 
 APPLICATION_ID = 0x50534752  # "PSGR": a Paraphrase Studio search graph store
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: sentence.translation
 BATCH = 20_000
 
 _SCHEMA = """
@@ -44,7 +47,7 @@ CREATE TABLE hypothesis (
     score REAL, transition REAL, recombined INTEGER, forward INTEGER, fscore REAL,
     covered_start INTEGER, covered_end INTEGER, out TEXT
 );
-CREATE TABLE sentence (sentence INTEGER PRIMARY KEY, source TEXT);
+CREATE TABLE sentence (sentence INTEGER PRIMARY KEY, source TEXT, translation TEXT);
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 """
 # Built after loading: an index grown row by row is several times slower to build.
@@ -133,6 +136,10 @@ class GraphStore:
             raise InputFileError(self.path, "a search graph store (parastudio graph load)",
                                  f"a SQLite file with application id {application_id}; it was left untouched")
         self.meta = dict(self._connection.execute("SELECT key, value FROM meta"))
+        if self.meta.get("schema_version") != str(SCHEMA_VERSION):
+            self._connection.close()
+            raise InputFileError(self.path, f"a graph store of schema version {SCHEMA_VERSION} (make it again with "
+                                 "parastudio graph load)", f"version {self.meta.get('schema_version')}")
 
     def close(self) -> None:
         self._connection.close()
@@ -146,8 +153,8 @@ class GraphStore:
     # -- building ----------------------------------------------------------------------------------
     @classmethod
     def build(cls, destination: str | os.PathLike, graphs: Iterable[str | os.PathLike], *,
-              sources: Sequence[str] | None = None, meta: dict[str, str] | None = None,
-              progress: Progress = no_progress) -> "GraphStore":
+              sources: Sequence[str] | None = None, translations: Sequence[str] | None = None,
+              meta: dict[str, str] | None = None, progress: Progress = no_progress) -> "GraphStore":
         """Stream the dumps ``graphs`` (sentence ids kept as written) into a new store at ``destination``."""
         destination = Path(destination)
         destination.parent.mkdir(parents=True, exist_ok=True)
@@ -177,8 +184,12 @@ class GraphStore:
                 progress(total, total, "indexing")
                 for index in _INDEXES:
                     connection.execute(index)
-                if sources is not None:
-                    connection.executemany("INSERT INTO sentence VALUES (?, ?)", enumerate(sources))
+                count = max(len(sources or ()), len(translations or ()))
+                if count:
+                    connection.executemany("INSERT INTO sentence VALUES (?, ?, ?)", (
+                        (i, sources[i] if sources and i < len(sources) else None,
+                         translations[i] if translations and i < len(translations) else None)
+                        for i in range(count)))
                 info = {"schema_version": str(SCHEMA_VERSION), "graphs": " ".join(str(g) for g in graphs),
                         "hypotheses": str(rows), **(meta or {})}
                 connection.executemany("INSERT INTO meta VALUES (?, ?)", info.items())
@@ -198,6 +209,11 @@ class GraphStore:
     def source(self, sentence: int) -> tuple[str, ...] | None:
         row = self._connection.execute("SELECT source FROM sentence WHERE sentence = ?", (sentence,)).fetchone()
         return tuple(row[0].split()) if row and row[0] is not None else None
+
+    def translation(self, sentence: int) -> Translation | None:
+        """The decoder's own 1-best with its segmentation, when the store was given it."""
+        row = self._connection.execute("SELECT translation FROM sentence WHERE sentence = ?", (sentence,)).fetchone()
+        return parse_segmentation(row[0], str(self.path), sentence + 1) if row and row[0] is not None else None
 
     def sentence_graph(self, sentence: int) -> "SentenceGraph":
         return SentenceGraph(self, sentence)
@@ -268,6 +284,7 @@ class SentenceGraph:
         self._coverage: dict[tuple[int, int], list[GraphNode]] = {}
         self._ids: dict[int, GraphNode | None] = {}
         self._best_path: list[GraphNode] | None = None
+        self._translation: Translation | None = None
         self.queries = 0
 
     def by_coverage(self, start: int, end: int) -> list[GraphNode]:
@@ -309,8 +326,12 @@ class SentenceGraph:
         return self._best_path
 
     def translation(self) -> Translation:
-        """The 1-best with its segmentation (what ``-report-segmentation`` prints for it)."""
-        return Translation.from_phrases((node.out, node.start, node.end) for node in self.best_path())
+        """The 1-best with its segmentation: the decoder's (``-report-segmentation``) when the store has it,
+        else the graph's best path."""
+        if self._translation is None:
+            self._translation = self.store.translation(self.sentence) or Translation.from_phrases(
+                (node.out, node.start, node.end) for node in self.best_path())
+        return self._translation
 
     def predecessor_on_best_path(self, source_start: int) -> GraphNode | None:
         """The 1-best's hypothesis that ends right before source word ``source_start`` (None at the start)."""
@@ -345,7 +366,7 @@ def open_graph(path: str | os.PathLike, *, progress: Progress = no_progress) -> 
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
-    cached = cache_root() / "graphs" / f"{digest.hexdigest()[:24]}.sqlite"
+    cached = cache_root() / "graphs" / f"{digest.hexdigest()[:24]}-v{SCHEMA_VERSION}.sqlite"
     if is_graph_store(cached):
         return GraphStore(cached)
     return GraphStore.build(cached, [path], meta={"loaded_from": str(path)}, progress=progress)
