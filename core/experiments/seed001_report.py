@@ -134,9 +134,9 @@ def plot(sets: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(1, len(sets), figsize=(6.5 * len(sets), 4.2), squeeze=False)
-    labels = [_group_label(*g) for g in LENGTH_GROUPS]
     for axis, result in zip(axes[0], sets):
         counts = [sum(1 for c in result["cases"] if low <= c.length <= high) for low, high in LENGTH_GROUPS]
+        labels = [f"{_group_label(*g)}\nn={n}" for g, n in zip(LENGTH_GROUPS, counts)]
         for name in ("approach-1", "approach-4", "approach-7", "approach-10", "approach-10, all spans"):
             rows = result["results"].get(name)
             if not rows:
@@ -144,10 +144,8 @@ def plot(sets: list[dict], path: Path) -> None:
             rates = [100 * sum(r.success for r in rows if low <= r.case.length <= high) / n if n else 0
                      for (low, high), n in zip(LENGTH_GROUPS, counts)]
             axis.plot(labels, rates, marker="o", label=name, linestyle="--" if "," in name else "-")
-        for x, n in enumerate(counts):
-            axis.annotate(f"n={n}", (x, 0), textcoords="offset points", xytext=(0, -24), ha="center", fontsize=7)
         axis.set_title(result["name"])
-        axis.set_xlabel("selected phrase length (tokens)")
+        axis.set_xlabel("selected phrase length (tokens); n = cases")
         axis.set_ylabel("cases solved in the top 5 (%)")
         axis.grid(alpha=0.3)
         axis.legend(fontsize=7)
