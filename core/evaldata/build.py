@@ -12,6 +12,8 @@ pivot          pivot paraphrase table over the RV1909 pivot (``core.tablebuild.p
 webkjv-table   WEB -> KJV phrase table, kept as a paraphrase table p(e2|e1)
 lm             5-gram modified Kneser-Ney LM on the WEB training verses
 testcases      seed 001 §4.1 cases for the dev and test verses
+parse          spaCy dependency parses of the WEB training verses (seed 002 §3.1)
+patterns       the pattern paraphrase table over the RV1909 pivot (seed 002 §3.2-3.3)
 demo           the committed ``OUT/demo`` files and their MANIFEST
 manifest       sha256 of every artifact in ``OUT/build/MANIFEST``
 =============  ===============================================================
@@ -26,13 +28,13 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from core.evaldata import corpus_stages, demo_release, model_stages
+from core.evaldata import corpus_stages, demo_release, model_stages, parse_stage, pattern_stage
 from core.evaldata.stage_context import BuildContext, StageSkipped, default_out_dir, process_pool
 from core.progress import Progress
 from core.textio import atomic_output
 
-STAGES = ("extract", "tokenize", "split", "phrase-table", "pivot", "webkjv-table", "lm", "testcases", "demo",
-          "manifest")
+STAGES = ("extract", "tokenize", "split", "phrase-table", "pivot", "webkjv-table", "lm", "testcases", "parse",
+          "patterns", "demo", "manifest")
 # Two chains of stages that share nothing but the split run side by side, one per core: each is
 # single-threaded (eflomal with one thread and DuckDB with one thread, both for bit-identical output).
 CONCURRENT_CHAINS = (("phrase-table", "pivot"), ("webkjv-table", "lm", "testcases"))
@@ -55,6 +57,7 @@ STAGE_FUNCTIONS: dict[str, Callable[[BuildContext], dict]] = {
     "split": corpus_stages.stage_split, "phrase-table": model_stages.stage_phrase_table,
     "pivot": model_stages.stage_pivot, "webkjv-table": model_stages.stage_webkjv_table,
     "lm": model_stages.stage_lm, "testcases": model_stages.stage_testcases,
+    "parse": parse_stage.stage_parse, "patterns": pattern_stage.stage_patterns,
     "demo": demo_release.stage_demo, "manifest": demo_release.stage_manifest,
 }
 

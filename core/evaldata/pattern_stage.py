@@ -1,0 +1,59 @@
+"""Build stage ``patterns``: the WEB pattern paraphrase table over the RV1909 pivot (seed 002 §3.2-3.3).
+
+Reads the parses of the ``parse`` stage, ``corpus/train.rv`` and the WEB-RV word
+alignment the ``phrase-table`` stage saves (``alignment/web-rv.align.gz``), induces
+the English patterns of each verse (Algorithm 1,
+:func:`core.engine.patterns.induction.induce_patterns`), and hands them to
+:func:`core.tablebuild.patterns.table_builder.build_pattern_table` (Algorithm 2,
+counts, h1..h4, pairing). Writes ``patterns/web-rv.pattern-table.gz`` and its
+``.json`` sidecar with λ = 1 and T = -inf: every pair (seed 002 §3.4's starting
+point, from which ``parastudio tune --system pivot`` learns λ and T).
+"""
+
+from __future__ import annotations
+
+import time
+
+from core.engine.patterns.induction import MAX_SUBTREE_WORDS, induce_patterns
+from core.evaldata.model_stages import WEB_RV_ALIGNMENT
+from core.evaldata.parse_stage import PARSES, read_parses
+from core.evaldata.stage_context import BuildContext, StageSkipped, read_lines, sha256_of, sha256_of_inputs
+from core.tablebuild.alignment import parse_links
+from core.tablebuild.patterns.scoring import DEFAULT_LAMBDAS, KEEP_ALL
+from core.tablebuild.patterns.table_builder import build_pattern_table
+
+PATTERN_TABLE = "patterns/web-rv.pattern-table.gz"
+
+
+def stage_patterns(context: BuildContext) -> dict:
+    for name in (PARSES, WEB_RV_ALIGNMENT):
+        if not context.path(*name.split("/")).exists():
+            raise StageSkipped(f"{name} is missing: run the {'parse' if name == PARSES else 'phrase-table'} stage first")
+    inputs = sha256_of_inputs(context, PARSES, "corpus/train.rv", WEB_RV_ALIGNMENT)
+    started = time.perf_counter()
+    parses = read_parses(context.path(*PARSES.split("/")))
+    pivots = read_lines(context.path("corpus", "train.rv"))
+    alignments = read_lines(context.path(*WEB_RV_ALIGNMENT.split("/")))
+    if not len(parses) == len(pivots) == len(alignments):
+        raise StageSkipped(f"{len(parses)} parses, {len(pivots)} RV verses and {len(alignments)} alignments: "
+                           "rerun the parse and phrase-table stages")
+    read_seconds = time.perf_counter() - started
+    induced = {"patterns": 0, "seconds": 0.0}
+
+    def sentences():
+        for parse, pivot, links in zip(parses, pivots, alignments):
+            clock = time.perf_counter()
+            patterns = [instance.elements for instance in induce_patterns(parse)]
+            induced["seconds"] += time.perf_counter() - clock
+            induced["patterns"] += len(patterns)
+            yield parse.words, patterns, pivot.split(), parse_links(links)
+
+    output = context.path(*PATTERN_TABLE.split("/"))
+    meta = {"inputs_sha256": inputs, "max_subtree_words": MAX_SUBTREE_WORDS,
+            "parser": context.report.get("stages", {}).get("parse", {}).get("stats", {}).get("parser")}
+    stats = build_pattern_table(sentences(), output, lambdas=DEFAULT_LAMBDAS, threshold=KEEP_ALL,
+                                total=len(parses), meta=meta, progress=context.progress)
+    stats["timings"] = {"read_seconds": read_seconds, "induce_seconds (Algorithm 1, within align_patterns)":
+                        induced["seconds"], **stats["timings"]}
+    return {"output": PATTERN_TABLE, "output_sha256": sha256_of(output), "inputs_sha256": inputs,
+            "verses": len(parses), **stats}
