@@ -28,6 +28,7 @@ SUBCOMMAND_MODULES = [
     "core.cli.generate_cmd",
     "core.cli.experiment_cmd",
     "core.cli.inspect_cmd",
+    "core.cli.patterns_cmd",
 ]
 PLUGIN_GROUP = "parastudio.commands"
 
