@@ -49,3 +49,23 @@ def parse_for(parses: dict[tuple[str, ...], DependencyParse]):
     def parse(tokens):
         return parses[tuple(tokens)]
     return parse
+
+
+# "we should consider market demand" (paper shape) and its Chinese translation, word for word.
+CONSIDER = DependencyParse.of(
+    ["we", "should", "consider", "market", "demand"],
+    ["PRP", "MD", "VB", "NN", "NN"],
+    [1, -1, 1, 4, 2],
+    ["SBJ", "ROOT", "VC", "NMOD", "OBJ"],
+)
+CONSIDER_CHINESE = ["我们", "应该", "考虑", "市场", "需求"]
+CONSIDER_LINKS = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)]
+
+
+def figure_sentences():
+    """The sentence pairs of the build tests: Figure 2's sentence and its paraphrase, and Figure 3's two."""
+    from core.engine.patterns.induction import induce_patterns
+
+    for parse, pivot, links in ((FIGURE2, CHINESE, CHINESE_LINKS), (CONSIDER, CONSIDER_CHINESE, CONSIDER_LINKS),
+                                (ACTIVE, CHINESE_3, ACTIVE_LINKS), (PASSIVE, CHINESE_3, PASSIVE_LINKS)):
+        yield parse.words, [p.elements for p in induce_patterns(parse, reshape=False)], pivot, links
