@@ -5,7 +5,8 @@ Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
 
 * ``seed000-reranking``: seed 000 §3, :mod:`core.experiments.seed000_reranking`;
 * ``mcpg-vs-beam``: seed 000 §4 / seed 003 §5, :mod:`core.experiments.mcpg_vs_beam`;
-* ``spg-rates``: seed 004 §5, :mod:`core.experiments.spg_rates`.
+* ``spg-rates``: seed 004 §5, :mod:`core.experiments.spg_rates`;
+* ``seed002-patterns``: seed 002 §3-4, :mod:`core.experiments.seed002_patterns`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.experiments import mcpg_vs_beam, seed000_reranking, spg_rates
+from core.experiments import mcpg_vs_beam, seed000_reranking, seed002_patterns, spg_rates
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not options of the experiment itself: left out of the recorded command.
@@ -49,6 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "spg-rates", help="seed 004 §5: SPG paraphrase rate and unit replacements per application")
     spg_rates.add_arguments(rates)
     rates.set_defaults(func=lambda args: spg_rates.run_from_args(args, recorded_command("spg-rates", args)))
+
+    patterns = experiments.add_parser(
+        "seed002-patterns", help="seed 002: paraphrase patterns through the Spanish pivot, models, scripted judges, SPG")
+    seed002_patterns.add_arguments(patterns)
+    patterns.set_defaults(func=lambda args: seed002_patterns.run_from_args(
+        args, recorded_command("seed002-patterns", args)))
 
 
 def recorded_command(experiment: str, args: argparse.Namespace) -> str:
