@@ -76,3 +76,23 @@ def test_patterns_stage_without_its_inputs_is_skipped_with_a_reason(tmp_path):
     (build / "alignment" / "web-rv.align.gz").unlink()
     report = run_build(tmp_path, ["patterns"], say=lambda message: None, jobs=1)
     assert "run the phrase-table stage first" in report["stages"]["patterns"]["stats"]["reason"]
+
+
+def test_the_experiment_reports_the_build(tmp_path, monkeypatch):
+    from core.cli import main
+
+    build = _corpus(tmp_path)
+    (build / "corpus" / "train.kjv").write_text(
+        "we should first consider the demand of the market .\nwe should consider market demand .\n"
+        "and god saw the light .\n", encoding="utf-8")
+    (build / "corpus" / "test.web").write_text("we should first take market demand into consideration .\n",
+                                               encoding="utf-8")
+    run_build(tmp_path, ["parse", "patterns"], say=lambda message: None, jobs=1)
+    out = tmp_path / "results"
+    assert main(["experiment", "seed002-patterns", "--data", str(tmp_path), "--out", str(out)]) == 0
+    text = (out / "seed002-patterns.md").read_text(encoding="utf-8")
+    pairs = len(list(read_table(build / "patterns" / "web-rv.pattern-table.gz")))
+    assert f"| pattern pairs (#PP, every pair sharing a pivot) | {pairs} |" in text
+    assert "need human judges" in text and "accuracy not measured" in text
+    assert "Coverage (seed 002 §4.5" in text and "1-bests that use a pattern: 1" in text
+    assert (out / "seed002-patterns.png").stat().st_size > 0

@@ -120,3 +120,19 @@ def test_the_annotation_screen_marks_slots(pattern_study, qtbot):
             assert f'<span style="{SLOT_STYLE}">{slot}</span>' in candidate
         finally:
             writer.close()
+
+
+def test_cli_makes_the_study_and_refuses_an_empty_sample(tmp_path, capsys):
+    table = tmp_path / "patterns.gz"
+    build_pattern_table(figure_sentences(), table)
+    db = tmp_path / "cli.sqlite"
+    assert main(["patterns", "study", str(table), "--db", str(db), "--annotators", "a,b", "--sample", "3"]) == 0
+    with open_database(db) as opened:
+        study = ops.find_study(opened)
+        models = ops.study_settings(opened, study)["pattern_models"]
+        assert set(models) == set(PATTERN_MODELS)
+        items = ops.list_items(opened, study)
+        assert 0 < len(items) <= 6
+    assert main(["patterns", "study", str(table), "--db", str(tmp_path / "none.sqlite"), "--name", "x",
+                 "--annotators", "a", "--ll-threshold", "1000", "--mle-threshold", "1000"]) == 2
+    assert "neither model extracts a pair" in capsys.readouterr().err
