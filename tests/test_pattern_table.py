@@ -137,3 +137,19 @@ def test_cli_rescore_and_stats(table, tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["pairs"] == len(kept)
     with gzip.open(out, "rt", encoding="utf-8") as handle:
         assert all(line.count(" ||| ") >= 4 for line in handle)
+
+
+def test_cli_generate_spg_with_a_pattern_table(table, example1_table_path, tiny_lm, monkeypatch, capsys):
+    pytest.importorskip("spacy")
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("we should first take market demand into consideration .\n"))
+    assert main(["generate", "--system", "spg-compression", "--table", str(example1_table_path),
+                 "--pattern-table", str(table), "--lm", str(tiny_lm["binary"]), "--json", "--processes", "1"]) == 0
+    candidate = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert candidate["text"] == "we should first consider market demand ."
+    assert candidate["params"]["pattern_tables"] == [{"path": str(table), "score": "score"}]
+    assert any(step["source"] == "take market demand into consideration" for step in candidate["derivation"])
+    monkeypatch.setattr("sys.stdin", io.StringIO("the dog\n"))
+    assert main(["generate", "--system", "beam", "--table", str(example1_table_path), "--pattern-table",
+                 str(table), "--lm", str(tiny_lm["binary"])]) == 2
