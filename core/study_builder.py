@@ -10,7 +10,7 @@ cancelled build leaves no half study behind.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -213,8 +213,8 @@ def study_from_pattern_table(report: Progress, db: Database, plan: StudyPlan, ta
                                          line=len(rows) + 1))
     if not rows:
         raise ValueError(f"{table}: neither model extracts a pair under the given weights and thresholds")
-    plan.criteria = pattern_criteria()
-    plan.settings = {"kind": "pattern-pairs", "display": "tokenized", "pattern_table": str(table),
-                     "pattern_models": models_json, **plan.settings}
+    plan = replace(plan, criteria=pattern_criteria(),
+                   settings={"kind": "pattern-pairs", "display": "tokenized", "pattern_table": str(table),
+                             "pattern_models": models_json, **plan.settings})
     sources = {sentence: e1 for e1, sentence in e1_ids.items()}
     return make_study(db, plan, rows, f"pattern pairs of {table}", sources, None, None, report)

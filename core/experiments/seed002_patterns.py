@@ -192,7 +192,8 @@ def _percent(part: int, whole: int) -> str:
 def write_markdown(path: Path, result: dict) -> None:
     models, stages = result["models"], result["stages"]
     build = stages["patterns"].get("stats", {})
-    parse = stages["parse"].get("stats", {})
+    parse_stats = stages["parse"].get("stats", {})
+    parse = {**parse_stats, **(parse_stats.get("measured") or {})}
     lines = [
         "# Seed 002: paraphrase patterns through the Spanish pivot (RV1909)",
         "",

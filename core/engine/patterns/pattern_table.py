@@ -129,7 +129,10 @@ def _slots(tokens: Iterable[str]) -> list[str]:
 def pattern_table_for(path: str | os.PathLike, sentences: Iterable[Sequence[str]], *, score: str = "score",
                       parser: Parser | None = None) -> PatternTable:
     """Only the pairs whose e1 occurs in ``sentences`` (parsed here), as ``ParaphraseTable.load_for`` filters."""
-    table = PatternTable(parser=parser)
-    wanted = {instance.text for sentence in sentences for instance in table.instances(sentence)}
-    loaded = PatternTable.load(Path(path), score=score, parser=table._parser, only_patterns=wanted)
-    return loaded
+    if parser is None:
+        from core.engine.patterns.spacy_parser import SpacyParser
+
+        parser = SpacyParser()
+    wanted = {instance.text for sentence in sentences if sentence
+              for instance in induce_patterns(parser(list(sentence)))}
+    return PatternTable.load(Path(path), score=score, parser=parser, only_patterns=wanted)
