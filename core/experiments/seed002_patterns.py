@@ -282,6 +282,8 @@ def write_markdown(path: Path, result: dict) -> None:
               "pattern is shorter in bytes (planning keeps only shorter units).", ""]
     for example in spg["examples"]:
         lines += [f"* `{example['source']}`", f"  → `{example['output']}`  ({'; '.join(example['patterns'])})"]
+    lines += ["", "Nobody judged these: with λ = 1 and no tuning of SPG's weights, some 1-bests are not good English "
+              "(a pattern that drops an object or breaks agreement wins on bytes and the LM lets it through)."]
     lines += ["", "## Stage times (seconds)", "", "| stage | seconds | notes |", "|---|---:|---|"]
     for name, entry in stages.items():
         stats = entry.get("stats", {})
