@@ -10,7 +10,7 @@ cancelled build leaves no half study behind.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -131,3 +131,90 @@ def default_study_name(existing: Sequence[str], stem: str) -> str:
     while name in existing:
         name, number = f"{stem} ({number})", number + 1
     return name
+
+
+# ---------------------------------------------------------------------------
+# Pattern pairs (seed 002 §3.4, §4.1, §4.4)
+
+_TYPE_DESCRIPTIONS = {
+    "trivial": "Changes of prepositions, articles and the like: 'all the members of [NNPS_1]' / 'all members of [NNPS_1]'.",
+    "replacement": "A phrase replaced: '[JJ_1] economic losses' / '[JJ_1] financial losses'.",
+    "reordering": "Phrases reordered: '[NN_1] definition' / 'the definition of [NN_1]'.",
+    "structural": "Both replaced and reordered: 'the admission of [NNP_1] to the wto' / 'the [NNP_1] 's wto accession'.",
+    "information": "Information added or dropped without changing the meaning: '[NNS_1] are in fact women' / "
+                   "'[NNS_1] are women'.",
+}
+
+
+def pattern_criteria() -> list[ops.CriterionSpec]:
+    """Correct or not (seed 002 §3.4's definition), then the type of a pair (§4.4, Table 3): both show e1."""
+    from core.vocabulary import NO, PATTERN_CORRECT, PATTERN_TYPE, PATTERN_TYPES, YES
+
+    correct = ops.CriterionSpec(
+        PATTERN_CORRECT, "Can the two patterns generate paraphrase fragments by filling the corresponding slots "
+        "([NN_1], [VB_1], ...) with identical words?", "binary",
+        ({"value": NO, "label": "No", "description": "Filled with the same words, they would not mean the same."},
+         {"value": YES, "label": "Yes", "description": "Filled with the same words, they are paraphrases."}), True)
+    kind = ops.CriterionSpec(
+        PATTERN_TYPE, "Which kind of paraphrase pattern is this? (for a pair you judged incorrect, the kind it "
+        "attempts)", "custom",
+        tuple({"value": value, "label": label, "description": _TYPE_DESCRIPTIONS[value]} for value, label in PATTERN_TYPES),
+        True)
+    return [correct, kind]
+
+
+@dataclass
+class PatternModels:
+    """The two models a pattern study compares, as λ and T over one table's per-pivot features."""
+
+    ll_lambdas: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
+    ll_threshold: float = float("-inf")
+    mle_threshold: float = float("-inf")
+    sample: int = 100  # pairs per model (seed 002 §4.1 samples 3,000 of each)
+
+
+def study_from_pattern_table(report: Progress, db: Database, plan: StudyPlan, table: str,
+                             models: PatternModels = PatternModels()) -> int:
+    """A blind study of pattern pairs: ``models.sample`` pairs drawn from each model's extracted pairs, mixed.
+
+    The source is e1, the candidate e2; a pair both models extract is one candidate credited to both (the
+    judges never see systems). Criteria: :func:`pattern_criteria`. Shown tokenized, slots marked.
+    """
+    import math
+    import random
+
+    from core.tablebuild.patterns.scoring import MLE_LAMBDAS, extracted, log_score
+    from core.tablebuild.patterns.table_file import read_table
+    from core.vocabulary import PATTERN_MODELS
+
+    report(2, 100, f"reading {Path(table).name}")
+    chosen: dict[str, list[tuple]] = {name: [] for name in PATTERN_MODELS}
+    settings = {PATTERN_MODELS[0]: (models.ll_lambdas, models.ll_threshold),
+                PATTERN_MODELS[1]: (MLE_LAMBDAS, models.mle_threshold)}
+    for pair in read_table(Path(table)):
+        for name, (lambdas, threshold) in settings.items():
+            value = log_score(pair.features, lambdas)
+            if extracted(value, threshold):
+                chosen[name].append((pair.e1, pair.e2, value, pair.p_mle, pair.pivots[:3]))
+    rng = random.Random(plan.seed)
+    rows: list[ops.CandidateRow] = []
+    e1_ids: dict[str, str] = {}
+    models_json = {}
+    for name, pairs in chosen.items():
+        lambdas, threshold = settings[name]
+        models_json[name] = {"lambdas": list(lambdas), "threshold": threshold if math.isfinite(threshold) else None,
+                             "pairs_extracted": len(pairs)}
+        for e1, e2, value, p_mle, pivots in rng.sample(pairs, min(models.sample, len(pairs))):
+            sentence = e1_ids.setdefault(e1, f"e1-{len(e1_ids) + 1}")
+            rows.append(ops.CandidateRow(sentence_id=sentence, text=e2, system=name, source=e1, model_score=value,
+                                         params={"table": str(table), "model": name, "lambdas": list(lambdas),
+                                                 "threshold": models_json[name]["threshold"], "ln_score": value,
+                                                 "p_mle": p_mle, "pivots": list(pivots)},
+                                         line=len(rows) + 1))
+    if not rows:
+        raise ValueError(f"{table}: neither model extracts a pair under the given weights and thresholds")
+    plan = replace(plan, criteria=pattern_criteria(),
+                   settings={"kind": "pattern-pairs", "display": "tokenized", "pattern_table": str(table),
+                             "pattern_models": models_json, **plan.settings})
+    sources = {sentence: e1 for e1, sentence in e1_ids.items()}
+    return make_study(db, plan, rows, f"pattern pairs of {table}", sources, None, None, report)

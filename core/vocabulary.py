@@ -1,6 +1,8 @@
 """The words every layer shares, defined once.
 
 * The three applications of SPG (seed 004 §3.2): what a paraphrase is for.
+* The pattern-pair study of seed 002 §3.4, §4.1 and §4.4: its two models, its
+  two criteria and the five types of paraphrase pattern (Table 3).
 * The words read as yes and as no wherever a yes/no answer comes in (the
   annotation screen's keys, imported judgments, CSV files); stored answers are
   always ``"yes"`` or ``"no"``.
@@ -27,3 +29,16 @@ def yes_or_no(word: str) -> str | None:
     if low in NO_WORDS:
         return NO
     return None
+
+
+# Seed 002 §4.1: pairs of the log-linear model and of the MLE model (Bannard and Callison-Burch) judged blind.
+PATTERN_MODELS = ("LL-model", "MLE-model")
+PATTERN_CORRECT = "correct"  # yes/no: "they can generate paraphrase fragments by filling the slots with identical words"
+PATTERN_TYPE = "type"  # one of the five types of seed 002 §4.4, Table 3
+PATTERN_TYPES: tuple[tuple[str, str], ...] = (
+    ("trivial", "trivial change"),
+    ("replacement", "phrase replacement"),
+    ("reordering", "phrase reordering"),
+    ("structural", "structural paraphrase"),
+    ("information", "information + or -"),
+)

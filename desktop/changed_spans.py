@@ -1,27 +1,36 @@
 """Changed words highlighted as HTML, in tokenized or readable text (which words changed:
-:mod:`core.engine.changed_words`). Plain Python, no Qt."""
+:mod:`core.engine.changed_words`), and pattern slots (``[NN_1]``, seed 002) marked. Plain Python, no Qt."""
 
 from __future__ import annotations
 
 import html
 from typing import Sequence
 
+from core.engine.patterns.slots import is_slot
+
 
 HIGHLIGHT_STYLE = "background-color:#ffe08a; color:#000000; font-weight:bold"
+# A slot of a paraphrase pattern: the same number in both patterns is filled with the same words.
+SLOT_STYLE = "background-color:#d6e6ff; color:#0b3d91; font-weight:bold"
+
+
+def _token_html(token: str) -> str:
+    shown = html.escape(token)
+    return f'<span style="{SLOT_STYLE}">{shown}</span>' if is_slot(token) else shown
 
 
 def highlighted_html(tokens: Sequence[str], marked: set[int] | range, style: str = HIGHLIGHT_STYLE) -> str:
-    """Tokens as escaped HTML, consecutive marked tokens wrapped in one span."""
+    """Tokens as escaped HTML, consecutive marked tokens wrapped in one span, slots marked."""
     parts: list[str] = []
     run: list[str] = []
     for index, token in enumerate(tokens):
         if index in marked:
-            run.append(html.escape(token))
+            run.append(_token_html(token))
             continue
         if run:
             parts.append(f'<span style="{style}">{" ".join(run)}</span>')
             run = []
-        parts.append(html.escape(token))
+        parts.append(_token_html(token))
     if run:
         parts.append(f'<span style="{style}">{" ".join(run)}</span>')
     return " ".join(parts)

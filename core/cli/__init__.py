@@ -29,6 +29,7 @@ SUBCOMMAND_MODULES = [
     "core.cli.experiment_cmd",
     "core.cli.inspect_cmd",
     "core.cli.suggest_cmd",
+    "core.cli.patterns_cmd",
 ]
 PLUGIN_GROUP = "parastudio.commands"
 

@@ -7,6 +7,7 @@ Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
 * ``mcpg-vs-beam``: seed 000 §4 / seed 003 §5, :mod:`core.experiments.mcpg_vs_beam`;
 * ``spg-rates``: seed 004 §5, :mod:`core.experiments.spg_rates`;
 * ``seed001-approaches``: seed 001 §4.1 and §5.2, :mod:`core.experiments.seed001_approaches`.
+* ``seed002-patterns``: seed 002 §3-4, :mod:`core.experiments.seed002_patterns`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.experiments import mcpg_vs_beam, seed000_reranking, seed001_approaches, spg_rates
+from core.experiments import mcpg_vs_beam, seed000_reranking, seed001_approaches, seed002_patterns, spg_rates
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not options of the experiment itself: left out of the recorded command.
@@ -57,6 +58,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     seed001_approaches.add_arguments(approaches)
     approaches.set_defaults(func=lambda args: seed001_approaches.run_from_args(
         args, recorded_command("seed001-approaches", args)))
+    patterns = experiments.add_parser(
+        "seed002-patterns", help="seed 002: paraphrase patterns through the Spanish pivot, models, scripted judges, SPG")
+    seed002_patterns.add_arguments(patterns)
+    patterns.set_defaults(func=lambda args: seed002_patterns.run_from_args(
+        args, recorded_command("seed002-patterns", args)))
 
 
 def recorded_command(experiment: str, args: argparse.Namespace) -> str:

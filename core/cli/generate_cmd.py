@@ -22,6 +22,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--system", required=True, choices=SYSTEMS)
     parser.add_argument("--table", action="append", required=True,
                         help="paraphrase table (repeat for several; merged except for SPG)")
+    parser.add_argument("--pattern-table", action="append", default=[], metavar="FILE",
+                        help="SPG only: a pattern paraphrase table (parastudio patterns build), matched on each "
+                        "input sentence's spaCy parse; repeat for several")
+    parser.add_argument("--pattern-score", choices=("score", "p_mle"), default="score",
+                        help="which score of the pattern table is the rule's: Eq. 3 (score, default) or Eq. 1 (p_mle)")
     parser.add_argument("--lm", required=True, help="KenLM model (ARPA or binary)")
     parser.add_argument("--nbest", type=int, default=1, help="candidates per sentence (distinct strings)")
     parser.add_argument("--time-budget", type=float, default=None,
@@ -113,9 +118,18 @@ def run(args: argparse.Namespace) -> int:
     if args.nbest < 1 or args.stack_size < 1:
         print("parastudio: error: --nbest and --stack-size must be at least 1", file=sys.stderr)
         return 2
+    if args.pattern_table and not args.system.startswith("spg"):
+        print("parastudio: error: --pattern-table needs an SPG system (spg-compression, spg-simplification, "
+              "spg-similarity)", file=sys.stderr)
+        return 2
     tables = [load_table_from_args(path, args) for path in args.table]
     lm = LanguageModel(args.lm)
     sentences = _read_sentences(sys.stdin, args.tokenize)
+    pattern_tables = []
+    if args.pattern_table:
+        from core.engine.patterns.pattern_table import pattern_table_for
+
+        pattern_tables = [pattern_table_for(path, sentences, score=args.pattern_score) for path in args.pattern_table]
     references = None
     if args.reference:
         with open(args.reference, encoding="utf-8") as handle:
@@ -143,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
                 search_graph_extended=args.search_graph_extended, exclude_source=args.exclude_source,
                 mcpg=args.profile, mcpg_episodes_per_step=args.episodes_per_step,
                 mcpg_exploration=args.exploration, mcpg_translator_reward=translator_reward,
+                **({"pattern_tables": pattern_tables} if pattern_tables else {}),
             )
             for _, candidates, graph in batches:
                 if args.report_segmentation:

@@ -14,6 +14,11 @@ Systems:
   (seed 004) in ``core.engine.spg.generate_spg(source, tables, lm, application=,
   nbest=, time_budget=, seed=)``.
 
+SPG also takes pattern tables (``pattern_tables``, seed 004's PT-4:
+:class:`core.engine.patterns.pattern_table.PatternTable`); they are matched on each
+parsed input sentence and are not part of the merged table, so a candidate that used
+a pattern has the true score of the phrase tables alone (often unreachable).
+
 Several ``--table`` arguments are merged into one table (a rule kept once,
 with its highest probability) for the systems that take one table, as Moses
 would use several tables as alternative decoding paths; SPG gets the list.
@@ -72,6 +77,7 @@ class GenerationSetup:
     mcpg_exploration: float = DEFAULT_EXPLORATION
     mcpg_translator_reward: str = "channel"
     spg: SPGWeights = field(default_factory=SPGWeights)
+    pattern_tables: tuple = ()  # SPG only: PatternTable objects, one more table each
     exclude_source: bool = False  # never output the unchanged source (the beam asks for one more path)
 
 
@@ -138,7 +144,7 @@ class SPGGenerator:
         if self.application == "similarity" and reference is None:
             raise ValueError("spg-similarity needs a reference sentence for every input sentence (--reference FILE)")
         setup = self.setup
-        return generate_spg(source, list(setup.tables), setup.lm, application=self.application, reference=reference,
+        return generate_spg(source, [*setup.tables, *setup.pattern_tables], setup.lm, application=self.application, reference=reference,
                             nbest=setup.nbest, weights=setup.spg, settings=setup.decoder)
 
     def params(self) -> dict:
@@ -180,11 +186,13 @@ class _SentenceGenerator:
                  search_graph: bool = False, mcpg: MCPGOptions | str = "tuned",
                  mcpg_episodes_per_step: int | None = None, mcpg_exploration: float = DEFAULT_EXPLORATION,
                  mcpg_translator_reward: str = "channel", spg: SPGWeights | None = None,
-                 search_graph_extended: bool = False, exclude_source: bool = False):
+                 search_graph_extended: bool = False, exclude_source: bool = False, pattern_tables: Sequence = ()):
         if system not in GENERATORS:
             raise ValueError(f"unknown system {system!r}; expected one of {', '.join(SYSTEMS)}")
         if nbest < 1:
             raise ValueError("nbest must be at least 1")
+        if pattern_tables and not system.startswith("spg"):
+            raise ValueError(f"pattern tables are SPG tables (seed 004's PT-4); {system} cannot use them")
         self.system = system
         self.search_graph = search_graph and system == "beam"
         self.search_graph_extended = search_graph_extended
@@ -192,12 +200,15 @@ class _SentenceGenerator:
             tables=tuple(tables), table=merged_table(tables), lm=lm, nbest=nbest, time_budget=time_budget,
             seed=seed, decoder=settings or DecoderSettings(stack_size=stack_size), mcpg=resolve_profile(mcpg),
             mcpg_episodes_per_step=mcpg_episodes_per_step, mcpg_exploration=mcpg_exploration,
-            mcpg_translator_reward=mcpg_translator_reward, spg=spg or SPGWeights(), exclude_source=exclude_source)
+            mcpg_translator_reward=mcpg_translator_reward, spg=spg or SPGWeights(), exclude_source=exclude_source,
+            pattern_tables=tuple(pattern_tables))
         self.generator = GENERATORS[system](self.setup)
         self.scorer = TrueScorer(self.setup.table, lm, self.generator.weights)
         self.params = {
             "system": system,
             "tables": [getattr(t, "source_path", t.name) for t in tables],
+            **({"pattern_tables": [{"path": getattr(t, "source_path", None) or t.name, "score": t.score_column}
+                                   for t in pattern_tables]} if pattern_tables else {}),
             "lm": str(lm.path) if lm is not None else None,
             "nbest": nbest,
             "seed": seed,
@@ -270,7 +281,7 @@ def generate(
     beam decoder's settings (``stack_size`` is then ignored).
     ``system_options`` go to the system: ``mcpg`` (a profile name or
     :class:`~core.engine.mcpg.MCPGOptions`), ``mcpg_episodes_per_step``,
-    ``mcpg_exploration``, ``mcpg_translator_reward``, ``spg`` (SPGWeights).
+    ``mcpg_exploration``, ``mcpg_translator_reward``, ``spg`` (SPGWeights), ``pattern_tables`` (SPG).
     """
     for _, candidates, _ in generate_batches(
         system, sentences, tables, lm, nbest=nbest, time_budget=time_budget, seed=seed, stack_size=stack_size,

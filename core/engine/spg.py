@@ -43,6 +43,12 @@ the SPG score plus the constant ``lambda_self |s|``, the same argmax and
 order; we subtract it back. Weights default to 1 (seed 004 tunes them by MERT
 on replacement F-measure over a labelled dev set, §3.6, which we lack).
 
+Tables: any object with ``name`` and ``matches(tokens)`` (:class:`UnitTable`): phrase tables
+(:class:`ParaphraseTable`, PT-1..PT-3) and pattern tables
+(:class:`core.engine.patterns.pattern_table.PatternTable`, seed 004's PT-4 built
+by seed 002's method), whose matches are patterns found in the parsed input
+with their slots filled by the input's words.
+
 Notation -> names: ``lambda_k`` -> ``SPGWeights.tables[k]``, ``lambda_lm`` ->
 ``lm``, ``lambda_um`` -> ``usability``, ``c`` -> ``SELF_PARAPHRASE_SCORE``,
 ``s'`` -> ``reference``.
@@ -52,12 +58,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from core.engine.beam_decoder import BeamDecoder, DecoderSettings
 from core.engine.derivation import Segment
 from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.paraphrase_table import Match, ParaphraseTable
 from core.engine.rules import Rule
 from core.engine.scoring import ScoreWeights
 from core.progress import Progress, no_progress
@@ -67,6 +73,14 @@ SELF_PARAPHRASE_SCORE = math.exp(-1.0)  # c, seed 004 §3.4
 _LN10 = math.log(10.0)
 
 Result = tuple[tuple[str, ...], float, tuple[Segment, ...]]
+
+
+class UnitTable(Protocol):
+    """A paraphrase table as SPG uses it: the (source unit, target unit) rules that apply to a sentence."""
+
+    name: str
+
+    def matches(self, tokens: Sequence[str]) -> list[Match]: ...
 
 
 @dataclass(frozen=True)
@@ -141,7 +155,7 @@ class PlannedUnit:
     mu: float
 
 
-def plan(source: Sequence[str], tables: Sequence[ParaphraseTable], usability: Usability,
+def plan(source: Sequence[str], tables: Sequence[UnitTable], usability: Usability,
          weights: SPGWeights = SPGWeights()) -> list[PlannedUnit]:
     """Paraphrase planning (seed 004 §3.3): the (source unit, target unit) pairs that achieve the application."""
     source = tuple(source)
@@ -185,7 +199,7 @@ def spg_log_score(source: Sequence[str], target: Sequence[str], units: Sequence[
 
 def generate_spg(
     source_tokens: Sequence[str],
-    tables: Sequence[ParaphraseTable] | ParaphraseTable,
+    tables: Sequence[UnitTable] | UnitTable,
     lm: LanguageModel | None,
     *,
     application: Application,
@@ -207,7 +221,7 @@ def generate_spg(
     paraphrased.
     """
     del seed, time_budget
-    if isinstance(tables, ParaphraseTable):
+    if hasattr(tables, "matches"):
         tables = [tables]
     weights = weights or SPGWeights()
     source = tuple(source_tokens)
@@ -282,7 +296,7 @@ class SPGReport:
 
 def spg_report(
     sentences: Sequence[Sequence[str]],
-    tables: Sequence[ParaphraseTable] | ParaphraseTable,
+    tables: Sequence[UnitTable] | UnitTable,
     lm: LanguageModel | None,
     *,
     application: Application,

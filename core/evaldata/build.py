@@ -15,6 +15,8 @@ testcases      seed 001 §4.1 cases for the dev and test verses
 rv-web-table   the Spanish -> English table (``core.evaldata.translation_stages``)
 rv-lm          Spanish 5-gram LMs on the RV1909 training verses
 roundtrip      seed 001 §4.1.1: WEB -> Spanish -> English, search graphs, round-trip cases
+parse          spaCy dependency parses of the WEB training verses (seed 002 §3.1)
+patterns       the pattern paraphrase table over the RV1909 pivot (seed 002 §3.2-3.3)
 demo           the committed ``OUT/demo`` files and their MANIFEST
 manifest       sha256 of every artifact in ``OUT/build/MANIFEST``
 =============  ===============================================================
@@ -29,13 +31,13 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from core.evaldata import corpus_stages, demo_release, model_stages, translation_stages
+from core.evaldata import corpus_stages, demo_release, model_stages, parse_stage, pattern_stage, translation_stages
 from core.evaldata.stage_context import BuildContext, StageSkipped, default_out_dir, process_pool
 from core.progress import Progress
 from core.textio import atomic_output
 
 STAGES = ("extract", "tokenize", "split", "phrase-table", "pivot", "webkjv-table", "lm", "testcases",
-          "rv-web-table", "rv-lm", "roundtrip", "demo", "manifest")
+          "rv-web-table", "rv-lm", "roundtrip", "parse", "patterns", "demo", "manifest")
 # Two chains of stages that share nothing but the split run side by side, one per core: each is
 # single-threaded (eflomal with one thread and DuckDB with one thread, both for bit-identical output).
 CONCURRENT_CHAINS = (("phrase-table", "pivot", "rv-web-table"), ("webkjv-table", "lm", "testcases", "rv-lm"))
@@ -60,6 +62,7 @@ STAGE_FUNCTIONS: dict[str, Callable[[BuildContext], dict]] = {
     "lm": model_stages.stage_lm, "testcases": model_stages.stage_testcases,
     "rv-web-table": translation_stages.stage_rv_web_table, "rv-lm": translation_stages.stage_rv_lm,
     "roundtrip": translation_stages.stage_roundtrip,
+    "parse": parse_stage.stage_parse, "patterns": pattern_stage.stage_patterns,
     "demo": demo_release.stage_demo, "manifest": demo_release.stage_manifest,
 }
 

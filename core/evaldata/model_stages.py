@@ -8,6 +8,8 @@ from core.evaldata.testcases import CaseReport, build_cases
 from core.tablebuild.table_converters import moses_to_paraphrase_table
 
 ALIGNMENT_SEED = 0
+# grow-diag-final-and links of train.web (source, i) and train.rv (target, j), Pharaoh "i-j", one line per verse.
+WEB_RV_ALIGNMENT = "alignment/web-rv.align.gz"
 MAX_PHRASE_LENGTH = 7
 PIVOT_PARAMETERS = {"min_prob": 1e-5, "max_pivot": 200, "top": 20}
 WEBKJV_TOP = 20
@@ -32,11 +34,14 @@ def stage_phrase_table(context: BuildContext) -> dict:
     web = read_lines(context.path("corpus", "train.web"))
     rv = read_lines(context.path("corpus", "train.rv"))
     output = context.path("tables", "web-rv.phrase-table.gz")
+    # The symmetrized word alignment the table was extracted from, kept for the pattern stages (seed 002 §3.2).
+    alignment = context.path(*WEB_RV_ALIGNMENT.split("/"))
     inputs = sha256_of_inputs(context, "corpus/train.web", "corpus/train.rv")
     stats = build_phrase_table(web, rv, output, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED,
-                               compresslevel=TABLE_GZIP_LEVEL)
+                               alignment_output=alignment, compresslevel=TABLE_GZIP_LEVEL)
     return {"training_corpus": "corpus/train.web", "training_lines": len(web), "inputs_sha256": inputs,
-            "output_sha256": sha256_of(output), **stats}
+            "output_sha256": sha256_of(output), "alignment": WEB_RV_ALIGNMENT,
+            "alignment_sha256": sha256_of(alignment), **stats}
 
 
 def stage_pivot(context: BuildContext) -> dict:

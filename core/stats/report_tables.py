@@ -17,6 +17,9 @@ Each table reproduces a layout from the seeds:
   picked), and the unified score (an item succeeds when at least 2 annotators
   say so), with ``seed001_sign_tests``: exact sign tests on the unified
   success, case by case, between every two approaches, Holm corrected.
+* ``seed002_table2`` / ``seed002_table3`` (seed 002 §4.1, §4.4) for a pattern-pair
+  study (criteria ``correct`` and ``type``): precision per model and counts per
+  type (:mod:`core.stats.report_patterns`).
 * per annotator pair and criterion (:mod:`core.stats.report_pairs`): kappa,
   the confusion matrix and drift (kappa per block of 50 items, in judging order).
 
@@ -49,6 +52,7 @@ from core.stats.judgment_records import JudgmentRecords, ScoreRecords
 from core.stats.report_model import Column, PlotSpec, Report, ReportTable, signature
 from core.stats.report_agreement import agreement_table
 from core.stats.report_pairs import pair_tables
+from core.stats.report_patterns import pattern_tables
 from core.stats.significance import pairwise_tests
 from core.stats.system_scores import is_choice_label, sentence_scores
 from core.vocabulary import NO_WORDS, YES_WORDS
@@ -366,6 +370,7 @@ def build_report(
                     judges, aggregate="mean"))
     if scales:
         report.tables.append(seed004_table(records, scales))
+    report.tables.extend(pattern_tables(records, positive))
     for name in binary + choice:
         table, tests = seed001_tables(records, name, positive, unified_min)
         report.tables.append(table)

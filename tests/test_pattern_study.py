@@ -1,0 +1,140 @@
+"""A pattern-pair study (seed 002 §3.4, §4.1, §4.4): made from a pattern table, judged, reported as Table 2
+and Table 3, and shown in the annotation screen with its slots marked."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import defaultdict
+
+import pytest
+
+from core.cli import main
+from core.store import operations as ops
+from core.store.database import open_database
+from core.study_builder import PatternModels, StudyPlan, study_from_pattern_table
+from core.tablebuild.patterns.table_builder import build_pattern_table
+from core.tablebuild.patterns.table_file import read_table
+from core.vocabulary import PATTERN_MODELS, PATTERN_TYPES
+from tests.pattern_fixtures import figure_sentences
+
+TYPES = [value for value, _ in PATTERN_TYPES]
+
+
+@pytest.fixture()
+def pattern_study(tmp_path):
+    table = tmp_path / "patterns.gz"
+    build_pattern_table(figure_sentences(), table)
+    pairs = list(read_table(table))
+    # MLE-model keeps pairs with p(e2|e1) > 0.4: a strict subset, so some pairs are the LL-model's alone.
+    models = PatternModels(mle_threshold=math.log(0.4), sample=1000)
+    db_path = tmp_path / "study.sqlite"
+    with open_database(db_path, create=True) as db:
+        plan = StudyPlan(name="patterns", annotators=["a", "b"], seed=1, repeat_fraction=0, control_fraction=0,
+                         application=None)
+        study = study_from_pattern_table(lambda *_: None, db, plan, str(table), models)
+    return db_path, study, pairs
+
+
+def _judge_everything(db_path, study):
+    """A scripted pair of judges: a says yes to pairs whose e2 has 'consider', b to every pair; types by item."""
+    with open_database(db_path) as db:
+        for name in ("a", "b"):
+            annotator = ops.find_annotator(db, study, name)
+            while (item := ops.next_item(db, annotator)) is not None:
+                if item.criterion == "correct":
+                    value = "yes" if name == "b" or "consider" in item.candidate.split() else "no"
+                else:
+                    value = TYPES[len(item.candidate) % len(TYPES)]
+                ops.record_judgment(db, item.assignment_id, value)
+
+
+def test_the_study_mixes_both_models_blind_with_e1_as_source(pattern_study):
+    db_path, study, pairs = pattern_study
+    with open_database(db_path) as db:
+        settings = ops.study_settings(db, study)
+        assert settings["kind"] == "pattern-pairs" and settings["display"] == "tokenized"
+        assert settings["pattern_models"]["LL-model"]["pairs_extracted"] == len(pairs)
+        assert settings["pattern_models"]["MLE-model"]["pairs_extracted"] == sum(p.p_mle > 0.4 for p in pairs)
+        annotator = ops.find_annotator(db, study, "a")
+        item = ops.next_item(db, annotator)
+        assert item.criterion in ("correct", "type") and item.shows_source
+        assert (item.source, item.candidate) in {(p.e1, p.e2) for p in pairs}
+        assert not any(name in json.dumps(item.__dict__, default=str) for name in PATTERN_MODELS)
+
+
+def test_report_gives_seed002_tables_2_and_3(pattern_study, tmp_path, capsys):
+    db_path, study, pairs = pattern_study
+    _judge_everything(db_path, study)
+    exported = tmp_path / "judgments.csv"
+    assert main(["study", "export-judgments", "--db", str(db_path), "-o", str(exported)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(db_path), "--format", "json", "--bootstrap", "0"]) == 0
+    tables = {t["key"]: t for t in json.loads(capsys.readouterr().out)["tables"]}
+
+    # Independent computation from the exported rows.
+    votes = defaultdict(lambda: defaultdict(list))  # system -> item -> [yes?]
+    types = defaultdict(lambda: defaultdict(int))  # system -> type -> count (correct by the same judge)
+    rows = list(csv.DictReader(open(exported, encoding="utf-8")))
+    correct = {(r["item"], r["annotator"]): r["value"] for r in rows if r["criterion"] == "correct"}
+    for row in rows:
+        for system in row["systems"].split(";"):
+            if row["criterion"] == "correct":
+                votes[system][row["item"]].append(row["value"] == "yes")
+            elif correct[(row["item"], row["annotator"])] == "yes":
+                types[system][row["value"]] += 1
+    table2 = {row[0]: row for row in tables["seed002_table2"]["rows"]}
+    assert set(table2) == set(PATTERN_MODELS)
+    for system, items in votes.items():
+        judgments = [v for vs in items.values() for v in vs]
+        majority = [sum(vs) * 2 > len(vs) for vs in items.values()]
+        assert table2[system][1] == len(items) and table2[system][2] == len(judgments)
+        assert table2[system][3] == pytest.approx(sum(judgments) / len(judgments))
+        assert table2[system][4] == pytest.approx(sum(majority) / len(majority))
+    table3 = {row[0]: row for row in tables["seed002_table3"]["rows"]}
+    labels = dict(PATTERN_TYPES)
+    for column, system in enumerate(tables["seed002_table3"]["columns"][3:], start=3):
+        name = system.removesuffix(": count")
+        for value in TYPES:
+            assert table3[labels[value]][column] == types[name][value]
+
+
+def test_the_annotation_screen_marks_slots(pattern_study, qtbot):
+    pytest.importorskip("pytestqt")
+    from desktop.annotation_screen import AnnotationScreen
+    from desktop.changed_spans import SLOT_STYLE
+    from desktop.judgment_writer import JudgmentWriter
+
+    db_path, study, _ = pattern_study
+    with open_database(db_path) as db:
+        writer = JudgmentWriter(db)
+        screen = AnnotationScreen(db, writer)
+        qtbot.addWidget(screen)
+        try:
+            screen.show()
+            screen.open(study, "a", "patterns")
+            source, candidate = screen.source_label.text(), screen.candidate_label.text()
+            slot = next(token for token in screen.item.source.split() if token.startswith("["))
+            assert f'<span style="{SLOT_STYLE}">{slot}</span>' in source
+            assert f'<span style="{SLOT_STYLE}">{slot}</span>' in candidate
+        finally:
+            screen.close_session()  # stops the heartbeat before the writer closes
+            screen.close()
+            writer.close()
+
+
+def test_cli_makes_the_study_and_refuses_an_empty_sample(tmp_path, capsys):
+    table = tmp_path / "patterns.gz"
+    build_pattern_table(figure_sentences(), table)
+    db = tmp_path / "cli.sqlite"
+    assert main(["patterns", "study", str(table), "--db", str(db), "--annotators", "a,b", "--sample", "3"]) == 0
+    with open_database(db) as opened:
+        study = ops.find_study(opened)
+        models = ops.study_settings(opened, study)["pattern_models"]
+        assert set(models) == set(PATTERN_MODELS)
+        items = ops.list_items(opened, study)
+        assert 0 < len(items) <= 6
+    assert main(["patterns", "study", str(table), "--db", str(tmp_path / "none.sqlite"), "--name", "x",
+                 "--annotators", "a", "--ll-threshold", "1000", "--mle-threshold", "1000"]) == 2
+    assert "neither model extracts a pair" in capsys.readouterr().err
