@@ -2,7 +2,9 @@
 
 * The three applications of SPG (seed 004 §3.2): what a paraphrase is for.
 * The pattern-pair study of seed 002 §3.4, §4.1 and §4.4: its two models, its
-  two criteria and the five types of paraphrase pattern (Table 3).
+  two criteria and the five types of paraphrase pattern (Table 3); and the slot
+  token ``[TAG_n]`` that pattern tables write and the engine reads back
+  (docs/pattern-table.md).
 * The words read as yes and as no wherever a yes/no answer comes in (the
   annotation screen's keys, imported judgments, CSV files); stored answers are
   always ``"yes"`` or ``"no"``.
@@ -10,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 Application = Literal["compression", "simplification", "similarity"]
@@ -42,3 +45,21 @@ PATTERN_TYPES: tuple[tuple[str, str], ...] = (
     ("structural", "structural paraphrase"),
     ("information", "information + or -"),
 )
+
+
+_SLOT = re.compile(r"^\[([A-Z$]+)_([1-9][0-9]*)\]$")
+
+
+def slot_token(tag: str, number: int) -> str:
+    """A pattern's slot as tables write it: ``[NN_1]``."""
+    return f"[{tag}_{number}]"
+
+
+def parse_slot(token: str) -> tuple[str, int] | None:
+    """``(tag, number)`` of a slot token, None for a word."""
+    found = _SLOT.match(token)
+    return (found.group(1), int(found.group(2))) if found else None
+
+
+def is_slot(token: str) -> bool:
+    return _SLOT.match(token) is not None

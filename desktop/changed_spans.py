@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from typing import Sequence
 
-from core.engine.patterns.slots import is_slot
+from core.vocabulary import is_slot
 
 
 HIGHLIGHT_STYLE = "background-color:#ffe08a; color:#000000; font-weight:bold"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine.patterns import slots as engine_slots
+from core.vocabulary import is_slot, parse_slot, slot_token
 from core.engine.patterns.induction import induce_patterns
 from core.tablebuild.patterns import slot_format
 from core.tablebuild.patterns.aligned_counts import AlignedPatternCounts
@@ -159,7 +159,12 @@ def test_equation_1_over_all_e2_including_e1_sums_to_one(aligned):
         assert paired + itself == pytest.approx(1.0)
 
 
-def test_engine_and_tablebuild_read_slots_alike():
-    for token in ("[NN_1]", "[VBZ_12]", "[NN_0]", "[nn_1]", "NN_1", "[NN_1", "word"):
-        assert engine_slots.parse_slot(token) == slot_format.parse_slot(token)
+def test_the_one_slot_format_reads_slots_and_only_slots():
+    expected = {"[NN_1]": ("NN", 1), "[VBZ_12]": ("VBZ", 12), "[NN_0]": None, "[nn_1]": None, "NN_1": None,
+                "[NN_1": None, "word": None}
+    for token, slot in expected.items():
+        assert parse_slot(token) == slot
+        assert is_slot(token) == (slot is not None)
+        if slot is not None:
+            assert slot_token(*slot) == token
     assert slot_format.canonical("give [NN_2] to [NN_1]".split()) == ("give", "[NN_1]", "to", "[NN_2]")

@@ -26,7 +26,7 @@ from typing import Iterable, Sequence
 
 from core.engine.patterns.dependency_parse import DependencyParse
 from core.engine.patterns.induction import induce_patterns
-from core.engine.patterns.slots import is_slot
+from core.vocabulary import is_slot
 
 # Function words: what a "trivial change" may add, drop or swap (§4.4: "changes of prepositions and articles").
 FUNCTION_WORDS = frozenset(

@@ -152,7 +152,7 @@ def plot(sets: list[dict], path: Path) -> None:
     figure.suptitle("Success by phrase length (seed 001 Fig. 4.3)")
     figure.tight_layout()
     with atomic_output(path, "wb", encoding=None) as handle:
-        figure.savefig(handle, format="png", dpi=110)
+        figure.savefig(handle, format="png", dpi=110, metadata={"Software": None})
     plt.close(figure)
 
 

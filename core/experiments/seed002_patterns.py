@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
@@ -56,7 +55,7 @@ def _models():
 
 def _slot_stats(pairs) -> tuple[Counter, Counter]:
     from core.tablebuild.patterns.rescoring import KIND_OF_TAG
-    from core.tablebuild.patterns.slot_format import parse_slot
+    from core.vocabulary import parse_slot
 
     counts, kinds = Counter(), Counter()
     for e1, _ in pairs:
@@ -349,7 +348,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
 
 
-def run_from_args(args: argparse.Namespace, command: str = f"python -m core.experiments.seed002_patterns") -> int:
+def run_from_args(args: argparse.Namespace, command: str = "python -m core.experiments.seed002_patterns") -> int:
     data = Path(args.data)
     needed = [data / "build" / "patterns" / "web-rv.pattern-table.gz", data / "build" / "parse" / "train.web.parse.jsonl.gz"]
     for path in needed:

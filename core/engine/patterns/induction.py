@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from itertools import product
 
 from core.engine.patterns.dependency_parse import DependencyParse
-from core.engine.patterns.slots import CONTENT_TAGS, SLOT_TAGS, slot_token
+from core.engine.patterns.slots import CONTENT_TAGS, SLOT_TAGS
+from core.vocabulary import slot_token
 from core.engine.patterns.verb_groups import auxiliary_headed
 
 MAX_SUBTREE_WORDS = 10

@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Sequence
 from core.engine.paraphrase_table import Match
 from core.engine.patterns.dependency_parse import DependencyParse
 from core.engine.patterns.induction import PatternInstance, induce_patterns
-from core.engine.patterns.slots import is_slot
+from core.vocabulary import is_slot
 from core.engine.rules import Phrase, Rule
 from core.engine.table_formats import table_name
 from core.errors import InputFormatError

@@ -13,8 +13,6 @@ same Penn Treebank tags, so they map one to one.
 
 from __future__ import annotations
 
-import re
-
 NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
 VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
@@ -22,22 +20,6 @@ SLOT_TAGS = NOUN_TAGS | VERB_TAGS | ADJECTIVE_TAGS
 # Open-class words: "a pattern must contain at least one content word so as to filter patterns like
 # 'the [NN_1]'" (seed 002 §4). The paper does not list them; we take nouns, verbs, adjectives and adverbs.
 CONTENT_TAGS = SLOT_TAGS | frozenset({"RB", "RBR", "RBS"})
-
-_SLOT = re.compile(r"^\[([A-Z$]+)_([1-9][0-9]*)\]$")
-
-
-def slot_token(tag: str, number: int) -> str:
-    return f"[{tag}_{number}]"
-
-
-def parse_slot(token: str) -> tuple[str, int] | None:
-    """``(tag, number)`` of a slot token, None for a word."""
-    found = _SLOT.match(token)
-    return (found.group(1), int(found.group(2))) if found else None
-
-
-def is_slot(token: str) -> bool:
-    return _SLOT.match(token) is not None
 
 
 def slot_kind(tag: str) -> str:

@@ -31,7 +31,7 @@ from typing import Iterator, Sequence
 
 from core.tablebuild.patterns.aligned_counts import AlignedEntry, AlignedPatternCounts
 from core.tablebuild.patterns.pivot_patterns import PatternLink
-from core.tablebuild.patterns.slot_format import parse_slot
+from core.vocabulary import parse_slot
 from core.tablebuild.phrase_scoring import NULL, WordTranslationTable
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from core.tablebuild.patterns.scoring import KEEP_ALL, extracted, log_score
-from core.tablebuild.patterns.slot_format import parse_slot
+from core.vocabulary import parse_slot
 from core.tablebuild.patterns.table_file import PatternPair, read_meta, read_table, scored_pair, write_table
 
 _KINDS = {"N": ("NN", "NNS", "NNP", "NNPS"), "V": ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ"), "J": ("JJ", "JJR", "JJS")}

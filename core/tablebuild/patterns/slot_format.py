@@ -1,24 +1,11 @@
-"""Slot tokens as the pattern table writes them (docs/pattern-table.md): ``[TAG_n]``.
-
-The engine reads them back with :mod:`core.engine.patterns.slots` (the two
-layers do not import each other; a test checks they agree).
-"""
+"""Slots renumbered as the pattern table writes them (docs/pattern-table.md); the ``[TAG_n]`` token format itself
+is the base layer's (:mod:`core.vocabulary`), read back by the engine the same way."""
 
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
-_SLOT = re.compile(r"^\[([A-Z$]+)_([1-9][0-9]*)\]$")
-
-
-def slot_token(tag: str, number: int) -> str:
-    return f"[{tag}_{number}]"
-
-
-def parse_slot(token: str) -> tuple[str, int] | None:
-    found = _SLOT.match(token)
-    return (found.group(1), int(found.group(2))) if found else None
+from core.vocabulary import is_slot, parse_slot, slot_token
 
 
 def canonical_numbers(tokens: Sequence[str]) -> dict[str, str]:
@@ -43,4 +30,4 @@ def canonical(tokens: Sequence[str]) -> tuple[str, ...]:
 
 
 def slot_count(tokens: Sequence[str]) -> int:
-    return sum(1 for token in tokens if _SLOT.match(token))
+    return sum(1 for token in tokens if is_slot(token))
