@@ -108,6 +108,36 @@ def run_set(name: str, cases_path: Path, graph_path: Path, lm_path: Path, *, lim
             "results": results, "feedback": feedback, "seconds": seconds}
 
 
+def compare_with_moses(graph: Path, translations: Path, lm_path: Path) -> dict:
+    """Our round-trip test graphs against a real Moses decoder's graphs of the same Spanish, case by case."""
+    import tempfile
+
+    from core.engine.cat.graph_store import GraphStore
+    from core.textio import read_lines
+
+    demo = demo_files()
+    cases = read_cases(demo.roundtrip_cases)
+    moses_lines = [text for _, text in read_lines(translations)]
+    lm = LanguageModel(lm_path)
+    with tempfile.TemporaryDirectory() as folder, open_graph(demo.roundtrip_graph) as ours:
+        started = time.perf_counter()
+        moses = GraphStore.build(Path(folder) / "moses.sqlite", [graph], translations=moses_lines)
+        load_seconds = time.perf_counter() - started
+        with moses:
+            sentences = moses.sentences()
+            same_string = sum(moses.sentence_graph(i).translation().tokens == ours.sentence_graph(i).translation().tokens
+                              for i in sentences)
+            rows = {}
+            for name in ("approach-1", "approach-10"):
+                a = evaluate(ours, cases, APPROACHES[name], lm=lm)
+                b = evaluate(moses, cases, APPROACHES[name], lm=lm)
+                rows[name] = {"ours": a.successes, "moses": b.successes,
+                              "same_lists": sum(x.shown == y.shown for x, y in zip(a.results, b.results)),
+                              "moses_errors": sum(1 for y in b.results if y.error)}
+            return {"graph": graph.name, "hypotheses": int(moses.meta["hypotheses"]), "sentences": len(sentences),
+                    "load_seconds": load_seconds, "same_one_best": same_string, "cases": len(cases), "rows": rows}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cases", choices=("roundtrip", "webkjv", "both"), default="both")
     parser.add_argument("--set", choices=("dev", "test"), default="dev",
@@ -116,6 +146,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lm", help="KenLM model for LMSF and LMBS (default: the demo's English LM, which made "
                         "the graphs)")
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--moses-graph", help="a real Moses decoder's search graph of the round trip's Spanish test "
+                        "sentences (see tests/data/moses/README.md), compared with ours on the bundled test cases")
+    parser.add_argument("--moses-translations", help="that run's -report-segmentation output")
     parser.add_argument("--out", help="output directory (default evaldata/results)")
 
 
@@ -126,8 +159,11 @@ def run_from_args(args: argparse.Namespace, command: str) -> int:
     started = time.perf_counter()
     sets = [run_set(name, cases, graph, lm_path, limit=args.limit, processes=args.processes, say=print)
             for name, cases, graph in case_sets(args.cases, args.set)]
+    moses = compare_with_moses(Path(args.moses_graph), Path(args.moses_translations), lm_path) \
+        if args.moses_graph and args.moses_translations else None
     out = Path(args.out) if args.out else RESULTS
-    written = write_report(sets, out, command=command, lm=lm_path, seconds=time.perf_counter() - started)
+    written = write_report(sets, out, command=command, lm=lm_path, seconds=time.perf_counter() - started,
+                           moses=moses)
     for path in written:
         print(path)
     return 0
