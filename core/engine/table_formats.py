@@ -64,6 +64,8 @@ class LoadReport:
     rules: int = 0
     skipped: int = 0
     first_errors: list[str] = field(default_factory=list)
+    binary: str | None = None  # the binary form the rules came from, if one was used
+    notes: list[str] = field(default_factory=list)  # a binary form not used, and why
 
     def note_skip(self, error: InputFormatError) -> None:
         self.skipped += 1
@@ -100,7 +102,7 @@ def _parse_probability(value: float, kind: ValueKind, path: str, number: int, li
     return min(probability, 1.0)
 
 
-def _column_index(score: str | int | None) -> int:
+def column_index(score: str | int | None) -> int:
     if score is None:
         return 0
     if isinstance(score, int):
@@ -152,7 +154,7 @@ def read_rules(
         parse = _ppdb_parser(path, score, ValueKind(value_kind) if value_kind else None, keep_features)
     else:
         kind = ValueKind(value_kind) if value_kind else ValueKind.PROB
-        parse = _columns_parser(path, table_format, _column_index(score), kind, keep_features)
+        parse = _columns_parser(path, table_format, column_index(score), kind, keep_features)
     source_field = _source_field(table_format, swap_sides)
     with open_text_maybe_gzip(path) as handle:
         for number, line in enumerate(handle, start=1):
