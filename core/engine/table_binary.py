@@ -121,25 +121,34 @@ def write_binary(table, destination: str | os.PathLike, *, text: dict, load: dic
     rule_schema: list[int] = []
     feature_offsets = [0]
     feature_values: list[float] = []
+    textual: dict[int, list[int]] = {}  # schema -> positions of its string values
     for source in sources:
         for rule in table.rules_for(source):
             rule_target.append(targets.setdefault(rule.target, len(targets)))
             rule_prob.append(rule.prob)
             features = rule.features
-            schema = tuple((key, isinstance(value, str)) for key, value in features.items())
-            rule_schema.append(schemas.setdefault(schema, len(schemas)))
-            for value in features.values():
-                feature_values.append(strings.setdefault(value, len(strings)) if isinstance(value, str) else value)
+            values = list(features.values())
+            schema = (tuple(features), tuple(map(type, values)))
+            number = schemas.setdefault(schema, len(schemas))
+            rule_schema.append(number)
+            strings_at = textual.get(number)
+            if strings_at is None:
+                strings_at = textual[number] = [i for i, kind in enumerate(schema[1]) if kind is str]
+            for i in strings_at:
+                values[i] = strings.setdefault(values[i], len(strings))
+            feature_values.extend(values)
             feature_offsets.append(len(feature_values))
         rule_offsets.append(len(rule_prob))
     hashes = [_hash(key) for key in source_keys]
     capacity = 1 << max(4, (2 * len(sources)).bit_length())
-    slots = np.zeros(capacity, dtype="<u4")
-    for index, value in enumerate(hashes):
-        slot = value & (capacity - 1)
-        while slots[slot]:
-            slot = (slot + 1) & (capacity - 1)
-        slots[slot] = index + 1
+    mask = capacity - 1
+    slot_list = [0] * capacity
+    for index, value in enumerate(hashes):  # linear probing, at most half full
+        slot = value & mask
+        while slot_list[slot]:
+            slot = (slot + 1) & mask
+        slot_list[slot] = index + 1
+    slots = np.array(slot_list, dtype="<u4")
 
     def blob(items: list[bytes]) -> tuple[bytes, np.ndarray]:
         offsets = np.zeros(len(items) + 1, dtype="<u8")
@@ -170,7 +179,8 @@ def write_binary(table, destination: str | os.PathLike, *, text: dict, load: dic
     header = json.dumps({
         "name": table.name, "rules": len(rule_prob), "sources": len(sources), "targets": len(targets),
         "max_source_length": table.max_source_length, "longest_phrase": table.longest_phrase,
-        "capacity": capacity, "schemas": [list(map(list, schema)) for schema in schemas],
+        "capacity": capacity,
+        "schemas": [[[key, kind is str] for key, kind in zip(*schema)] for schema in schemas],
         "text": text, "load": load, "skipped": report["skipped"], "first_errors": report["first_errors"],
         "arrays": directory, "data_size": position,
     }, ensure_ascii=False).encode("utf-8")
