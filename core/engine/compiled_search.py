@@ -19,12 +19,13 @@ n-best paths it returns.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import os
 from typing import Sequence
 
-from core.engine.beam_decoder import DecodeResult, DecoderSettings, Hypothesis, NBestEntry, read_path
+from core.engine.beam_decoder import DecodeResult, DecoderSettings, Hypothesis, NBestEntry
 from core.engine.lm import LanguageModel
 from core.engine.translation_options import OptionCache, PhraseOption, TranslationOption, TranslationOptions
 
@@ -50,6 +51,7 @@ class _Vocabulary:
     def __init__(self, model):
         self.model = model
         self.token: dict[str, int] = {}
+        self.words: list[str] = []  # token id -> word
         self.lm_index: list[int] = []
 
     def ids(self, words: Sequence[str]) -> tuple[list[int], list[int]]:
@@ -60,6 +62,7 @@ class _Vocabulary:
             indices = self.model.indices(fresh) if self.model is not None else [0] * len(fresh)
             for word, index in zip(fresh, indices):
                 token[word] = len(self.lm_index)
+                self.words.append(word)
                 self.lm_index.append(index)
         tokens = [token[w] for w in words]
         return tokens, [self.lm_index[t] for t in tokens]
@@ -144,7 +147,7 @@ class CompiledSearch:
         lattice = _beam_core.decode(self.model, self.store, len(source), [p[0] for p in pieces],
                                     [p[1] for p in pieces], [p[2].id for p in pieces], settings.stack_size, width,
                                     settings.weights.lm)
-        return CompiledDecodeResult(source, lattice, pieces, settings, self.cache)
+        return CompiledDecodeResult(source, lattice, pieces, settings, self.cache, self.vocabulary)
 
 
 class _CompiledPaths:
@@ -170,8 +173,9 @@ class CompiledDecodeResult(DecodeResult):
     """A :class:`DecodeResult` whose lattice lives in C++ until a caller needs its hypotheses."""
 
     def __init__(self, source: tuple[str, ...], lattice, pieces: list[tuple[int, int, _Phrase]],
-                 settings: DecoderSettings, cache: OptionCache):
+                 settings: DecoderSettings, cache: OptionCache, vocabulary: _Vocabulary):
         self.source = source
+        self.vocabulary = vocabulary
         self.lattice = lattice
         self.pieces = pieces
         self.piece_offsets = [0, *itertools.accumulate(phrase.count for _, _, phrase in pieces)]
@@ -271,9 +275,7 @@ class CompiledDecodeResult(DecodeResult):
     def nbest(self, n: int, *, distinct: bool = True, paths=None) -> list[NBestEntry]:
         if paths is not None:  # a caller's own extractor: the generic loop over it
             return super().nbest(n, distinct=distinct, paths=paths)
-        entries = []
-        for score, edges in self.lattice.nbest(n, distinct, self.settings.nbest_factor):
-            path = self.edge_hypotheses(edges)
-            tokens, segments = read_path(path)
-            entries.append(NBestEntry(tokens, score, segments, path))
-        return entries
+        words = self.vocabulary.words
+        return [NBestEntry(tuple([words[t] for t in tokens]), score, load_path=functools.partial(self.edge_hypotheses,
+                                                                                                   edges))
+                for score, edges, tokens in self.lattice.nbest(n, distinct, self.settings.nbest_factor)]

@@ -16,6 +16,7 @@
 #include <limits>
 #include <memory>
 #include <queue>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -226,9 +227,11 @@ class Lattice {
   int n = 0;
   std::vector<int32_t> option_end;
   std::vector<std::vector<int32_t>> option_tokens;  // per option: the caller's token ids of its target
-  // Distinct n-best (DecodeResult.nbest): the best path of each output string, at most `limit` paths tried.
-  std::vector<std::pair<double, std::vector<int32_t>>> NBest(int64_t n_wanted, bool distinct, int64_t factor) {
-    std::vector<std::pair<double, std::vector<int32_t>>> out;
+  // Distinct n-best (DecodeResult.nbest): the best path of each output string, at most `limit` paths tried;
+  // per entry its score, edges and the caller's token ids of its output.
+  std::vector<std::tuple<double, std::vector<int32_t>, std::vector<int32_t>>> NBest(int64_t n_wanted, bool distinct,
+                                                                                    int64_t factor) {
+    std::vector<std::tuple<double, std::vector<int32_t>, std::vector<int32_t>>> out;
     if (n_wanted <= 0) return out;
     KBest paths(*this);
     struct TokensHash {
@@ -244,15 +247,13 @@ class Lattice {
     for (int64_t k = 0; k < limit; ++k) {
       double score;
       if (!paths.Path(k, score, edges)) break;
-      if (distinct) {
-        std::vector<int32_t> tokens;
-        for (int32_t edge : edges) {
-          const auto &target = option_tokens[hyps[edge].option];
-          tokens.insert(tokens.end(), target.begin(), target.end());
-        }
-        if (!seen.insert(std::move(tokens)).second) continue;
+      std::vector<int32_t> tokens;
+      for (int32_t edge : edges) {
+        const auto &target = option_tokens[hyps[edge].option];
+        tokens.insert(tokens.end(), target.begin(), target.end());
       }
-      out.emplace_back(score, edges);
+      if (distinct && !seen.insert(tokens).second) continue;
+      out.emplace_back(score, edges, std::move(tokens));
       if (static_cast<int64_t>(out.size()) >= n_wanted) break;
     }
     return out;
