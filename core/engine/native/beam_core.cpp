@@ -35,6 +35,9 @@ using lm::ngram::State;
 namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+// How far under a stack's floor a partial score must be to stop scoring a target early: far above the
+// rounding of sums of a few hundred log-probabilities, far below any difference the threshold could make.
+constexpr double kMargin = 1e-9;
 
 struct StateHash {
   size_t operator()(const State &state) const { return static_cast<size_t>(lm::ngram::hash_value(state)); }
@@ -587,12 +590,24 @@ std::unique_ptr<Lattice> Decode(const Model *model, const OptionStore &store, in
           }
           double total = node >= 0 ? node_score[node] : 0.0;
           const State *context = node >= 0 ? &node_state[node] : &h_state;
+          bool hopeless = false;
           for (size_t c = chain.size(); c-- > 0;) {
+            // The words left can only lower the score (log-probabilities <= 0): once the prefix scored so far
+            // puts the hypothesis clearly under the stack's floor, the threshold would drop it whatever they
+            // are, so they need no lookup. (A shortcut only: the Python search scores them all and drops it.)
+            if (lm_never_adds && h_score + rule_score[p] + lm_weight * total + tail_future < target.worst - kMargin) {
+              hopeless = true;
+              break;
+            }
             const int32_t next = chain[c];
             total += static_cast<double>(model->Score(*context, trie.word[next], node_state[next]));
             node_score[next] = total;
             node_done[next] = generation;
             context = &node_state[next];
+          }
+          if (hopeless) {
+            ++ids;
+            continue;
           }
           lm_score = node_score[last];
           state = node_state[last];
