@@ -18,7 +18,9 @@ threshold 1e-5, 20 options per span, one thread each, the pivot table filtered
 to the input, the demo LM. The filtered table is written once (cached under
 ``--work``) with a pass-through rule ``w ||| w ||| 1`` for every input word:
 Moses needs them to keep a word unchanged, as our identity options do (ours
-merges them with its identity options, so both decode the same model). The
+merges them with its identity options, so both decode the same model). Ours
+opens the table's binary form (``parastudio table binarize``, written with
+it); Moses reads the text (PhraseDictionaryMemory), its own default. The
 moses.ini weighs the table's probability and the LM by 1, the word penalty and
 distortion by 0: Moses' scores are then ours times ln 10. With ``--nbest N``
 both also write distinct N-best lists (Moses ``-n-best-list FILE N distinct``)
@@ -63,7 +65,7 @@ def filtered_table(table: Path, sentences: list[tuple[str, ...]], work: Path) ->
     key = hashlib.sha256(("\n".join(" ".join(s) for s in sentences) + f"|{table.resolve()}|{stat.st_size}|"
                           f"{stat.st_mtime_ns}").encode()).hexdigest()[:16]
     path = work / f"filtered-{key}.txt"
-    if path.is_file():
+    if path.is_file() and Path(str(path) + ".pstable").is_file():
         return path
     loaded = ParaphraseTable.load_for(table, sentences)
     best: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
@@ -79,6 +81,7 @@ def filtered_table(table: Path, sentences: list[tuple[str, ...]], work: Path) ->
         for (source, target), prob in sorted(best.items()):
             out.write(f"{' '.join(source)} ||| {' '.join(target)} ||| {prob!r}\n")
     os.replace(temporary, path)
+    ParaphraseTable.binarize(path)  # ours opens its binary form (parastudio table binarize); Moses reads the text
     return path
 
 

@@ -397,7 +397,8 @@ class BeamDecoder:
 
     def prepare(self) -> None:
         """Score and rank the options of every phrase of the table now rather than at first use (Moses does it
-        while loading a table); worth it for a table already filtered to the input."""
+        while loading a table); worth it for a table already filtered to the input, which must not change
+        afterwards (a span the table had no rules for is then not looked up again)."""
         for phrase in list(self.table.sources()):
             self.option_cache.ranked(phrase, self.table.rules_for(phrase))
             if len(phrase) == 1:

@@ -107,13 +107,15 @@ class CompiledSearch:
         self.store = _beam_core.OptionStore()
         self._slots: dict[str, _Phrase] = {}
         self._phrases: dict[tuple[str, ...], _Phrase] = {}
+        self._every_phrase = False  # after prepare(): a span not in _phrases has no rules
 
     def prepare(self) -> None:
-        """Pack every phrase the cache has ranked (see BeamDecoder.prepare)."""
+        """Pack every phrase of the table (see BeamDecoder.prepare): a span then needs no table lookup."""
         for phrase in list(self.cache.table.sources()):
             if phrase not in self._phrases:
                 self._phrases[phrase] = _Phrase(self.cache.ranked(phrase, self.cache.table.rules_for(phrase)),
                                                 self.vocabulary, self.store)
+        self._every_phrase = True
 
     def _pieces(self, source: tuple[str, ...]) -> list[tuple[int, int, _Phrase]]:
         """``(start, end, options)`` in the order of TranslationOptions.by_start: by start, the slot, then by end."""
@@ -132,6 +134,8 @@ class CompiledSearch:
                 phrase = source[start:end]
                 known = self._phrases.get(phrase)
                 if known is None:
+                    if self._every_phrase:
+                        continue
                     rules = table.rules_for(phrase)
                     if not rules:
                         continue
