@@ -260,6 +260,8 @@ class BinaryTable:
             views[name] = view if code == "B" else view.cast(code)
         self._views = views
         self._check_shapes(views)
+        self._targets: dict[int, Phrase] = {}  # target index -> its words, built once
+        self._word_strings: dict[str, str] = {}
         v = views
         self.source_text, self.source_offsets, self.source_hash = v["source_text"], v["source_offsets"], v["source_hash"]
         self.slots, self.rule_offsets, self.rule_target = v["slots"], v["rule_offsets"], v["rule_target"]
@@ -327,13 +329,22 @@ class BinaryTable:
                 return index
             slot = (slot + 1) & mask
 
+    def _words(self, raw) -> Phrase:
+        """The words of a stored phrase, each word one string for the whole table (as the text reader does)."""
+        words = self._word_strings
+        return tuple([words.setdefault(word, word) for word in bytes(raw).decode("utf-8").split(" ")])
+
     def source(self, index: int) -> Phrase:
-        return tuple(bytes(self.source_text[self.source_offsets[index]:self.source_offsets[index + 1]])
-                     .decode("utf-8").split(" "))
+        return self._words(self.source_text[self.source_offsets[index]:self.source_offsets[index + 1]])
 
     def _target(self, index: int) -> Phrase:
-        offsets = self.target_offsets
-        return tuple(bytes(self.target_text[offsets[index]:offsets[index + 1]]).decode("utf-8").split(" "))
+        found = self._targets.get(index)
+        if found is None:
+            if len(self._targets) >= _CACHE_LIMIT:
+                self._targets.clear()
+            offsets = self.target_offsets
+            found = self._targets[index] = self._words(self.target_text[offsets[index]:offsets[index + 1]])
+        return found
 
     def _string(self, index: int) -> str:
         offsets = self.string_offsets
