@@ -9,9 +9,12 @@ features, TSV; duplicated rules, tied probabilities, non-ASCII words).
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import pickle
+import struct
 import tempfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -180,6 +183,36 @@ def test_a_damaged_binary_is_refused_clearly_and_the_text_read(small_table, dama
     assert '"rules": 3' in out and "parastudio: note:" in err and "Traceback" not in err
     assert cli_main(["table", "binarize", str(small_table)]) == 0  # rewrites it
     assert BinaryTable(binary).rules == 3
+
+
+def forged(data: bytes, change) -> bytes:
+    """The file with its JSON header changed by ``change`` and its header checksum made right again."""
+    prefix = struct.Struct("<8sIIII")
+    magic, version, length, _, data_crc = prefix.unpack_from(data)
+    header = json.loads(data[prefix.size:prefix.size + length])
+    change(header)
+    raw = json.dumps(header).encode()
+    raw += b" " * (-(prefix.size + len(raw)) % 64)
+    return prefix.pack(magic, version, len(raw), zlib.crc32(raw), data_crc) + raw + data[prefix.size + length:]
+
+
+@pytest.mark.parametrize("change", [
+    lambda h: h.pop("load"),
+    lambda h: h["load"].update(format="xml"),
+    lambda h: h.update(rules=h["rules"] + 1),
+    lambda h: h["arrays"]["rule_prob"].__setitem__(0, 10**9),
+    lambda h: h["arrays"].pop("slots"),
+    lambda h: h.update(schemas="none"),
+])
+def test_a_header_that_checks_out_but_lies_is_refused_or_ignored(small_table, change, capsys):
+    binary = binary_path(small_table)
+    binary.write_bytes(forged(binary.read_bytes(), change))
+    report = LoadReport(str(small_table))
+    table = ParaphraseTable.load(small_table, report=report)
+    assert report.binary is None and str(binary) in report.notes[0]
+    assert [r.target for r in table.rules_for(("a",))] == [("b",), ("c",)]
+    assert cli_main(["table", "stats", str(small_table)]) == 0
+    assert "Traceback" not in capsys.readouterr().err
 
 
 def test_binarize_writes_atomically_and_leaves_nothing_on_bad_input(tmp_path, small_table):

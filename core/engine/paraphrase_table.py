@@ -118,16 +118,19 @@ class ParaphraseTable:
         except (table_binary.BinaryTableError, OSError, ValueError) as error:
             report.notes.append(f"{error}; read the text table instead ({rebuild})")
             return None
-        header = opened.header
         why = None
         try:
-            why = table_binary.freshness(path, binary_file, header.get("text", {}))
+            why = table_binary.freshness(path, binary_file, opened.text_stamp)
         except OSError as error:
             why = str(error)
-        wanted = dict(options, format=options["format"] or header["load"].get("format"))
-        if why is None and _canonical(wanted) != header["load"]:
-            why = f"it was written with other loading options ({header['load']})"
-        skipped = int(header.get("skipped", 0))
+        try:
+            same_options = _canonical(dict(options, format=options["format"] or opened.load_options["format"])) \
+                == opened.load_options
+        except ValueError:  # a format this program does not know
+            same_options = False
+        if why is None and not same_options:
+            why = f"it was written with other loading options ({opened.load_options})"
+        skipped = opened.skipped
         if why is None and skipped and not skip_bad_lines:
             why = f"it skipped {skipped} malformed line(s), which this load must report"
         if why is None and skipped and only_sources is not None:
@@ -137,7 +140,7 @@ class ParaphraseTable:
             report.notes.append(f"{binary_file}: not used: {why}; read the text table instead ({rebuild})")
             return None
         report.binary = str(binary_file)
-        report.skipped, report.first_errors = skipped, list(header.get("first_errors", []))
+        report.skipped, report.first_errors = skipped, list(opened.first_errors)
         buckets = table_binary.MappedBuckets(opened, keep_features)
         if only_sources is not None:
             found = sorted((index, text) for text in only_sources if (index := buckets.index_of(text)) >= 0)
@@ -152,8 +155,8 @@ class ParaphraseTable:
         table.source_path = str(path)
         table._by_source = buckets
         table._size = opened.rules
-        table.max_source_length = int(header["max_source_length"])
-        table.longest_phrase = int(header["longest_phrase"])
+        table.max_source_length = opened.max_source_length
+        table.longest_phrase = opened.longest_phrase
         report.rules = opened.rules
         return table
 

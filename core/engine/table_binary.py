@@ -242,6 +242,11 @@ class BinaryTable:
                                  for schema in self.schemas]
             directory = header["arrays"]
             data_size = int(header["data_size"])
+            self.max_source_length, self.longest_phrase = int(header["max_source_length"]), int(header["longest_phrase"])
+            self.skipped, self.first_errors = int(header["skipped"]), [str(e) for e in header["first_errors"]]
+            self.load_options, self.text_stamp = dict(header["load"]), dict(header["text"])
+            if not isinstance(self.load_options.get("format"), str):
+                raise ValueError("no table format")
         except (ValueError, KeyError, TypeError) as error:
             raise self._fail(f"a header without what it needs ({type(error).__name__}: {error})") from None
         if start + data_size != size:
