@@ -136,3 +136,13 @@ def test_a_prepared_decoder_decodes_as_the_reference(demo_case):
     reference = BeamDecoder(table, demo_lm, settings, core="python")
     for source in [*map(tuple, sentences), ("unseen", "words", *sentences[0][:5])]:
         assert nbest_view(prepared.decode(source).nbest(20)) == nbest_view(reference.decode(source).nbest(20))
+
+
+def test_an_extension_built_from_older_sources_is_not_used(lm, monkeypatch):
+    """After a pull that changed beam_core.cpp and before `pip install` rebuilt it, the Python search runs."""
+    table = ParaphraseTable([Rule(("a",), ("b",), 0.5)])
+    monkeypatch.setattr(compiled_search._beam_core, "INTERFACE", compiled_search.INTERFACE - 1)
+    assert not compiled_search.available()
+    assert BeamDecoder(table, lm).core == "python"
+    with pytest.raises(RuntimeError, match="older sources"):
+        BeamDecoder(table, lm, core="compiled")

@@ -29,6 +29,8 @@ from core.engine.beam_decoder import DecodeResult, DecoderSettings, Hypothesis, 
 from core.engine.lm import LanguageModel
 from core.engine.translation_options import OptionCache, PhraseOption, TranslationOption, TranslationOptions
 
+INTERFACE = 2  # the version of beam_core.cpp's Python interface this module speaks (its INTERFACE)
+
 try:
     from core.engine import _beam_core
 except ImportError:  # not built (a source checkout without `pip install`): the Python search runs
@@ -36,8 +38,9 @@ except ImportError:  # not built (a source checkout without `pip install`): the 
 
 
 def available() -> bool:
-    """Whether the compiled core is built and importable."""
-    return _beam_core is not None
+    """Whether the compiled core is built, importable and as new as this module (an extension left from an
+    older checkout is not used: the Python search runs until `pip install` rebuilds it)."""
+    return _beam_core is not None and getattr(_beam_core, "INTERFACE", 1) == INTERFACE
 
 
 def wanted() -> bool:
@@ -100,6 +103,8 @@ class CompiledSearch:
     def __init__(self, cache: OptionCache, settings: DecoderSettings):
         if _beam_core is None:
             raise RuntimeError("the compiled beam core is not built: pip install the package")
+        if not available():
+            raise RuntimeError("the compiled beam core was built from older sources: pip install the package again")
         self.cache = cache
         self.model = native_model(cache.lm) if cache.lm is not None else None
         self.settings = settings
