@@ -203,8 +203,10 @@ def report(children: list[Child], sentences: int) -> None:
         total = sum(child.seconds)
         ordered = sorted(child.seconds)
         p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+        # CPU time comes in clock ticks (10 ms): a run shorter than a few of them has no rate to show.
+        per_cpu = f"{sentences / child.decode_cpu:.1f}" if child.decode_cpu >= 0.05 else "-"
         print(f"{child.name:<18} {sentences / total:>8.1f} {1000 * statistics.median(ordered):>10.2f} "
-              f"{1000 * p95:>8.2f} {sentences / max(child.decode_cpu, 1e-9):>11.1f} {child.peak:>9.0f} "
+              f"{1000 * p95:>8.2f} {per_cpu:>11} {child.peak:>9.0f} "
               f"{child.start_seconds:>8.2f} {child.process_seconds:>10.2f}")
 
 
@@ -270,7 +272,9 @@ def main() -> int:
         ours, moses = children[0], children[-1]
         same = sum(a == b for a, b in zip(ours.outputs, moses.outputs))
         ratio = (len(sentences) / sum(ours.seconds)) / (len(sentences) / sum(moses.seconds))
-        print(f"ratio ours/Moses sentences/s: {ratio:.2f} decoding (wall), {moses.decode_cpu / ours.decode_cpu:.2f} "
+        cpu_ratio = f"{moses.decode_cpu / ours.decode_cpu:.2f}" if min(ours.decode_cpu, moses.decode_cpu) >= 0.05 \
+            else "-"
+        print(f"ratio ours/Moses sentences/s: {ratio:.2f} decoding (wall), {cpu_ratio} "
               f"decoding (CPU), {moses.process_seconds / ours.process_seconds:.2f} whole process; peak memory "
               f"ours/Moses: {ours.peak / moses.peak:.2f}; identical 1-best: {same} / {len(sentences)}")
         if args.nbest > 1:
