@@ -24,7 +24,9 @@ it); Moses reads the text (PhraseDictionaryMemory), its own default. The
 moses.ini weighs the table's probability and the LM by 1, the word penalty and
 distortion by 0: Moses' scores are then ours times ln 10. With ``--nbest N``
 both also write distinct N-best lists (Moses ``-n-best-list FILE N distinct``)
-and the share of identical lists is printed.
+and the share of identical lists is printed; Moses prints a sentence's 1-best
+before it extracts its n-best list, so part of that work falls outside its
+wall time per sentence (not outside its CPU time).
 
     python benchmarks/bench_vs_moses.py [--limit 100] [--stack 200] [--nbest 1] [--moses PATH [--moses-ini INI]]
 
