@@ -1,33 +1,74 @@
-"""Span lookups per second on a synthetic 1M-rule paraphrase table.
+"""A paraphrase table as text and as its binary form (``parastudio table binarize``): open time, memory, lookups/s.
 
-    python3 benchmarks/bench_tables.py [--rules 1000000]
+    python benchmarks/bench_tables.py [--rules 300000] [--table T]
 
-Prints the load time, resident memory, bare span lookups/s (``rules_for`` on
-every span of up to the table's longest source) and sentence matches/s.
+Writes a synthetic Moses table (``--rules`` rules over a Zipfian vocabulary of
+20,000 words, up to 4 words a side) or takes ``--table T`` (copied by link into
+a temporary folder, so nothing is written beside it), binarizes it, then for
+each form, in a fresh process: the time to open it (``ParaphraseTable.load``,
+the import of the module excluded) and the process' peak RSS after opening
+(VmHWM: ru_maxrss would count the parent's, inherited through fork);
+span lookups/s (``rules_for`` on every span of up to the table's longest
+source of 30-word sentences drawn from the same vocabulary: the first pass,
+which builds each rule, and a second, cached); sentence matches/s with 20
+rules per span (``matches(limit_per_span=20)``, Moses' ttable-limit, as the
+decoders take them). Prints figures and the binary/text ratios; asserts
+nothing. About a minute at the default size.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
-import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+VOCABULARY = 20_000
+
+CHILD = """
+import json, sys, time
+sys.path.insert(0, {root!r})
 from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.table_formats import LoadReport
+started = time.perf_counter()
+report = LoadReport({path!r})
+table = ParaphraseTable.load({path!r}, binary={binary!r}, report=report)
+opened = time.perf_counter() - started
+rss = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:")) / 1024
+sentences = json.loads(sys.stdin.read())
+longest = table.max_source_length
+spans = [tuple(s[i:j]) for s in sentences for i in range(len(s)) for j in range(i + 1, min(len(s), i + longest) + 1)]
+passes = []
+for _ in range(2):
+    started = time.perf_counter()
+    hits = sum(1 for span in spans if table.rules_for(span))
+    passes.append(time.perf_counter() - started)
+started = time.perf_counter()
+matched = sum(len(table.matches(s, limit_per_span=20)) for s in sentences)
+matching = time.perf_counter() - started
+print(json.dumps({{"open": opened, "rss": rss, "binary": report.binary, "rules": len(table), "spans": len(spans),
+                  "hits": hits, "first": passes[0], "cached": passes[1], "matching": matching, "matched": matched,
+                  "sentences": len(sentences)}}))
+"""
 
 
-def zipf_vocabulary(rng: random.Random, size: int) -> tuple[list[str], list[float]]:
-    words = [f"w{i}" for i in range(size)]
+def zipf_cumulative(size: int) -> list[float]:
     cumulative, total = [], 0.0
     for rank in range(size):
         total += 1.0 / (rank + 1)
         cumulative.append(total)
-    return words, cumulative
+    return cumulative
 
 
-def write_table(path: Path, rules: int, rng: random.Random, words, weights) -> None:
+def write_table(path: Path, rules: int, rng: random.Random, words: list[str], weights: list[float]) -> None:
     with open(path, "w", encoding="utf-8") as handle:
         for _ in range(rules):
             source = " ".join(rng.choices(words, cum_weights=weights, k=rng.randint(1, 4)))
@@ -35,44 +76,55 @@ def write_table(path: Path, rules: int, rng: random.Random, words, weights) -> N
             handle.write(f"{source} ||| {target} ||| {rng.uniform(1e-4, 1):.6f} 0.5 0.5 0.5\n")
 
 
+def measure(path: Path, binary: bool, sentences: list[list[str]]) -> dict:
+    script = CHILD.format(root=str(ROOT), path=str(path), binary=binary)
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(sentences), capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rules", type=int, default=1_000_000)
-    parser.add_argument("--sentences", type=int, default=2000)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rules", type=int, default=300_000, help="synthetic table size (default 300,000)")
+    parser.add_argument("--table", help="a real table instead (e.g. evaldata/demo/paraphrase-table.gz)")
+    parser.add_argument("--sentences", type=int, default=300, help="30-word sentences to look up (default 300)")
     args = parser.parse_args()
+
+    from core.engine.paraphrase_table import ParaphraseTable
+
     rng = random.Random(0)
-    words, weights = zipf_vocabulary(rng, 20_000)
     with tempfile.TemporaryDirectory() as work:
-        path = Path(work) / "table.txt"
+        if args.table:
+            given = Path(args.table).resolve()
+            path = Path(work) / given.name
+            os.symlink(given, path)  # the binary goes into the temporary folder, beside the link
+            test = ROOT / "evaldata" / "demo" / "test.en"
+            sentences = [line.split() for line in test.read_text(encoding="utf-8").splitlines()][:args.sentences]
+            print(f"table: {given}; sentences: {test} ({len(sentences)})")
+        else:
+            words = [f"w{i}" for i in range(VOCABULARY)]
+            path = Path(work) / "table.txt"
+            started = time.perf_counter()
+            write_table(path, args.rules, rng, words, zipf_cumulative(VOCABULARY))
+            print(f"wrote a synthetic table of {args.rules:,} rules in {time.perf_counter() - started:.1f} s")
+            weights = zipf_cumulative(VOCABULARY)
+            sentences = [rng.choices(words, cum_weights=weights, k=30) for _ in range(args.sentences)]
         started = time.perf_counter()
-        write_table(path, args.rules, rng, words, weights)
-        print(f"wrote {args.rules:,} rules in {time.perf_counter() - started:.1f} s")
-        started = time.perf_counter()
-        table = ParaphraseTable.load(path, keep_features=False)
-        load_seconds = time.perf_counter() - started
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    stats = table.stats()
-    print(f"loaded {stats.rules:,} rules, {stats.distinct_sources:,} sources in {load_seconds:.1f} s "
-          f"({stats.rules / load_seconds:,.0f} rules/s); peak RSS {peak_mb:,.0f} MB")
-
-    sentences = [tuple(rng.choices(words, cum_weights=weights, k=30)) for _ in range(args.sentences)]
-    spans = [s[i:j] for s in sentences for i in range(30) for j in range(i + 1, min(30, i + table.max_source_length) + 1)]
-    started = time.perf_counter()
-    hits = 0
-    for span in spans:
-        if table.rules_for(span):
-            hits += 1
-    lookup_seconds = time.perf_counter() - started
-    print(f"span lookups: {len(spans):,} in {lookup_seconds:.3f} s = {len(spans) / lookup_seconds:,.0f} lookups/s "
-          f"({hits:,} spans had rules)")
-
-    started = time.perf_counter()
-    matched = sum(len(table.matches(sentence)) for sentence in sentences)
-    match_seconds = time.perf_counter() - started
-    span_count = len(spans)
-    print(f"sentence matching: {len(sentences):,} 30-token sentences in {match_seconds:.3f} s = "
-          f"{len(sentences) / match_seconds:,.0f} sentences/s, {span_count / match_seconds:,.0f} span lookups/s "
-          f"including building {matched:,} matches")
+        ParaphraseTable.binarize(path)
+        print(f"binarize: {time.perf_counter() - started:.1f} s (read the text once, write "
+              f"{Path(str(path) + '.pstable').stat().st_size / 2**20:.1f} MiB)")
+        text = measure(path, False, sentences)
+        binary = measure(path, True, sentences)
+    assert binary["binary"] and not text["binary"]
+    print(f"{text['rules']:,} rules; {text['spans']:,} span lookups ({text['hits']:,} with rules) over "
+          f"{text['sentences']} sentences")
+    print(f"{'form':<8} {'open s':>8} {'peak RSS MiB':>13} {'lookups/s 1st':>14} {'lookups/s cached':>17} "
+          f"{'sentences/s (matches, 20/span)':>31}")
+    for name, row in (("text", text), ("binary", binary)):
+        print(f"{name:<8} {row['open']:>8.3f} {row['rss']:>13.0f} {row['spans'] / row['first']:>14,.0f} "
+              f"{row['spans'] / row['cached']:>17,.0f} {row['sentences'] / row['matching']:>31,.0f}")
+    print(f"binary/text: open time {binary['open'] / text['open']:.4f}, peak RSS {binary['rss'] / text['rss']:.2f}, "
+          f"first-pass lookups/s {text['first'] / binary['first']:.2f}, cached {text['cached'] / binary['cached']:.2f}")
 
 
 if __name__ == "__main__":

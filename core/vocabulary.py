@@ -5,6 +5,9 @@
   two criteria and the five types of paraphrase pattern (Table 3); and the slot
   token ``[TAG_n]`` that pattern tables write and the engine reads back
   (docs/pattern-table.md).
+* The names of the preset judgment criteria (``core.store.criteria`` defines
+  each) and the default set a study gets, named here so that the CLI can offer
+  them without importing the store.
 * The words read as yes and as no wherever a yes/no answer comes in (the
   annotation screen's keys, imported judgments, CSV files); stored answers are
   always ``"yes"`` or ``"no"``.
@@ -17,6 +20,9 @@ from typing import Literal
 
 Application = Literal["compression", "simplification", "similarity"]
 APPLICATIONS: tuple[Application, ...] = ("compression", "simplification", "similarity")
+
+PRESET_CRITERIA = ("fluency", "meaning", "adequacy", "fluency3", "usability", "quality5", "choice")
+DEFAULT_CRITERIA = ("fluency", "meaning", "usability")
 
 YES = "yes"
 NO = "no"

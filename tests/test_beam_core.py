@@ -125,3 +125,24 @@ def test_auto_uses_the_compiled_core_unless_told_not_to(lm, monkeypatch):
     assert BeamDecoder(table, lm).core == "python"
     with pytest.raises(ValueError, match="core must be"):
         BeamDecoder(table, lm, core="fast")
+
+
+def test_a_prepared_decoder_decodes_as_the_reference(demo_case):
+    """prepare() scores every phrase up front and stops looking spans up in the table: nothing else changes."""
+    sentences, table, demo_lm = demo_case
+    settings = DecoderSettings(stack_size=5)
+    prepared = BeamDecoder(table, demo_lm, settings, core="compiled")
+    prepared.prepare()
+    reference = BeamDecoder(table, demo_lm, settings, core="python")
+    for source in [*map(tuple, sentences), ("unseen", "words", *sentences[0][:5])]:
+        assert nbest_view(prepared.decode(source).nbest(20)) == nbest_view(reference.decode(source).nbest(20))
+
+
+def test_an_extension_built_from_older_sources_is_not_used(lm, monkeypatch):
+    """After a pull that changed beam_core.cpp and before `pip install` rebuilt it, the Python search runs."""
+    table = ParaphraseTable([Rule(("a",), ("b",), 0.5)])
+    monkeypatch.setattr(compiled_search._beam_core, "INTERFACE", compiled_search.INTERFACE - 1)
+    assert not compiled_search.available()
+    assert BeamDecoder(table, lm).core == "python"
+    with pytest.raises(RuntimeError, match="older sources"):
+        BeamDecoder(table, lm, core="compiled")

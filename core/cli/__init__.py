@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from importlib import metadata
 
 from core import __version__
 from core.errors import InputFileError, InputFormatError
@@ -34,7 +33,9 @@ SUBCOMMAND_MODULES = [
 PLUGIN_GROUP = "parastudio.commands"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """Every subcommand; the plugins' too unless ``argv`` names one of ours first (reading the installed
+    packages' entry points is most of what a command of ours would otherwise spend before starting)."""
     parser = argparse.ArgumentParser(
         prog="parastudio",
         description="Paraphrase Studio: generate, judge, measure, inspect, export and tune paraphrases.",
@@ -43,6 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
+    if argv and argv[0] in subparsers.choices:
+        return parser
+    from importlib import metadata
+
     for entry_point in sorted(metadata.entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
         entry_point.load()(subparsers)
     return parser
@@ -62,7 +67,7 @@ def _tolerant_output() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; bad input exits 2 with ``file:line: expected ...``, never a traceback."""
     _tolerant_output()
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -10,9 +10,12 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
-from core.store import operations as ops
-from core.store.database import open_database
+from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
+
+if TYPE_CHECKING:  # the store (SQLAlchemy) is imported by the commands that open a database, not by --help
+    from core.store import operations as ops
 
 
 def register(subparsers) -> None:
@@ -30,10 +33,10 @@ def register(subparsers) -> None:
 
     create = command("create", "create a study with its criteria", _create)
     create.add_argument("name")
-    create.add_argument("--criteria", default=",".join(ops.DEFAULT_CRITERIA),
-                        help=f"comma-separated, among {', '.join(ops.PRESET_CRITERIA)} (default: %(default)s)")
+    create.add_argument("--criteria", default=",".join(DEFAULT_CRITERIA),
+                        help=f"comma-separated, among {', '.join(PRESET_CRITERIA)} (default: %(default)s)")
     create.add_argument("--judges", type=int, default=2, help="judges per item (default: 2)")
-    create.add_argument("--application", default="simplification", choices=ops.APPLICATIONS,
+    create.add_argument("--application", default="simplification", choices=APPLICATIONS,
                         help="application for the usability question (seed 004)")
     create.add_argument("--seed", type=int, default=0, help="seed of the per-annotator random orders")
     create.add_argument("--blind-phases", dest="blind_phases", action="store_true", default=None,
@@ -113,6 +116,9 @@ def register(subparsers) -> None:
 
 
 def _open(args):
+    from core.store import operations as ops
+    from core.store.database import open_database
+
     if getattr(args, "db_option", None):
         args.db = args.db_option
     if not args.db:
@@ -132,6 +138,9 @@ def _fail(message: str) -> int:
 
 
 def _create(args) -> int:
+    from core.store import operations as ops
+    from core.store.database import open_database
+
     with open_database(args.db, create=True) as db:
         try:
             criteria = [c.strip() for c in args.criteria.split(",") if c.strip()]
@@ -145,6 +154,8 @@ def _create(args) -> int:
 
 
 def _import_candidates(args) -> int:
+    from core.store import operations as ops
+
     from core.cli.progress_bar import progress_bar
 
     try:
@@ -176,6 +187,8 @@ def _import_candidates(args) -> int:
 
 
 def _assign(args) -> int:
+    from core.store import operations as ops
+
     try:
         db, study_id = _open(args)
     except LookupError as error:
@@ -202,6 +215,8 @@ def _print_merge(report: ops.MergeReport, label: str) -> None:
 
 
 def _import_judgments(args) -> int:
+    from core.store import operations as ops
+
     try:
         db, study_id = _open(args)
     except LookupError as error:
@@ -213,6 +228,8 @@ def _import_judgments(args) -> int:
 
 
 def _export_judgments(args) -> int:
+    from core.store import operations as ops
+
     try:
         db, study_id = _open(args)
     except LookupError as error:
@@ -234,6 +251,8 @@ def _export_judgments(args) -> int:
 
 
 def _export_package(args) -> int:
+    from core.store import operations as ops
+
     try:
         db, study_id = _open(args)
     except LookupError as error:
@@ -248,6 +267,9 @@ def _export_package(args) -> int:
 
 
 def _merge_package(args) -> int:
+    from core.store import operations as ops
+    from core.store.database import open_database
+
     with open_database(args.db) as db:
         for path in args.files:
             try:
@@ -260,6 +282,8 @@ def _merge_package(args) -> int:
 
 
 def _qc(args) -> int:
+    from core.store import operations as ops
+
     try:
         db, study_id = _open(args)
     except LookupError as error:
@@ -284,6 +308,8 @@ def _qc(args) -> int:
 
 
 def _progress(args) -> int:
+    from core.store import operations as ops
+
     try:
         db, study_id = _open(args)
     except LookupError as error:

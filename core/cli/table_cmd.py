@@ -16,6 +16,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stats.add_argument("--json", action="store_true", help="print one JSON object")
     add_table_loading_options(stats)
     stats.set_defaults(func=run_stats)
+    binarize = table_sub.add_parser(
+        "binarize", help="write the table's binary form beside it (T.pstable), which every reader then opens at once",
+        description="Reads the table once and writes T.pstable next to it (atomically). Every command that loads "
+                    "T with the same loading options uses it while it is newer than T; a stale or damaged one is "
+                    "ignored (with a note) and the text read instead.")
+    binarize.add_argument("table", help="Moses, PPDB or TSV table (plain or .gz)")
+    add_table_loading_options(binarize, reverse=False)
+    binarize.set_defaults(func=run_binarize)
     prune = table_sub.add_parser("prune", help="drop the rules of a prune list (`parastudio inspect-rules "
                                  "--prune-list`): source ||| target per line")
     prune.add_argument("table", help="Moses or TSV table (plain or .gz)")
@@ -33,6 +41,26 @@ def run_prune(args: argparse.Namespace) -> int:
     stats = prune_rules(Path(args.table), read_prune_list(args.list), Path(args.output))
     print(f"{stats['rules_in']} rules in, {stats['rules_dropped']} dropped, {stats['rules_out']} written to "
           f"{args.output}")
+    return 0
+
+
+def run_binarize(args: argparse.Namespace) -> int:
+    import sys
+    import time
+
+    from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.table_binary import binary_path
+    from core.engine.table_formats import LoadReport
+
+    started = time.perf_counter()
+    report = LoadReport(args.table)
+    table = ParaphraseTable.binarize(args.table, args.format, score=args.score, value_kind=args.value_kind,
+                                     skip_bad_lines=args.skip_bad_lines, swap_sides=args.swap_sides, report=report)
+    if report.skipped:
+        print(f"parastudio: {args.table}: skipped {report.skipped} malformed line(s)", file=sys.stderr)
+    written = binary_path(args.table)
+    print(f"{written}: {len(table)} rules, {table.stats().distinct_sources} sources, "
+          f"{written.stat().st_size / 2**20:.1f} MiB, in {time.perf_counter() - started:.1f} s")
     return 0
 
 

@@ -9,7 +9,7 @@ from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.table_formats import LoadReport, TableFormat, ValueKind
 
 
-def add_table_loading_options(parser: argparse.ArgumentParser) -> None:
+def add_table_loading_options(parser: argparse.ArgumentParser, *, reverse: bool = True) -> None:
     group = parser.add_argument_group("table loading")
     group.add_argument("--format", choices=[f.value for f in TableFormat], default=None,
                        help="table format (default: detected from the first line)")
@@ -22,6 +22,8 @@ def add_table_loading_options(parser: argparse.ArgumentParser) -> None:
                        help="skip malformed lines (and report how many) instead of stopping at the first")
     group.add_argument("--swap-sides", action="store_true",
                        help="read each line's second phrase as the source (a bilingual table used the other way)")
+    if not reverse:  # a command that stores the table as read (binarize)
+        return
     group.add_argument("--channel-from-reverse", action="store_true",
                        help="use the probability of the reverse entry t -> s as p(s|t) (for tables giving p(t|s))")
 
@@ -37,6 +39,8 @@ def load_table_from_args(path: str, args: argparse.Namespace) -> ParaphraseTable
         report=report,
         swap_sides=args.swap_sides,
     )
+    for note in report.notes:  # a binary form beside the table that could not stand for it
+        print(f"parastudio: note: {note}", file=sys.stderr)
     if report.skipped:
         print(f"parastudio: {path}: skipped {report.skipped} malformed line(s); loaded {report.rules} rules",
               file=sys.stderr)

@@ -106,18 +106,53 @@ class Hypothesis:
     winner: "Hypothesis | None" = None  # set on losers
 
 
-@dataclass(frozen=True)
 class NBestEntry:
-    """One entry of a distinct n-best list: the best path found for one output string."""
+    """One entry of a distinct n-best list: the best path found for one output string.
 
-    tokens: tuple[str, ...]
-    score: float
-    segments: tuple[Segment, ...]
-    path: tuple[Hypothesis, ...]  # edges from the first phrase to the last
+    ``path`` (its edges, from the first phrase to the last) and ``segments``
+    are given, or built from ``load_path`` (a callable giving the path) when
+    first read: an n-best list of 100 is mostly read for its strings, and
+    building every entry's edges would cost more than finding them.
+    """
+
+    __slots__ = ("tokens", "score", "_segments", "_path", "_load_path")
+
+    def __init__(self, tokens: tuple[str, ...], score: float, segments: tuple[Segment, ...] | None = None,
+                 path: tuple[Hypothesis, ...] | None = None, *, load_path=None):
+        if path is None and load_path is None:
+            raise ValueError("an n-best entry needs its path or a way to load it")
+        self.tokens = tokens
+        self.score = score
+        self._segments = segments
+        self._path = path
+        self._load_path = load_path
+
+    @property
+    def path(self) -> tuple[Hypothesis, ...]:
+        if self._path is None:
+            self._path = self._load_path()
+        return self._path
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        if self._segments is None:
+            self._segments = read_path(self.path)[1]
+        return self._segments
 
     @property
     def text(self) -> str:
         return " ".join(self.tokens)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NBestEntry):
+            return NotImplemented
+        return (self.tokens, self.score, self.segments, self.path) == (other.tokens, other.score, other.segments,
+                                                                     other.path)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"NBestEntry(tokens={self.tokens!r}, score={self.score!r})"
 
 
 class _NoLM:
@@ -362,7 +397,8 @@ class BeamDecoder:
 
     def prepare(self) -> None:
         """Score and rank the options of every phrase of the table now rather than at first use (Moses does it
-        while loading a table); worth it for a table already filtered to the input."""
+        while loading a table); worth it for a table already filtered to the input, which must not change
+        afterwards (a span the table had no rules for is then not looked up again)."""
         for phrase in list(self.table.sources()):
             self.option_cache.ranked(phrase, self.table.rules_for(phrase))
             if len(phrase) == 1:

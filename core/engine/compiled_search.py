@@ -8,7 +8,9 @@ and calls KenLM's C++ model directly. Both give the same lattice, scores and
 n-best lists (``tests/test_beam_core.py``); the Python search stays as the
 reference.
 
-The C++ result keeps its hypotheses in C++; :class:`CompiledDecodeResult`
+Each phrase's options are registered with the core once (an ``OptionStore``, as
+Moses scores a table's options when it loads it); a sentence then passes only
+its spans and their phrase ids. The C++ result keeps its hypotheses in C++; :class:`CompiledDecodeResult`
 builds Python :class:`~core.engine.beam_decoder.Hypothesis` objects only when a
 caller asks for the lattice itself (search graphs), and for the edges of the
 n-best paths it returns.
@@ -16,14 +18,18 @@ n-best paths it returns.
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
+import math
 import os
 from typing import Sequence
 
-import numpy as np
-
-from core.engine.beam_decoder import DecodeResult, DecoderSettings, Hypothesis, NBestEntry, read_path
+from core.engine.beam_decoder import DecodeResult, DecoderSettings, Hypothesis, NBestEntry
 from core.engine.lm import LanguageModel
 from core.engine.translation_options import OptionCache, PhraseOption, TranslationOption, TranslationOptions
+
+INTERFACE = 2  # the version of beam_core.cpp's Python interface this module speaks (its INTERFACE)
 
 try:
     from core.engine import _beam_core
@@ -32,8 +38,9 @@ except ImportError:  # not built (a source checkout without `pip install`): the 
 
 
 def available() -> bool:
-    """Whether the compiled core is built and importable."""
-    return _beam_core is not None
+    """Whether the compiled core is built, importable and as new as this module (an extension left from an
+    older checkout is not used: the Python search runs until `pip install` rebuilds it)."""
+    return _beam_core is not None and getattr(_beam_core, "INTERFACE", 1) == INTERFACE
 
 
 def wanted() -> bool:
@@ -47,6 +54,7 @@ class _Vocabulary:
     def __init__(self, model):
         self.model = model
         self.token: dict[str, int] = {}
+        self.words: list[str] = []  # token id -> word
         self.lm_index: list[int] = []
 
     def ids(self, words: Sequence[str]) -> tuple[list[int], list[int]]:
@@ -57,6 +65,7 @@ class _Vocabulary:
             indices = self.model.indices(fresh) if self.model is not None else [0] * len(fresh)
             for word, index in zip(fresh, indices):
                 token[word] = len(self.lm_index)
+                self.words.append(word)
                 self.lm_index.append(index)
         tokens = [token[w] for w in words]
         return tokens, [self.lm_index[t] for t in tokens]
@@ -75,20 +84,17 @@ def native_model(lm: LanguageModel):
     return model
 
 
-class _PhraseArrays:
-    """The options of one phrase (or one word's slot) as the arrays the C++ core reads, packed once."""
+class _Phrase:
+    """The options of one phrase (or one word's slot), registered with the core's OptionStore under ``id``."""
 
-    __slots__ = ("options", "count", "rule_scores", "estimates", "lengths", "tokens", "words")
+    __slots__ = ("options", "count", "id")
 
-    def __init__(self, options: Sequence[PhraseOption], vocabulary: _Vocabulary):
+    def __init__(self, options: Sequence[PhraseOption], vocabulary: _Vocabulary, store):
         self.options = list(options)
         self.count = len(self.options)
-        self.rule_scores = np.array([o.rule_score for o in self.options], dtype=np.float64)
-        self.estimates = np.array([o.estimate for o in self.options], dtype=np.float64)
-        self.lengths = np.array([len(o.target) for o in self.options], dtype=np.int32)
         tokens, words = vocabulary.ids([w for o in self.options for w in o.target])
-        self.tokens = np.array(tokens, dtype=np.int32)
-        self.words = np.array(words, dtype=np.uint32)
+        self.id = store.add([o.rule_score for o in self.options], [o.estimate for o in self.options],
+                            [len(o.target) for o in self.options], words, tokens)
 
 
 class CompiledSearch:
@@ -97,21 +103,26 @@ class CompiledSearch:
     def __init__(self, cache: OptionCache, settings: DecoderSettings):
         if _beam_core is None:
             raise RuntimeError("the compiled beam core is not built: pip install the package")
+        if not available():
+            raise RuntimeError("the compiled beam core was built from older sources: pip install the package again")
         self.cache = cache
         self.model = native_model(cache.lm) if cache.lm is not None else None
         self.settings = settings
         self.vocabulary = _Vocabulary(self.model)
-        self._slots: dict[str, _PhraseArrays] = {}
-        self._phrases: dict[tuple[str, ...], _PhraseArrays] = {}
+        self.store = _beam_core.OptionStore()
+        self._slots: dict[str, _Phrase] = {}
+        self._phrases: dict[tuple[str, ...], _Phrase] = {}
+        self._every_phrase = False  # after prepare(): a span not in _phrases has no rules
 
     def prepare(self) -> None:
-        """Pack every phrase the cache has ranked (see BeamDecoder.prepare)."""
+        """Pack every phrase of the table (see BeamDecoder.prepare): a span then needs no table lookup."""
         for phrase in list(self.cache.table.sources()):
             if phrase not in self._phrases:
-                self._phrases[phrase] = _PhraseArrays(self.cache.ranked(phrase, self.cache.table.rules_for(phrase)),
-                                                      self.vocabulary)
+                self._phrases[phrase] = _Phrase(self.cache.ranked(phrase, self.cache.table.rules_for(phrase)),
+                                                self.vocabulary, self.store)
+        self._every_phrase = True
 
-    def _pieces(self, source: tuple[str, ...]) -> list[tuple[int, int, _PhraseArrays]]:
+    def _pieces(self, source: tuple[str, ...]) -> list[tuple[int, int, _Phrase]]:
         """``(start, end, options)`` in the order of TranslationOptions.by_start: by start, the slot, then by end."""
         cache, table = self.cache, self.cache.table
         longest = table.max_source_length
@@ -120,40 +131,32 @@ class CompiledSearch:
         for start in range(n):
             if cache.identities:
                 word = source[start]
-                arrays = self._slots.get(word)
-                if arrays is None:
-                    arrays = self._slots[word] = _PhraseArrays([cache.slot(word)], self.vocabulary)
-                pieces.append((start, start + 1, arrays))
+                known = self._slots.get(word)
+                if known is None:
+                    known = self._slots[word] = _Phrase([cache.slot(word)], self.vocabulary, self.store)
+                pieces.append((start, start + 1, known))
             for end in range(start + 1, min(n, start + longest) + 1):
                 phrase = source[start:end]
-                arrays = self._phrases.get(phrase)
-                if arrays is None:
+                known = self._phrases.get(phrase)
+                if known is None:
+                    if self._every_phrase:
+                        continue
                     rules = table.rules_for(phrase)
                     if not rules:
                         continue
-                    arrays = self._phrases[phrase] = _PhraseArrays(cache.ranked(phrase, rules), self.vocabulary)
-                if arrays.count:
-                    pieces.append((start, end, arrays))
+                    known = self._phrases[phrase] = _Phrase(cache.ranked(phrase, rules), self.vocabulary, self.store)
+                if known.count:
+                    pieces.append((start, end, known))
         return pieces
 
     def decode(self, source: tuple[str, ...]) -> "CompiledDecodeResult":
         pieces = self._pieces(source)
-        counts = np.array([arrays.count for _, _, arrays in pieces], dtype=np.int64)
-        starts = np.repeat(np.array([p[0] for p in pieces], dtype=np.int32), counts)
-        ends = np.repeat(np.array([p[1] for p in pieces], dtype=np.int32), counts)
-        lengths = np.concatenate([a.lengths for _, _, a in pieces]) if pieces else np.zeros(0, dtype=np.int32)
-        offsets = np.zeros(len(lengths) + 1, dtype=np.int32)
-        np.cumsum(lengths, out=offsets[1:])
-
-        def joined(name: str, dtype) -> np.ndarray:
-            return np.concatenate([getattr(a, name) for _, _, a in pieces]) if pieces else np.zeros(0, dtype=dtype)
-
         settings = self.settings
-        width = float(np.log10(settings.beam_threshold)) if settings.beam_threshold > 0 else -np.inf
-        lattice = _beam_core.decode(self.model, len(source), starts, ends, joined("rule_scores", np.float64),
-                                    joined("estimates", np.float64), offsets, joined("words", np.uint32),
-                                    joined("tokens", np.int32), settings.stack_size, width, settings.weights.lm)
-        return CompiledDecodeResult(source, lattice, pieces, settings, self.cache)
+        width = math.log10(settings.beam_threshold) if settings.beam_threshold > 0 else -math.inf
+        lattice = _beam_core.decode(self.model, self.store, len(source), [p[0] for p in pieces],
+                                    [p[1] for p in pieces], [p[2].id for p in pieces], settings.stack_size, width,
+                                    settings.weights.lm)
+        return CompiledDecodeResult(source, lattice, pieces, settings, self.cache, self.vocabulary)
 
 
 class _CompiledPaths:
@@ -178,12 +181,13 @@ class _CompiledPaths:
 class CompiledDecodeResult(DecodeResult):
     """A :class:`DecodeResult` whose lattice lives in C++ until a caller needs its hypotheses."""
 
-    def __init__(self, source: tuple[str, ...], lattice, pieces: list[tuple[int, int, _PhraseArrays]],
-                 settings: DecoderSettings, cache: OptionCache):
+    def __init__(self, source: tuple[str, ...], lattice, pieces: list[tuple[int, int, _Phrase]],
+                 settings: DecoderSettings, cache: OptionCache, vocabulary: _Vocabulary):
         self.source = source
+        self.vocabulary = vocabulary
         self.lattice = lattice
         self.pieces = pieces
-        self.piece_offsets = np.concatenate([[0], np.cumsum([a.count for _, _, a in pieces])]).astype(np.int64)
+        self.piece_offsets = [0, *itertools.accumulate(phrase.count for _, _, phrase in pieces)]
         self.cache = cache
         self._options: TranslationOptions | None = None
         self._flat: dict[int, TranslationOption] = {}
@@ -199,7 +203,7 @@ class CompiledDecodeResult(DecodeResult):
     def options(self) -> TranslationOptions:
         if self._options is None:
             by_start: list[list[TranslationOption]] = [[] for _ in self.source]
-            for index in range(int(self.piece_offsets[-1])):
+            for index in range(self.piece_offsets[-1]):
                 option = self.flat_option(index)
                 by_start[option.start].append(option)
             self._options = TranslationOptions(self.source, by_start)
@@ -209,9 +213,9 @@ class CompiledDecodeResult(DecodeResult):
         """The ``index``-th option in the C++ core's order (TranslationOptions.all())."""
         option = self._flat.get(index)
         if option is None:
-            piece = int(np.searchsorted(self.piece_offsets, index, side="right")) - 1
-            start, end, arrays = self.pieces[piece]
-            option = self._flat[index] = arrays.options[index - int(self.piece_offsets[piece])].at(start, end)
+            piece = bisect.bisect_right(self.piece_offsets, index) - 1
+            start, end, phrase = self.pieces[piece]
+            option = self._flat[index] = phrase.options[index - self.piece_offsets[piece]].at(start, end)
         return option
 
     @property
@@ -280,9 +284,7 @@ class CompiledDecodeResult(DecodeResult):
     def nbest(self, n: int, *, distinct: bool = True, paths=None) -> list[NBestEntry]:
         if paths is not None:  # a caller's own extractor: the generic loop over it
             return super().nbest(n, distinct=distinct, paths=paths)
-        entries = []
-        for score, edges in self.lattice.nbest(n, distinct, self.settings.nbest_factor):
-            path = self.edge_hypotheses(edges)
-            tokens, segments = read_path(path)
-            entries.append(NBestEntry(tokens, score, segments, path))
-        return entries
+        words = self.vocabulary.words
+        return [NBestEntry(tuple([words[t] for t in tokens]), score, load_path=functools.partial(self.edge_hypotheses,
+                                                                                                   edges))
+                for score, edges, tokens in self.lattice.nbest(n, distinct, self.settings.nbest_factor)]

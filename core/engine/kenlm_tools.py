@@ -17,7 +17,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from importlib import metadata
 from pathlib import Path
 
 PROGRAMS = ("lmplz", "build_binary", "query")
@@ -45,6 +44,8 @@ def cache_root() -> Path:
 
 
 def kenlm_version() -> str:
+    from importlib import metadata  # reading package metadata costs start-up time every other command would pay
+
     try:
         return metadata.version("kenlm")
     except metadata.PackageNotFoundError:

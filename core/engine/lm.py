@@ -67,6 +67,11 @@ class LanguageModel:
             self._cache.popitem(last=False)
         return value
 
+    def phrase_score(self, words: Sequence[str]) -> float:
+        """log10 P(words) as a phrase, without ``<s>`` and ``</s>`` and without the sentence cache: what
+        ``score(words, bos=False, eos=False)`` gives, for callers that keep their own (decoders' options)."""
+        return self._model.score(" ".join(words), bos=False, eos=False)
+
     def word_scores(self, sentence: str | Sequence[str], *, bos: bool = True, eos: bool = True) -> list[WordScore]:
         text = " ".join(self._text(sentence).split())
         words = text.split() + (["</s>"] if eos else [])

@@ -11,8 +11,17 @@ import os
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
+from core.engine import table_binary
 from core.engine.rules import Phrase, Rule
-from core.engine.table_formats import LoadReport, TableFormat, ValueKind, read_rules, table_name
+from core.engine.table_formats import (
+    LoadReport,
+    TableFormat,
+    ValueKind,
+    column_index,
+    detect_format,
+    read_rules,
+    table_name,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +46,9 @@ class ParaphraseTable:
 
     Rules of one source keep the order they were added in; ``rules_for``
     returns them sorted by decreasing probability when ``sort`` was called
-    (done by :meth:`load`).
+    (done by :meth:`load`). A table opened from its binary form
+    (:mod:`core.engine.table_binary`) reads its rules from the mapped file and
+    answers every query the same; adding a rule to it first copies it into memory.
     """
 
     def __init__(self, rules: Iterable[Rule] = (), name: str = "table"):
@@ -62,7 +73,20 @@ class ParaphraseTable:
         report: LoadReport | None = None,
         swap_sides: bool = False,
         only_sources: set[str] | None = None,
+        binary: bool = True,
     ) -> "ParaphraseTable":
+        """The table in file ``path``: from its binary form when ``binary`` and that is fresh and was written
+        with the same loading options (:meth:`open_binary`), else parsed from the text.
+
+        ``report`` records what happened, a binary that could not be used included (``report.notes``).
+        """
+        report = report if report is not None else LoadReport(str(path))
+        options = _load_options(table_format, score, value_kind, swap_sides)
+        if binary and options is not None:
+            table = cls.open_binary(path, options, keep_features=keep_features, report=report,
+                                    skip_bad_lines=skip_bad_lines, only_sources=only_sources)
+            if table is not None:
+                return table
         table = cls(name=table_name(path))
         table.source_path = str(path)
         for rule in read_rules(
@@ -81,6 +105,80 @@ class ParaphraseTable:
         return table
 
     @classmethod
+    def open_binary(cls, path: str | os.PathLike, options: dict, *, keep_features: bool, report: LoadReport,
+                    skip_bad_lines: bool, only_sources: set[str] | None) -> "ParaphraseTable | None":
+        """The table from ``path``'s binary form, or None (with a note in ``report`` when one exists but
+        is stale, damaged, or answers other loading options) so that the caller reads the text."""
+        binary_file = table_binary.binary_path(path)
+        if not binary_file.is_file():
+            return None
+        rebuild = f"`parastudio table binarize {path}` rewrites it"
+        try:
+            opened = table_binary.BinaryTable(binary_file)
+        except (table_binary.BinaryTableError, OSError, ValueError) as error:
+            report.notes.append(f"{error}; read the text table instead ({rebuild})")
+            return None
+        why = None
+        try:
+            why = table_binary.freshness(path, binary_file, opened.text_stamp)
+        except OSError as error:
+            why = str(error)
+        try:
+            same_options = _canonical(dict(options, format=options["format"] or opened.load_options["format"])) \
+                == opened.load_options
+        except ValueError:  # a format this program does not know
+            same_options = False
+        if why is None and not same_options:
+            why = f"it was written with other loading options ({opened.load_options})"
+        skipped = opened.skipped
+        if why is None and skipped and not skip_bad_lines:
+            why = f"it skipped {skipped} malformed line(s), which this load must report"
+        if why is None and skipped and only_sources is not None:
+            why = "its skipped lines cannot be counted for a filtered load"
+        if why is not None:
+            opened.close()
+            report.notes.append(f"{binary_file}: not used: {why}; read the text table instead ({rebuild})")
+            return None
+        report.binary = str(binary_file)
+        report.skipped, report.first_errors = skipped, list(opened.first_errors)
+        buckets = table_binary.MappedBuckets(opened, keep_features)
+        if only_sources is not None:
+            found = sorted((index, text) for text in only_sources if (index := buckets.index_of(text)) >= 0)
+            table = cls((rule for index, _ in found for rule in opened.bucket(index, opened.source(index),
+                                                                              keep_features)),
+                        name=table_name(path))
+            opened.close()
+            table.source_path = str(path)
+            report.rules = len(table)
+            return table
+        table = cls(name=table_name(path))
+        table.source_path = str(path)
+        table._by_source = buckets
+        table._size = opened.rules
+        table.max_source_length = opened.max_source_length
+        table.longest_phrase = opened.longest_phrase
+        report.rules = opened.rules
+        return table
+
+    @classmethod
+    def binarize(cls, path: str | os.PathLike, table_format: TableFormat | str | None = None, *,
+                 score: str | int | None = None, value_kind: ValueKind | str | None = None,
+                 skip_bad_lines: bool = False, swap_sides: bool = False,
+                 report: LoadReport | None = None) -> "ParaphraseTable":
+        """Write ``path``'s binary form beside it (``T.pstable``, atomically) and return the text table read."""
+        report = report if report is not None else LoadReport(str(path))
+        stamp = table_binary.text_stamp(path)  # before reading: a table edited meanwhile leaves the binary stale
+        options = _load_options(table_format, score, value_kind, swap_sides)
+        if options is None:
+            raise ValueError(f"score column must be an index or c0, c1, ...; got {score!r}")
+        options["format"] = options["format"] or detect_format(path).value
+        table = cls.load(path, table_format, score=score, value_kind=value_kind, skip_bad_lines=skip_bad_lines,
+                         report=report, swap_sides=swap_sides, binary=False)
+        table_binary.write_binary(table, table_binary.binary_path(path), text=stamp, load=_canonical(options),
+                                  report={"skipped": report.skipped, "first_errors": report.first_errors})
+        return table
+
+    @classmethod
     def load_for(cls, path: str | os.PathLike, sentences: Iterable[Sequence[str]], *, max_length: int = 7,
                  **options) -> "ParaphraseTable":
         """Only the rules whose source occurs in ``sentences`` (Moses' filter-model-given-input).
@@ -94,6 +192,8 @@ class ParaphraseTable:
         return cls.load(path, only_sources=wanted, **options)
 
     def add(self, rule: Rule) -> None:
+        if not isinstance(self._by_source, dict):  # opened from a binary: copied into memory first
+            self._by_source = {source: list(rules) for source, rules in self._by_source.items()}
         bucket = self._by_source.get(rule.source)
         if bucket is None:
             bucket = self._by_source[rule.source] = []
@@ -104,6 +204,8 @@ class ParaphraseTable:
         self.longest_phrase = max(self.longest_phrase, len(rule.source), len(rule.target))
 
     def sort(self) -> None:
+        if not isinstance(self._by_source, dict):
+            return  # a binary table's buckets were sorted when it was written
         for bucket in self._by_source.values():
             bucket.sort(key=lambda r: -r.prob)
 
@@ -179,3 +281,27 @@ class ParaphraseTable:
                 flipped.add(Rule(rule.source, rule.target, probability, rule.features))
         flipped.sort()
         return flipped
+
+
+def _load_options(table_format, score, value_kind, swap_sides) -> dict | None:
+    """The loading options a binary form must have been written with (None: options the text load refuses)."""
+    try:
+        return {"format": TableFormat(table_format).value if table_format else None, "score": score,
+                "value_kind": ValueKind(value_kind).value if value_kind else None, "swap_sides": bool(swap_sides)}
+    except ValueError:
+        return None
+
+
+def _canonical(options: dict) -> dict:
+    """Options with defaults spelled out, so that equal loads compare equal (``format`` known)."""
+    fmt = TableFormat(options["format"])
+    score, kind = options["score"], options["value_kind"]
+    if fmt is TableFormat.PPDB:
+        score = int(score) if isinstance(score, int) or str(score).isdigit() else (None if score is None else str(score))
+    else:
+        try:
+            score = column_index(score)
+        except ValueError:
+            score = str(score)  # the text load refuses it; it can match no binary written by binarize
+        kind = kind or ValueKind.PROB.value
+    return {"format": fmt.value, "score": score, "value_kind": kind, "swap_sides": options["swap_sides"]}

@@ -64,6 +64,8 @@ class LoadReport:
     rules: int = 0
     skipped: int = 0
     first_errors: list[str] = field(default_factory=list)
+    binary: str | None = None  # the binary form the rules came from, if one was used
+    notes: list[str] = field(default_factory=list)  # a binary form not used, and why
 
     def note_skip(self, error: InputFormatError) -> None:
         self.skipped += 1
@@ -100,7 +102,7 @@ def _parse_probability(value: float, kind: ValueKind, path: str, number: int, li
     return min(probability, 1.0)
 
 
-def _column_index(score: str | int | None) -> int:
+def column_index(score: str | int | None) -> int:
     if score is None:
         return 0
     if isinstance(score, int):
@@ -113,8 +115,20 @@ def _column_index(score: str | int | None) -> int:
     raise ValueError(f"score column must be an index or c0, c1, ...; got {score!r}")
 
 
-def _phrase(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
+def _phrase_reader():
+    """``text -> tuple of words``, one tuple per distinct phrase and one string per distinct word: a table
+    repeats both (every rule of a source repeats it; words recur everywhere), and a table read whole keeps
+    each of its rules in memory."""
+    phrases: dict[str, tuple[str, ...]] = {}
+    words: dict[str, str] = {}
+
+    def phrase(text: str) -> tuple[str, ...]:
+        found = phrases.get(text)
+        if found is None:
+            found = phrases[text] = tuple([words.setdefault(word, word) for word in text.split()])
+        return found
+
+    return phrase
 
 
 def _float(text: str, path: str, number: int, line: str, what: str) -> float:
@@ -152,7 +166,7 @@ def read_rules(
         parse = _ppdb_parser(path, score, ValueKind(value_kind) if value_kind else None, keep_features)
     else:
         kind = ValueKind(value_kind) if value_kind else ValueKind.PROB
-        parse = _columns_parser(path, table_format, _column_index(score), kind, keep_features)
+        parse = _columns_parser(path, table_format, column_index(score), kind, keep_features)
     source_field = _source_field(table_format, swap_sides)
     with open_text_maybe_gzip(path) as handle:
         for number, line in enumerate(handle, start=1):
@@ -186,6 +200,7 @@ def _source_field(table_format: TableFormat, swap_sides: bool):
 
 def _columns_parser(path: str, table_format: TableFormat, column: int, kind: ValueKind, keep_features: bool):
     moses = table_format is TableFormat.MOSES
+    _phrase = _phrase_reader()
     shape = "'src ||| tgt ||| score [score ...]'" if moses else "'src<TAB>tgt<TAB>prob'"
 
     def parse(line: str, number: int) -> Rule:
@@ -212,6 +227,7 @@ def _columns_parser(path: str, table_format: TableFormat, column: int, kind: Val
 
 
 def _ppdb_parser(path: str, feature: str | int | None, kind: ValueKind | None, keep_features: bool):
+    _phrase = _phrase_reader()
     shape = "'LHS ||| phrase ||| paraphrase ||| k=v ... ||| alignment [||| entailment]'"
 
     def parse(line: str, number: int) -> Rule:

@@ -15,16 +15,18 @@ from __future__ import annotations
 import functools
 import re
 
-from sacremoses import MosesPunctNormalizer, MosesTokenizer
-
 SUPPORTED_LANGUAGES = ("en", "es")
 POLICY = "sacremoses MosesPunctNormalizer + MosesTokenizer(escape=False, aggressive_dash_splits=False), lowercased"
 
 
 @functools.lru_cache(maxsize=None)
-def _moses(lang: str) -> tuple[MosesPunctNormalizer, MosesTokenizer]:
+def _moses(lang: str):
+    """sacremoses' normalizer and tokenizer, imported on first use: sacremoses (with joblib and numpy) takes
+    a quarter of a second to import, which every command that merely could tokenize would pay."""
     if lang not in SUPPORTED_LANGUAGES:
         raise ValueError(f"unsupported language {lang!r}; expected one of {', '.join(SUPPORTED_LANGUAGES)}")
+    from sacremoses import MosesPunctNormalizer, MosesTokenizer
+
     return MosesPunctNormalizer(lang=lang), MosesTokenizer(lang=lang)
 
 

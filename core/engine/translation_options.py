@@ -128,11 +128,16 @@ class OptionCache:
         self.identities = identities
         self._slots: dict[str, PhraseOption] = {}
         self._ranked: dict[tuple[str, ...], list[PhraseOption]] = {}
+        self._lm_estimates: dict[tuple[str, ...], float] = {}  # a target recurs across phrases: scored once
 
     def _option(self, rule: Rule, identity: bool, rule_score: float) -> PhraseOption:
-        lm_estimate = self.lm.score(rule.target, bos=False, eos=False) if self.lm is not None and rule.target \
-            else 0.0
-        return PhraseOption(rule, identity, rule_score, rule_score + self.weights.lm * lm_estimate, rule.target)
+        target = rule.target
+        lm_estimate = 0.0
+        if self.lm is not None and target:
+            lm_estimate = self._lm_estimates.get(target)
+            if lm_estimate is None:
+                lm_estimate = self._lm_estimates[target] = self.lm.phrase_score(target)
+        return PhraseOption(rule, identity, rule_score, rule_score + self.weights.lm * lm_estimate, target)
 
     def rule_score(self, rule: Rule) -> float:
         return self.weights.phrase * rule.log10_prob - self.weights.word_penalty * len(rule.target)

@@ -51,7 +51,7 @@ from typing import Sequence
 from core.engine.beam_decoder import DecoderSettings
 from core.engine.generation import generate_batches
 from core.engine.lm import LanguageModel
-from core.engine.mcpg import FAITHFUL, TUNED, MCPGStats, generate_mcpg
+from core.engine.mcpg import FAITHFUL, TUNED, generate_mcpg
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.truescore import TrueScorer
 from core.experiments import module_main
@@ -205,6 +205,8 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         result.beam_seconds = candidates[0].params["seconds"] if candidates else 0.0
     if bar:
         bar.close()
+    from core.engine.mcpg.search import MCPGStats  # with numpy: loaded when an experiment runs, not by --help
+
     scorer = TrueScorer(table, lm)
     for system in systems:
         bar = _bar(len(sentences), system.label, progress)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from core.store.models import Criterion
-from core.vocabulary import APPLICATIONS, NO, YES, yes_or_no
+from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, NO, PRESET_CRITERIA, YES, yes_or_no
 
 _THREE_POINT_ADEQUACY = [
     {"value": "1", "label": "Changed", "description": "The meaning is evidently changed."},
@@ -88,12 +88,6 @@ def preset_criterion(name: str, application: str | None = None) -> CriterionSpec
         return CriterionSpec("choice", "Pick the best paraphrase of the highlighted words, keep the original, "
                              "or type your own.", "choice", (), True)
     raise ValueError(f"unknown criterion {name!r}; expected one of {', '.join(PRESET_CRITERIA)}")
-
-
-PRESET_CRITERIA = ("fluency", "meaning", "adequacy", "fluency3", "usability", "quality5", "choice")
-
-
-DEFAULT_CRITERIA = ("fluency", "meaning", "usability")
 
 
 def normalize_value(criterion: Criterion, value: Any, text_value: str | None = None,

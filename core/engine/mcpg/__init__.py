@@ -43,10 +43,10 @@ import time
 from dataclasses import fields
 from typing import Sequence
 
+from typing import TYPE_CHECKING
+
 from core.engine.derivation import Segment
 from core.engine.lm import LanguageModel
-from core.engine.mcpg.actions import STOP, ActionSpace
-from core.engine.mcpg.finals import Finals
 from core.engine.mcpg.options import (
     DEFAULT_EPISODES_PER_STEP,
     DEFAULT_EXPLORATION,
@@ -60,10 +60,10 @@ from core.engine.mcpg.options import (
     resolve_profile,
 )
 from core.engine.mcpg.pace import BudgetPace, FixedPace, Pace
-from core.engine.mcpg.playouts import Playouts
-from core.engine.mcpg.polish import Polish
-from core.engine.mcpg.search import MCPGStats, Node, TreeSearch
 from core.engine.paraphrase_table import ParaphraseTable
+
+if TYPE_CHECKING:
+    from core.engine.mcpg.search import MCPGStats
 
 Result = tuple[tuple[str, ...], float, tuple[Segment, ...]]
 
@@ -72,6 +72,23 @@ __all__ = [
     "Finals", "MCPGOptions", "MCPGStats", "Mode", "Node", "Playouts", "Polish", "Result", "SearchInputs",
     "TranslatorReward", "TreeSearch", "generate_mcpg", "resolve_profile",
 ]
+
+
+def __getattr__(name: str):
+    """The search's modules (with numpy) load on first use: the CLI's start-up and the beam decoder need none."""
+    if name in ("STOP", "ActionSpace"):
+        from core.engine.mcpg import actions as module
+    elif name == "Finals":
+        from core.engine.mcpg import finals as module
+    elif name == "Playouts":
+        from core.engine.mcpg import playouts as module
+    elif name == "Polish":
+        from core.engine.mcpg import polish as module
+    elif name in ("MCPGStats", "Node", "TreeSearch"):
+        from core.engine.mcpg import search as module
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(module, name)
 
 
 def commit_pace(options: MCPGOptions, episodes_per_step: int | None, started: float, search_budget: float | None,
@@ -115,6 +132,9 @@ def generate_mcpg(
     reachable. Results depend only on the inputs and ``seed``, except where
     ``time_budget`` cuts the search.
     """
+    from core.engine.mcpg.polish import Polish
+    from core.engine.mcpg.search import MCPGStats, TreeSearch
+
     options = resolve_profile(profile)
     if episodes_per_step is not None and episodes_per_step < 1:
         raise ValueError("episodes_per_step must be at least 1")

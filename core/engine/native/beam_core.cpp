@@ -7,7 +7,6 @@
 // KenLM is called through its C++ interface (lm::base::Model, as the kenlm Python module does), built
 // from the kenlm source distribution by setup.py.
 
-#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -17,6 +16,7 @@
 #include <limits>
 #include <memory>
 #include <queue>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -35,6 +35,9 @@ using lm::ngram::State;
 namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+// How far under a stack's floor a partial score must be to stop scoring a target early: far above the
+// rounding of sums of a few hundred log-probabilities, far below any difference the threshold could make.
+constexpr double kMargin = 1e-9;
 
 struct StateHash {
   size_t operator()(const State &state) const { return static_cast<size_t>(lm::ngram::hash_value(state)); }
@@ -227,9 +230,11 @@ class Lattice {
   int n = 0;
   std::vector<int32_t> option_end;
   std::vector<std::vector<int32_t>> option_tokens;  // per option: the caller's token ids of its target
-  // Distinct n-best (DecodeResult.nbest): the best path of each output string, at most `limit` paths tried.
-  std::vector<std::pair<double, std::vector<int32_t>>> NBest(int64_t n_wanted, bool distinct, int64_t factor) {
-    std::vector<std::pair<double, std::vector<int32_t>>> out;
+  // Distinct n-best (DecodeResult.nbest): the best path of each output string, at most `limit` paths tried;
+  // per entry its score, edges and the caller's token ids of its output.
+  std::vector<std::tuple<double, std::vector<int32_t>, std::vector<int32_t>>> NBest(int64_t n_wanted, bool distinct,
+                                                                                    int64_t factor) {
+    std::vector<std::tuple<double, std::vector<int32_t>, std::vector<int32_t>>> out;
     if (n_wanted <= 0) return out;
     KBest paths(*this);
     struct TokensHash {
@@ -245,15 +250,13 @@ class Lattice {
     for (int64_t k = 0; k < limit; ++k) {
       double score;
       if (!paths.Path(k, score, edges)) break;
-      if (distinct) {
-        std::vector<int32_t> tokens;
-        for (int32_t edge : edges) {
-          const auto &target = option_tokens[hyps[edge].option];
-          tokens.insert(tokens.end(), target.begin(), target.end());
-        }
-        if (!seen.insert(std::move(tokens)).second) continue;
+      std::vector<int32_t> tokens;
+      for (int32_t edge : edges) {
+        const auto &target = option_tokens[hyps[edge].option];
+        tokens.insert(tokens.end(), target.begin(), target.end());
       }
-      out.emplace_back(score, edges);
+      if (distinct && !seen.insert(tokens).second) continue;
+      out.emplace_back(score, edges, std::move(tokens));
       if (static_cast<int64_t>(out.size()) >= n_wanted) break;
     }
     return out;
@@ -405,39 +408,91 @@ std::vector<std::vector<double>> FutureCosts(int n, const int32_t *start, const 
   return cost;
 }
 
-template <typename T>
-const T *Data(const py::array_t<T, py::array::c_style | py::array::forcecast> &array, size_t expected,
-              const char *name) {
-  if (array.ndim() != 1 || static_cast<size_t>(array.shape(0)) != expected)
-    throw std::invalid_argument(std::string(name) + ": wrong length");
-  return array.data();
-}
-
-using IntArray = py::array_t<int32_t, py::array::c_style | py::array::forcecast>;
-using WordArray = py::array_t<uint32_t, py::array::c_style | py::array::forcecast>;
-using FloatArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
-
-// BeamDecoder.decode. Options come grouped by start in the order of TranslationOptions.by_start:
-// option o starts at start[o] and covers [start[o], end[o]); its target is words[target_offset[o] :
-// target_offset[o + 1]] as LM word indices and tokens[...] as the caller's own token ids.
-std::unique_ptr<Lattice> Decode(const Model *model, int n, const IntArray &start_array, const IntArray &end_array,
-                                const FloatArray &rule_array, const FloatArray &estimate_array,
-                                const IntArray &offset_array, const WordArray &word_array,
-                                const IntArray &token_array, int64_t stack_size, double width, double lm_weight) {
-  const size_t count = static_cast<size_t>(start_array.size());
-  const int32_t *start = Data(start_array, count, "start");
-  const int32_t *end = Data(end_array, count, "end");
-  const double *rule_score = Data(rule_array, count, "rule_score");
-  const double *estimate = Data(estimate_array, count, "estimate");
-  const int32_t *offset = Data(offset_array, count + 1, "target_offset");
-  const size_t word_count = static_cast<size_t>(offset[count]);
-  const uint32_t *words = Data(word_array, word_count, "words");
-  const int32_t *tokens = Data(token_array, word_count, "tokens");
-  for (size_t o = 0; o < count; ++o) {
-    if (start[o] < 0 || end[o] <= start[o] || end[o] > n || (o && start[o] < start[o - 1]) ||
-        offset[o + 1] < offset[o])
-      throw std::invalid_argument("options must be spans of the sentence, grouped by start");
+// The options of every source phrase a decoder has met, registered once (OptionCache's ranked options,
+// packed by compiled_search.py): a sentence then names its spans' phrases instead of passing arrays.
+class OptionStore {
+ public:
+  // Registers one phrase's options (best first); returns its id. Option o's target is words/tokens
+  // [sum of lengths before o, + lengths[o]).
+  int32_t Add(const std::vector<double> &rule_scores, const std::vector<double> &estimates,
+              const std::vector<int32_t> &lengths, const std::vector<uint32_t> &words,
+              const std::vector<int32_t> &tokens) {
+    const size_t count = rule_scores.size();
+    size_t total = 0;
+    for (int32_t length : lengths) {
+      if (length < 0) throw std::invalid_argument("a target length is negative");
+      total += static_cast<size_t>(length);
+    }
+    if (estimates.size() != count || lengths.size() != count || words.size() != total || tokens.size() != total)
+      throw std::invalid_argument("rule_scores, estimates and lengths must have one entry per option, "
+                                  "words and tokens one per target word");
+    first_option_.push_back(static_cast<int32_t>(rule_score_.size()));
+    size_t at = 0;
+    for (size_t o = 0; o < count; ++o) {
+      rule_score_.push_back(rule_scores[o]);
+      estimate_.push_back(estimates[o]);
+      word_begin_.push_back(static_cast<int32_t>(words_.size()));
+      words_.insert(words_.end(), words.begin() + at, words.begin() + at + lengths[o]);
+      tokens_.insert(tokens_.end(), tokens.begin() + at, tokens.begin() + at + lengths[o]);
+      word_end_.push_back(static_cast<int32_t>(words_.size()));
+      at += static_cast<size_t>(lengths[o]);
+    }
+    end_option_.push_back(static_cast<int32_t>(rule_score_.size()));
+    return static_cast<int32_t>(first_option_.size()) - 1;
   }
+
+  int32_t Count(int32_t phrase) const { return end_option_.at(phrase) - first_option_.at(phrase); }
+  int32_t Phrases() const { return static_cast<int32_t>(first_option_.size()); }
+
+  // Per option of phrase `phrase`: appends its scores, target offsets, words and tokens to a sentence's arrays.
+  void Append(int32_t phrase, std::vector<double> &rule_score, std::vector<double> &estimate,
+              std::vector<int32_t> &offset, std::vector<uint32_t> &words, std::vector<int32_t> &tokens) const {
+    for (int32_t o = first_option_.at(phrase); o < end_option_[phrase]; ++o) {
+      rule_score.push_back(rule_score_[o]);
+      estimate.push_back(estimate_[o]);
+      words.insert(words.end(), words_.begin() + word_begin_[o], words_.begin() + word_end_[o]);
+      tokens.insert(tokens.end(), tokens_.begin() + word_begin_[o], tokens_.begin() + word_end_[o]);
+      offset.push_back(static_cast<int32_t>(words.size()));
+    }
+  }
+
+ private:
+  std::vector<double> rule_score_, estimate_;
+  std::vector<int32_t> word_begin_, word_end_;  // per option: where its target lies in words_ / tokens_
+  std::vector<uint32_t> words_;
+  std::vector<int32_t> tokens_;
+  std::vector<int32_t> first_option_, end_option_;  // per phrase: its options [first, end)
+};
+
+// BeamDecoder.decode. The sentence's options are those of phrase `phrases[i]` placed at [starts[i], ends[i]),
+// pieces in the order of TranslationOptions.by_start (by start; the identity slot first, then by end): option
+// o covers [start[o], end[o]) and its target is words[offset[o] : offset[o + 1]] as LM word indices and
+// tokens[...] as the caller's own token ids.
+std::unique_ptr<Lattice> Decode(const Model *model, const OptionStore &store, int n, const std::vector<int32_t> &starts,
+                                const std::vector<int32_t> &ends, const std::vector<int32_t> &phrases,
+                                int64_t stack_size, double width, double lm_weight) {
+  if (starts.size() != ends.size() || starts.size() != phrases.size())
+    throw std::invalid_argument("starts, ends and phrases must have one entry per piece");
+  std::vector<int32_t> start_vector, end_vector, offset_vector{0}, token_vector;
+  std::vector<double> rule_vector, estimate_vector;
+  std::vector<uint32_t> word_vector;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    if (phrases[i] < 0 || phrases[i] >= store.Phrases()) throw std::invalid_argument("unknown phrase id");
+    if (starts[i] < 0 || ends[i] <= starts[i] || ends[i] > n || (i && starts[i] < starts[i - 1]))
+      throw std::invalid_argument("options must be spans of the sentence, grouped by start");
+    const size_t before = rule_vector.size();
+    store.Append(phrases[i], rule_vector, estimate_vector, offset_vector, word_vector, token_vector);
+    start_vector.insert(start_vector.end(), rule_vector.size() - before, starts[i]);
+    end_vector.insert(end_vector.end(), rule_vector.size() - before, ends[i]);
+  }
+  const size_t count = rule_vector.size();
+  const int32_t *start = start_vector.data();
+  const int32_t *end = end_vector.data();
+  const double *rule_score = rule_vector.data();
+  const double *estimate = estimate_vector.data();
+  const int32_t *offset = offset_vector.data();
+  const uint32_t *words = word_vector.data();
+  const int32_t *tokens = token_vector.data();
 
   auto lattice = std::make_unique<Lattice>();
   Lattice &out = *lattice;
@@ -535,12 +590,24 @@ std::unique_ptr<Lattice> Decode(const Model *model, int n, const IntArray &start
           }
           double total = node >= 0 ? node_score[node] : 0.0;
           const State *context = node >= 0 ? &node_state[node] : &h_state;
+          bool hopeless = false;
           for (size_t c = chain.size(); c-- > 0;) {
+            // The words left can only lower the score (log-probabilities <= 0): once the prefix scored so far
+            // puts the hypothesis clearly under the stack's floor, the threshold would drop it whatever they
+            // are, so they need no lookup. (A shortcut only: the Python search scores them all and drops it.)
+            if (lm_never_adds && h_score + rule_score[p] + lm_weight * total + tail_future < target.worst - kMargin) {
+              hopeless = true;
+              break;
+            }
             const int32_t next = chain[c];
             total += static_cast<double>(model->Score(*context, trie.word[next], node_state[next]));
             node_score[next] = total;
             node_done[next] = generation;
             context = &node_state[next];
+          }
+          if (hopeless) {
+            ++ids;
+            continue;
           }
           lm_score = node_score[last];
           state = node_state[last];
@@ -569,6 +636,8 @@ std::unique_ptr<Lattice> Decode(const Model *model, int n, const IntArray &start
 
 PYBIND11_MODULE(_beam_core, module) {
   module.doc() = "The beam decoder's search and k-best in C++ (core/engine/native/beam_core.cpp).";
+  // Raised whenever the Python interface changes; compiled_search.py uses only a core of its own version.
+  module.attr("INTERFACE") = 2;
 
   py::class_<Model>(module, "Model")
       .def(py::init<const std::string &>(), py::arg("path"))
@@ -643,7 +712,13 @@ PYBIND11_MODULE(_beam_core, module) {
       })
       .def_readonly("entries", &KBest::entries);
 
-  module.def("decode", &Decode, py::arg("model"), py::arg("n"), py::arg("start"), py::arg("end"),
-             py::arg("rule_score"), py::arg("estimate"), py::arg("target_offset"), py::arg("words"),
-             py::arg("tokens"), py::arg("stack_size"), py::arg("width"), py::arg("lm_weight"));
+  py::class_<OptionStore>(module, "OptionStore")
+      .def(py::init<>())
+      .def("add", &OptionStore::Add, py::arg("rule_scores"), py::arg("estimates"), py::arg("lengths"),
+           py::arg("words"), py::arg("tokens"))
+      .def("count", &OptionStore::Count, py::arg("phrase"))
+      .def_property_readonly("phrases", &OptionStore::Phrases);
+
+  module.def("decode", &Decode, py::arg("model"), py::arg("store"), py::arg("n"), py::arg("starts"),
+             py::arg("ends"), py::arg("phrases"), py::arg("stack_size"), py::arg("width"), py::arg("lm_weight"));
 }
