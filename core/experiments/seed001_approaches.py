@@ -30,12 +30,18 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from core.demo import demo_files
 from core.engine.cat.approaches import APPROACHES, Approach
 from core.engine.cat.autoeval import Case, CaseResult, evaluate, read_cases
 from core.engine.cat.graph_store import open_graph
 from core.engine.lm import LanguageModel
 from core.experiments import module_main
+
+
+def demo_files():
+    """The bundled demo's files (imported when used: the CLI registers this experiment without the store)."""
+    from core.demo import demo_files as files
+
+    return files()
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "evaldata" / "build"

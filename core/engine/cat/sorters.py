@@ -9,7 +9,6 @@ from __future__ import annotations
 import warnings
 
 import Levenshtein
-import numpy as np
 
 from core.engine.cat.stages import Sorter, Suggestion, SuggestContext
 
@@ -30,6 +29,7 @@ def word_distance(a, b) -> int:
 def clusters(suggestions: list[Suggestion], k: int, *, seed: int = 0) -> list[int]:
     """A cluster label per suggestion: k-means (SciPy, as seed 001) on each suggestion's vector of word
     distances to every suggestion (k-means needs points; these embed the word distance)."""
+    import numpy as np  # here, not at import: the CLI registers its commands without numpy
     from scipy.cluster.vq import kmeans2
 
     n = len(suggestions)
