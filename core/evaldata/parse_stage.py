@@ -25,7 +25,6 @@ import json
 import time
 from pathlib import Path
 
-from core.engine.display_text import cased_tokens
 from core.engine.patterns.dependency_parse import DependencyParse
 from core.engine.patterns.spacy_parser import SpacyParser
 from core.evaldata.stage_context import (BuildContext, StageSkipped, process_pool, read_jsonl, read_lines, sha256_of,
@@ -67,6 +66,8 @@ def read_parses(path: Path) -> list[DependencyParse]:
 
 def stage_parse(context: BuildContext) -> dict:
     lines = read_lines(context.path("corpus", "train.web"))
+    from core.engine.display_text import cased_tokens  # sacremoses: not when the CLI only lists the stages
+
     refs = read_lines(context.path("split", "train.ids"))
     if len(refs) != len(lines):
         raise StageSkipped(f"split/train.ids has {len(refs)} lines but corpus/train.web {len(lines)}")
