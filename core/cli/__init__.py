@@ -28,6 +28,8 @@ SUBCOMMAND_MODULES = [
     "core.cli.generate_cmd",
     "core.cli.experiment_cmd",
     "core.cli.inspect_cmd",
+    "core.cli.devset_cmd",
+    "core.cli.tune_cmd",
 ]
 PLUGIN_GROUP = "parastudio.commands"
 

@@ -5,7 +5,9 @@ Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
 
 * ``seed000-reranking``: seed 000 §3, :mod:`core.experiments.seed000_reranking`;
 * ``mcpg-vs-beam``: seed 000 §4 / seed 003 §5, :mod:`core.experiments.mcpg_vs_beam`;
-* ``spg-rates``: seed 004 §5, :mod:`core.experiments.spg_rates`.
+* ``spg-rates``: seed 004 §5, :mod:`core.experiments.spg_rates`;
+* ``tuning-loop``: judge, export, tune, regenerate, judge again (seed 004 §3.6), :mod:`core.experiments.tuning_loop`;
+* ``judgment-predictor``: seed 000's open question, :mod:`core.experiments.judgment_predictor`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.experiments import mcpg_vs_beam, seed000_reranking, spg_rates
+from core.experiments import judgment_predictor, mcpg_vs_beam, seed000_reranking, spg_rates, tuning_loop
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not options of the experiment itself: left out of the recorded command.
@@ -49,6 +51,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "spg-rates", help="seed 004 §5: SPG paraphrase rate and unit replacements per application")
     spg_rates.add_arguments(rates)
     rates.set_defaults(func=lambda args: spg_rates.run_from_args(args, recorded_command("spg-rates", args)))
+
+    loop = experiments.add_parser(
+        "tuning-loop", help="seed 004 §3.6 on the demo: judge (scripted), export, tune, regenerate, judge again")
+    tuning_loop.add_arguments(loop)
+    loop.set_defaults(func=run_tuning_loop)
+
+    predictor = experiments.add_parser(
+        "judgment-predictor", help="seed 000's open question: model scores predicting the demo study's judgments")
+    judgment_predictor.add_arguments(predictor)
+    predictor.set_defaults(func=lambda args: judgment_predictor.run_from_args(
+        args, recorded_command("judgment-predictor", args)))
+
+
+def run_tuning_loop(args: argparse.Namespace) -> int:
+    from core.cli.progress_bar import progress_bar
+
+    with progress_bar() as progress:
+        return tuning_loop.run_from_args(args, recorded_command("tuning-loop", args), progress)
 
 
 def recorded_command(experiment: str, args: argparse.Namespace) -> str:

@@ -16,8 +16,9 @@ Replacement labels (seed 004 §3.6 asks one per unit replacement):
   replacements leaves each unresolved ("which replacement broke it is unknown"), as does a middle level or an
   unresolved candidate label. A derived label inherits the candidate label's status.
 
-``acceptable`` is true when the candidate's aggregated label is positive on every criterion exported, false
-when one is negative, null otherwise (an unresolved or middle label).
+Each judgment's ``verdict`` reads its aggregated label: ``positive`` (yes, or the upper half of a numeric scale),
+``negative`` (no, or the lower half), ``neither`` (a middle level), null when unresolved. ``acceptable`` is true
+when every exported criterion's verdict is positive, false when one is negative, null otherwise.
 
 Free-form values (a system's parameters) are JSON text, so every record has one Arrow schema (``--format hf``).
 """
@@ -64,13 +65,22 @@ def _labels_by_key(rows) -> dict[tuple, dict[str, str]]:
     return found
 
 
-def _judgment_entry(criterion: str, labels: dict[str, str], adjudication: dict[str, str],
+def verdict(criterion: Criterion, aggregated: AggregatedLabel) -> str | None:
+    """``positive``, ``negative`` or ``neither`` (a middle level) for a resolved label; None when unresolved."""
+    if not aggregated.resolved:
+        return None
+    if aggregated.label in positive_labels(criterion):
+        return "positive"
+    return "negative" if aggregated.label in negative_labels(criterion) else "neither"
+
+
+def _judgment_entry(criterion: Criterion, labels: dict[str, str], adjudication: dict[str, str],
                     aggregated: AggregatedLabel) -> dict:
     adjudicator, decision = next(iter(adjudication.items()), (None, None))
-    return {"criterion": criterion,
+    return {"criterion": criterion.name,
             "labels": [{"annotator": name, "value": value} for name, value in sorted(labels.items())],
             "adjudication": None if decision is None else {"annotator": adjudicator, "value": decision},
-            **aggregated.to_json()}
+            **aggregated.to_json(), "verdict": verdict(criterion, aggregated)}
 
 
 def _derived(criterion: Criterion | None, judged: AggregatedLabel | None, replacements: int) -> dict:
@@ -141,7 +151,7 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
             labels, decision, result = aggregated(candidate.id, None, name)
             labels_of[name] = result
             if name in asked:
-                judgments.append(_judgment_entry(name, labels, decision, result))
+                judgments.append(_judgment_entry(all_criteria[name], labels, decision, result))
         units = replacement_units(candidate.derivation)
         replacements = []
         for unit, segment in enumerate(units):
@@ -161,10 +171,9 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
                 derived = _derived(all_criteria.get(derive_from), labels_of.get(derive_from), len(units))
                 entry.update(origin="derived", criterion=derive_from, labels=[], adjudication=None, **derived)
             replacements.append(entry)
-        verdicts = [labels_of[name] for name in asked]
-        negative = any(v.resolved and v.label in negative_labels(all_criteria[n]) for n, v in zip(asked, verdicts))
-        positive = bool(asked) and all(v.resolved and v.label in positive_labels(all_criteria[n])
-                                       for n, v in zip(asked, verdicts))
+        verdicts = [verdict(all_criteria[name], labels_of[name]) for name in asked]
+        negative = "negative" in verdicts
+        positive = bool(asked) and all(v == "positive" for v in verdicts)
         first = made_by[0] if made_by else {}
         records.append({
             "id": f"{uid}:{candidate.id}", "study": study_name, "item": str(candidate.id),

@@ -115,7 +115,9 @@ def choose_gamma(lower: np.ndarray, upper: np.ndarray, values: np.ndarray, *, st
     else the middle of the best interval nearest 0 (an unbounded one: ``step`` beyond its finite end)."""
     best = float(np.max(values))
     tied = np.flatnonzero(values >= best - TIE)
-    around_zero = [k for k in tied if lower[k] < 0.0 < upper[k]]
+    # Zero counts as inside an interval only clear of its ends: a breakpoint within rounding of 0 means the
+    # current point is itself a tie, where the tie-break and not the interval decides.
+    around_zero = [k for k in tied if lower[k] < -SAME_POINT < SAME_POINT < upper[k]]
     if around_zero:
         return 0.0, float(values[around_zero[0]])
     distance = np.where(upper[tied] <= 0.0, -upper[tied], lower[tied])

@@ -50,33 +50,36 @@ def _normalised(weights: np.ndarray, norm: float | None) -> np.ndarray:
     return weights * (norm / total)
 
 
-def _ascend(lists, start: np.ndarray, objective: Objective, directions: Callable[[], list[np.ndarray]],
+LineSearch = Callable[[np.ndarray, np.ndarray], tuple[float, float]]  # (point, direction) -> (gamma, value)
+ValueAt = Callable[[np.ndarray], float]
+
+
+def _ascend(line: LineSearch, value_at: ValueAt, start: np.ndarray, directions: Callable[[], list[np.ndarray]],
             max_rounds: int) -> tuple[np.ndarray, float, int]:
     point = np.array(start, dtype=float)
-    value = evaluate(lists, point, objective)
+    value = value_at(point)
     searches = 0
     for _ in range(max_rounds):
         improved = False
         for direction in directions():
-            gamma, found = line_search(lists, point, direction, objective)
+            gamma, found = line(point, direction)
             searches += 1
             if gamma != 0.0 and found > value + 1e-12:
                 candidate = point + gamma * direction
-                direct = evaluate(lists, candidate, objective)
-                if direct > value + 1e-12:  # the envelope's value, checked by direct evaluation
+                direct = value_at(candidate)
+                if direct > value + 1e-12:  # the sweep's value, checked by direct evaluation
                     point, value, improved = candidate, direct, True
         if not improved:
             break
     return point, value, searches
 
 
-def optimise(lists: Sequence[tuple[np.ndarray, np.ndarray]], objective: Objective, start: np.ndarray, *,
-             seed: int = 0, restarts: int = 5, random_directions: int = 3, max_rounds: int = 20,
-             norm: float | None = None, fixed: Sequence[int] = ()) -> Optimum:
-    """The best weights found on fixed n-best lists ``(features, stats)`` (see the module docstring).
-
-    ``fixed``: indices of weights left as they are (directions never move them).
-    """
+def search(line: LineSearch, value_at: ValueAt, start: np.ndarray, *, seed: int = 0, restarts: int = 5,
+           random_directions: int = 3, max_rounds: int = 20, fixed: Sequence[int] = (),
+           restart_scale: np.ndarray | None = None) -> tuple[np.ndarray, float, int]:
+    """Powell-style direction-set ascent with exact line searches: every free axis and ``random_directions``
+    random unit directions per round until none improves, from ``start`` and from ``restarts`` random points
+    (uniform in ``+-restart_scale`` per free coordinate around 0); the best point wins, ``start``'s on a tie."""
     start = np.asarray(start, dtype=float)
     dimension = len(start)
     free = [i for i in range(dimension) if i not in set(fixed)]
@@ -91,16 +94,30 @@ def optimise(lists: Sequence[tuple[np.ndarray, np.ndarray]], objective: Objectiv
             found.append(vector / np.linalg.norm(vector))
         return found
 
-    scale = float(np.abs(start).sum()) or 1.0
-    best_point, best_value, searches = _ascend(lists, start, objective, directions, max_rounds)
+    if restart_scale is None:
+        restart_scale = np.full(dimension, (float(np.abs(start).sum()) or 1.0) / max(1, len(free)))
+    best_point, best_value, searches = _ascend(line, value_at, start, directions, max_rounds)
     for _ in range(restarts):
         origin = start.copy()
-        origin[free] = rng.uniform(-1.0, 1.0, size=len(free)) * scale / max(1, len(free))
-        point, value, more = _ascend(lists, origin, objective, directions, max_rounds)
+        origin[free] = rng.uniform(-1.0, 1.0, size=len(free)) * restart_scale[free]
+        point, value, more = _ascend(line, value_at, origin, directions, max_rounds)
         searches += more
         if value > best_value + 1e-12:
             best_point, best_value = point, value
-    return Optimum(_normalised(best_point, norm), best_value, searches)
+    return best_point, best_value, searches
+
+
+def optimise(lists: Sequence[tuple[np.ndarray, np.ndarray]], objective: Objective, start: np.ndarray, *,
+             seed: int = 0, restarts: int = 5, random_directions: int = 3, max_rounds: int = 20,
+             norm: float | None = None, fixed: Sequence[int] = ()) -> Optimum:
+    """The best weights found on fixed n-best lists ``(features, stats)`` (see the module docstring).
+
+    ``fixed``: indices of weights left as they are (directions never move them).
+    """
+    point, value, searches = search(lambda p, d: line_search(lists, p, d, objective),
+                                    lambda p: evaluate(lists, p, objective), start, seed=seed, restarts=restarts,
+                                    random_directions=random_directions, max_rounds=max_rounds, fixed=fixed)
+    return Optimum(_normalised(point, norm), value, searches)
 
 
 @dataclass
