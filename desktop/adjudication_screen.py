@@ -16,7 +16,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QPushButton, QTableView, QAbstractItemView, QVBoxLayout)
 
 from core.engine.changed_words import changed_tokens
-from core.store.adjudication import Disagreement, disagreements, record_adjudication
+from core.store import operations as ops
 from core.store.database import Database
 from desktop.annotation_screen import KeyBinding, key_for_level, replacement_marks
 from desktop.changed_spans import highlighted_html
@@ -38,7 +38,7 @@ class AdjudicationDialog(QDialog):
     def __init__(self, db: Database, study_id: int, study_name: str, adjudicator: str, parent=None):
         super().__init__(parent)
         self.db, self.study_id, self.adjudicator = db, study_id, adjudicator
-        self.items: list[Disagreement] = []
+        self.items: list[ops.Disagreement] = []
         self.index = 0
         self.setWindowTitle(f"Adjudicate “{study_name}” as {adjudicator}")
         layout = QVBoxLayout(self)
@@ -80,14 +80,14 @@ class AdjudicationDialog(QDialog):
 
     # loading ------------------------------------------------------------------------------
     def reload(self) -> Worker:
-        worker = Worker(lambda report: disagreements(self.db, self.study_id))
+        worker = Worker(lambda report: ops.disagreements(self.db, self.study_id))
         worker.signals.finished.connect(self._loaded)
         worker.signals.failed.connect(lambda message: self.header.setText(f"<b>could not read</b>: {html.escape(message)}"))
         self.worker = worker
         QThreadPool.globalInstance().start(worker)
         return worker
 
-    def _loaded(self, items: list[Disagreement]) -> None:
+    def _loaded(self, items: list[ops.Disagreement]) -> None:
         self.items = items
         self._refresh_rows()
         if not items:
@@ -125,7 +125,7 @@ class AdjudicationDialog(QDialog):
                             + (f" · your decision: <b>{html.escape(item.decision)}</b>" if item.decision else ""))
         self._set_buttons(item)
 
-    def _set_buttons(self, item: Disagreement) -> None:
+    def _set_buttons(self, item: ops.Disagreement) -> None:
         while self.buttons_row.count():
             widget = self.buttons_row.takeAt(0).widget()
             if widget is not None:
@@ -149,11 +149,11 @@ class AdjudicationDialog(QDialog):
             return
         item = self.items[self.index]
         try:
-            judgment = record_adjudication(self.db, self.study_id, self.adjudicator, item.key, value)
+            judgment = ops.record_adjudication(self.db, self.study_id, self.adjudicator, item.key, value)
         except (ValueError, LookupError) as error:
             self.status.setText(f"<b>not recorded</b>: {html.escape(str(error))}")
             return
-        self.items[self.index] = Disagreement(**{**item.__dict__, "decision": value, "adjudicator": self.adjudicator})
+        self.items[self.index] = ops.Disagreement(**{**item.__dict__, "decision": value, "adjudicator": self.adjudicator})
         self._refresh_rows()
         self.status.setText(f"recorded: {item.item} {item.criterion} = {value}")
         self.decided.emit(judgment)

@@ -53,7 +53,6 @@ from core.store import session_lock
 from core.store.annotation_session import AnnotationSession
 from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
-from core.store.items import replacement_units
 from core.engine.changed_words import changed_tokens
 from desktop.changed_spans import highlighted_display_html, highlighted_html
 from desktop.judging_clock import JudgingClock
@@ -115,7 +114,7 @@ def key_for_level(scale: str, index: int, level: dict) -> tuple[str, ...]:
 def replacement_marks(derivation, unit: int | None) -> tuple[range, range, str]:
     """The one unit replacement a replacement-task item asks about: its source and candidate tokens, and a title
     saying which of the candidate's replacements it is."""
-    units = replacement_units(derivation)
+    units = ops.replacement_units(derivation)
     if unit is None or not 0 <= unit < len(units):
         return range(0), range(0), "Source sentence"
     found = units[unit]

@@ -24,9 +24,7 @@ from __future__ import annotations
 import hashlib
 
 from core.store import operations as ops
-from core.store.adjudication import disagreements, record_adjudication
 from core.store.database import Database
-from core.store.items import replacement_units
 from core.vocabulary import NO, YES
 
 JUDGES = ("judge-1", "judge-2")
@@ -52,7 +50,7 @@ def _bigrams(tokens: list[str]) -> set[tuple[str, str]]:
 def silver_answer(item: ops.ItemView) -> str:
     """The rule's answer to one item the annotation session shows."""
     reference = item.references[0] if item.references else ""
-    units = replacement_units(item.derivation)
+    units = ops.replacement_units(item.derivation)
     if item.scale == "replacement":
         unit = units[item.unit]
         return YES if replacement_correct(unit["source"], unit["target"], reference) else NO
@@ -94,13 +92,13 @@ def judge_study(db: Database, study_id: int, *, noise: float = NOISE, seed: int 
 def adjudicate(db: Database, study_id: int) -> int:
     """The adjudicator's silver answer on every undecided disagreement."""
     decided = 0
-    for entry in disagreements(db, study_id, include_decided=False):
+    for entry in ops.disagreements(db, study_id, include_decided=False):
         if entry.candidate is None:
             continue
         view = ops.ItemView(0, 0, entry.item, entry.criterion, entry.question, entry.scale, entry.levels, True,
                             entry.source, None, _references(db, study_id, entry.key[0]), entry.candidate,
                             entry.derivation, None, entry.key[2], [], None, None, False, None)
-        record_adjudication(db, study_id, ADJUDICATOR, entry.key, silver_answer(view))
+        ops.record_adjudication(db, study_id, ADJUDICATOR, entry.key, silver_answer(view))
         decided += 1
     return decided
 

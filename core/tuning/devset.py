@@ -35,7 +35,6 @@ from core.stats.label_aggregation import AGGREGATION_RULES, AggregatedLabel, agg
 from core.store import operations as ops
 from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
-from core.store.items import replacement_units
 from core.store.models import Candidate, CandidateSystem, Criterion, SourceSentence, Study, System
 from core.vocabulary import NO, YES
 
@@ -152,7 +151,7 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
             labels_of[name] = result
             if name in asked:
                 judgments.append(_judgment_entry(all_criteria[name], labels, decision, result))
-        units = replacement_units(candidate.derivation)
+        units = ops.replacement_units(candidate.derivation)
         replacements = []
         for unit, segment in enumerate(units):
             entry = {"unit": unit, "segment": candidate.derivation.index(segment), "src": segment["src"],

@@ -290,6 +290,12 @@ def tune_pivot(records: Sequence[dict], source: FeatureSource, *, objective: str
     progress(20, 100, "pivot: tuning λ1..λ4 and T")
     theta, _value = optimise_pairs(parts["dev"], score, start, seed=seed, restarts=restarts,
                                    random_directions=random_directions)
+    if all(p.mask.sum(axis=1).max(initial=1) == 1 for p in parts.values()):
+        # One pivot per pair: ln score = λ·h, so (λ, T) and any positive multiple extract the same pairs;
+        # rescaled to |λ|_1 = 4 (the start's), the written scores stay readable.
+        norm = float(np.abs(theta[:4]).sum())
+        if norm > 0:
+            theta = theta * (4.0 / norm)
     before = {name: pair_figures(p, start) if len(p) else None for name, p in parts.items()}
     after = {name: pair_figures(p, theta) if len(p) else None for name, p in parts.items()}
     written = None
