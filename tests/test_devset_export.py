@@ -82,6 +82,10 @@ def test_replacement_task_asks_each_unit_replacement_once_per_judge(study):
                                    (f"{candidates[2]}.0", 0)])
     keys = {r["item"] for r in ops.judgment_records(db, study_id) if r["criterion"] == "replacement"}
     assert keys == {key for key, _ in seen}
+    # A unit's judgment is the unit's, not the candidate's: Inspect's candidate verdicts leave it out.
+    from core.inspection.candidate_rows import candidate_rows
+
+    assert all("replacement" not in row.labels and row.labels for row in candidate_rows(db, study_id))
 
 
 def test_aggregation_on_a_hand_made_study(study):

@@ -130,10 +130,10 @@ def run_predictor_command(args: argparse.Namespace) -> int:
     from core.engine.lm import LanguageModel
     from core.tuning.devset_files import read_devset
     from core.tuning.judgment_predictor import FEATURES, predict_judgments
-    from core.tuning.tune_run import _provenance_files
+    from core.tuning.tune_run import provenance_files
 
     records = read_devset(args.devset)
-    lm_path = args.lm or _provenance_files(records)[1]
+    lm_path = args.lm or provenance_files(records)[1]
     if lm_path is None:
         print("parastudio: error: name the language model with --lm", file=sys.stderr)
         return 2

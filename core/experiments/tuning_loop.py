@@ -30,7 +30,7 @@ from core.study_builder import candidate_row
 from core.textio import atomic_output
 from core.tuning.dev_labels import DevLabels, split_sentences
 from core.tuning.devset import devset_records
-from core.tuning.devset_files import read_devset, write_devset
+from core.tuning.devset_files import file_sha256, read_devset, write_devset
 from core.tuning.pivot_tuning import PivotTableSource, tune_pivot
 from core.tuning.tune import TuneOptions
 from core.tuning.tune_run import TuneRequest, run_tune
@@ -284,9 +284,10 @@ def run_from_args(args: argparse.Namespace, command: str, progress: Progress = n
             results.append(run_loop(work, system=system, limit=args.limit, iterations=args.iterations,
                                     restarts=args.restarts, nbest=args.nbest, seed=args.seed, progress=progress))
         progress(0, None, "pivot: tuning λ and T on the first loop's labels")
-        pivot = tune_pivot(read_devset(Path(results[0]["files"]) / "dev.jsonl"),
-                           PivotTableSource(str(DEMO / "paraphrase-table.gz")), objective="f1", seed=args.seed,
-                           restarts=args.restarts)
+        devset = Path(results[0]["files"]) / "dev.jsonl"
+        pivot = tune_pivot(read_devset(devset), PivotTableSource(str(DEMO / "paraphrase-table.gz")), objective="f1",
+                           seed=args.seed, restarts=args.restarts,
+                           devset={"path": f"the round-0 {results[0]['generator']} dev set", "sha256": file_sha256(devset)})
     write_plot(out / "tuning-loop.png", results)
     write_markdown(out / "tuning-loop.md", results, command, pivot)
     print(f"wrote {out / 'tuning-loop.md'} and {out / 'tuning-loop.png'}")

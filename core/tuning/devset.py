@@ -10,14 +10,16 @@ Replacement labels (seed 004 §3.6 asks one per unit replacement):
 * ``"origin": "replacement-task"``: judged directly in a replacement criterion (one replacement highlighted at a
   time, yes/no), aggregated like any label; yes -> ``correct``, no -> ``incorrect``;
 * ``"origin": "derived"``, from the candidate's aggregated label on ``derive_from`` (default: ``meaning``, else
-  ``adequacy``, when the study asks it) by this rule: a candidate judged positive (yes, or the upper half of a
-  numeric scale) makes every replacement in it ``correct``; a candidate judged negative (no, or the lower half)
-  with exactly one replacement makes that replacement ``incorrect``; a negative candidate with several
-  replacements leaves each unresolved ("which replacement broke it is unknown"), as does a middle level or an
-  unresolved candidate label. A derived label inherits the candidate label's status.
+  ``adequacy``, when the study asks it) by this rule: a candidate judged positive (yes, or a level at or above
+  the middle of a numeric scale, as the Inspect screen reads labels) makes every replacement in it
+  ``correct``; a candidate judged negative (no, or below the middle) with exactly one replacement makes that
+  replacement ``incorrect``; a negative candidate with several replacements leaves each unresolved ("which
+  replacement broke it is unknown"), as does an unresolved candidate label. A derived label inherits the
+  candidate label's status.
 
-Each judgment's ``verdict`` reads its aggregated label: ``positive`` (yes, or the upper half of a numeric scale),
-``negative`` (no, or the lower half), ``neither`` (a middle level), null when unresolved. ``acceptable`` is true
+Each judgment's ``verdict`` reads its aggregated label: ``positive`` (yes, or at or above the middle of a numeric
+scale), ``negative`` (no, or below it), ``neither`` (a label that is neither, e.g. a custom scale's word), null
+when unresolved. ``acceptable`` is true
 when every exported criterion's verdict is positive, false when one is negative, null otherwise.
 
 Free-form values (a system's parameters) are JSON text, so every record has one Arrow schema (``--format hf``).
@@ -31,6 +33,7 @@ from typing import Sequence
 
 from sqlalchemy import select
 
+from core.inspection.verdicts import is_positive
 from core.stats.label_aggregation import AGGREGATION_RULES, AggregatedLabel, aggregate_labels
 from core.store import operations as ops
 from core.store.criteria import YES_NO_SCALES
@@ -42,17 +45,21 @@ DERIVE_FROM_DEFAULTS = ("meaning", "adequacy")
 REPLACEMENT_LABELS = {YES: "correct", NO: "incorrect"}
 
 
+def _scale_values(criterion: Criterion) -> list[str]:
+    return [str(level["value"]) for level in criterion.levels]
+
+
 def positive_labels(criterion: Criterion) -> set[str]:
-    """The labels that accept a candidate: yes, or the upper half of a numeric scale."""
-    if criterion.scale in YES_NO_SCALES:
-        return {YES}
-    values = [str(level["value"]) for level in criterion.levels]
-    return set(values[len(values) - len(values) // 2:])
+    """The labels that accept a candidate, as the Inspect screen reads them (:func:`core.inspection.verdicts.
+    is_positive`): yes, or a level at or above the middle of a numeric scale."""
+    values = [YES, NO] if criterion.scale in YES_NO_SCALES else _scale_values(criterion)
+    return {v for v in values if is_positive(v, [] if criterion.scale in YES_NO_SCALES else values) is True}
 
 
 def negative_labels(criterion: Criterion) -> set[str]:
-    """The labels that reject it: no, or the lower half (:func:`core.store.criteria.bad_values`)."""
-    return ops.bad_values(criterion)
+    """The labels that reject it: no, or a level below the middle."""
+    values = [YES, NO] if criterion.scale in YES_NO_SCALES else _scale_values(criterion)
+    return {v for v in values if is_positive(v, [] if criterion.scale in YES_NO_SCALES else values) is False}
 
 
 def _labels_by_key(rows) -> dict[tuple, dict[str, str]]:

@@ -9,9 +9,9 @@ create predictive regression models." Here: a logistic regression (scikit-learn,
 * ``length``: candidate tokens; ``edit_rate``: word-level Levenshtein distance from the source over the
   source's length; ``rules``: the number of unit replacements;
 
-to the judgment: the record's aggregated label on ``criterion`` (positive: yes, or the upper half of a
-numeric scale; negative: no, or the lower half), or by default ``acceptable`` (positive on every exported
-criterion). Unresolved labels and candidates with no true score are left out (and counted).
+to the judgment: the record's aggregated label on ``criterion`` (its ``verdict``: positive is yes, or at or
+above the middle of a numeric scale; negative is no, or below it), or by default ``acceptable`` (positive on
+every exported criterion). Unresolved labels and candidates with no true score are left out (and counted).
 
 Accuracy and ROC AUC are cross-validated (stratified k-fold, out-of-fold predictions), against the majority
 baseline (each test fold predicted as its training folds' majority class; AUC 0.5). Coefficients come from a

@@ -151,7 +151,7 @@ class MertResult:
 Decode = Callable[[np.ndarray], list[list[Hypothesis]]]
 
 
-def one_best_value(decoded: list[list[Hypothesis]], objective: Objective, dimension: int) -> float:
+def one_best_value(decoded: list[list[Hypothesis]], objective: Objective) -> float:
     """The objective of each sentence's first candidate (the decoder's 1-best)."""
     rows = [sentence[0].stats for sentence in decoded if sentence]
     if not rows:
@@ -169,7 +169,7 @@ def mert(decode: Decode, start: Sequence[float], objective: Objective, *, max_it
     weights = start
     progress(0, max_iterations, "decoding with the starting weights")
     decoded = decode(weights)
-    start_value = current_value = one_best_value(decoded, objective, len(start))
+    start_value = current_value = one_best_value(decoded, objective)
     result = MertResult(start, start_value, start_value)
     best_weights, best_value = start, start_value
     for number in range(1, max_iterations + 1):
@@ -195,7 +195,7 @@ def mert(decode: Decode, start: Sequence[float], objective: Objective, *, max_it
                                            time.perf_counter() - started))
         progress(number, max_iterations, f"MERT iteration {number}: objective {optimum.value:.4f} on the pool")
         decoded = decode(weights)
-        current_value = one_best_value(decoded, objective, len(start))
+        current_value = one_best_value(decoded, objective)
         if current_value > best_value:
             best_weights, best_value = weights, current_value
         if should_stop is not None and should_stop():

@@ -1,7 +1,8 @@
 """The loop from an open study, as the Tune screen runs it (in a worker; Qt-free, so the CLI could too):
 
 1. :func:`tune_study`: export the study's dev set (JSONL) into a folder beside the study, tune on it
-   (:func:`core.tuning.tune_run.run_tune`), write ``weights.json`` and a plot of the objective per iteration;
+   (:func:`core.tuning.tune_run.run_tune`), write ``weights.json`` (for pivot also the re-scored table,
+   ``rescored-table.gz``) and a plot of the objective per iteration;
 2. :func:`restudy`: generate again with the tuned weights on the dev set's sentences and make a new study of
    the candidates, with the first study's criteria and judges, so they judge again.
 
@@ -88,7 +89,8 @@ def tune_study(report: Progress, db: Database, study_id: int, settings: TuneSett
     request = TuneRequest(devset=str(devset), system=settings.system, objective=settings.objective,
                           output=str(weights), tables=settings.tables, lm=settings.lm,
                           application=settings.application, nbest=settings.nbest,
-                          options=TuneOptions(**{**settings.options.__dict__, "objective": settings.objective}))
+                          options=TuneOptions(**{**settings.options.__dict__, "objective": settings.objective}),
+                          table_out=str(folder / "rescored-table.gz") if settings.system == "pivot" else None)
     result = run_tune(request, scaled(report, 5, 95))
     objective_plot(result, plot)
     report(100, 100, "done")

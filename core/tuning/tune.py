@@ -78,7 +78,7 @@ def tune_decoder(records: Sequence[dict], decoder: TunedDecoder, options: TuneOp
     objective = make_objective(options.objective, unlabelled=options.unlabelled, correct_known=known["dev"])
     parts = {"dev": tuning, "heldout": heldout}
 
-    def measure(weights: np.ndarray, low: int, high: int, stage: str) -> dict:
+    def measure(weights: np.ndarray, low: int, high: int) -> dict:
         return {name: _one_best_figures(_hypotheses(decoder, labels, weights, sentences,
                                                     scaled(progress, low, high) if name == "dev" else no_progress),
                                         options, known[name]) if sentences else None
@@ -86,7 +86,7 @@ def tune_decoder(records: Sequence[dict], decoder: TunedDecoder, options: TuneOp
 
     start = decoder.start()
     progress(0, 100, "before: decoding with the starting weights")
-    before = measure(start, 0, 10, "before")
+    before = measure(start, 0, 10)
     iteration_share = 80 / max(1, options.iterations)
     counter = {"round": 0}
 
@@ -98,7 +98,7 @@ def tune_decoder(records: Sequence[dict], decoder: TunedDecoder, options: TuneOp
     result = mert(decode, start, objective, max_iterations=options.iterations, restarts=options.restarts,
                   random_directions=options.random_directions, seed=options.seed, should_stop=should_stop)
     progress(90, 100, "after: decoding with the tuned weights")
-    after = measure(result.weights, 90, 100, "after")
+    after = measure(result.weights, 90, 100)
     progress(100, 100, "done")
     return {
         "format": WEIGHTS_FORMAT, "system": decoder.name,

@@ -36,7 +36,7 @@ class TuneRequest:
     table_out: str | None = None  # pivot: the re-scored, re-thresholded table
 
 
-def _provenance_files(records: Sequence[dict]) -> tuple[list[str], str | None]:
+def provenance_files(records: Sequence[dict]) -> tuple[list[str], str | None]:
     provenance = records[0].get("provenance") or {}
     tables = [t for t in provenance.get("tables") or [] if Path(t).is_file()]
     lm = provenance.get("lm")
@@ -50,7 +50,7 @@ def run_tune(request: TuneRequest, progress: Progress = no_progress,
         raise ValueError(f"--system must be one of {', '.join(SYSTEMS)}, not {request.system!r}")
     records = read_devset(request.devset)
     devset = {"path": str(request.devset), "sha256": file_sha256(request.devset)}
-    known_tables, known_lm = _provenance_files(records)
+    known_tables, known_lm = provenance_files(records)
     tables = list(request.tables) or known_tables
     if request.system == "pivot":
         from core.tuning.pivot_tuning import PhraseTableSource, PivotTableSource, tune_pivot
