@@ -21,7 +21,7 @@ from typing import Literal
 Application = Literal["compression", "simplification", "similarity"]
 APPLICATIONS: tuple[Application, ...] = ("compression", "simplification", "similarity")
 
-PRESET_CRITERIA = ("fluency", "meaning", "adequacy", "fluency3", "usability", "quality5", "choice")
+PRESET_CRITERIA = ("fluency", "meaning", "adequacy", "fluency3", "usability", "quality5", "replacement", "choice")
 DEFAULT_CRITERIA = ("fluency", "meaning", "usability")
 
 YES = "yes"

@@ -3,6 +3,8 @@
 Keys (each button shows its key):
 
 * yes/no criteria: Y or 1 = yes, N or 0 = no; scales: the level's digit;
+* replacement task (seed 004 §3.6): one unit replacement highlighted in the source and the candidate,
+  Y = correct, N = incorrect (the same keys as yes/no);
 * choice task (seed 001 §4.2): 1-5 pick an option, 0 or O keep the original,
   T types a custom paraphrase (Enter submits, Esc goes back);
 * Right / Left move through the order without answering, Ctrl+Z undoes the
@@ -49,6 +51,7 @@ from core.demo import demo_files
 from core.engine.display_text import sentence_display
 from core.store import session_lock
 from core.store.annotation_session import AnnotationSession
+from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
 from core.engine.changed_words import changed_tokens
 from desktop.changed_spans import highlighted_display_html, highlighted_html
@@ -101,11 +104,22 @@ def help_line(scope: str) -> str:
 def key_for_level(scale: str, index: int, level: dict) -> tuple[str, ...]:
     """The keys that give a level: Y/1 and N/0 for yes/no, else the level's digit."""
     value = str(level["value"])
-    if scale == "binary":
+    if scale in YES_NO_SCALES:
         return ("Y", "1") if value == YES else ("N", "0")
     if value.isdigit() and len(value) == 1:
         return (value,)
     return (str(index + 1),) if index < 9 else ()
+
+
+def replacement_marks(derivation, unit: int | None) -> tuple[range, range, str]:
+    """The one unit replacement a replacement-task item asks about: its source and candidate tokens, and a title
+    saying which of the candidate's replacements it is."""
+    units = ops.replacement_units(derivation)
+    if unit is None or not 0 <= unit < len(units):
+        return range(0), range(0), "Source sentence"
+    found = units[unit]
+    return (range(*found["src"]), range(*found["tgt"]),
+            f"Source sentence · replacement {unit + 1} of {len(units)}: “{found['source']}” → “{found['target']}”")
 
 
 class AnnotationScreen(QWidget):
@@ -399,7 +413,12 @@ class AnnotationScreen(QWidget):
         self.pages.setCurrentIndex(0)
         candidate = item.candidate or ""
         # The source box stays in place (no show/hide: that re-lays out the window on every key).
-        if item.shows_source:
+        if item.scale == "replacement":
+            source_changed, candidate_changed, title = replacement_marks(item.derivation, item.unit)
+            self.source_box.setTitle(title)
+            self.source_label.setText(self._sentence_html(item, item.source, source_changed))
+            self.candidate_label.setText(self._sentence_html(item, candidate, candidate_changed))
+        elif item.shows_source:
             source_changed, candidate_changed = changed_tokens(item.source, candidate, item.derivation)
             self.source_box.setTitle("Source sentence")
             self.source_label.setText(self._sentence_html(item, item.source, source_changed))
@@ -442,7 +461,7 @@ class AnnotationScreen(QWidget):
                 button.setMinimumHeight(36)
                 layout.addWidget(button)
                 buttons.append(button)
-                if item.scale != "binary":
+                if item.scale not in YES_NO_SCALES:
                     help_lines.append(f"<b>{html.escape(value)}</b> {html.escape(label)}: "
                                       f"{html.escape(level.get('description', ''))}")
             self._level_pages[signature] = (self.levels_stack.addWidget(row), key_values, buttons,

@@ -1,7 +1,7 @@
-"""The main window: Annotate, Choice task, Studies, Quality control, Dashboard, Scorer.
+"""The main window: Annotate, Choice task, Studies, Quality control, Dashboard, Scorer, Inspect, Tune.
 
-Ctrl+1 … Ctrl+6 switch screens; Ctrl+O opens another study database;
-Ctrl+Q quits. Closing drains the judgment writer first, so no answer given
+Ctrl+1 … Ctrl+8 switch screens; Ctrl+Shift+A adjudicates the disagreements of the study chosen on Annotate;
+Ctrl+O opens another study database; Ctrl+Q quits. Closing drains the judgment writer first, so no answer given
 is lost. Settings (window geometry, last screen, last study and annotator)
 live in QSettings.
 """
@@ -39,8 +39,9 @@ from desktop.inspect_screen import InspectScreen
 from desktop.judgment_writer import JudgmentWriter
 from desktop.quality_screen import QualityScreen
 from desktop.studies_screen import StudiesScreen
+from desktop.tune_screen import TuneScreen
 
-SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer", "Inspect")
+SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer", "Inspect", "Tune")
 
 
 class JudgingTab(QWidget):
@@ -202,11 +203,13 @@ class MainWindow(QMainWindow):
         self.dashboard = DashboardScreen(self.db)
         self.inspect = InspectScreen(self.db)
         self.inspect.open_in_scorer.connect(self.score_candidate)
+        self.tune = TuneScreen(self.db)
+        self.tune.study_made.connect(lambda _: self.reload())
         self.scorer_holder = QWidget()
         QVBoxLayout(self.scorer_holder)
         self.scorer = None
         for widget, title in zip((self.annotate, self.choice, self.studies, self.quality, self.dashboard,
-                                  self.scorer_holder, self.inspect), SCREENS):
+                                  self.scorer_holder, self.inspect, self.tune), SCREENS):
             self.tabs.addTab(widget, f"{title}  [Ctrl+{SCREENS.index(title) + 1}]")
         self.setCentralWidget(self.tabs)
         self.identity_status = QLabel()
@@ -242,11 +245,13 @@ class MainWindow(QMainWindow):
         open_action.triggered.connect(self.open_other)
         judge_as = QAction("&Judge as…", self, shortcut=QKeySequence("Ctrl+Shift+J"))
         judge_as.triggered.connect(self.judge_as)
+        adjudicate = QAction("&Adjudicate disagreements…", self, shortcut=QKeySequence("Ctrl+Shift+A"))
+        adjudicate.triggered.connect(self.adjudicate)
         instructions = QAction("&Instructions of this study", self, shortcut=QKeySequence("F1"))
         instructions.triggered.connect(self.show_instructions)
         quit_action = QAction("&Quit", self, shortcut=QKeySequence("Ctrl+Q"))
         quit_action.triggered.connect(self.close)
-        menu.addActions([open_action, judge_as, instructions, quit_action])
+        menu.addActions([open_action, judge_as, adjudicate, instructions, quit_action])
         view = self.menuBar().addMenu("&Screens")
         for index, title in enumerate(SCREENS):
             action = QAction(title, self, shortcut=QKeySequence(f"Ctrl+{index + 1}"))
@@ -274,6 +279,25 @@ class MainWindow(QMainWindow):
         for tab in (self.annotate, self.choice):
             tab._study_chosen()
         self.focus_current_screen()
+
+    # adjudication ---------------------------------------------------------------------------
+    def adjudicate(self) -> None:
+        """The disagreements of the study chosen on Annotate, decided by whoever judges in this window (a third
+        annotator: the store refuses an item's own judge)."""
+        from desktop.adjudication_screen import AdjudicationDialog
+
+        study = self.annotate.current_study()
+        if study is None:
+            self.statusBar().showMessage("no study of candidates to adjudicate")
+            return
+        if not self.identity.name:
+            self.judge_as()
+            if not self.identity.name:
+                return
+        name = self.annotate.study_names[self.annotate.study_ids.index(study)]
+        self.adjudication = AdjudicationDialog(self.db, study, name, self.identity.name, self)
+        self.adjudication.finished.connect(lambda _: self._back_from_dialog())
+        self.adjudication.open()
 
     # instructions ---------------------------------------------------------------------------
     def show_instructions(self, study_id: int | None = None) -> None:
@@ -345,6 +369,7 @@ class MainWindow(QMainWindow):
             self.quality.set_study(study, summaries[study])
             self.dashboard.set_study(study, summaries[study])
             self.inspect.set_study(study, summaries[study])
+            self.tune.set_study(study, summaries[study])
             if self.tabs.currentWidget() is self.inspect:
                 self.inspect.refresh()
 
@@ -372,6 +397,8 @@ class MainWindow(QMainWindow):
             self.quality.refresh()
         elif widget is self.inspect and not self.inspect.loaded:
             self.inspect.refresh()
+        elif widget is self.tune:
+            self.tune.setFocus()
 
     def score_candidate(self, source: str, candidate: str) -> None:
         """From the Inspect screen: the source in the Scorer with the candidate filled in."""
@@ -453,6 +480,7 @@ class MainWindow(QMainWindow):
         self.writer.close()
         if self.studies.worker is not None:
             self.studies.worker.cancel()  # a study build stops at its next progress report
+        self.tune.cancel()  # tuning stops at its next progress report
         self.dashboard.cancel()
         if dialog is not None:
             dialog.setLabelText("Waiting for the statistics still being computed…")

@@ -29,6 +29,8 @@ SUBCOMMAND_MODULES = [
     "core.cli.inspect_cmd",
     "core.cli.suggest_cmd",
     "core.cli.patterns_cmd",
+    "core.cli.devset_cmd",
+    "core.cli.tune_cmd",
 ]
 PLUGIN_GROUP = "parastudio.commands"
 

@@ -8,6 +8,8 @@ Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
 * ``spg-rates``: seed 004 §5, :mod:`core.experiments.spg_rates`;
 * ``seed001-approaches``: seed 001 §4.1 and §5.2, :mod:`core.experiments.seed001_approaches`.
 * ``seed002-patterns``: seed 002 §3-4, :mod:`core.experiments.seed002_patterns`.
+* ``tuning-loop``: judge, export, tune, regenerate, judge again (seed 004 §3.6), :mod:`core.experiments.tuning_loop`;
+* ``judgment-predictor``: seed 000's open question, :mod:`core.experiments.judgment_predictor`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.experiments import mcpg_vs_beam, seed000_reranking, seed001_approaches, seed002_patterns, spg_rates
+from core.experiments import (judgment_predictor, mcpg_vs_beam, seed000_reranking, seed001_approaches, seed002_patterns,
+                              spg_rates, tuning_loop)
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not options of the experiment itself: left out of the recorded command.
@@ -63,6 +66,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     seed002_patterns.add_arguments(patterns)
     patterns.set_defaults(func=lambda args: seed002_patterns.run_from_args(
         args, recorded_command("seed002-patterns", args)))
+
+    loop = experiments.add_parser(
+        "tuning-loop", help="seed 004 §3.6 on the demo: judge (scripted), export, tune, regenerate, judge again")
+    tuning_loop.add_arguments(loop)
+    loop.set_defaults(func=run_tuning_loop)
+
+    predictor = experiments.add_parser(
+        "judgment-predictor", help="seed 000's open question: model scores predicting the demo study's judgments")
+    judgment_predictor.add_arguments(predictor)
+    predictor.set_defaults(func=lambda args: judgment_predictor.run_from_args(
+        args, recorded_command("judgment-predictor", args)))
+
+
+def run_tuning_loop(args: argparse.Namespace) -> int:
+    from core.cli.progress_bar import progress_bar
+
+    with progress_bar() as progress:
+        return tuning_loop.run_from_args(args, recorded_command("tuning-loop", args), progress)
 
 
 def recorded_command(experiment: str, args: argparse.Namespace) -> str:

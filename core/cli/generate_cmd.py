@@ -58,6 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     mcpg.add_argument("--reward", choices=("true-score", "channel", "seed003"),
                       help="true-score (mcpg-true: the exact true score); channel (mcpg-translator default: "
                       "P_LM(t) prod p(s_i|t_i)) or seed003 (seed 003 §4.3's reward, each rule over p(s_i|s_i))")
+    parser.add_argument("--weights", metavar="WEIGHTS_JSON",
+                        help="tuned weights (parastudio tune -o): the beam decoder's alpha_phi, alpha_lm, alpha_w, "
+                        "or SPG's lambda_k, lambda_self, lambda_lm, lambda_um; recorded in every candidate's params")
     parser.add_argument("--processes", type=int, default=None, help="worker processes (default: up to 2)")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per candidate (default: 'id ||| text ||| model ||| true' lines)")
@@ -97,6 +100,30 @@ def _mcpg_reward(args: argparse.Namespace) -> tuple[str | None, str | None]:
     return None, "--reward applies to the MCPG systems"
 
 
+def _tuned_weights(args: argparse.Namespace) -> tuple[dict, str | None]:
+    """(generation options, error) from ``--weights``: the decoder settings or SPG weights and their provenance."""
+    if not args.weights:
+        return {}, None
+    from core.engine.beam_decoder import DecoderSettings
+    from core.tuning.weights_file import beam_weights, check_applies, read_weights, spg_weights, weights_provenance
+
+    data = read_weights(args.weights)
+    try:
+        check_applies(data, args.system, args.weights)
+    except ValueError as error:
+        return {}, str(error)
+    options: dict = {"weights_source": weights_provenance(args.weights, data)}
+    if data["system"] == "beam":
+        options["settings"] = DecoderSettings(stack_size=args.stack_size, weights=beam_weights(data, args.weights))
+    else:
+        weights = spg_weights(data, args.weights)
+        if len(weights.tables) != len(args.table):
+            return {}, (f"{args.weights} holds lambda_k for {len(weights.tables)} table(s); --table is given "
+                        f"{len(args.table)} time(s)")
+        options["spg"] = weights
+    return options, None
+
+
 def run(args: argparse.Namespace) -> int:
     if args.search_graph_extended and not args.search_graph:
         print("parastudio: error: --search-graph-extended needs --search-graph FILE", file=sys.stderr)
@@ -121,6 +148,10 @@ def run(args: argparse.Namespace) -> int:
     if args.pattern_table and not args.system.startswith("spg"):
         print("parastudio: error: --pattern-table needs an SPG system (spg-compression, spg-simplification, "
               "spg-similarity)", file=sys.stderr)
+        return 2
+    tuned, problem = _tuned_weights(args)
+    if problem:
+        print(f"parastudio: error: {problem}", file=sys.stderr)
         return 2
     tables = [load_table_from_args(path, args) for path in args.table]
     lm = LanguageModel(args.lm)
@@ -156,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
                 search_graph=bool(args.search_graph), references=references,
                 search_graph_extended=args.search_graph_extended, exclude_source=args.exclude_source,
                 mcpg=args.profile, mcpg_episodes_per_step=args.episodes_per_step,
-                mcpg_exploration=args.exploration, mcpg_translator_reward=translator_reward,
+                mcpg_exploration=args.exploration, mcpg_translator_reward=translator_reward, **tuned,
                 **({"pattern_tables": pattern_tables} if pattern_tables else {}),
             )
             for _, candidates, graph in batches:

@@ -186,7 +186,8 @@ class _SentenceGenerator:
                  search_graph: bool = False, mcpg: MCPGOptions | str = "tuned",
                  mcpg_episodes_per_step: int | None = None, mcpg_exploration: float = DEFAULT_EXPLORATION,
                  mcpg_translator_reward: str = "channel", spg: SPGWeights | None = None,
-                 search_graph_extended: bool = False, exclude_source: bool = False, pattern_tables: Sequence = ()):
+                 search_graph_extended: bool = False, exclude_source: bool = False, pattern_tables: Sequence = (),
+                 weights_source: dict | None = None):
         if system not in GENERATORS:
             raise ValueError(f"unknown system {system!r}; expected one of {', '.join(SYSTEMS)}")
         if nbest < 1:
@@ -216,6 +217,8 @@ class _SentenceGenerator:
             "version": __version__,
             **self.generator.params(),
         }
+        if weights_source is not None:  # tuned weights (parastudio generate --weights): which file, which run
+            self.params["weights_file"] = weights_source
 
     def candidates(self, sentence_id: int, source: Sequence[str]) -> list[Candidate]:
         return self.batch(sentence_id, source)[0]
@@ -281,7 +284,8 @@ def generate(
     beam decoder's settings (``stack_size`` is then ignored).
     ``system_options`` go to the system: ``mcpg`` (a profile name or
     :class:`~core.engine.mcpg.MCPGOptions`), ``mcpg_episodes_per_step``,
-    ``mcpg_exploration``, ``mcpg_translator_reward``, ``spg`` (SPGWeights), ``pattern_tables`` (SPG).
+    ``mcpg_exploration``, ``mcpg_translator_reward``, ``spg`` (SPGWeights), ``pattern_tables`` (SPG),
+    ``weights_source`` (the provenance of tuned weights, recorded in every candidate's params).
     """
     for _, candidates, _ in generate_batches(
         system, sentences, tables, lm, nbest=nbest, time_budget=time_budget, seed=seed, stack_size=stack_size,

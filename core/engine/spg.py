@@ -56,6 +56,7 @@ Notation -> names: ``lambda_k`` -> ``SPGWeights.tables[k]``, ``lambda_lm`` ->
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
@@ -104,10 +105,17 @@ def unit_bytes(words: Sequence[str]) -> int:
     return len(" ".join(words).encode("utf-8"))
 
 
-def mean_zipf(words: Sequence[str]) -> float:
+@functools.lru_cache(maxsize=1 << 16)
+def _zipf(word: str) -> float:
+    """wordfreq's Zipf frequency, remembered: planning asks for the same words again and again (MERT re-plans
+    every sentence on each decoding)."""
     from wordfreq import zipf_frequency
 
-    return sum(zipf_frequency(word, "en") for word in words) / len(words) if words else 0.0
+    return zipf_frequency(word, "en")
+
+
+def mean_zipf(words: Sequence[str]) -> float:
+    return sum(_zipf(word) for word in words) / len(words) if words else 0.0
 
 
 def overlap(words: Sequence[str], reference_words: set[str]) -> int:
@@ -264,6 +272,40 @@ def generate_spg(
                                         original, False))
         outputs.append((entry.tokens, entry.score * _LN10 - constant, tuple(segments)))
     return outputs
+
+
+def weight_vector(weights: SPGWeights, table_count: int) -> list[float]:
+    """``[lambda_1 .. lambda_K, lambda_self, lambda_lm, lambda_um]``: the order of :func:`feature_vector`."""
+    return [weights.table(k) for k in range(table_count)] + [weights.self_table, weights.lm, weights.usability]
+
+
+def weights_from_vector(vector: Sequence[float], table_count: int) -> SPGWeights:
+    return SPGWeights(tables=tuple(float(v) for v in vector[:table_count]), self_table=float(vector[table_count]),
+                      lm=float(vector[table_count + 1]), usability=float(vector[table_count + 2]))
+
+
+def feature_vector(source: Sequence[str], target: Sequence[str], segments: Sequence[Segment],
+                   tables: Sequence[ParaphraseTable], lm: LanguageModel | None, usability: Usability,
+                   weights: SPGWeights, planned: Sequence[PlannedUnit] | None = None) -> list[float]:
+    """The SPG features of one derivation, so that ``weight_vector . features`` is its SPG score (ln):
+    per table ``k`` the sum of ``ln phi_k`` of the units it wins (under ``weights``, as the decoder chose them),
+    ``ln c`` times the self-paraphrased words, ``ln P_LM(t)``, and the sum of ``mu``. What MERT tunes on
+    (seed 004 §3.6). ``planned``: the sentence's :func:`plan` under ``weights``, when the caller has it."""
+    if planned is None:
+        planned = plan(tuple(source), tables, usability, weights)
+    units = {(u.start, u.end, u.rule.target): u for u in planned}
+    per_table = [0.0] * len(tables)
+    kept = 0
+    mu = 0.0
+    for segment in segments:
+        if segment.identity:
+            kept += segment.src_end - segment.src_start
+            continue
+        unit = units[(segment.src_start, segment.src_end, segment.rule.target)]
+        per_table[unit.table_index] += math.log(unit.rule.prob)
+        mu += unit.mu
+    lm_part = lm.score(tuple(target)) * _LN10 if lm is not None else 0.0
+    return per_table + [kept * math.log(SELF_PARAPHRASE_SCORE), lm_part, mu]
 
 
 def unit_replacements(segments: Sequence[Segment]) -> int:

@@ -107,7 +107,7 @@ def candidate_rows(db: Database, study_id: int, *, criteria: set[str] | None = N
         for candidate_id, criterion_id, value, count in _fetch(connection, (
                 "SELECT a.candidate_id, a.criterion_id, j.value, COUNT(*) FROM assignment a "
                 "JOIN judgment j ON j.id = a.live_judgment_id "
-                "WHERE a.study_id = :s AND a.kind = 'normal' AND a.candidate_id IS NOT NULL "
+                "WHERE a.study_id = :s AND a.kind = 'normal' AND a.candidate_id IS NOT NULL AND a.unit IS NULL "
                 "GROUP BY a.candidate_id, a.criterion_id, j.value"), study_id):
             name = names.get(criterion_id)
             if name is None or value is None:

@@ -45,6 +45,7 @@ class ItemView:
     candidate: str | None
     derivation: Any
     span: tuple[int, int] | None
+    unit: int | None  # replacement criteria: the unit replacement judged (index among the changed segments)
     options: list
     value: str | None
     text: str | None
@@ -59,7 +60,7 @@ def _item_query():
     a, c, k, t, s, j = (Assignment.__table__, Criterion.__table__, Candidate.__table__, ChoiceTask.__table__,
                         SourceSentence.__table__, Judgment.__table__)
     source_id = func.coalesce(k.c.source_id, t.c.source_id)
-    return (select(a.c.id, a.c.position, a.c.candidate_id, a.c.choice_task_id, c.c.name, c.c.question, c.c.scale,
+    return (select(a.c.id, a.c.position, a.c.candidate_id, a.c.choice_task_id, a.c.unit, c.c.name, c.c.question, c.c.scale,
                    c.c.levels, c.c.shows_source, s.c.text.label("source"), s.c.display.label("source_display"),
                    s.c.references, k.c.text.label("candidate"),
                    k.c.kind.label("candidate_kind"), k.c.derivation, t.c.span_start, t.c.span_end, t.c.options,
@@ -89,7 +90,7 @@ def _first_open_position():
 def _assignment_for_answer():
     a, c, t = Assignment.__table__, Criterion.__table__, ChoiceTask.__table__
     return (select(a.c.study_id, a.c.annotator_id, a.c.candidate_id, a.c.choice_task_id, a.c.criterion_id,
-                   a.c.live_judgment_id, c.c.name, c.c.scale, c.c.levels, t.c.options)
+                   a.c.unit, a.c.live_judgment_id, c.c.name, c.c.scale, c.c.levels, t.c.options)
             .select_from(a.join(c, c.c.id == a.c.criterion_id).outerjoin(t, t.c.id == a.c.choice_task_id))
             .where(a.c.id == bindparam("assignment")))
 
@@ -97,14 +98,14 @@ def _assignment_for_answer():
 def _item_view(row) -> ItemView:
     is_task = row.choice_task_id is not None
     return ItemView(
-        assignment_id=row.id, position=row.position, item=item_key(row.candidate_id, row.choice_task_id),
+        assignment_id=row.id, position=row.position, item=item_key(row.candidate_id, row.choice_task_id, row.unit),
         criterion=row.name, question=row.question, scale=row.scale, levels=list(row.levels or []),
         shows_source=bool(row.shows_source), source=row.source, source_display=row.source_display,
         references=list(row.references or []),
         candidate=None if is_task else row.candidate,
         # A planted control shows no derivation: the screen highlights it by diff like any import.
         derivation=row.derivation if row.candidate_kind == "candidate" else None,
-        span=(row.span_start, row.span_end) if is_task else None, options=list(row.options or []),
+        span=(row.span_start, row.span_end) if is_task else None, unit=row.unit, options=list(row.options or []),
         value=row.value, text=row.answer_text, flag=bool(row.flag), comment=row.comment)
 
 
@@ -170,7 +171,7 @@ def record_judgment(db: Database, assignment_id: int, value: Any, *, text: str |
         judgment_id = connection.scalar(_insert_judgment(), dict(
             uid=str(uuid.uuid4()), study_id=row.study_id, assignment_id=assignment_id,
             annotator_id=row.annotator_id, candidate_id=row.candidate_id, choice_task_id=row.choice_task_id,
-            criterion_id=row.criterion_id, action="answer", value=label, text=stored_text, started_at=started_at,
+            criterion_id=row.criterion_id, unit=row.unit, action="answer", value=label, text=stored_text, started_at=started_at,
             answered_at=answered_at, duration_ms=duration, comment=comment, flag=flag, origin=origin,
             supersedes=row.live_judgment_id))
         if row.live_judgment_id is not None:
@@ -211,7 +212,8 @@ def undo_last(db: Database, annotator_id: int) -> int | None:
             return None
         undo = Judgment(uid=str(uuid.uuid4()), study_id=last.study_id, assignment_id=last.assignment_id,
                         annotator_id=annotator_id, candidate_id=last.candidate_id,
-                        choice_task_id=last.choice_task_id, criterion_id=last.criterion_id, action="undo",
+                        choice_task_id=last.choice_task_id, criterion_id=last.criterion_id, unit=last.unit,
+                        action="undo",
                         value=None, answered_at=now(), flag=False, supersedes=last.id, origin="app")
         session.add(undo)
         session.flush()

@@ -15,6 +15,7 @@ from sqlalchemy import func, insert, select
 
 from core.store.database import Database
 from core.store.events import log_event
+from core.store.items import replacement_units
 from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, SourceSentence, Study
 from core.store.studies import annotator_in
 
@@ -93,6 +94,11 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
         criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)
                                    .order_by(Criterion.position)).all()
         candidate_criteria = [c.id for c in criteria if c.scale != "choice"]
+        per_unit = {c.id for c in criteria if c.scale == "replacement"}  # one assignment per unit replacement
+        units_of: dict[int, int] = {}
+        if per_unit:
+            units_of = {i: len(replacement_units(d)) for i, d in session.execute(
+                select(Candidate.id, Candidate.derivation).where(Candidate.study_id == study_id))}
         choice_criteria = [c.id for c in criteria if c.scale == "choice"]
         phases = blind_phases(study, criteria)
         annotator_ids = [annotator_in(session, study_id, name) for name in annotators]
@@ -172,20 +178,24 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
                     for criterion_id in (candidate_criteria if item_kind == "c" else choice_criteria):
                         if criterion_id not in phase:
                             continue
-                        row = {"study_id": study_id, "annotator_id": annotator_id, "criterion_id": criterion_id,
-                               "candidate_id": item_id if item_kind == "c" else None,
-                               "choice_task_id": item_id if item_kind == "t" else None,
-                               "position": position, "kind": kind, "repeat_of": None}
-                        position += 1
-                        (repeat_rows if kind == "repeat" else first_rows).append(row)
+                        units = range(units_of.get(item_id, 0)) if criterion_id in per_unit else (None,)
+                        for unit in units:
+                            row = {"study_id": study_id, "annotator_id": annotator_id, "criterion_id": criterion_id,
+                                   "candidate_id": item_id if item_kind == "c" else None,
+                                   "choice_task_id": item_id if item_kind == "t" else None, "unit": unit,
+                                   "position": position, "kind": kind, "repeat_of": None}
+                            position += 1
+                            (repeat_rows if kind == "repeat" else first_rows).append(row)
             if first_rows:
                 session.execute(insert(Assignment.__table__), first_rows)
             if repeat_rows:
-                originals = {(c, t, k): i for i, c, t, k in session.execute(
-                    select(Assignment.id, Assignment.candidate_id, Assignment.choice_task_id, Assignment.criterion_id)
+                originals = {(c, t, k, u): i for i, c, t, k, u in session.execute(
+                    select(Assignment.id, Assignment.candidate_id, Assignment.choice_task_id, Assignment.criterion_id,
+                           Assignment.unit)
                     .where(Assignment.annotator_id == annotator_id, Assignment.kind == "normal"))}
                 for row in repeat_rows:
-                    row["repeat_of"] = originals[(row["candidate_id"], row["choice_task_id"], row["criterion_id"])]
+                    row["repeat_of"] = originals[(row["candidate_id"], row["choice_task_id"], row["criterion_id"],
+                                                  row["unit"])]
                 session.execute(insert(Assignment.__table__), repeat_rows)
             report.assignments[names[annotator_id]] = len(first_rows) + len(repeat_rows)
             report.repeats[names[annotator_id]] = sum(1 for block in blocks if block[1] == "repeat")

@@ -3,8 +3,11 @@
 Sources: seed 003 §4.3 (two yes/no steps: form alone, then meaning with the
 source), seed 004 §4.2 (3-point adequacy, fluency, usability per
 application; the level descriptions are lost in the PDF text and are
-reconstructed from the published paper's table), seed 001 §4.2 (the choice
-task: pick an option, keep the original or type a custom paraphrase).
+reconstructed from the published paper's table), seed 004 §3.6 (the
+replacement task: raters label each unit replacement correct or incorrect;
+one replacement is highlighted at a time, answered yes or no), seed 001 §4.2
+(the choice task: pick an option, keep the original or type a custom
+paraphrase).
 """
 
 from __future__ import annotations
@@ -65,7 +68,8 @@ class CriterionSpec:
 
 def preset_criterion(name: str, application: str | None = None) -> CriterionSpec:
     """A named default criterion: fluency, meaning (seed 003, yes/no), adequacy,
-    fluency3, usability (seed 004, 3-point), quality5 (5-point), choice (seed 001)."""
+    fluency3, usability (seed 004, 3-point), quality5 (5-point), replacement (seed 004 §3.6, yes/no per unit
+    replacement), choice (seed 001)."""
     if name == "fluency":
         return CriterionSpec("fluency", "Is the following sentence good English?", "binary", tuple(_BINARY), False)
     if name == "meaning":
@@ -84,18 +88,24 @@ def preset_criterion(name: str, application: str | None = None) -> CriterionSpec
                              tuple(_THREE_POINT_USABILITY), True, application)
     if name == "quality5":
         return CriterionSpec("quality5", "How good is the paraphrase?", "5-point", tuple(_FIVE_POINT), True)
+    if name == "replacement":
+        return CriterionSpec("replacement", "Is the highlighted replacement correct: do the new words say what the "
+                             "old ones said, here?", "replacement", tuple(_BINARY), True)
     if name == "choice":
         return CriterionSpec("choice", "Pick the best paraphrase of the highlighted words, keep the original, "
                              "or type your own.", "choice", (), True)
     raise ValueError(f"unknown criterion {name!r}; expected one of {', '.join(PRESET_CRITERIA)}")
 
 
+# Scales answered yes or no (a replacement is correct or not).
+YES_NO_SCALES = ("binary", "replacement")
+
 def normalize_value(criterion: Criterion, value: Any, text_value: str | None = None,
                     options: Sequence[str] = ()) -> tuple[str, str | None]:
     """The stored label for an answer, or ValueError naming what the scale accepts."""
     raw = str(value).strip()
     low = raw.lower()
-    if criterion.scale == "binary":
+    if criterion.scale in YES_NO_SCALES:
         answer = yes_or_no(low)
         if answer is not None:
             return answer, None
@@ -120,7 +130,7 @@ def normalize_value(criterion: Criterion, value: Any, text_value: str | None = N
 
 def bad_values(criterion: Criterion) -> set[str]:
     """Answers that count as 'judged bad' for a planted control: the lower half of the scale."""
-    if criterion.scale == "binary":
+    if criterion.scale in YES_NO_SCALES:
         return {NO}
     values = [str(level["value"]) for level in criterion.levels]
     return set(values[: max(1, len(values) // 2)])

@@ -22,7 +22,7 @@ from core.store.clock import duration_ms, iso_time, now, parse_time
 from core.store.criteria import normalize_value
 from core.store.database import Database, open_database
 from core.store.events import log_event
-from core.store.items import item_key, parse_item_key
+from core.store.items import item_key, parse_unit_item_key
 from core.store.models import Annotator, Assignment, Base, Candidate, ChoiceTask, Criterion, Judgment, Study
 from core.store.sqlite_file import building_sqlite_file
 from core.store.studies import annotator_in
@@ -63,9 +63,10 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
         for row in reader:
             number = reader.line_num
             try:
-                candidate_id, task_id = parse_item_key(row["item"] or "")
+                candidate_id, task_id, unit = parse_unit_item_key(row["item"] or "")
             except ValueError:
-                raise InputFormatError(path, number, "an item id (a candidate id, or choice-N)", row["item"]) from None
+                raise InputFormatError(path, number, "an item id (a candidate id, N.u for its unit replacement u, "
+                                       "or choice-N)", row["item"]) from None
             criterion = criteria.get((row["criterion"] or "").strip())
             if criterion is None:
                 raise InputFormatError(path, number, f"a criterion among {', '.join(criteria)}", row["criterion"])
@@ -99,6 +100,7 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
             annotator_id = annotators[name]
             same_item = ((Assignment.candidate_id == candidate_id) if candidate_id is not None
                          else (Assignment.choice_task_id == task_id))
+            same_item = same_item & (Assignment.unit.is_(None) if unit is None else Assignment.unit == unit)
             mine = select(Assignment).where(Assignment.annotator_id == annotator_id,
                                             Assignment.criterion_id == criterion.id, same_item)
             repeat_of = None
@@ -116,7 +118,7 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
                 positions[annotator_id] = position + 1
                 assignment = Assignment(study_id=study_id, annotator_id=annotator_id, candidate_id=candidate_id,
                                         choice_task_id=task_id, criterion_id=criterion.id, position=position,
-                                        kind=role, repeat_of=repeat_of.id if repeat_of is not None else None)
+                                        unit=unit, kind=role, repeat_of=repeat_of.id if repeat_of is not None else None)
                 session.add(assignment)
                 session.flush()
             if assignment.live_judgment_id is not None:
@@ -133,7 +135,7 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
             duration = duration_ms(started_at, answered_at, recorded=int(recorded) if recorded else None)
             judgment = Judgment(uid=str(uuid.uuid4()), study_id=study_id, assignment_id=assignment.id,
                                 annotator_id=annotator_id, candidate_id=candidate_id, choice_task_id=task_id,
-                                criterion_id=criterion.id, action="answer", value=label, text=stored_text,
+                                criterion_id=criterion.id, unit=unit, action="answer", value=label, text=stored_text,
                                 started_at=started_at, answered_at=answered_at, duration_ms=duration,
                                 comment=row.get("comment") or None, flag=flag, origin="import")
             session.add(judgment)
@@ -255,7 +257,7 @@ def merge_package(db: Database, package_path: str | os.PathLike) -> MergeReport:
                     report.duplicates += 1
                     continue
                 conflict = {"assignment": assignment_id, "annotator": annotator_name,
-                            "item": item_key(assignment.candidate_id, assignment.choice_task_id),
+                            "item": item_key(assignment.candidate_id, assignment.choice_task_id, assignment.unit),
                             "criterion": session.get(Criterion, assignment.criterion_id).name,
                             "master": master_live.value, "package": package_live.value if package_live else None,
                             "reason": "judged differently"}
@@ -271,7 +273,7 @@ def merge_package(db: Database, package_path: str | os.PathLike) -> MergeReport:
                 judgment = Judgment(uid=r.uid, study_id=study.id, assignment_id=assignment_id,
                                     annotator_id=assignment.annotator_id, candidate_id=assignment.candidate_id,
                                     choice_task_id=assignment.choice_task_id, criterion_id=assignment.criterion_id,
-                                    action=r.action, value=r.value, text=r.text, started_at=r.started_at,
+                                    unit=assignment.unit, action=r.action, value=r.value, text=r.text, started_at=r.started_at,
                                     answered_at=r.answered_at, duration_ms=r.duration_ms, comment=r.comment,
                                     flag=r.flag, supersedes=id_map.get(r.supersedes), origin="merge")
                 session.add(judgment)

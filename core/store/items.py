@@ -1,6 +1,7 @@
 """Items of a study: the public id of each (what CSV files name), and a listing with their text.
 
-A candidate's id is its number; a choice task's is ``choice-N``. The listing
+A candidate's id is its number; a choice task's is ``choice-N``; unit replacement ``u`` of candidate ``N``
+(a replacement criterion, seed 004 §3.6) is item ``N.u`` (each replacement is its own item for agreement). The listing
 lets a person writing an ``import-judgments`` CSV find item ids without SQL.
 """
 
@@ -14,19 +15,39 @@ from core.store.database import Database
 from core.store.models import Candidate, CandidateSystem, ChoiceTask, SourceSentence, System
 
 
-def item_key(candidate_id: int | None, choice_task_id: int | None = None) -> str:
-    """The public id of an item: the candidate id, or ``choice-N`` for a choice task."""
-    return str(candidate_id) if candidate_id is not None else f"choice-{choice_task_id}"
+def item_key(candidate_id: int | None, choice_task_id: int | None = None, unit: int | None = None) -> str:
+    """The public id of an item: the candidate id (``N.u`` for its unit replacement ``u``), or ``choice-N``."""
+    if candidate_id is None:
+        return f"choice-{choice_task_id}"
+    return str(candidate_id) if unit is None else f"{candidate_id}.{unit}"
 
 
 def parse_item_key(key: str) -> tuple[int | None, int | None]:
     """``(candidate id, choice task id)`` of a public id; ValueError when it is neither."""
+    candidate_id, task_id, _unit = parse_unit_item_key(key)
+    return candidate_id, task_id
+
+
+def parse_unit_item_key(key: str) -> tuple[int | None, int | None, int | None]:
+    """``(candidate id, choice task id, unit)`` of a public id; ValueError when it is none of them."""
     key = key.strip()
     if key.startswith("choice-") and key[7:].isdigit():
-        return None, int(key[7:])
+        return None, int(key[7:]), None
     if key.isdigit():
-        return int(key), None
+        return int(key), None, None
+    head, dot, tail = key.partition(".")
+    if dot and head.isdigit() and tail.isdigit():
+        return int(head), None, int(tail)
     raise ValueError(key)
+
+
+def replacement_units(derivation) -> list[dict]:
+    """The unit replacements of a stored derivation, left to right: its segments that rewrite something
+    (not identity, target differs from source). Unit ``u`` of a candidate is the ``u``-th of them."""
+    if not isinstance(derivation, list):
+        return []
+    return [s for s in derivation if isinstance(s, dict) and "src" in s and not s.get("identity")
+            and s.get("source") != s.get("target")]
 
 
 def systems_by_candidate(session, study_id: int) -> dict[int, list[str]]:

@@ -25,10 +25,11 @@ EXPORT_COLUMNS = ("item", "annotator", "criterion", "value", "text", "sentence",
 
 
 def iter_judgments(db: Database, study_id: int, *, history: bool = False,
-                   include_qc: bool = False) -> Iterator[dict]:
+                   include_qc: bool = False, adjudications: bool = False) -> Iterator[dict]:
     """One dict per judgment. By default the live answers on normal items;
     ``history`` adds superseded answers and undo rows, ``include_qc`` adds
-    repeats and controls. A planted control is never a normal item, whatever
+    repeats and controls, ``adjudications`` (only) an adjudicator's decisions instead of the judges'
+    labels (kind ``adjudication``: never a judge's label in any statistic). A planted control is never a normal item, whatever
     path its judgment came in by. A choice task's ``systems`` is the approach
     (or system) that offered its options."""
     with db.reading() as session:
@@ -50,8 +51,12 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
                  .where(Judgment.study_id == study_id).order_by(Judgment.id))
         if not history:
             query = query.where(Judgment.action == "answer", Judgment.superseded_by.is_(None))
-        if not include_qc:
+        if adjudications:
+            query = query.where(Assignment.kind == "adjudication")
+        elif not include_qc:
             query = query.where(Assignment.kind == "normal")
+        else:
+            query = query.where(Assignment.kind != "adjudication")
         for judgment, kind in session.execute(query).yield_per(2000):
             criterion = criteria[judgment.criterion_id]
             status = ("undo" if judgment.action == "undo" else
@@ -66,7 +71,8 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
             else:
                 sentence, item_text, source, producers = task_rows[judgment.choice_task_id]
             yield {
-                "item": item_key(judgment.candidate_id, judgment.choice_task_id),
+                "item": item_key(judgment.candidate_id, judgment.choice_task_id, judgment.unit),
+                "candidate_id": judgment.candidate_id, "unit": judgment.unit,
                 "annotator": annotators[judgment.annotator_id], "criterion": criterion.name,
                 "value": judgment.value, "text": judgment.text, "sentence": sentence,
                 "systems": producers,
@@ -110,6 +116,7 @@ def export_judgments(db: Database, study_id: int, output: str | os.PathLike, fil
                                  "systems": ";".join(row["systems"]), "flag": int(row["flag"])})
             else:
                 row.pop("scale")
+                row.pop("candidate_id")
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             count += 1
     return count

@@ -21,11 +21,13 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-# Scale kinds a criterion can use. "choice" is the seed 001 §4.2 task.
-SCALE_KINDS = ("binary", "3-point", "5-point", "custom", "choice")
+# Scale kinds a criterion can use. "choice" is the seed 001 §4.2 task; "replacement" is seed 004 §3.6's:
+# one unit replacement of a candidate highlighted at a time, judged correct or not (yes/no).
+SCALE_KINDS = ("binary", "3-point", "5-point", "custom", "choice", "replacement")
 # Assignment kinds: a normal item, a repeat of one already assigned (checks
-# consistency), or a planted control expected to be judged bad.
-ASSIGNMENT_KINDS = ("normal", "repeat", "control")
+# consistency), a planted control expected to be judged bad, or an adjudication
+# (a third annotator's decision on an item two judges disagree on; never a judge's label).
+ASSIGNMENT_KINDS = ("normal", "repeat", "control", "adjudication")
 # Judgment actions: an answer, or an undo that withdraws the previous answer.
 JUDGMENT_ACTIONS = ("answer", "undo")
 
@@ -186,6 +188,9 @@ class Assignment(Base):
     position: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(20), default="normal")
     repeat_of: Mapped[int | None] = mapped_column(ForeignKey("assignment.id"))
+    # Replacement criteria: which unit replacement of the candidate (its index among the derivation's
+    # changed segments, left to right); None for every other criterion (revision 0005).
+    unit: Mapped[int | None] = mapped_column(Integer)
     # Cache of the live judgment, kept in the same transaction as every write
     # to judgment (revision 0002); not a foreign key, it is derived data.
     live_judgment_id: Mapped[int | None] = mapped_column(Integer)
@@ -212,6 +217,7 @@ class Judgment(Base):
     candidate_id: Mapped[int | None] = mapped_column(ForeignKey("candidate.id"))
     choice_task_id: Mapped[int | None] = mapped_column(ForeignKey("choice_task.id"))
     criterion_id: Mapped[int] = mapped_column(ForeignKey("criterion.id"))
+    unit: Mapped[int | None] = mapped_column(Integer)  # as Assignment.unit
     action: Mapped[str] = mapped_column(String(10), default="answer")
     # The scale label as text: "yes"/"no", "1".."5", a custom level, or for a
     # choice task "original", "option:N" or "custom".

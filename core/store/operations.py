@@ -11,11 +11,13 @@ collection hands notes, decks and cards to their own modules):
 * :mod:`core.store.quality`: progress and quality control;
 * :mod:`core.store.judgments_out`: judgments out, one self-contained row each;
 * :mod:`core.store.exchange`: judgments in from a CSV, annotator packages out and back;
-* :mod:`core.store.items`: public item ids and the item listing.
+* :mod:`core.store.items`: public item ids, unit replacements and the item listing;
+* :mod:`core.store.adjudication`: the items judges disagree on and a third annotator's decisions.
 """
 
 from __future__ import annotations
 
+from core.store.adjudication import Disagreement, disagreements, record_adjudication
 from core.store.annotation import ItemView, annotate_judgment, item_at, neighbour_position, next_item, \
     record_judgment, undo_last
 from core.store.assignment import AssignReport, assign, make_control_text, next_free_positions
@@ -25,14 +27,15 @@ from core.store.clock import iso_time
 from core.store.criteria import DEFAULT_CRITERIA, PRESET_CRITERIA, CriterionSpec, bad_values, normalize_value, \
     preset_criterion
 from core.store.exchange import MergeReport, export_package, import_judgments_csv, merge_package
-from core.store.items import item_key, list_items, parse_item_key
+from core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
 from core.store.judgments_out import EXPORT_COLUMNS, export_judgments, iter_judgments, judgment_records
 from core.store.quality import DEFAULT_QC_THRESHOLDS, QualityReport, StudyProgress, quality_control, study_progress
 from core.store.studies import create_study, find_annotator, find_study, study_settings, update_study_settings
 from core.vocabulary import APPLICATIONS
 
 __all__ = [
-    "APPLICATIONS", "AssignReport", "CandidateRow", "CriterionSpec", "DEFAULT_CRITERIA", "DEFAULT_QC_THRESHOLDS",
+    "APPLICATIONS", "AssignReport", "Disagreement", "disagreements", "parse_unit_item_key", "record_adjudication",
+    "replacement_units", "CandidateRow", "CriterionSpec", "DEFAULT_CRITERIA", "DEFAULT_QC_THRESHOLDS",
     "EXPORT_COLUMNS", "ImportReport", "ItemView", "MergeReport", "PRESET_CRITERIA", "QualityReport", "StudyProgress",
     "add_choice_tasks", "annotate_judgment", "assign", "bad_values", "create_study", "export_judgments",
     "export_package", "find_annotator", "find_study", "import_candidates", "import_judgments_csv", "item_at",

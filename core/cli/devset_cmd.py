@@ -1,0 +1,57 @@
+"""``parastudio export-devset STUDY.sqlite --format jsonl|csv|hf -o OUT``: a labelled dev set out of a study."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "export-devset",
+        help="export a judged study as a labelled dev set (JSONL, CSV or a Hugging Face datasets folder)",
+        description="One record per candidate: source, candidate, systems and provenance, scores, derivation, "
+                    "every judge's labels and the aggregated label with how it was reached, and a correct/"
+                    "incorrect label per unit replacement (judged directly, or derived and marked so). "
+                    "JSONL schema: docs/devset.schema.json.",
+    )
+    parser.add_argument("study", help="study database (SQLite file or SQLAlchemy URL)")
+    parser.add_argument("--study", dest="study_name", help="study name (needed when the database holds several)")
+    parser.add_argument("--format", choices=("jsonl", "csv", "hf"), default="jsonl",
+                        help="jsonl (default), csv (flat, one row per candidate) or hf (a folder datasets reads)")
+    parser.add_argument("-o", "--output", required=True, help="output file (a folder for --format hf)")
+    parser.add_argument("--aggregate", choices=("agree", "majority", "adjudicated"), default="adjudicated",
+                        help="how judges' labels become one: agree (all judges agree), majority (more than half), "
+                        "adjudicated (agreement, else the adjudicator's decision; default)")
+    parser.add_argument("--criteria", help="comma-separated criteria to export (default: every candidate criterion)")
+    parser.add_argument("--derive-from", help="criterion replacement labels are derived from when no replacement "
+                        "task judged them (default: meaning, else adequacy)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.store.database import open_database
+    from core.store.operations import find_study
+    from core.tuning.devset import devset_records
+    from core.tuning.devset_files import write_devset
+
+    criteria = [c.strip() for c in args.criteria.split(",") if c.strip()] if args.criteria else None
+    with open_database(args.study) as db:
+        try:
+            study_id = find_study(db, args.study_name)
+            records = devset_records(db, study_id, aggregate=args.aggregate, criteria=criteria,
+                                     derive_from=args.derive_from)
+        except (LookupError, ValueError) as error:
+            print(f"parastudio: error: {error}", file=sys.stderr)
+            return 2
+    count = write_devset(records, args.output, args.format)
+    statuses: dict[str, int] = {}
+    for record in records:
+        for judgment in record["judgments"]:
+            statuses[judgment["status"]] = statuses.get(judgment["status"], 0) + 1
+    replacements = [r for record in records for r in record["replacements"]]
+    print(f"{count} candidates, {len(replacements)} unit replacements "
+          f"({sum(r['label'] is not None for r in replacements)} labelled, "
+          f"{sum(r['origin'] == 'derived' for r in replacements)} derived) -> {args.output}; labels: "
+          + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())), file=sys.stderr)
+    return 0

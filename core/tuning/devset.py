@@ -1,0 +1,198 @@
+"""A labelled development set out of a judged study: one record per candidate (docs/devset.schema.json).
+
+Each record carries the source, the candidate, the systems that made it and their provenance (tables, LM,
+parameters), model and true scores, the derivation, every judge's raw label per criterion and the aggregated
+label with how it was reached (:mod:`core.stats.label_aggregation`: agree, majority, adjudicated, or
+unresolved, which is kept and marked), and per unit replacement a correct/incorrect label.
+
+Replacement labels (seed 004 §3.6 asks one per unit replacement):
+
+* ``"origin": "replacement-task"``: judged directly in a replacement criterion (one replacement highlighted at a
+  time, yes/no), aggregated like any label; yes -> ``correct``, no -> ``incorrect``;
+* ``"origin": "derived"``, from the candidate's aggregated label on ``derive_from`` (default: ``meaning``, else
+  ``adequacy``, when the study asks it) by this rule: a candidate judged positive (yes, or a level at or above
+  the middle of a numeric scale, as the Inspect screen reads labels) makes every replacement in it
+  ``correct``; a candidate judged negative (no, or below the middle) with exactly one replacement makes that
+  replacement ``incorrect``; a negative candidate with several replacements leaves each unresolved ("which
+  replacement broke it is unknown"), as does an unresolved candidate label. A derived label inherits the
+  candidate label's status.
+
+Each judgment's ``verdict`` reads its aggregated label: ``positive`` (yes, or at or above the middle of a numeric
+scale), ``negative`` (no, or below it), ``neither`` (a label that is neither, e.g. a custom scale's word), null
+when unresolved. ``acceptable`` is true
+when every exported criterion's verdict is positive, false when one is negative, null otherwise.
+
+Free-form values (a system's parameters) are JSON text, so every record has one Arrow schema (``--format hf``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Sequence
+
+from sqlalchemy import select
+
+from core.inspection.verdicts import is_positive
+from core.stats.label_aggregation import AGGREGATION_RULES, AggregatedLabel, aggregate_labels
+from core.store import operations as ops
+from core.store.criteria import YES_NO_SCALES
+from core.store.database import Database
+from core.store.models import Candidate, CandidateSystem, Criterion, SourceSentence, Study, System
+from core.vocabulary import NO, YES
+
+DERIVE_FROM_DEFAULTS = ("meaning", "adequacy")
+REPLACEMENT_LABELS = {YES: "correct", NO: "incorrect"}
+
+
+def _scale_values(criterion: Criterion) -> list[str]:
+    return [str(level["value"]) for level in criterion.levels]
+
+
+def positive_labels(criterion: Criterion) -> set[str]:
+    """The labels that accept a candidate, as the Inspect screen reads them (:func:`core.inspection.verdicts.
+    is_positive`): yes, or a level at or above the middle of a numeric scale."""
+    values = [YES, NO] if criterion.scale in YES_NO_SCALES else _scale_values(criterion)
+    return {v for v in values if is_positive(v, [] if criterion.scale in YES_NO_SCALES else values) is True}
+
+
+def negative_labels(criterion: Criterion) -> set[str]:
+    """The labels that reject it: no, or a level below the middle."""
+    values = [YES, NO] if criterion.scale in YES_NO_SCALES else _scale_values(criterion)
+    return {v for v in values if is_positive(v, [] if criterion.scale in YES_NO_SCALES else values) is False}
+
+
+def _labels_by_key(rows) -> dict[tuple, dict[str, str]]:
+    found: dict[tuple, dict[str, str]] = defaultdict(dict)
+    for row in rows:
+        if row.get("candidate_id") is None:
+            continue
+        found[(row["candidate_id"], row["unit"], row["criterion"])][row["annotator"]] = row["value"]
+    return found
+
+
+def verdict(criterion: Criterion, aggregated: AggregatedLabel) -> str | None:
+    """``positive``, ``negative`` or ``neither`` (a middle level) for a resolved label; None when unresolved."""
+    if not aggregated.resolved:
+        return None
+    if aggregated.label in positive_labels(criterion):
+        return "positive"
+    return "negative" if aggregated.label in negative_labels(criterion) else "neither"
+
+
+def _judgment_entry(criterion: Criterion, labels: dict[str, str], adjudication: dict[str, str],
+                    aggregated: AggregatedLabel) -> dict:
+    adjudicator, decision = next(iter(adjudication.items()), (None, None))
+    return {"criterion": criterion.name,
+            "labels": [{"annotator": name, "value": value} for name, value in sorted(labels.items())],
+            "adjudication": None if decision is None else {"annotator": adjudicator, "value": decision},
+            **aggregated.to_json(), "verdict": verdict(criterion, aggregated)}
+
+
+def _derived(criterion: Criterion | None, judged: AggregatedLabel | None, replacements: int) -> dict:
+    if criterion is None or judged is None:
+        return {"label": None, "status": "unresolved", "reason": "no replacement judgment and no criterion to "
+                "derive one from"}
+    if not judged.resolved:
+        return {"label": None, "status": "unresolved", "reason": f"{criterion.name} unresolved ({judged.reason})"}
+    if judged.label in positive_labels(criterion):
+        return {"label": "correct", "status": judged.status, "reason": None}
+    if judged.label in negative_labels(criterion):
+        if replacements == 1:
+            return {"label": "incorrect", "status": judged.status, "reason": None}
+        return {"label": None, "status": "unresolved",
+                "reason": f"{criterion.name} negative with {replacements} replacements: which one broke it is unknown"}
+    return {"label": None, "status": "unresolved", "reason": f"{criterion.name} label {judged.label} is neither"}
+
+
+def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated",
+                   criteria: Sequence[str] | None = None, derive_from: str | None = None) -> list[dict]:
+    """The study's dev set, one record per candidate (planted controls left out), in candidate order."""
+    if aggregate not in AGGREGATION_RULES:
+        raise ValueError(f"--aggregate must be one of {', '.join(AGGREGATION_RULES)}, not {aggregate!r}")
+    with db.reading() as session:
+        study = session.get(Study, study_id)
+        all_criteria = {c.name: c for c in session.scalars(select(Criterion).where(Criterion.study_id == study_id)
+                                                           .order_by(Criterion.position))}
+        candidates = session.scalars(select(Candidate).where(Candidate.study_id == study_id,
+                                                             Candidate.kind == "candidate")
+                                     .order_by(Candidate.id)).all()
+        sources = {s.id: s for s in session.scalars(select(SourceSentence).where(SourceSentence.study_id == study_id))}
+        producers: dict[int, list[dict]] = defaultdict(list)
+        for link, name in session.execute(select(CandidateSystem, System.name).join(System)
+                                          .where(System.study_id == study_id).order_by(System.name)):
+            producers[link.candidate_id].append({"system": name, "rank": link.rank, "model_score": link.model_score,
+                                                 "true_score": link.true_score,
+                                                 "params": json.dumps(link.params, sort_keys=True)})
+        judges_per_item = study.judges_per_item
+        uid = study.uid
+        study_name = study.name
+    asked = [name for name, c in all_criteria.items() if c.scale not in ("choice", "replacement")]
+    if criteria is not None:
+        unknown = [name for name in criteria if name not in all_criteria]
+        if unknown:
+            raise ValueError(f"the study has no criterion {', '.join(unknown)}; it asks {', '.join(all_criteria)}")
+        asked = [name for name in criteria if all_criteria[name].scale not in ("choice", "replacement")]
+    replacement_criteria = [name for name, c in all_criteria.items() if c.scale == "replacement"]
+    if derive_from is None:
+        derive_from = next((name for name in DERIVE_FROM_DEFAULTS if name in all_criteria), None)
+    elif derive_from not in all_criteria:
+        raise ValueError(f"--derive-from {derive_from}: the study has no such criterion")
+    judged = _labels_by_key(ops.iter_judgments(db, study_id))
+    adjudicated = _labels_by_key(ops.iter_judgments(db, study_id, adjudications=True))
+
+    def aggregated(candidate_id: int, unit: int | None, criterion: str) -> tuple[dict, dict, AggregatedLabel]:
+        labels = judged.get((candidate_id, unit, criterion), {})
+        decision = adjudicated.get((candidate_id, unit, criterion), {})
+        result = aggregate_labels(labels, aggregate, adjudication=next(iter(decision.values()), None),
+                                  min_judges=judges_per_item)
+        return labels, decision, result
+
+    records = []
+    for candidate in candidates:
+        source = sources[candidate.source_id]
+        made_by = producers.get(candidate.id, [])
+        judgments, labels_of = [], {}
+        for name in dict.fromkeys(asked + ([derive_from] if derive_from else [])):
+            labels, decision, result = aggregated(candidate.id, None, name)
+            labels_of[name] = result
+            if name in asked:
+                judgments.append(_judgment_entry(all_criteria[name], labels, decision, result))
+        units = ops.replacement_units(candidate.derivation)
+        replacements = []
+        for unit, segment in enumerate(units):
+            entry = {"unit": unit, "segment": candidate.derivation.index(segment), "src": segment["src"],
+                     "tgt": segment["tgt"], "source": segment["source"], "target": segment["target"],
+                     "p": segment.get("p"), "rule": f"{segment['source']} ||| {segment['target']}"}
+            direct = [(name, *aggregated(candidate.id, unit, name)) for name in replacement_criteria]
+            direct = [d for d in direct if d[1] or d[2]]
+            if direct:
+                name, labels, decision, result = direct[0]
+                adjudicator, value = next(iter(decision.items()), (None, None))
+                entry.update(origin="replacement-task", criterion=name,
+                             labels=[{"annotator": a, "value": v} for a, v in sorted(labels.items())],
+                             adjudication=None if value is None else {"annotator": adjudicator, "value": value},
+                             label=REPLACEMENT_LABELS.get(result.label), status=result.status, reason=result.reason)
+            else:
+                derived = _derived(all_criteria.get(derive_from), labels_of.get(derive_from), len(units))
+                entry.update(origin="derived", criterion=derive_from, labels=[], adjudication=None, **derived)
+            replacements.append(entry)
+        verdicts = [verdict(all_criteria[name], labels_of[name]) for name in asked]
+        negative = "negative" in verdicts
+        positive = bool(asked) and all(v == "positive" for v in verdicts)
+        first = made_by[0] if made_by else {}
+        records.append({
+            "id": f"{uid}:{candidate.id}", "study": study_name, "item": str(candidate.id),
+            "sentence_id": source.external_id, "source": source.text, "candidate": candidate.text,
+            "references": list(source.references or []),
+            "system": first.get("system"), "systems": made_by,
+            "provenance": {"tables": [str(t) for t in candidate.tables or []], "lm": candidate.lm,
+                           "params": json.dumps(candidate.params, sort_keys=True)},
+            "model_score": first.get("model_score"), "true_score": first.get("true_score"),
+            "derivation": [{"src": s["src"], "tgt": s["tgt"], "source": s["source"], "target": s["target"],
+                            "p": s.get("p"), "identity": bool(s.get("identity"))}
+                           for s in candidate.derivation or [] if isinstance(s, dict) and "src" in s],
+            "replacements": replacements, "judgments": judgments,
+            "acceptable": False if negative else (True if positive else None), "aggregate": aggregate,
+        })
+    return records

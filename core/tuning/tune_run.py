@@ -1,0 +1,105 @@
+"""One tuning run from a dev set file to ``weights.json``: what ``parastudio tune`` and the Tune screen call.
+
+Tables and LM default to the dev set's provenance (the first record's ``tables`` and ``lm``) when those files
+exist; the SPG application to the dev set's ``spg_application``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from core.progress import Progress, no_progress
+from core.tuning.devset_files import file_sha256, read_devset
+from core.tuning.tune import TuneOptions, tune_decoder
+from core.tuning.weights_file import write_weights
+
+SYSTEMS = ("spg", "pivot", "beam")
+
+
+@dataclass
+class TuneRequest:
+    devset: str
+    system: str
+    objective: str = "rf"
+    output: str | None = None
+    tables: Sequence[str] = ()
+    lm: str | None = None
+    application: str | None = None
+    nbest: int = 20
+    stack_size: int = 200
+    options: TuneOptions = field(default_factory=TuneOptions)
+    phrase_table: str | None = None  # pivot: per-pivot features from the bilingual table (Eq. 3 exactly)
+    reverse: bool = False
+    max_pivot: int = 200
+    table_out: str | None = None  # pivot: the re-scored, re-thresholded table
+
+
+def provenance_files(records: Sequence[dict]) -> tuple[list[str], str | None]:
+    provenance = records[0].get("provenance") or {}
+    tables = [t for t in provenance.get("tables") or [] if Path(t).is_file()]
+    lm = provenance.get("lm")
+    return tables, lm if lm and Path(lm).is_file() else None
+
+
+def run_tune(request: TuneRequest, progress: Progress = no_progress,
+             should_stop: Callable[[], bool] | None = None) -> dict:
+    """Tune as ``request`` says, write ``request.output`` (atomically) and return the report."""
+    if request.system not in SYSTEMS:
+        raise ValueError(f"--system must be one of {', '.join(SYSTEMS)}, not {request.system!r}")
+    records = read_devset(request.devset)
+    devset = {"path": str(request.devset), "sha256": file_sha256(request.devset)}
+    known_tables, known_lm = provenance_files(records)
+    tables = list(request.tables) or known_tables
+    if request.system == "pivot":
+        from core.tuning.pivot_tuning import PhraseTableSource, PivotTableSource, tune_pivot
+
+        if request.phrase_table:
+            source = PhraseTableSource(request.phrase_table, reverse=request.reverse, max_pivot=request.max_pivot)
+        elif tables:
+            source = PivotTableSource(tables[0])
+        else:
+            raise ValueError("--system pivot needs --table (a pivot table with h1..h4) or --phrase-table")
+        options = request.options
+        report = tune_pivot(records, source, objective=request.objective, heldout=options.heldout, seed=options.seed,
+                            restarts=options.restarts, random_directions=options.random_directions,
+                            table_out=request.table_out, devset=devset, progress=progress)
+    else:
+        report = _tune_decoder(request, records, tables, request.lm or known_lm, devset, progress, should_stop)
+    if request.output:
+        write_weights(report, request.output)
+    return report
+
+
+def _tune_decoder(request: TuneRequest, records, tables, lm_path, devset, progress, should_stop) -> dict:
+    from core.engine.beam_decoder import DecoderSettings
+    from core.engine.lm import LanguageModel
+    from core.engine.paraphrase_table import ParaphraseTable
+    from core.tuning.dev_labels import DevLabels
+    from core.tuning.tuned_decoders import BeamTuning, SPGTuning, application_of
+
+    if not tables:
+        raise ValueError("name the paraphrase table(s) with --table (the dev set's own are not on this machine)")
+    if lm_path is None:
+        raise ValueError("name the language model with --lm (the dev set's own is not on this machine)")
+    sentences = [s.tokens for s in DevLabels.from_records(records).sentences]
+    progress(0, None, "loading tables")
+    loaded = [ParaphraseTable.load_for(path, sentences) for path in tables]
+    lm = LanguageModel(lm_path)
+    settings = DecoderSettings(stack_size=request.stack_size)
+    if request.system == "beam":
+        from core.engine.generation import merged_table
+
+        decoder = BeamTuning(merged_table(loaded), lm, nbest=request.nbest, settings=settings)
+    else:
+        application = request.application or application_of(DevLabels.from_records(records).sentences)
+        if application is None:
+            raise ValueError("--system spg needs --application (compression, simplification or similarity): the "
+                             "dev set's candidates do not say which")
+        decoder = SPGTuning(loaded, lm, application, nbest=request.nbest, settings=settings)
+    options = TuneOptions(**{**request.options.__dict__, "objective": request.objective})
+    report = tune_decoder(records, decoder, options, devset=devset, progress=progress, should_stop=should_stop)
+    report["provenance"] = {"tables": [str(t) for t in tables], "lm": str(lm_path),
+                            "stack_size": request.stack_size}
+    return report
