@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from core.experiments.silver_judges import ADJUDICATOR, JUDGES, NOISE, RULE, judge_study
+from core.experiments.silver_judges import JUDGES, NOISE, RULE, judge_study
 from core.progress import Progress, no_progress, scaled
 from core.stats.replacement_measures import ReplacementCounts, ratio
 from core.store import operations as ops

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from core.store.models import Criterion
-from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, NO, PRESET_CRITERIA, YES, yes_or_no
+from core.vocabulary import APPLICATIONS, NO, PRESET_CRITERIA, YES, yes_or_no
 
 _THREE_POINT_ADEQUACY = [
     {"value": "1", "label": "Changed", "description": "The meaning is evidently changed."},

@@ -24,14 +24,13 @@ from core.store.assignment import AssignReport, assign, make_control_text, next_
 from core.store.candidates import CandidateRow, ImportReport, add_choice_tasks, import_candidates, read_candidates, \
     read_candidates_jsonl, read_candidates_table, read_sources
 from core.store.clock import iso_time
-from core.store.criteria import DEFAULT_CRITERIA, PRESET_CRITERIA, CriterionSpec, bad_values, normalize_value, \
-    preset_criterion
+from core.store.criteria import CriterionSpec, bad_values, normalize_value, preset_criterion
 from core.store.exchange import MergeReport, export_package, import_judgments_csv, merge_package
 from core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
 from core.store.judgments_out import EXPORT_COLUMNS, export_judgments, iter_judgments, judgment_records
 from core.store.quality import DEFAULT_QC_THRESHOLDS, QualityReport, StudyProgress, quality_control, study_progress
 from core.store.studies import create_study, find_annotator, find_study, study_settings, update_study_settings
-from core.vocabulary import APPLICATIONS
+from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 __all__ = [
     "APPLICATIONS", "AssignReport", "Disagreement", "disagreements", "parse_unit_item_key", "record_adjudication",

@@ -8,7 +8,8 @@ from typing import Sequence
 from sqlalchemy import select
 
 from core.store.clock import now
-from core.store.criteria import DEFAULT_CRITERIA, CriterionSpec, preset_criterion
+from core.store.criteria import CriterionSpec, preset_criterion
+from core.vocabulary import DEFAULT_CRITERIA
 from core.store.database import Database
 from core.store.events import log_event
 from core.store.models import Annotator, Criterion, Study

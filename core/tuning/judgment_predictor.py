@@ -111,7 +111,7 @@ def predict_judgments(records: Sequence[dict], lm: LanguageModel, *, criterion: 
         "predictions": [{"item": r["item"], "source": r["source"], "candidate": r["candidate"], "label": int(label),
                          "p_out_of_fold": float(p)} for r, label, p in zip(used, y, probabilities)],
         "signature": "|".join([f"parastudio-predictor:{versions['parastudio']}", f"criterion:{criterion or 'acceptable'}",
-                               f"model:logistic-regression,standardised", f"cv:stratified-{k}-fold,seed={seed}",
+                               "model:logistic-regression,standardised", f"cv:stratified-{k}-fold,seed={seed}",
                                f"lm:{Path(str(getattr(lm, 'path', '?'))).name}", f"scikit-learn:{versions.get('scikit-learn')}"]),
     }
 
