@@ -14,19 +14,20 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from core.demo import DEMO_STUDY, build_demo_study, demo_files
 from core.experiments.silver_judges import NOISE, RULE, judge_study
-from core.store import operations as ops
-from core.store.database import open_database
 from core.textio import atomic_output
-from core.tuning.devset import devset_records
-from core.tuning.judgment_predictor import FEATURES, predict_judgments
 
 RESULTS = Path(__file__).resolve().parents[2] / "evaldata" / "results"
 TARGETS = ("meaning", "fluency", None)  # None: acceptable on both
 
 
 def run(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
+    from core.demo import DEMO_STUDY, build_demo_study, demo_files
+    from core.store import operations as ops
+    from core.store.database import open_database
+    from core.tuning.devset import devset_records
+    from core.tuning.judgment_predictor import predict_judgments
+
     from core.engine.lm import LanguageModel
 
     demo = demo_files()
@@ -41,6 +42,8 @@ def run(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
 
 
 def write_markdown(path: Path, reports: list[dict], judged: dict, command: str) -> None:
+    from core.tuning.judgment_predictor import FEATURES
+
     lines = ["# Do model scores predict the judgment? (seed 000's open question, on the demo study)", "",
              f"Made by `{command}`.", "",
              "**Units.** Accuracy in percent; AUC as a probability (0.5: chance); coefficients in log-odds per "

@@ -22,10 +22,13 @@ Other criteria (usability, 3-point scales) get the middle or "yes" answer and ar
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
-from core.store import operations as ops
-from core.store.database import Database
 from core.vocabulary import NO, YES
+
+if TYPE_CHECKING:  # annotations only; the store loads when the judges run, not when the CLI lists commands
+    from core.store import operations as ops
+    from core.store.database import Database
 
 JUDGES = ("judge-1", "judge-2")
 ADJUDICATOR = "adjudicator"
@@ -49,6 +52,8 @@ def _bigrams(tokens: list[str]) -> set[tuple[str, str]]:
 
 def silver_answer(item: ops.ItemView) -> str:
     """The rule's answer to one item the annotation session shows."""
+    from core.store import operations as ops
+
     reference = item.references[0] if item.references else ""
     units = ops.replacement_units(item.derivation)
     if item.scale == "replacement":
@@ -74,6 +79,8 @@ def judge_study(db: Database, study_id: int, *, noise: float = NOISE, seed: int 
     """Both scripted judges answer every open item, then the adjudicator settles each disagreement.
 
     Returns counts: answers per judge and adjudications."""
+    from core.store import operations as ops
+
     counts = {}
     for number, name in enumerate(JUDGES):
         annotator = ops.find_annotator(db, study_id, name)
@@ -91,6 +98,8 @@ def judge_study(db: Database, study_id: int, *, noise: float = NOISE, seed: int 
 
 def adjudicate(db: Database, study_id: int) -> int:
     """The adjudicator's silver answer on every undecided disagreement."""
+    from core.store import operations as ops
+
     decided = 0
     for entry in ops.disagreements(db, study_id, include_decided=False):
         if entry.candidate is None:

@@ -23,28 +23,22 @@ from typing import Sequence
 
 from core.experiments.silver_judges import JUDGES, NOISE, RULE, judge_study
 from core.progress import Progress, no_progress, scaled
-from core.stats.replacement_measures import ReplacementCounts, ratio
-from core.store import operations as ops
-from core.store.database import open_database
-from core.study_builder import candidate_row
 from core.textio import atomic_output
-from core.tuning.dev_labels import DevLabels, split_sentences
-from core.tuning.devset import devset_records
-from core.tuning.devset_files import file_sha256, read_devset, write_devset
-from core.tuning.pivot_tuning import PivotTableSource, tune_pivot
-from core.tuning.tune import TuneOptions
-from core.tuning.tune_run import TuneRequest, run_tune
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
 RESULTS = ROOT / "evaldata" / "results"
+
 CRITERIA = ["fluency", "meaning", "replacement"]
 STUDY_NBEST = 2
 GENERATOR = {"beam": "beam", "spg": "spg-simplification"}
 
 
 def _generate(system: str, sentences, table, lm, weights: dict | None, weights_path: str | None,
-              progress: Progress) -> list[ops.CandidateRow]:
+              progress: Progress) -> list:
+    """The candidates of one round as the store's CandidateRow objects."""
+    from core.study_builder import candidate_row
+
     from core.engine.beam_decoder import DecoderSettings
     from core.engine.generation import generate
     from core.tuning.weights_file import beam_weights, spg_weights, weights_provenance
@@ -62,6 +56,10 @@ def _generate(system: str, sentences, table, lm, weights: dict | None, weights_p
 
 
 def _round_study(path: Path, name: str, rows, sources: dict, references: dict) -> tuple[dict, list[dict]]:
+    from core.store import operations as ops
+    from core.store.database import open_database
+    from core.tuning.devset import devset_records
+
     if path.exists():
         path.unlink()
     with open_database(path, create=True) as db:
@@ -74,6 +72,8 @@ def _round_study(path: Path, name: str, rows, sources: dict, references: dict) -
 
 def round_figures(records: Sequence[dict], keys: set[str]) -> dict:
     """rp, rr, rf of each sentence's 1-best and the judged precision, over the sentences in ``keys``."""
+    from core.stats.replacement_measures import ReplacementCounts, ratio
+
     counts = ReplacementCounts()
     first_yes = first = every_yes = every = 0
     for record in records:
@@ -98,6 +98,12 @@ def run_loop(out: Path, *, system: str = "beam", limit: int | None = None, itera
              restarts: int = 5, nbest: int = 20, seed: int = 0, demo: Path = DEMO,
              progress: Progress = no_progress) -> dict:
     """The loop of the module docstring, its files in ``out``; returns every figure."""
+    from core.store import operations as ops
+    from core.tuning.dev_labels import DevLabels, split_sentences
+    from core.tuning.devset_files import write_devset
+    from core.tuning.tune import TuneOptions
+    from core.tuning.tune_run import TuneRequest, run_tune
+
     from core.engine.lm import LanguageModel
     from core.engine.paraphrase_table import ParaphraseTable
 
@@ -276,6 +282,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, command: str, progress: Progress = no_progress) -> int:
+    from core.tuning.devset_files import file_sha256, read_devset
+    from core.tuning.pivot_tuning import PivotTableSource, tune_pivot
+
     out = Path(args.out) if args.out else RESULTS
     results = []
     with tempfile.TemporaryDirectory() as scratch:
