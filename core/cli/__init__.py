@@ -10,6 +10,7 @@ group, so ``core`` never imports them.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
 from importlib import metadata
@@ -46,6 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@functools.lru_cache(maxsize=1)
+def _parser() -> argparse.ArgumentParser:
+    # Built once per process: a caller running many commands in process (the fuzz tests) pays it once.
+    return build_parser()
+
+
 def _tolerant_output() -> None:
     """A terminal that cannot show a character gets an escape, not a traceback."""
     for stream in (sys.stdout, sys.stderr):
@@ -60,7 +67,7 @@ def _tolerant_output() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; bad input exits 2 with ``file:line: expected ...``, never a traceback."""
     _tolerant_output()
-    parser = build_parser()
+    parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -70,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     except (InputFormatError, InputFileError) as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
+    except OSError as error:  # a missing file, a full disk, no permission: the system's words, no traceback
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -22,11 +22,11 @@ def item_key(candidate_id: int | None, choice_task_id: int | None = None) -> str
 def parse_item_key(key: str) -> tuple[int | None, int | None]:
     """``(candidate id, choice task id)`` of a public id; ValueError when it is neither."""
     key = key.strip()
-    if key.startswith("choice-") and key[7:].isdigit():
-        return None, int(key[7:])
-    if key.isdigit():
-        return int(key), None
-    raise ValueError(key)
+    number = key[7:] if key.startswith("choice-") else key
+    # ASCII digits only ("١" is a digit to str.isdigit), and an id a database integer can hold.
+    if not (number.isascii() and number.isdigit() and len(number) <= 18):
+        raise ValueError(key)
+    return (None, int(number)) if key.startswith("choice-") else (int(number), None)
 
 
 def systems_by_candidate(session, study_id: int) -> dict[int, list[str]]:
