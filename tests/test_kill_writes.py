@@ -123,7 +123,7 @@ WRITERS = {
 }
 
 
-KILLS = [(writer, True) for writer in sorted(WRITERS)] + [("pivot", False), ("generate -o", False)]
+KILLS = [(writer, True) for writer in sorted(WRITERS)] + [("generate -o", False)]
 
 
 @pytest.mark.parametrize("writer, previous", KILLS, ids=[f"{w}-{'over-previous' if p else 'new'}" for w, p in KILLS])
