@@ -1,10 +1,13 @@
 """Text files in and out: nothing half-written, plain or gzip read the same way, gzip overlapped with formatting.
 
 * :func:`atomic_output` writes through a temporary sibling file renamed over the
-  destination once complete and flushed, so a reader never sees a half-written file.
+  destination once complete and flushed, so a reader never sees a half-written file;
+  the temporary of a killed writer is removed by the next write of the same file.
 * :func:`open_text_maybe_gzip` (:class:`CheckedText`) opens a plain or gzip UTF-8 file by its
   magic bytes and turns every defect of the input (not UTF-8, NUL, overlong line, broken gzip)
   into ``file:line: expected ...``; :func:`read_lines` gives numbered lines.
+* :func:`open_standard_input` reads standard input through the same checks.
+* :func:`read_csv` reads CSV/TSV records through the same checks.
 * :func:`read_token_lines` reads whitespace-tokenized sentences, one per line.
 * :class:`WriteBehind` writes through a background thread: zlib releases the GIL
   while it compresses, so a thread that writes (and so compresses) one batch while
@@ -15,12 +18,16 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import gzip
 import io
 import os
 import queue
+import socket
+import sys
 import tempfile
 import threading
+import uuid
 import zlib
 from pathlib import Path
 from typing import IO, Iterator
@@ -40,7 +47,9 @@ def atomic_output(
     """
     destination = Path(path)
     destination.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".part", dir=destination.parent)
+    remove_stale_temporaries(destination)
+    descriptor, temporary = tempfile.mkstemp(prefix=_temporary_prefix(destination), suffix=".part",
+                                             dir=destination.parent)
     # mkstemp makes the file 0600; give it the mode a plain open() would.
     umask = os.umask(0)
     os.umask(umask)
@@ -68,6 +77,57 @@ def atomic_output(
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+def owner_tag() -> str:
+    """``HOST-PID`` of this process, put in temporary names so a later run knows whether their writer died."""
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+def owner_is_gone(tag: str) -> bool:
+    """Whether ``tag`` (:func:`owner_tag`) names a process of this machine that no longer runs."""
+    host, _, pid = tag.rpartition("-")
+    return host == socket.gethostname() and pid.isdigit() and not _process_exists(int(pid))
+
+
+def _temporary_prefix(destination: Path) -> str:
+    return f".{destination.name}.{owner_tag()}."
+
+
+def temporary_sibling(destination: str | os.PathLike) -> Path:
+    """A new name for a temporary file beside ``destination``: ``.NAME.HOST-PID.RANDOM.part``."""
+    destination = Path(destination)
+    return destination.with_name(f"{_temporary_prefix(destination)}{uuid.uuid4().hex}.part")
+
+
+def remove_stale_temporaries(destination: str | os.PathLike) -> None:
+    """Remove the temporaries a writer of ``destination`` left when it was killed (a process of this
+    machine that no longer runs): a SIGKILL leaves its ``.part`` file, the next write cleans it up."""
+    destination = Path(destination)
+    prefix = f".{destination.name}."
+    try:
+        entries = list(os.scandir(destination.parent))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        for companion in ("-wal", "-shm", "-journal"):  # a SQLite file's, built under a temporary name
+            name = name.removesuffix(companion)
+        if not (name.startswith(prefix) and name.endswith(".part")):
+            continue
+        if owner_is_gone(name[len(prefix):-len(".part")].rpartition(".")[0]):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
 
 
 @contextlib.contextmanager
@@ -107,17 +167,20 @@ class CheckedText:
     text file object does; ``line_number`` is the number of the last line read.
     """
 
-    def __init__(self, path: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES):
+    def __init__(self, path: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES,
+                 stream: io.BufferedReader | None = None):
         self.path = str(path)
         self.name = self.path
         self.max_line_bytes = max_line_bytes
         self.line_number = 0
-        raw = open(self.path, "rb")
+        # A stream (standard input) is read as a file is, and left open: it is not ours to close.
+        self._owns_raw = stream is None
+        raw = open(self.path, "rb") if stream is None else stream
         try:
-            magic = raw.read(2)
-            raw.seek(0)
+            magic = raw.peek(2)[:2]
         except BaseException:
-            raw.close()
+            if self._owns_raw:
+                raw.close()
             raise
         self.compressed = magic == _GZIP_MAGIC
         self._raw = raw
@@ -167,7 +230,8 @@ class CheckedText:
             if self._gzip is not None:
                 self._gzip.close()
         finally:
-            self._raw.close()
+            if self._owns_raw:
+                self._raw.close()
 
     def __enter__(self) -> "CheckedText":
         return self
@@ -179,6 +243,37 @@ class CheckedText:
 def open_text_maybe_gzip(path: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES) -> CheckedText:
     """Open a plain or gzip-compressed UTF-8 text file for reading, every defect a clear error (:class:`CheckedText`)."""
     return CheckedText(path, max_line_bytes=max_line_bytes)
+
+
+def open_standard_input(max_line_bytes: int = MAX_LINE_BYTES) -> CheckedText:
+    """Standard input as a checked text file named ``<stdin>`` (UTF-8 whatever the locale says)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream put in its place (a caller in process): its text, as UTF-8 bytes
+        stream = io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
+    if not hasattr(stream, "peek"):
+        stream = io.BufferedReader(stream)
+    return CheckedText("<stdin>", max_line_bytes=max_line_bytes, stream=stream)
+
+
+def read_csv(path: str | os.PathLike, *, delimiter: str = ",") -> Iterator[tuple[int, list[str]]]:
+    """``(line number, fields)`` of every record of a CSV (or TSV) file read through :class:`CheckedText`.
+
+    A record's number is that of its last line (``csv.reader.line_num``: a
+    quoted field may hold a newline). A quote out of place, a carriage return
+    inside a field or a field longer than the csv module takes stops the read
+    with ``file:line: expected ...``.
+    """
+    with CheckedText(path) as handle:
+        reader = csv.reader(handle, delimiter=delimiter)
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as error:
+                raise InputFormatError(str(path), max(1, reader.line_num), "CSV fields (every quote closed, no "
+                                       "carriage return inside a field)", str(error)) from None
+            yield reader.line_num, row
 
 
 def read_lines(path: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:

@@ -117,9 +117,9 @@ def test_a_study_from_a_candidates_file_appears_on_every_screen(qtbot, window, t
     with open(candidates, "w", encoding="utf-8") as handle:
         for index, source in enumerate(SOURCES[:3]):
             for system in ("beam", "mcpg-true"):
-                handle.write(json.dumps({"sentence_id": index, "system": system, "rank": 0,
+                handle.write(json.dumps({"sentence_id": index, "system": system, "rank": 1,
                                          "text": source.replace("the", "a", 1), "source": source,
-                                         "model_score": -3.0, "true_score": -4.0, "derivation": []}) + "\n")
+                                         "model_score": -3.0, "true_score": -4.0, "derivation": None}) + "\n")
     from core.study_builder import study_from_file
 
     studies = window.studies
@@ -238,8 +238,8 @@ def test_the_demo_study_prefers_the_bundled_candidates_file(tmp_path):
     demo_dir.mkdir()
     (demo_dir / "test.en").write_text("a b c\nd e f\n", encoding="utf-8")
     (demo_dir / "candidates.jsonl").write_text(
-        json.dumps({"sentence_id": 0, "system": "beam", "rank": 0, "text": "a x c", "model_score": -1,
-                    "true_score": -2, "derivation": [], "params": {}}) + "\n", encoding="utf-8")
+        json.dumps({"sentence_id": 0, "system": "beam", "rank": 1, "text": "a x c", "model_score": -1,
+                    "true_score": -2, "derivation": None, "params": {}}) + "\n", encoding="utf-8")
     target = tmp_path / "demo.sqlite"
     open_demo_study(target, DemoFiles(demo_dir))
     db = open_database(target, create=True)

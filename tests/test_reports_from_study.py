@@ -19,7 +19,7 @@ def test_report_on_a_study_database_equals_report_on_its_exported_csv(tmp_path, 
             for system in ("beam", "mcpg-true"):
                 handle.write(json.dumps({"sentence_id": s, "system": system, "rank": 1,
                                          "text": f"{system} paraphrase {s}", "model_score": -1.0,
-                                         "true_score": -2.0, "derivation": [], "params": {}}) + "\n")
+                                         "true_score": -2.0, "derivation": None, "params": {}}) + "\n")
     (tmp_path / "src.en").write_text("".join(f"source sentence {s} .\n" for s in range(30)))
     assert main(["study", "create", "s", "--db", db_path]) == 0
     assert main(["study", "import-candidates", str(candidates), "--db", db_path, "--sources",

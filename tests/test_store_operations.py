@@ -90,8 +90,14 @@ def test_one_string_from_two_systems_is_one_candidate_credited_to_both(db, study
 def test_jsonl_import_with_sources_file_and_bad_line(tmp_path, db):
     study_id = ops.create_study(db, "j")
     path = tmp_path / "c.jsonl"
-    lines = [{"sentence_id": i, "system": "beam", "rank": 0, "text": f"cand {i}", "model_score": -1.0,
-              "true_score": -1.5, "derivation": [{"rule": i}], "params": {"lm": "lm.bin", "table": "t.gz"}}
+    sources = ["s zero", "s one", "s two"]
+
+    def derivation(i):
+        return [{"src": [0, 2], "tgt": [0, 2], "source": sources[i], "target": f"cand {i}", "p": 0.5,
+                 "identity": False}]
+
+    lines = [{"sentence_id": i, "system": "beam", "rank": 1, "text": f"cand {i}", "model_score": -1.0,
+              "true_score": -1.5, "derivation": derivation(i), "params": {"lm": "lm.bin", "table": "t.gz"}}
              for i in range(3)]
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     (tmp_path / "src.txt").write_text("s zero\ns one\ns two\n")
@@ -102,7 +108,7 @@ def test_jsonl_import_with_sources_file_and_bad_line(tmp_path, db):
         candidate = session.scalars(select(Candidate).where(Candidate.text == "cand 1")).one()
         assert candidate.source.text == "s one"
         assert candidate.lm == "lm.bin" and candidate.tables == ["t.gz"]
-        assert candidate.derivation == [{"rule": 1}]
+        assert candidate.derivation == derivation(1)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(lines[0]) + "\n{not json\n")
     with pytest.raises(InputFormatError, match=r"bad.jsonl:2: expected a JSON object"):

@@ -25,11 +25,10 @@ def write_generate_output(path, sentences: int = 100) -> None:
                 texts = [f"the shared paraphrase of sentence {s}", f"a {system} paraphrase of sentence {s}"]
                 if system == "mcpg-true":
                     texts = texts[:1]
-                for rank, candidate in enumerate(texts):
+                for rank, candidate in enumerate(texts, start=1):
                     handle.write(json.dumps({
                         "sentence_id": s, "system": system, "rank": rank, "text": candidate,
-                        "model_score": -rng.random(), "true_score": -rng.random() * 3,
-                        "derivation": [{"start": 0, "end": 1, "target": ["the"]}],
+                        "model_score": -rng.random(), "true_score": -rng.random() * 3, "derivation": None,
                         "params": {"table": "paraphrase-table.gz", "lm": "lm.bin"}}) + "\n")
 
 

@@ -64,7 +64,7 @@ def test_tsv_table(tmp_path):
     "line, expected",
     [
         ("the dog ||| the beast", "at least 3 fields"),
-        ("the dog ||| the beast ||| abc", "every score to be a number"),
+        ("the dog ||| the beast ||| abc", "every score to be a finite number"),
         (" ||| the beast ||| 0.5", "non-empty source and target"),
         ("the dog ||| the beast ||| 1.5", "to be a probability in \\(0, 1\\]"),
         ("the dog ||| the beast ||| 0", "to be a probability"),

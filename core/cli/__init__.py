@@ -10,6 +10,7 @@ group, so ``core`` never imports them.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
 
@@ -55,6 +56,13 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+@functools.lru_cache(maxsize=64)
+def _parser(first: str | None) -> argparse.ArgumentParser:
+    # Built once per process (per first word): a caller running many commands in process (the fuzz tests)
+    # pays for it once; the plugins are read only when the first word is not one of our commands.
+    return build_parser([first] if first is not None else None)
+
+
 def _tolerant_output() -> None:
     """A terminal that cannot show a character gets an escape, not a traceback."""
     for stream in (sys.stdout, sys.stderr):
@@ -69,7 +77,8 @@ def _tolerant_output() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; bad input exits 2 with ``file:line: expected ...``, never a traceback."""
     _tolerant_output()
-    parser = build_parser(sys.argv[1:] if argv is None else argv)
+    words = sys.argv[1:] if argv is None else argv
+    parser = _parser(words[0] if words else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -79,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     except (InputFormatError, InputFileError) as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
+    except OSError as error:  # a missing file, a full disk, no permission: the system's words, no traceback
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

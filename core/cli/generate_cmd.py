@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
@@ -10,6 +11,7 @@ from core.cli.table_options import add_table_loading_options, load_table_from_ar
 from core.engine.generation import SYSTEMS, generate_batches
 from core.engine.lm import LanguageModel
 from core.engine.mcpg import DEFAULT_EXPLORATION
+from core.textio import open_standard_input, open_text_maybe_gzip
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -64,6 +66,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--processes", type=int, default=None, help="worker processes (default: up to 2)")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per candidate (default: 'id ||| text ||| model ||| true' lines)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write the candidates here (whole or not at all) instead of standard output")
     tokenizing = parser.add_mutually_exclusive_group()
     tokenizing.add_argument("--pretokenized", dest="tokenize", action="store_false", default=False,
                             help="input is already tokenized: split on whitespace (default)")
@@ -124,6 +128,16 @@ def _tuned_weights(args: argparse.Namespace) -> tuple[dict, str | None]:
     return options, None
 
 
+def _candidate_output(path: str | None):
+    """Where candidates go: standard output, or ``path`` written whole or not at all (an interrupted run
+    leaves the previous file)."""
+    if path:
+        from core.textio import atomic_output
+
+        return atomic_output(path)
+    return contextlib.nullcontext(sys.stdout)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.search_graph_extended and not args.search_graph:
         print("parastudio: error: --search-graph-extended needs --search-graph FILE", file=sys.stderr)
@@ -155,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     tables = [load_table_from_args(path, args) for path in args.table]
     lm = LanguageModel(args.lm)
-    sentences = _read_sentences(sys.stdin, args.tokenize)
+    with open_standard_input() as handle:
+        sentences = _read_sentences(handle, args.tokenize)
     pattern_tables = []
     if args.pattern_table:
         from core.engine.patterns.pattern_table import pattern_table_for
@@ -163,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         pattern_tables = [pattern_table_for(path, sentences, score=args.pattern_score) for path in args.pattern_table]
     references = None
     if args.reference:
-        with open(args.reference, encoding="utf-8") as handle:
+        with open_text_maybe_gzip(args.reference) as handle:
             references = _read_sentences(handle, args.tokenize)
         if len(references) != len(sentences):
             print(f"parastudio: error: {args.reference}: {len(references)} lines, expected one per input sentence "
@@ -180,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
 
     graph_lines: list[str] = []
     try:
-        with progress_bar("sent") as progress:
+        with progress_bar("sent") as progress, _candidate_output(args.output) as out:
             batches = generate_batches(
                 args.system, sentences, tables, lm, nbest=args.nbest, time_budget=time_budget, seed=args.seed,
                 stack_size=args.stack_size, progress=progress, processes=args.processes,
@@ -195,17 +210,19 @@ def run(args: argparse.Namespace) -> int:
                     from core.engine.cat.translate import translation_from_segments
 
                     best = candidates[0] if candidates else None
-                    print(translation_from_segments(best.text.split(), best.derivation).format() if best else "")
+                    out.write((translation_from_segments(best.text.split(), best.derivation).format() if best else "")
+                              + "\n")
                     candidates = []
                 for candidate in candidates:
                     if args.json:
-                        print(json.dumps(candidate.to_json(), ensure_ascii=False))
+                        out.write(json.dumps(candidate.to_json(), ensure_ascii=False) + "\n")
                     else:
                         true = "unreachable" if candidate.true_score is None else f"{candidate.true_score:.6f}"
-                        print(f"{candidate.sentence_id} ||| {candidate.text} ||| {candidate.model_score:.6f} ||| {true}")
+                        out.write(f"{candidate.sentence_id} ||| {candidate.text} ||| {candidate.model_score:.6f} "
+                                  f"||| {true}\n")
                 if graph:
                     graph_lines.extend(graph)
-                sys.stdout.flush()
+                out.flush()
     except ValueError as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 2

@@ -7,6 +7,7 @@ import sys
 
 from core.engine.kenlm_tools import KenLMToolsError, train_lm
 from core.engine.lm import LanguageModel
+from core.textio import open_standard_input
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -50,6 +51,7 @@ def run_train(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     model = LanguageModel(args.lm, cache_size=0)
     out = sys.stdout
-    for line in sys.stdin:
-        out.write(f"{model.score(line, bos=not args.no_bos, eos=not args.no_eos)!r}\n")
+    with open_standard_input() as lines:
+        for line in lines:
+            out.write(f"{model.score(line, bos=not args.no_bos, eos=not args.no_eos)!r}\n")
     return 0

@@ -164,11 +164,7 @@ def _import_candidates(args) -> int:
         return _fail(str(error))
     with db:
         if args.choice_tasks:
-            from core.textio import open_text_maybe_gzip
-
-            with open_text_maybe_gzip(args.file) as handle:
-                tasks = [json.loads(line) for line in handle if line.strip()]
-            added = ops.add_choice_tasks(db, study_id, tasks, path=args.file)
+            added = ops.add_choice_tasks(db, study_id, ops.read_choice_tasks(args.file), path=args.file)
             print(f"added {added} choice tasks")
             return 0
         sources = ops.read_sources(args.sources, args.id_base) if args.sources else None

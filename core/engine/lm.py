@@ -39,7 +39,7 @@ class LanguageModel:
         check_lm_file(self.path)
         try:
             self._model = kenlm.Model(str(self.path))
-        except (OSError, RuntimeError) as error:
+        except (OSError, RuntimeError, UnicodeDecodeError) as error:  # the last: KenLM's message quoting bad bytes
             raise InputFileError(self.path, "a KenLM ARPA or binary model", str(error)) from None
         self.order = self._model.order
         self._cache: OrderedDict[str, float] = OrderedDict()

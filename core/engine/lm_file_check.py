@@ -14,16 +14,21 @@ C++ message. So before KenLM sees a file we check:
   the vocabulary strings last, in word-id order, and id 0 is ``<unk>``, so a
   file missing any of its end fails this. KenLM itself refuses a file shorter
   than its header claims (checked too, by KenLM, on load).
-* **ARPA** (plain or gzip): the ``\\data\\`` header, one section per order
-  with exactly the announced number of entries, each with a finite log10
-  probability <= 0, the right number of words and a finite back-off, and
-  ``\\end\\``. It reads the whole file once (KenLM reads it all anyway).
+* **ARPA** (plain or gzip), as KenLM's ``lm/read_arpa.cc`` reads it: no
+  byte-order mark, only blank or ``#`` lines before ``\\data\\``, the
+  ``ngram N=COUNT`` lines (orders 1-6) ended by a blank line, one section per
+  order with exactly the announced number of entries, each with a finite
+  log10 probability <= 0, a tab after a unigram's probability, the right
+  number of words, all of them unigrams, and a finite back-off (none but 0 at
+  the highest order); ``<s>`` and ``</s>`` among the unigrams; ``\\end\\``
+  and nothing after it but blank lines. It reads the whole file once (KenLM
+  reads it all anyway).
 """
 
 from __future__ import annotations
 
-import math
 import os
+import re
 import struct
 from pathlib import Path
 
@@ -105,77 +110,114 @@ def _check_vocabulary_tail(path: Path, handle, size: int, words: int) -> None:
                          "a file cut short or not written by KenLM")
 
 
+# KenLM's ARPA reader (lm/read_arpa.cc), mirrored: isspace() for blank lines, kARPASpaces (space, tab, CR)
+# between words, double-conversion numbers; the entry regexes are stricter than KenLM, never looser.
+_BLANK = " \t\n\v\f\r"
+_NUMBER = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+_WORD = r"[^ \t\r]+"
+_COUNT = re.compile(r"ngram ([1-9][0-9]*)=([0-9]+)")
+FLOAT32_MAX = 3.4028234663852886e38  # KenLM stores float: a larger magnitude is infinite there
+MAX_ORDER = 6  # KenLM's default KENLM_MAX_ORDER, that of the kenlm module
+
+
+def _entry_pattern(order: int) -> re.Pattern:
+    # A unigram needs a tab after its probability (Read1Gram); then words, and a back-off after a tab.
+    after_probability = "\t[ \t\r]*" if order == 1 else "[ \t\r]+"
+    words = "[ \t\r]+".join([_WORD] * order)
+    return re.compile(rf"[ \t\v\f]*({_NUMBER}){after_probability}({words})(?:\t[ \t\v\f]*({_NUMBER}))?")
+
+
+def _is_blank(line: str) -> bool:
+    return not line.strip(_BLANK)
+
+
 def check_arpa(path: Path) -> None:
-    """Every line of the ARPA file against its header (module docstring)."""
-    lines = read_lines(path)
-    counts: dict[int, int] = {}
-    state = "start"  # start -> data -> ngrams(order) -> end
-    order, seen = 0, 0
-    number = 0
-    for number, text in lines:
-        line = text.strip()
-        if not line:
-            continue
+    """Every line of the ARPA file as KenLM reads it (module docstring)."""
+    with open(path, "rb") as handle:
+        if handle.read(3) == b"\xef\xbb\xbf":  # our readers skip it, KenLM does not: say so here
+            raise InputFormatError(path, 1, "an ARPA file without a byte-order mark (KenLM reads none)",
+                                   "a UTF-8 byte-order mark before \\data\\")
+    counts: list[int] = []
+    vocabulary: set[str] = set()
+    state = "start"  # start -> counts -> header -> entries (per order) -> end -> after
+    order = seen = number = blank = 0
+    pattern = None
+    for number, text in read_lines(path):
         if state == "start":
-            if line == "\\data\\":
-                state = "data"
-            continue  # text before \data\ is allowed (KenLM skips it)
-        if state == "data":
-            if line.startswith("ngram "):
-                key, _, value = line[6:].partition("=")
-                try:
-                    counts[int(key)] = int(value)
-                except ValueError:
-                    raise InputFormatError(path, number, "'ngram N=COUNT' in the \\data\\ section", text) from None
-                if int(key) != len(counts) or int(value) < 1:
-                    raise InputFormatError(path, number, f"'ngram {len(counts)}=COUNT' with a count >= 1", text)
+            if _is_blank(text) or text.startswith("#"):
                 continue
-            state = "ngrams"
-        if state == "ngrams" and line.startswith("\\") and line.endswith("-grams:"):
-            if order and seen != counts[order]:
-                raise InputFormatError(path, number, f"{counts[order]} {order}-grams as the header says",
-                                       f"{seen} before {line}")
-            try:
-                section = int(line[1:-len("-grams:")])
-            except ValueError:
-                raise InputFormatError(path, number, "a section header '\\N-grams:'", text) from None
-            if section != order + 1 or section not in counts:
-                raise InputFormatError(path, number, f"the \\{order + 1}-grams: section next (the header lists "
+            if text != "\\data\\":
+                raise InputFormatError(path, number, "an ARPA model ('\\data\\' first, after blank or '#' lines) "
+                                       "or a KenLM binary", text)
+            state = "counts"
+        elif state == "counts":
+            if _is_blank(text):
+                if not counts:
+                    raise InputFormatError(path, number, "'ngram 1=COUNT' after \\data\\", text)
+                state, order = "header", 1
+                continue
+            match = _COUNT.fullmatch(text)
+            if not match or int(match.group(1)) != len(counts) + 1 or int(match.group(2)) < 1 \
+                    or len(counts) == MAX_ORDER:
+                raise InputFormatError(path, number, f"'ngram {len(counts) + 1}=COUNT' with a count >= 1 (orders "
+                                       f"1-{MAX_ORDER}, then a blank line)", text)
+            counts.append(int(match.group(2)))
+        elif state == "header":
+            if _is_blank(text):
+                continue
+            if text != f"\\{order}-grams:":
+                raise InputFormatError(path, number, f"the \\{order}-grams: section next (the header lists "
                                        f"orders 1-{len(counts)})", text)
-            order, seen = section, 0
-            continue
-        if line == "\\end\\":
-            if not counts or order != len(counts) or seen != counts[order]:
-                raise InputFormatError(path, number, f"{counts.get(order, 0)} {order}-grams before \\end\\ and "
-                                       f"every order's section", f"{seen}")
-            state = "end"
-            break
-        if state != "ngrams" or not order:
-            raise InputFormatError(path, number, "'\\data\\' with 'ngram N=COUNT' lines, then '\\1-grams:'", text)
-        _check_entry(path, number, text, order, last=order == len(counts))
-        seen += 1
-        if seen > counts[order]:
-            raise InputFormatError(path, number, f"at most {counts[order]} {order}-grams as the header says", text)
-    if state != "end":
-        raise InputFormatError(path, max(1, number), "an ARPA model ending with \\end\\" if counts
-                               else "an ARPA model ('\\data\\' header) or a KenLM binary", "the end of the file")
+            state, seen, pattern, blank = "entries", 0, _entry_pattern(order), 0
+        elif state == "entries":
+            if _is_blank(text):
+                blank = blank or number
+                continue
+            if text.startswith("\\"):  # a section ends early
+                raise InputFormatError(path, number, f"{counts[order - 1]} {order}-grams as the header says",
+                                       f"{seen} before {text}")
+            if blank:
+                raise InputFormatError(path, blank, f"no blank line inside the \\{order}-grams: section (KenLM "
+                                       "reads none)", "a blank line")
+            _check_entry(path, number, text, pattern, order, order == len(counts), vocabulary)
+            seen += 1
+            if seen == counts[order - 1]:
+                state, order = ("header", order + 1) if order < len(counts) else ("end", order)
+        elif state == "end":
+            if _is_blank(text):
+                continue
+            if text != "\\end\\":
+                raise InputFormatError(path, number, f"{counts[order - 1]} {order}-grams as the header says, then "
+                                       "\\end\\", text)
+            state = "after"
+        elif not _is_blank(text):
+            raise InputFormatError(path, number, "nothing but blank lines after \\end\\", text)
+    if state != "after":
+        expected = "an ARPA model ('\\data\\' header) or a KenLM binary" if state == "start" else \
+            f"{counts[order - 1]} {order}-grams as the header says, and an ARPA model ending with \\end\\" \
+            if state == "entries" else "an ARPA model ending with \\end\\"
+        raise InputFormatError(path, max(1, number), expected, "the end of the file")
+    missing = [word for word in ("<s>", "</s>") if word not in vocabulary]
+    if missing:
+        raise InputFormatError(path, number, f"unigrams that include {' and '.join(missing)} (KenLM needs both)",
+                               "a vocabulary without them")
 
 
-def _check_entry(path: Path, number: int, text: str, order: int, last: bool) -> None:
-    fields = text.split("\t") if "\t" in text else text.split()
-    if "\t" in text:
-        words = fields[1].split() if len(fields) > 1 else []
-        backoff = fields[2:] if len(fields) > 2 else []
-    else:  # space-separated: probability, words, maybe back-off
-        words = fields[1:1 + order]
-        backoff = fields[1 + order:]
-    expected = f"'log10p<TAB>{order} words[<TAB>backoff]' with a finite log10 p <= 0"
-    try:
-        probability = float(fields[0])
-        backoffs = [float(value) for value in backoff]
-    except (ValueError, IndexError):
-        raise InputFormatError(path, number, expected, text) from None
-    if len(words) != order or not math.isfinite(probability) or probability > 0.0 or len(backoffs) > 1 \
-            or (backoffs and not math.isfinite(backoffs[0])) or (last and backoffs):
-        raise InputFormatError(path, number, expected + ("" if not last else ", no back-off at the highest order"),
-                               text)
+def _check_entry(path: Path, number: int, text: str, pattern: re.Pattern, order: int, last: bool,
+                 vocabulary: set[str]) -> None:
+    expected = (f"'log10p<TAB>{order} word{'s' if order > 1 else ''}[<TAB>backoff]' with a finite log10 p <= 0"
+                + (", no back-off at the highest order" if last else ""))
+    match = pattern.fullmatch(text)
+    if match is None:
+        raise InputFormatError(path, number, expected, text)
+    probability, words, backoff = float(match.group(1)), match.group(2), match.group(3)
+    if probability > 0.0 or not abs(probability) <= FLOAT32_MAX:
+        raise InputFormatError(path, number, expected, text)
+    if backoff is not None and (not abs(float(backoff)) <= FLOAT32_MAX or (last and float(backoff) != 0.0)):
+        raise InputFormatError(path, number, expected, text)
+    if order == 1:
+        vocabulary.add(words)
+        return
+    for word in re.split("[ \t\r]+", words):
+        if word not in vocabulary and word not in ("<unk>", "<UNK>"):
+            raise InputFormatError(path, number, f"{expected}, every word among the unigrams", text)

@@ -14,6 +14,14 @@ The user says which column (``c0``, ``c1``, ... or an index) or PPDB feature
 is the rule probability; the default is the first. PPDB's ``p(...)`` features
 are negative natural logs of probabilities (Ganitkevitch et al. 2013), so they
 are read as ``exp(-v)``; other features are read as probabilities.
+
+What is refused (issue 18), with ``file:line: expected ...``: the chosen
+column must give a probability in (0, 1] once read as its ``ValueKind`` (a
+probability above 1 would make a search's scores rise without bound), so a
+``prob`` column holds (0, 1], a ``log10`` or ``ln`` column a value <= 0 and a
+``neglog`` one a value >= 0. The other columns are scores, not probabilities
+(Moses' lexical weights, the h1..h4 logs of a pivot table, PPDB's counts and
+penalties): any finite number. NaN and infinities are refused everywhere.
 """
 
 from __future__ import annotations
@@ -94,7 +102,10 @@ def detect_format(path: str | os.PathLike) -> TableFormat:
 
 
 def _parse_probability(value: float, kind: ValueKind, path: str, number: int, line: str, what: str) -> float:
-    probability = kind.to_probability(value)
+    try:
+        probability = kind.to_probability(value)
+    except OverflowError:  # 10 ** 400: far above 1
+        probability = math.inf
     if not (probability > 0.0 and probability <= 1.0 + 1e-9) or math.isnan(probability):
         raise InputFormatError(
             path, number, f"{what} to be a probability in (0, 1] (read as {kind.value})", line
@@ -133,9 +144,12 @@ def _phrase_reader():
 
 def _float(text: str, path: str, number: int, line: str, what: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        raise InputFormatError(path, number, f"{what} to be a number", line) from None
+        value = math.nan
+    if not math.isfinite(value):
+        raise InputFormatError(path, number, f"{what} to be a finite number", line)
+    return value
 
 
 def read_rules(

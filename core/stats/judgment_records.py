@@ -27,7 +27,6 @@ reads the records as they are, so a judgment counts once.
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from core.stats.agreement import DuplicateJudgmentError, RatingMatrix
-from core.textio import open_text_maybe_gzip
+from core.textio import read_csv
 from core.errors import InputFormatError
 
 JUDGMENT_COLUMNS = ("item", "annotator", "criterion", "value")
@@ -212,8 +211,9 @@ class JudgmentRecords:
             ) from None
 
 
-def _read_header(reader, path: str, required: Sequence[str], optional: Sequence[str] = ()) -> dict[str, int]:
-    for row in reader:
+def _read_header(rows, path: str, required: Sequence[str], optional: Sequence[str] = ()) -> dict[str, int]:
+    line_number = 0
+    for line_number, row in rows:
         if not row or all(not cell.strip() for cell in row):
             continue
         names = [cell.strip().lower() for cell in row]
@@ -222,27 +222,27 @@ def _read_header(reader, path: str, required: Sequence[str], optional: Sequence[
             expected = "a header with columns " + ",".join(required)
             if optional:
                 expected += " (optional: " + ",".join(optional) + ")"
-            raise InputFormatError(path, reader.line_num, expected, got=",".join(row))
+            raise InputFormatError(path, line_number, expected, got=",".join(row))
         return {name: names.index(name) for name in list(required) + [o for o in optional if o in names]}
-    raise InputFormatError(path, max(reader.line_num, 1), "a header with columns " + ",".join(required), got="an empty file")
+    raise InputFormatError(path, max(line_number, 1), "a header with columns " + ",".join(required),
+                           got="an empty file")
 
 
 def _rows(path: str, required: Sequence[str], optional: Sequence[str] = ()):
     """Yield (line_number, {column: stripped value}) for every non-blank row."""
-    with open_text_maybe_gzip(path) as handle:
-        reader = csv.reader(handle)
-        positions = _read_header(reader, path, required, optional)
-        width = max(positions.values()) + 1
-        for row in reader:
-            if not row or (len(row) == 1 and not row[0].strip()):
-                continue
-            if len(row) < width:
-                raise InputFormatError(path, reader.line_num, f"at least {width} comma-separated fields", got=",".join(row))
-            fields = {name: row[position].strip() for name, position in positions.items()}
-            for name in required:
-                if not fields[name]:
-                    raise InputFormatError(path, reader.line_num, f"a non-empty {name!r} field", got=",".join(row))
-            yield reader.line_num, fields
+    rows = read_csv(path)
+    positions = _read_header(rows, path, required, optional)
+    width = max(positions.values()) + 1
+    for line_number, row in rows:
+        if not row or (len(row) == 1 and not row[0].strip()):
+            continue
+        if len(row) < width:
+            raise InputFormatError(path, line_number, f"at least {width} comma-separated fields", got=",".join(row))
+        fields = {name: row[position].strip() for name, position in positions.items()}
+        for name in required:
+            if not fields[name]:
+                raise InputFormatError(path, line_number, f"a non-empty {name!r} field", got=",".join(row))
+        yield line_number, fields
 
 
 def _check_label(path: str, line_number: int, value: str) -> None:

@@ -1,39 +1,21 @@
-"""Candidates and choice tasks into a study: reading import files, crediting a string to every system that made it."""
+"""Candidates and choice tasks into a study (read by :mod:`core.store.candidate_files`), crediting a string to every
+system that made it."""
 
 from __future__ import annotations
 
-import csv
 import json
-import os
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from sqlalchemy import insert, select, update
 
 from core.errors import InputFormatError
 from core.progress import Progress, no_progress
+from core.store.candidate_files import CandidateRow, derivation_problem
 from core.store.database import Database
 from core.store.events import log_event
 from core.store.models import Candidate, CandidateSystem, ChoiceTask, SourceSentence, System
-from core.textio import open_text_maybe_gzip
-
-
-@dataclass
-class CandidateRow:
-    """One candidate as read from an import file."""
-
-    sentence_id: str
-    text: str
-    system: str
-    source: str | None = None
-    rank: int | None = None
-    model_score: float | None = None
-    true_score: float | None = None
-    derivation: Any = None
-    params: dict | None = None
-    references: list | None = None
-    line: int = 0
 
 
 @dataclass
@@ -44,80 +26,6 @@ class ImportReport:
     credited_to_existing: int = 0
     already_present: int = 0
     systems: list[str] = field(default_factory=list)
-
-
-def read_candidates_jsonl(path: str | os.PathLike) -> Iterator[CandidateRow]:
-    """Lines of ``parastudio generate --json``: {"sentence_id", "system", "rank",
-    "text", "model_score", "true_score", "derivation", "params"}; an optional
-    "source" (and "references") carries the source sentence itself."""
-    with open_text_maybe_gzip(path) as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                raise InputFormatError(path, number, "a JSON object", line.strip()) from None
-            if not isinstance(record, dict):
-                raise InputFormatError(path, number, "a JSON object", line.strip())
-            missing = [k for k in ("sentence_id", "system", "text") if k not in record]
-            if missing:
-                raise InputFormatError(path, number, f"fields {', '.join(missing)}", line.strip())
-            try:
-                yield CandidateRow(
-                    sentence_id=str(record["sentence_id"]), text=str(record["text"]), system=str(record["system"]),
-                    source=record.get("source"), rank=_optional(int, record.get("rank")),
-                    model_score=_optional(float, record.get("model_score")),
-                    true_score=_optional(float, record.get("true_score")), derivation=record.get("derivation"),
-                    params=record.get("params"), references=record.get("references"), line=number)
-            except (TypeError, ValueError):
-                raise InputFormatError(path, number, "numeric rank, model_score and true_score",
-                                       line.strip()) from None
-
-
-def _optional(kind: Callable, value: Any) -> Any:
-    return None if value is None else kind(value)
-
-
-def read_candidates_table(path: str | os.PathLike, delimiter: str) -> Iterator[CandidateRow]:
-    """A CSV/TSV with header columns item, source, candidate, system (item is the sentence id)."""
-    with open_text_maybe_gzip(path) as handle:
-        reader = csv.reader(handle, delimiter=delimiter)
-        header = next(reader, None)
-        needed = ("item", "source", "candidate", "system")
-        if header is None or any(column not in [h.strip() for h in header] for column in needed):
-            raise InputFormatError(path, 1, "a header with columns item, source, candidate, system",
-                                   delimiter.join(header or []))
-        columns = {name.strip(): index for index, name in enumerate(header)}
-        for row in reader:
-            number = reader.line_num
-            if not any(cell.strip() for cell in row):
-                continue
-            if len(row) < len(header):
-                raise InputFormatError(path, number, f"{len(header)} columns", delimiter.join(row))
-            references = None
-            if "references" in columns and row[columns["references"]].strip():
-                references = [r for r in row[columns["references"]].split(" ||| ")]
-            yield CandidateRow(sentence_id=row[columns["item"]].strip(), source=row[columns["source"]],
-                               text=row[columns["candidate"]], system=row[columns["system"]].strip(),
-                               references=references, line=number)
-
-
-def read_candidates(path: str | os.PathLike, file_format: str | None = None) -> Iterator[CandidateRow]:
-    name = str(path).lower().removesuffix(".gz")
-    file_format = file_format or ("csv" if name.endswith(".csv") else "tsv" if name.endswith((".tsv", ".txt"))
-                                  else "jsonl")
-    if file_format == "jsonl":
-        return read_candidates_jsonl(path)
-    if file_format in ("csv", "tsv"):
-        return read_candidates_table(path, "," if file_format == "csv" else "\t")
-    raise ValueError(f"unknown candidate format {file_format!r}; expected jsonl, csv or tsv")
-
-
-def read_sources(path: str | os.PathLike, id_base: int = 0) -> dict[str, str]:
-    """Source sentences one per line; the sentence id is the line index counted from ``id_base``."""
-    with open_text_maybe_gzip(path) as handle:
-        return {str(index): line.rstrip("\n") for index, line in enumerate(handle, id_base)}
 
 
 def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow], *, path: str = "<input>",
@@ -166,6 +74,8 @@ def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow],
                                       list(new_sources.values())).all()
             source_ids.update(zip(new_sources, new_ids))
         report.sources_added = len(new_sources)
+        source_texts = {key: value["text"] for key, value in new_sources.items()}
+        _check_derivations(session, study_id, rows, source_texts, path)
         for row in rows:
             report.rows += 1
             source_id = source_ids[row.sentence_id]
@@ -241,19 +151,41 @@ def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow],
     return report
 
 
+def _check_derivations(session, study_id: int, rows: list[CandidateRow], new_sources: dict[str, str],
+                       path: str) -> None:
+    """Each derivation of a row without its own source against the source it rewrites: the reader checked
+    the candidate side of every derivation, and the source side where the row carried its source."""
+    rows = [row for row in rows if row.derivation is not None and row.source is None]
+    known = {}
+    wanted = {row.sentence_id for row in rows} - set(new_sources)
+    if wanted:
+        known = dict(session.execute(select(SourceSentence.external_id, SourceSentence.text).where(
+            SourceSentence.study_id == study_id, SourceSentence.external_id.in_(sorted(wanted)))).all())
+    for row in rows:
+        source = new_sources.get(row.sentence_id, known.get(row.sentence_id))
+        problem = derivation_problem(row.derivation, row.text, source)
+        if problem:
+            raise InputFormatError(path, row.line, problem, json.dumps(row.derivation)[:200])
+
+
 def add_choice_tasks(db: Database, study_id: int, tasks: Iterable[dict], *, path: str = "<input>") -> int:
     """Choice tasks (seed 001 §4.2) from dicts {"id", "sentence", "span": [i, j], "options": [...]}."""
     added = 0
     with db.transaction() as session:
         for number, task in enumerate(tasks, 1):
-            try:
-                start, end = (int(x) for x in task["span"])
-                options = [str(o) for o in task["options"]][:5]
-                external_id = str(task["id"])
-                sentence_text = str(task["sentence"])
-            except (KeyError, TypeError, ValueError):
-                raise InputFormatError(path, number, 'an object {"id", "sentence", "span": [i, j], "options"}',
-                                       json.dumps(task)) from None
+            if not isinstance(task, dict):
+                raise InputFormatError(path, number, "a choice task as a JSON object", repr(task)[:200])
+            number = task.get("line", number)
+            span, options = task.get("span"), task.get("options")
+            if not (isinstance(span, list) and len(span) == 2 and all(type(x) is int for x in span)
+                    and isinstance(options, list) and all(isinstance(o, str) for o in options)
+                    and type(task.get("id")) in (int, str) and isinstance(task.get("sentence"), str)):
+                raise InputFormatError(path, number, 'an object {"id", "sentence", "span": [i, j], "options": '
+                                       '[strings]}', json.dumps(task)[:200])
+            start, end = span
+            options = options[:5]
+            external_id = str(task["id"])
+            sentence_text = task["sentence"]
             if not 0 <= start < end <= len(sentence_text.split()):
                 raise InputFormatError(path, number, "a span [i, j) inside the sentence's tokens", json.dumps(task))
             source_id = session.scalar(select(SourceSentence.id).where(

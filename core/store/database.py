@@ -23,6 +23,7 @@ are recognised by their version table and study tables.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sqlite3
 from pathlib import Path
@@ -77,7 +78,9 @@ def _alembic_config() -> Config:
     return config
 
 
+@functools.lru_cache(maxsize=1)
 def head_revision() -> str:
+    # The migration scripts do not change while we run; reading them costs more than opening a study.
     return ScriptDirectory.from_config(_alembic_config()).get_current_head()
 
 

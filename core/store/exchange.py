@@ -7,7 +7,6 @@ blind); merging it back brings its judgments in with their full history.
 
 from __future__ import annotations
 
-import csv
 import os
 import uuid
 from collections import defaultdict
@@ -26,7 +25,7 @@ from core.store.items import item_key, parse_unit_item_key
 from core.store.models import Annotator, Assignment, Base, Candidate, ChoiceTask, Criterion, Judgment, Study
 from core.store.sqlite_file import building_sqlite_file
 from core.store.studies import annotator_in
-from core.textio import open_text_maybe_gzip
+from core.textio import read_csv
 
 
 @dataclass
@@ -49,19 +48,22 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
     ``export-judgments --include-qc`` writes it) to a repeat of the
     annotator's judgment of that item, so no statistic counts either."""
     report = MergeReport()
-    with open_text_maybe_gzip(path) as handle, db.transaction() as session:
-        reader = csv.DictReader(handle)
-        header = [h.strip() for h in (reader.fieldnames or [])]
+    records = read_csv(path)
+    with db.transaction() as session:
+        header_line, header = next(records, (1, []))
+        header = [h.strip() for h in header]
         if not {"item", "annotator", "criterion", "value"} <= set(header):
-            raise InputFormatError(path, 1, "a header with columns item, annotator, criterion, value",
+            raise InputFormatError(path, header_line, "a header with columns item, annotator, criterion, value",
                                    ",".join(header))
-        reader.fieldnames = header
         criteria = {c.name: c for c in session.scalars(select(Criterion).where(Criterion.study_id == study_id))}
         annotators = dict(session.execute(select(Annotator.name, Annotator.id)
                                           .where(Annotator.study_id == study_id)).all())
         positions = next_free_positions(session, study_id)
-        for row in reader:
-            number = reader.line_num
+        for number, cells in records:
+            if not cells:
+                continue
+            # As csv.DictReader reads a row: a missing column is None.
+            row = {name: cells[index] if index < len(cells) else None for index, name in enumerate(header)}
             try:
                 candidate_id, task_id, unit = parse_unit_item_key(row["item"] or "")
             except ValueError:

@@ -31,14 +31,17 @@ def parse_item_key(key: str) -> tuple[int | None, int | None]:
 def parse_unit_item_key(key: str) -> tuple[int | None, int | None, int | None]:
     """``(candidate id, choice task id, unit)`` of a public id; ValueError when it is none of them."""
     key = key.strip()
-    if key.startswith("choice-") and key[7:].isdigit():
-        return None, int(key[7:]), None
-    if key.isdigit():
-        return int(key), None, None
-    head, dot, tail = key.partition(".")
-    if dot and head.isdigit() and tail.isdigit():
-        return int(head), None, int(tail)
-    raise ValueError(key)
+    number, dot, unit = key[7:].partition(".") if key.startswith("choice-") else key.partition(".")
+
+    def ascii_id(text: str) -> bool:
+        # ASCII digits only ("١" is a digit to str.isdigit), and an id a database integer can hold.
+        return text.isascii() and text.isdigit() and len(text) <= 18
+
+    if not ascii_id(number) or (dot and (key.startswith("choice-") or not ascii_id(unit))):
+        raise ValueError(key)
+    if key.startswith("choice-"):
+        return None, int(number), None
+    return int(number), None, int(unit) if dot else None
 
 
 def replacement_units(derivation) -> list[dict]:

@@ -5,6 +5,7 @@ collection hands notes, decks and cards to their own modules):
 
 * :mod:`core.store.criteria`: preset criteria from the seeds and what an answer may be;
 * :mod:`core.store.studies`: create a study, find it, find or create an annotator;
+* :mod:`core.store.candidate_files`: candidate, source and choice-task files read, every field checked;
 * :mod:`core.store.candidates`: candidates and choice tasks in;
 * :mod:`core.store.assignment`: who judges what, in which order, with repeats and controls;
 * :mod:`core.store.annotation`: the next item, recording an answer, undo;
@@ -21,8 +22,9 @@ from core.store.adjudication import Disagreement, disagreements, record_adjudica
 from core.store.annotation import ItemView, annotate_judgment, item_at, neighbour_position, next_item, \
     record_judgment, undo_last
 from core.store.assignment import AssignReport, assign, make_control_text, next_free_positions
-from core.store.candidates import CandidateRow, ImportReport, add_choice_tasks, import_candidates, read_candidates, \
-    read_candidates_jsonl, read_candidates_table, read_sources
+from core.store.candidate_files import CandidateRow, read_candidates, read_candidates_jsonl, read_candidates_table, \
+    read_choice_tasks, read_sources
+from core.store.candidates import ImportReport, add_choice_tasks, import_candidates
 from core.store.clock import iso_time
 from core.store.criteria import CriterionSpec, bad_values, normalize_value, preset_criterion
 from core.store.exchange import MergeReport, export_package, import_judgments_csv, merge_package
@@ -41,5 +43,6 @@ __all__ = [
     "item_key", "iso_time", "iter_judgments", "judgment_records", "list_items", "make_control_text",
     "merge_package", "neighbour_position", "next_free_positions", "next_item", "normalize_value", "parse_item_key",
     "preset_criterion", "quality_control", "read_candidates", "read_candidates_jsonl", "read_candidates_table",
-    "read_sources", "record_judgment", "study_progress", "study_settings", "undo_last", "update_study_settings",
+    "read_choice_tasks", "read_sources", "record_judgment", "study_progress", "study_settings", "undo_last",
+    "update_study_settings",
 ]

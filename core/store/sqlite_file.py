@@ -4,17 +4,22 @@ The file is made under a temporary name beside the destination, left WAL
 mode (its write-ahead log checkpointed into it, so it is one self-contained
 file to send), flushed to disk and only then renamed over the destination.
 On any error the temporary file and its ``-wal``/``-shm`` companions are
-removed and the destination is left as it was.
+removed and the destination is left as it was; SQLite's "database or disk is
+full" becomes the ``OSError`` (ENOSPC) every other writer raises.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
-import uuid
 from pathlib import Path
 from typing import Iterator
+
+from sqlalchemy.exc import OperationalError
+
+from core.textio import remove_stale_temporaries, temporary_sibling
 
 
 @contextlib.contextmanager
@@ -22,17 +27,29 @@ def building_sqlite_file(destination: str | os.PathLike) -> Iterator[Path]:
     """``with building_sqlite_file(path) as temporary: open_database(temporary, create=True)...``; then renamed."""
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
-    temporary = destination.with_name(f".{destination.name}.{uuid.uuid4().hex}.part")
+    remove_stale_temporaries(destination)
+    temporary = temporary_sibling(destination)
     try:
-        yield temporary
-        raw = sqlite3.connect(temporary)
-        try:
-            raw.execute("PRAGMA journal_mode=DELETE")
-        finally:
-            raw.close()
+        with _disk_full_as_oserror(destination):
+            yield temporary
+            raw = sqlite3.connect(temporary)
+            try:
+                raw.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                raw.close()
         with open(temporary, "rb") as handle:
             os.fsync(handle.fileno())
         os.replace(temporary, destination)
     finally:
         for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
             leftover.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _disk_full_as_oserror(destination: Path) -> Iterator[None]:
+    try:
+        yield
+    except (sqlite3.OperationalError, OperationalError) as error:
+        if "disk is full" in str(error) or "disk I/O error" in str(error):
+            raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} while writing {destination}") from None
+        raise

@@ -54,6 +54,7 @@ disk. The join, group-by and top-κ window are one ANSI SQL query
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import re
@@ -63,8 +64,8 @@ import time
 from pathlib import Path
 
 from core.progress import Progress, no_progress
-from core.textio import WriteBehind, atomic_output, open_text_maybe_gzip
-from core.errors import InputFormatError
+from core.textio import WriteBehind, atomic_output, open_text_maybe_gzip, owner_is_gone, owner_tag
+from core.errors import InputFileError, InputFormatError
 
 # Table read by PIVOT_SQL: one row per (E phrase, pivot phrase) pair.
 #   e, f               the E phrase and the pivot phrase
@@ -158,14 +159,26 @@ def parse_phrase_table_line(line: str) -> tuple[str, str, list[float]] | None:
 _EXPECTED_LINE = "a Moses phrase-table line 'A ||| B ||| p(A|B) lex(A|B) p(B|A) lex(B|A) ...' with four scores in (0, 1]"
 
 
-def _first_bad_line(path: Path) -> InputFormatError:
+def _first_bad_line(path: Path) -> InputFormatError | None:
+    """The first line the checked reader or the line parser refuses (the reading layer names it), if any."""
     with open_text_maybe_gzip(path) as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             if parse_phrase_table_line(line) is None:
                 return InputFormatError(str(path), number, _EXPECTED_LINE, line.rstrip("\n"))
-    return InputFormatError(str(path), 0, _EXPECTED_LINE, "a line DuckDB could not read")
+    return None
+
+
+def _refuse_input(path: Path, duckdb_error: Exception | None) -> Exception:
+    """Why DuckDB could not load ``path``: a bad line; else DuckDB's own error, which is then not the input's
+    (a full disk, no memory) and becomes an OSError in :func:`pivot_table`."""
+    bad_line = _first_bad_line(path)
+    if bad_line is not None:
+        return bad_line
+    if duckdb_error is not None:
+        return duckdb_error
+    return InputFileError(path, _EXPECTED_LINE, "a line DuckDB refused and the line parser did not")
 
 
 def _load_sql(path: Path, *, reverse: bool) -> str:
@@ -203,9 +216,11 @@ DROP TABLE split_lines;
 """
 
 
+# A NUL byte is refused as our text readers refuse it (DuckDB would keep it in a phrase).
 _BAD_ROWS_SQL = """
 SELECT COUNT(*) FROM typed_lines
 WHERE n_fields < 3 OR n_scores < 4 OR e IS NULL OR f IS NULL OR e = '' OR f = ''
+   OR strpos(e, chr(0)) > 0 OR strpos(f, chr(0)) > 0
    OR NOT (p_e_given_f > 0 AND p_e_given_f <= 1.000001)
    OR NOT (lex_e_given_f > 0 AND lex_e_given_f <= 1.000001)
    OR NOT (p_f_given_e > 0 AND p_f_given_e <= 1.000001)
@@ -221,6 +236,13 @@ SELECT e, f, p_e_given_f, p_f_given_e,
 FROM typed_lines;
 DROP TABLE typed_lines;
 """
+
+
+def _remove_stale_work(parent: Path) -> None:
+    """DuckDB work folders of pivots killed before they could remove them (their process is gone)."""
+    for entry in parent.glob(".pivot-*"):
+        if entry.is_dir() and owner_is_gone(entry.name[len(".pivot-"):].rpartition(".")[0]):
+            shutil.rmtree(entry, ignore_errors=True)
 
 
 def _format_row(row: tuple, features: bool) -> str:
@@ -272,7 +294,8 @@ def pivot_table(
     }
     work_parent = temp_directory or output.parent
     Path(work_parent).mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".pivot-", dir=work_parent))
+    _remove_stale_work(Path(work_parent))
+    work = Path(tempfile.mkdtemp(prefix=f".pivot-{owner_tag()}.", dir=work_parent))
     try:
         connection = duckdb.connect(str(work / "pivot.duckdb"))
         try:
@@ -289,9 +312,9 @@ def pivot_table(
             try:
                 connection.execute(_load_sql(phrase_table, reverse=reverse))
             except duckdb.Error as error:
-                raise _first_bad_line(phrase_table) from error
+                raise _refuse_input(phrase_table, error) from None
             if connection.execute(_BAD_ROWS_SQL).fetchone()[0]:
-                raise _first_bad_line(phrase_table)
+                raise _refuse_input(phrase_table, None)
             connection.execute(_PHRASE_PAIRS_SQL)
             (
                 stats["phrase_pairs_in"],
@@ -334,6 +357,8 @@ def pivot_table(
             timings["pivot_and_write_seconds"] = time.perf_counter() - started
         finally:
             connection.close()
+    except duckdb.Error as error:  # not the input's fault (that is an InputFormatError): a full disk, most often
+        raise OSError(errno.EIO, f"DuckDB could not pivot in its work space under {work_parent}: {error}") from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     stats["timings"] = timings
