@@ -33,7 +33,7 @@ from typing import Iterable, Iterator, Sequence
 
 from core.engine.cat.segmentation import Translation, parse_segmentation
 from core.engine.search_graph import parse_line
-from core.errors import InputFileError
+from core.errors import InputFileError, InputFormatError
 from core.progress import Progress, no_progress
 from core.textio import open_text_maybe_gzip
 
@@ -101,8 +101,7 @@ def graph_rows(path: str | os.PathLike) -> Iterator[tuple]:
         for number, text in enumerate(handle, start=1):
             text = text.rstrip("\n")
             match = _TRADITIONAL.fullmatch(text)
-            if match is not None and _NUMBER.fullmatch(match.group(5)) and _NUMBER.fullmatch(match.group(6)) \
-                    and _NUMBER.fullmatch(match.group(9)):
+            if match is not None:  # its three scores are checked once loaded (_check_numbers)
                 yield match.groups()
                 continue
             match = _ROOT.fullmatch(text)
@@ -116,6 +115,34 @@ def graph_rows(path: str | os.PathLike) -> Iterator[tuple]:
                    line.recombined, line.forward, line.fscore,
                    line.covered[0] if line.covered else None, line.covered[1] if line.covered else None,
                    " ".join(line.out) if line.back is not None else None)
+
+
+_SCORE_COLUMNS = {"score": 5, "transition": 6, "fscore": 9}  # column -> its group in _TRADITIONAL
+
+
+def _check_numbers(connection: sqlite3.Connection, path: Path, first_rowid: int) -> None:
+    """The scores of the rows loaded from ``path`` (rowid > ``first_rowid``) are numbers, or stop at the first bad line.
+
+    The fast path hands SQLite the scores as text and lets the REAL affinity convert them (several times faster
+    than float() in Python); text that is not a number stays text, which one query finds. ``inf`` is converted
+    here (SQLite's affinity does not read it)."""
+    for column in _SCORE_COLUMNS:
+        connection.execute(f"UPDATE hypothesis SET {column} = CASE WHEN {column} LIKE '-%' THEN -1e999 ELSE 1e999 END "
+                           f"WHERE rowid > ? AND typeof({column}) = 'text' AND lower(ltrim({column}, '+-')) = 'inf'",
+                           (first_rowid,))
+    bad = connection.execute(
+        "SELECT 1 FROM hypothesis WHERE rowid > ? AND (" +
+        " OR ".join(f"typeof({c}) = 'text'" for c in _SCORE_COLUMNS) + ") LIMIT 1", (first_rowid,)).fetchone()
+    if bad is None:
+        return
+    with open_text_maybe_gzip(path) as handle:
+        for number, text in enumerate(handle, start=1):
+            match = _TRADITIONAL.fullmatch(text.rstrip("\n"))
+            if match is None:
+                continue
+            for column, group in _SCORE_COLUMNS.items():
+                if not _NUMBER.fullmatch(match.group(group)):
+                    raise InputFormatError(str(path), number, f"a number in {column}=", match.group(group))
 
 
 class GraphStore:
@@ -169,6 +196,7 @@ class GraphStore:
                 rows = 0
                 done_bytes = 0
                 for graph in graphs:
+                    first_rowid = connection.execute("SELECT coalesce(max(rowid), 0) FROM hypothesis").fetchone()[0]
                     batch = []
                     for row in graph_rows(graph):
                         batch.append(row)
@@ -179,6 +207,7 @@ class GraphStore:
                             progress(done_bytes, total, f"loading: {rows:,} hypotheses")
                     connection.executemany("INSERT INTO hypothesis VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", batch)
                     rows += len(batch)
+                    _check_numbers(connection, graph, first_rowid)
                     done_bytes += graph.stat().st_size
                     progress(done_bytes, total, f"loading: {rows:,} hypotheses")
                 progress(total, total, "indexing")
