@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import os
 import sys
 
 from core import __version__
@@ -88,12 +89,29 @@ def main(argv: list[str] | None = None) -> int:
     except (InputFormatError, InputFileError) as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # before OSError, of which it is one
+        return _reader_went_away()
     except OSError as error:  # a missing file, a full disk, no permission: the system's words, no traceback
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("parastudio: interrupted", file=sys.stderr)
         return 130
+
+
+def _reader_went_away() -> int:
+    """The reader of our output closed it (``| head``): stop quietly, as a shell tool does.
+
+    Standard output is pointed at /dev/null first, so the interpreter's own flush at exit
+    does not raise again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor behind stdout (a test's capture)
+        pass
+    finally:
+        os.close(devnull)
+    return 141  # 128 + SIGPIPE, what a shell reports for a tool stopped by a closed pipe
 
 
 if __name__ == "__main__":  # pragma: no cover
