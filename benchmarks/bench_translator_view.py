@@ -131,6 +131,9 @@ def bench_screen(approach: str, chosen, sentences: int) -> None:
     app.processEvents()
     screen.close_session()
     db.close()
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def main() -> int:
