@@ -1,8 +1,8 @@
 """The main window: Annotate, Choice task, Studies, Quality control, Dashboard, Scorer, Inspect, Tune, Translator.
 
-Ctrl+1 … Ctrl+8 and Ctrl+0 switch screens (:data:`SCREEN_KEYS`); Ctrl+Shift+A adjudicates the disagreements of the study chosen on Annotate;
-Ctrl+O opens another study database; Ctrl+Q quits. Closing drains the judgment writer first, so no answer given
-is lost. Settings (window geometry, last screen, last study and annotator)
+Ctrl+1 … Ctrl+8 and Ctrl+0 switch screens (:data:`SCREEN_KEYS`); Ctrl+Shift+A adjudicates the disagreements of
+the study chosen on Annotate; Ctrl+O opens another study database; Ctrl+Q quits. Closing drains the judgment
+writer first, so no answer given is lost. Settings (window geometry, last screen, last study and annotator)
 live in QSettings.
 """
 

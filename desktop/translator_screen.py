@@ -310,7 +310,7 @@ class TranslatorScreen(QWidget):
     def close_session(self) -> None:
         if self.loader is not None:
             self.loader.cancel()
-        if self.session is not None and self._running is None:
+        if self.session is not None:
             self.session.close()
             self.session = None
 

@@ -151,3 +151,24 @@ def test_a_click_on_a_suggestion_picks_it_and_on_more_like_this_reorders(qtbot, 
     assert chosen in screen.editor.toPlainText()
     rows = list(ops.iter_judgments(window.db, ops.find_study(window.db, TRANSLATOR_STUDY)))
     assert rows[-1]["text"] == chosen and "more-like-this" in rows[-1]["systems"][0]
+
+
+def test_only_the_newest_of_quick_selections_is_shown(qtbot, window):
+    window.tabs.setCurrentWidget(window.translator)
+    screen = window.translator
+    qtbot.waitUntil(lambda: screen.loaded, timeout=60_000)
+    screen.session.go(SENTENCE)
+    screen.show_sentence()
+    shown = []
+    screen.suggestions_shown.connect(shown.append)
+    older, newer = screen.session.request(QUICKLY, QUICKLY + 1), screen.session.request(LOAVES, LOAVES + 1)
+    screen.ask(older)
+    screen.ask(newer)  # asked before the first finished: the first is never shown
+    qtbot.waitUntil(lambda: bool(shown), timeout=10_000)
+    qtbot.wait(200)
+    assert [s.request for s in shown] == [newer] and screen.session.shown.replaced == "loaves"
+    # A result for a text the translator has since changed is dropped too.
+    screen.ask(screen.session.request(QUICKLY, QUICKLY + 1))
+    screen.editor.insertPlainText("x")
+    qtbot.wait(300)
+    assert len(shown) == 1 and screen.session.shown is None

@@ -56,7 +56,8 @@ def sentence_key(pick: Pick, corpus: str) -> str:
     return f"{corpus}:{pick.sentence}:{digest}"
 
 
-def record_pick(db: Database, pick: Pick, annotator: str, *, corpus: str, study: str = TRANSLATOR_STUDY) -> RecordedPick:
+def record_pick(db: Database, pick: Pick, annotator: str, *, corpus: str,
+                study: str = TRANSLATOR_STUDY) -> RecordedPick:
     """Store ``pick`` as a choice task with ``annotator``'s answer (module docstring); returns the new rows' ids."""
     if not annotator:
         raise ValueError("a choice needs an annotator: choose who you are (File > Judge as…)")

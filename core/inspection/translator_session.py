@@ -173,7 +173,8 @@ class TranslatorSession:
         return session
 
     def close(self) -> None:
-        self.store.close()
+        with self._lock:  # after a request still running in a worker
+            self.store.close()
 
     def warm_up(self) -> None:
         """One request on the first sentence (SciPy's k-means for CDBS is imported on first use)."""
