@@ -7,7 +7,9 @@ from pathlib import Path
 
 from core.demo import demo_files
 
-SCREEN_FILES = ("annotate", "choice-task", "studies", "quality-control", "dashboard", "scorer")
+# One per tab, in the order of desktop.main_window.SCREENS.
+SCREEN_FILES = ("annotate", "choice-task", "studies", "quality-control", "dashboard", "scorer", "inspect", "tune",
+                "translator")
 
 
 def run_app(table: str | None = None, lm: str | None = None, screenshot: str | None = None,
@@ -120,6 +122,16 @@ def take_screenshots(window, directory: Path) -> None:
                 return
             if name == "scorer" and scorer is not None and scorer.scorer is not None:
                 scorer.candidate_edit.setFocus()
+            translator = window.translator
+            if name == "translator" and not translator.loaded and waited_ms < 120_000:
+                QTimer.singleShot(500, lambda: shoot(waited_ms + 500))
+                return
+            if name == "translator" and translator.loaded:
+                # The demo's third verse with "quickly" selected: five suggestions beside it.
+                translator.session.go(2)
+                translator.show_sentence()
+                translator.editor.setFocus()
+                translator.select_tokens(17, 18)
             QTimer.singleShot(700, lambda: (window.grab().save(str(directory / f"{index + 1}-{name}.png")),
                                             visit()))
 

@@ -1,8 +1,8 @@
-"""The main window: Annotate, Choice task, Studies, Quality control, Dashboard, Scorer, Inspect, Tune.
+"""The main window: Annotate, Choice task, Studies, Quality control, Dashboard, Scorer, Inspect, Tune, Translator.
 
-Ctrl+1 … Ctrl+8 switch screens; Ctrl+Shift+A adjudicates the disagreements of the study chosen on Annotate;
-Ctrl+O opens another study database; Ctrl+Q quits. Closing drains the judgment writer first, so no answer given
-is lost. Settings (window geometry, last screen, last study and annotator)
+Ctrl+1 … Ctrl+8 and Ctrl+0 switch screens (:data:`SCREEN_KEYS`); Ctrl+Shift+A adjudicates the disagreements of
+the study chosen on Annotate; Ctrl+O opens another study database; Ctrl+Q quits. Closing drains the judgment
+writer first, so no answer given is lost. Settings (window geometry, last screen, last study and annotator)
 live in QSettings.
 """
 
@@ -39,9 +39,13 @@ from desktop.inspect_screen import InspectScreen
 from desktop.judgment_writer import JudgmentWriter
 from desktop.quality_screen import QualityScreen
 from desktop.studies_screen import StudiesScreen
+from desktop.translator_screen import TranslatorScreen
 from desktop.tune_screen import TuneScreen
 
-SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer", "Inspect", "Tune")
+SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer", "Inspect", "Tune",
+           "Translator")
+# Ctrl+N for the N-th screen, except those given their own key.
+SCREEN_KEYS = {**{title: f"Ctrl+{index + 1}" for index, title in enumerate(SCREENS[:9])}, "Translator": "Ctrl+0"}
 
 
 class JudgingTab(QWidget):
@@ -205,12 +209,14 @@ class MainWindow(QMainWindow):
         self.inspect.open_in_scorer.connect(self.score_candidate)
         self.tune = TuneScreen(self.db)
         self.tune.study_made.connect(lambda _: self.reload())
+        self.translator = TranslatorScreen(self.db, self.identity, lm=self.lm_path)
+        self.translator.identity_needed.connect(self.judge_as)
         self.scorer_holder = QWidget()
         QVBoxLayout(self.scorer_holder)
         self.scorer = None
         for widget, title in zip((self.annotate, self.choice, self.studies, self.quality, self.dashboard,
-                                  self.scorer_holder, self.inspect, self.tune), SCREENS):
-            self.tabs.addTab(widget, f"{title}  [Ctrl+{SCREENS.index(title) + 1}]")
+                                  self.scorer_holder, self.inspect, self.tune, self.translator), SCREENS):
+            self.tabs.addTab(widget, f"{title}  [{SCREEN_KEYS[title]}]")
         self.setCentralWidget(self.tabs)
         self.identity_status = QLabel()
         self.statusBar().addPermanentWidget(self.identity_status)
@@ -254,7 +260,7 @@ class MainWindow(QMainWindow):
         menu.addActions([open_action, judge_as, adjudicate, instructions, quit_action])
         view = self.menuBar().addMenu("&Screens")
         for index, title in enumerate(SCREENS):
-            action = QAction(title, self, shortcut=QKeySequence(f"Ctrl+{index + 1}"))
+            action = QAction(title, self, shortcut=QKeySequence(SCREEN_KEYS[title]))
             action.triggered.connect(lambda _=False, i=index: self.tabs.setCurrentIndex(i))
             view.addAction(action)
         refresh = QAction("&Refresh this screen", self, shortcut=QKeySequence("F5"))
@@ -399,6 +405,8 @@ class MainWindow(QMainWindow):
             self.inspect.refresh()
         elif widget is self.tune:
             self.tune.setFocus()
+        elif widget is self.translator:
+            self.translator.activate()
 
     def score_candidate(self, source: str, candidate: str) -> None:
         """From the Inspect screen: the source in the Scorer with the candidate filled in."""
@@ -482,9 +490,11 @@ class MainWindow(QMainWindow):
             self.studies.worker.cancel()  # a study build stops at its next progress report
         self.tune.cancel()  # tuning stops at its next progress report
         self.dashboard.cancel()
+        self.translator.cancel()  # opening the graph store stops at its next progress report
         if dialog is not None:
             dialog.setLabelText("Waiting for the statistics still being computed…")
         QThreadPool.globalInstance().waitForDone(5000)  # workers reading the database
+        self.translator.close_session()
         if dialog is not None:
             dialog.close()
         self.settings.setValue("window/geometry", self.saveGeometry())

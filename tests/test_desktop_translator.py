@@ -1,0 +1,174 @@
+"""The Translator screen, driven by keys on the bundled demo: select by Shift+arrows, suggestions beside the text,
+pick by key (stored as a choice judgment), more like this, expand abbreviation, select again after a free edit."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtGui import QTextCursor  # noqa: E402
+
+from core.demo import demo_files  # noqa: E402
+from core.inspection.translator_choices import TRANSLATOR_STUDY  # noqa: E402
+from core.inspection.translator_session import characters_of_tokens  # noqa: E402
+from core.store import operations as ops  # noqa: E402
+from core.store.database import open_database  # noqa: E402
+
+SENTENCE, QUICKLY, LOAVES = 2, 17, 26  # sentence 3 of the demo: "... take quickly three measures ... loaves ..."
+
+
+@pytest.fixture(autouse=True)
+def private_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    QSettings.setDefaultFormat(QSettings.IniFormat)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from desktop.main_window import MainWindow
+
+    path = tmp_path / "study.sqlite"
+    open_database(path, create=True).close()
+    window = MainWindow(path, annotator="translator-1", lm=str(demo_files().lm))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.wait(50)
+    yield window
+    window.close()
+
+
+def select_by_keys(qtbot, screen, token: int) -> None:
+    """Put the caret before token ``token`` and extend the selection over it with Shift+Right."""
+    text = screen.editor.toPlainText()
+    a, b = characters_of_tokens(text, token, token + 1)
+    cursor = screen.editor.textCursor()
+    cursor.setPosition(a)
+    screen.editor.setTextCursor(cursor)
+    for _ in range(b - a):
+        qtbot.keyClick(screen.editor, Qt.Key_Right, Qt.ShiftModifier)
+
+
+def suggestions(screen) -> list[str]:
+    return [screen.model.row_at(row)[1] for row in range(screen.model.rowCount())]
+
+
+def test_by_keys_select_see_suggestions_pick_more_like_expand_and_edit(qtbot, window):
+    qtbot.keyClick(window, Qt.Key_0, Qt.ControlModifier)
+    screen = window.translator
+    assert window.tabs.currentWidget() is screen
+    qtbot.waitUntil(lambda: screen.loaded, timeout=60_000)
+    qtbot.waitUntil(screen.editor.hasFocus, timeout=2_000)
+    spanish = demo_files().spanish_test_sentences.read_text(encoding="utf-8").splitlines()
+    qtbot.keyClick(screen.editor, Qt.Key_PageDown)
+    qtbot.keyClick(screen.editor, Qt.Key_Right, Qt.AltModifier)
+    assert screen.session.index == SENTENCE and "abraham" in screen.source_label.text()
+    assert screen.session.source == spanish[SENTENCE]
+    machine = screen.editor.toPlainText()
+    assert machine == screen.session.machine_translation and machine.split()[QUICKLY] == "quickly"
+
+    # Shift+arrows select "quickly": up to five suggestions beside it, its Spanish words highlighted.
+    with qtbot.waitSignal(screen.suggestions_shown, timeout=10_000) as shown:
+        select_by_keys(qtbot, screen, QUICKLY)
+    first = suggestions(screen)
+    assert 1 <= len(first) <= 5 and first == shown.args[0].texts and "quickly" not in first
+    assert "background-color" in screen.source_label.text() and screen.latencies_ms
+
+    # More like suggestion 3 (highlighted with Alt+Down twice): it comes first, the order changes.
+    qtbot.keyClick(screen.editor, Qt.Key_Down, Qt.AltModifier)
+    qtbot.keyClick(screen.editor, Qt.Key_Down, Qt.AltModifier)
+    assert screen.current_number() == 3
+    with qtbot.waitSignal(screen.suggestions_shown, timeout=10_000):
+        qtbot.keyClick(screen.editor, Qt.Key_M, Qt.ControlModifier)
+    liked = suggestions(screen)
+    assert liked[0] == first[2] and liked != first and screen.session.shown.request.feedback
+
+    # Expand abbreviation runs (no expansion of "quickly" in the graph: it says so).
+    with qtbot.waitSignal(screen.suggestions_shown, timeout=10_000) as expanded:
+        qtbot.keyClick(screen.editor, Qt.Key_E, Qt.ControlModifier)
+    assert expanded.args[0].request.kind == "expand-abbreviation"
+    assert "abbreviation" in screen.suggestions_label.text()
+
+    # Back to plain suggestions, then key 2 picks: the span is replaced and a choice judgment is stored.
+    qtbot.keyClick(screen.editor, Qt.Key_Home)
+    with qtbot.waitSignal(screen.suggestions_shown, timeout=10_000):
+        select_by_keys(qtbot, screen, QUICKLY)
+    offered = suggestions(screen)
+    with qtbot.waitSignal(screen.choice_recorded, timeout=10_000) as recorded:
+        qtbot.keyClick(screen.editor, Qt.Key_2)
+    expected = machine.split()
+    expected[QUICKLY:QUICKLY + 1] = offered[1].split()
+    assert screen.editor.toPlainText().split() == expected
+    study = ops.find_study(window.db, TRANSLATOR_STUDY)
+    rows = list(ops.iter_judgments(window.db, study))
+    assert len(rows) == 1 and rows[0]["judgment_id"] == recorded.args[0].judgment_id
+    assert rows[0]["annotator"] == "translator-1" and rows[0]["value"] == "option:2"
+    assert rows[0]["text"] == offered[1] and rows[0]["candidate"] == "quickly" and rows[0]["source"] == machine
+
+    # A free edit: a word typed at the start; a selection is still aligned and gets suggestions.
+    cursor = screen.editor.textCursor()
+    cursor.movePosition(QTextCursor.Start)
+    screen.editor.setTextCursor(cursor)
+    qtbot.keyClicks(screen.editor, "then ")
+    assert screen.session.edited and screen.editor.toPlainText().startswith("then abraham")
+    shift = 1 + len(offered[1].split()) - 1
+    with qtbot.waitSignal(screen.suggestions_shown, timeout=10_000) as aligned:
+        select_by_keys(qtbot, screen, LOAVES + shift)
+    assert aligned.args[0].error is None and suggestions(screen)
+    assert aligned.args[0].replaced == "loaves"
+    # Enter picks the highlighted (first) suggestion; the typed word stays.
+    with qtbot.waitSignal(screen.choice_recorded, timeout=10_000):
+        qtbot.keyClick(screen.editor, Qt.Key_Return)
+    assert screen.editor.toPlainText().startswith("then abraham")
+    assert suggestions(screen) == [] and len(list(ops.iter_judgments(window.db, study))) == 2
+
+    # Ctrl+R: the machine translation again; PageUp: the sentence before.
+    qtbot.keyClick(screen.editor, Qt.Key_R, Qt.ControlModifier)
+    assert screen.editor.toPlainText() == machine
+    qtbot.keyClick(screen.editor, Qt.Key_PageUp)
+    assert screen.session.index == SENTENCE - 1
+
+
+def test_a_click_on_a_suggestion_picks_it_and_on_more_like_this_reorders(qtbot, window):
+    window.tabs.setCurrentWidget(window.translator)
+    screen = window.translator
+    qtbot.waitUntil(lambda: screen.loaded, timeout=60_000)
+    screen.session.go(SENTENCE)
+    screen.show_sentence()
+    with qtbot.waitSignal(screen.suggestions_shown, timeout=10_000):
+        screen.select_tokens(LOAVES, LOAVES + 1)
+    first = suggestions(screen)
+    assert len(first) >= 3
+    with qtbot.waitSignal(screen.suggestions_shown, timeout=10_000):
+        rect = screen.view.visualRect(screen.model.index(2, 2))
+        qtbot.mouseClick(screen.view.viewport(), Qt.LeftButton, pos=rect.center())
+    assert suggestions(screen)[0] == first[2]
+    chosen = suggestions(screen)[1]
+    with qtbot.waitSignal(screen.choice_recorded, timeout=10_000):
+        rect = screen.view.visualRect(screen.model.index(1, 1))
+        qtbot.mouseClick(screen.view.viewport(), Qt.LeftButton, pos=rect.center())
+    assert chosen in screen.editor.toPlainText()
+    rows = list(ops.iter_judgments(window.db, ops.find_study(window.db, TRANSLATOR_STUDY)))
+    assert rows[-1]["text"] == chosen and "more-like-this" in rows[-1]["systems"][0]
+
+
+def test_only_the_newest_of_quick_selections_is_shown(qtbot, window):
+    window.tabs.setCurrentWidget(window.translator)
+    screen = window.translator
+    qtbot.waitUntil(lambda: screen.loaded, timeout=60_000)
+    screen.session.go(SENTENCE)
+    screen.show_sentence()
+    shown = []
+    screen.suggestions_shown.connect(shown.append)
+    older, newer = screen.session.request(QUICKLY, QUICKLY + 1), screen.session.request(LOAVES, LOAVES + 1)
+    screen.ask(older)
+    screen.ask(newer)  # asked before the first finished: the first is never shown
+    qtbot.waitUntil(lambda: bool(shown), timeout=10_000)
+    qtbot.wait(200)
+    assert [s.request for s in shown] == [newer] and screen.session.shown.replaced == "loaves"
+    # A result for a text the translator has since changed is dropped too.
+    screen.ask(screen.session.request(QUICKLY, QUICKLY + 1))
+    screen.editor.insertPlainText("x")
+    qtbot.wait(300)
+    assert len(shown) == 1 and screen.session.shown is None
