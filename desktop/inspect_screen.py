@@ -12,9 +12,11 @@ with an exportable prune list, and two plots (rejection rate per system,
 scores of accepted vs rejected).
 
 Keys: Ctrl+F the filters, Up/Down through the rows, Ctrl+S opens the selected
-candidate in the Scorer, Ctrl+B the rule blame, Ctrl+L exports the prune list.
-Loading runs in a worker; filtering and sorting are plain Python over the
-loaded rows (``benchmarks/bench_inspect.py``: a 100,000-candidate study).
+candidate in the Scorer, Ctrl+B the rule blame (worked out the first time),
+Ctrl+L exports the prune list, Ctrl+P loads the bilingual table whose pivot
+phrases the details show. Loading, details, blame and plots run in workers;
+filtering and sorting are plain Python over the loaded rows
+(``benchmarks/bench_inspect.py``: a 100,000-candidate study).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from PySide6.QtWidgets import (
 
 from core.engine.changed_words import changed_tokens
 from core.inspection.candidate_rows import CandidateRow, candidate_rows, filter_rows
-from core.inspection.details import candidate_details
+from core.inspection.details import candidate_details, pivot_phrases
 from core.inspection.plots import plot_rejection_rates, plot_score_histograms
 from core.inspection.rule_blame import rule_blame, write_prune_list
 from core.inspection.verdicts import ACCEPTED, REJECTED, VERDICTS
@@ -59,23 +61,40 @@ ANY = "(any)"
 
 
 class CandidateRowsModel(QAbstractTableModel):
-    """The filtered, sorted rows (filtering and sorting are done on the Python list: fast on 100,000 rows)."""
+    """The filtered, sorted rows of a study.
+
+    Every row is sorted once when the sort changes (keys computed once per row); a filter then keeps the
+    sorted rows that pass, in order, so filtering never sorts again (``benchmarks/bench_inspect.py``:
+    100,000 rows)."""
 
     def __init__(self):
         super().__init__()
         self.all_rows: list[CandidateRow] = []
         self.rows: list[CandidateRow] = []
+        self._sorted_rows: list[CandidateRow] = []
+        self._filters: dict = {}
         self._sort = (0, Qt.AscendingOrder)
+        self._by_sentence: dict[str, list[CandidateRow]] | None = None
 
     def load(self, rows: list[CandidateRow]) -> None:
         self.all_rows = rows
-        self.apply()
+        self._by_sentence = None
+        self._sorted_rows = self._in_order(rows)
+        self.apply(**self._filters)
 
     def apply(self, **filters) -> None:
         self.beginResetModel()
-        self.rows = filter_rows(self.all_rows, **filters) if filters else list(self.all_rows)
-        self._sorted()
+        self._filters = filters
+        self.rows = filter_rows(self._sorted_rows, **filters) if filters else list(self._sorted_rows)
         self.endResetModel()
+
+    def same_sentence(self, sentence: str) -> list[CandidateRow]:
+        """Every loaded row of one source sentence (an index built on first use)."""
+        if self._by_sentence is None:
+            self._by_sentence = {}
+            for row in self.all_rows:
+                self._by_sentence.setdefault(row.sentence, []).append(row)
+        return self._by_sentence.get(sentence, [])
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.rows)
@@ -90,8 +109,7 @@ class CandidateRowsModel(QAbstractTableModel):
 
     @staticmethod
     def value(row: CandidateRow, column: int):
-        return (row.verdict or "-", ", ".join(row.systems), row.source_length, row.rules, row.model_score,
-                row.true_score, "yes" if row.search_error else "", row.text)[column]
+        return _COLUMN_VALUES[column](row)
 
     def data(self, index, role=Qt.DisplayRole):
         if not index.isValid():
@@ -109,17 +127,31 @@ class CandidateRowsModel(QAbstractTableModel):
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
         self.beginResetModel()
         self._sort = (column, order)
-        self._sorted()
+        self._sorted_rows = self._in_order(self.all_rows)
+        self.rows = filter_rows(self._sorted_rows, **self._filters) if self._filters else list(self._sorted_rows)
         self.endResetModel()
 
-    def _sorted(self) -> None:
+    def _in_order(self, rows: list[CandidateRow]) -> list[CandidateRow]:
+        """``rows`` by the sort column, stable, rows without a value last in either direction."""
         column, order = self._sort
+        of = _COLUMN_VALUES[column]
+        present = [row for row in rows if of(row) is not None]
+        missing = [row for row in rows if of(row) is None]
+        present.sort(key=of, reverse=order == Qt.DescendingOrder)
+        return present + missing
 
-        def key(row):
-            value = self.value(row, column)
-            return (value is None, value if value is not None else 0)
 
-        self.rows.sort(key=key, reverse=order == Qt.DescendingOrder)
+# One function per column of COLUMNS: what it shows and sorts by.
+_COLUMN_VALUES = (
+    lambda row: row.verdict or "-",
+    lambda row: ", ".join(row.systems),
+    lambda row: row.source_length,
+    lambda row: row.rules,
+    lambda row: row.model_score,
+    lambda row: row.true_score,
+    lambda row: "yes" if row.search_error else "",
+    lambda row: row.text,
+)
 
 
 class InspectScreen(QWidget):
@@ -131,6 +163,8 @@ class InspectScreen(QWidget):
         self.study_id: int | None = None
         self.study_name = ""
         self.table = self.lm = None  # the engine the details recompute scores with (set by set_engine)
+        self.bilingual = None  # the Moses table a pivot table was built from: each rule's pivot phrases
+        self._details_asked = 0  # the newest details request; an older one's answer is dropped
         self.plots_dir = Path(tempfile.mkdtemp(prefix="parastudio-inspect-"))
         self.loaded = False
         layout = QVBoxLayout(self)
@@ -163,8 +197,9 @@ class InspectScreen(QWidget):
         layout.addWidget(splitter, 1)
         self.status = QLabel()
         layout.addWidget(self.status)
-        for keys, slot in (("Ctrl+S", self.send_to_scorer), ("Ctrl+B", lambda: self.side.setCurrentIndex(2)),
-                           ("Ctrl+L", self.export_prune_list), ("Ctrl+F", self.system_combo.setFocus)):
+        for keys, slot in (("Ctrl+S", self.send_to_scorer), ("Ctrl+B", self.show_blame),
+                           ("Ctrl+L", self.export_prune_list), ("Ctrl+F", self.system_combo.setFocus),
+                           ("Ctrl+P", self.choose_bilingual)):
             QShortcut(QKeySequence(keys), self, activated=slot, context=Qt.WidgetWithChildrenShortcut)
 
     # layout -------------------------------------------------------------------------------
@@ -186,13 +221,19 @@ class InspectScreen(QWidget):
         for spin in (self.min_length, self.max_length, self.rules_spin):
             spin.valueChanged.connect(lambda _: self.apply_filters())
         row.addStretch(1)
+        pivots = QPushButton("Pivot phrases from…  [Ctrl+P]")
+        pivots.setToolTip("Load the bilingual table the pivot table was built from: the details then show the "
+                          "pivot phrases behind each rule")
+        pivots.clicked.connect(lambda: self.choose_bilingual())
+        row.addWidget(pivots)
         return row
 
     def _blame_tab(self) -> QWidget:
         tab = QWidget()
         layout = QVBoxLayout(tab)
         layout.addWidget(QLabel("Rules in rejected candidates more than in accepted ones (one-sided Fisher test):"))
-        self.blame_model = RowsTableModel(("rejected", "accepted", "rejected share", "p", "rule"))
+        self.blame_model = RowsTableModel(("rejected", "accepted", "rejected share", "p", "rule",
+                                           "pivot phrases (Ctrl+P)"))
         self.blame_view = QTableView()
         self.blame_view.setModel(self.blame_model)
         self.blame_view.verticalHeader().setVisible(False)
@@ -283,16 +324,55 @@ class InspectScreen(QWidget):
         return self.model.rows[row] if 0 <= row < len(self.model.rows) else None
 
     def show_details(self, index: int) -> None:
+        """The selected candidate's details, worked out in a worker (the exact true score of a long sentence
+        and the pivot phrases take a moment); a newer selection's answer replaces an older one's."""
         if not 0 <= index < len(self.model.rows):
             return
         row = self.model.rows[index]
-        details = candidate_details(self.db, row.candidate_id, table=self.table, lm=self.lm)
-        self.details.setHtml(details_html(details))
         self.sentence_view.setHtml(self._sentence_html(row))
+        self._details_asked += 1
+        asked, db, table, lm, bilingual = self._details_asked, self.db, self.table, self.lm, self.bilingual
+        worker = Worker(lambda report: (asked, candidate_details(db, row.candidate_id, table=table, lm=lm,
+                                                                  bilingual=bilingual)))
+        worker.signals.finished.connect(self._details_ready)
+        worker.signals.failed.connect(lambda message: self.status.setText(f"could not show the details: {message}"))
+        self._details_worker = worker
+        QThreadPool.globalInstance().start(worker)
+
+    def _details_ready(self, result) -> None:
+        asked, details = result
+        if asked == self._details_asked:
+            self.details.setHtml(details_html(details))
+
+    def choose_bilingual(self, path: str | None = None) -> None:
+        """Load the bilingual Moses table the pivot table came from (in a worker), so each rule of a derivation
+        shows the pivot phrases behind its probability."""
+        if path is None:
+            start = Path("evaldata/build/tables/web-rv.phrase-table.gz")
+            path, _ = QFileDialog.getOpenFileName(self, "The bilingual table the pivot table was built from",
+                                                  str(start if start.is_file() else Path.cwd()),
+                                                  "Moses phrase tables (*.gz *.txt *.pstable);;All files (*)")
+        if not path:
+            return
+        from core.engine.paraphrase_table import ParaphraseTable
+
+        worker = Worker(lambda report: ParaphraseTable.load(path))
+        worker.signals.finished.connect(lambda table: self._bilingual_loaded(table, path))
+        worker.signals.failed.connect(lambda message: self.status.setText(f"could not load {path}: {message}"))
+        self.status.setText(f"loading {path} for the pivot phrases…")
+        self._bilingual_worker = worker
+        QThreadPool.globalInstance().start(worker)
+
+    def _bilingual_loaded(self, table, path: str) -> None:
+        self.bilingual = table
+        self.status.setText(f"pivot phrases from {path}")
+        self.show_details(self.view.currentIndex().row())
+        if self.blamed:
+            self._show_blame_rows()
 
     def _sentence_html(self, selected: CandidateRow) -> str:
         """Every system's candidates of the selected row's sentence, side by side."""
-        same = [row for row in self.model.all_rows if row.sentence == selected.sentence]
+        same = self.model.same_sentence(selected.sentence)
         by_system: dict[str, list[CandidateRow]] = {}
         for row in same:
             for system in row.systems:
@@ -314,6 +394,12 @@ class InspectScreen(QWidget):
             self.open_in_scorer.emit(row.source, row.text)
 
     # blame and plots ---------------------------------------------------------------------------
+    def show_blame(self) -> None:
+        """The rule blame tab, worked out the first time it is shown."""
+        self.side.setCurrentIndex(2)
+        if not self.blamed:
+            self.compute_blame()
+
     def compute_blame(self) -> None:
         if self.study_id is None:
             return
@@ -326,9 +412,20 @@ class InspectScreen(QWidget):
 
     def _blamed(self, blamed) -> None:
         self.blamed = blamed
-        self.blame_model.set_rows([[b.rejected, b.accepted, f"{b.rejected_share:.0%}", f"{b.p_value:.3g}",
-                                    f"{b.source} → {b.target}"] for b in blamed[:200]])
+        self._show_blame_rows()
+
         self.status.setText(f"{len(blamed)} rules occur in rejected candidates")
+
+    def _show_blame_rows(self) -> None:
+        """The 200 rules most to blame, with the pivot phrases behind each once a bilingual table is loaded."""
+        def behind(rule):
+            if self.bilingual is None:
+                return ""
+            return ", ".join(f"{f} ({term:.3g})" for f, term in pivot_phrases(rule.source, rule.target,
+                                                                              self.bilingual, limit=3))
+
+        self.blame_model.set_rows([[b.rejected, b.accepted, f"{b.rejected_share:.0%}", f"{b.p_value:.3g}",
+                                    f"{b.source} → {b.target}", behind(b)] for b in self.blamed[:200]])
 
     def export_prune_list(self, path: str | None = None, top: int = 20) -> str | None:
         if not self.blamed:
@@ -343,16 +440,19 @@ class InspectScreen(QWidget):
         return path
 
     def draw_plot(self) -> None:
+        """The chosen plot of the rows shown, drawn in a worker (matplotlib takes a second to load)."""
         if not self.model.all_rows:
             return
-        path = self.plots_dir / f"plot-{self.plot_choice.currentIndex()}.png"
-        try:
-            (plot_rejection_rates if self.plot_choice.currentIndex() == 0 else plot_score_histograms)(
-                self.model.rows, path)
-        except (ValueError, OSError) as error:  # a plot that cannot be drawn says so; the screen goes on
-            self.plot_label.setText(f"could not draw the plot: {error}")
-            return
-        self.plot_label.setPixmap(QPixmap(str(path)))
+        choice = self.plot_choice.currentIndex()
+        path = self.plots_dir / f"plot-{choice}.png"
+        rows = list(self.model.rows)
+        plot = plot_rejection_rates if choice == 0 else plot_score_histograms
+        worker = Worker(lambda report: plot(rows, path))
+        worker.signals.finished.connect(lambda drawn: self.plot_label.setPixmap(QPixmap(str(drawn))))
+        # A plot that cannot be drawn says so; the screen goes on.
+        worker.signals.failed.connect(lambda message: self.plot_label.setText(f"could not draw the plot: {message}"))
+        self._plot_worker = worker
+        QThreadPool.globalInstance().start(worker)
 
     def export_plot(self, path: str | None = None) -> str | None:
         if path is None:

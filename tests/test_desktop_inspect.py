@@ -57,17 +57,58 @@ def test_by_keys_list_the_rejected_see_why_compare_systems_and_export_a_prune_li
     assert all(any(word in row.text for word in ("kitten", "little")) for row in rejected)
     inspect.view.setFocus()
     qtbot.keyClick(inspect.view, Qt.Key_Down)
+    qtbot.waitUntil(lambda: "Judges" in inspect.details.toPlainText(), timeout=10_000)
     details = inspect.details.toPlainText()
-    assert "Derivation" in details and "Judges" in details and "ann" in details and "bob" in details
+    assert "Derivation" in details and "ann" in details and "bob" in details
     assert inspect.current().source in inspect.sentence_view.toPlainText()
-    inspect.compute_blame()
+    # The bilingual table behind the pivot table: each rule then shows its pivot phrases.
+    bilingual = tmp_path / "bilingual.txt"
+    bilingual.write_text("young cat ||| gato joven ||| 0.5 0.5 0.6 0.5\nkitten ||| gato joven ||| 0.4 0.5 0.3 0.5\n"
+                         "small ||| pequeño ||| 0.7 0.5 0.8 0.5\nlittle ||| pequeño ||| 0.3 0.5 0.4 0.5\n",
+                         encoding="utf-8")
+    inspect.choose_bilingual(str(bilingual))
+    # (Loaded in a worker; these candidates were imported without derivations, so the pivots of a stored
+    # derivation's rules are checked in tests/test_inspection.py.)
+    qtbot.waitUntil(lambda: inspect.bilingual is not None, timeout=10_000)
+    assert "pivot phrases from" in inspect.status.text()
+    qtbot.keyClick(inspect.view, Qt.Key_B, Qt.ControlModifier)  # the blame, worked out the first time
+    assert inspect.side.currentIndex() == 2
     qtbot.waitUntil(lambda: bool(inspect.blamed), timeout=10_000)
     assert inspect.blamed[0].target in ("kitten", "little") and inspect.blamed[0].accepted == 0
     written = inspect.export_prune_list(str(tmp_path / "prune.txt"), top=3)
     assert "|||" in open(written).read()
     png = inspect.export_plot(str(tmp_path / "rates.png"))
     assert open(png, "rb").read(4) == b"\x89PNG"
+    svg = inspect.export_plot(str(tmp_path / "rates.svg"))
+    assert "<svg" in open(svg, encoding="utf-8").read(2000)
+    qtbot.waitUntil(lambda: inspect.plot_label.pixmap() is not None and not inspect.plot_label.pixmap().isNull(),
+                    timeout=20_000)  # the plot on the screen, drawn in a worker
     # One key sends the selected candidate to the Scorer.
     qtbot.keyClick(inspect.view, Qt.Key_S, Qt.ControlModifier)
     assert window.tabs.currentWidget() is window.scorer_holder
     assert window.scorer.candidate_edit.text() == inspect.current().text
+
+
+def test_the_model_filters_the_sorted_rows_in_order_and_sorts_missing_values_last(qtbot):
+    from core.inspection.candidate_rows import CandidateRow, filter_rows
+    from desktop.inspect_screen import COLUMNS, CandidateRowsModel
+
+    def row(i, verdict, true_score):
+        return CandidateRow(candidate_id=i, item=str(i), sentence=str(i % 3), source="a b c", text=f"t{i}",
+                            systems=("beam",) if i % 2 else ("spg",), verdict=verdict, criteria={}, labels={},
+                            source_length=3, rules=i % 4, model_score=None, true_score=true_score)
+
+    rows = [row(i, ("accepted", "rejected", "disagreed")[i % 3], None if i % 5 == 0 else -(i % 7))
+            for i in range(60)]
+    model = CandidateRowsModel()
+    model.load(rows)
+    column = COLUMNS.index("true score")
+    for order in (Qt.AscendingOrder, Qt.DescendingOrder):
+        model.sort(column, order)
+        model.apply(system="beam", verdict="rejected")
+        present = [r for r in rows if r.true_score is not None]
+        expected = sorted(present, key=lambda r: r.true_score, reverse=order == Qt.DescendingOrder) + \
+            [r for r in rows if r.true_score is None]
+        assert model.rows == filter_rows(expected, system="beam", verdict="rejected")
+        assert model.rows and model.rows[-1].true_score is None or all(r.true_score is not None for r in model.rows)
+    assert model.same_sentence("1") == [r for r in rows if r.sentence == "1"]

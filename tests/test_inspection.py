@@ -53,7 +53,15 @@ def derivation(tokens_in, rewrites):
 @pytest.fixture
 def judged(tmp_path):
     """Six sentences, two systems; the rule 'dog -> hound' is in every rejected candidate."""
-    db = open_database(tmp_path / "s.sqlite", create=True)
+    yield from _judged_study(open_database(tmp_path / "s.sqlite", create=True))
+
+
+@pytest.fixture
+def judged_on_postgres(postgres_url):
+    yield from _judged_study(open_database(postgres_url, create=True))
+
+
+def _judged_study(db):
     study = ops.create_study(db, "inspect", criteria=["meaning"])
     rows = []
     for s in range(6):
@@ -87,6 +95,15 @@ def test_every_judged_candidate_is_a_row_with_its_verdict_rules_and_search_error
     # beam reported -3.0 where the exact true score is -2.5: seed 000's search error.
     assert all(row.search_error for row in rejected)
     assert filter_rows(rows, system="mcpg-true", verdict=REJECTED) == []
+
+
+def test_postgres_lists_the_same_rows_as_sqlite(judged, judged_on_postgres):
+    def seen(db, study):
+        return sorted((row.sentence, row.text, row.systems, row.verdict, tuple(sorted(row.criteria.items())),
+                       tuple((k, tuple(v)) for k, v in sorted(row.labels.items())), row.rules, row.search_error)
+                      for row in candidate_rows(db, study))
+
+    assert seen(*judged_on_postgres) == seen(*judged)
 
 
 def test_rule_blame_puts_the_rule_of_every_rejection_first_with_fishers_p(judged):
@@ -169,6 +186,18 @@ def test_details_show_the_derivation_scores_side_by_side_and_every_judge(judged,
     assert details.search_error
 
 
+def test_details_show_each_rules_pivot_phrases_from_the_bilingual_table(judged, tmp_path):
+    db, study = judged
+    row = next(r for r in candidate_rows(db, study) if r.verdict == REJECTED)
+    bilingual = tmp_path / "bi.txt"
+    bilingual.write_text("dog ||| perro ||| 0.6 0.5 0.7 0.4\nhound ||| perro ||| 0.4 0.3 0.3 0.2\n"
+                         "hound ||| can ||| 0.5 0.5 0.5 0.5\ndog ||| can ||| 0.5 0.5 0.2 0.5\n", encoding="utf-8")
+    details = candidate_details(db, row.candidate_id, bilingual=ParaphraseTable.load(bilingual))
+    (step,) = details.steps
+    # p(f|dog) p(hound|f): perro 0.7 x 0.4, can 0.2 x 0.5
+    assert [(f, pytest.approx(term)) for f, term in step.pivots] == [("perro", 0.28), ("can", 0.1)]
+
+
 @given(st.integers(0, 200), st.integers(1, 200))
 def test_the_wilson_interval_holds_the_rate_and_stays_in_0_1(successes, n):
     from core.inspection.plots import wilson_interval
@@ -176,3 +205,15 @@ def test_the_wilson_interval_holds_the_rate_and_stays_in_0_1(successes, n):
     successes = min(successes, n)
     low, high = wilson_interval(successes, n)
     assert 0.0 <= low <= successes / n + 1e-12 and successes / n - 1e-12 <= high <= 1.0
+
+
+def test_inspect_rules_shows_the_pivot_phrases_behind_each_blamed_rule(judged, tmp_path, capsys):
+    db, study = judged
+    bilingual = tmp_path / "bi.txt"
+    bilingual.write_text("dog ||| perro ||| 0.6 0.5 0.7 0.4\nhound ||| perro ||| 0.4 0.3 0.3 0.2\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["inspect-rules", db.engine.url.database, "--top", "1", "--bilingual", str(bilingual), "--json"]) == 0
+    (top,) = json.loads(capsys.readouterr().out)
+    assert (top["source"], top["target"]) == ("dog", "hound")
+    assert [(p["pivot"], pytest.approx(p["term"])) for p in top["pivots"]] == [("perro", 0.7 * 0.4)]
+

@@ -2,7 +2,8 @@
 
 * ``inspect STUDY [--system S] [--criterion C] [--verdict rejected|disagreed|accepted] --format table|csv|jsonl``:
   one row per judged candidate (:mod:`core.inspection.candidate_rows`).
-* ``inspect-rules STUDY [--criterion C] [--system S] [--top N] [--prune-list FILE] [--json]``: rule blame
+* ``inspect-rules STUDY [--criterion C] [--system S] [--top N] [--prune-list FILE] [--bilingual T] [--json]``:
+  rule blame, with the pivot phrases behind each rule from ``--bilingual``
   (:mod:`core.inspection.rule_blame`); ``--prune-list`` writes the listed rules for ``table prune`` / ``pivot --prune``.
 """
 
@@ -40,6 +41,8 @@ def register(subparsers) -> None:
     rules.add_argument("--top", type=int, default=20, help="rules shown (default 20)")
     rules.add_argument("--max-p", type=float, default=1.0, help="only rules with p at most this (default 1)")
     rules.add_argument("--prune-list", metavar="FILE", help="write the rules shown as 'source ||| target' lines")
+    rules.add_argument("--bilingual", metavar="TABLE",
+                       help="the Moses table the pivot table was built from: each rule with the pivot phrases behind it")
     rules.add_argument("--json", action="store_true")
     rules.set_defaults(func=run_rules)
 
@@ -103,10 +106,20 @@ def run_rules(args: argparse.Namespace) -> int:
     if args.prune_list:
         count = write_prune_list(shown, args.prune_list)
         print(f"wrote {count} rules to {args.prune_list}", file=sys.stderr)
+    pivots = [[] for _ in shown]
+    if args.bilingual:
+        from core.engine.paraphrase_table import ParaphraseTable
+        from core.inspection.details import pivot_phrases
+
+        bilingual = ParaphraseTable.load(args.bilingual)
+        pivots = [pivot_phrases(rule.source, rule.target, bilingual, limit=3) for rule in shown]
     if args.json:
-        print(json.dumps([rule.to_json() for rule in shown], ensure_ascii=False))
+        print(json.dumps([{**rule.to_json(), **({"pivots": [{"pivot": f, "term": term} for f, term in behind]}
+                                                if args.bilingual else {})}
+                          for rule, behind in zip(shown, pivots)], ensure_ascii=False))
         return 0
     print(f"{'rejected':>8} {'accepted':>8} {'p':>10}  rule")
-    for rule in shown:
-        print(f"{rule.rejected:>8} {rule.accepted:>8} {rule.p_value:>10.3g}  {rule.source} -> {rule.target}")
+    for rule, behind in zip(shown, pivots):
+        through = f"   via {', '.join(f'{f} ({term:.3g})' for f, term in behind)}" if behind else ""
+        print(f"{rule.rejected:>8} {rule.accepted:>8} {rule.p_value:>10.3g}  {rule.source} -> {rule.target}{through}")
     return 0

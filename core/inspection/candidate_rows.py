@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from sqlalchemy import text
@@ -61,6 +62,37 @@ class CandidateRow:
                 "model_score": self.model_score, "true_score": self.true_score, "search_error": self.search_error}
 
 
+# Separators of the packed labels (ASCII unit and record separators: never in a stored label).
+_UNIT, _RECORD = "\x1f", "\x1e"
+
+
+class _Sql:
+    """The few spellings that differ between SQLite and PostgreSQL."""
+
+    def __init__(self, dialect: str):
+        self.sqlite = dialect == "sqlite"
+        self.concat = "group_concat" if self.sqlite else "string_agg"
+        self.char = "char" if self.sqlite else "chr"
+
+    def packed_labels(self) -> str:
+        # One row per judged candidate: every live label as "criterion_id US value", joined by RS.
+        return (f"SELECT a.candidate_id, {self.concat}(CAST(a.criterion_id AS TEXT) || {self.char}(31) || j.value, "
+                f"{self.char}(30)) FROM assignment a JOIN judgment j ON j.id = a.live_judgment_id "
+                "WHERE a.study_id = :s AND a.kind = 'normal' AND a.candidate_id IS NOT NULL AND a.unit IS NULL "
+                "AND j.value IS NOT NULL GROUP BY a.candidate_id")
+
+    def candidates(self) -> str:
+        # The rewrites of a stored derivation counted by the database ('"identity": false', as the store
+        # writes it): moving 100,000 derivations into Python is most of what opening a large study would cost.
+        # A derivation written otherwise comes back whole and is counted in Python.
+        derivation = "CAST(c.derivation AS TEXT)"
+        return (f"SELECT c.id, s.external_id, s.text, c.text, CASE WHEN {derivation} LIKE '%\"identity\"%' "
+                f"THEN (length({derivation}) - length(replace({derivation}, '\"identity\": false', ''))) / 17 "
+                f"END, CASE WHEN {derivation} LIKE '%\"identity\"%' THEN NULL ELSE {derivation} END "
+                "FROM candidate c JOIN source_sentence s ON s.id = c.source_id "
+                "WHERE c.study_id = :s AND c.kind = 'candidate' ORDER BY c.id")
+
+
 def _fetch(connection, sql: str, study_id: int) -> list[tuple]:
     """All rows of ``sql`` (one ``:s`` parameter, the study). On SQLite through the driver's own cursor:
     SQLAlchemy's per-row processing doubles the time of reading a 100,000-candidate study."""
@@ -70,10 +102,7 @@ def _fetch(connection, sql: str, study_id: int) -> list[tuple]:
 
 
 def _rule_count(derivation_json: str | None) -> int:
-    """Rewrites applied by a derivation (identity segments not counted); -1 when it is unknown.
-
-    Counted on the stored JSON text (``"identity": false``, as the store writes it) without parsing it:
-    parsing 100,000 derivations is most of the time it takes to open a large study."""
+    """Rewrites applied by a derivation (identity segments not counted); -1 when it is unknown."""
     if not derivation_json or derivation_json == "null":
         return -1
     if '"identity"' in derivation_json:
@@ -88,9 +117,46 @@ def _rule_count(derivation_json: str | None) -> int:
                and s.get("source") != s.get("target"))
 
 
+class _Judged:
+    """Labels, per-criterion verdicts and the verdict of one packed label string, worked out once per distinct
+    string: most candidates of a large study share one of a few (two judges agree; yes/no), so a 100,000-candidate
+    study costs a few hundred verdicts, not 100,000. The dicts handed out are shared: read them, never change them."""
+
+    def __init__(self, names: dict[int, str], scales: dict[str, list[str]]):
+        self.names, self.scales = {str(k): v for k, v in names.items()}, scales
+        self.votes: dict[tuple[str, str], bool | None] = {}
+        self.known: dict[str, tuple | None] = {}
+
+    def __call__(self, packed: str) -> tuple | None:
+        try:
+            return self.known[packed]
+        except KeyError:
+            pass
+        labels: dict[str, list[str]] = {}
+        cast: dict[str, list] = {}
+        for record in packed.split(_RECORD):
+            criterion_id, _, value = record.partition(_UNIT)
+            name = self.names.get(criterion_id)
+            if name is None:
+                continue
+            key = (name, value)
+            if key not in self.votes:
+                self.votes[key] = is_positive(value, self.scales[name])
+            labels.setdefault(name, []).append(value)
+            cast.setdefault(name, []).append(self.votes[key])
+        if labels:
+            per_criterion = {name: verdict_of_votes(votes) for name, votes in cast.items()}
+            result = (labels, per_criterion, candidate_verdict(per_criterion.values()))
+        else:
+            result = None
+        self.known[packed] = result
+        return result
+
+
 def candidate_rows(db: Database, study_id: int, *, criteria: set[str] | None = None) -> list[CandidateRow]:
     """Every candidate with at least one live judgment on a normal item (of ``criteria``, when given)."""
     with db.read_connection() as connection:
+        sql = _Sql(connection.dialect.name)
         scales, names = {}, {}
         for criterion_id, name, scale, levels in connection.execute(text(
                 "SELECT id, name, scale, levels FROM criterion WHERE study_id = :s AND scale != 'choice'"),
@@ -99,50 +165,47 @@ def candidate_rows(db: Database, study_id: int, *, criteria: set[str] | None = N
                 names[criterion_id] = name
                 levels = json.loads(levels) if isinstance(levels, str) else (levels or [])
                 scales[name] = [str(level["value"]) for level in levels]
-        # One vote per distinct label of each criterion, looked up, not recomputed, for each judgment; the
-        # database counts equal labels of a candidate and criterion (two judges who agree: one row).
-        votes: dict[tuple[int, str], bool | None] = {}
-        labels: dict[int, dict[str, list[str]]] = defaultdict(dict)
-        judged_votes: dict[int, dict[str, list]] = defaultdict(dict)
-        for candidate_id, criterion_id, value, count in _fetch(connection, (
-                "SELECT a.candidate_id, a.criterion_id, j.value, COUNT(*) FROM assignment a "
-                "JOIN judgment j ON j.id = a.live_judgment_id "
-                "WHERE a.study_id = :s AND a.kind = 'normal' AND a.candidate_id IS NOT NULL AND a.unit IS NULL "
-                "GROUP BY a.candidate_id, a.criterion_id, j.value"), study_id):
-            name = names.get(criterion_id)
-            if name is None or value is None:
-                continue
-            key = (criterion_id, value)
-            if key not in votes:
-                votes[key] = is_positive(value, scales[name])
-            labels[candidate_id].setdefault(name, []).extend([value] * count)
-            judged_votes[candidate_id].setdefault(name, []).append(votes[key])
-        systems: dict[int, list[str]] = defaultdict(list)
-        scores: dict[int, dict] = defaultdict(dict)
-        for candidate_id, name, rank, model_score, true_score in _fetch(connection, (
-                "SELECT cs.candidate_id, s.name, cs.rank, cs.model_score, cs.true_score FROM candidate_system cs "
-                "JOIN system s ON s.id = cs.system_id WHERE s.study_id = :s ORDER BY s.name"), study_id):
-            systems[candidate_id].append(name)
-            scores[candidate_id][name] = {"rank": rank, "model_score": model_score, "true_score": true_score}
-        rows = []
-        for candidate_id, sentence, source, candidate_text, derivation in _fetch(connection, (
-                "SELECT c.id, s.external_id, s.text, c.text, c.derivation FROM candidate c "
-                "JOIN source_sentence s ON s.id = c.source_id "
-                "WHERE c.study_id = :s AND c.kind = 'candidate' ORDER BY c.id"), study_id):
-            judged = labels.get(candidate_id)
-            if not judged:
-                continue
-            derivation = derivation if isinstance(derivation, str) or derivation is None else json.dumps(derivation)
-            per_criterion = {name: verdict_of_votes(cast) for name, cast in judged_votes[candidate_id].items()}
-            produced = tuple(systems.get(candidate_id, ()))
-            own = scores.get(candidate_id, {})
-            first = own.get(produced[0], {}) if produced else {}
-            rows.append(CandidateRow(
-                candidate_id=candidate_id, item=str(candidate_id), sentence=sentence, source=source,
-                text=candidate_text, systems=produced, verdict=candidate_verdict(per_criterion.values()),
-                criteria=per_criterion, labels=judged, source_length=source.count(" ") + 1 if source else 0,
-                rules=_rule_count(derivation), model_score=first.get("model_score"),
-                true_score=first.get("true_score"), scores=own))
+        judged_as = _Judged(names, scales)
+        # The labels are grouped on a second connection while this one reads systems and candidates: the
+        # database works without the interpreter lock, so on two cores the grouping costs almost nothing.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            packed_rows = pool.submit(_fetch_apart, db, sql.packed_labels(), study_id)
+            rows = _rows(connection, sql, study_id, judged_as, packed_rows)
+    return rows
+
+
+def _fetch_apart(db: Database, sql: str, study_id: int) -> dict:
+    with db.read_connection() as connection:
+        return dict(_fetch(connection, sql, study_id))
+
+
+def _rows(connection, sql: _Sql, study_id: int, judged_as: _Judged, packed_rows: Future) -> list[CandidateRow]:
+    """The rows of the candidates ``packed_rows`` (a future: candidate id -> packed labels) finds judged."""
+    systems: dict[int, list[str]] = defaultdict(list)
+    scores: dict[int, dict] = defaultdict(dict)
+    for candidate_id, name, rank, model_score, true_score in _fetch(connection, (
+            "SELECT cs.candidate_id, s.name, cs.rank, cs.model_score, cs.true_score FROM candidate_system cs "
+            "JOIN system s ON s.id = cs.system_id WHERE s.study_id = :s ORDER BY s.name"), study_id):
+        systems[candidate_id].append(name)
+        scores[candidate_id][name] = {"rank": rank, "model_score": model_score, "true_score": true_score}
+    candidates = _fetch(connection, sql.candidates(), study_id)
+    packed = packed_rows.result()
+    rows = []
+    for candidate_id, sentence, source, candidate_text, rules, derivation in candidates:
+        labels = packed.get(candidate_id)
+        judged = judged_as(labels) if labels else None
+        if judged is None:
+            continue
+        labels, per_criterion, verdict = judged
+        produced = tuple(systems.get(candidate_id, ()))
+        own = scores.get(candidate_id, {})
+        first = own.get(produced[0], {}) if produced else {}
+        rows.append(CandidateRow(
+            candidate_id=candidate_id, item=str(candidate_id), sentence=sentence, source=source,
+            text=candidate_text, systems=produced, verdict=verdict, criteria=per_criterion, labels=labels,
+            source_length=source.count(" ") + 1 if source else 0,
+            rules=int(rules) if rules is not None else _rule_count(derivation),
+            model_score=first.get("model_score"), true_score=first.get("true_score"), scores=own))
     return rows
 
 

@@ -51,14 +51,17 @@ def _save(figure, path: str | os.PathLike) -> Path:
     return path
 
 
+def _figure():
+    """A figure of its own, not pyplot's: no global state, so the app draws in a worker thread."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(6.5, 3.6))
+
+
 def plot_rejection_rates(rows: Sequence[CandidateRow], path: str | os.PathLike) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rates = rejection_rates(rows)
-    figure, axes = plt.subplots(figsize=(6.5, 3.6))
+    figure = _figure()
+    axes = figure.subplots()
     names = list(rates)
     values = [100 * rates[name][2] for name in names]
     # The interval's ends as distances from the rate (never below 0: float rounding at rates of 0 and 1).
@@ -71,19 +74,13 @@ def plot_rejection_rates(rows: Sequence[CandidateRow], path: str | os.PathLike) 
     axes.set_title("Rejection rate per system, 95 % Wilson intervals", fontsize=9)
     axes.set_ylim(0, 100)
     figure.tight_layout()
-    saved = _save(figure, path)
-    plt.close(figure)
-    return saved
+    return _save(figure, path)
 
 
 def plot_score_histograms(rows: Sequence[CandidateRow], path: str | os.PathLike) -> Path:
     """True scores (log10) of accepted against rejected candidates."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(6.5, 3.6))
+    figure = _figure()
+    axes = figure.subplots()
     for verdict, colour in ((ACCEPTED, "#4f9a4f"), (REJECTED, "#c0504d")):
         scores = [row.true_score for row in rows if row.verdict == verdict and row.true_score is not None]
         if scores:
@@ -94,6 +91,4 @@ def plot_score_histograms(rows: Sequence[CandidateRow], path: str | os.PathLike)
     if axes.get_legend_handles_labels()[0]:
         axes.legend(fontsize=8)
     figure.tight_layout()
-    saved = _save(figure, path)
-    plt.close(figure)
-    return saved
+    return _save(figure, path)
