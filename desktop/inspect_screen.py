@@ -371,21 +371,29 @@ class InspectScreen(QWidget):
             self._show_blame_rows()
 
     def _sentence_html(self, selected: CandidateRow) -> str:
-        """Every system's candidates of the selected row's sentence, side by side."""
-        same = self.model.same_sentence(selected.sentence)
+        """Every system's candidates of the selected row's sentence, side by side: one column per system."""
         by_system: dict[str, list[CandidateRow]] = {}
-        for row in same:
+        for row in self.model.same_sentence(selected.sentence):
             for system in row.systems:
                 by_system.setdefault(system, []).append(row)
-        parts = [f"<p><b>Source</b>: {html.escape(selected.source)}</p>"]
-        for system, rows in sorted(by_system.items()):
-            parts.append(f"<h4>{html.escape(system)}</h4><ul>")
-            for row in rows:
+        systems = sorted(by_system)
+        parts = [f"<p><b>Source</b>: {html.escape(selected.source)}</p>",
+                 "<table border=1 cellspacing=0 cellpadding=4 width='100%'><tr>"]
+        for system in systems:
+            rejected = sum(row.verdict == REJECTED for row in by_system[system])
+            parts.append(f"<th>{html.escape(system)}<br><small>{len(by_system[system])} judged, "
+                         f"{rejected} rejected</small></th>")
+        parts.append("</tr><tr>")
+        for system in systems:
+            cells = []
+            for row in sorted(by_system[system], key=lambda r: r.scores.get(system, {}).get("rank") or 0):
                 _, marked = changed_tokens(row.source, row.text)
-                parts.append(f"<li style='background:{COLOURS.get(row.verdict, '#fff')}'>"
-                             f"<b>{html.escape(row.verdict or '-')}</b>: {highlighted_html(row.text.split(), marked)}"
-                             "</li>")
-            parts.append("</ul>")
+                mark = " ◀" if row is selected else ""
+                cells.append(f"<p style='background:{COLOURS.get(row.verdict, '#fff')}'>"
+                             f"<b>{html.escape(row.verdict or '-')}</b>{mark}: "
+                             f"{highlighted_html(row.text.split(), marked)}</p>")
+            parts.append(f"<td valign='top'>{''.join(cells)}</td>")
+        parts.append("</tr></table>")
         return "".join(parts)
 
     def send_to_scorer(self) -> None:

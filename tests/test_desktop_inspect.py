@@ -60,7 +60,9 @@ def test_by_keys_list_the_rejected_see_why_compare_systems_and_export_a_prune_li
     qtbot.waitUntil(lambda: "Judges" in inspect.details.toPlainText(), timeout=10_000)
     details = inspect.details.toPlainText()
     assert "Derivation" in details and "ann" in details and "bob" in details
-    assert inspect.current().source in inspect.sentence_view.toPlainText()
+    side_by_side = inspect.sentence_view.toPlainText()
+    assert inspect.current().source in side_by_side
+    assert "beam" in side_by_side and "mcpg-true" in side_by_side  # both systems' candidates of the sentence
     # The bilingual table behind the pivot table: each rule then shows its pivot phrases.
     bilingual = tmp_path / "bilingual.txt"
     bilingual.write_text("young cat ||| gato joven ||| 0.5 0.5 0.6 0.5\nkitten ||| gato joven ||| 0.4 0.5 0.3 0.5\n"
