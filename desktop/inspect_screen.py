@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -195,8 +196,16 @@ class InspectScreen(QWidget):
         splitter.addWidget(self.side)
         splitter.setSizes([520, 480])
         layout.addWidget(splitter, 1)
+        status_row = QHBoxLayout()
         self.status = QLabel()
-        layout.addWidget(self.status)
+        self.busy = QProgressBar()  # shown, moving, while a worker of this screen runs
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumWidth(160)
+        self.busy.hide()
+        self._running = 0
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.busy)
+        layout.addLayout(status_row)
         for keys, slot in (("Ctrl+S", self.send_to_scorer), ("Ctrl+B", self.show_blame),
                            ("Ctrl+L", self.export_prune_list), ("Ctrl+F", self.system_combo.setFocus),
                            ("Ctrl+P", self.choose_bilingual)):
@@ -284,9 +293,22 @@ class InspectScreen(QWidget):
         worker = Worker(lambda report: (study_id, candidate_rows(db, study_id)))
         worker.signals.finished.connect(self._loaded)
         worker.signals.failed.connect(lambda message: self.status.setText(f"could not load: {message}"))
-        self.status.setText("loading the judged candidates…")
-        self._worker = worker
+        self._worker = self._start(worker, "loading the judged candidates…")
+
+    def _start(self, worker: Worker, message: str) -> Worker:
+        """Run ``worker`` in the pool with the busy bar moving until it ends; return it (keep a reference)."""
+        self._running += 1
+        self.busy.show()
+
+        def ended(*_):
+            self._running -= 1
+            self.busy.setVisible(self._running > 0)
+
+        for signal in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
+            signal.connect(ended)
+        self.status.setText(message)
         QThreadPool.globalInstance().start(worker)
+        return worker
 
     def _loaded(self, result) -> None:
         study_id, rows = result
@@ -359,9 +381,7 @@ class InspectScreen(QWidget):
         worker = Worker(lambda report: ParaphraseTable.load(path))
         worker.signals.finished.connect(lambda table: self._bilingual_loaded(table, path))
         worker.signals.failed.connect(lambda message: self.status.setText(f"could not load {path}: {message}"))
-        self.status.setText(f"loading {path} for the pivot phrases…")
-        self._bilingual_worker = worker
-        QThreadPool.globalInstance().start(worker)
+        self._bilingual_worker = self._start(worker, f"loading {path} for the pivot phrases…")
 
     def _bilingual_loaded(self, table, path: str) -> None:
         self.bilingual = table
@@ -414,9 +434,8 @@ class InspectScreen(QWidget):
         db, study_id = self.db, self.study_id
         worker = Worker(lambda report: rule_blame(db, study_id))
         worker.signals.finished.connect(self._blamed)
-        self.status.setText("finding the rules to blame…")
-        self._blame_worker = worker
-        QThreadPool.globalInstance().start(worker)
+        worker.signals.failed.connect(lambda message: self.status.setText(f"could not find the rules: {message}"))
+        self._blame_worker = self._start(worker, "finding the rules to blame…")
 
     def _blamed(self, blamed) -> None:
         self.blamed = blamed

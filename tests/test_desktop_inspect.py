@@ -51,6 +51,7 @@ def test_by_keys_list_the_rejected_see_why_compare_systems_and_export_a_prune_li
     inspect = window.inspect
     assert window.tabs.currentWidget() is inspect
     qtbot.waitUntil(lambda: inspect.loaded, timeout=10_000)
+    qtbot.waitUntil(lambda: not inspect.busy.isVisible(), timeout=20_000)  # the busy bar goes when workers end
     qtbot.keyClick(inspect, Qt.Key_V, Qt.AltModifier)  # the verdict filter, by its mnemonic
     assert inspect.verdict_combo.hasFocus()
     while inspect.verdict_combo.currentText() != REJECTED:
