@@ -209,6 +209,8 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
         "",
         f"Command: `{command}`",
         "",
+        _machine_note(),
+        "",
         "| system | paper, vs MOSES | vs beam 1-best | MCPG ≥ beam 1-best "
         "| vs beam's best output ≠ source | MCPG ≥ that | outputs | commits per sentence, mean η | s / sentence |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -259,6 +261,20 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
     lines += _samples(results, systems)
     with atomic_output(path) as out:
         out.write("\n".join(lines).rstrip("\n") + "\n")
+
+
+def _machine_note() -> str:
+    """The machine's load when the file was written: budgets are wall-clock, so load costs episodes."""
+    import os
+
+    try:
+        loads = os.getloadavg()
+    except OSError:
+        return ""
+    return (f"**Machine.** {os.cpu_count()} cores; load average when this file was written (1, 5, 15 min): "
+            f"{loads[0]:.1f}, {loads[1]:.1f}, {loads[2]:.1f}. Budgets are wall-clock seconds, so on a loaded "
+            "machine a search runs fewer episodes than on an idle core: the η, episodes per second and scores "
+            "below are what the searches got here.")
 
 
 def _bar_sentence(summaries: Sequence[SystemSummary], time_budget: float) -> str:
