@@ -184,7 +184,7 @@ def test_pace_figures_and_the_early_stop_are_stated(tmp_path):
     report.write_markdown(path, results, [TRUE_TUNED, faithful], {"command": "x"}, 2.0)
     text = path.read_text(encoding="utf-8")
     assert "**Why the faithful search stops early.**" in text
-    assert "η ≈ r/D ≈ 200 per second of budget (400 at 2 s)" in text and "0.25 s of the 2 s budget" in text
+    assert "η ≈ r/D ≈ 200 per second of budget (400 at 2 s) for the first decision" in text and "0.25 s of the 2 s budget" in text
     assert "take 50 s per decision" in text
     # The log-base note names the columns the table really has.
     assert "paper ÷ ln 10" not in text and '"paper, vs MOSES"' in text

@@ -104,7 +104,9 @@ def _pace_sentence(results: Sequence[SentenceResult], systems: Sequence[MCPGSyst
             f"{system.label}: {figures['commits']:.1f} commits per sentence of at most D ≈ {figures['bound']:.1f}, "
             f"{figures['seconds']:.2f} s of the {time_budget:g} s budget used, r ≈ {figures['rate']:,.0f} episodes "
             f"per second, so η ≈ r/D ≈ {figures['eta_per_second']:,.0f} per second of budget "
-            f"({figures['eta_per_second'] * time_budget:,.0f} at {time_budget:g} s); the paper's η = 100,000 would "
+            f"({figures['eta_per_second'] * time_budget:,.0f} at {time_budget:g} s) for the first decision (each "
+            f"later one gets the time left over the decisions then left, so the commits' mean η in the table is "
+            f"higher); the paper's η = 100,000 would "
             f"take {100_000 / figures['rate']:.0f} s per decision at this r")
     if not parts:
         return ""
