@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from core.stats.judgment_records import JudgmentRecords
 from core.store import operations as ops
+from core.store.criteria import scale_labels
 from core.store.database import Database
 from core.store.models import Criterion
 
@@ -21,8 +22,7 @@ def criterion_scales(db: Database, study_id: int) -> dict[str, tuple[str, ...]]:
     """Criterion name -> the labels of its scale in order (empty scales, e.g. choice, left out)."""
     with db.reading() as session:
         criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)).all()
-        return {c.name: tuple(str(level["value"]) for level in c.levels) for c in criteria
-                if c.levels and c.scale != "choice"}
+        return {c.name: scale_labels(c) for c in criteria if scale_labels(c)}
 
 
 def study_judgment_records(db: Database, study_id: int) -> JudgmentRecords:

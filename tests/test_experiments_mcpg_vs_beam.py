@@ -163,3 +163,36 @@ def test_report_states_units_eta_the_polish_share_and_samples(tmp_path):
     assert "without the polish -0.667" in text and "13 % comes from the polish" in text
     assert "## Sample outputs" in text and "- beam 1-best (-30.000): beam out" in text
     assert "- MCPG true-score, faithful (-35.000): out faithful" in text
+
+
+def test_pace_figures_and_the_early_stop_are_stated(tmp_path):
+    faithful = MCPGSystem("true-score", "faithful")
+    results = _fake_results()
+    for result in results:
+        result.source = tuple("w" * 9)  # 9 words: D = 9 + stop = 10
+        result.scores[faithful] = result.beam_best
+        result.texts = {system: "out" for system in result.scores}
+        result.seconds[faithful] = 0.25
+        result.commits[faithful] = [300, 200]
+        result.episodes[faithful] = 500
+        result.search_seconds[faithful] = 0.25  # 2,000 episodes per second
+        result.beam_text = "beam out"
+    figures = report.pace_figures(results, faithful)
+    assert figures["rate"] == pytest.approx(2000.0) and figures["bound"] == pytest.approx(10.0)
+    assert figures["eta_per_second"] == pytest.approx(200.0) and figures["commits"] == pytest.approx(2.0)
+    path = tmp_path / "report.md"
+    report.write_markdown(path, results, [TRUE_TUNED, faithful], {"command": "x"}, 2.0)
+    text = path.read_text(encoding="utf-8")
+    assert "**Why the faithful search stops early.**" in text
+    assert "η ≈ r/D ≈ 200 per second of budget (400 at 2 s) for the first decision" in text and "0.25 s of the 2 s budget" in text
+    assert "take 50 s per decision" in text
+    # The log-base note names the columns the table really has.
+    assert "paper ÷ ln 10" not in text and '"paper, vs MOSES"' in text
+
+
+def test_inputs_line_writes_checkout_paths_relative():
+    from core.experiments.provenance import ROOT, inputs_line
+
+    line = inputs_line({"table": str(ROOT / "evaldata" / "demo" / "paraphrase-table.gz"), "rules loaded": 3,
+                        "LM": "/elsewhere/lm.bin"})
+    assert line == "Inputs: table: `evaldata/demo/paraphrase-table.gz`, rules loaded: `3`, LM: `/elsewhere/lm.bin`"

@@ -2,7 +2,7 @@
 
 Output contracts:
 
-* ``agreement FILE.csv --criterion NAME --json`` prints one JSON object
+* ``agreement FILE.csv|STUDY --criterion NAME --json`` prints one JSON object
   ``{"n_items", "n_annotators", "observed", "cohen_kappa", "fixed_chance_kappa",
   "fleiss_kappa", "krippendorff_alpha": {"nominal", "ordinal", "interval"},
   "ci95": {statistic: [low, high] | null}}``. ``n_items`` counts the units
@@ -29,12 +29,15 @@ def register(subparsers) -> None:
     agreement = subparsers.add_parser(
         "agreement",
         help="inter-annotator agreement of one criterion (kappas, alpha, bootstrap CIs)",
-        description="Agreement of the judgments of one criterion in a long-format CSV with columns "
-        "item,annotator,criterion,value (optional system,application).",
+        description="Agreement of the judgments of one criterion in a study database (SQLite file) or a long-format "
+        "CSV with columns item,annotator,criterion,value (optional system,systems,application,sentence,levels, "
+        "as `study export-judgments` writes them). The fixed-chance kappa's q is the number of labels of the "
+        "criterion's scale: from the study, or from the CSV's levels column; --categories sets it.",
     )
-    agreement.add_argument("file", metavar="FILE.csv")
+    agreement.add_argument("file", metavar="STUDY|FILE.csv", help="a study database (.sqlite) or a judgments CSV")
+    agreement.add_argument("--study", help="study name, when the database holds several")
     agreement.add_argument("--criterion", metavar="NAME", help="criterion to measure (needed when the file has several)")
-    agreement.add_argument("--categories", type=int, metavar="N", help="q, the number of labels of the scale, for the fixed-chance kappa P(E)=1/q (default: distinct labels observed)")
+    agreement.add_argument("--categories", type=int, metavar="N", help="q, the number of labels of the scale, for the fixed-chance kappa P(E)=1/q (default: the criterion's scale where the study or the CSV's levels column gives it, else the distinct labels observed)")
     agreement.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="bootstrap replicates over items for the 95%% CIs (default 1000; 0 = none)")
     agreement.add_argument("--seed", type=int, default=0, help="bootstrap random seed (default 0)")
     agreement.add_argument("--json", action="store_true", help="print one JSON object")
@@ -83,13 +86,34 @@ def _fail(message: str) -> int:
     return 1
 
 
+def _judgment_records(path: str, study: str | None):
+    """The judgments of a study database (its live answers on normal items) or of a judgments CSV.
+
+    One reading for ``agreement``, ``signtest`` and ``report``: a file is a
+    study when it starts with SQLite's header. LookupError: no such study.
+    """
+    from core.stats.judgment_records import read_judgments
+    from core.study_judgments import is_sqlite_file
+
+    if not is_sqlite_file(path):
+        return read_judgments(path)
+    from core.store.database import open_database
+    from core.store.operations import find_study
+    from core.study_judgments import study_judgment_records
+
+    with open_database(path) as db:
+        return study_judgment_records(db, find_study(db, study))
+
+
 def run_agreement(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
 
     from core.stats.agreement import STATISTIC_NAMES, landis_koch_label, summarize_agreement
-    from core.stats.judgment_records import read_judgments
 
-    records = read_judgments(args.file)
+    try:
+        records = _judgment_records(args.file, args.study)
+    except LookupError as error:
+        return _fail(str(error))
     criteria = records.criterion_names()
     criterion = args.criterion
     if criterion is None:
@@ -103,13 +127,22 @@ def run_agreement(args: argparse.Namespace) -> int:
         return _fail(f"--categories {args.categories} is fewer than the {matrix.n_categories} distinct labels observed: {', '.join(matrix.categories)}")
     if args.bootstrap < 0:
         return _fail("--bootstrap must be 0 or more")
+    scale = records.scale_of(criterion)
+    if args.categories is not None:
+        q, q_from = args.categories, "--categories"
+    elif scale:
+        # Labels outside the scale (a CSV edited by hand) still count as labels.
+        q, q_from = len(set(scale) | set(matrix.categories)), "the criterion's scale"
+    else:
+        q, q_from = matrix.n_categories, "the labels observed"
     with progress_bar("resample") as progress:
-        summary = summarize_agreement(matrix, n_scale_categories=args.categories, bootstrap=args.bootstrap,
+        summary = summarize_agreement(matrix, n_scale_categories=q, bootstrap=args.bootstrap,
                                       seed=args.seed, progress=progress)
     if args.json:
         print(json.dumps(summary.to_json_dict()))
         return 0
-    print(f"criterion {criterion}: {summary.n_items} items, {summary.n_annotators} annotators, {summary.n_categories} labels ({', '.join(matrix.categories)})")
+    print(f"criterion {criterion}: {summary.n_items} items, {summary.n_annotators} annotators, {summary.n_categories} labels ({', '.join(matrix.categories)}); "
+          f"fixed-chance kappa with q = {q} ({q_from})")
     for name in STATISTIC_NAMES:
         value = summary.statistics[name]
         interval = summary.ci95[name]
@@ -129,15 +162,11 @@ def run_signtest(args: argparse.Namespace) -> int:
 
     if is_sqlite_file(args.file):
         from core.stats.system_scores import sentence_scores
-        from core.store.database import open_database
-        from core.store.operations import find_study
-        from core.study_judgments import study_judgment_records
 
-        with open_database(args.file) as db:
-            try:
-                records = study_judgment_records(db, find_study(db, args.study))
-            except LookupError as error:
-                return _fail(str(error))
+        try:
+            records = _judgment_records(args.file, args.study)
+        except LookupError as error:
+            return _fail(str(error))
         criteria = records.criterion_names()
         if args.criterion is None or args.criterion not in criteria:
             return _fail(f"{args.file}: name the criterion with --criterion; the study has: {', '.join(criteria) or 'none'}")
@@ -162,26 +191,16 @@ def run_signtest(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from core.stats.judgment_records import read_judgments
-    from core.study_judgments import is_sqlite_file
     from core.stats.report_render import render, render_plots
     from core.stats.report_tables import build_report
 
     positive = tuple(label.strip() for label in args.positive.split(",") if label.strip())
     if args.unified_min < 1 or args.block < 1:
         return _fail("--unified-min and --block must be at least 1")
-    if is_sqlite_file(args.file):
-        from core.store.database import open_database
-        from core.store.operations import find_study
-        from core.study_judgments import study_judgment_records
-
-        db = open_database(args.file)
-        try:
-            records = study_judgment_records(db, find_study(db, args.study))
-        except LookupError as error:
-            return _fail(str(error))
-    else:
-        records = read_judgments(args.file)
+    try:
+        records = _judgment_records(args.file, args.study)
+    except LookupError as error:
+        return _fail(str(error))
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
                           title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap)
     text = render(report, args.format)

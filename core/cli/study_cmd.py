@@ -56,7 +56,9 @@ def register(subparsers) -> None:
     imp.add_argument("--id-base", type=int, default=0, help="sentence_id of the first --sources line (default 0)")
     imp.add_argument("--test-set", help="test-set name recorded with each source sentence")
     imp.add_argument("--choice-tasks", action="store_true",
-                     help='the file holds choice tasks {"id","sentence","span":[i,j],"options":[...]} (seed 001)')
+                     help='the file holds choice tasks {"id","sentence","span":[i,j],"options":[...],"system":NAME} '
+                     '(seed 001); "system" names the approach (or system) that offered the options, so the report '
+                     'gives seed 001 Fig. 4.5 per approach')
 
     assign = command("assign", "assign every unassigned item to annotators in seeded random orders", _assign)
     assign.add_argument("--annotators", required=True, help="comma-separated annotator names")

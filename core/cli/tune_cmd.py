@@ -11,6 +11,8 @@ import argparse
 import json
 import sys
 
+from core.vocabulary import APPLICATIONS
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -29,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="paraphrase table (repeat for SPG's K tables; default: the dev set's provenance); for "
                         "pivot: a table with h1..h4 columns")
     parser.add_argument("--lm", help="KenLM model (default: the dev set's provenance)")
-    parser.add_argument("--application", choices=("compression", "simplification", "similarity"),
+    parser.add_argument("--application", choices=APPLICATIONS,
                         help="SPG application (default: the dev set's)")
     parser.add_argument("--nbest", type=int, default=20, help="n-best list per sentence and decoding (default 20)")
     parser.add_argument("--stack-size", type=int, default=200)

@@ -106,7 +106,15 @@ def mcpg_reward(
 
 
 class ScoringModel:
-    """Table + optional LM + weights: the one place a candidate's model score comes from."""
+    """Table + optional LM + weights: the model score of one whole derivation, straight from the definitions above.
+
+    A reference for tests, not what the decoders call: the beam decoder scores
+    incrementally (translation options in :mod:`core.engine.translation_options`,
+    the LM state in its search) with the same :class:`ScoreWeights`, and
+    ``tests/test_beam_decoder.py`` asserts that each n-best entry's score equals
+    :meth:`derivation_log10` of its derivation. MCPG scores its finals itself
+    (:mod:`core.engine.mcpg.finals`).
+    """
 
     def __init__(self, table: ParaphraseTable, lm: LanguageModel | None = None, weights: ScoreWeights = DEFAULT_WEIGHTS):
         self.table = table

@@ -81,9 +81,9 @@ LOG_BASE_NOTE = (
     "inference, not the paper's statement: MOSES scores are natural logs (Moses converts the LM's log10 "
     "to ln) and the paper compares MCPG with MOSES on one scale (its §5 gap of 5.9 between MOSES' 1st and "
     "100th paraphrase is a MOSES score difference), and Fig. 3's axis reaches −500, implausible as log10 for ~30-word "
-    "sentences (a 5-gram LM gives roughly −2 to −3 log10 per word). The column \"paper ÷ ln 10\" "
-    "shows their figures converted to log10 under that assumption; if they were already log10, "
-    "compare with the figures as printed, given below."
+    "sentences (a 5-gram LM gives roughly −2 to −3 log10 per word). The columns \"paper, vs MOSES\" "
+    "and \"paper\" show their figures divided by ln 10, i.e. converted to log10 under that assumption; if "
+    "they were already log10, compare with the figures as printed, given below."
 )
 
 
@@ -111,6 +111,8 @@ class SentenceResult:
     texts: dict[MCPGSystem, str | None] = field(default_factory=dict)
     seconds: dict[MCPGSystem, float] = field(default_factory=dict)
     commits: dict[MCPGSystem, list[int]] = field(default_factory=dict)  # episodes before each commit (eta)
+    episodes: dict[MCPGSystem, int] = field(default_factory=dict)  # episodes the search ran (polish excluded)
+    search_seconds: dict[MCPGSystem, float] = field(default_factory=dict)  # seconds those episodes took
 
 
 @dataclass(frozen=True)
@@ -218,6 +220,8 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
                                     max_episodes=max_episodes, seed=index, stats=stats)
             result.seconds[system] = time.perf_counter() - started
             result.commits[system] = list(stats.episodes_per_commit)
+            result.episodes[system] = stats.episodes
+            result.search_seconds[system] = stats.seconds - stats.polish_seconds
             if outputs:
                 tokens = tuple(outputs[0][0])
                 result.scores[system] = scorer.score(result.source, tokens).log10_score

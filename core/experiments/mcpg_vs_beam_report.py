@@ -11,6 +11,7 @@ from typing import Sequence
 from core.experiments.mcpg_vs_beam import (LOG_BASE_NOTE, MODES, NBEST, PAPER_TRUE_OVER_TRANSLATOR, PAPER_VS_MOSES,
                                            PROFILES, SAMPLES, SCORE_TOLERANCE, STACK_SIZE, DifferenceStats,
                                            MCPGSystem, SentenceResult, difference_stats)
+from core.experiments.provenance import inputs_line
 from core.textio import atomic_output
 
 
@@ -72,6 +73,52 @@ def _eta_cell(results: Sequence[SentenceResult], system: MCPGSystem) -> str:
     if not etas:
         return "0 commits"
     return f"{statistics.fmean(len(c) for c in commits):.1f} commits, η ≈ {statistics.fmean(etas):,.0f}"
+
+
+def pace_figures(results: Sequence[SentenceResult], system: MCPGSystem) -> dict[str, float] | None:
+    """What the paced search did: episodes per second, decisions bounded and made, budget used, eta per second.
+
+    ``D`` is the pacing's bound on the decisions of a sentence at its root
+    (:mod:`core.engine.mcpg.pace`): one per word, plus stop in true-score mode.
+    """
+    timed = [r for r in results if r.search_seconds.get(system, 0.0) > 0.0 and system in r.episodes]
+    if not timed:
+        return None
+    extra = 1 if system.mode == "true-score" else 0
+    rate = sum(r.episodes[system] for r in timed) / sum(r.search_seconds[system] for r in timed)
+    bound = statistics.fmean(len(r.source) + extra for r in timed)
+    return {"rate": rate, "bound": bound, "eta_per_second": statistics.fmean(
+                r.episodes[system] / r.search_seconds[system] / (len(r.source) + extra) for r in timed),
+            "commits": statistics.fmean(len(r.commits.get(system, [])) for r in timed),
+            "seconds": statistics.fmean(r.seconds[system] for r in timed if system in r.seconds)}
+
+
+def _pace_sentence(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem], time_budget: float) -> str:
+    """Why the faithful search leaves budget unused, with the eta per second of budget measured here."""
+    parts = []
+    for system in systems:
+        figures = pace_figures(results, system) if system.profile == "faithful" else None
+        if figures is None:
+            continue
+        parts.append(
+            f"{system.label}: {figures['commits']:.1f} commits per sentence of at most D ≈ {figures['bound']:.1f}, "
+            f"{figures['seconds']:.2f} s of the {time_budget:g} s budget used, r ≈ {figures['rate']:,.0f} episodes "
+            f"per second, so η ≈ r/D ≈ {figures['eta_per_second']:,.0f} per second of budget "
+            f"({figures['eta_per_second'] * time_budget:,.0f} at {time_budget:g} s) for the first decision (each "
+            f"later one gets the time left over the decisions then left, so the commits' mean η in the table is "
+            f"higher); the paper's η = 100,000 would "
+            f"take {100_000 / figures['rate']:.0f} s per decision at this r")
+    if not parts:
+        return ""
+    return ("**Why the faithful search stops early.** " + "; ".join(parts) + ". Stopping is the seeds' algorithm: "
+            "the best root action is \"definitely applied\" (seed 003 §3) and, once that action is stop, the state "
+            "is final and the search returns; it never restarts, so a budget left over stays unused. The pacing gives "
+            "every decision the same η, as the seeds do, but it cannot know how many decisions a search will make, "
+            "so it plans for the bound D (one per word left, plus stop); true-score searches commit stop after a few "
+            "decisions and so use only a few D-th shares of the budget. Sharing the budget by the decisions actually "
+            "made would need them in advance; a guess below D would let a later decision get less η than an earlier "
+            "one, which the seeds' fixed η never does. Translator searches, which can only stop once every word is "
+            "covered, make nearly D decisions and use nearly all of it.")
 
 
 def _polish_sentence(summaries: Sequence[SystemSummary]) -> str:
@@ -160,9 +207,11 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
         "sentence show how much of the budget it used. The tuned profile keeps η = 1,000 and restarts until "
         "the budget is spent.",
         "",
-        "Inputs: " + ", ".join(f"{k}: `{v}`" for k, v in provenance.items()),
+        inputs_line(provenance),
         "",
         f"Command: `{command}`",
+        "",
+        _machine_note(),
         "",
         "| system | paper, vs MOSES | vs beam 1-best | MCPG ≥ beam 1-best "
         "| vs beam's best output ≠ source | MCPG ≥ that | outputs | commits per sentence, mean η | s / sentence |",
@@ -198,6 +247,8 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
         "",
         _polish_sentence(summaries),
         "",
+        _pace_sentence(results, systems, time_budget),
+        "",
         _bar_sentence(summaries, time_budget),
         "",
         "**Log base.** " + LOG_BASE_NOTE + " As printed in the paper (its base): true-score MCPG vs MOSES "
@@ -212,6 +263,20 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
     lines += _samples(results, systems)
     with atomic_output(path) as out:
         out.write("\n".join(lines).rstrip("\n") + "\n")
+
+
+def _machine_note() -> str:
+    """The machine's load when the file was written: budgets are wall-clock, so load costs episodes."""
+    import os
+
+    try:
+        loads = os.getloadavg()
+    except OSError:
+        return ""
+    return (f"**Machine.** {os.cpu_count()} cores; load average when this file was written (1, 5, 15 min): "
+            f"{loads[0]:.1f}, {loads[1]:.1f}, {loads[2]:.1f}. Budgets are wall-clock seconds, so on a loaded "
+            "machine a search runs fewer episodes than on an idle core: the η, episodes per second and scores "
+            "below are what the searches got here.")
 
 
 def _bar_sentence(summaries: Sequence[SystemSummary], time_budget: float) -> str:

@@ -42,6 +42,7 @@ from core.engine.beam_decoder import DEFAULT_BEAM_THRESHOLD, DecoderSettings
 from core.engine.generation import generate_batches
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
+from core.experiments.provenance import inputs_line
 from core.progress import no_progress
 from core.textio import atomic_output
 
@@ -249,7 +250,7 @@ def write_markdown(path: Path, reports: Sequence[StackReport], provenance: dict,
         "MOSES in the paper also reorders (distortion weight 10, not a ban) and scores known words only "
         "through the table's own self-paraphrase entries, so its model differs more from the true score's.",
         "",
-        "Inputs: " + ", ".join(f"{k}: `{v}`" for k, v in provenance.items()),
+        inputs_line(provenance),
         "",
         f"Command: `{command}`",
         "",

@@ -42,6 +42,7 @@ from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.spg import SPGWeights, Usability, generate_spg, unit_replacements
 from core.experiments import module_main
+from core.experiments.provenance import inputs_line
 from core.textio import atomic_output, read_token_lines
 from core.vocabulary import APPLICATIONS
 
@@ -192,7 +193,7 @@ def write_markdown(path: Path, reports: Sequence[ApplicationRates], provenance: 
         "(another English version of the same verse, as seed 004 takes a second human translation). A sentence "
         "is paraphrased when its 1-best replaces at least one unit.",
         "",
-        "Inputs: " + ", ".join(f"{k}: `{v}`" for k, v in provenance.items()),
+        inputs_line(provenance),
         "",
         f"Command: `{command}`",
         "",

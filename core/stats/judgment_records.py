@@ -39,7 +39,8 @@ from core.textio import read_csv
 from core.errors import InputFormatError
 
 JUDGMENT_COLUMNS = ("item", "annotator", "criterion", "value")
-OPTIONAL_JUDGMENT_COLUMNS = ("system", "systems", "application", "sentence")
+# "levels": the criterion's scale, its labels in order separated by ";" (as `study export-judgments` writes it).
+OPTIONAL_JUDGMENT_COLUMNS = ("system", "systems", "application", "sentence", "levels")
 SYSTEMS_SEPARATOR = ";"
 SCORE_COLUMNS = ("item", "system", "score")
 
@@ -262,6 +263,7 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
     path = str(path)
     items, annotators, criteria, values, systems, applications, lines = [], [], [], [], [], [], []
     producers, sentences = [], []
+    scales: dict[str, tuple[str, ...]] = {}
     has = dict.fromkeys(OPTIONAL_JUDGMENT_COLUMNS, False)
     for line_number, fields in _rows(path, JUDGMENT_COLUMNS, OPTIONAL_JUDGMENT_COLUMNS):
         _check_label(path, line_number, fields["value"])
@@ -275,6 +277,12 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
         producers.append(produced or (system,))
         applications.append(fields.get("application", ""))
         sentences.append(fields.get("sentence", ""))
+        levels = tuple(label.strip() for label in fields.get("levels", "").split(SYSTEMS_SEPARATOR) if label.strip())
+        if levels:
+            known = scales.setdefault(fields["criterion"], levels)
+            if known != levels:
+                raise InputFormatError(path, line_number, f"the levels {';'.join(known)} of criterion "
+                                       f"{fields['criterion']!r} given on an earlier line", got=fields["levels"])
         for name in has:
             has[name] = has[name] or name in fields
         lines.append(line_number)
@@ -290,6 +298,7 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
         source=path,
         producers=producers if has["systems"] else None,
         sentences=sentences if has["sentence"] else None,
+        scales=scales or None,
     )
 
 

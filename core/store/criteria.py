@@ -128,6 +128,13 @@ def normalize_value(criterion: Criterion, value: Any, text_value: str | None = N
     raise ValueError(f"criterion {criterion.name!r} takes one of {', '.join(allowed)}, not {raw!r}")
 
 
+def scale_labels(criterion: Criterion) -> tuple[str, ...]:
+    """The labels of the criterion's scale in order; empty for a choice task (its answers are not a scale)."""
+    if criterion.scale == "choice" or not criterion.levels:
+        return ()
+    return tuple(str(level["value"]) for level in criterion.levels)
+
+
 def bad_values(criterion: Criterion) -> set[str]:
     """Answers that count as 'judged bad' for a planted control: the lower half of the scale."""
     if criterion.scale in YES_NO_SCALES:

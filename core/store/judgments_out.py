@@ -10,6 +10,7 @@ from typing import Iterator
 from sqlalchemy import select
 
 from core.store.clock import iso_time
+from core.store.criteria import scale_labels
 from core.store.database import Database
 from core.store.items import item_key, systems_by_candidate
 from core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, SourceSentence, Study
@@ -17,9 +18,10 @@ from core.textio import atomic_output
 
 
 # "system" (the first that produced the item) is the report group; "systems" lists all. The candidate's and the
-# source sentence's text travel with each row, so an exported CSV reads alone.
+# source sentence's text travel with each row, and "levels" the criterion's scale (its labels in order, ";"
+# between), so an exported CSV reads alone: a statistic needing q, the number of labels, gets the study's.
 EXPORT_COLUMNS = ("item", "annotator", "criterion", "value", "text", "sentence", "system", "systems", "application",
-                  "kind", "candidate", "source",
+                  "levels", "kind", "candidate", "source",
                   "started_at", "answered_at", "duration_ms", "comment", "flag", "status", "origin",
                   "judgment_id", "assignment_id")
 
@@ -81,7 +83,8 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
                 "started_at": iso_time(judgment.started_at), "answered_at": iso_time(judgment.answered_at),
                 "duration_ms": judgment.duration_ms, "comment": judgment.comment, "flag": bool(judgment.flag),
                 "status": status, "origin": judgment.origin, "judgment_id": judgment.id,
-                "assignment_id": judgment.assignment_id, "scale": criterion.scale}
+                "assignment_id": judgment.assignment_id, "scale": criterion.scale,
+                "levels": list(scale_labels(criterion))}
 
 
 def judgment_records(db: Database, study_id: int) -> list[dict]:
@@ -113,7 +116,8 @@ def export_judgments(db: Database, study_id: int, output: str | os.PathLike, fil
         for row in iter_judgments(db, study_id, history=history, include_qc=include_qc):
             if file_format == "csv":
                 writer.writerow({**row, "system": row["systems"][0] if row["systems"] else "-",
-                                 "systems": ";".join(row["systems"]), "flag": int(row["flag"])})
+                                 "systems": ";".join(row["systems"]), "levels": ";".join(row["levels"]),
+                                 "flag": int(row["flag"])})
             else:
                 row.pop("scale")
                 row.pop("candidate_id")
