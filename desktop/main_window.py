@@ -1,6 +1,6 @@
-"""The main window: Annotate, Choice task, Studies, Quality control, Dashboard, Scorer, Inspect, Tune.
+"""The main window: Annotate, Choice task, Studies, Quality control, Dashboard, Scorer, Inspect, Tune, Suggestions.
 
-Ctrl+1 … Ctrl+8 switch screens; Ctrl+Shift+A adjudicates the disagreements of the study chosen on Annotate;
+Ctrl+1 … Ctrl+9 switch screens; Ctrl+Shift+A adjudicates the disagreements of the study chosen on Annotate;
 Ctrl+O opens another study database; Ctrl+Q quits. Closing drains the judgment writer first, so no answer given
 is lost. Settings (window geometry, last screen, last study and annotator)
 live in QSettings.
@@ -39,9 +39,11 @@ from desktop.inspect_screen import InspectScreen
 from desktop.judgment_writer import JudgmentWriter
 from desktop.quality_screen import QualityScreen
 from desktop.studies_screen import StudiesScreen
+from desktop.suggestion_inspect_screen import SuggestionInspectScreen
 from desktop.tune_screen import TuneScreen
 
-SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer", "Inspect", "Tune")
+SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer", "Inspect", "Tune",
+           "Suggestions")
 
 
 class JudgingTab(QWidget):
@@ -205,11 +207,13 @@ class MainWindow(QMainWindow):
         self.inspect.open_in_scorer.connect(self.score_candidate)
         self.tune = TuneScreen(self.db)
         self.tune.study_made.connect(lambda _: self.reload())
+        self.suggestions = SuggestionInspectScreen(self.db)
+        self.suggestions.choice_study_changed.connect(lambda _: self.choice.reload())
         self.scorer_holder = QWidget()
         QVBoxLayout(self.scorer_holder)
         self.scorer = None
         for widget, title in zip((self.annotate, self.choice, self.studies, self.quality, self.dashboard,
-                                  self.scorer_holder, self.inspect, self.tune), SCREENS):
+                                  self.scorer_holder, self.inspect, self.tune, self.suggestions), SCREENS):
             self.tabs.addTab(widget, f"{title}  [Ctrl+{SCREENS.index(title) + 1}]")
         self.setCentralWidget(self.tabs)
         self.identity_status = QLabel()
@@ -399,6 +403,10 @@ class MainWindow(QMainWindow):
             self.inspect.refresh()
         elif widget is self.tune:
             self.tune.setFocus()
+        elif widget is self.suggestions:
+            if not self.suggestions.evaluated and self.suggestions.worker is None:
+                self.suggestions.evaluate()  # approach 1 against approach 10 on the round-trip cases
+            self.suggestions.view.setFocus()
 
     def score_candidate(self, source: str, candidate: str) -> None:
         """From the Inspect screen: the source in the Scorer with the candidate filled in."""
@@ -482,6 +490,7 @@ class MainWindow(QMainWindow):
             self.studies.worker.cancel()  # a study build stops at its next progress report
         self.tune.cancel()  # tuning stops at its next progress report
         self.dashboard.cancel()
+        self.suggestions.cancel()
         if dialog is not None:
             dialog.setLabelText("Waiting for the statistics still being computed…")
         QThreadPool.globalInstance().waitForDone(5000)  # workers reading the database
