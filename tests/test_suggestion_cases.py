@@ -164,3 +164,19 @@ def test_a_case_without_suggestions_makes_no_task(rows):
         pytest.skip("every case has suggestions")
     with pytest.raises(ValueError):
         choice_task(empty, "roundtrip")
+
+
+def test_autoeval_compares_two_approaches_and_plots_fig_4_3(rows, tmp_path, capsys):
+    from core.cli import main
+
+    png, svg = tmp_path / "fig.png", tmp_path / "fig.svg"
+    assert main(["autoeval", "--approach", "approach-1", "--compare", "approach-10", "--plot", str(png),
+                 "--plot", str(svg)]) == 0
+    out = capsys.readouterr().out
+    assert "approach-1: 27 of 239 cases" in out and "approach-10: 18 of 239 cases" in out
+    split = filter_case_rows(rows, split=True, success=True)
+    ones = sum(r.approach == "approach-1" for r in split)
+    tens = sum(r.approach == "approach-10" for r in split)
+    assert f"approach-1 finds {ones} cases approach-10 misses; approach-10 finds {tens} that approach-1" in out
+    assert png.read_bytes()[:4] == b"\x89PNG" and ET.parse(svg).getroot().tag.endswith("svg")
+    assert main(["autoeval", "--approach", "approach-1", "--plot", str(tmp_path / "fig.jpg")]) == 2

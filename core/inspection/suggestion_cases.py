@@ -236,14 +236,25 @@ def length_bucket(length: int, longest: int = 8) -> str:
 
 def success_by_length(rows: Iterable[CaseRow], longest: int = 8) -> dict[str, dict[str, tuple[int, int]]]:
     """Seed 001 Fig. 4.3: per approach, per span length (``longest``+ together), (cases, successes)."""
-    table: dict[str, dict[str, list[int]]] = {}
+    outcomes: dict[str, list[tuple[int, bool]]] = {}
     for row in rows:
-        counts = table.setdefault(row.approach, {}).setdefault(length_bucket(row.length, longest), [0, 0])
-        counts[0] += 1
-        counts[1] += row.success
+        outcomes.setdefault(row.approach, []).append((row.length, row.success))
+    return tabulate_by_length(outcomes, longest)
+
+
+def tabulate_by_length(outcomes: dict[str, Iterable[tuple[int, bool]]],
+                       longest: int = 8) -> dict[str, dict[str, tuple[int, int]]]:
+    """``approach -> [(span length, success), ...]`` as :func:`success_by_length`'s table."""
     order = [length_bucket(n, longest) for n in range(1, longest + 1)]
-    return {approach: {bucket: tuple(lengths[bucket]) for bucket in order if bucket in lengths}
-            for approach, lengths in table.items()}
+    table = {}
+    for approach, pairs in outcomes.items():
+        counts: dict[str, list[int]] = {}
+        for length, success in pairs:
+            cell = counts.setdefault(length_bucket(length, longest), [0, 0])
+            cell[0] += 1
+            cell[1] += bool(success)
+        table[approach] = {bucket: tuple(counts[bucket]) for bucket in order if bucket in counts}
+    return table
 
 
 def fate_counts(rows: Iterable[CaseRow]) -> dict[str, dict[str, int]]:
