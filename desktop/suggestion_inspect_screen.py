@@ -31,7 +31,7 @@ from core.engine.cat.approaches import APPROACHES
 from core.engine.cat.graph_store import open_graph
 from core.inspection.plots import plot_success_by_length
 from core.inspection.suggestion_cases import (
-    CASE_SETS, COLUMNS, CaseRow, approaches_of, column_value, evaluate_rows, fate_counts, filter_case_rows,
+    CASE_SETS, COLUMNS, CaseRow, approaches_of, case_major, column_value, evaluate_rows, fate_counts, filter_case_rows,
     load_case_set, rows_of_case, sort_case_rows, success_by_length,
 )
 from core.inspection.suggestion_study import DEFAULT_STUDY, judge_names, send_case, study_exists
@@ -73,7 +73,7 @@ class CaseRowsModel(QAbstractTableModel):
         self._sort = (-1, Qt.AscendingOrder)
 
     def load(self, rows: list[CaseRow]) -> None:
-        self.all_rows = rows
+        self.all_rows = case_major(rows)  # both approaches of a case next to each other until sorted
         self.apply()
 
     def apply(self, **filters) -> None:
@@ -110,9 +110,13 @@ class CaseRowsModel(QAbstractTableModel):
         return None
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
+        """By a column; column -1 (no sort indicator) is the case-by-case order."""
         self.beginResetModel()
         self._sort = (column, order)
-        self.rows = sort_case_rows(self.rows, column, order == Qt.DescendingOrder)
+        if column >= 0:
+            self.rows = sort_case_rows(self.rows, column, order == Qt.DescendingOrder)
+        else:
+            self.rows = case_major(self.rows)
         self.endResetModel()
 
 
@@ -142,7 +146,7 @@ class SuggestionInspectScreen(QWidget):
         self.view = QTableView()
         self.view.setModel(self.model)
         self.view.setSortingEnabled(True)
-        self.view.horizontalHeader().setSortIndicatorShown(False)
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)  # case by case until a header is clicked
         self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SingleSelection)
         self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
@@ -162,6 +166,7 @@ class SuggestionInspectScreen(QWidget):
         layout.addWidget(splitter, 1)
         keys = QLabel(" · ".join(f"{key} {action}" for key, action in KEYS))
         keys.setStyleSheet("color:#555")
+        keys.setWordWrap(True)
         layout.addWidget(keys)
         self.status = QLabel("Choose a case set and approaches, then Evaluate (Ctrl+E).")
         self.status.setWordWrap(True)
@@ -340,6 +345,9 @@ class SuggestionInspectScreen(QWidget):
         self.approach_filter.blockSignals(False)
         self.model.load(rows)
         self.apply_filters()
+        self.view.resizeColumnsToContents()
+        for column in range(len(COLUMNS)):
+            self.view.setColumnWidth(column, min(self.view.columnWidth(column), 180))
         self._show_plot()
 
     def apply_filters(self) -> None:
@@ -483,6 +491,19 @@ def _suggestions_table(row: CaseRow) -> str:
     return "".join(parts)
 
 
+def _suggestions_list(row: CaseRow) -> str:
+    """The suggestions as a numbered list with their scores (narrow enough for two columns)."""
+    if not row.suggestions:
+        return "<p><i>No suggestions.</i></p>"
+    items = []
+    for s in row.suggestions:
+        lm = "" if s.lm_score is None else f", LM {s.lm_score:.2f}"
+        text = f"<b>{html.escape(s.text)}</b>" if s.is_gold else html.escape(s.text)
+        style = f" style='background:{GREEN}'" if s.is_gold else ""
+        items.append(f"<li{style}>{text} <span style='color:#666'>(FSM {s.fsm_score:.4f}{lm})</span></li>")
+    return "<ol>" + "".join(items) + "</ol>"
+
+
 def side_by_side_html(rows: list[CaseRow]) -> str:
     """Every approach's result on one case, in columns."""
     if not rows:
@@ -500,7 +521,7 @@ def side_by_side_html(rows: list[CaseRow]) -> str:
     parts.append("</tr><tr>")
     for row in rows:
         parts.append(f"<td valign='top'><p><b>Fate</b>: {html.escape(row.fate_text)}</p>"
-                     f"{_suggestions_table(row)}<p style='color:#555'>"
+                     f"{_suggestions_list(row)}<p style='color:#555'>"
                      + "<br>".join(f"{html.escape(stage)}: {count}" for stage, count in row.pipeline) + "</p></td>")
     parts.append("</tr></table>")
     return "".join(parts)

@@ -14,7 +14,7 @@ from core.engine.cat.graph_store import open_graph
 from core.engine.lm import LanguageModel
 from core.inspection.plots import plot_success_by_length
 from core.inspection.suggestion_cases import (
-    COLUMNS, approaches_of, choice_task, fate_counts, filter_case_rows, load_case_set, rows_of_case,
+    COLUMNS, approaches_of, case_major, choice_task, fate_counts, filter_case_rows, load_case_set, rows_of_case,
     sort_case_rows, evaluate_rows, success_by_length,
 )
 from core.inspection.suggestion_study import DEFAULT_STUDY, choice_tasks_of, judge_names, send_case
@@ -98,11 +98,13 @@ def test_filters_and_sorting(rows):
                          != rows_of_case(rows, r.case_id)["approach-10"].success for r in split)
     # Approach 1 finds the gold of some cases approach 10 misses, and the reverse.
     assert {r.approach for r in split if r.success} == set(PAIR)
-    by_rank = sort_case_rows(rows, COLUMNS.index("gold rank"))
+    by_rank = sort_case_rows(rows, COLUMNS.index("rank"))
     ranks = [r.rank for r in by_rank]
     assert ranks[0] == 1 and ranks[-1] is None
     known = [rank for rank in ranks if rank is not None]
     assert known == sorted(known) and all(rank is None for rank in ranks[len(known):])
+    paired = case_major(rows)
+    assert [r.approach for r in paired[:4]] == [*PAIR, *PAIR] and paired[0].case_id == paired[1].case_id
     longest_first = sort_case_rows(rows, COLUMNS.index("length"), descending=True)
     assert longest_first[0].length == max(r.length for r in rows)
 

@@ -208,12 +208,12 @@ def filter_case_rows(rows: Sequence[CaseRow], *, approach: str | None = None, mi
             and (split_cases is None or row.case_id in split_cases)]
 
 
-COLUMNS = ("approach", "case", "length", "success", "gold rank", "gold", "fate", "first suggestion")
+COLUMNS = ("approach", "case", "length", "found", "rank", "fate", "gold", "first suggestion")
 
 
 def column_value(row: CaseRow, column: int):
     """What a table shows in ``COLUMNS[column]`` (and sorts by: numbers as numbers, a missing rank last)."""
-    return (row.approach, row.case_id, row.length, "yes" if row.success else "no", row.rank, row.gold, row.fate_text,
+    return (row.approach, row.case_id, row.length, "yes" if row.success else "no", row.rank, row.fate_text, row.gold,
             row.suggestions[0].text if row.suggestions else "")[column]
 
 
@@ -223,6 +223,13 @@ def sort_case_rows(rows: Sequence[CaseRow], column: int, descending: bool = Fals
         return (value is None, value if value is not None else 0, row.case_id, row.approach)
 
     return sorted(rows, key=key, reverse=descending)
+
+
+def case_major(rows: Sequence[CaseRow]) -> list[CaseRow]:
+    """The rows case by case (in the order of the cases file), each case's approaches together in evaluated order."""
+    cases = {case: index for index, case in enumerate(dict.fromkeys(row.case_id for row in rows))}
+    approaches = {name: index for index, name in enumerate(approaches_of(rows))}
+    return sorted(rows, key=lambda row: (cases[row.case_id], approaches[row.approach]))
 
 
 def rows_of_case(rows: Iterable[CaseRow], case_id: str) -> dict[str, CaseRow]:
