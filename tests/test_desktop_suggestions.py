@@ -141,3 +141,25 @@ def test_an_evaluation_can_be_cancelled_and_one_approach_alone_is_shown(qtbot, w
     assert "approach-7:" in screen.status.text()
     screen.view.selectRow(0)
     assert "second approach" in screen.both.toPlainText()
+
+
+def test_a_cases_file_of_ones_own_and_a_broken_one(qtbot, window, tmp_path):
+    from core.demo import demo_files
+
+    cases, graph = demo_files().case_set("roundtrip")
+    own = tmp_path / "my-cases.jsonl"
+    own.write_text("".join(cases.read_text(encoding="utf-8").splitlines(keepends=True)[:12]), encoding="utf-8")
+    screen = window.suggestions
+    window.tabs.setCurrentWidget(window.tabs.widget(0))
+    screen.second_combo.setCurrentText("(none)")
+    screen.choose_cases_file(str(own), str(graph))
+    screen.evaluate()
+    qtbot.waitUntil(lambda: screen.evaluated, timeout=120_000)
+    assert len(screen.model.all_rows) == 12 and screen.status.text().startswith("my-cases.jsonl")
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "x", "sentence": "a b", "span": [1, 5], "gold": "c"}\n', encoding="utf-8")
+    screen.choose_cases_file(str(broken), str(graph))
+    screen.evaluate()
+    qtbot.waitUntil(lambda: screen.worker is None, timeout=60_000)
+    assert "could not evaluate" in screen.status.text() and "broken.jsonl:1" in screen.status.text()
+    assert "Traceback" not in screen.status.text() and len(screen.model.all_rows) == 12
