@@ -9,7 +9,7 @@ from core.demo import demo_files
 
 # One per tab, in the order of desktop.main_window.SCREENS.
 SCREEN_FILES = ("annotate", "choice-task", "studies", "quality-control", "dashboard", "scorer", "inspect", "tune",
-                "translator")
+                "suggestions", "translator")
 
 
 def run_app(table: str | None = None, lm: str | None = None, screenshot: str | None = None,
@@ -118,6 +118,10 @@ def take_screenshots(window, directory: Path) -> None:
             # The scorer loads its table and LM in a worker: wait for it (up to two minutes).
             scorer = window.scorer
             if name == "scorer" and (scorer is None or scorer.scorer is None) and waited_ms < 120_000:
+                QTimer.singleShot(500, lambda: shoot(waited_ms + 500))
+                return
+            # The Suggestions screen evaluates two approaches in a worker: wait for it too.
+            if name == "suggestions" and not window.suggestions.evaluated and waited_ms < 120_000:
                 QTimer.singleShot(500, lambda: shoot(waited_ms + 500))
                 return
             if name == "scorer" and scorer is not None and scorer.scorer is not None:

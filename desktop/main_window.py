@@ -1,6 +1,7 @@
-"""The main window: Annotate, Choice task, Studies, Quality control, Dashboard, Scorer, Inspect, Tune, Translator.
+"""The main window: Annotate, Choice task, Studies, Quality control, Dashboard, Scorer, Inspect, Tune, Suggestions,
+Translator.
 
-Ctrl+1 … Ctrl+8 and Ctrl+0 switch screens (:data:`SCREEN_KEYS`); Ctrl+Shift+A adjudicates the disagreements of
+Ctrl+1 … Ctrl+9 and Ctrl+0 switch screens (:data:`SCREEN_KEYS`); Ctrl+Shift+A adjudicates the disagreements of
 the study chosen on Annotate; Ctrl+O opens another study database; Ctrl+Q quits. Closing drains the judgment
 writer first, so no answer given is lost. Settings (window geometry, last screen, last study and annotator)
 live in QSettings.
@@ -39,11 +40,12 @@ from desktop.inspect_screen import InspectScreen
 from desktop.judgment_writer import JudgmentWriter
 from desktop.quality_screen import QualityScreen
 from desktop.studies_screen import StudiesScreen
+from desktop.suggestion_inspect_screen import SuggestionInspectScreen
 from desktop.translator_screen import TranslatorScreen
 from desktop.tune_screen import TuneScreen
 
 SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer", "Inspect", "Tune",
-           "Translator")
+           "Suggestions", "Translator")
 # Ctrl+N for the N-th screen, except those given their own key.
 SCREEN_KEYS = {**{title: f"Ctrl+{index + 1}" for index, title in enumerate(SCREENS[:9])}, "Translator": "Ctrl+0"}
 
@@ -211,11 +213,14 @@ class MainWindow(QMainWindow):
         self.tune.study_made.connect(lambda _: self.reload())
         self.translator = TranslatorScreen(self.db, self.identity, lm=self.lm_path)
         self.translator.identity_needed.connect(self.judge_as)
+        self.suggestions = SuggestionInspectScreen(self.db)
+        self.suggestions.choice_study_changed.connect(lambda _: self.choice.reload())
         self.scorer_holder = QWidget()
         QVBoxLayout(self.scorer_holder)
         self.scorer = None
         for widget, title in zip((self.annotate, self.choice, self.studies, self.quality, self.dashboard,
-                                  self.scorer_holder, self.inspect, self.tune, self.translator), SCREENS):
+                                  self.scorer_holder, self.inspect, self.tune, self.suggestions, self.translator),
+                                 SCREENS):
             self.tabs.addTab(widget, f"{title}  [{SCREEN_KEYS[title]}]")
         self.setCentralWidget(self.tabs)
         self.identity_status = QLabel()
@@ -407,6 +412,10 @@ class MainWindow(QMainWindow):
             self.tune.setFocus()
         elif widget is self.translator:
             self.translator.activate()
+        elif widget is self.suggestions:
+            if not self.suggestions.evaluated and self.suggestions.worker is None:
+                self.suggestions.evaluate()  # approach 1 against approach 10 on the round-trip cases
+            self.suggestions.view.setFocus()
 
     def score_candidate(self, source: str, candidate: str) -> None:
         """From the Inspect screen: the source in the Scorer with the candidate filled in."""
@@ -491,6 +500,7 @@ class MainWindow(QMainWindow):
         self.tune.cancel()  # tuning stops at its next progress report
         self.dashboard.cancel()
         self.translator.cancel()  # opening the graph store stops at its next progress report
+        self.suggestions.cancel()
         if dialog is not None:
             dialog.setLabelText("Waiting for the statistics still being computed…")
         QThreadPool.globalInstance().waitForDone(5000)  # workers reading the database

@@ -63,10 +63,11 @@ def judge_everything(db, study_id, annotator, *, consistent: bool, catch_control
 def test_the_window_has_every_screen_and_keys_switch_them(qtbot, window):
     titles = [window.tabs.tabText(i) for i in range(window.tabs.count())]
     assert [t.split("  ")[0] for t in titles] == ["Annotate", "Choice task", "Studies", "Quality control",
-                                                  "Dashboard", "Scorer", "Inspect", "Tune", "Translator"]
+                                                  "Dashboard", "Scorer", "Inspect", "Tune", "Suggestions",
+                                                  "Translator"]
     assert window.annotate.screen.item is not None and window.annotate.screen.item.scale != "choice"
     assert window.choice.screen.item.scale == "choice"
-    for index in range(8):
+    for index in range(9):
         qtbot.keyClick(window, getattr(Qt, f"Key_{index + 1}"), Qt.ControlModifier)
         assert window.tabs.currentIndex() == index
     qtbot.keyClick(window, Qt.Key_0, Qt.ControlModifier)

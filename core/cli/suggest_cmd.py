@@ -4,8 +4,9 @@
   traditional or extended format, plain or gzip) into a graph store (:mod:`core.engine.cat.graph_store`).
 * ``suggest --graph G --sentence N --span I J [--approach NAME] [--top 5] [--feedback TEXT] [--json]``:
   suggestions for tokens ``[I, J)`` of sentence ``N``'s translation, and what became of every candidate.
-* ``autoeval --approach NAME [--top 5] [--feedback] [--cases roundtrip|webkjv|FILE] [--json]``:
-  seed 001 §4.1's automatic evaluation; with no ``--cases``, the bundled round-trip cases of the test verses.
+* ``autoeval --approach NAME [--top 5] [--feedback] [--cases roundtrip|webkjv|FILE] [--compare NAME] [--plot FILE]
+  [--json]``: seed 001 §4.1's automatic evaluation; with no ``--cases``, the bundled round-trip cases of the test
+  verses; ``--compare`` runs a second approach on the same cases, ``--plot`` draws Fig. 4.3 (PNG or SVG).
 
 ``--graph`` takes a graph store or a search graph dump (loaded once into the user cache).
 """
@@ -64,20 +65,25 @@ def register(subparsers) -> None:
     autoeval.add_argument("--graph", help="graph store or search graph file for a cases file")
     autoeval.add_argument("--feedback", action="store_true", help="§5.2: each shown suggestion also given as feedback")
     autoeval.add_argument("--details", metavar="FILE", help="write one JSON line per case (suggestions, fate)")
+    autoeval.add_argument("--compare", metavar="NAME", help="a second approach on the same cases: both counts, and the "
+                          "cases each finds that the other misses")
+    autoeval.add_argument("--plot", metavar="FILE", action="append", default=[],
+                          help="success by span length per approach (seed 001 Fig. 4.3), .png or .svg (repeatable)")
     autoeval.add_argument("--json", action="store_true")
     _approach_options(autoeval)
     autoeval.set_defaults(func=run_autoeval)
 
 
-def _resolve_approach(args):
+def _resolve_approach(args, name: str | None = None):
     from core.engine.cat.approaches import APPROACHES, load_approaches
 
     approaches = dict(APPROACHES)
     if args.approaches:
         approaches.update(load_approaches(args.approaches))
-    if args.approach not in approaches:
-        raise SystemExit(f"parastudio: error: no approach {args.approach!r}; known: {', '.join(approaches)}")
-    return approaches[args.approach]
+    name = name or args.approach
+    if name not in approaches:
+        raise SystemExit(f"parastudio: error: no approach {name!r}; known: {', '.join(approaches)}")
+    return approaches[name]
 
 
 def _lm(args):
@@ -159,6 +165,11 @@ def run_autoeval(args: argparse.Namespace) -> int:
     from core.textio import atomic_output
 
     approach = _resolve_approach(args)
+    compared = _resolve_approach(args, args.compare) if args.compare else None
+    for plot in args.plot:
+        if not plot.lower().endswith((".png", ".svg")):
+            print(f"parastudio: error: --plot {plot}: a plot is written as .png or .svg", file=sys.stderr)
+            return 2
     if args.cases in CASE_SETS:
         cases_path, graph_path = demo_files().case_set(args.cases)
         graph_path = args.graph or graph_path
@@ -170,20 +181,41 @@ def run_autoeval(args: argparse.Namespace) -> int:
         cases_path, graph_path = args.cases, args.graph
     cases = read_cases(cases_path)
     lm = _lm(args)
+    evaluations = []
     with progress_bar("case") as progress:
         store = _store(graph_path, progress)
         with store:
-            evaluation = evaluate(store, cases, approach, lm=lm, top=args.top, feedback=args.feedback,
-                                  explain=bool(args.details), progress=progress)
+            for which in (approach, compared) if compared else (approach,):
+                evaluations.append(evaluate(store, cases, which, lm=lm, top=args.top, feedback=args.feedback,
+                                            explain=bool(args.details), progress=progress))
+    evaluation = evaluations[0]
     if args.details:
         with atomic_output(args.details) as handle:
             for result in evaluation.results:
                 handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+    if args.plot:
+        from core.inspection.plots import plot_success_by_length
+        from core.inspection.suggestion_cases import tabulate_by_length
+
+        table = tabulate_by_length({e.approach.name: [(r.case.length, r.success) for r in e.results]
+                                    for e in evaluations})
+        for plot in args.plot:
+            plot_success_by_length(table, plot)
     if args.json:
-        print(json.dumps(evaluation.to_json()))
+        out = evaluation.to_json()
+        if compared:
+            out = {**out, "compared": evaluations[1].to_json()}
+        print(json.dumps(out))
         return 0
-    print(f"{approach.name}: {evaluation.successes} of {len(cases)} cases"
-          f"{' with feedback' if args.feedback else ''} (top {args.top})")
-    for length, (count, successes) in evaluation.by_length().items():
-        print(f"  length {length}: {successes}/{count}")
+    for each in evaluations:
+        print(f"{each.approach.name}: {each.successes} of {len(cases)} cases"
+              f"{' with feedback' if args.feedback else ''} (top {args.top})")
+        for length, (count, successes) in each.by_length().items():
+            print(f"  length {length}: {successes}/{count}")
+    if compared:
+        first, second = ([r.success for r in e.results] for e in evaluations)
+        print(f"{approach.name} finds {sum(a and not b for a, b in zip(first, second))} cases {compared.name} misses; "
+              f"{compared.name} finds {sum(b and not a for a, b in zip(first, second))} that {approach.name} misses")
+    for plot in args.plot:
+        print(f"plot: {plot}")
     return 0

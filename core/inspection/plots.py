@@ -1,4 +1,5 @@
-"""Plots of a study's failures: rejection rate per system (95 % Wilson intervals), scores of accepted vs rejected.
+"""Plots of failures: rejection rate per system (95 % Wilson intervals), scores of accepted vs rejected, and the
+span suggestions' success by span length per approach (seed 001 Fig. 4.3).
 
 matplotlib, imported only when plotting; written atomically as PNG or SVG by the file name.
 """
@@ -89,6 +90,36 @@ def plot_score_histograms(rows: Sequence[CandidateRow], path: str | os.PathLike)
     axes.set_ylabel("candidates")
     axes.set_title("Exact true scores of accepted and rejected candidates", fontsize=9)
     if axes.get_legend_handles_labels()[0]:
+        axes.legend(fontsize=8)
+    figure.tight_layout()
+    return _save(figure, path)
+
+
+def plot_success_by_length(table: dict[str, dict[str, tuple[int, int]]], path: str | os.PathLike) -> Path:
+    """Seed 001 Fig. 4.3: the share of cases whose gold is among the suggestions shown, per span length, one bar per
+    approach; ``table`` is approach -> length -> (cases, successes)
+    (:func:`core.inspection.suggestion_cases.success_by_length`), each bar labelled successes/cases."""
+    lengths = list(dict.fromkeys(length for counts in table.values() for length in counts))
+    lengths.sort(key=lambda label: int(label.rstrip("+")))
+    figure = _figure()
+    axes = figure.subplots()
+    width = 0.8 / max(1, len(table))
+    colours = ("#4f81bd", "#c0504d", "#9bbb59", "#8064a2")
+    for number, (approach, counts) in enumerate(table.items()):
+        xs = [index + (number - (len(table) - 1) / 2) * width for index in range(len(lengths))]
+        shares = [100 * counts[length][1] / counts[length][0] if counts.get(length) else 0 for length in lengths]
+        total, found = (sum(counts[length][i] for length in counts) for i in (0, 1))
+        axes.bar(xs, shares, width, color=colours[number % len(colours)], label=f"{approach} ({found}/{total})")
+        for x, share, length in zip(xs, shares, lengths):
+            if counts.get(length):
+                axes.text(x, share + 1, f"{counts[length][1]}/{counts[length][0]}", ha="center", fontsize=6,
+                          rotation=90 if len(table) > 1 else 0, va="bottom")
+    axes.set_xticks(range(len(lengths)), lengths)
+    axes.set_xlabel("span length (tokens)")
+    axes.set_ylabel("gold among the suggestions (%)")
+    axes.set_ylim(0, 110)
+    axes.set_title("Success by span length per approach (seed 001 Fig. 4.3)", fontsize=9)
+    if table:
         axes.legend(fontsize=8)
     figure.tight_layout()
     return _save(figure, path)
