@@ -15,7 +15,6 @@ true score's model (the beam decoder and both MCPG modes, log10) are flagged.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -29,7 +28,7 @@ TRUE_SCORE_COMPARABLE = ("beam", "mcpg-true", "mcpg-translator")
 SEARCH_ERROR_TOLERANCE = 1e-4
 
 
-@dataclass
+@dataclass(slots=True)
 class CandidateRow:
     candidate_id: int
     item: str
@@ -44,14 +43,20 @@ class CandidateRow:
     rules: int  # rewrites applied (identity segments not counted); -1 when the derivation is unknown
     model_score: float | None
     true_score: float | None
-    scores: dict = field(default_factory=dict)  # per system: rank, model_score, true_score
+    # What each producing system reported: (candidate id, system, rank, model score, true score), by system name.
+    producers: tuple[tuple, ...] = ()
+
+    @property
+    def scores(self) -> dict[str, dict]:
+        """Per system: rank, model_score, true_score (built when asked: most rows are never asked)."""
+        return {system: {"rank": rank, "model_score": model_score, "true_score": true_score}
+                for _, system, rank, model_score, true_score in self.producers}
 
     @property
     def search_error(self) -> bool:
-        for system, score in self.scores.items():
-            if system in TRUE_SCORE_COMPARABLE and score.get("model_score") is not None \
-                    and score.get("true_score") is not None \
-                    and score["true_score"] - score["model_score"] > SEARCH_ERROR_TOLERANCE:
+        for _, system, _, model_score, true_score in self.producers:
+            if system in TRUE_SCORE_COMPARABLE and model_score is not None and true_score is not None \
+                    and true_score - model_score > SEARCH_ERROR_TOLERANCE:
                 return True
         return False
 
@@ -181,13 +186,11 @@ def _fetch_apart(db: Database, sql: str, study_id: int) -> dict:
 
 def _rows(connection, sql: _Sql, study_id: int, judged_as: _Judged, packed_rows: Future) -> list[CandidateRow]:
     """The rows of the candidates ``packed_rows`` (a future: candidate id -> packed labels) finds judged."""
-    systems: dict[int, list[str]] = defaultdict(list)
-    scores: dict[int, dict] = defaultdict(dict)
-    for candidate_id, name, rank, model_score, true_score in _fetch(connection, (
+    producers: dict[int, list[tuple]] = {}
+    for produced in _fetch(connection, (
             "SELECT cs.candidate_id, s.name, cs.rank, cs.model_score, cs.true_score FROM candidate_system cs "
             "JOIN system s ON s.id = cs.system_id WHERE s.study_id = :s ORDER BY s.name"), study_id):
-        systems[candidate_id].append(name)
-        scores[candidate_id][name] = {"rank": rank, "model_score": model_score, "true_score": true_score}
+        producers.setdefault(produced[0], []).append(produced)
     candidates = _fetch(connection, sql.candidates(), study_id)
     packed = packed_rows.result()
     rows = []
@@ -197,15 +200,13 @@ def _rows(connection, sql: _Sql, study_id: int, judged_as: _Judged, packed_rows:
         if judged is None:
             continue
         labels, per_criterion, verdict = judged
-        produced = tuple(systems.get(candidate_id, ()))
-        own = scores.get(candidate_id, {})
-        first = own.get(produced[0], {}) if produced else {}
+        produced = tuple(producers.get(candidate_id, ()))
+        first = produced[0] if produced else (None, None, None, None, None)
         rows.append(CandidateRow(
-            candidate_id=candidate_id, item=str(candidate_id), sentence=sentence, source=source,
-            text=candidate_text, systems=produced, verdict=verdict, criteria=per_criterion, labels=labels,
-            source_length=source.count(" ") + 1 if source else 0,
-            rules=int(rules) if rules is not None else _rule_count(derivation),
-            model_score=first.get("model_score"), true_score=first.get("true_score"), scores=own))
+            candidate_id, str(candidate_id), sentence, source, candidate_text,
+            tuple(system for _, system, *_ in produced), verdict, per_criterion, labels,
+            source.count(" ") + 1 if source else 0, int(rules) if rules is not None else _rule_count(derivation),
+            first[3], first[4], produced))
     return rows
 
 
