@@ -173,17 +173,20 @@ def run_report(args: argparse.Namespace) -> int:
     if is_sqlite_file(args.file):
         from core.store.database import open_database
         from core.store.operations import find_study
-        from core.study_judgments import study_judgment_records
+        from core.study_judgments import pattern_pairs_extracted, study_judgment_records
 
         db = open_database(args.file)
         try:
-            records = study_judgment_records(db, find_study(db, args.study))
+            study_id = find_study(db, args.study)
+            records = study_judgment_records(db, study_id)
+            extracted = pattern_pairs_extracted(db, study_id)
         except LookupError as error:
             return _fail(str(error))
     else:
-        records = read_judgments(args.file)
+        records, extracted = read_judgments(args.file), None
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
-                          title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap)
+                          title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
+                          pairs_extracted=extracted)
     text = render(report, args.format)
     if args.output:
         with atomic_output(args.output) as handle:
