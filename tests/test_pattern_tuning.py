@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -154,6 +155,11 @@ def test_a_judged_pattern_study_gives_labelled_pairs_that_tune_reads(tmp_path, c
     assert main(["export-devset", str(db_path), "-o", str(dev), "--aggregate", "agree"]) == 0
     records = read_devset(dev)
     assert records and all(len(r["replacements"]) == 1 for r in records)
+    import jsonschema  # in the test extra
+
+    schema = json.loads((Path(__file__).resolve().parent.parent / "docs" / "devset.schema.json").read_text())
+    for record in records:
+        jsonschema.validate(record, schema)
     for record in records:
         unit = record["replacements"][0]
         assert (unit["source"], unit["target"]) == (record["source"], record["candidate"])
