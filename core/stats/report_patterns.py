@@ -63,7 +63,8 @@ def seed002_table2(records: JudgmentRecords, positive: Sequence[str],
         signature=signature("pattern-precision", total_items, len(per_system.annotator_names()),
                             criterion=PATTERN_CORRECT, positive=",".join(positive), majority="strict",
                             systems="every-producer"),
-        note="#PP: the pairs the model extracted from the table (the judged pairs are a sample of them). "
+        note="#PP: the pairs the model extracted from the table (the judged pairs are a sample of them), as the "
+        "study records it (– for judgments read from a file). "
         "Precision (judgments): share of the 'correct' judgments that say yes. Precision (majority): share of "
         "pairs more than half of whose judges say yes. Seed 002: LL-model 67.03 %, MLE-model 60.60 % (3,000 pairs "
         "each; #PP 1,058,624 and 1,015,533). A pair both models extract counts for both.",
