@@ -141,7 +141,8 @@ def _judge(db_path, study):
                                     ("yes" if good else "no") if item.criterion == "correct" else "replacement")
 
 
-def test_a_judged_pattern_study_gives_labelled_pairs_that_tune_reads(tmp_path, capsys):
+@pytest.fixture
+def judged_pattern_study(tmp_path):
     table = tmp_path / "patterns.gz"
     build_pattern_table(figure_sentences(), table)
     db_path = tmp_path / "study.sqlite"
@@ -151,6 +152,11 @@ def test_a_judged_pattern_study_gives_labelled_pairs_that_tune_reads(tmp_path, c
         study = study_from_pattern_table(lambda *_: None, db, plan, str(table),
                                          PatternModels(ll_threshold=-3.0, sample=1000))
     _judge(db_path, study)
+    return table, db_path, study
+
+
+def test_a_judged_pattern_study_gives_labelled_pairs_that_tune_reads(judged_pattern_study, tmp_path, capsys):
+    table, db_path, _ = judged_pattern_study
     dev = tmp_path / "dev.jsonl"
     assert main(["export-devset", str(db_path), "-o", str(dev), "--aggregate", "agree"]) == 0
     records = read_devset(dev)
@@ -178,7 +184,26 @@ def test_a_judged_pattern_study_gives_labelled_pairs_that_tune_reads(tmp_path, c
     assert report["devset"]["pairs_in_table"] == len(records)
     assert len(list(read_table(out))) == report["table_out"]["pairs"] > 0
     assert json.loads(weights.read_text())["weights"]["pivot"]["T"] == report["weights"]["pivot"]["T"]
+    # A pattern table named with --table is read as one (its lines are not a phrase pivot table's).
+    assert main(["tune", "--devset", str(dev), "--system", "pivot", "--heldout", "0", "--restarts", "0",
+                 "-o", str(weights), "--table", str(table), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["features"]["kind"] == "pattern-table"
     # Two feature sources at once are refused, not silently chosen between.
     assert main(["tune", "--devset", str(dev), "--system", "pivot", "-o", str(weights), "--pattern-table",
                  str(table), "--table", str(table)]) == 2
     assert "one feature source" in capsys.readouterr().err
+
+
+def test_the_tune_screens_loop_tunes_a_pattern_study_on_its_own_table(judged_pattern_study, tmp_path):
+    from core.demo import demo_files
+    from core.tuning.study_tuning import TuneSettings, tune_study
+    from core.tuning.tune import TuneOptions
+
+    table, db_path, study = judged_pattern_study
+    # The screen's Tables field holds the demo's phrase table by default: the study's pattern table is used.
+    settings = TuneSettings(system="pivot", objective="f1", tables=[str(demo_files().table)],
+                            options=TuneOptions(objective="f1", heldout=0.0, restarts=1), folder=str(tmp_path / "t"))
+    with open_database(db_path) as db:
+        result = tune_study(lambda *_: None, db, study, settings)
+    assert result["features"] == {**result["features"], "kind": "pattern-table", "path": str(table)}
+    assert len(list(read_table(Path(result["table_out"]["path"])))) == result["table_out"]["pairs"]

@@ -3,9 +3,9 @@
 Tables and LM default to the dev set's provenance (the first record's ``tables`` and ``lm``) when those files
 exist; the SPG application to the dev set's ``spg_application``. ``--system pivot`` reads its per-pivot features
 from ``--pattern-table`` (a pattern table, seed 002 Eq. 3), ``--phrase-table`` (the bilingual table behind a
-phrase pivot table) or ``--table`` (a phrase pivot table, h1..h4 marginalised); with none of them, a dev set
-exported from a pattern-pair study names its pattern table (each candidate's ``params.table``) and that is used
-when the file exists.
+phrase pivot table) or ``--table`` (a phrase pivot table, h1..h4 marginalised; a pattern table given here is read as one); with none
+of them, a dev set exported from a pattern-pair study names its pattern table (each candidate's
+``params.table``) and that is used when the file exists.
 """
 
 from __future__ import annotations
@@ -49,6 +49,22 @@ def provenance_files(records: Sequence[dict]) -> tuple[list[str], str | None]:
     return tables, lm if lm and Path(lm).is_file() else None
 
 
+def is_pattern_table(path: str) -> bool:
+    """Whether ``path`` is a pattern table (docs/pattern-table.md): its sidecar says so, or its first line parses
+    as one (``e1 ||| e2 ||| score p_mle ||| features ||| pivots``, which a phrase pivot table's never does)."""
+    from core.tablebuild.patterns.table_file import FORMAT, parse_line, read_meta
+    from core.textio import open_text_maybe_gzip
+
+    try:
+        if read_meta(Path(path)).get("format") == FORMAT:
+            return True
+        with open_text_maybe_gzip(path) as handle:
+            first = next((line for line in handle if line.strip()), "")
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    return parse_line(first) is not None
+
+
 def study_pattern_table(records: Sequence[dict]) -> str | None:
     """The pattern table a pattern-pair study's dev set was drawn from, when every record names the same one
     and it is on this machine (``systems[].params``: ``{"table", "model", ...}``, :mod:`core.study_builder`)."""
@@ -84,8 +100,9 @@ def run_tune(request: TuneRequest, progress: Progress = no_progress,
 
         if sum(bool(x) for x in (request.pattern_table, request.phrase_table, request.tables)) > 1:
             raise ValueError("--system pivot reads one feature source: --pattern-table, --phrase-table or --table")
-        pattern_table = request.pattern_table or (None if request.phrase_table or request.tables
-                                                  else study_pattern_table(records))
+        pattern_table = request.pattern_table or (
+            (request.tables[0] if is_pattern_table(request.tables[0]) else None) if request.tables
+            else None if request.phrase_table else study_pattern_table(records))
         if pattern_table:
             source = PatternTableSource(pattern_table)
         elif request.phrase_table:
