@@ -207,3 +207,19 @@ def test_the_tune_screens_loop_tunes_a_pattern_study_on_its_own_table(judged_pat
         result = tune_study(lambda *_: None, db, study, settings)
     assert result["features"] == {**result["features"], "kind": "pattern-table", "path": str(table)}
     assert len(list(read_table(Path(result["table_out"]["path"])))) == result["table_out"]["pairs"]
+
+
+def test_a_tuned_lambda_beyond_float_range_is_written_capped_and_ordered_exactly(pattern_table, tmp_path):
+    from core.tablebuild.patterns.rescoring import rescore_table
+    from core.tablebuild.patterns.table_file import MAX_LOG_SCORE
+
+    # λ1 = -400 on h1 down to -3: ln score up to 1200, past e^709 (a float's range) — the tuner can go there.
+    lambdas = (-400.0, 0.0, 0.0, 0.0)
+    out = tmp_path / "far.gz"
+    assert rescore_table(pattern_table, out, lambdas=lambdas, threshold=0.0)["pairs"] == len(PAIRS)
+    written = list(read_table(out))
+    assert all(0 < p.score <= math.exp(MAX_LOG_SCORE) for p in written)
+    assert any(log_score(p.features, lambdas) > MAX_LOG_SCORE for p in written)
+    for e1 in {p.e1 for p in written}:
+        values = [log_score(p.features, lambdas) for p in written if p.e1 == e1]
+        assert values == sorted(values, reverse=True)  # each e1's pairs by the exact ln score
