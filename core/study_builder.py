@@ -17,6 +17,7 @@ from typing import Sequence
 from core.progress import Progress, no_progress, scaled
 from core.store import operations as ops
 from core.store.database import Database
+from core.tablebuild.patterns.scoring import PAPER_LAMBDAS, PAPER_MLE_THRESHOLD, PAPER_THRESHOLD
 
 
 
@@ -165,11 +166,16 @@ def pattern_criteria() -> list[ops.CriterionSpec]:
 
 @dataclass
 class PatternModels:
-    """The two models a pattern study compares, as λ and T over one table's per-pivot features."""
+    """The two models a pattern study compares, as λ and T over one table's per-pivot features.
 
-    ll_lambdas: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
-    ll_threshold: float = float("-inf")
-    mle_threshold: float = float("-inf")
+    The default is seed 002 §4.1's comparison: the LL-model with the paper's tuned λ and T = -10.002
+    against the MLE-model (λ = 1 1 0 0) with its own tuned T' = -5.1. With T = T' = -inf both keep every
+    pair and Table 2 would compare a model with itself: :func:`study_from_pattern_table` refuses models
+    that extract the same pairs."""
+
+    ll_lambdas: tuple[float, float, float, float] = PAPER_LAMBDAS
+    ll_threshold: float = PAPER_THRESHOLD
+    mle_threshold: float = PAPER_MLE_THRESHOLD
     sample: int = 100  # pairs per model (seed 002 §4.1 samples 3,000 of each)
 
 
@@ -196,6 +202,11 @@ def study_from_pattern_table(report: Progress, db: Database, plan: StudyPlan, ta
             value = log_score(pair.features, lambdas)
             if extracted(value, threshold):
                 chosen[name].append((pair.e1, pair.e2, value, pair.p_mle, pair.pivots[:3]))
+    ll_pairs, mle_pairs = ([(e1, e2) for e1, e2, *_ in chosen[name]] for name in PATTERN_MODELS)
+    if ll_pairs and ll_pairs == mle_pairs:
+        raise ValueError(f"{table}: both models extract the same {len(ll_pairs)} pairs, so Table 2 would compare a "
+                         "model with itself; give them different thresholds (seed 002's, the default: LL-model "
+                         "T = -10.002 with its λ, MLE-model T' = -5.1)")
     rng = random.Random(plan.seed)
     rows: list[ops.CandidateRow] = []
     e1_ids: dict[str, str] = {}

@@ -41,6 +41,16 @@ def study_judgment_records(db: Database, study_id: int) -> JudgmentRecords:
     )
 
 
+def pattern_pairs_extracted(db: Database, study_id: int) -> dict[str, int] | None:
+    """A pattern-pair study's #PP: model -> the pairs it extracted from the table (seed 002 Table 2's first
+    column), as :func:`core.study_builder.study_from_pattern_table` recorded it; None for other studies."""
+    models = ops.study_settings(db, study_id).get("pattern_models")
+    if not isinstance(models, dict):
+        return None
+    return {name: int(entry["pairs_extracted"]) for name, entry in models.items()
+            if isinstance(entry, dict) and entry.get("pairs_extracted") is not None}
+
+
 def is_sqlite_file(path: str) -> bool:
     try:
         with open(path, "rb") as handle:

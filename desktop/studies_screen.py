@@ -1,5 +1,6 @@
 """The Studies screen: the studies in the open database, and making new ones
-from the engine (in a worker with progress and cancel) or from a file."""
+from the engine (in a worker with progress and cancel), from a file, or from a
+pattern table (seed 002's blind LL-model vs MLE-model pattern-pair study)."""
 
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ from core.store import operations as ops
 from core.store.annotation_queries import StudySummary, study_summaries
 from core.store.database import Database
 from desktop.rows_model import RowsTableModel
-from core.study_builder import EngineChoice, StudyPlan, default_study_name, parse_names, study_from_engine, \
-    study_from_file
+from core.study_builder import EngineChoice, PatternModels, StudyPlan, default_study_name, parse_names, \
+    study_from_engine, study_from_file, study_from_pattern_table
 from desktop.workers import Worker
 
 HEADERS = ("study", "created", "criteria", "candidates", "choice tasks", "annotators", "judges/item", "judged",
@@ -79,6 +80,10 @@ class StudiesScreen(QWidget):
         self.create_button.clicked.connect(self.create_from_engine)
         self.import_button = QPushButton("Import candidates (JSONL / CSV / TSV)…  [Ctrl+I]")
         self.import_button.clicked.connect(self.import_from_file)
+        self.pattern_button = QPushButton("Pattern-pair study…  [Ctrl+P]")
+        self.pattern_button.setToolTip("seed 002 §4.1: a blind mix of LL-model pairs (seed 002's λ, T = -10.002) and "
+                                       "MLE-model pairs (T' = -5.1), judged correct or not and by type")
+        self.pattern_button.clicked.connect(self.create_from_pattern_table)
         self.refresh_button = QPushButton("Refresh  [F5]")
         self.refresh_button.clicked.connect(self.refresh)
         self.instructions_button = QPushButton("Instructions of the selected study…  [Ctrl+E]")
@@ -88,7 +93,7 @@ class StudiesScreen(QWidget):
         self.display_combo.activated.connect(self._display_chosen)
         display_label = QLabel("Sentences &shown as:")
         display_label.setBuddy(self.display_combo)
-        for widget in (self.create_button, self.import_button, self.refresh_button):
+        for widget in (self.create_button, self.import_button, self.pattern_button, self.refresh_button):
             buttons.addWidget(widget)
         buttons.addStretch(1)
         layout.addLayout(buttons)
@@ -102,6 +107,8 @@ class StudiesScreen(QWidget):
         QShortcut(QKeySequence("Ctrl+I"), self, activated=self.import_from_file,
                   context=Qt.WidgetWithChildrenShortcut)
         QShortcut(QKeySequence("Ctrl+E"), self, activated=self.edit_instructions,
+                  context=Qt.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence("Ctrl+P"), self, activated=self.create_from_pattern_table,
                   context=Qt.WidgetWithChildrenShortcut)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._selection_changed())
         self.refresh()
@@ -120,10 +127,14 @@ class StudiesScreen(QWidget):
         self.judges_spin = QSpinBox(minimum=1, maximum=10, value=2)
         self.repeats_spin = QDoubleSpinBox(minimum=0, maximum=0.5, singleStep=0.05, value=0.05)
         self.controls_spin = QDoubleSpinBox(minimum=0, maximum=0.5, singleStep=0.05, value=0.05)
+        self.pattern_sample_spin = QSpinBox(minimum=1, maximum=100_000, value=100)
+        self.pattern_sample_spin.setToolTip("pattern-pair study (Ctrl+P): pairs drawn from each model's extracted "
+                                            "pairs (seed 002 draws 3,000)")
         for label, widget in (("&Name:", self.name_edit), ("&Annotators:", self.annotators_edit),
                               ("Crit&eria:", self.criteria_edit), ("Applicatio&n:", self.application_combo),
                               ("&Judges per item:", self.judges_spin), ("&Repeats:", self.repeats_spin),
-                              ("C&ontrols:", self.controls_spin)):
+                              ("C&ontrols:", self.controls_spin),
+                              ("&Pairs per model:", self.pattern_sample_spin)):
             form.addRow(label, widget)
         return box
 
@@ -253,6 +264,20 @@ class StudiesScreen(QWidget):
         if sources and not Path(sources).is_file():
             sources = None
         self.run_build(study_from_file, plan, path, sources, title=f"Importing {Path(path).name}")
+
+    def create_from_pattern_table(self) -> None:
+        """A pattern-pair study (seed 002 §4.1): the New study form's name, annotators, judges, repeats and
+        controls; its criteria are seed 002's (correct, type), whatever the form says."""
+        path, _ = QFileDialog.getOpenFileName(self, "Pattern table (parastudio patterns build)", "",
+                                              "Pattern tables (*.pattern-table.gz *.gz *.txt);;All files (*)")
+        if not path:
+            return
+        plan = self._plan("pattern pairs")
+        if plan is None:
+            return
+        models = PatternModels(sample=self.pattern_sample_spin.value())
+        self.run_build(study_from_pattern_table, plan, path, models,
+                       title=f"Sampling pattern pairs of {Path(path).name}")
 
     def run_build(self, function, *args, title: str) -> Worker:
         """Run a study build in the thread pool behind a progress dialog with Cancel."""

@@ -306,3 +306,44 @@ def test_the_dashboard_shows_every_agreement_statistic_and_exports_tables_and_pl
     png = window.dashboard.export_plot(str(tmp_path / "plot.png"))
     svg = window.dashboard.export_plot(str(tmp_path / "plot.svg"))
     assert open(png, "rb").read(4) == b"\x89PNG" and b"<svg" in open(svg, "rb").read(400)
+
+
+def test_a_pattern_pair_study_from_the_studies_screen(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from core.tablebuild.patterns.scoring import DEFAULT_LAMBDAS
+    from core.tablebuild.patterns.table_file import scored_pair, write_table
+
+    # Two pairs: seed 002's LL-model (T = -10.002) keeps both, its MLE-model (T' = -5.1) only the first.
+    table = tmp_path / "small.pattern-table.gz"
+    write_table(iter([scored_pair("take [NN_1] into consideration", "consider [NN_1]",
+                                  [("tener en cuenta [NN_1]", (-0.5, -0.7, -0.2, -0.3))], DEFAULT_LAMBDAS),
+                      scored_pair("the [NN_1] of god", "the [NN_1]", [("el [NN_1]", (-3.0, -3.0, -0.5, -0.5))],
+                                  DEFAULT_LAMBDAS)]), table, {})
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *args: (str(table), ""))
+    studies = window.studies
+    studies.name_edit.setText("patterns from the app")
+    studies.pattern_sample_spin.setValue(5)
+    qtbot.keyClick(window, Qt.Key_3, Qt.ControlModifier)  # the Studies screen
+    studies.view.setFocus()
+    with qtbot.waitSignal(studies.studies_changed, timeout=20_000):
+        qtbot.keyClick(studies.view, Qt.Key_P, Qt.ControlModifier)
+    db = window.db
+    study_id = ops.find_study(db, "patterns from the app")
+    settings = ops.study_settings(db, study_id)
+    assert settings["kind"] == "pattern-pairs"
+    assert {name: m["pairs_extracted"] for name, m in settings["pattern_models"].items()} == {
+        "LL-model": 2, "MLE-model": 1}
+    assert [s.criteria for s in study_summaries(db) if s.name == "patterns from the app"] == [["correct", "type"]]
+    # Both models keeping the same pairs is refused on screen, with the reason, and makes no study.
+    same = tmp_path / "same.pattern-table.gz"
+    write_table(iter([scored_pair("a [NN_1]", "one [NN_1]", [("un [NN_1]", (-0.1, -0.1, -0.1, -0.1))],
+                                  DEFAULT_LAMBDAS)]), same, {})
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *args: (str(same), ""))
+    shown = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda *args: shown.append(args[2]))
+    studies.name_edit.setText("same pairs")
+    studies.create_from_pattern_table()
+    qtbot.waitUntil(lambda: studies.last_result is not None, timeout=20_000)
+    assert shown and "both models extract the same 1 pairs" in shown[0]
+    assert "same pairs" not in [s.name for s in study_summaries(db)]

@@ -187,8 +187,11 @@ def test_derived_replacement_labels(tmp_path):
 
 
 def test_formats_jsonl_schema_csv_and_datasets(study, tmp_path):
-    jsonschema = pytest.importorskip("jsonschema")
-    datasets = pytest.importorskip("datasets")
+    # Both are in the test extra: a missing one fails here rather than skipping the check (imported here
+    # because datasets takes seconds to import).
+    import datasets
+    import jsonschema
+
     db, study_id = study
     _answer_all(db, study_id, "ann1", lambda item: "yes")
     _answer_all(db, study_id, "ann2", lambda item: "no" if item.criterion == "fluency" else "yes")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import uuid
 
 import numpy as np
 import pytest
@@ -140,3 +141,14 @@ def test_tune_spg_on_the_loops_labels(loop, tmp_path):
     weights = spg_weights(read_weights(tmp_path / "spg.json"))
     assert weight_vector(weights, 1) == pytest.approx(report["vector"]["tuned"])
     assert report["weights"]["spg"]["spg_application"] == "simplification"
+
+
+def test_the_beam_loops_dev_set_hash_repeats(loop, tmp_path):
+    # The studies' uids come from the system and seed (not uuid4): the same candidates, the same dev set bytes.
+    out, _ = loop
+    again = tmp_path / "again"
+    run_loop(again, system="beam", limit=24, iterations=1, restarts=0, nbest=10)
+    assert (again / "dev.jsonl").read_bytes() == (out / "dev.jsonl").read_bytes()
+    first = json.loads((out / "dev.jsonl").read_text().splitlines()[0])
+    uid = uuid.uuid5(uuid.NAMESPACE_URL, "parastudio-experiment:tuning loop: round 0:beam:seed=0")
+    assert first["id"].startswith(f"{uid}:")

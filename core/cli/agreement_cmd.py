@@ -105,6 +105,20 @@ def _judgment_records(path: str, study: str | None):
         return study_judgment_records(db, find_study(db, study))
 
 
+def _pattern_pairs_extracted(path: str, study: str | None):
+    """Pairs each pattern model extracted (seed 002 Table 2's #PP), from a study database; None for a CSV."""
+    from core.study_judgments import is_sqlite_file
+
+    if not is_sqlite_file(path):
+        return None
+    from core.store.database import open_database
+    from core.store.operations import find_study
+    from core.study_judgments import pattern_pairs_extracted
+
+    with open_database(path) as db:
+        return pattern_pairs_extracted(db, find_study(db, study))
+
+
 def run_agreement(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
 
@@ -199,10 +213,12 @@ def run_report(args: argparse.Namespace) -> int:
         return _fail("--unified-min and --block must be at least 1")
     try:
         records = _judgment_records(args.file, args.study)
+        extracted = _pattern_pairs_extracted(args.file, args.study)
     except LookupError as error:
         return _fail(str(error))
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
-                          title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap)
+                          title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
+                          pairs_extracted=extracted)
     text = render(report, args.format)
     if args.output:
         with atomic_output(args.output) as handle:

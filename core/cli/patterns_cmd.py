@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -63,11 +62,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     study.add_argument("--sample", type=int, default=100, help="pairs drawn from each model (default 100)")
     study.add_argument("--judges-per-item", type=int, default=2)
     study.add_argument("--seed", type=int, default=0)
-    study.add_argument("--ll-lambdas", type=float, nargs=4, default=[1.0, 1.0, 1.0, 1.0], metavar="λ")
-    study.add_argument("--ll-threshold", type=float, default=-math.inf, metavar="T")
-    study.add_argument("--mle-threshold", type=float, default=-math.inf, metavar="T'")
+    study.add_argument("--ll-lambdas", type=float, nargs=4, default=None, metavar="λ",
+                       help="the LL-model's λ1..λ4 (default: seed 002's tuned 0.0594137 0.995936 -0.0048954 1.47816)")
+    study.add_argument("--ll-threshold", type=float, default=None, metavar="T",
+                       help="the LL-model keeps pairs whose ln score exceeds T (default: seed 002's -10.002)")
+    study.add_argument("--mle-threshold", type=float, default=None, metavar="T'",
+                       help="the MLE-model (Eq. 1) keeps pairs whose ln p(e2|e1) exceeds T' (default: seed 002's -5.1)")
     study.add_argument("--paper", action="store_true",
-                       help="seed 002's tuned values for both models (λ, T = -10.002; T' = -5.1)")
+                       help="seed 002's tuned values for both models (the default; kept for old scripts)")
     study.set_defaults(func=run_study)
 
 
@@ -167,9 +169,13 @@ def run_study(args: argparse.Namespace) -> int:
     from core.study_builder import PatternModels, StudyPlan, parse_names, study_from_pattern_table
     from core.tablebuild.patterns.scoring import PAPER_LAMBDAS, PAPER_MLE_THRESHOLD, PAPER_THRESHOLD
 
-    models = PatternModels(ll_lambdas=tuple(PAPER_LAMBDAS if args.paper else args.ll_lambdas),
-                           ll_threshold=PAPER_THRESHOLD if args.paper else args.ll_threshold,
-                           mle_threshold=PAPER_MLE_THRESHOLD if args.paper else args.mle_threshold,
+    if args.paper and (args.ll_lambdas or args.ll_threshold is not None or args.mle_threshold is not None):
+        print("parastudio: error: --paper sets both models; leave out --ll-lambdas, --ll-threshold and "
+              "--mle-threshold", file=sys.stderr)
+        return 2
+    models = PatternModels(ll_lambdas=tuple(args.ll_lambdas or PAPER_LAMBDAS),
+                           ll_threshold=PAPER_THRESHOLD if args.ll_threshold is None else args.ll_threshold,
+                           mle_threshold=PAPER_MLE_THRESHOLD if args.mle_threshold is None else args.mle_threshold,
                            sample=args.sample)
     plan = StudyPlan(name=args.name, annotators=parse_names(args.annotators), judges_per_item=args.judges_per_item,
                      seed=args.seed, application=None)

@@ -19,12 +19,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tune", help="tune SPG, pivot-table or beam-decoder weights on a labelled dev set (MERT; seed 004, 002)",
         description="spg / beam: MERT (Och 2003) on rf, F1 or accuracy of the 1-best, re-decoding until the n-best "
                     "lists stop growing (seed 004 §3.6). pivot: λ1..λ4 and T of seed 002's score on labelled pairs "
-                    "(the dev set's replacements), maximizing F (seed 002 §3.4); --table-out writes the re-scored, "
-                    "re-thresholded table.")
+                    "(the dev set's replacements, or a pattern-pair study's judged pairs), maximizing F (seed 002 "
+                    "§3.4), on a pattern table (--pattern-table), a phrase pivot table (--table) or the phrase table "
+                    "behind it (--phrase-table); --table-out writes the re-scored, re-thresholded table.")
     parser.add_argument("--devset", required=True, help="dev set (parastudio export-devset: JSONL or an hf folder)")
-    parser.add_argument("--objective", choices=("rf", "f1", "accuracy"), default="rf",
+    parser.add_argument("--objective", choices=("rf", "f1", "accuracy"), default=None,
                         help="rf: seed 004's replacement F; f1: F of correct replacements (pivot: seed 002's F over "
-                        "pairs); accuracy: share of 1-best judged acceptable (pivot: pairs on the right side of T)")
+                        "pairs); accuracy: share of 1-best judged acceptable (pivot: pairs on the right side of T); "
+                        "default: rf, for pivot f1")
     parser.add_argument("--system", required=True, choices=("spg", "pivot", "beam"))
     parser.add_argument("-o", "--output", required=True, help="weights file to write (JSON)")
     parser.add_argument("--table", action="append", default=[],
@@ -44,6 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--unlabelled", choices=("incorrect", "skip"), default="incorrect",
                         help="how a replacement no judge labelled counts in rp (default incorrect)")
     pivot = parser.add_argument_group("pivot (seed 002)")
+    pivot.add_argument("--pattern-table", help="a pattern table (parastudio patterns build): per-pivot h1..h4, Eq. 3 "
+                       "exactly (default for a dev set exported from a pattern-pair study: the study's table)")
     pivot.add_argument("--phrase-table", help="the bilingual phrase table: per-pivot features, Eq. 3 exactly")
     pivot.add_argument("--reverse", action="store_true", help="the phrase table's second field is the language")
     pivot.add_argument("--max-pivot", type=int, default=200, help="tau: pivot clusters larger than this dropped")
@@ -107,12 +111,14 @@ def run_tune_command(args: argparse.Namespace) -> int:
         print("parastudio: error: --nbest and --iterations must be at least 1, --restarts and --directions at "
               "least 0", file=sys.stderr)
         return 2
+    args.objective = args.objective or ("f1" if args.system == "pivot" else "rf")
     options = TuneOptions(objective=args.objective, unlabelled=args.unlabelled, heldout=args.heldout, seed=args.seed,
                           restarts=args.restarts, random_directions=args.directions, iterations=args.iterations)
     request = TuneRequest(devset=args.devset, system=args.system, objective=args.objective, output=args.output,
                           tables=args.table, lm=args.lm, application=args.application, nbest=args.nbest,
                           stack_size=args.stack_size, options=options, phrase_table=args.phrase_table,
-                          reverse=args.reverse, max_pivot=args.max_pivot, table_out=args.table_out)
+                          reverse=args.reverse, max_pivot=args.max_pivot, table_out=args.table_out,
+                          pattern_table=args.pattern_table)
     try:
         with progress_bar() as progress:
             report = run_tune(request, progress)

@@ -205,8 +205,12 @@ def write_markdown(path: Path, result: dict) -> None:
         "**Who measured what.** Every count below is exact. *Attested* and *scripted type* come from a script "
         "(KJV attestation, string rules: see the notes), not from judges: they are not seed 002's precision and "
         "type counts. Those (Table 2: 67.03 % vs 60.60 %; Table 3) need human judges: "
-        "`parastudio patterns study TABLE --db patterns.sqlite --annotators a,b [--paper]`, judge in "
-        "`parastudio app --study patterns.sqlite`, then `parastudio report patterns.sqlite` gives Tables 2 and 3.",
+        "`parastudio patterns study TABLE --db patterns.sqlite --annotators a,b` (the LL-model with seed 002's λ "
+        "and T = −10.002 against the MLE-model with T' = −5.1, blind), judge in "
+        "`parastudio app --study patterns.sqlite`, then `parastudio report patterns.sqlite` gives Tables 2 "
+        "(with each model's #PP) and 3; `parastudio export-devset patterns.sqlite -o dev.jsonl` and "
+        "`parastudio tune --devset dev.jsonl --system pivot -o weights.json --table-out tuned.pattern-table.gz` "
+        "tune λ and T on the judged pairs (seed 002 §3.4).",
         "",
         "## Corpus and patterns",
         "",

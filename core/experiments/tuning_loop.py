@@ -18,6 +18,7 @@ import argparse
 import json
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Sequence
 
@@ -55,7 +56,11 @@ def _generate(system: str, sentences, table, lm, weights: dict | None, weights_p
     return [candidate_row(candidate, line) for line, candidate in enumerate(found, 1)]
 
 
-def _round_study(path: Path, name: str, rows, sources: dict, references: dict) -> tuple[dict, list[dict]]:
+def _round_study(path: Path, name: str, rows, sources: dict, references: dict, *, run: str
+                 ) -> tuple[dict, list[dict]]:
+    """The round's study, judged, and its dev set. Its uid is derived from the name and ``run`` (system and
+    seed), not random, so the dev set's record ids, and the sha256 in tuning-loop.md's signatures, repeat from
+    run to run."""
     from core.store import operations as ops
     from core.store.database import open_database
     from core.tuning.devset import devset_records
@@ -63,7 +68,8 @@ def _round_study(path: Path, name: str, rows, sources: dict, references: dict) -
     if path.exists():
         path.unlink()
     with open_database(path, create=True) as db:
-        study = ops.create_study(db, name, criteria=CRITERIA, seed=15)
+        study = ops.create_study(db, name, criteria=CRITERIA, seed=15,
+                                 uid=str(uuid.uuid5(uuid.NAMESPACE_URL, f"parastudio-experiment:{name}:{run}")))
         ops.import_candidates(db, study, rows, sources=sources, references=references)
         ops.assign(db, study, list(JUDGES))
         counts = judge_study(db, study)
@@ -123,7 +129,8 @@ def run_loop(out: Path, *, system: str = "beam", limit: int | None = None, itera
     else:
         rows = _generate(system, sentences, table, lm, None, None, scaled(progress, 2, 15))
     progress(15, 100, "round 0: judging")
-    judged0, records0 = _round_study(out / "round0.sqlite", "tuning loop: round 0", rows, sources, references)
+    judged0, records0 = _round_study(out / "round0.sqlite", "tuning loop: round 0", rows, sources, references,
+                                    run=f"{system}:seed={seed}")
     devset = out / "dev.jsonl"
     write_devset(records0, devset, "jsonl")
     weights_path = out / "weights.json"
@@ -137,7 +144,8 @@ def run_loop(out: Path, *, system: str = "beam", limit: int | None = None, itera
     weights = json.loads(weights_path.read_text(encoding="utf-8"))
     rows1 = _generate(system, sentences, table, lm, weights, str(weights_path), scaled(progress, 75, 85))
     progress(85, 100, "round 1: judging")
-    judged1, records1 = _round_study(out / "round1.sqlite", "tuning loop: round 1", rows1, sources, references)
+    judged1, records1 = _round_study(out / "round1.sqlite", "tuning loop: round 1", rows1, sources, references,
+                                    run=f"{system}:seed={seed}")
     write_devset(records1, out / "dev-round1.jsonl", "jsonl")
     tuning, heldout = split_sentences(DevLabels.from_records(records0).sentences, options.heldout, options.seed)
     parts = {"dev": {s.key for s in tuning}, "heldout": {s.key for s in heldout}}
@@ -201,7 +209,13 @@ def write_markdown(path: Path, results: Sequence[dict], command: str, pivot: dic
              "**True by construction.** Every replacement in both studies is labelled (each is judged in the "
              "replacement task), so rp has no unlabelled replacement; the tuner's own figures count a replacement "
              "no study judged as incorrect. Round 1 uses the same sentences: held-out sentences were judged in "
-             "round 0 but never tuned on.", ""]
+             "round 0 but never tuned on.", "",
+             "**Dev set hashes** (`devset:sha256=` in the signatures). The studies' uids, which prefix every "
+             "record id, are derived from the system and the seed, not drawn at random, so a dev set whose "
+             "candidates repeat has the same sha256 in every run: the beam's round-0 candidates are the bundled "
+             "`evaldata/demo/candidates.jsonl`, so the beam's and the pivot's hashes reproduce. Candidates "
+             "generated here (SPG's) record their generation time (`params.seconds`) and the demo files' "
+             "absolute paths, so SPG's dev set hash belongs to this run and this checkout.", ""]
     for result in results:
         report = result["tune"]
         lines += [f"## {result['generator']}: {result['sentences']} sentences, {STUDY_NBEST} candidates each", "",

@@ -1,6 +1,7 @@
 """Seed 002's tables for a pattern-pair study (§4.1 Table 2, §4.4 Table 3), computed from judgments.
 
-* ``seed002_table2``: per model (system), the pairs judged and the precision:
+* ``seed002_table2``: per model (system), #PP (the pairs the model extracted from
+  the table, which the study records: ``pairs_extracted``), the pairs judged and the precision:
   the share of ``correct`` judgments that say yes, and the share of pairs most
   of whose judges say yes (a pair with as many yes as no is not counted
   correct). Seed 002 reports 67.03 % (LL-model) and 60.60 % (MLE-model) on
@@ -18,7 +19,7 @@ per-system table does, :meth:`JudgmentRecords.per_system`).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from core.stats.judgment_records import JudgmentRecords
 from core.stats.report_model import Column, PlotSpec, ReportTable, signature
@@ -33,7 +34,10 @@ def _answers(records: JudgmentRecords, criterion: str) -> dict[tuple[str, str, s
             for system, item, annotator, value in zip(systems, chosen.items, chosen.annotators, chosen.values)}
 
 
-def seed002_table2(records: JudgmentRecords, positive: Sequence[str]) -> ReportTable:
+def seed002_table2(records: JudgmentRecords, positive: Sequence[str],
+                   pairs_extracted: Mapping[str, int] | None = None) -> ReportTable:
+    """Seed 002's Table 2; #PP is empty (None) for a model ``pairs_extracted`` does not name."""
+    extracted = dict(pairs_extracted or {})
     per_system = records.select(criterion=PATTERN_CORRECT).per_system()
     answers = _answers(per_system, PATTERN_CORRECT)
     wanted = {label.lower() for label in positive}
@@ -45,23 +49,26 @@ def seed002_table2(records: JudgmentRecords, positive: Sequence[str]) -> ReportT
         items = by_system.get(system, {})
         judgments = [vote for votes in items.values() for vote in votes]
         majority = [sum(votes) * 2 > len(votes) for votes in items.values()]
-        rows.append([system, len(items), len(judgments),
+        rows.append([system, extracted.get(system), len(items), len(judgments),
                      sum(judgments) / len(judgments) if judgments else None,
                      sum(majority) / len(majority) if majority else None])
         total_items += len(items)
     return ReportTable(
         key="seed002_table2",
         title="Precision of the paraphrase patterns per model (seed 002, Table 2)",
-        columns=[Column("model"), Column("pairs judged", "count"), Column("judgments", "count"),
+        columns=[Column("model"), Column("#PP (pairs extracted)", "count"), Column("pairs judged", "count"),
+                 Column("judgments", "count"),
                  Column("precision (judgments)", "percent"), Column("precision (majority of judges)", "percent")],
         rows=rows,
         signature=signature("pattern-precision", total_items, len(per_system.annotator_names()),
                             criterion=PATTERN_CORRECT, positive=",".join(positive), majority="strict",
                             systems="every-producer"),
-        note="Precision (judgments): share of the 'correct' judgments that say yes. Precision (majority): share of "
+        note="#PP: the pairs the model extracted from the table (the judged pairs are a sample of them), as the "
+        "study records it (– for judgments read from a file). "
+        "Precision (judgments): share of the 'correct' judgments that say yes. Precision (majority): share of "
         "pairs more than half of whose judges say yes. Seed 002: LL-model 67.03 %, MLE-model 60.60 % (3,000 pairs "
-        "each). A pair both models extract counts for both.",
-        plot=PlotSpec("bar", 0, (3, 4), "precision"),
+        "each; #PP 1,058,624 and 1,015,533). A pair both models extract counts for both.",
+        plot=PlotSpec("bar", 0, (4, 5), "precision"),
     )
 
 
@@ -101,12 +108,13 @@ def seed002_table3(records: JudgmentRecords, positive: Sequence[str]) -> ReportT
     )
 
 
-def pattern_tables(records: JudgmentRecords, positive: Sequence[str]) -> list[ReportTable]:
+def pattern_tables(records: JudgmentRecords, positive: Sequence[str],
+                   pairs_extracted: Mapping[str, int] | None = None) -> list[ReportTable]:
     """Table 2 when the records judge ``correct``; Table 3 as well when they judge ``type``."""
     criteria = set(records.criterion_names())
     if PATTERN_CORRECT not in criteria:
         return []
-    tables = [seed002_table2(records, positive)]
+    tables = [seed002_table2(records, positive, pairs_extracted)]
     if PATTERN_TYPE in criteria:
         tables.append(seed002_table3(records, positive))
     return tables

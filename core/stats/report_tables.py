@@ -34,7 +34,7 @@ numbers were computed. Rendering lives in :mod:`core.stats.report_render`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -349,8 +349,10 @@ def build_report(
     title: str = "Human evaluation report",
     bootstrap: int = 1000,
     progress: Progress = no_progress,
+    pairs_extracted: Mapping[str, int] | None = None,
 ) -> Report:
-    """Every table that applies to the judgments at hand (``bootstrap``: replicates of the agreement CIs)."""
+    """Every table that applies to the judgments at hand (``bootstrap``: replicates of the agreement CIs;
+    ``pairs_extracted``: a pattern-pair study's #PP per model, for seed 002's Table 2)."""
     report = Report(title=title)
     criteria = records.criterion_names()
     if criteria:
@@ -370,7 +372,7 @@ def build_report(
                     judges, aggregate="mean"))
     if scales:
         report.tables.append(seed004_table(records, scales))
-    report.tables.extend(pattern_tables(records, positive))
+    report.tables.extend(pattern_tables(records, positive, pairs_extracted))
     for name in binary + choice:
         table, tests = seed001_tables(records, name, positive, unified_min)
         report.tables.append(table)

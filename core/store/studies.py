@@ -49,8 +49,11 @@ def find_annotator(db: Database, study_id: int, name: str, *, create: bool = Fal
 
 def create_study(db: Database, name: str, *, criteria: Sequence[str | CriterionSpec] = DEFAULT_CRITERIA,
                  judges_per_item: int = 2, application: str | None = "simplification", seed: int = 0,
-                 settings: dict | None = None, blind_phases: bool | None = None) -> int:
+                 settings: dict | None = None, blind_phases: bool | None = None, uid: str | None = None) -> int:
     """A new study with its criteria (seed defaults unless named); returns its id.
+
+    ``uid`` (default: a random UUID) names the study across copies and prefixes its dev-set record ids; a
+    scripted experiment passes a fixed one so that its outputs, and their hashes, repeat from run to run.
 
     ``blind_phases`` (default: on when some criterion hides the source and
     another shows it) makes every assignment batch judge form before meaning
@@ -66,7 +69,7 @@ def create_study(db: Database, name: str, *, criteria: Sequence[str | CriterionS
             blind_phases = (any(not s.shows_source and s.scale != "choice" for s in specs)
                             and any(s.shows_source for s in specs))
         settings["blind_phases"] = bool(blind_phases)
-        study = Study(uid=str(uuid.uuid4()), name=name, created_at=now(), judges_per_item=judges_per_item,
+        study = Study(uid=str(uuid.UUID(uid)) if uid else str(uuid.uuid4()), name=name, created_at=now(), judges_per_item=judges_per_item,
                       seed=seed, application=application, settings=settings)
         session.add(study)
         session.flush()

@@ -17,6 +17,11 @@ Replacement labels (seed 004 §3.6 asks one per unit replacement):
   replacement broke it is unknown"), as does an unresolved candidate label. A derived label inherits the
   candidate label's status.
 
+A pattern-pair study (``parastudio patterns study``, seed 002 §4.1) has no derivation: each candidate, pattern e2
+of pattern e1, gets one segment and one replacement ``e1 -> e2`` (the whole pair), derived by default from the
+``correct`` criterion (yes -> ``correct``, no -> ``incorrect``, as the rule above gives one replacement); ``tune
+--system pivot`` reads these as seed 002 §3.4's labelled pairs.
+
 Each judgment's ``verdict`` reads its aggregated label: ``positive`` (yes, or at or above the middle of a numeric
 scale), ``negative`` (no, or below it), ``neither`` (a label that is neither, e.g. a custom scale's word), null
 when unresolved. ``acceptable`` is true
@@ -39,9 +44,10 @@ from core.store import operations as ops
 from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
 from core.store.models import Candidate, CandidateSystem, Criterion, SourceSentence, Study, System
-from core.vocabulary import NO, YES
+from core.vocabulary import NO, PATTERN_CORRECT, YES
 
 DERIVE_FROM_DEFAULTS = ("meaning", "adequacy")
+PATTERN_STUDY = "pattern-pairs"  # the study kind core.study_builder.study_from_pattern_table writes
 REPLACEMENT_LABELS = {YES: "correct", NO: "incorrect"}
 
 
@@ -105,6 +111,12 @@ def _derived(criterion: Criterion | None, judged: AggregatedLabel | None, replac
     return {"label": None, "status": "unresolved", "reason": f"{criterion.name} label {judged.label} is neither"}
 
 
+def _whole_pair(e1: str, e2: str) -> dict:
+    """A pattern pair as one segment: e1 rewritten into e2 (spans over the whitespace tokens)."""
+    return {"src": [0, len(e1.split())], "tgt": [0, len(e2.split())], "source": " ".join(e1.split()),
+            "target": " ".join(e2.split()), "p": None, "identity": False}
+
+
 def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated",
                    criteria: Sequence[str] | None = None, derive_from: str | None = None) -> list[dict]:
     """The study's dev set, one record per candidate (planted controls left out), in candidate order."""
@@ -127,6 +139,7 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
         judges_per_item = study.judges_per_item
         uid = study.uid
         study_name = study.name
+        patterns = (study.settings or {}).get("kind") == PATTERN_STUDY
     asked = [name for name, c in all_criteria.items() if c.scale not in ("choice", "replacement")]
     if criteria is not None:
         unknown = [name for name in criteria if name not in all_criteria]
@@ -135,7 +148,8 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
         asked = [name for name in criteria if all_criteria[name].scale not in ("choice", "replacement")]
     replacement_criteria = [name for name, c in all_criteria.items() if c.scale == "replacement"]
     if derive_from is None:
-        derive_from = next((name for name in DERIVE_FROM_DEFAULTS if name in all_criteria), None)
+        defaults = (PATTERN_CORRECT,) if patterns else DERIVE_FROM_DEFAULTS
+        derive_from = next((name for name in defaults if name in all_criteria), None)
     elif derive_from not in all_criteria:
         raise ValueError(f"--derive-from {derive_from}: the study has no such criterion")
     judged = _labels_by_key(ops.iter_judgments(db, study_id))
@@ -158,10 +172,13 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
             labels_of[name] = result
             if name in asked:
                 judgments.append(_judgment_entry(all_criteria[name], labels, decision, result))
-        units = ops.replacement_units(candidate.derivation)
+        derivation = candidate.derivation
+        if patterns and not ops.replacement_units(derivation):
+            derivation = [_whole_pair(source.text, candidate.text)]
+        units = ops.replacement_units(derivation)
         replacements = []
         for unit, segment in enumerate(units):
-            entry = {"unit": unit, "segment": candidate.derivation.index(segment), "src": segment["src"],
+            entry = {"unit": unit, "segment": derivation.index(segment), "src": segment["src"],
                      "tgt": segment["tgt"], "source": segment["source"], "target": segment["target"],
                      "p": segment.get("p"), "rule": f"{segment['source']} ||| {segment['target']}"}
             direct = [(name, *aggregated(candidate.id, unit, name)) for name in replacement_criteria]
@@ -191,7 +208,7 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
             "model_score": first.get("model_score"), "true_score": first.get("true_score"),
             "derivation": [{"src": s["src"], "tgt": s["tgt"], "source": s["source"], "target": s["target"],
                             "p": s.get("p"), "identity": bool(s.get("identity"))}
-                           for s in candidate.derivation or [] if isinstance(s, dict) and "src" in s],
+                           for s in derivation or [] if isinstance(s, dict) and "src" in s],
             "replacements": replacements, "judgments": judgments,
             "acceptable": False if negative else (True if positive else None), "aggregate": aggregate,
         })

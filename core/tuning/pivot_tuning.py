@@ -25,8 +25,14 @@ Feature sources (what a table must carry):
   features, not Eq. 3 itself. Re-scored line by line: the score column becomes ``exp(λ·h)``, h kept.
 * :class:`PhraseTableSource`: the bilingual phrase table the pivot table was built from; per-pivot features,
   Eq. 3 exactly; re-scored by one SQL query (:func:`core.tablebuild.pivot_loglinear.loglinear_pivot_table`).
+* :class:`PatternTableSource`: a pattern paraphrase table (docs/pattern-table.md, ``parastudio patterns
+  build``): h1..h4 of every pivot pattern c on the line, so Eq. 3 exactly, ``score = Σ_c exp(Σ_i λ_i h_i)``
+  (seed 002 §3.3); re-scored by :func:`core.tablebuild.patterns.rescoring.rescore_table` (pairs whose ln
+  score exceeds T, each e1's pairs re-sorted, λ and T in the new sidecar). Its labelled pairs come from a
+  judged pattern-pair study: ``export-devset`` gives each pair one replacement e1 -> e2 labelled from the
+  ``correct`` criterion (:mod:`core.tuning.devset`).
 * any object with ``features(pairs)`` -> ``{(e1, e2): [[h1, h2, h3, h4], ...]}``, ``write_rescored(lambdas,
-  threshold, output)`` -> pair count, and ``describe()`` (a pattern table with per-pivot features plugs in so).
+  threshold, output)`` -> pair count, and ``describe()``.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ import os
 import random
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -145,6 +152,39 @@ class PhraseTableSource:
     def describe(self) -> dict:
         return {"kind": "phrase-table", "path": str(self.path), "reverse": self.reverse, "max_pivot": self.max_pivot,
                 "features": "per pivot c: ln p(c|e1), ln p(e2|c), ln LW(c|e1), ln LW(e2|c) (seed 002 Eq. 3-5)"}
+
+
+@dataclass
+class PatternTableSource:
+    """A pattern paraphrase table with per-pivot h1..h4 (see the module docstring): seed 002 Eq. 3 exactly.
+
+    A pivot whose features are not all finite adds nothing under every λ of one sign and is dropped; a pair
+    left with no pivot is left out (as a pair missing from the table)."""
+
+    path: str
+
+    def features(self, pairs):
+        from core.tablebuild.patterns.table_file import read_table
+
+        found = {}
+        for pair in read_table(Path(self.path)):
+            key = (" ".join(pair.e1.split()), " ".join(pair.e2.split()))
+            if key in pairs:
+                vectors = [list(h) for h in pair.features if all(math.isfinite(x) for x in h)]
+                if vectors:
+                    found[key] = vectors
+        return found
+
+    def write_rescored(self, lambdas, threshold, output) -> int:
+        from core.tablebuild.patterns.rescoring import rescore_table
+
+        return rescore_table(Path(self.path), Path(output), lambdas=[float(x) for x in lambdas],
+                             threshold=float(threshold))["pairs"]
+
+    def describe(self) -> dict:
+        return {"kind": "pattern-table", "path": str(self.path),
+                "features": "per pivot pattern c: h1..h4 of the table's line (seed 002 Eq. 3-5): "
+                            "score = Σ_c exp(Σ_i λ_i h_i)"}
 
 
 class PairSet:

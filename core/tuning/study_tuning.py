@@ -26,7 +26,7 @@ from core.textio import atomic_output
 from core.tuning.devset import devset_records
 from core.tuning.devset_files import write_devset
 from core.tuning.tune import TuneOptions
-from core.tuning.tune_run import TuneRequest, run_tune
+from core.tuning.tune_run import TuneRequest, is_pattern_table, run_tune, study_pattern_table
 
 
 @dataclass
@@ -86,8 +86,13 @@ def tune_study(report: Progress, db: Database, study_id: int, settings: TuneSett
     records = devset_records(db, study_id, aggregate=settings.aggregate)
     devset, weights, plot = folder / "dev.jsonl", folder / "weights.json", folder / "objective.png"
     write_devset(records, devset, "jsonl")
+    tables = settings.tables
+    if settings.system == "pivot" and study_pattern_table(records):
+        # A pattern-pair study: its own pattern table unless the screen names another pattern table (the
+        # screen's default, the demo's phrase table, holds none of the judged pairs).
+        tables = [t for t in tables if is_pattern_table(t)]
     request = TuneRequest(devset=str(devset), system=settings.system, objective=settings.objective,
-                          output=str(weights), tables=settings.tables, lm=settings.lm,
+                          output=str(weights), tables=tables, lm=settings.lm,
                           application=settings.application, nbest=settings.nbest,
                           options=TuneOptions(**{**settings.options.__dict__, "objective": settings.objective}),
                           table_out=str(folder / "rescored-table.gz") if settings.system == "pivot" else None)

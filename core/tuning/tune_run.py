@@ -1,11 +1,16 @@
 """One tuning run from a dev set file to ``weights.json``: what ``parastudio tune`` and the Tune screen call.
 
 Tables and LM default to the dev set's provenance (the first record's ``tables`` and ``lm``) when those files
-exist; the SPG application to the dev set's ``spg_application``.
+exist; the SPG application to the dev set's ``spg_application``. ``--system pivot`` reads its per-pivot features
+from ``--pattern-table`` (a pattern table, seed 002 Eq. 3), ``--phrase-table`` (the bilingual table behind a
+phrase pivot table) or ``--table`` (a phrase pivot table, h1..h4 marginalised; a pattern table given here is read as one); with none
+of them, a dev set exported from a pattern-pair study names its pattern table (each candidate's
+``params.table``) and that is used when the file exists.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -34,6 +39,7 @@ class TuneRequest:
     reverse: bool = False
     max_pivot: int = 200
     table_out: str | None = None  # pivot: the re-scored, re-thresholded table
+    pattern_table: str | None = None  # pivot: a pattern table, per-pivot h1..h4 (Eq. 3 exactly)
 
 
 def provenance_files(records: Sequence[dict]) -> tuple[list[str], str | None]:
@@ -41,6 +47,43 @@ def provenance_files(records: Sequence[dict]) -> tuple[list[str], str | None]:
     tables = [t for t in provenance.get("tables") or [] if Path(t).is_file()]
     lm = provenance.get("lm")
     return tables, lm if lm and Path(lm).is_file() else None
+
+
+def is_pattern_table(path: str) -> bool:
+    """Whether ``path`` is a pattern table (docs/pattern-table.md): its sidecar says so, or its first line parses
+    as one (``e1 ||| e2 ||| score p_mle ||| features ||| pivots``, which a phrase pivot table's never does)."""
+    from core.tablebuild.patterns.table_file import FORMAT, parse_line, read_meta
+    from core.textio import open_text_maybe_gzip
+
+    try:
+        if read_meta(Path(path)).get("format") == FORMAT:
+            return True
+        with open_text_maybe_gzip(path) as handle:
+            first = next((line for line in handle if line.strip()), "")
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    return parse_line(first) is not None
+
+
+def study_pattern_table(records: Sequence[dict]) -> str | None:
+    """The pattern table a pattern-pair study's dev set was drawn from, when every record names the same one
+    and it is on this machine (``systems[].params``: ``{"table", "model", ...}``, :mod:`core.study_builder`)."""
+    from core.vocabulary import PATTERN_MODELS
+
+    tables = set()
+    for record in records:
+        for system in record.get("systems") or []:
+            try:
+                params = json.loads(system.get("params") or "null")
+            except ValueError:
+                return None
+            if not isinstance(params, dict) or params.get("model") not in PATTERN_MODELS or not params.get("table"):
+                return None
+            tables.add(str(params["table"]))
+    if len(tables) != 1:
+        return None
+    table = tables.pop()
+    return table if Path(table).is_file() else None
 
 
 def run_tune(request: TuneRequest, progress: Progress = no_progress,
@@ -53,14 +96,22 @@ def run_tune(request: TuneRequest, progress: Progress = no_progress,
     known_tables, known_lm = provenance_files(records)
     tables = list(request.tables) or known_tables
     if request.system == "pivot":
-        from core.tuning.pivot_tuning import PhraseTableSource, PivotTableSource, tune_pivot
+        from core.tuning.pivot_tuning import PatternTableSource, PhraseTableSource, PivotTableSource, tune_pivot
 
-        if request.phrase_table:
+        if sum(bool(x) for x in (request.pattern_table, request.phrase_table, request.tables)) > 1:
+            raise ValueError("--system pivot reads one feature source: --pattern-table, --phrase-table or --table")
+        pattern_table = request.pattern_table or (
+            (request.tables[0] if is_pattern_table(request.tables[0]) else None) if request.tables
+            else None if request.phrase_table else study_pattern_table(records))
+        if pattern_table:
+            source = PatternTableSource(pattern_table)
+        elif request.phrase_table:
             source = PhraseTableSource(request.phrase_table, reverse=request.reverse, max_pivot=request.max_pivot)
         elif tables:
             source = PivotTableSource(tables[0])
         else:
-            raise ValueError("--system pivot needs --table (a pivot table with h1..h4) or --phrase-table")
+            raise ValueError("--system pivot needs --pattern-table (a pattern table), --table (a pivot table with "
+                             "h1..h4) or --phrase-table")
         options = request.options
         report = tune_pivot(records, source, objective=request.objective, heldout=options.heldout, seed=options.seed,
                             restarts=options.restarts, random_directions=options.random_directions,

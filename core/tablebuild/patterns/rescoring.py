@@ -25,17 +25,17 @@ KIND_OF_TAG = {tag: kind for kind, tags in _KINDS.items() for tag in tags}
 
 def rescored(pairs: Iterator[PatternPair], lambdas: Sequence[float], threshold: float) -> Iterator[PatternPair]:
     """Pairs (in e1 order) scored under ``lambdas``, filtered by ``threshold``, each e1's pairs re-sorted."""
-    group: list[PatternPair] = []
+    group: list[tuple[float, PatternPair]] = []  # (ln score, pair): sorted on the exact value, not the capped score
     current = None
     for pair in pairs:
         if pair.e1 != current and group:
-            yield from sorted(group, key=lambda p: (-p.score, p.e2))
+            yield from (p for _, p in sorted(group, key=lambda item: (-item[0], item[1].e2)))
             group = []
         current = pair.e1
         value = log_score(pair.features, lambdas)
         if extracted(value, threshold):
-            group.append(scored_pair(pair.e1, pair.e2, list(zip(pair.pivots, pair.features)), lambdas))
-    yield from sorted(group, key=lambda p: (-p.score, p.e2))
+            group.append((value, scored_pair(pair.e1, pair.e2, list(zip(pair.pivots, pair.features)), lambdas)))
+    yield from (p for _, p in sorted(group, key=lambda item: (-item[0], item[1].e2)))
 
 
 def rescore_table(table: Path, output: Path, *, lambdas: Sequence[float], threshold: float = KEEP_ALL,

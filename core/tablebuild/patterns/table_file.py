@@ -3,8 +3,8 @@
     e1 ||| e2 ||| score p_mle ||| h1 h2 h3 h4 [h1 h2 h3 h4 ...] ||| c_1 ||| c_2 ...
 
 * ``e1``, ``e2``: patterns, slots as ``[TAG_n]`` (e2's numbers are e1's);
-* ``score``: Eq. 3 under the table's weights λ (in its ``.json`` sidecar), ``p_mle``: Eq. 1;
-  both plain numbers, not logs, as Moses writes probabilities;
+* ``score``: Eq. 3 under the table's weights λ (in its ``.json`` sidecar; capped at e^700, see
+  :data:`MAX_LOG_SCORE`), ``p_mle``: Eq. 1; both plain numbers, not logs, as Moses writes probabilities;
 * then h1..h4 of each pivot, four numbers per pivot, and the pivots themselves,
   one field each, in the same order (highest contribution under λ first).
 
@@ -25,6 +25,9 @@ from core.textio import atomic_output, open_text_maybe_gzip
 from core.tablebuild.patterns.scoring import FEATURE_NAMES, MLE_LAMBDAS, log_score
 
 FORMAT = "parastudio-pattern-table/1"
+# A tuned λ (``parastudio tune --system pivot``) may put ln score(e2|e1) past a float's range (λ1 = -100 with
+# h1 = -10 gives e^1000): the written score is capped at e^700; the exact ln score is Eq. 3 of the features.
+MAX_LOG_SCORE = 700.0
 SEPARATOR = " ||| "
 _EXPECTED = "'e1 ||| e2 ||| score p_mle ||| h1 h2 h3 h4 ... ||| pivot ...' with four feature values per pivot"
 
@@ -60,8 +63,8 @@ def scored_pair(e1: str, e2: str, pivots: Sequence[tuple[str, Sequence[float]]],
     """A pair with its Eq. 3 score under ``lambdas`` and its Eq. 1 probability, pivots best first."""
     ordered = sorted(pivots, key=lambda item: (-sum(w * h for w, h in zip(lambdas, item[1])), item[0]))
     features = tuple(tuple(float(h) for h in item[1]) for item in ordered)
-    return PatternPair(e1, e2, math.exp(log_score(features, lambdas)), math.exp(log_score(features, MLE_LAMBDAS)),
-                       features, tuple(item[0] for item in ordered))
+    return PatternPair(e1, e2, math.exp(min(log_score(features, lambdas), MAX_LOG_SCORE)),
+                       math.exp(log_score(features, MLE_LAMBDAS)), features, tuple(item[0] for item in ordered))
 
 
 def write_table(pairs: Iterator[PatternPair], output: Path, meta: dict, *, compresslevel: int = 6) -> int:
