@@ -40,12 +40,14 @@ def screen_for(qtbot):
         qtbot.addWidget(screen)
         screen.resize(1000, 700)
         screen.show()
+        made.append((screen, writer))
         screen.open(study_id, annotator, "toy")
-        made.append(writer)
         return screen
 
     yield make
-    for writer in made:
+    for screen, writer in made:  # as the window closes: session released, timers stopped, then the writer
+        screen.close_session()
+        screen.progress.stop()
         writer.close()
 
 
@@ -183,6 +185,20 @@ def test_arrows_move_without_answering_and_show_earlier_answers(qtbot, study, sc
     assert len(live_values(db, screen.annotator_id)) == 1
 
 
+def test_a_heartbeat_due_after_the_writer_closed_raises_nothing(qtbot, study, screen_for):
+    """Its timer used to fire on into the next tests and raise "the judgment writer is closed" there."""
+    db, study_id, _ = study
+    screen = screen_for(db, study_id)
+    assert screen._heartbeat.isActive()
+    screen._heartbeat.setInterval(5)
+    screen.writer.close()
+    qtbot.wait(60)  # pytest-qt fails the test on an exception raised in a Qt slot
+    assert not screen._heartbeat.isActive()
+    screen.writer.heartbeat(screen.lock)  # upkeep on a closed writer is skipped, not an error
+    with pytest.raises(RuntimeError, match="closed"):
+        screen.writer.answer(screen.item.assignment_id, "yes")  # an answer is data: that still says so
+
+
 def test_reopening_resumes_at_the_first_open_item(qtbot, study, screen_for):
     db, study_id, _ = study
     screen = screen_for(db, study_id)
@@ -261,6 +277,9 @@ def test_an_undo_moves_only_the_screen_that_asked(qtbot, tmp_path):
         assert annotate.item.position == 0
         assert choice.item.assignment_id == where
     finally:
+        for screen in (annotate, choice):
+            screen.close_session()
+            screen.progress.stop()
         writer.close()
         db.close()
 
