@@ -409,6 +409,10 @@ class AnnotationScreen(QWidget):
             self._show_candidate(item)
         self._show_answer()
         self.keys_help.setText(help_line(item.scale))
+        if self.session is not None and self.session.held_back is not None:
+            # Blind phases: the item due shows a source whose sentence still has this question open.
+            self.status.setText(f"This {html.escape(item.criterion)} question of the sentence comes first: the "
+                                f"{html.escape(self.session.held_back.criterion)} question shows its source.")
         self._update_header()
         self.item_shown.emit(item)
 

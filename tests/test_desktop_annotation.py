@@ -118,6 +118,31 @@ def test_fluency_comes_first_without_source_then_meaning_with_highlights(qtbot, 
     assert "fluency" not in criteria[first_with_source:]
 
 
+def test_skipping_with_the_arrow_never_shows_a_source_before_its_fluency_items(qtbot, study, screen_for):
+    """The audit: → to the first meaning item, then answer everything: 8 fluency items came after their source."""
+    db, study_id, _ = study
+    screen = screen_for(db, study_id)
+    for _ in range(200):  # → through the fluency phase, until → no longer leads on
+        before = screen.item
+        qtbot.keyClick(screen, Qt.Key_Right)
+        if screen.item.position <= before.position:
+            break
+    assert screen.item.criterion == "fluency"  # the skipped form question of the sentence comes back first
+    assert "comes first" in screen.status.text()
+    shown_sources, judged, late = set(), set(), []
+    while screen.item is not None:
+        item = screen.item
+        if item.shows_source:
+            shown_sources.add(item.source_id)
+        elif item.assignment_id not in judged and item.source_id in shown_sources:
+            late.append(item.assignment_id)
+        judged.add(item.assignment_id)
+        qtbot.keyClick(screen, KEY[key_for(item)])
+    assert late == []
+    screen.writer.drain()
+    assert ops.next_item(db, screen.annotator_id) is None
+
+
 def test_undo_reopens_the_last_answer_and_a_new_answer_replaces_it(qtbot, study, screen_for):
     db, study_id, _ = study
     screen = screen_for(db, study_id)
