@@ -169,3 +169,17 @@ def test_a_new_candidate_of_a_sentence_already_judged_with_its_source_goes_to_a_
         make(db, sentences=3, per_sentence=1, tag="newer ")
         report = ops.assign(db, study, ["ann", "bob"], judges_per_item=2)
         assert report.not_blind["ann"] == 3  # one fluency item for each of sentences 0-2
+
+
+def test_study_assign_says_how_many_items_cannot_be_blind(tmp_path, capsys):
+    from core.cli import main
+
+    path = tmp_path / "s.sqlite"
+    with open_database(path, create=True) as db:
+        study = make(db, sentences=3, per_sentence=1)
+        ops.assign(db, study, ["ann"])
+        Judge(db, study, "ann").finish()
+        make(db, sentences=3, per_sentence=1, tag="new ")
+    assert main(["study", "assign", "--db", str(path), "--annotators", "ann"]) == 0
+    out = capsys.readouterr().out
+    assert "note: 3 of ann's source-free items are of sentences whose source ann has already judged" in out
