@@ -147,7 +147,7 @@ class AnnotationScreen(QWidget):
         self.clock = JudgingClock()  # time spent judging the item shown (paused when hidden or idle)
         self.lock: session_lock.SessionLock | None = None  # this window's judging session
         self._heartbeat = QTimer(self, interval=session_lock.HEARTBEAT_SECONDS * 1000)
-        self._heartbeat.timeout.connect(lambda: self.lock is not None and self.writer.heartbeat(self.lock))
+        self._heartbeat.timeout.connect(self._beat)
         self.level_buttons: list[QPushButton] = []  # the buttons of the current scale
         self._button_values: list[str] = []  # the value each of them gives
         self.option_buttons: list[QPushButton] = []
@@ -156,6 +156,7 @@ class AnnotationScreen(QWidget):
         writer.committed.connect(self._on_committed)
         writer.undone.connect(self._on_undone)
         writer.session_lost.connect(self._on_session_lost)
+        writer.closed.connect(self._heartbeat.stop)
         writer.failed.connect(lambda message: self.status.setText(f"<b>could not save</b>: {html.escape(message)}"))
 
     # layout ---------------------------------------------------------------------------
@@ -324,6 +325,13 @@ class AnnotationScreen(QWidget):
         self._show(self.session.first())
         self.progress.follow(self.db, study_id, self.annotator_id)
 
+    def _beat(self) -> None:
+        """Keep this window's session lock fresh; never on a closed writer (the window is going away)."""
+        if self.lock is None or self.writer.is_closed:
+            self._heartbeat.stop()
+            return
+        self.writer.heartbeat(self.lock)
+
     def refresh_progress(self) -> None:
         self.progress.recount()
 
@@ -401,6 +409,10 @@ class AnnotationScreen(QWidget):
             self._show_candidate(item)
         self._show_answer()
         self.keys_help.setText(help_line(item.scale))
+        if self.session is not None and self.session.held_back is not None:
+            # Blind phases: the item due shows a source whose sentence still has this question open.
+            self.status.setText(f"This {html.escape(item.criterion)} question of the sentence comes first: the "
+                                f"{html.escape(self.session.held_back.criterion)} question shows its source.")
         self._update_header()
         self.item_shown.emit(item)
 

@@ -46,6 +46,7 @@ class JudgmentWriter(QObject):
     undone = Signal(int, int)  # annotator id, assignment id open again (-1: nothing to undo)
     session_lost = Signal(int, int)  # study id, annotator id: another window took over judging as them
     failed = Signal(str)
+    closed = Signal()  # the queue is drained and the thread stopped: nothing more can be queued
 
     _STOP = object()
 
@@ -64,12 +65,21 @@ class JudgmentWriter(QObject):
         self._put("answer", assignment_id=assignment_id, value=value, text=text, started_at=started_at,
                   answered_at=answered_at, comment=comment, flag=flag, duration_ms=duration_ms)
 
+    @property
+    def is_closed(self) -> bool:
+        return self._closed
+
     def heartbeat(self, lock) -> None:
-        """Keep a judging session's lock fresh (:mod:`core.store.session_lock`); ``session_lost`` if taken over."""
-        self._put("heartbeat", lock=lock)
+        """Keep a judging session's lock fresh (:mod:`core.store.session_lock`); ``session_lost`` if taken over.
+
+        Upkeep, not data: once the writer is closed a heartbeat is skipped (the lock then goes stale and is
+        free again), where an answer queued on a closed writer still raises."""
+        if not self._closed:
+            self._put("heartbeat", lock=lock)
 
     def release(self, lock) -> None:
-        self._put("release", lock=lock)
+        if not self._closed:
+            self._put("release", lock=lock)
 
     def annotate(self, assignment_id: int, *, comment: str | None = None, flag: bool | None = None) -> None:
         """Flag or comment an answered assignment (after any answer still queued for it)."""
@@ -97,6 +107,7 @@ class JudgmentWriter(QObject):
         self._closed = True
         self._queue.put(self._STOP)
         self._thread.join()
+        self.closed.emit()
 
     def _put(self, kind: str, **args: Any) -> None:
         if self._closed:

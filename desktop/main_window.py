@@ -13,9 +13,10 @@ from pathlib import Path
 
 import html
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
@@ -483,16 +484,27 @@ class MainWindow(QMainWindow):
         self._replacement = replacement
 
     def closeEvent(self, event) -> None:  # noqa: N802
-        # Every answer already given is committed before the window goes, then the judging sessions end.
-        pending = self.writer.pending()
-        dialog = None
-        if pending:
-            dialog = QProgressDialog(f"Saving {pending} answer(s)…", None, 0, 0, self)
-            dialog.setWindowTitle("Paraphrase Studio")
-            dialog.setMinimumDuration(0)
-            dialog.show()
+        # Every answer already given is committed before the window goes, then the judging sessions end. A small
+        # dialog always says what the closing waits for (answers still being saved, then background work).
+        self.closing_dialog = dialog = QProgressDialog("", None, 0, 0, self)
+        dialog.setWindowTitle("Paraphrase Studio: closing")
+        dialog.setMinimumDuration(0)
+        dialog.setWindowModality(Qt.WindowModal)
         for tab in (self.annotate, self.choice):
             tab.screen.progress.stop()
+        self.closing_waited_for: list[str] = []
+
+        def say(text: str) -> None:
+            self.closing_waited_for.append(text)
+            dialog.setLabelText(text)
+            dialog.show()
+            QApplication.processEvents(QEventLoop.ExcludeUserInputEvents)
+
+        while (pending := self.writer.pending()) or not self.closing_waited_for:
+            say(f"Saving {pending} answer(s) still on their way to the study database…" if pending
+                else "Every answer is saved. Ending the judging session…")
+            self.writer.drain(timeout_s=0.1)
+        for tab in (self.annotate, self.choice):
             tab.screen.close_session()
         self.writer.close()
         if self.studies.worker is not None:
@@ -501,12 +513,12 @@ class MainWindow(QMainWindow):
         self.dashboard.cancel()
         self.translator.cancel()  # opening the graph store stops at its next progress report
         self.suggestions.cancel()
-        if dialog is not None:
-            dialog.setLabelText("Waiting for the statistics still being computed…")
-        QThreadPool.globalInstance().waitForDone(5000)  # workers reading the database
+        pool = QThreadPool.globalInstance()
+        if pool.activeThreadCount():
+            say("Stopping background work (statistics, tuning, a study build) that reads the database…")
+            pool.waitForDone(5000)  # workers reading the database
         self.translator.close_session()
-        if dialog is not None:
-            dialog.close()
+        dialog.close()
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("app/last_study", str(self.study_path))
         self.db.close()

@@ -42,10 +42,14 @@ class ProgressBars(QWidget):
         self._every_few_seconds.start()
 
     def stop(self) -> None:
+        """No more counts (the window or the session is closing); ``follow`` starts them again."""
+        self.study_id = None
         self._every_few_seconds.stop()
         self._soon.stop()
 
     def answer_committed(self) -> None:
+        if self.study_id is None:
+            return
         if self._counting:
             self._recount_after = True
         elif not self._soon.isActive():

@@ -24,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+WINDOW_SIZE = (1024, 700)
 
 
 def simulated_answer(item, judge: str) -> str:
@@ -85,40 +86,64 @@ def main() -> int:
     app.setApplicationName("Paraphrase Studio")
     path = open_demo_study(progress=lambda done, total, message="": print(f"demo: {done}/{total} {message}", file=sys.stderr))
 
+    from PySide6.QtTest import QTest
+
     window = MainWindow(path, annotator="judge-2")
-    window.resize(1280, 820)
+    window.resize(*WINDOW_SIZE)  # a small laptop screen: what every screen must fit
     window.show()
+
+    def judge_as(name: str) -> None:
+        """File ▸ Judge as… without its dialog; the study's instructions, shown to a judge once, are read."""
+        window.identity.set(name)
+        QTest.qWait(200)
+        dialog = getattr(window, "instructions_dialog", None)
+        if dialog is not None and dialog.isVisible():
+            dialog.accept()
+
+    judge_as("judge-2")
     screen = window.annotate.screen
     total = ops.study_progress(window.db, screen.study_id, screen.annotator_id).total
     print(f"judge-2: {judge_by_keys(screen, 'judge-2', None)} key presses for {total} assignments")
-    window.annotate.use_annotator("judge-1")
+    judge_as("judge-1")
     print(f"judge-1: {judge_by_keys(screen, 'judge-1', int(total * 0.8), stop_on_meaning=True)} key presses")
+    window.tabs.setCurrentWidget(window.choice)
     for judge in ("judge-2", "judge-1"):
-        window.choice.use_annotator(judge)
+        judge_as(judge)
         print(f"{judge} choice tasks: {judge_by_keys(window.choice.screen, judge, 12)} key presses")
+    window.tabs.setCurrentWidget(window.annotate)
     db = window.db
     study = ops.find_study(db, DEMO_STUDY)
     print("progress:", ops.study_progress(db, study).per_annotator)
     print("choice progress:", ops.study_progress(db, ops.find_study(db, DEMO_CHOICE_STUDY)).per_annotator)
     for report in ops.quality_control(db, study):
         print("QC:", report)
-    # The two other question kinds, then back to where judge-1 stopped.
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     # The scripted keys never let the event loop run: let the progress recounts land first.
-    from PySide6.QtTest import QTest as _QTest
-
-    _QTest.qWait(2000)
+    QTest.qWait(2000)
     from PySide6.QtCore import Qt
-    from PySide6.QtTest import QTest
 
-    for criterion, name in (("fluency", "1b-annotate-fluency-without-source"),
-                            ("usability", "1c-annotate-usability-3-point")):
-        while screen.item is not None and screen.item.criterion != criterion:
-            QTest.keyClick(screen, Qt.Key_Right)
+    # The two other question kinds, then back to where judge-1 stopped.
+    stopped_at = screen.item.position if screen.item is not None else None
+
+    def walk_to(arrived, key) -> None:
+        for _ in range(5000):  # an arrow at either end of the order leaves the item as it is
+            if screen.item is None or arrived(screen.item):
+                return
+            before = screen.item.position
+            QTest.keyClick(screen, key)
+            if screen.item.position == before:
+                return
+
+    # Blind phases: the fluency items come before the meaning item judge-1 stopped on, usability after it.
+    for criterion, key, name in (("fluency", Qt.Key_Left, "1b-annotate-fluency-without-source"),
+                                 ("usability", Qt.Key_Right, "1c-annotate-usability-3-point")):
+        walk_to(lambda item: item.criterion == criterion, key)
         QTest.qWait(300)
         window.grab().save(str(out / f"{name}.png"))
-    window.annotate.use_annotator("judge-1")
+    if stopped_at is not None:  # back to where judge-1 stopped, the richest view
+        walk_to(lambda item: item.position >= stopped_at, Qt.Key_Right if screen.item.position < stopped_at
+                else Qt.Key_Left)
     window.dashboard.refresh(force=True)
     window.quality.refresh()
     take_screenshots(window, out)

@@ -202,6 +202,9 @@ def _assign(args) -> int:
     for name in names:
         print(f"  {name}: {report.assignments.get(name, 0)} assignments "
               f"({report.repeats.get(name, 0)} repeated items, {report.controls.get(name, 0)} control items)")
+        if report.not_blind.get(name):
+            print(f"  note: {report.not_blind[name]} of {name}'s source-free items are of sentences whose source "
+                  f"{name} has already judged with, so they are not blind (no other annotator was free for them)")
     return 0
 
 

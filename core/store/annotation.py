@@ -51,6 +51,7 @@ class ItemView:
     text: str | None
     flag: bool
     comment: str | None
+    source_id: int | None = None  # the source sentence's row (blind phases: which fluency items it must wait for)
 
 
 @functools.cache
@@ -60,7 +61,7 @@ def _item_query():
     a, c, k, t, s, j = (Assignment.__table__, Criterion.__table__, Candidate.__table__, ChoiceTask.__table__,
                         SourceSentence.__table__, Judgment.__table__)
     source_id = func.coalesce(k.c.source_id, t.c.source_id)
-    return (select(a.c.id, a.c.position, a.c.candidate_id, a.c.choice_task_id, a.c.unit, c.c.name, c.c.question, c.c.scale,
+    return (select(a.c.id, a.c.position, source_id.label("source_id"), a.c.candidate_id, a.c.choice_task_id, a.c.unit, c.c.name, c.c.question, c.c.scale,
                    c.c.levels, c.c.shows_source, s.c.text.label("source"), s.c.display.label("source_display"),
                    s.c.references, k.c.text.label("candidate"),
                    k.c.kind.label("candidate_kind"), k.c.derivation, t.c.span_start, t.c.span_end, t.c.options,
@@ -106,7 +107,7 @@ def _item_view(row) -> ItemView:
         # A planted control shows no derivation: the screen highlights it by diff like any import.
         derivation=row.derivation if row.candidate_kind == "candidate" else None,
         span=(row.span_start, row.span_end) if is_task else None, unit=row.unit, options=list(row.options or []),
-        value=row.value, text=row.answer_text, flag=bool(row.flag), comment=row.comment)
+        value=row.value, text=row.answer_text, flag=bool(row.flag), comment=row.comment, source_id=row.source_id)
 
 
 def next_item(db: Database, annotator_id: int) -> ItemView | None:

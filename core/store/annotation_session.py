@@ -13,7 +13,11 @@ it what to show, as Anki's reviewer asks its scheduler for the next card):
 * going back shows an answered item with its answer (a new answer replaces it);
 * undo reopens exactly the item undone, and the next answer goes to it;
 * after the last open item, items skipped earlier with the arrows come back;
-* a new session (the app restarted) starts at the first item the store has open.
+* a new session (the app restarted) starts at the first item the store has open;
+* blind phases (seed 003: form alone, then meaning with the source): an item that shows a source is never shown
+  while a source-free item of the same sentence is open here; that item is shown instead, whatever led there
+  (an answer, an arrow past the end of the fluency phase, a later assignment batch, an undo). So no fluency
+  item is first judged after a display of its own source.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from collections import deque
 from dataclasses import dataclass, replace
 
 from core.store.annotation import ItemView, item_at, neighbour_position, next_item
-from core.store.annotation_queries import assignment_position, first_open_after, last_position
+from core.store.annotation_queries import (assignment_position, first_open_after, last_position,
+                                           open_source_free_positions, source_free_criteria)
 from core.store.database import Database
 
 
@@ -47,14 +52,19 @@ class AnnotationSession:
         self._positions: dict[int, int] = {}  # assignment id -> position, for what was answered here
         self._answers_given = 0
         self._undos_queued: deque[int] = deque()  # per undo not yet done: the answers given before it
+        self._source_free = source_free_criteria(db, annotator_id)  # {} when the study runs no blind phases
+        self._source_free_ids = frozenset(self._source_free.values())
+        # The item that was due when a source-free item of its sentence was shown first instead (else None).
+        self.held_back: ItemView | None = None
 
     # what to show ------------------------------------------------------------------------
     def first(self) -> ItemView | None:
         """Where a session starts: the first assignment the store has open."""
-        return self._merged(next_item(self.db, self.annotator_id))
+        return self._blind_first(self._merged(next_item(self.db, self.annotator_id)))
 
     def at(self, position: int) -> ItemView | None:
-        return self._merged(item_at(self.db, self.annotator_id, position))
+        """The item at ``position``, or the source-free item its display must wait for (see ``held_back``)."""
+        return self._blind_first(self._merged(item_at(self.db, self.annotator_id, position)))
 
     def has_no_items(self) -> bool:
         """The annotator has no assignment at all (not even a judged one) in the study."""
@@ -71,11 +81,13 @@ class AnnotationSession:
             while (target := first_open_after(self.db, self.annotator_id, target)) is not None:
                 item = item_at(self.db, self.annotator_id, target)
                 if item is not None and self.is_open(item):
-                    return self._merged(item)
+                    return self._blind_first(self._merged(item))
+        self.held_back = None
         return None
 
     def neighbour(self, current: ItemView | None, step: int) -> ItemView | None:
         """The item before (step < 0) or after (step > 0) the current one, answered or not; None at an end."""
+        self.held_back = None
         if current is None:
             if step > 0:
                 return None
@@ -119,6 +131,20 @@ class AnnotationSession:
         if position is None:
             position = assignment_position(self.db, assignment_id)
         return self.at(position) if position is not None else None
+
+    def _blind_first(self, item: ItemView | None) -> ItemView | None:
+        """``item``, unless it shows a source whose sentence still has a source-free item open here: then the
+        first such item (in the annotator's order), with ``held_back`` set to ``item``."""
+        self.held_back = None
+        if item is None or not self._source_free_ids or item.criterion in self._source_free or item.source_id is None:
+            return item
+        for position in open_source_free_positions(self.db, self.annotator_id, item.source_id,
+                                                   self._source_free_ids):
+            waiting = item_at(self.db, self.annotator_id, position)
+            if waiting is not None and self.is_open(waiting):
+                self.held_back = item
+                return self._merged(waiting)
+        return item
 
     def _merged(self, item: ItemView | None) -> ItemView | None:
         if item is None:

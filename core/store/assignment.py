@@ -8,7 +8,7 @@ sentence) must be judged bad.
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 from sqlalchemy import func, insert, select
@@ -16,7 +16,7 @@ from sqlalchemy import func, insert, select
 from core.store.database import Database
 from core.store.events import log_event
 from core.store.items import replacement_units
-from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, SourceSentence, Study
+from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, Judgment, SourceSentence, Study
 from core.store.studies import annotator_in
 
 
@@ -28,6 +28,15 @@ def blind_phases(study: Study, criteria: Sequence[Criterion]) -> list[set[int]]:
     if (study.settings or {}).get("blind_phases", default) and hidden and shown:
         return [hidden, shown]
     return [hidden | shown]
+
+
+def sources_seen(session, study_id: int, phases: list[set[int]]) -> set[tuple[int, int]]:
+    """(annotator, source sentence) pairs where the annotator has judged an item showing that source already."""
+    shown = phases[-1]
+    return set(session.execute(
+        select(Judgment.annotator_id, Candidate.source_id).distinct()
+        .join(Candidate, Candidate.id == Judgment.candidate_id)
+        .where(Judgment.study_id == study_id, Judgment.criterion_id.in_(sorted(shown)))).all())
 
 
 def next_free_positions(session, study_id: int) -> dict[int, int]:
@@ -43,6 +52,10 @@ class AssignReport:
     assignments: dict[str, int]
     repeats: dict[str, int]
     controls: dict[str, int]
+    # Blind phases across batches: source-free assignments of a sentence whose source this annotator has already
+    # judged with (an earlier batch), so they cannot be blind. Items go to annotators who have not seen the
+    # source first; this counts what could not be placed so.
+    not_blind: dict[str, int] = field(default_factory=dict)
 
 
 def make_control_text(candidate: str, other_sentence: str, rng: random.Random) -> str | None:
@@ -81,7 +94,10 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
     assignment batch runs in two phases: every source-free item of the
     annotator's batch (with its repeats and controls) comes before any item
     that shows a source, and no fluency item follows a display of its own
-    source, even one shown for a sibling candidate of the same sentence.
+    source, even one shown for a sibling candidate of the same sentence. A later batch keeps this: the
+    annotation session shows no item with a source while a source-free item of that sentence is open, and a new
+    candidate of a sentence an annotator has already judged with its source goes to another annotator when there
+    is one (``AssignReport.not_blind`` counts the rest).
     """
     if not annotators:
         raise ValueError("name at least one annotator")
@@ -115,6 +131,9 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
             items += [("t", i) for i in session.scalars(select(ChoiceTask.id).where(
                 ChoiceTask.study_id == study_id).order_by(ChoiceTask.id)) if i not in assigned_tasks]
 
+        seen = sources_seen(session, study_id, phases) if len(phases) > 1 else set()
+        source_of = ({i: s for i, s in session.execute(select(Candidate.id, Candidate.source_id)
+                                                         .where(Candidate.study_id == study_id))} if seen else {})
         distribution_rng = random.Random(f"{seed}:distribution")
         shuffled = list(items)
         distribution_rng.shuffle(shuffled)
@@ -123,7 +142,9 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
         per_annotator: dict[int, list[tuple[str, int]]] = {a: [] for a in annotator_ids}
         for index, item in enumerate(shuffled):
             count = min(judges if index < multi else 1, len(annotator_ids))
-            chosen = sorted(annotator_ids, key=lambda a: (load[a], distribution_rng.random()))[:count]
+            source = source_of.get(item[1]) if item[0] == "c" else None
+            chosen = sorted(annotator_ids, key=lambda a: ((a, source) in seen, load[a],
+                                                          distribution_rng.random()))[:count]
             for a in chosen:
                 load[a] += 1
                 per_annotator[a].append(item)
@@ -200,6 +221,9 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
             report.assignments[names[annotator_id]] = len(first_rows) + len(repeat_rows)
             report.repeats[names[annotator_id]] = sum(1 for block in blocks if block[1] == "repeat")
             report.controls[names[annotator_id]] = made
+            report.not_blind[names[annotator_id]] = sum(
+                1 for row in first_rows + repeat_rows if row["criterion_id"] in phases[0] and len(phases) > 1
+                and (annotator_id, source_of.get(row["candidate_id"])) in seen)
         log_event(session, study_id, "assigned", {**asdict(report), "judges_per_item": judges, "overlap": overlap,
                                              "repeat_fraction": repeat_fraction,
                                              "control_fraction": control_fraction, "seed": seed})

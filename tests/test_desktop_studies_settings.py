@@ -1,0 +1,148 @@
+"""The Studies screen's per-study settings: the instructions editor (Ctrl+E) and how sentences are shown to judges
+(readable: detokenized and truecased, or tokenized as stored). Real SQLite studies, offscreen Qt, keys only."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtWidgets import QDialogButtonBox, QPushButton  # noqa: E402
+
+from core.store import operations as ops  # noqa: E402
+from core.store.database import open_database  # noqa: E402
+from desktop_study_fixtures import make_choice_study, make_study  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def private_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    QSettings.setDefaultFormat(QSettings.IniFormat)
+
+
+@pytest.fixture
+def studies(qtbot, tmp_path):
+    from desktop.studies_screen import StudiesScreen
+
+    path = tmp_path / "study.sqlite"
+    toy = make_study(path)
+    choice = make_choice_study(path)
+    db = open_database(path)
+    screen = StudiesScreen(db)
+    qtbot.addWidget(screen)
+    screen.resize(1000, 680)
+    screen.show()
+    yield screen, db, toy, choice
+    db.close()
+
+
+def select_study(qtbot, screen, study_id):
+    row = [s.id for s in screen.summaries].index(study_id)
+    screen.view.setFocus()
+    screen.view.selectRow(screen.proxy.mapFromSource(screen.model.index(row, 0)).row())
+    assert screen.selected_study() == study_id
+
+
+def plain(label_html: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", label_html))
+
+
+def test_ctrl_e_edits_the_instructions_and_examples_judges_then_read(qtbot, studies):
+    from desktop.instructions import InstructionsDialog, instructions_html
+
+    screen, db, toy, _ = studies
+    select_study(qtbot, screen, toy)
+    qtbot.keyClick(screen.view, Qt.Key_E, Qt.ControlModifier)
+    editor = screen.instructions_editor
+    qtbot.waitUntil(editor.isVisible, timeout=2000)
+    assert editor.criteria == ["fluency", "meaning", "usability"]
+    qtbot.keyClicks(editor.text_edit, "Read each paraphrase aloud.")
+    add = next(b for b in editor.findChildren(QPushButton) if "Add an example" in b.text())
+    for criterion, verdict, source, text, reason in (
+            ("meaning", "bad", "the dog runs", "the cat sleeps", "another event entirely"),
+            ("fluency", "good", "", "the beast runs after the kitten", "reads as English"),
+            ("fluency", "bad", "", "", "an empty row is dropped")):
+        qtbot.mouseClick(add, Qt.LeftButton)
+        row = editor.table.rowCount() - 1
+        editor.table.cellWidget(row, 0).setCurrentText(criterion)
+        editor.table.cellWidget(row, 1).setCurrentText(verdict)
+        for column, value in ((2, source), (3, text), (4, reason)):
+            editor.table.item(row, column).setText(value)
+    save = editor.findChild(QDialogButtonBox).button(QDialogButtonBox.Save)
+    qtbot.mouseClick(save, Qt.LeftButton)
+    assert not editor.isVisible()
+
+    stored = ops.study_settings(db, toy)["instructions"]
+    assert stored["text"] == "Read each paraphrase aloud."
+    assert stored["examples"] == {
+        "meaning": [{"good": False, "source": "the dog runs", "text": "the cat sleeps",
+                     "reason": "another event entirely"}],
+        "fluency": [{"good": True, "source": "", "text": "the beast runs after the kitten",
+                     "reason": "reads as English"}]}
+    # What judges read (before their first item, and with F1): the text, each question, the examples.
+    shown = InstructionsDialog(db, toy)
+    qtbot.addWidget(shown)
+    read = shown.browser.toPlainText()
+    assert "Read each paraphrase aloud." in read
+    assert "A good one: the beast runs after the kitten" in read and "Why: reads as English" in read
+    assert "A bad one: the cat sleeps" in read and "source: the dog runs" in read
+    assert "Asked of the paraphrase alone" in read  # fluency hides the source
+    assert "an empty row is dropped" not in instructions_html(db, toy)
+
+    # Reopened, the editor shows what was saved; Esc (Cancel) changes nothing.
+    qtbot.keyClick(screen.view, Qt.Key_E, Qt.ControlModifier)
+    again = screen.instructions_editor
+    qtbot.waitUntil(again.isVisible, timeout=2000)
+    assert again.text_edit.toPlainText() == "Read each paraphrase aloud." and again.table.rowCount() == 2
+    again.text_edit.setPlainText("changed my mind")
+    qtbot.keyClick(again, Qt.Key_Escape)
+    assert not again.isVisible()
+    assert ops.study_settings(db, toy)["instructions"]["text"] == "Read each paraphrase aloud."
+
+
+def test_the_display_switch_is_per_study_and_judges_see_it(qtbot, studies):
+    from desktop.annotation_screen import AnnotationScreen
+    from desktop.judgment_writer import JudgmentWriter
+
+    screen, db, toy, choice = studies
+    changed = []
+    screen.studies_changed.connect(lambda: changed.append(True))
+    select_study(qtbot, screen, toy)
+    assert screen.display_combo.currentIndex() == 0  # readable by default
+    screen.display_combo.setFocus()
+    qtbot.keyClick(screen.display_combo, Qt.Key_Down)  # the keyboard's way to choose "tokenized (as stored)"
+    assert screen.display_combo.currentIndex() == 1
+    assert ops.study_settings(db, toy)["display"] == "tokenized" and changed
+    assert ops.study_settings(db, choice).get("display", "readable") == "readable"  # per study
+    select_study(qtbot, screen, choice)
+    assert screen.display_combo.currentIndex() == 0  # the combo follows the selected study
+    select_study(qtbot, screen, toy)
+    assert screen.display_combo.currentIndex() == 1
+
+    writer = JudgmentWriter(db)
+    judge = AnnotationScreen(db, writer)
+    qtbot.addWidget(judge)
+    try:
+        judge.open(toy, "ann", "toy")
+        while judge.item.shows_source is False:
+            assert plain(judge.candidate_label.text()) == judge.item.candidate  # as stored: tokenized, lowercase
+            qtbot.keyClick(judge, Qt.Key_Y if judge.item.scale == "binary" else Qt.Key_2)
+        assert plain(judge.source_label.text()) == judge.item.source
+        judge.close_session()
+
+        screen.display_combo.setFocus()
+        qtbot.keyClick(screen.display_combo, Qt.Key_Up)  # back to readable
+        assert ops.study_settings(db, toy)["display"] == "readable"
+        judge.open(toy, "ann", "toy")
+        readable = plain(judge.source_label.text())
+        assert readable == judge.display(judge.item.source) and readable != judge.item.source
+        assert readable[0].isupper()  # truecased: the sentence starts with a capital
+    finally:
+        judge.close_session()
+        judge.progress.stop()
+        writer.close()
