@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
     QTableView,
@@ -173,7 +174,7 @@ class InspectScreen(QWidget):
         self.title.setTextFormat(Qt.RichText)
         layout.addWidget(self.title)
         layout.addLayout(self._filters())
-        splitter = QSplitter(Qt.Horizontal)
+        self.splitter = splitter = QSplitter(Qt.Horizontal)
         self.model = CandidateRowsModel()
         self.view = QTableView()
         self.view.setModel(self.model)
@@ -194,7 +195,7 @@ class InspectScreen(QWidget):
         self.side.addTab(self._blame_tab(), "Rule blame  [Ctrl+B]")
         self.side.addTab(self._plots_tab(), "Plots")
         splitter.addWidget(self.side)
-        splitter.setSizes([520, 480])
+        self._split_once = False  # the table's share is set when the screen first has its width
         layout.addWidget(splitter, 1)
         status_row = QHBoxLayout()
         self.status = QLabel()
@@ -210,6 +211,12 @@ class InspectScreen(QWidget):
                            ("Ctrl+L", self.export_prune_list), ("Ctrl+F", self.system_combo.setFocus),
                            ("Ctrl+P", self.choose_bilingual)):
             QShortcut(QKeySequence(keys), self, activated=slot, context=Qt.WidgetWithChildrenShortcut)
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._split_once and self.width() > 0:
+            self._split_once = True
+            self.splitter.setSizes([self.width() * 55 // 100, self.width() * 45 // 100])
 
     # layout -------------------------------------------------------------------------------
     def _filters(self) -> QHBoxLayout:
@@ -268,6 +275,7 @@ class InspectScreen(QWidget):
         self.plot_choice.currentIndexChanged.connect(lambda _: self.draw_plot())
         self.plot_label = QLabel()
         self.plot_label.setAlignment(Qt.AlignCenter)
+        self.plot_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)  # never widens the panel
         export = QPushButton("Export the plot (PNG, SVG)…")
         export.clicked.connect(lambda: self.export_plot())
         layout.addWidget(self.plot_choice)
@@ -475,11 +483,18 @@ class InspectScreen(QWidget):
         rows = list(self.model.rows)
         plot = plot_rejection_rates if choice == 0 else plot_score_histograms
         worker = Worker(lambda report: plot(rows, path))
-        worker.signals.finished.connect(lambda drawn: self.plot_label.setPixmap(QPixmap(str(drawn))))
+        worker.signals.finished.connect(self._show_plot)
         # A plot that cannot be drawn says so; the screen goes on.
         worker.signals.failed.connect(lambda message: self.plot_label.setText(f"could not draw the plot: {message}"))
         self._plot_worker = worker
         QThreadPool.globalInstance().start(worker)
+
+    def _show_plot(self, drawn) -> None:
+        """The plot scaled to the space the tab has (a full-size image would push the table aside)."""
+        pixmap = QPixmap(str(drawn))
+        width = max(200, self.side.width() - 24)
+        self.plot_label.setPixmap(pixmap if pixmap.width() <= width else
+                                  pixmap.scaledToWidth(width, Qt.SmoothTransformation))
 
     def export_plot(self, path: str | None = None) -> str | None:
         if path is None:
