@@ -17,6 +17,7 @@ from typing import Sequence
 from core.progress import Progress, no_progress, scaled
 from core.store import operations as ops
 from core.store.database import Database
+from core.textio import read_token_lines
 
 
 
@@ -87,8 +88,7 @@ def study_from_engine(report: Progress, db: Database, plan: StudyPlan, engine: E
 
     if not engine.systems:
         raise ValueError("choose at least one system")
-    lines = Path(engine.test_set).read_text(encoding="utf-8").splitlines()[: engine.max_sentences]
-    sentences = [line.split() for line in lines]
+    sentences = read_token_lines(engine.test_set, limit=engine.max_sentences)
     tables = []
     for number, path in enumerate(engine.tables, 1):
         report(2 + 8 * number // max(1, len(engine.tables)), 100, f"loading table {Path(path).name}")
