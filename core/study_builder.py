@@ -11,13 +11,14 @@ cancelled build leaves no half study behind.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import islice
 from pathlib import Path
 from typing import Sequence
 
 from core.progress import Progress, no_progress, scaled
 from core.store import operations as ops
 from core.store.database import Database
-from core.textio import read_token_lines
+from core.textio import read_lines
 
 
 
@@ -88,7 +89,8 @@ def study_from_engine(report: Progress, db: Database, plan: StudyPlan, engine: E
 
     if not engine.systems:
         raise ValueError("choose at least one system")
-    sentences = read_token_lines(engine.test_set, limit=engine.max_sentences)
+    lines = [text for _number, text in islice(read_lines(engine.test_set), engine.max_sentences)]
+    sentences = [line.split() for line in lines]
     tables = []
     for number, path in enumerate(engine.tables, 1):
         report(2 + 8 * number // max(1, len(engine.tables)), 100, f"loading table {Path(path).name}")

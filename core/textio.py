@@ -23,6 +23,7 @@ import gzip
 import io
 import os
 import queue
+import shutil
 import socket
 import sys
 import tempfile
@@ -102,7 +103,7 @@ def temporary_sibling(destination: str | os.PathLike) -> Path:
 
 def remove_stale_temporaries(destination: str | os.PathLike) -> None:
     """Remove the temporaries a writer of ``destination`` left when it was killed (a process of this
-    machine that no longer runs): a SIGKILL leaves its ``.part`` file, the next write cleans it up."""
+    machine that no longer runs): a SIGKILL leaves its ``.part`` file (or folder), the next write cleans it up."""
     destination = Path(destination)
     prefix = f".{destination.name}."
     try:
@@ -117,7 +118,10 @@ def remove_stale_temporaries(destination: str | os.PathLike) -> None:
             continue
         if owner_is_gone(name[len(prefix):-len(".part")].rpartition(".")[0]):
             with contextlib.suppress(OSError):
-                os.unlink(entry.path)
+                if entry.is_dir(follow_symlinks=False):  # a work folder (lmplz's, a dev-set folder being built)
+                    shutil.rmtree(entry.path)
+                else:
+                    os.unlink(entry.path)
 
 
 def _process_exists(pid: int) -> bool:
@@ -210,7 +214,8 @@ class CheckedText:
             return ""
         self.line_number += 1
         if len(data) > self.max_line_bytes and not data.endswith(b"\n"):
-            raise self._bad_text(f"a line of at most {self.max_line_bytes:,} bytes", data[:60].decode("utf-8", "replace"),
+            raise self._bad_text(f"a line of at most {self.max_line_bytes:,} bytes",
+                                 data[:60].decode("utf-8", "replace"),
                                  f"line {self.line_number} is longer than {self.max_line_bytes:,} bytes")
         if self.line_number == 1 and data.startswith(_BOM):
             data = data[len(_BOM):]

@@ -53,3 +53,16 @@ def test_a_study_test_set_not_utf8_is_named(tmp_path):
 def test_patterns_extract_standard_input_not_utf8_is_named():
     status, _out, err = run_cli(["patterns", "extract", "-"], stdin=NOT_UTF8)
     assert status == 2 and "<stdin>:2: expected UTF-8 text" in err and "Traceback" not in err
+
+
+def test_a_pattern_table_sidecar_not_utf8_or_not_json_is_named(tmp_path):
+    from core.tablebuild.patterns.table_file import read_meta, sidecar_path
+
+    table = tmp_path / "patterns.txt"
+    table.write_text("", encoding="utf-8")
+    sidecar_path(table).write_bytes(b'{"format": "x",\n "lambdas": "\xe9"}\n')
+    with pytest.raises(InputFormatError, match=rf"{sidecar_path(table)}:2: expected UTF-8 text"):
+        read_meta(table)
+    sidecar_path(table).write_bytes(b'{"format": "x",\n "lambdas": }\n')
+    with pytest.raises(InputFormatError, match=rf"{sidecar_path(table)}:2: expected the pattern table's JSON sidecar"):
+        read_meta(table)

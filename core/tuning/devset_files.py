@@ -18,12 +18,11 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Iterable
 
 from core.errors import InputFileError, InputFormatError
-from core.textio import atomic_output, open_text_maybe_gzip
+from core.textio import atomic_output, open_text_maybe_gzip, remove_stale_temporaries, temporary_sibling
 from core.tuning.devset_record_check import record_problem
 
 FORMATS = ("jsonl", "csv", "hf")
@@ -84,7 +83,9 @@ def _dataset_card(records: list[dict]) -> str:
 
 def _write_hf(records: list[dict], output: Path) -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
-    building = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=output.parent))
+    remove_stale_temporaries(output)  # a killed export's folder
+    building = temporary_sibling(output)
+    building.mkdir()
     try:
         try:
             import datasets
