@@ -17,7 +17,10 @@ The store opens only its own databases and never creates one unless asked
 Alembic's version table; a file that is not SQLite, or another program's
 SQLite database, is refused without a byte written; a mistyped path is an
 error, not a new empty study. Files made before the application id existed
-are recognised by their version table and study tables.
+are recognised by their version table and study tables. A study written by
+a newer version (a schema revision this program does not know) and a damaged
+SQLite file are refused the same way, naming the file, before anything is
+written to them.
 """
 
 from __future__ import annotations
