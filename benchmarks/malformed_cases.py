@@ -19,8 +19,8 @@ Counted as the issue counts them, per (command, input) pair, a *slot*:
 * candidates: 12 bad JSONL records, 2 bad CSVs: 14;
 * 2 outputs to a terminal that cannot show them: 2;
 
-254 in all; then 12 study-store cases (another program's SQLite file, a text file, a
-mistyped path, a study of a newer schema, a damaged study file, an empty file).
+254 in all; then 13 study-store cases (another program's SQLite file, a text file, a
+mistyped path, a study of a newer schema, a damaged study file (twice), an empty file).
 """
 
 from __future__ import annotations
@@ -392,6 +392,14 @@ def _store_cases(builder: CaseBuilder) -> None:
     page_size = int.from_bytes(data[16:18], "big")
     data[page_size:3 * page_size] = bytes(random.Random(18).randrange(256) for _ in range(2 * page_size))
     damaged.write_bytes(bytes(data))
+    deep = base / "damaged-deep.sqlite"  # the study table's root page overwritten: opening succeeds, a query fails
+    shutil.copy(builder.empty_study, deep)
+    connection = sqlite3.connect(deep)
+    root = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = 'study'").fetchone()[0]
+    connection.close()
+    data = bytearray(deep.read_bytes())
+    data[(root - 1) * page_size:root * page_size] = bytes(random.Random(18).randrange(256) for _ in range(page_size))
+    deep.write_bytes(bytes(data))
     empty = base / "empty.sqlite"
     empty.write_bytes(b"")
     for name, argv, untouched, absent in [
@@ -409,6 +417,7 @@ def _store_cases(builder: CaseBuilder) -> None:
                                       str(newer), "--sources", str(builder.sentences)], [newer], []),
         ("progress-damaged-study", ["study", "progress", "--db", str(damaged)], [damaged], []),
         ("report-damaged-study", ["report", str(damaged)], [damaged], []),
+        ("report-damaged-study-table", ["report", str(deep)], [deep], []),
         ("progress-empty-file", ["study", "progress", "--db", str(empty)], [empty], []),
     ]:
         builder.cases.append(Case(f"store/{name}", "store", argv, base, "refuse", store=True, untouched=untouched,

@@ -21,7 +21,7 @@ with a time limit, from this checkout, and is classed as
 A store case also fails (``wrote a file it should not have``) when the file it
 was given changed or a mistyped path came into existence.
 
-    python benchmarks/malformed_inputs.py            # the tally (1.5-3 minutes on 2 cores: 283 CLI start-ups)
+    python benchmarks/malformed_inputs.py            # the tally (1.5-3 minutes on 2 cores: 284 CLI start-ups)
     python benchmarks/malformed_inputs.py --list     # and one line per case
     python benchmarks/malformed_inputs.py --only lm-score --list
 """

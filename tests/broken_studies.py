@@ -18,15 +18,17 @@ def make_newer(path: Path) -> Path:
     return path
 
 
-def damage(path: Path) -> Path:
-    """Overwrite pages 2 and 3 of an existing study file (the version table's root and index) with noise."""
+def damage(path: Path, table: str = "alembic_version", pages: int = 2) -> Path:
+    """Overwrite ``pages`` pages of an existing study file from ``table``'s root page with noise (by default
+    pages 2 and 3, the version table's root and index: opening finds it; the study table's root: a later
+    query does)."""
     connection = sqlite3.connect(path)
     page_size = connection.execute("PRAGMA page_size").fetchone()[0]
-    root = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = 'alembic_version'").fetchone()[0]
+    root = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
     connection.close()
     data = bytearray(path.read_bytes())
     noise = random.Random(18)
-    for index in range((root - 1) * page_size, (root + 1) * page_size):
+    for index in range((root - 1) * page_size, (root - 1 + pages) * page_size):
         data[index] = noise.randrange(256)
     path.write_bytes(bytes(data))
     return path

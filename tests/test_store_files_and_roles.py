@@ -100,6 +100,14 @@ def test_a_damaged_study_file_is_refused_with_its_name(tmp_path, capsys):
     assert path.read_bytes() == before
 
 
+def test_damage_found_only_by_a_later_query_is_named_too(tmp_path, capsys):
+    small_study(tmp_path / "deep.sqlite")[0].close()
+    path = damage(tmp_path / "deep.sqlite", table="study", pages=1)
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: expected a Paraphrase Studio study database; got a damaged SQLite file" in err
+
+
 def test_an_empty_file_is_named_an_empty_file(tmp_path, capsys):
     empty = tmp_path / "empty.sqlite"
     empty.write_bytes(b"")

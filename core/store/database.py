@@ -223,16 +223,23 @@ def _damage_as_input_error(target) -> Iterator[None]:
     try:
         yield
     except (sqlite3.DatabaseError, DBAPIDatabaseError) as error:
-        cause = getattr(error, "orig", error)
-        if not _is_damage(cause):
+        damaged = damaged_database_error(_shown(target), error)
+        if damaged is None:
             raise
-        raise InputFileError(_shown(target), "a Paraphrase Studio study database",
-                             f"a damaged SQLite file ({cause}); restore it from a backup or an export") from None
+        raise damaged from None
 
 
-def _is_damage(error: BaseException) -> bool:
-    name = getattr(error, "sqlite_errorname", "")
-    return isinstance(error, sqlite3.DatabaseError) and (name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB")
+def damaged_database_error(shown: str, error: BaseException) -> InputFileError | None:
+    """The InputFileError naming ``shown`` for SQLite's "file is damaged" (SQLITE_CORRUPT, SQLITE_NOTADB), raised
+    directly or wrapped by SQLAlchemy; None for any other error. Also used by the CLI for damage found after
+    opening (a page of a table only a later query reads)."""
+    cause = getattr(error, "orig", error)
+    name = getattr(cause, "sqlite_errorname", "")
+    damaged = name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
+    if not isinstance(cause, sqlite3.DatabaseError) or not damaged:
+        return None
+    return InputFileError(shown, "a Paraphrase Studio study database",
+                          f"a damaged SQLite file ({cause}); restore it from a backup or an export")
 
 
 def _shown(target) -> str:
