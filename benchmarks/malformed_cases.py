@@ -19,7 +19,8 @@ Counted as the issue counts them, per (command, input) pair, a *slot*:
 * candidates: 12 bad JSONL records, 2 bad CSVs: 14;
 * 2 outputs to a terminal that cannot show them: 2;
 
-254 in all; then 7 study-store cases.
+254 in all; then 13 study-store cases (another program's SQLite file, a text file, a
+mistyped path, a study of a newer schema, a damaged study file (twice), an empty file).
 """
 
 from __future__ import annotations
@@ -379,6 +380,28 @@ def _store_cases(builder: CaseBuilder) -> None:
     notes.write_text("not a database\n", encoding="utf-8")
     companions = [Path(f"{foreign}{suffix}") for suffix in ("-wal", "-shm", "-journal")]
     mistyped = base / "stduy.sqlite"
+    newer = base / "newer.sqlite"  # a study written by a later version: a schema revision we do not know
+    shutil.copy(builder.empty_study, newer)
+    connection = sqlite3.connect(newer)
+    connection.execute("UPDATE alembic_version SET version_num = '9999_from_the_future'")
+    connection.commit()
+    connection.close()
+    damaged = base / "damaged.sqlite"  # pages 2 and 3 (the version table's) overwritten with noise
+    shutil.copy(builder.empty_study, damaged)
+    data = bytearray(damaged.read_bytes())
+    page_size = int.from_bytes(data[16:18], "big")
+    data[page_size:3 * page_size] = bytes(random.Random(18).randrange(256) for _ in range(2 * page_size))
+    damaged.write_bytes(bytes(data))
+    deep = base / "damaged-deep.sqlite"  # the study table's root page overwritten: opening succeeds, a query fails
+    shutil.copy(builder.empty_study, deep)
+    connection = sqlite3.connect(deep)
+    root = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = 'study'").fetchone()[0]
+    connection.close()
+    data = bytearray(deep.read_bytes())
+    data[(root - 1) * page_size:root * page_size] = bytes(random.Random(18).randrange(256) for _ in range(page_size))
+    deep.write_bytes(bytes(data))
+    empty = base / "empty.sqlite"
+    empty.write_bytes(b"")
     for name, argv, untouched, absent in [
         ("progress-foreign-sqlite", ["study", "progress", "--db", str(foreign)], [foreign], companions),
         ("import-into-foreign-sqlite", ["study", "import-candidates", str(builder.candidates_no_source), "--db",
@@ -389,6 +412,13 @@ def _store_cases(builder: CaseBuilder) -> None:
         ("progress-text-file", ["study", "progress", "--db", str(notes)], [notes], []),
         ("progress-mistyped-path", ["study", "progress", "--db", str(mistyped)], [], [mistyped]),
         ("export-judgments-mistyped-path", ["study", "export-judgments", "--db", str(mistyped)], [], [mistyped]),
+        ("progress-newer-schema", ["study", "progress", "--db", str(newer)], [newer], []),
+        ("import-into-newer-schema", ["study", "import-candidates", str(builder.candidates_no_source), "--db",
+                                      str(newer), "--sources", str(builder.sentences)], [newer], []),
+        ("progress-damaged-study", ["study", "progress", "--db", str(damaged)], [damaged], []),
+        ("report-damaged-study", ["report", str(damaged)], [damaged], []),
+        ("report-damaged-study-table", ["report", str(deep)], [deep], []),
+        ("progress-empty-file", ["study", "progress", "--db", str(empty)], [empty], []),
     ]:
         builder.cases.append(Case(f"store/{name}", "store", argv, base, "refuse", store=True, untouched=untouched,
                                   must_not_exist=absent))

@@ -3,7 +3,8 @@
 Every command that reads a file is fed the inputs a careless or unlucky user
 would hand it: the 254 cases of issue 18, rebuilt from its list of causes, and
 the study-store cases it names besides (another program's SQLite file, a
-mistyped study path). Each case runs ``python -m core ...`` in a subprocess
+mistyped study path; then a study of a newer schema, a damaged study file, an
+empty file). Each case runs ``python -m core ...`` in a subprocess
 with a time limit, from this checkout, and is classed as
 
 * ``clear error``: a non-zero exit with ``parastudio ... error: ...`` and no
@@ -17,10 +18,10 @@ with a time limit, from this checkout, and is classed as
   wrong otherwise;
 * ``refused, should be accepted``: a clear error where acceptance was right.
 
-A store case also fails (``wrote a file it should not have``) when the foreign
-file changed or a mistyped path came into existence.
+A store case also fails (``wrote a file it should not have``) when the file it
+was given changed or a mistyped path came into existence.
 
-    python benchmarks/malformed_inputs.py            # the tally (about 3 minutes on 2 cores: 278 CLI start-ups)
+    python benchmarks/malformed_inputs.py            # the tally (1.5-3 minutes on 2 cores: 284 CLI start-ups)
     python benchmarks/malformed_inputs.py --list     # and one line per case
     python benchmarks/malformed_inputs.py --only lm-score --list
 """
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     issue_cases = [r for r in results if not r.case.store]
     store_cases = [r for r in results if r.case.store]
     for title, chosen in (("malformed inputs over the file-reading commands", issue_cases),
-                          ("study store: foreign and mistyped databases", store_cases)):
+                          ("study store: foreign, mistyped, newer, damaged and empty databases", store_cases)):
         if not chosen:
             continue
         tally = Counter(result.outcome for result in chosen)

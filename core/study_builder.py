@@ -11,6 +11,7 @@ cancelled build leaves no half study behind.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import islice
 from pathlib import Path
 from typing import Sequence
 
@@ -18,6 +19,7 @@ from core.progress import Progress, no_progress, scaled
 from core.store import operations as ops
 from core.store.database import Database
 from core.tablebuild.patterns.scoring import PAPER_LAMBDAS, PAPER_MLE_THRESHOLD, PAPER_THRESHOLD
+from core.textio import read_lines
 
 
 
@@ -88,7 +90,7 @@ def study_from_engine(report: Progress, db: Database, plan: StudyPlan, engine: E
 
     if not engine.systems:
         raise ValueError("choose at least one system")
-    lines = Path(engine.test_set).read_text(encoding="utf-8").splitlines()[: engine.max_sentences]
+    lines = [text for _number, text in islice(read_lines(engine.test_set), engine.max_sentences)]
     sentences = [line.split() for line in lines]
     tables = []
     for number, path in enumerate(engine.tables, 1):

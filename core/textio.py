@@ -23,6 +23,7 @@ import gzip
 import io
 import os
 import queue
+import shutil
 import socket
 import sys
 import tempfile
@@ -102,7 +103,7 @@ def temporary_sibling(destination: str | os.PathLike) -> Path:
 
 def remove_stale_temporaries(destination: str | os.PathLike) -> None:
     """Remove the temporaries a writer of ``destination`` left when it was killed (a process of this
-    machine that no longer runs): a SIGKILL leaves its ``.part`` file, the next write cleans it up."""
+    machine that no longer runs): a SIGKILL leaves its ``.part`` file (or folder), the next write cleans it up."""
     destination = Path(destination)
     prefix = f".{destination.name}."
     try:
@@ -117,7 +118,10 @@ def remove_stale_temporaries(destination: str | os.PathLike) -> None:
             continue
         if owner_is_gone(name[len(prefix):-len(".part")].rpartition(".")[0]):
             with contextlib.suppress(OSError):
-                os.unlink(entry.path)
+                if entry.is_dir(follow_symlinks=False):  # a work folder (lmplz's, a dev-set folder being built)
+                    shutil.rmtree(entry.path)
+                else:
+                    os.unlink(entry.path)
 
 
 def _process_exists(pid: int) -> bool:
@@ -183,6 +187,8 @@ class CheckedText:
                 raw.close()
             raise
         self.compressed = magic == _GZIP_MAGIC
+        # Named .gz but not gzip: a defect then says the file is neither, not merely "not UTF-8".
+        self._misnamed_gzip = not self.compressed and self.path.endswith(".gz")
         self._raw = raw
         # A buffered reader over the gzip stream: its readline runs in C, about twice as fast as GzipFile's.
         self._gzip = gzip.GzipFile(fileobj=raw, mode="rb") if self.compressed else None
@@ -190,6 +196,13 @@ class CheckedText:
 
     def _fail(self, expected: str, got: str | None = None) -> InputFormatError:
         return InputFormatError(self.path, max(1, self.line_number), expected, got)
+
+    def _bad_text(self, expected: str, got: str, what_is_wrong: str) -> InputFormatError:
+        """A line that is not text: for a file named .gz that is not gzip either, say it is neither."""
+        if self._misnamed_gzip:
+            return self._fail("a gzip file, as its name ends in .gz (or plain UTF-8 text)",
+                              f"a file that is neither: it does not begin with gzip's bytes 1f 8b, and {what_is_wrong}")
+        return self._fail(expected, got)
 
     def readline(self) -> str:
         try:
@@ -201,16 +214,20 @@ class CheckedText:
             return ""
         self.line_number += 1
         if len(data) > self.max_line_bytes and not data.endswith(b"\n"):
-            raise self._fail(f"a line of at most {self.max_line_bytes:,} bytes", data[:60].decode("utf-8", "replace"))
+            raise self._bad_text(f"a line of at most {self.max_line_bytes:,} bytes",
+                                 data[:60].decode("utf-8", "replace"),
+                                 f"line {self.line_number} is longer than {self.max_line_bytes:,} bytes")
         if self.line_number == 1 and data.startswith(_BOM):
             data = data[len(_BOM):]
         if b"\x00" in data:
-            raise self._fail("text without NUL bytes", data[:60].decode("utf-8", "replace"))
+            raise self._bad_text("text without NUL bytes", data[:60].decode("utf-8", "replace"),
+                                 f"line {self.line_number} holds a NUL byte")
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise self._fail(f"UTF-8 text (byte {error.start + 1} of the line is not)",
-                             data[max(0, error.start - 20):error.start + 20].decode("utf-8", "replace")) from None
+            raise self._bad_text(f"UTF-8 text (byte {error.start + 1} of the line is not)",
+                                 data[max(0, error.start - 20):error.start + 20].decode("utf-8", "replace"),
+                                 f"byte {error.start + 1} of line {self.line_number} is not UTF-8") from None
         if text.endswith("\r\n"):
             text = text[:-2] + "\n"
         return text

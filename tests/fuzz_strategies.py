@@ -130,3 +130,65 @@ def arpa_files(draw):
     elif spoil == "end":
         lines = lines[: draw(st.integers(0, len(lines) - 1))]
     return "\n".join(lines) + "\n"
+
+
+# The dev-set fields whose type the reader checks (core/tuning/devset_record_check.py): where a spoiled value goes.
+DEVSET_SPOILS = ["id", "study", "item", "sentence_id", "source", "candidate", "references", "references.0", "system",
+                 "systems", "systems.0", "systems.0.rank", "systems.0.model_score", "systems.0.params", "provenance",
+                 "provenance.tables", "provenance.lm", "model_score", "true_score", "derivation", "derivation.0",
+                 "derivation.0.src", "derivation.0.tgt", "derivation.0.source", "derivation.0.target",
+                 "derivation.0.p", "derivation.0.identity", "replacements", "replacements.0", "replacements.0.src",
+                 "replacements.0.source", "replacements.0.target", "replacements.0.label", "replacements.0.unit",
+                 "judgments", "judgments.0", "judgments.0.criterion", "judgments.0.verdict", "judgments.0.label",
+                 "judgments.0.labels", "judgments.0.labels.0.value", "acceptable"]
+
+
+@st.composite
+def devset_records(draw):
+    """``(record, spoiled)``: a dev-set record as ``export-devset`` writes it, perhaps with fields of the wrong type
+    (or missing) on purpose."""
+    source = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5))
+    tokens, derivation = draw(derivations(source))
+    labels = [{"annotator": "ann1", "value": draw(st.sampled_from(["yes", "no", "3"]))}]
+    replacements = [{"unit": unit, "segment": index, "src": s["src"], "tgt": s["tgt"], "source": s["source"],
+                     "target": s["target"], "p": s["p"], "rule": f"{s['source']} ||| {s['target']}",
+                     "origin": "derived", "criterion": "meaning", "labels": labels, "adjudication": None,
+                     "label": draw(st.sampled_from(["correct", "incorrect", None])), "status": "agree", "reason": None}
+                    for unit, (index, s) in enumerate((i, s) for i, s in enumerate(derivation) if not s["identity"])]
+    record = {"id": "u:1", "study": "s", "item": "1", "sentence_id": str(draw(st.integers(0, 3))),
+              "source": " ".join(source), "candidate": " ".join(tokens), "references": [" ".join(source)],
+              "system": "beam", "systems": [{"system": "beam", "rank": draw(st.integers(1, 5)), "model_score": -1.5,
+                                             "true_score": -2.0, "params": "{}"}],
+              "provenance": {"tables": ["table.gz"], "lm": None, "params": "null"},
+              "model_score": -draw(st.floats(0, 50)), "true_score": -draw(st.floats(0, 50)), "derivation": derivation,
+              "replacements": replacements,
+              "judgments": [{"criterion": "meaning", "labels": labels, "adjudication": None, "label": "yes",
+                             "status": "agree", "reason": None, "verdict": "positive"}],
+              "acceptable": draw(st.sampled_from([True, False, None])), "aggregate": "agree"}
+    spoiled = False
+    for _ in range(draw(st.integers(0, 2))):
+        *parents, last = draw(st.sampled_from(DEVSET_SPOILS)).split(".")
+        container = record
+        for part in parents:
+            container = _child(container, part)
+        if isinstance(container, list) and container and last.isdigit():
+            key = int(last)
+        elif isinstance(container, dict):
+            key = last
+        else:  # an earlier spoil left no place for this one
+            continue
+        if isinstance(container, dict) and draw(st.integers(0, 4)) == 0:
+            container.pop(key, None)
+        else:
+            container[key] = draw(st.one_of(any_json, st.sampled_from(
+                [math.nan, math.inf, -1, 0, 1.5, 3, 10 ** 400, "x", [], {}, [0], [2, 1], [0.5, 1], True])))
+        spoiled = True
+    return record, spoiled
+
+
+def _child(container, part):
+    if isinstance(container, dict):
+        return container.get(part)
+    if isinstance(container, list) and container and part.isdigit():
+        return container[int(part)]
+    return None

@@ -13,7 +13,8 @@ from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton  # noqa: E402
 
 from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
+from core.store.database import head_revision, open_database  # noqa: E402
+from broken_studies import damage, make_newer  # noqa: E402
 from desktop_study_fixtures import make_choice_study, make_study  # noqa: E402
 
 
@@ -152,6 +153,25 @@ def test_a_mistyped_study_path_is_not_created_unless_asked(tmp_path, capsys):
     finally:
         QMessageBox.critical = original
     assert not missing.exists() and "no such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("breakage", ["newer", "damaged"])
+def test_a_study_of_a_newer_version_or_damaged_gets_a_message_not_a_traceback(tmp_path, capsys, monkeypatch,
+                                                                               breakage):
+    from PySide6.QtWidgets import QMessageBox
+
+    from desktop.app import run_app
+
+    path = tmp_path / "study.sqlite"
+    make_study(path)
+    (make_newer if breakage == "newer" else damage)(path)
+    before = path.read_bytes()
+    shown = []
+    monkeypatch.setattr(QMessageBox, "critical", staticmethod(lambda *args: shown.append(args[2])))
+    assert run_app(study=str(path)) == 2
+    expected = f"newer than this program's {head_revision()}" if breakage == "newer" else "damaged SQLite file"
+    assert len(shown) == 1 and expected in shown[0] and str(path) in shown[0]
+    assert expected in capsys.readouterr().err and path.read_bytes() == before
 
 
 def test_an_empty_study_says_what_to_do(qtbot, tmp_path):

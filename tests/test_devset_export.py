@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 
 from core.cli import main
+from core.errors import InputFormatError
 from core.store import operations as ops
 from core.store.adjudication import disagreements, record_adjudication
 from core.store.database import open_database
@@ -229,4 +231,27 @@ def test_a_bad_devset_line_is_named(tmp_path, capsys):
                  "-o", str(tmp_path / "w.json")]) == 2
     assert f"{bad}:1: expected a dev-set record" in capsys.readouterr().err
     write_devset([], tmp_path / "empty.jsonl", "jsonl")
+    assert not (tmp_path / "w.json").exists()
+
+
+@pytest.mark.parametrize("field, value, expected", [
+    ("source", 3, "source to be a string"),
+    ("derivation", [{"src": [0, 1], "tgt": [0, 1], "source": "a", "target": 7, "p": 0.5, "identity": False}],
+     "derivation[0].target to be a string"),
+    ("true_score", float("nan"), "true_score to be a finite number or null"),
+    ("replacements", [{"src": "0-1", "source": "a", "target": "b", "label": "correct"}],
+     "replacements[0].src to be a token span"),
+    ("judgments", {"criterion": "meaning"}, "judgments to be a list"),
+])
+def test_a_devset_field_of_the_wrong_type_is_named_with_its_line(tmp_path, capsys, field, value, expected):
+    record = {"id": "u:1", "source": "the dog runs", "candidate": "the hound runs", "derivation": [],
+              "replacements": [], "judgments": []}
+    bad = tmp_path / "dev.jsonl"
+    bad.write_text(json.dumps(record) + "\n" + json.dumps({**record, field: value}) + "\n", encoding="utf-8")
+    with pytest.raises(InputFormatError, match=f"{bad}:2: expected a dev-set record with {re.escape(expected)}"):
+        read_devset(bad)
+    assert main(["tune", "--devset", str(bad), "--system", "beam", "--objective", "rf",
+                 "-o", str(tmp_path / "w.json")]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:2: expected a dev-set record with {expected}" in err and "Traceback" not in err
     assert not (tmp_path / "w.json").exists()

@@ -23,7 +23,7 @@ from core.engine.table_formats import read_rules
 from core.errors import InputFileError, InputFormatError
 from core.stats.judgment_records import read_judgments, read_scores
 from core.store.candidate_files import read_candidates_jsonl
-from fuzz_strategies import arpa_files, candidate_records, csv_files, junk, table_files
+from fuzz_strategies import arpa_files, candidate_records, csv_files, devset_records, junk, table_files
 from fuzz_support import damage, defects, fuzz_tests, time_limit
 
 def _line_bound(text: str) -> int:
@@ -186,3 +186,65 @@ def _binary_cut(tiny_lm, share):
 
 
 test_binary_cut, test_binary_cut_thorough = fuzz_tests(st.floats(0.0, 1.0), _binary_cut, fixtures=("tiny_lm",))
+
+
+def _devset_schema_without_required():
+    """docs/devset.schema.json with no field required and none refused for being unknown (the reader needs a few
+    and ignores the rest): the oracle for the types of the fields a record holds."""
+    from pathlib import Path
+
+    def relax(node):
+        if isinstance(node, dict):
+            return {key: relax(value) for key, value in node.items() if key not in ("required", "additionalProperties")}
+        if isinstance(node, list):
+            return [relax(value) for value in node]
+        return node
+
+    return relax(json.loads((Path(__file__).parent.parent / "docs" / "devset.schema.json").read_text()))
+
+
+DEVSET_SCHEMA = _devset_schema_without_required()
+
+
+def _devsets(example):
+    entries, junk_line, defect, where = example
+    from tempfile import TemporaryDirectory
+    from pathlib import Path
+
+    import jsonschema
+
+    from core.tuning.dev_labels import DevLabels
+    from core.tuning.devset_files import read_devset
+    from core.tuning.judgment_predictor import _label
+    from core.tuning.pivot_tuning import labelled_pairs
+
+    text = "".join(json.dumps(record) + "\n" for record, _spoiled in entries) + junk_line
+    with TemporaryDirectory() as directory:
+        path = Path(directory) / "devset.jsonl"
+        path.write_bytes(damage(text, defect, where))
+        try:
+            with time_limit():
+                records = read_devset(path)
+        except InputFormatError as error:
+            assert error.path == str(path) and 1 <= error.line_number <= _line_bound(text)
+            clean = not junk_line and not any(spoiled for _record, spoiled in entries)
+            assert not (clean and defect in ("none", "bom", "crlf", "gzip")), error
+            return
+        except InputFileError as error:  # no record at all
+            assert error.path == str(path) and "at least one record" in str(error)
+            return
+    for record in records:  # every type the schema names holds, and tuning reads the records
+        jsonschema.validate(record, DEVSET_SCHEMA)
+        assert all(math.isfinite(s["p"]) for s in record["derivation"] if s.get("p") is not None)
+    with time_limit():
+        DevLabels.from_records(records)
+        labelled_pairs(records)
+        for record in records:
+            _label(record, "meaning"), _label(record, None)
+    if defect in ("none", "bom", "crlf", "gzip") and not junk_line:
+        assert records == [record for record, _spoiled in entries]
+
+
+test_devsets, test_devsets_thorough = fuzz_tests(
+    st.tuples(st.lists(devset_records(), max_size=3), st.one_of(st.just(""), junk.map(lambda j: j + "\n")),
+              defects, st.integers(0, 2000)), _devsets)

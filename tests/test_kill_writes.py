@@ -5,6 +5,11 @@
   while it writes); the output is then the previous complete file, or none
   when there was none; the next complete run removes the killed writer's
   temporary. ``pivot`` is also killed while DuckDB works, before writing.
+* The other writers (``report -o``, ``table prune -o``, ``table binarize``,
+  ``patterns rescore -o``, ``tune -o``, ``export-devset -o``, ``lm train -o``,
+  ``graph load -o``) write small outputs quickly, so their kill is not left to
+  a race: SIGKILL comes at the moment the output would be renamed into place
+  (:data:`KILL_AT_PUBLISH`), and on a full disk the tmpfs is filled first.
 * ENOSPC: the output goes to a 64 KiB tmpfs (``mount -t tmpfs``, root only;
   the test is skipped with the reason otherwise); the command exits 1 with
   ``parastudio: error: ... No space left on device``, no traceback, and leaves
@@ -216,3 +221,132 @@ def test_a_data_build_stage_on_a_full_disk_gives_a_clear_error(full_disk, tmp_pa
     assert completed.returncode == 1 and "Traceback" not in completed.stderr, completed.stderr
     assert "No space left on device" in completed.stderr
     assert sorted(p.name for p in corpus.iterdir()) == ["verses.jsonl"]
+
+
+# The other commands that write a file. Their outputs are small or quick, so the kill is not left to a race:
+# the command runs with os.replace/os.rename wrapped to SIGKILL the process at the moment it would publish
+# its output (every byte written, nothing renamed yet: the worst moment for a reader). A writer that wrote
+# in place, not through a temporary, is never killed there, and the test says so.
+KILL_AT_PUBLISH = """
+import os, signal, sys
+from pathlib import Path
+
+target = Path(sys.argv[1]).resolve()
+
+
+def killing(real):
+    def publish(source, destination, *args, **kwargs):
+        if Path(destination).resolve() == target:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(source, destination, *args, **kwargs)
+    return publish
+
+
+os.replace, os.rename = killing(os.replace), killing(os.rename)
+from core.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.fixture(scope="module")
+def more_inputs(inputs):
+    """Small inputs for the other writers: a prune list, a pattern table, a pivot table and its dev set, a graph."""
+    from core.tablebuild.patterns.table_file import MLE_LAMBDAS, scored_pair, write_table
+
+    directory = inputs["dir"]
+    rng = random.Random(18)
+    first_rule = inputs["phrases"].read_text(encoding="utf-8").splitlines()[0].split(" ||| ")
+    (directory / "prune.txt").write_text(f"{first_rule[0]} ||| {first_rule[1]}\n", encoding="utf-8")
+    pairs = sorted({(f"[X:NN] w{rng.randrange(300)} w{rng.randrange(300)}", f"w{rng.randrange(300)} [X:NN]")
+                    for _ in range(3000)})
+    write_table((scored_pair(e1, e2, [(f"p{rng.randrange(40)}", [-rng.uniform(0.1, 4) for _ in range(4)])],
+                             MLE_LAMBDAS) for e1, e2 in pairs), directory / "patterns.txt", {})
+    pivot_lines, records = [], []
+    for index in range(60):
+        e1, e2 = f"w{index}", f"w{index + 100}"
+        h = [-rng.uniform(0.1, 3) for _ in range(4)]
+        pivot_lines.append(f"{e1} ||| {e2} ||| {min(1.0, sum(map(abs, h)) / 12):.4f} "
+                           + " ".join(f"{v:.4f}" for v in h))
+        records.append({"id": str(index), "source": e1, "candidate": e2, "derivation": [], "judgments": [],
+                        "replacements": [{"source": e1, "target": e2, "src": [0, 1], "tgt": [0, 1],
+                                          "label": "correct" if h[1] > -1.5 else "incorrect"}]})
+    (directory / "pivot-table.txt").write_text("\n".join(pivot_lines) + "\n", encoding="utf-8")
+    (directory / "dev.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return {**inputs, "prune": directory / "prune.txt", "patterns": directory / "patterns.txt",
+            "pivot-table": directory / "pivot-table.txt", "devset": directory / "dev.jsonl",
+            "judgments": directory / "judgments.csv", "graph": ROOT / "evaldata" / "demo" / "direct-test.graph.gz"}
+
+
+# (name, the output's file name, arguments given the inputs and the output path)
+MORE_WRITERS = {
+    "report -o": ("report.md", lambda i, out: ["report", str(i["judgments"]), "--bootstrap", "0", "-o", str(out)]),
+    "table prune -o": ("pruned.txt", lambda i, out: ["table", "prune", str(i["phrases"]), "--list", str(i["prune"]),
+                                                     "-o", str(out)]),
+    "table binarize": ("table.txt.pstable", lambda i, out: ["table", "binarize", str(out.with_suffix(""))]),
+    "patterns rescore -o": ("rescored.txt", lambda i, out: ["patterns", "rescore", str(i["patterns"]), "--paper",
+                                                            "-o", str(out)]),
+    "tune -o": ("weights.json", lambda i, out: ["tune", "--devset", str(i["devset"]), "--system", "pivot",
+                                                "--table", str(i["pivot-table"]), "--objective", "f1",
+                                                "--restarts", "1", "--heldout", "0", "-o", str(out)]),
+    "export-devset -o": ("dev.jsonl", lambda i, out: ["export-devset", str(i["study"]), "--aggregate", "majority",
+                                                      "-o", str(out)]),
+    "lm train -o": ("lm.bin", lambda i, out: ["lm", "train", str(i["sentences"]), "--order", "2",
+                                              "--discount-fallback", "-o", str(out)]),
+    "graph load -o": ("graph.sqlite", lambda i, out: ["graph", "load", str(i["graph"]), "-o", str(out)]),
+}
+
+
+def _place_inputs(writer: str, more_inputs: dict, folder: Path) -> None:
+    if writer == "table binarize":  # it writes beside its table
+        (folder / "table.txt").write_bytes(more_inputs["table"].read_bytes())
+
+
+@pytest.mark.parametrize("writer", sorted(MORE_WRITERS))
+def test_sigkill_as_the_output_is_published_leaves_the_previous_or_none(more_inputs, tmp_path, writer):
+    name, arguments = MORE_WRITERS[writer]
+    for previous in (True, False):
+        folder = tmp_path / ("previous" if previous else "new")
+        folder.mkdir()
+        _place_inputs(writer, more_inputs, folder)
+        output = folder / name
+        if previous:
+            output.write_bytes(PREVIOUS)
+        argv = arguments(more_inputs, output)
+        killed = subprocess.run([sys.executable, "-c", KILL_AT_PUBLISH, str(output), *argv], cwd=ROOT,
+                                capture_output=True, text=True, timeout=300)
+        assert killed.returncode == -signal.SIGKILL, f"{writer} was not killed publishing {output} (did it write " \
+                                                     f"in place?): exit {killed.returncode}\n{killed.stderr}"
+        assert (output.read_bytes() == PREVIOUS) if previous else not output.exists()
+    completed = run(argv)  # the last folder's: a complete run then removes what the killed one left
+    assert completed.returncode == 0, completed.stderr
+    assert output.exists() and output.read_bytes() != PREVIOUS
+    # binarize's input sits beside its output; a pattern table has its sidecar
+    beside = {"table binarize": ["table.txt"], "patterns rescore -o": [f"{name}.json"]}.get(writer, [])
+    assert sorted(p.name for p in output.parent.iterdir()) == sorted([name, *beside])  # no temporary, no work folder
+
+
+def _fill(disk: Path) -> Path:
+    """Fill the small disk to its last byte: any output written to it then fails with ENOSPC."""
+    filler = disk / "filler"
+    descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        while os.write(descriptor, b"\0" * 4096):
+            pass
+    except OSError:  # ENOSPC: full
+        pass
+    finally:
+        os.close(descriptor)
+    return filler
+
+
+@pytest.mark.parametrize("writer", sorted(MORE_WRITERS))
+def test_the_other_writers_on_a_full_disk_give_a_clear_error_and_no_partial_file(more_inputs, full_disk, writer):
+    name, arguments = MORE_WRITERS[writer]
+    _place_inputs(writer, more_inputs, full_disk)
+    before = sorted(p.name for p in full_disk.iterdir()) + ["filler"]
+    _fill(full_disk)
+    completed = run(arguments(more_inputs, full_disk / name))
+    assert completed.returncode == 1, completed.stderr
+    assert "Traceback" not in completed.stderr
+    assert "parastudio" in completed.stderr and "No space left on device" in completed.stderr, completed.stderr
+    assert sorted(p.name for p in full_disk.iterdir()) == sorted(before)  # no output, no temporary

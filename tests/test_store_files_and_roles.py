@@ -7,10 +7,11 @@ import sqlite3
 
 import pytest
 
+from broken_studies import FUTURE_REVISION, damage, make_newer
 from core.cli import main
 from core.errors import InputFileError
 from core.store import operations as ops
-from core.store.database import APPLICATION_ID, open_database
+from core.store.database import APPLICATION_ID, head_revision, open_database
 from core.study_judgments import study_judgment_records
 
 
@@ -71,6 +72,51 @@ def test_a_file_that_is_not_sqlite_is_refused(tmp_path):
     with pytest.raises(InputFileError, match="not SQLite"):
         open_database(junk, create=True)
     assert junk.read_bytes() == b"just some text, not a database\n"
+
+
+def test_a_study_of_a_newer_schema_is_refused_and_left_untouched(tmp_path, capsys):
+    small_study(tmp_path / "future.sqlite")[0].close()
+    path = make_newer(tmp_path / "future.sqlite")
+    before = path.read_bytes()
+    with pytest.raises(InputFileError, match=rf"schema version {FUTURE_REVISION}, newer than this program's "
+                                             + head_revision()):
+        open_database(path)
+    assert main(["study", "progress", "--db", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "newer Paraphrase Studio" in err and "Traceback" not in err
+    assert path.read_bytes() == before
+
+
+def test_a_damaged_study_file_is_refused_with_its_name(tmp_path, capsys):
+    small_study(tmp_path / "damaged.sqlite")[0].close()
+    path = damage(tmp_path / "damaged.sqlite")
+    before = path.read_bytes()
+    with pytest.raises(InputFileError, match="damaged SQLite file"):
+        open_database(path)
+    for argv in (["study", "progress", "--db", str(path)], ["report", str(path)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"{path}: expected a Paraphrase Studio study database; got a damaged SQLite file" in err
+    assert path.read_bytes() == before
+
+
+def test_damage_found_only_by_a_later_query_is_named_too(tmp_path, capsys):
+    small_study(tmp_path / "deep.sqlite")[0].close()
+    path = damage(tmp_path / "deep.sqlite", table="study", pages=1)
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: expected a Paraphrase Studio study database; got a damaged SQLite file" in err
+
+
+def test_an_empty_file_is_named_an_empty_file(tmp_path, capsys):
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    with pytest.raises(InputFileError, match="an empty file, not a study database"):
+        open_database(empty)
+    assert main(["study", "progress", "--db", str(empty)]) == 2
+    assert "an empty file, not a study database" in capsys.readouterr().err
+    assert empty.read_bytes() == b""
+    open_database(empty, create=True).close()  # asked to: an empty file becomes a new study
 
 
 def test_our_files_carry_the_application_id(tmp_path):

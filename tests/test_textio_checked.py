@@ -52,10 +52,19 @@ def test_a_truncated_gzip_stops_at_the_line_it_reached(tmp_path):
     assert "expected a complete gzip file" in str(raised.value) and f"{path}:" in str(raised.value)
 
 
-def test_random_bytes_named_gz_are_not_utf8_text(tmp_path):
-    path = write(tmp_path, "noise.gz", bytes(range(1, 256)) * 4)
-    with pytest.raises(InputFormatError, match="expected UTF-8 text"):
+def test_random_bytes_named_gz_are_called_neither_gzip_nor_text(tmp_path):
+    path = write(tmp_path, "noise.gz", bytes(range(128, 256)) * 4)
+    with pytest.raises(InputFormatError) as raised:
         list(read_lines(path))
+    assert str(raised.value).startswith(f"{path}:1: expected a gzip file, as its name ends in .gz")
+    assert "does not begin with gzip's bytes 1f 8b, and byte 1 of line 1 is not UTF-8" in str(raised.value)
+    nul = write(tmp_path, "nul.gz", b"one\ntw\x00o\n")
+    with pytest.raises(InputFormatError, match=r":2: expected a gzip file.*line 2 holds a NUL byte"):
+        list(read_lines(nul))
+    plain = write(tmp_path, "plain.gz", b"plain text under a .gz name\n")  # text is text, whatever its name
+    assert list(read_lines(plain)) == [(1, "plain text under a .gz name")]
+    with pytest.raises(InputFormatError, match=r"bad\.txt:1: expected UTF-8 text"):  # no .gz name: just not UTF-8
+        list(read_lines(write(tmp_path, "bad.txt", bytes(range(128, 256)))))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -97,6 +97,21 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("parastudio: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:  # a study file damaged where only a later query reads: say so, no traceback
+        damaged = _damaged_study(args, error)
+        if damaged is None:
+            raise
+        print(f"parastudio: error: {damaged}", file=sys.stderr)
+        return 2
+
+
+def _damaged_study(args: argparse.Namespace, error: Exception):
+    if "sqlalchemy" not in sys.modules:  # no database was opened
+        return None
+    from core.store.database import damaged_database_error
+
+    shown = getattr(args, "db", None) or getattr(args, "study", None) or getattr(args, "file", None)
+    return damaged_database_error(str(shown or "the study database"), error)
 
 
 def _reader_went_away() -> int:

@@ -74,11 +74,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _sentences(path: str) -> list[str]:
-    if path == "-":
-        return [line.rstrip("\n") for line in sys.stdin]
-    from core.textio import open_text_maybe_gzip
+    from core.textio import open_standard_input, open_text_maybe_gzip
 
-    with open_text_maybe_gzip(path) as handle:
+    with (open_standard_input() if path == "-" else open_text_maybe_gzip(path)) as handle:
         return [line.rstrip("\n") for line in handle]
 
 

@@ -9,7 +9,6 @@ that already holds them (a Moses or KenLM install) to skip the build.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import shutil
@@ -18,6 +17,8 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
+
+from core.textio import remove_stale_temporaries, temporary_sibling
 
 PROGRAMS = ("lmplz", "build_binary", "query")
 # Debian packages the build needs; unit_test_framework is required by
@@ -175,9 +176,14 @@ def train_lm(
         raise ValueError("order must be at least 1")
     tools = ensure_kenlm_binaries()
     output.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="parastudio-lm-", dir=output.parent) as work:
+    # The work folder is named after the output and its owner: the next training of the same output removes
+    # what a killed one left (an ARPA file can be gigabytes).
+    remove_stale_temporaries(output)
+    work = temporary_sibling(output)
+    work.mkdir()
+    try:
         arpa = Path(work) / "model.arpa"
-        command = [str(tools["lmplz"]), "-o", str(order), "-S", memory, "-T", work, "--text", str(corpus),
+        command = [str(tools["lmplz"]), "-o", str(order), "-S", memory, "-T", str(work), "--text", str(corpus),
                    "--arpa", str(arpa)]
         if prune:
             command += ["--prune", *map(str, prune)]
@@ -190,11 +196,18 @@ def train_lm(
             build_command += ["-q", str(quantize_bits), "-b", str(quantize_bits)]
         build_command += [binary_type, str(arpa), str(binary)]
         _run(build_command, "build_binary")
-        if arpa_output is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(arpa_output)
-            shutil.copyfile(arpa, Path(arpa_output))
+        if arpa_output is not None:  # copied beside it, then renamed: never a half-copied ARPA file
+            arpa_output = Path(arpa_output)
+            remove_stale_temporaries(arpa_output)
+            copy = temporary_sibling(arpa_output)
+            try:
+                shutil.copyfile(arpa, copy)
+                os.replace(copy, arpa_output)
+            finally:
+                copy.unlink(missing_ok=True)
         os.replace(binary, output)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return output
 
 

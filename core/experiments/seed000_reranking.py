@@ -44,7 +44,7 @@ from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.experiments.provenance import inputs_line
 from core.progress import no_progress
-from core.textio import atomic_output
+from core.textio import atomic_output, read_token_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -387,8 +387,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {label} {value} not found", file=sys.stderr)
             return 1
     lm = LanguageModel(args.lm)
-    with open(args.input, encoding="utf-8") as handle:
-        sentences = [line.split() for line in handle if line.strip()][: args.sentences]
+    sentences = [tokens for tokens in read_token_lines(args.input) if tokens][: args.sentences]
     table = ParaphraseTable.load_for(args.table, sentences)
     reports = run(table, lm, sentences, args.stack_sizes, nbest=args.nbest, processes=args.processes)
     output = Path(args.output_dir)

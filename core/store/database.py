@@ -17,7 +17,10 @@ The store opens only its own databases and never creates one unless asked
 Alembic's version table; a file that is not SQLite, or another program's
 SQLite database, is refused without a byte written; a mistyped path is an
 error, not a new empty study. Files made before the application id existed
-are recognised by their version table and study tables.
+are recognised by their version table and study tables. A study written by
+a newer version (a schema revision this program does not know) and a damaged
+SQLite file are refused the same way, naming the file, before anything is
+written to them.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event, inspect
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url
+from sqlalchemy.exc import DatabaseError as DBAPIDatabaseError
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.errors import InputFileError
@@ -82,6 +86,12 @@ def _alembic_config() -> Config:
 def head_revision() -> str:
     # The migration scripts do not change while we run; reading them costs more than opening a study.
     return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+
+
+@functools.lru_cache(maxsize=1)
+def known_revisions() -> frozenset[str]:
+    """Every schema revision this program can read (and migrate from)."""
+    return frozenset(script.revision for script in ScriptDirectory.from_config(_alembic_config()).walk_revisions())
 
 
 def current_revision(engine: Engine) -> str | None:
@@ -155,10 +165,12 @@ def _sqlite_path(target: str | os.PathLike) -> Path | None:
 
 def _check_sqlite_file(path: Path, create: bool) -> bool:
     """Whether the file must be made (it does not exist, or is empty); raise if it is not ours."""
-    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+    empty = path.is_file() and path.stat().st_size == 0
+    if not path.exists() or empty:
         if not create:
             raise InputFileError(path, "a study database (make one with `parastudio study create NAME --db "
-                                 f"{path}`, or open the app with --create)", "no such file")
+                                 f"{path}`, or open the app with --create)",
+                                 "an empty file, not a study database" if empty else "no such file")
         return True
     if not path.is_file():
         raise InputFileError(path, "a study database file", "a directory")
@@ -194,17 +206,69 @@ def _check_server_database(engine: Engine, create: bool) -> None:
                          f"a database with other tables ({', '.join(sorted(tables)[:6])}); it was left untouched")
 
 
+def _refuse_newer_schema(target, revision: str | None) -> None:
+    """A study written by a newer version of this program: its schema is not ours to read or migrate."""
+    if revision is None or revision in known_revisions():
+        return
+    raise InputFileError(_shown(target), f"a study database of schema version {head_revision()} or older "
+                         "(open this one with the newer Paraphrase Studio that wrote it)",
+                         f"a study of schema version {revision}, newer than this program's {head_revision()}")
+
+
+@contextlib.contextmanager
+def _damage_as_input_error(target) -> Iterator[None]:
+    """SQLite's "file is damaged" (SQLITE_CORRUPT, SQLITE_NOTADB) as an InputFileError naming the file.
+
+    Only those two: a locked database or a full disk is not the file's fault and keeps its own error."""
+    try:
+        yield
+    except (sqlite3.DatabaseError, DBAPIDatabaseError) as error:
+        damaged = damaged_database_error(_shown(target), error)
+        if damaged is None:
+            raise
+        raise damaged from None
+
+
+def damaged_database_error(shown: str, error: BaseException) -> InputFileError | None:
+    """The InputFileError naming ``shown`` for SQLite's "file is damaged" (SQLITE_CORRUPT, SQLITE_NOTADB), raised
+    directly or wrapped by SQLAlchemy; None for any other error. Also used by the CLI for damage found after
+    opening (a page of a table only a later query reads)."""
+    cause = getattr(error, "orig", error)
+    name = getattr(cause, "sqlite_errorname", "")
+    damaged = name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
+    if not isinstance(cause, sqlite3.DatabaseError) or not damaged:
+        return None
+    return InputFileError(shown, "a Paraphrase Studio study database",
+                          f"a damaged SQLite file ({cause}); restore it from a backup or an export")
+
+
+def _shown(target) -> str:
+    path = _sqlite_path(target)
+    return str(path) if path is not None else make_url(str(target)).render_as_string(hide_password=True)
+
+
 def open_database(target: str | os.PathLike, *, create: bool = False, migrate: bool = True) -> Database:
-    """Open the study database at a path or URL; make a new one only with ``create`` (module docstring)."""
+    """Open the study database at a path or URL; make a new one only with ``create`` (module docstring).
+
+    A study of a newer schema than this program's, or a damaged SQLite file, is refused with
+    an :class:`InputFileError` before anything is written to it."""
     path = _sqlite_path(target)
     new = _check_sqlite_file(path, create) if path is not None else False
     engine = create_database_engine(target)
-    if path is None:
-        _check_server_database(engine, create)
-    if migrate and (new or current_revision(engine) != head_revision()):
-        upgrade(engine)
-    if path is not None:
-        with engine.begin() as connection:
-            if connection.exec_driver_sql("PRAGMA application_id").scalar() != APPLICATION_ID:
-                connection.exec_driver_sql(f"PRAGMA application_id={APPLICATION_ID}")
+    try:
+        with _damage_as_input_error(target):
+            if path is None:
+                _check_server_database(engine, create)
+            if migrate:
+                revision = None if new else current_revision(engine)
+                _refuse_newer_schema(target, revision)
+                if new or revision != head_revision():
+                    upgrade(engine)
+            if path is not None:
+                with engine.begin() as connection:
+                    if connection.exec_driver_sql("PRAGMA application_id").scalar() != APPLICATION_ID:
+                        connection.exec_driver_sql(f"PRAGMA application_id={APPLICATION_ID}")
+    except BaseException:
+        engine.dispose()
+        raise
     return Database(engine)

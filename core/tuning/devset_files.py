@@ -18,12 +18,12 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Iterable
 
 from core.errors import InputFileError, InputFormatError
-from core.textio import atomic_output, open_text_maybe_gzip
+from core.textio import atomic_output, open_text_maybe_gzip, remove_stale_temporaries, temporary_sibling
+from core.tuning.devset_record_check import record_problem
 
 FORMATS = ("jsonl", "csv", "hf")
 REQUIRED_FIELDS = ("id", "source", "candidate", "derivation", "replacements", "judgments")
@@ -83,7 +83,9 @@ def _dataset_card(records: list[dict]) -> str:
 
 def _write_hf(records: list[dict], output: Path) -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
-    building = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=output.parent))
+    remove_stale_temporaries(output)  # a killed export's folder
+    building = temporary_sibling(output)
+    building.mkdir()
     try:
         try:
             import datasets
@@ -126,7 +128,9 @@ def write_devset(records: list[dict], output: str | os.PathLike, file_format: st
 
 
 def read_devset(path: str | os.PathLike) -> list[dict]:
-    """Records of a JSONL dev set (or of an ``hf`` folder's ``devset.jsonl``), each bad line named."""
+    """Records of a JSONL dev set (or of an ``hf`` folder's ``devset.jsonl``), each bad line named: a record
+    that is not JSON, lacks a field tuning needs or holds a field of the wrong type (a number where a text
+    belongs, a NaN score, a span that is not two offsets: :mod:`core.tuning.devset_record_check`)."""
     path = Path(path)
     if path.is_dir():
         path = path / HF_DATA_FILE
@@ -144,6 +148,11 @@ def read_devset(path: str | os.PathLike) -> list[dict]:
             if not isinstance(record, dict) or any(k not in record for k in REQUIRED_FIELDS):
                 raise InputFormatError(str(path), number, "a dev-set record with fields " + ", ".join(REQUIRED_FIELDS),
                                        line.strip())
+            problem = record_problem(record)
+            if problem is not None:
+                expected, value = problem
+                raise InputFormatError(str(path), number, f"a dev-set record with {expected}",
+                                       None if value is None else json.dumps(value, ensure_ascii=False))
             records.append(record)
     if not records:
         raise InputFileError(path, "a dev set with at least one record", "an empty file")

@@ -12,7 +12,6 @@ at its next report, and nothing half-written is left (files are written atomical
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from core.store.database import Database
 from core.store.models import Annotator, Assignment, Criterion, Study
 from core.textio import atomic_output
 from core.tuning.devset import devset_records
-from core.tuning.devset_files import write_devset
+from core.tuning.devset_files import read_devset, write_devset
 from core.tuning.tune import TuneOptions
 from core.tuning.tune_run import TuneRequest, is_pattern_table, run_tune, study_pattern_table
 
@@ -127,7 +126,7 @@ def restudy(report: Progress, db: Database, study_id: int, tuned: dict, *, nbest
     data = read_weights(files["weights"])
     if data["system"] == "pivot":
         raise ValueError("pivot weights re-score a table; generate with the re-scored table to judge again")
-    records = [json.loads(line) for line in Path(files["devset"]).read_text(encoding="utf-8").splitlines()]
+    records = read_devset(files["devset"])
     sentences, sources, references = [], {}, {}
     for record in records:
         if record["sentence_id"] not in sources:

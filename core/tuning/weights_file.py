@@ -16,8 +16,8 @@ from pathlib import Path
 
 from core.engine.scoring import ScoreWeights
 from core.engine.spg import SPGWeights
-from core.errors import InputFileError
-from core.textio import atomic_output
+from core.errors import InputFileError, InputFormatError
+from core.textio import atomic_output, open_text_maybe_gzip
 
 FORMAT = "parastudio-weights/1"
 SYSTEM_OF_GENERATOR = {"beam": "beam", "spg-compression": "spg", "spg-simplification": "spg",
@@ -39,12 +39,12 @@ def _number(value, path, field: str) -> float:
 def read_weights(path: str | os.PathLike) -> dict:
     """The weights file, checked: a clear error naming the file and the field when it is not one."""
     path = Path(path)
+    with open_text_maybe_gzip(path) as handle:  # not UTF-8, NUL, an overlong line: file:line: expected ...
+        text = handle.read()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InputFileError(path, "a UTF-8 JSON weights file", "bytes that are not UTF-8") from None
+        data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise InputFileError(path, "a JSON weights file (parastudio tune -o)", str(error)) from None
+        raise InputFormatError(str(path), error.lineno, "a JSON weights file (parastudio tune -o)", error.msg) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputFileError(path, f'a weights file with "format": "{FORMAT}"')
     system = data.get("system")

@@ -22,10 +22,10 @@ graph store is refused and never altered, and one is created only by
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import sqlite3
-import uuid
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +35,7 @@ from core.engine.cat.segmentation import Translation, parse_segmentation
 from core.engine.search_graph import parse_line
 from core.errors import InputFileError, InputFormatError
 from core.progress import Progress, no_progress
-from core.textio import open_text_maybe_gzip
+from core.textio import open_text_maybe_gzip, remove_stale_temporaries, temporary_sibling
 
 APPLICATION_ID = 0x50534752  # "PSGR": a Paraphrase Studio search graph store
 SCHEMA_VERSION = 2  # 2: sentence.translation
@@ -185,7 +185,9 @@ class GraphStore:
         """Stream the dumps ``graphs`` (sentence ids kept as written) into a new store at ``destination``."""
         destination = Path(destination)
         destination.parent.mkdir(parents=True, exist_ok=True)
-        temporary = destination.with_name(f".{destination.name}.{uuid.uuid4().hex}.part")
+        # Owner-tagged, so the next build of the same store removes what a killed one left.
+        remove_stale_temporaries(destination)
+        temporary = temporary_sibling(destination)
         graphs = [Path(g) for g in graphs]
         total = sum(g.stat().st_size for g in graphs)
         try:
@@ -227,6 +229,11 @@ class GraphStore:
             with open(temporary, "rb") as handle:
                 os.fsync(handle.fileno())
             os.replace(temporary, destination)
+        except sqlite3.OperationalError as error:
+            if getattr(error, "sqlite_errorname", "") == "SQLITE_FULL" or "disk is full" in str(error):
+                # The full disk every other writer reports as ENOSPC, not SQLite's own words.
+                raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} while writing {destination}") from None
+            raise
         finally:
             temporary.unlink(missing_ok=True)
         return cls(destination)

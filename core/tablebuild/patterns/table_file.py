@@ -89,8 +89,19 @@ def write_table(pairs: Iterator[PatternPair], output: Path, meta: dict, *, compr
 
 
 def read_meta(table: Path) -> dict:
+    """The table's sidecar (``{}`` when it has none), read through the checked text reader."""
     path = sidecar_path(table)
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if not path.exists():
+        return {}
+    with open_text_maybe_gzip(path) as handle:
+        text = handle.read()
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputFormatError(str(path), error.lineno, "the pattern table's JSON sidecar", error.msg) from None
+    if not isinstance(meta, dict):
+        raise InputFormatError(str(path), 1, "the pattern table's JSON sidecar (an object)", text[:60])
+    return meta
 
 
 def parse_line(line: str) -> PatternPair | None:
