@@ -38,7 +38,6 @@ README's Benchmarks section. Prints figures; asserts nothing.
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import os
 import statistics

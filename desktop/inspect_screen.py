@@ -28,11 +28,9 @@ from pathlib import Path
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
@@ -54,6 +52,7 @@ from core.inspection.rule_blame import rule_blame, write_prune_list
 from core.inspection.verdicts import ACCEPTED, REJECTED, VERDICTS
 from core.store.database import Database
 from desktop.changed_spans import highlighted_html
+from desktop.row_views import rows_view
 from desktop.rows_model import RowsTableModel
 from desktop.workers import Worker
 
@@ -176,16 +175,7 @@ class InspectScreen(QWidget):
         layout.addLayout(self._filters())
         self.splitter = splitter = QSplitter(Qt.Horizontal)
         self.model = CandidateRowsModel()
-        self.view = QTableView()
-        self.view.setModel(self.model)
-        self.view.setSortingEnabled(True)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.view.verticalHeader().setVisible(False)
-        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        self.view.horizontalHeader().setStretchLastSection(True)
-        self.view.selectionModel().currentRowChanged.connect(lambda current, _: self.show_details(current.row()))
+        self.view = rows_view(self.model, self.show_details)
         splitter.addWidget(self.view)
         self.side = QTabWidget()
         self.details = QTextBrowser()

@@ -23,8 +23,8 @@ from pathlib import Path
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog, QLabel,
-    QProgressBar, QPushButton, QSpinBox, QSplitter, QTableView, QTabWidget, QTextBrowser, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QProgressBar, QPushButton, QSpinBox,
+    QSplitter, QTabWidget, QTextBrowser, QVBoxLayout, QWidget,
 )
 
 from core.engine.cat.approaches import APPROACHES
@@ -36,6 +36,7 @@ from core.inspection.suggestion_cases import (
 )
 from core.inspection.suggestion_study import DEFAULT_STUDY, judge_names, send_case, study_exists
 from core.store.database import Database
+from desktop.row_views import rows_view
 from desktop.suggestion_case_html import GREEN, RED, details_html, side_by_side_html
 from desktop.workers import Worker
 
@@ -142,17 +143,8 @@ class SuggestionInspectScreen(QWidget):
         layout.addLayout(self._filters())
         splitter = QSplitter(Qt.Horizontal)
         self.model = CaseRowsModel()
-        self.view = QTableView()
-        self.view.setModel(self.model)
-        self.view.setSortingEnabled(True)
+        self.view = rows_view(self.model, self.show_details, fit_columns=False)
         self.view.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)  # case by case until a header is clicked
-        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.view.verticalHeader().setVisible(False)
-        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
-        self.view.horizontalHeader().setStretchLastSection(True)
-        self.view.selectionModel().currentRowChanged.connect(lambda current, _: self.show_details(current.row()))
         splitter.addWidget(self.view)
         self.side = QTabWidget()
         self.details = QTextBrowser()

@@ -77,3 +77,13 @@ def postgres_url():
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+@pytest.fixture
+def private_qt_settings(tmp_path, monkeypatch):
+    """The app's QSettings in this test's own folder, never the user's (desktop tests use it for every test)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    from PySide6.QtCore import QSettings
+
+    QSettings.setDefaultFormat(QSettings.IniFormat)
+

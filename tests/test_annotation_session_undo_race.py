@@ -3,12 +3,12 @@ from collections import deque
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import delete, select, update
+from sqlalchemy import select
 
 from core.store import operations as ops
 from core.store.annotation_session import AnnotationSession
 from core.store.database import open_database
-from core.store.models import Assignment, EventLog, Judgment
+from core.store.models import Assignment, Judgment
 
 
 def make(tmp_path, n=6):

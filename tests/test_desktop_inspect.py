@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 
 from core.inspection.verdicts import REJECTED  # noqa: E402
 from core.store import operations as ops  # noqa: E402
@@ -14,10 +14,7 @@ from core.store.database import open_database  # noqa: E402
 from desktop_study_fixtures import make_study  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def private_settings(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    QSettings.setDefaultFormat(QSettings.IniFormat)
+pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton  # noqa: E402
 
 from core.store import operations as ops  # noqa: E402
@@ -18,10 +18,7 @@ from broken_studies import damage, make_newer  # noqa: E402
 from desktop_study_fixtures import make_choice_study, make_study  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def private_settings(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    QSettings.setDefaultFormat(QSettings.IniFormat)
+pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 
 @pytest.fixture

@@ -1,5 +1,4 @@
 """The annotation screen: the empty state after a study with items, the undo key from the keys table, keypad keys."""
-import pytest
 from PySide6.QtCore import Qt
 
 from core.store import operations as ops

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
@@ -18,10 +18,7 @@ from core.store.models import Assignment  # noqa: E402
 from desktop_study_fixtures import make_study  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def private_settings(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    QSettings.setDefaultFormat(QSettings.IniFormat)
+pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 
 def test_ctrl_q_with_pending_answers_waits_for_them_says_so_and_loses_none(qtbot, tmp_path):

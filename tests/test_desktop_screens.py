@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 
 from core.demo import DemoFiles  # noqa: E402
 from core.demo import DEMO_CHOICE_STUDY, DEMO_STUDY, open_demo_study  # noqa: E402
@@ -20,10 +20,7 @@ from core.progress import Cancelled  # noqa: E402
 from desktop_study_fixtures import SOURCES, make_choice_study, make_study  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def private_settings(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    QSettings.setDefaultFormat(QSettings.IniFormat)
+pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QTextCursor  # noqa: E402
 
 from core.demo import demo_files  # noqa: E402
@@ -19,10 +19,7 @@ from core.store.database import open_database  # noqa: E402
 SENTENCE, QUICKLY, LOAVES = 2, 17, 26  # sentence 3 of the demo: "... take quickly three measures ... loaves ..."
 
 
-@pytest.fixture(autouse=True)
-def private_settings(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    QSettings.setDefaultFormat(QSettings.IniFormat)
+pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("PySide6")
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 
 from core.demo import demo_files  # noqa: E402
 from core.experiments.silver_judges import judge_study  # noqa: E402
@@ -23,10 +23,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 DEMO = demo_files()
 
 
-@pytest.fixture(autouse=True)
-def private_settings(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    QSettings.setDefaultFormat(QSettings.IniFormat)
+pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 
 def _demo_study(path: Path, sentences: int = 8) -> int:

@@ -29,6 +29,6 @@ def test_the_judged_time_survives_export_and_import(tmp_path):
     assert rows[0]["duration_ms"] == "3000"
     other, other_sid = make(tmp_path / "b.sqlite")
     ops.import_judgments_csv(other, other_sid, out)
-    back = ops.export_judgments(other, other_sid, tmp_path / "k.csv", "csv")
+    ops.export_judgments(other, other_sid, tmp_path / "k.csv", "csv")
     rows = list(csv.DictReader(open(tmp_path / "k.csv")))
     assert rows[0]["duration_ms"] == "3000", rows[0]["duration_ms"]
