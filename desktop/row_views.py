@@ -1,11 +1,33 @@
-"""A read-only table view of whole rows: one row selected at a time, sortable, told of the current row."""
+"""Read-only tables of whole rows: a model over a list of rows with fixed columns, and its view (one row selected
+at a time, sortable, told of the current row)."""
 
 from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QAbstractItemModel
+from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+
+
+class ListRowsModel(QAbstractTableModel):
+    """``rows`` (a list, one object per table row) under the headers ``COLUMNS``; a subclass says what ``data`` shows."""
+
+    COLUMNS: tuple[str, ...] = ()
+
+    def __init__(self):
+        super().__init__()
+        self.rows: list = []
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
+        if role == Qt.DisplayRole and orientation == Qt.Horizontal:
+            return self.COLUMNS[section]
+        return None
 
 
 def rows_view(model: QAbstractItemModel, on_current_row: Callable[[int], None], *,

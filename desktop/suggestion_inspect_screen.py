@@ -20,7 +20,7 @@ import html
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QThreadPool, Signal
+from PySide6.QtCore import Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QProgressBar, QPushButton, QSpinBox,
@@ -36,7 +36,7 @@ from core.inspection.suggestion_cases import (
 )
 from core.inspection.suggestion_study import DEFAULT_STUDY, judge_names, send_case, study_exists
 from core.store.database import Database
-from desktop.row_views import rows_view
+from desktop.row_views import ListRowsModel, rows_view
 from desktop.suggestion_case_html import GREEN, RED, details_html, side_by_side_html
 from desktop.workers import Worker
 
@@ -63,8 +63,10 @@ def _keyed(text: str, action: str) -> str:
     return f"{text}  [{KEY_OF[action]}]"
 
 
-class CaseRowsModel(QAbstractTableModel):
+class CaseRowsModel(ListRowsModel):
     """The filtered, sorted case rows; green when the gold is shown, red when not."""
+
+    COLUMNS = COLUMNS
 
     def __init__(self):
         super().__init__()
@@ -82,17 +84,6 @@ class CaseRowsModel(QAbstractTableModel):
         if self._sort[0] >= 0:
             self.rows = sort_case_rows(self.rows, self._sort[0], self._sort[1] == Qt.DescendingOrder)
         self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
-        if role == Qt.DisplayRole and orientation == Qt.Horizontal:
-            return COLUMNS[section]
-        return None
 
     def data(self, index, role=Qt.DisplayRole):
         if not index.isValid():

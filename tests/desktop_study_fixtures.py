@@ -65,3 +65,19 @@ def make_choice_study(path: Path, annotators=("ann",)) -> int:
         return study
     finally:
         db.close()
+
+
+def open_window(qtbot, path, annotator: str = "ann"):
+    """The app's main window on the study database ``path`` as ``annotator`` (no engine files), shown, with the
+    instructions a judge meets first closed."""
+    from desktop.main_window import MainWindow
+
+    window = MainWindow(path, annotator=annotator, table="none.gz", lm="none.bin")
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.wait(100)  # the instructions open once the window is shown
+    dialog = getattr(window, "instructions_dialog", None)
+    if dialog is not None and dialog.isVisible():
+        dialog.accept()
+    return window
+

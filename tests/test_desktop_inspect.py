@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from core.inspection.verdicts import REJECTED  # noqa: E402
 from core.store import operations as ops  # noqa: E402
 from core.store.database import open_database  # noqa: E402
-from desktop_study_fixtures import make_study  # noqa: E402
+from desktop_study_fixtures import make_study, open_window  # noqa: E402
 
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
@@ -19,7 +19,6 @@ pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from desktop.main_window import MainWindow
 
     path = tmp_path / "study.sqlite"
     study = make_study(path)
@@ -32,13 +31,7 @@ def window(qtbot, tmp_path):
             value = ("no" if bad else "yes") if item.scale == "binary" else ("1" if bad else "3")
             ops.record_judgment(db, item.assignment_id, value)
     db.close()
-    window = MainWindow(path, annotator="ann", table="none.gz", lm="none.bin")
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.wait(100)
-    dialog = getattr(window, "instructions_dialog", None)
-    if dialog is not None:
-        dialog.accept()
+    window = open_window(qtbot, path)
     yield window
     window.close()
 

@@ -15,24 +15,17 @@ from sqlalchemy import func, select  # noqa: E402
 
 from core.store.database import open_database  # noqa: E402
 from core.store.models import Assignment  # noqa: E402
-from desktop_study_fixtures import make_study  # noqa: E402
+from desktop_study_fixtures import make_study, open_window  # noqa: E402
 
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 
 def test_ctrl_q_with_pending_answers_waits_for_them_says_so_and_loses_none(qtbot, tmp_path):
-    from desktop.main_window import MainWindow
 
     path = tmp_path / "study.sqlite"
     make_study(path)
-    window = MainWindow(path, annotator="ann", table="none.gz", lm="none.bin")
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.wait(100)
-    dialog = getattr(window, "instructions_dialog", None)
-    if dialog is not None and dialog.isVisible():
-        dialog.accept()
+    window = open_window(qtbot, path)
     screen = window.annotate.screen
     qtbot.waitUntil(lambda: QApplication.focusWidget() is screen, timeout=2000)
 

@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor  # noqa: E402
 from core.inspection.suggestion_study import DEFAULT_STUDY, choice_tasks_of  # noqa: E402
 from core.store.database import open_database  # noqa: E402
 from desktop.suggestion_inspect_screen import GREEN, RED  # noqa: E402
-from desktop_study_fixtures import make_study  # noqa: E402
+from desktop_study_fixtures import make_study, open_window  # noqa: E402
 
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
@@ -23,17 +23,10 @@ pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from desktop.main_window import MainWindow
 
     path = tmp_path / "study.sqlite"
     make_study(path)  # judges ann and bob
-    window = MainWindow(path, annotator="ann", table="none.gz", lm="none.bin")
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.wait(100)
-    dialog = getattr(window, "instructions_dialog", None)
-    if dialog is not None:
-        dialog.accept()
+    window = open_window(qtbot, path)
     yield window
     window.close()
 
