@@ -51,6 +51,16 @@ def suggestions(screen) -> list[str]:
     return [screen.model.row_at(row)[1] for row in range(screen.model.rowCount())]
 
 
+def translator_on_sentence(qtbot, window, sentence: int):
+    """The Translator screen, loaded, showing ``sentence`` (set directly: the key test covers getting there)."""
+    window.tabs.setCurrentWidget(window.translator)
+    screen = window.translator
+    qtbot.waitUntil(lambda: screen.loaded, timeout=60_000)
+    screen.session.go(sentence)
+    screen.show_sentence()
+    return screen
+
+
 def test_by_keys_select_see_suggestions_pick_more_like_expand_and_edit(qtbot, window):
     qtbot.keyClick(window, Qt.Key_0, Qt.ControlModifier)
     screen = window.translator
@@ -128,11 +138,7 @@ def test_by_keys_select_see_suggestions_pick_more_like_expand_and_edit(qtbot, wi
 
 
 def test_a_click_on_a_suggestion_picks_it_and_on_more_like_this_reorders(qtbot, window):
-    window.tabs.setCurrentWidget(window.translator)
-    screen = window.translator
-    qtbot.waitUntil(lambda: screen.loaded, timeout=60_000)
-    screen.session.go(SENTENCE)
-    screen.show_sentence()
+    screen = translator_on_sentence(qtbot, window, SENTENCE)
     with qtbot.waitSignal(screen.suggestions_shown, timeout=10_000):
         screen.select_tokens(LOAVES, LOAVES + 1)
     first = suggestions(screen)
@@ -151,11 +157,7 @@ def test_a_click_on_a_suggestion_picks_it_and_on_more_like_this_reorders(qtbot, 
 
 
 def test_only_the_newest_of_quick_selections_is_shown(qtbot, window):
-    window.tabs.setCurrentWidget(window.translator)
-    screen = window.translator
-    qtbot.waitUntil(lambda: screen.loaded, timeout=60_000)
-    screen.session.go(SENTENCE)
-    screen.show_sentence()
+    screen = translator_on_sentence(qtbot, window, SENTENCE)
     shown = []
     screen.suggestions_shown.connect(shown.append)
     older, newer = screen.session.request(QUICKLY, QUICKLY + 1), screen.session.request(LOAVES, LOAVES + 1)
