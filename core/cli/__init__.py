@@ -30,6 +30,7 @@ SUBCOMMAND_MODULES = [
     "core.cli.experiment_cmd",
     "core.cli.inspect_cmd",
     "core.cli.suggest_cmd",
+    "core.cli.serve_cmd",
     "core.cli.patterns_cmd",
     "core.cli.devset_cmd",
     "core.cli.tune_cmd",
