@@ -27,6 +27,7 @@ SUBCOMMAND_MODULES = [
     "core.cli.data_cmd",
     "core.cli.study_cmd",
     "core.cli.generate_cmd",
+    "core.cli.reproduce_cmd",
     "core.cli.experiment_cmd",
     "core.cli.inspect_cmd",
     "core.cli.suggest_cmd",
