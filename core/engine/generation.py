@@ -36,7 +36,6 @@ Wall time is kept off the JSON (``Candidate.seconds``) so that equal runs write 
 
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import os
 import time
