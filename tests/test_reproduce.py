@@ -26,7 +26,9 @@ RUNS = {
     "mcpg-translator": ["--system", "mcpg-translator", "--profile", "faithful", "--seed", "2",
                         "--episodes-per-step", "40", "--time-budget", "600"],
     "spg-compression": ["--system", "spg-compression", "--nbest", "2"],
+    "spg-similarity": ["--system", "spg-similarity", "--reference", "REFERENCE"],
 }
+REFERENCES = "the beast runs after the kitten\nthe kitten sees it\nthe beast and the kitten\n"
 
 
 @pytest.fixture(autouse=True)
@@ -49,8 +51,10 @@ def reproduce(path, capsys) -> tuple[int, dict]:
 @pytest.fixture
 def candidates(tmp_path, example1_table_path, tiny_lm, monkeypatch, capsys):
     """Every system's candidates in one file, as a reader would be given them."""
-    path = tmp_path / "candidates.jsonl"
-    path.write_text("".join(generate_json(arguments, example1_table_path, tiny_lm["binary"], monkeypatch, capsys)
+    path, reference = tmp_path / "candidates.jsonl", tmp_path / "reference.txt"
+    reference.write_text(REFERENCES, encoding="utf-8")
+    path.write_text("".join(generate_json([str(reference) if a == "REFERENCE" else a for a in arguments],
+                                          example1_table_path, tiny_lm["binary"], monkeypatch, capsys)
                             for arguments in RUNS.values()), encoding="utf-8")
     return path
 
@@ -90,7 +94,9 @@ def test_reproduce_gives_identical_output_for_every_system(candidates, capsys):
     assert status == 0
     assert sorted(run["system"] for run in report["runs"]) == sorted(RUNS)
     assert all(run["refused"] is None and run["code"] is None for run in report["runs"])
-    assert report["summary"] == {"runs": 4, "refused": 0, "sentences": 12, "identical": 12, "different": 0}
+    assert report["summary"] == {"runs": 5, "refused": 0, "sentences": 15, "identical": 15, "different": 0}
+    similarity = next(run for run in report["runs"] if run["system"] == "spg-similarity")
+    assert len(similarity["sentences"]) == 3
 
 
 def test_reproduce_names_the_sentence_whose_output_differs(candidates, capsys):
@@ -105,7 +111,15 @@ def test_reproduce_names_the_sentence_whose_output_differs(candidates, capsys):
     verdicts = {s["sentence_id"]: s["identical"] for s in beam["sentences"]}
     assert verdicts == {0: False, 1: True, 2: True}
     assert "model_score" in beam["sentences"][0]["difference"]
-    assert report["summary"]["different"] == 1 and report["summary"]["identical"] == 11
+    assert report["summary"]["different"] == 1 and report["summary"]["identical"] == 14
+
+
+def test_reproduce_refuses_a_run_whose_reference_file_changed(candidates, tmp_path, capsys):
+    (tmp_path / "reference.txt").write_text(REFERENCES.replace("kitten sees", "kitten finds"), encoding="utf-8")
+    status, report = reproduce(candidates, capsys)
+    refused = {run["system"]: run["refused"] for run in report["runs"]}
+    assert status == 2 and "reference.txt" in refused.pop("spg-similarity")
+    assert set(refused.values()) == {None}
 
 
 def test_reproduce_refuses_a_run_whose_table_changed_and_says_why(candidates, example1_table_path, capsys):
@@ -113,7 +127,7 @@ def test_reproduce_refuses_a_run_whose_table_changed_and_says_why(candidates, ex
         handle.write("the cat ||| the kitten ||| 0.3\n")
     status, report = reproduce(candidates, capsys)
     assert status == 2
-    assert len(report["runs"]) == 4
+    assert len(report["runs"]) == 5
     for run in report["runs"]:
         assert str(example1_table_path) in run["refused"] and "sha256" in run["refused"] and "differs" in run["refused"]
         assert run["sentences"] == []  # nothing was run on the changed table
@@ -125,7 +139,7 @@ def test_reproduce_refuses_a_run_whose_table_changed_and_says_why(candidates, ex
 def test_the_plain_report_says_identical_per_sentence(candidates, capsys):
     assert main(["reproduce", str(candidates), "--processes", "1"]) == 0
     out = capsys.readouterr().out
-    assert out.count(": identical") == 12 and "12 identical, 0 different" in out
+    assert out.count(": identical") == 15 and "15 identical, 0 different" in out
 
 
 def test_a_candidate_without_provenance_is_refused_with_its_line(tmp_path, capsys):
