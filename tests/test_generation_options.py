@@ -132,3 +132,12 @@ def test_the_code_identity_comes_from_git_then_from_the_build_then_the_release(t
         assert identity.code_identity() == {"version": "0.2.0.dev5+gabc1234", "commit": "abc1234ff"}
     finally:
         identity._identity.cache_clear()
+
+
+def test_version_shows_what_every_candidate_records(capsys):
+    from core.code_identity import code_identity
+
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    identity = code_identity()
+    assert capsys.readouterr().out.strip() == f"parastudio {identity['version']} (commit {identity['commit']})"

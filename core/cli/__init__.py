@@ -15,7 +15,6 @@ import importlib
 import os
 import sys
 
-from core import __version__
 from core.errors import InputFileError, InputFormatError, OptionsError
 
 SUBCOMMAND_MODULES = [
@@ -45,7 +44,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         prog="parastudio",
         description="Paraphrase Studio: generate, judge, measure, inspect, export and tune paraphrases.",
     )
-    parser.add_argument("--version", action="version", version=f"parastudio {__version__}")
+    parser.add_argument("--version", action=_CodeVersion, nargs=0,
+                        help="show the code's version and commit (core/code_identity.py) and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
@@ -56,6 +56,17 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     for entry_point in sorted(metadata.entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
         entry_point.load()(subparsers)
     return parser
+
+
+class _CodeVersion(argparse.Action):
+    """``--version``: the version every candidate records, read only when asked (git runs for it)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from core.code_identity import code_identity
+
+        identity = code_identity()
+        print(f"parastudio {identity['version']} (commit {identity['commit']})")
+        parser.exit()
 
 
 @functools.lru_cache(maxsize=64)
