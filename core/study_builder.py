@@ -15,6 +15,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Sequence
 
+from core.engine.generation_options import DEFAULT_TIME_CAP
 from core.progress import Progress, no_progress, scaled
 from core.store import operations as ops
 from core.store.database import Database
@@ -44,7 +45,7 @@ class EngineChoice:
     lm: str
     nbest: int = 2
     max_sentences: int = 100
-    time_budget: float | None = 0.5
+    time_budget: float | None = DEFAULT_TIME_CAP  # MCPG only, a cap (its search runs by count)
 
 
 def candidate_row(candidate, line: int) -> ops.CandidateRow:
