@@ -147,3 +147,15 @@ def test_a_candidate_without_provenance_is_refused_with_its_line(tmp_path, capsy
     old.write_text(json.dumps({"sentence_id": 0, "system": "beam", "text": "a", "params": {"system": "beam"}}) + "\n")
     assert main(["reproduce", str(old)]) == 2
     assert f"{old}:1: expected a candidate with its source sentence" in capsys.readouterr().err
+
+
+def test_a_run_given_relative_paths_reproduces_from_another_folder(example1_table_path, tiny_lm, tmp_path,
+                                                                    monkeypatch, capsys):
+    monkeypatch.chdir(example1_table_path.parent)
+    out = generate_json(RUNS["beam"], example1_table_path.name, tiny_lm["binary"], monkeypatch, capsys)
+    assert json.loads(out.splitlines()[0])["params"]["inputs"]["tables"][0]["path"] == str(example1_table_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "candidates.jsonl").write_text(out, encoding="utf-8")
+    monkeypatch.chdir(elsewhere)
+    assert reproduce("candidates.jsonl", capsys)[0] == 0

@@ -67,11 +67,12 @@ def sha256_of(path: str | os.PathLike) -> str:
 
 
 def fingerprint(path: str | os.PathLike | None) -> dict | None:
-    """``{"path", "sha256", "bytes"}`` of an input file; ``None`` for no file."""
+    """``{"path", "sha256", "bytes"}`` of an input file (its absolute path, symbolic links kept, so a run can be
+    reproduced from another folder); ``None`` for no file."""
     if path is None:
         return None
     _, _, size = _key(Path(path))
-    return {"path": str(path), "sha256": sha256_of(path), "bytes": size}
+    return {"path": os.path.abspath(path), "sha256": sha256_of(path), "bytes": size}
 
 
 def mismatch(recorded: dict) -> str | None:
