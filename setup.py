@@ -16,6 +16,10 @@ without it and prints one warning; the beam decoder then runs its Python search 
 and says so once when it first decodes.
 
 ``PARASTUDIO_BUILD_JOBS`` sets how many files compile at once (default: all cores).
+
+A build from a git checkout also records which code it is, ``core/_build_identity.json``
+(``{"version", "commit"}``, :mod:`core.code_identity`), so an installed copy names its
+commit in every candidate's provenance.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from pathlib import Path
 
 from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 KENLM_SOURCE_VERSION = "0.3.0"
 # sha256 of kenlm-0.3.0.tar.gz as PyPI serves it (checked 2026-11-26).
@@ -147,5 +152,24 @@ def extensions() -> list[Pybind11Extension]:
     )]
 
 
+class build_py_with_identity(build_py):
+    """Copies the package and writes ``core/_build_identity.json`` from git, when built from a checkout."""
+
+    def run(self):
+        super().run()
+        sys.path.insert(0, str(HERE))
+        try:
+            from core.code_identity import identity_from_git
+        finally:
+            sys.path.pop(0)
+        found = identity_from_git()
+        if found is not None:
+            import json
+
+            target = Path(self.build_lib) / "core" / "_build_identity.json"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(found) + "\n", encoding="utf-8")
+
+
 ParallelCompile("PARASTUDIO_BUILD_JOBS", default=0).install()
-setup(ext_modules=extensions(), cmdclass={"build_ext": build_ext_with_kenlm})
+setup(ext_modules=extensions(), cmdclass={"build_ext": build_ext_with_kenlm, "build_py": build_py_with_identity})
