@@ -7,10 +7,7 @@ import contextlib
 import json
 import sys
 
-from core.cli.table_options import add_table_loading_options
-from core.engine.generation import SYSTEMS
-from core.engine.generation_options import DEFAULT_TIME_CAP
-from core.engine.mcpg.options import DEFAULT_EPISODES_PER_STEP, DEFAULT_EXPLORATION, SEED_EPISODES_PER_STEP, TUNED
+from core.cli.lazy_parser import add_lazy_parser
 from core.textio import open_standard_input, open_text_maybe_gzip
 
 # Each option of the systems' options objects (core/engine/generation_options.py) -> its flag here. Which
@@ -45,16 +42,23 @@ def options_by_system() -> str:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "generate",
-        help="generate paraphrases (beam decoder, MCPG, SPG) for sentences on standard input",
-        description="Reads one sentence per line on standard input and prints candidates with their model "
-                    "score and their exact true score (log10, seed 000) under the same table and LM. Every "
-                    "candidate's params name the options, the input files by sha256 and the code by version "
-                    "and commit (parastudio reproduce runs them again).",
-        epilog=options_by_system(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    add_lazy_parser(subparsers, "generate", _arguments,
+                    help="generate paraphrases (beam decoder, MCPG, SPG) for sentences on standard input")
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    """generate's arguments, read from the generators' options (added when generate runs or shows its help)."""
+    from core.cli.table_options import add_table_loading_options
+    from core.engine.generation import SYSTEMS
+    from core.engine.generation_options import DEFAULT_TIME_CAP
+    from core.engine.mcpg.options import DEFAULT_EPISODES_PER_STEP, DEFAULT_EXPLORATION, SEED_EPISODES_PER_STEP, TUNED
+
+    parser.description = ("Reads one sentence per line on standard input and prints candidates with their model "
+                          "score and their exact true score (log10, seed 000) under the same table and LM. Every "
+                          "candidate's params name the options, the input files by sha256 and the code by version "
+                          "and commit (parastudio reproduce runs them again).")
+    parser.epilog = options_by_system()
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     unset = argparse.SUPPRESS  # an option not given is absent, so core can tell given from default
     parser.add_argument("--system", required=True, choices=SYSTEMS)
     parser.add_argument("--table", action="append", required=True,
