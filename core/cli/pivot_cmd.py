@@ -30,8 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="DuckDB memory limit, e.g. 1GB; beyond it DuckDB spills to --temp-dir (default: a third "
                         "of RAM)")
     parser.add_argument("--temp-dir", type=Path, default=None,
-                        help="where DuckDB spills (default: beside the output, or the system's temp folder when the "
-                        "output's folder is not writable)")
+                        help="where DuckDB keeps its database and spills (default: beside the output; e.g. /tmp to "
+                        "use the system's temp folder)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="DuckDB threads (default: every core, %(default)s here); the output is the same bytes "
                         "for any number of threads and any --memory-limit")

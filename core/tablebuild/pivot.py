@@ -52,8 +52,8 @@ writer (:mod:`core.tablebuild.pivot_writer`). So the output is byte-identical fo
 or not DuckDB spills; the default is every core (``os.cpu_count()``).
 
 Out of core: the table is loaded into an on-disk DuckDB database with a memory limit and a temp directory
-(beside the output, or ``temp_directory``; the system's temp folder when the output's folder is not
-writable), so joins, groups and sorts larger than memory spill to disk. What spilled is read from DuckDB's
+(beside the output, whose disk must hold it anyway, or ``temp_directory``, e.g. the system's temp folder),
+so joins, groups and sorts larger than memory spill to disk. What spilled is read from DuckDB's
 profile of the query and returned in the stats (``spilled_bytes``, ``peak_temp_dir_bytes``). The join,
 group-by and top-κ window are one portable SQL query that Spark SQL will also run; only loading and the
 spelling of an ordered sum use DuckDB functions.
@@ -206,16 +206,6 @@ def check_memory_limit(memory_limit: str) -> str:
     return memory_limit.strip()
 
 
-def _work_parent(output: Path, temp_directory: Path | None) -> Path:
-    """Where DuckDB's database and spill files go: ``temp_directory``, else beside the output, else system temp."""
-    if temp_directory is not None:
-        return Path(temp_directory)
-    beside = output.parent
-    if beside.is_dir() and not os.access(beside, os.W_OK | os.X_OK):
-        return Path(tempfile.gettempdir())
-    return beside
-
-
 def _spill_figures(profile: Path) -> dict:
     """What the query spilled, from DuckDB's JSON profile ({} from a DuckDB that does not report it)."""
     try:
@@ -275,7 +265,7 @@ def pivot_table(
         "threads": threads,
         "memory_limit": memory_limit,
     }
-    work_parent = _work_parent(output, temp_directory)
+    work_parent = Path(temp_directory or output.parent)
     work_parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_work(work_parent)
     work = Path(tempfile.mkdtemp(prefix=f".pivot-{owner_tag()}.", dir=work_parent))
