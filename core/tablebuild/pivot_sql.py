@@ -20,7 +20,10 @@ with or without spilling, and later on Spark):
 The query text is portable SQL (CTEs, inner joins, GROUP BY/HAVING, ROW_NUMBER() OVER); the one
 engine-specific piece is how an ordered sum is spelt, passed to :func:`render_pivot_sql` as ``ordered_sum``.
 DuckDB's is :func:`duckdb_ordered_sum`; Spark's will be
-``aggregate(array_sort(collect_list(term)), 0D, (acc, x) -> acc + x)`` (issue 25, Deliver 2).
+``aggregate(array_sort(collect_list(term)), 0D, (acc, x) -> acc + x)`` (issue 25, Deliver 2). The terms are
+products of the loaded columns (IEEE multiplication: the same double on any engine), but LW = lex ** (1/|x|)
+is computed by the loader: a second engine must load the same doubles (its ``pow`` may differ from libm's in
+the last bit for |x| > 1), or take them from the first.
 """
 
 from __future__ import annotations
