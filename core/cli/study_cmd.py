@@ -112,6 +112,13 @@ def register(subparsers) -> None:
     scores.add_argument("--unified-min", type=int, default=2, metavar="K")
     scores.add_argument("-o", "--output", help="output CSV (default: standard output)")
 
+    from core.cli.study_status import add_arguments as status_arguments, run_status
+
+    status = study_command("status", "anytime-valid sign tests between every two systems on the judgments so far: "
+                           "wins, ties, p-value, decision and a confidence sequence for the win rate, valid however "
+                           "often it is looked at", lambda args: run_status(args, _open))
+    status_arguments(status)
+
     items = study_command("items", "list item ids with their text (to write an import-judgments CSV)", _items)
     items.add_argument("--format", choices=("table", "csv", "jsonl"), default="table")
     items.add_argument("-o", "--output", help="write here (default: standard output)")

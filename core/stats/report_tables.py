@@ -51,6 +51,7 @@ from core.stats.agreement import (
 from core.stats.judgment_records import JudgmentRecords, ScoreRecords
 from core.stats.report_model import Column, PlotSpec, Report, ReportTable, signature
 from core.stats.report_agreement import agreement_table
+from core.stats.report_anytime import anytime_sign_test_table
 from core.stats.report_pairs import pair_tables
 from core.stats.report_patterns import pattern_tables
 from core.stats.significance import pairwise_tests
@@ -370,6 +371,7 @@ def build_report(
                 report.tables.append(sign_test_table(
                     scores, f"sign_tests:{name}", f"Sign tests between systems, '{name}': share of judges who say yes",
                     judges, aggregate="mean"))
+                report.tables.append(anytime_sign_test_table(records, name, judges, positive))
     if scales:
         report.tables.append(seed004_table(records, scales))
     report.tables.extend(pattern_tables(records, positive, pairs_extracted))
