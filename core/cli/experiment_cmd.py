@@ -10,6 +10,8 @@ Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
 * ``seed002-patterns``: seed 002 §3-4, :mod:`core.experiments.seed002_patterns`.
 * ``tuning-loop``: judge, export, tune, regenerate, judge again (seed 004 §3.6), :mod:`core.experiments.tuning_loop`;
 * ``judgment-predictor``: seed 000's open question, :mod:`core.experiments.judgment_predictor`.
+* ``sequential-sign-test``: issue 29's simulation of the anytime-valid sign test,
+  :mod:`core.experiments.sequential_sign_test` (Markdown and JSON lines, no plot).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import argparse
 from pathlib import Path
 
 from core.experiments import (judgment_predictor, mcpg_vs_beam, seed000_reranking, seed001_approaches, seed002_patterns,
-                              spg_rates, tuning_loop)
+                              sequential_sign_test, spg_rates, tuning_loop)
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not options of the experiment itself: left out of the recorded command.
@@ -77,6 +79,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     judgment_predictor.add_arguments(predictor)
     predictor.set_defaults(func=lambda args: judgment_predictor.run_from_args(
         args, recorded_command("judgment-predictor", args)))
+
+    sequential = experiments.add_parser(
+        "sequential-sign-test", help="issue 29: the anytime-valid sign test's false positives under continuous "
+        "monitoring and judgments saved, by simulation")
+    sequential_sign_test.add_arguments(sequential)
+    sequential.set_defaults(func=lambda args: sequential_sign_test.run_from_args(
+        args, recorded_command("sequential-sign-test", args)))
 
 
 def run_tuning_loop(args: argparse.Namespace) -> int:
