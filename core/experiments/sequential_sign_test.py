@@ -37,12 +37,14 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from core.experiments import module_main
-from core.stats.anytime_sign_test import AnytimeSignTest, log_mixture_martingale
-from core.textio import atomic_output
+
+if TYPE_CHECKING:  # numpy and the test load when the experiment runs, not when the CLI builds its parser
+    import numpy as np
+
+    from core.stats.anytime_sign_test import AnytimeSignTest
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "evaldata" / "results"
@@ -56,6 +58,7 @@ def exact_rejections(max_n: int, alpha: float) -> np.ndarray:
     For p = 1/2 the two-sided exact p-value (``scipy.stats.binomtest``'s, outcomes no more likely than the
     observed one) is min(1, 2 P(X <= min(w, n - w))), X ~ Bin(n, 1/2).
     """
+    import numpy as np
     from scipy.stats import binom
 
     n = np.arange(max_n + 1)[:, None]
@@ -67,6 +70,7 @@ def exact_rejections(max_n: int, alpha: float) -> np.ndarray:
 
 def fixed_design_n(win_rate: float, power: float, alpha: float, max_n: int) -> int | None:
     """The smallest n at which the exact two-sided sign test has at least ``power`` against ``win_rate``."""
+    import numpy as np
     from scipy.stats import binom
 
     rejections = exact_rejections(max_n, alpha)
@@ -89,6 +93,8 @@ class StoppingTimes:
 
 def _first(hits: np.ndarray) -> np.ndarray:
     """1-based index of the first True per row, 0 where there is none."""
+    import numpy as np
+
     any_hit = hits.any(axis=1)
     return np.where(any_hit, hits.argmax(axis=1) + 1, 0)
 
@@ -96,6 +102,10 @@ def _first(hits: np.ndarray) -> np.ndarray:
 def stopping_times(wins_a: np.ndarray, test: AnytimeSignTest, rejections: np.ndarray | None = None) -> StoppingTimes:
     """Stopping times of studies given as rows of outcomes (True: A won that judgment), each looked at after
     every judgment; ``rejections`` (:func:`exact_rejections`) adds the naive repeated fixed test's."""
+    import numpy as np
+
+    from core.stats.anytime_sign_test import log_mixture_martingale
+
     size, max_n = wins_a.shape
     steps = np.arange(1, max_n + 1)
     wins = np.cumsum(wins_a, axis=1)
@@ -111,6 +121,8 @@ def stopping_times(wins_a: np.ndarray, test: AnytimeSignTest, rejections: np.nda
 def simulate(win_rate: float, studies: int, max_n: int, test: AnytimeSignTest, rng: np.random.Generator,
              naive: bool = False) -> StoppingTimes:
     """Stopping times of ``studies`` simulated studies of ``max_n`` judgments each (module docstring)."""
+    import numpy as np
+
     rejections = exact_rejections(max_n, test.alpha) if naive else None
     blocks = [stopping_times(rng.random((min(_BLOCK, studies - start), max_n)) < win_rate, test, rejections)
               for start in range(0, studies, _BLOCK)]
@@ -154,6 +166,8 @@ class AlternativeSetting:
 
 
 def null_setting(studies: int, max_n: int, test: AnytimeSignTest, rng: np.random.Generator) -> NullSetting:
+    import numpy as np
+
     times = simulate(0.5, studies, max_n, test, rng, naive=True)
     anytime = float(np.mean(times.anytime > 0))
     naive = float(np.mean(times.naive > 0))
@@ -162,11 +176,15 @@ def null_setting(studies: int, max_n: int, test: AnytimeSignTest, rng: np.random
 
 
 def _se(share: float, n: int) -> float:
+    import numpy as np
+
     return float(np.sqrt(share * (1 - share) / n))
 
 
 def alternative_setting(win_rate: float, studies: int, max_n: int, power: float, test: AnytimeSignTest,
                         rng: np.random.Generator, planned_cap: int | None = None) -> AlternativeSetting:
+    import numpy as np
+
     times = simulate(win_rate, studies, max_n, test, rng)
     decided = times.anytime[times.anytime > 0]
     cap = None
@@ -199,6 +217,8 @@ def alternative_setting(win_rate: float, studies: int, max_n: int, power: float,
 
 def run(studies: int, max_n: int, win_rates: list[float], alternative_max_n: int, power: float,
         test: AnytimeSignTest, seed: int) -> tuple[NullSetting, list[AlternativeSetting]]:
+    import numpy as np
+
     streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(1 + len(win_rates))]
     null = null_setting(studies, max_n, test, streams[0])
     by_rate = sorted(zip(win_rates, streams[1:]), key=lambda pair: pair[0])
@@ -242,6 +262,8 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
         for problem in problems:
             print(f"parastudio: error: {problem}", file=sys.stderr)
         return 2
+    from core.stats.anytime_sign_test import AnytimeSignTest
+
     test = AnytimeSignTest(alpha=args.alpha, prior_a=args.prior_a, prior_b=args.prior_b)
     started = time.perf_counter()
     null, alternatives = run(args.studies, args.max_n, win_rates, args.alternative_max_n, args.power, test, args.seed)
