@@ -86,6 +86,13 @@ def register(subparsers) -> None:
     merge = command("merge-package", "merge returned annotator packages into this study", _merge_package)
     merge.add_argument("files", nargs="+")
 
+    from core.cli.study_adaptive import add_arguments as assign_next_arguments, run_assign_next
+
+    assign_next = command("assign-next", "adaptive assignment: the next sentences go to comparisons the anytime-valid "
+                          "sign test has not decided; none to a sentence both systems said the same way",
+                          lambda args: run_assign_next(args, _open))
+    assign_next_arguments(assign_next)
+
     qc = command("qc", "per-annotator quality control: consistency on repeats, control pass rate", _qc)
     qc.add_argument("--min-consistency", type=float)
     qc.add_argument("--min-control-pass", type=float)

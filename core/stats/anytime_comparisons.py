@@ -150,3 +150,44 @@ def anytime_status(records: JudgmentRecords, criteria: Sequence[str], test: Anyt
     return AnytimeStatus(criteria=list(criteria), alpha=test.alpha, comparisons=comparisons,
                          judged_items=len(set(chosen.items)), judgments=len(chosen), signature=signature,
                          skipped=skipped)
+
+
+def decision_times(records: JudgmentRecords, criterion: str, test: AnytimeSignTest, *, aggregate: str = "mean",
+                   positive: Sequence[str] = YES_WORDS) -> dict[tuple[str, str], tuple[int | None, int]]:
+    """(system A, system B) -> (the judgment position at which Holm over the criterion's pairs first decided the
+    pair, or None; how many of the pair's sentences entered after it): the clock "decided plus a margin" reads.
+
+    All pairs share the study's judging order, so Holm is evaluated after every judgment at which some pair's
+    anytime p-value changed. The sentences are taken as the judgments now stand, each at its completion: a
+    sentence one judge had answered earlier enters when its last judgment came, not at the first.
+    """
+    import numpy as np
+
+    from core.stats.anytime_sign_test import log_mixture_martingale
+
+    scores = sentence_scores(records, criterion, aggregate, positive=positive).scores
+    last = completion_order(records, criterion, positive)
+    pairs = list(combinations(scores, 2))
+    entries = {}  # pair -> [(position, running p)], one per sentence in completion order
+    for a, b in pairs:
+        outcomes = _outcomes(scores, last, a, b)
+        signs = np.array([o for _, o in outcomes], dtype=int)
+        wins, losses = np.cumsum(signs == 1), np.cumsum(signs == -1)
+        log_m = np.where(signs != 0, log_mixture_martingale(wins, losses, test.prior_a, test.prior_b), 0.0)
+        running_p = np.minimum(1.0, np.exp(-np.maximum.accumulate(np.maximum(log_m, 0.0)))) if signs.size else []
+        entries[(a, b)] = [(max(last[(a, s)], last[(b, s)]), float(p)) for (s, _), p in zip(outcomes, running_p)]
+    events = sorted({position for rows in entries.values() for position, _ in rows})
+    current = {pair: 1.0 for pair in pairs}
+    cursor = {pair: 0 for pair in pairs}
+    decided: dict[tuple[str, str], int | None] = {pair: None for pair in pairs}
+    for position in events:
+        for pair in pairs:
+            rows = entries[pair]
+            while cursor[pair] < len(rows) and rows[cursor[pair]][0] <= position:
+                current[pair] = rows[cursor[pair]][1]
+                cursor[pair] += 1
+        for pair, p in zip(pairs, holm_adjust([current[pair] for pair in pairs])):
+            if decided[pair] is None and p <= test.alpha:
+                decided[pair] = position
+    return {pair: (decided[pair], 0 if decided[pair] is None else
+                   sum(1 for position, _ in entries[pair] if position > decided[pair])) for pair in pairs}

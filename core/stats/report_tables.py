@@ -351,9 +351,11 @@ def build_report(
     bootstrap: int = 1000,
     progress: Progress = no_progress,
     pairs_extracted: Mapping[str, int] | None = None,
+    sampling: str | None = None,
 ) -> Report:
     """Every table that applies to the judgments at hand (``bootstrap``: replicates of the agreement CIs;
-    ``pairs_extracted``: a pattern-pair study's #PP per model, for seed 002's Table 2)."""
+    ``pairs_extracted``: a pattern-pair study's #PP per model, for seed 002's Table 2; ``sampling``: how the
+    items were sampled, when not all at once, added to the per-system tables' notes)."""
     report = Report(title=title)
     criteria = records.criterion_names()
     if criteria:
@@ -382,4 +384,7 @@ def build_report(
             report.tables.append(tests)
     for name in criteria:
         report.tables.extend(pair_tables(records, name, block_size))
+    for table in report.tables:
+        if sampling and table.key in ("seed003_table1", "seed004_table1"):
+            table.note = f"{table.note} {sampling}".strip()
     return report
