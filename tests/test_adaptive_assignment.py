@@ -25,7 +25,7 @@ def make_study(path):
     rows = []
     for sentence in range(SENTENCES):
         for system in "ab":
-            text = f"same {sentence}" if sentence % 5 == 0 else f"{system} says {sentence}"
+            text = f"same {sentence}" if sentence % 2 == 0 else f"{system} says {sentence}"
             rows.append(ops.CandidateRow(sentence_id=str(sentence), text=text, system=system, line=len(rows) + 1))
     ops.import_candidates(db, study, rows, sources={str(s): f"source {s}" for s in range(SENTENCES)})
     return db, study
@@ -46,20 +46,23 @@ def assigned_texts(path):
 
 
 def run_batches(db, study, rule, batches):
-    sizes = []
+    """Sentences given out per batch, and (sentence, pair) combinations skipped for identical strings."""
+    sizes, skipped = [], 0
     for _ in range(batches):
         batch = assign_next(db, study, ["j1", "j2"], sentences=3, criterion="meaning", rule=rule)
         sizes.append(len(batch.sentences))
+        skipped += batch.skipped_identical
         judge_all(db, study)
-    return sizes
+    return sizes, skipped
 
 
 def test_decided_stops_the_pair_and_identical_strings_are_never_given_out(tmp_path):
     db, study = make_study(tmp_path / "study.sqlite")
     try:
-        sizes = run_batches(db, study, StoppingRule.parse("decided"), 5)
+        sizes, skipped = run_batches(db, study, StoppingRule.parse("decided"), 5)
         # M_n = 2^n / (n + 1) under the uniform prior reaches 20 at n = 8 straight wins: three batches of 3.
         assert sizes == [3, 3, 3, 0, 0]
+        assert skipped > 0  # half the sentences have one string for both systems
         (comparison,), _ = criterion_comparisons(study_judgment_records(db, study), "meaning", AnytimeSignTest())
         assert comparison.decision in ("A better", "B better") and comparison.result.n == 9
     finally:
@@ -72,12 +75,12 @@ def test_decided_stops_the_pair_and_identical_strings_are_never_given_out(tmp_pa
 def test_never_keeps_judging_and_a_margin_closes_k_sentences_after_the_decision(tmp_path):
     db, study = make_study(tmp_path / "never.sqlite")
     try:
-        assert run_batches(db, study, StoppingRule.parse("never"), 5) == [3] * 5
+        assert run_batches(db, study, StoppingRule.parse("never"), 5)[0] == [3] * 5
     finally:
         db.close()
     db, study = make_study(tmp_path / "margin.sqlite")
     try:
-        sizes = run_batches(db, study, StoppingRule.parse("decided+2"), 6)
+        sizes, _ = run_batches(db, study, StoppingRule.parse("decided+2"), 6)
         assert sizes == [3, 3, 3, 3, 0, 0]  # decided at the 8th sentence, 1 after it, then 4: closed
         records = study_judgment_records(db, study)
         ((pair, (decided_at, after)),) = decision_times(records, "meaning", AnytimeSignTest()).items()
