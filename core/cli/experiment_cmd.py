@@ -12,6 +12,8 @@ Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
 * ``judgment-predictor``: seed 000's open question, :mod:`core.experiments.judgment_predictor`.
 * ``sequential-sign-test``: issue 29's simulation of the anytime-valid sign test,
   :mod:`core.experiments.sequential_sign_test` (Markdown and JSON lines, no plot).
+* ``adaptive-demo``: issue 29's adaptive assignment on the demo against the full study,
+  :mod:`core.experiments.adaptive_demo` (Markdown and JSON, no plot).
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.experiments import (judgment_predictor, mcpg_vs_beam, seed000_reranking, seed001_approaches, seed002_patterns,
-                              sequential_sign_test, spg_rates, tuning_loop)
+from core.experiments import (adaptive_demo, judgment_predictor, mcpg_vs_beam, seed000_reranking, seed001_approaches,
+                              seed002_patterns, sequential_sign_test, spg_rates, tuning_loop)
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not options of the experiment itself: left out of the recorded command.
@@ -86,6 +88,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sequential_sign_test.add_arguments(sequential)
     sequential.set_defaults(func=lambda args: sequential_sign_test.run_from_args(
         args, recorded_command("sequential-sign-test", args)))
+
+    adaptive = experiments.add_parser(
+        "adaptive-demo", help="issue 29: the demo judged by silver judges through the adaptive assignment, against "
+        "the full fixed study")
+    adaptive_demo.add_arguments(adaptive)
+    adaptive.set_defaults(func=lambda args: adaptive_demo.run_from_args(args, recorded_command("adaptive-demo", args)))
 
 
 def run_tuning_loop(args: argparse.Namespace) -> int:
