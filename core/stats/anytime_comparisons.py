@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Sequence
 
-from core.stats.anytime_sign_test import AnytimeSignResult, AnytimeSignTest
+import numpy as np
+
+from core.stats.anytime_sign_test import AnytimeSignResult, AnytimeSignTest, log_mixture_martingale
 from core.stats.judgment_records import JudgmentRecords
 from core.stats.significance import holm_adjust
 from core.stats.system_scores import label_number, sentence_scores
@@ -161,10 +163,6 @@ def decision_times(records: JudgmentRecords, criterion: str, test: AnytimeSignTe
     anytime p-value changed. The sentences are taken as the judgments now stand, each at its completion: a
     sentence one judge had answered earlier enters when its last judgment came, not at the first.
     """
-    import numpy as np
-
-    from core.stats.anytime_sign_test import log_mixture_martingale
-
     scores = sentence_scores(records, criterion, aggregate, positive=positive).scores
     last = completion_order(records, criterion, positive)
     pairs = list(combinations(scores, 2))
