@@ -33,3 +33,7 @@ class InputFileError(ValueError):
         if got is not None:
             message += f"; got {got}"
         super().__init__(message)
+
+
+class OptionsError(ValueError):
+    """Options, or a combination of them, that a generator cannot run with (the CLI exits with status 2)."""
