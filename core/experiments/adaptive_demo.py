@@ -43,6 +43,8 @@ STUDY_SEED = 29
 def demo_rows(demo: Path, limit: int | None):
     """The beam 1-best of the bundled candidates and SPG's simplification 1-best, as the store's rows."""
     from core.engine.generation import generate
+    from core.engine.generation_options import options_for
+    from core.engine.generation_resources import GenerationResources
     from core.engine.lm import LanguageModel
     from core.engine.paraphrase_table import ParaphraseTable
     from core.store import operations as ops
@@ -53,8 +55,9 @@ def demo_rows(demo: Path, limit: int | None):
     beam = [row for row in ops.read_candidates_jsonl(demo / "candidates.jsonl")
             if row.rank == 1 and int(row.sentence_id) < len(lines)]
     table = ParaphraseTable.load_for(demo / "paraphrase-table.gz", sentences)
+    resources = GenerationResources((table,), LanguageModel(demo / "lm.bin"))
     spg = [candidate_row(candidate, len(beam) + line) for line, candidate in enumerate(
-        generate(SYSTEMS[1], sentences, [table], LanguageModel(demo / "lm.bin"), nbest=1, processes=1), 1)]
+        generate(options_for(SYSTEMS[1], nbest=1), sentences, resources, processes=1), 1)]
     references = {str(i): [line] for i, line in
                   enumerate((demo / "test.ref.en").read_text(encoding="utf-8").splitlines()[:len(lines)])}
     return beam + spg, {str(i): line for i, line in enumerate(lines)}, references
