@@ -119,6 +119,20 @@ def _pattern_pairs_extracted(path: str, study: str | None):
         return pattern_pairs_extracted(db, find_study(db, study))
 
 
+def _sampling_note(path: str, study: str | None):
+    """How a study's items were sampled when adaptively (:func:`core.study_judgments.sampling_note`); None for a CSV."""
+    from core.study_judgments import is_sqlite_file
+
+    if not is_sqlite_file(path):
+        return None
+    from core.store.database import open_database
+    from core.store.operations import find_study
+    from core.study_judgments import sampling_note
+
+    with open_database(path) as db:
+        return sampling_note(db, find_study(db, study))
+
+
 def run_agreement(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
 
@@ -218,7 +232,7 @@ def run_report(args: argparse.Namespace) -> int:
         return _fail(str(error))
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
                           title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
-                          pairs_extracted=extracted)
+                          pairs_extracted=extracted, sampling=_sampling_note(args.file, args.study))
     text = render(report, args.format)
     if args.output:
         with atomic_output(args.output) as handle:

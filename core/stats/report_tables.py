@@ -51,6 +51,7 @@ from core.stats.agreement import (
 from core.stats.judgment_records import JudgmentRecords, ScoreRecords
 from core.stats.report_model import Column, PlotSpec, Report, ReportTable, signature
 from core.stats.report_agreement import agreement_table
+from core.stats.report_anytime import anytime_sign_test_table
 from core.stats.report_pairs import pair_tables
 from core.stats.report_patterns import pattern_tables
 from core.stats.significance import pairwise_tests
@@ -350,9 +351,11 @@ def build_report(
     bootstrap: int = 1000,
     progress: Progress = no_progress,
     pairs_extracted: Mapping[str, int] | None = None,
+    sampling: str | None = None,
 ) -> Report:
     """Every table that applies to the judgments at hand (``bootstrap``: replicates of the agreement CIs;
-    ``pairs_extracted``: a pattern-pair study's #PP per model, for seed 002's Table 2)."""
+    ``pairs_extracted``: a pattern-pair study's #PP per model, for seed 002's Table 2; ``sampling``: how the
+    items were sampled, when not all at once, added to the per-system tables' notes)."""
     report = Report(title=title)
     criteria = records.criterion_names()
     if criteria:
@@ -370,6 +373,7 @@ def build_report(
                 report.tables.append(sign_test_table(
                     scores, f"sign_tests:{name}", f"Sign tests between systems, '{name}': share of judges who say yes",
                     judges, aggregate="mean"))
+                report.tables.append(anytime_sign_test_table(records, name, judges, positive))
     if scales:
         report.tables.append(seed004_table(records, scales))
     report.tables.extend(pattern_tables(records, positive, pairs_extracted))
@@ -380,4 +384,7 @@ def build_report(
             report.tables.append(tests)
     for name in criteria:
         report.tables.extend(pair_tables(records, name, block_size))
+    for table in report.tables:
+        if sampling and table.key in ("seed003_table1", "seed004_table1"):
+            table.note = f"{table.note} {sampling}".strip()
     return report
