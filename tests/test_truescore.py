@@ -210,3 +210,21 @@ def test_cli_truescore_unreachable_and_with_lm(example1_table_path, tiny_lm):
 
     expected = 0.8 * 10 ** LanguageModel(tiny_lm["binary"]).score("the beast runs")
     assert out["score"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_equal_scores_go_to_the_derivation_with_fewer_rewrites():
+    """The tie rule of :func:`best_derivation`: ``a b -> x y`` (p = 0.5) and ``a -> x`` (0.5) then ``b -> y`` (1)
+    score the same, exactly (log10 1 = 0); the single rewrite wins. The dynamic program meets the two-rule way
+    first (shorter target phrases come first), so only the tie rule picks the other."""
+    for rules in ([("a b", "x y", 0.5), ("a", "x", 0.5), ("b", "y", 1.0)],
+                  [("b", "y", 1.0), ("a", "x", 0.5), ("a b", "x y", 0.5)]):
+        for prefix in ((), ("z",)):  # the tie at the start, and behind an identity segment
+            result = true_score(prefix + ("a", "b"), prefix + ("x", "y"), table_of(rules))
+            assert result.score == 0.5
+            rewrites = [(" ".join(s.rule.source), " ".join(s.rule.target)) for s in result.derivation
+                        if not s.identity]
+            assert rewrites == [("a b", "x y")]
+    # Three rewrites against two, one level down: "c -> w" is shared, the tie is in the rest.
+    rules = [("a", "x", 0.5), ("b", "y", 1.0), ("a b", "x y", 0.5), ("c", "w", 0.25)]
+    result = true_score(("c", "a", "b"), ("w", "x", "y"), table_of(rules))
+    assert [s.rule.source for s in result.derivation] == [("c",), ("a", "b")]
