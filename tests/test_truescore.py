@@ -228,3 +228,21 @@ def test_equal_scores_go_to_the_derivation_with_fewer_rewrites():
     rules = [("a", "x", 0.5), ("b", "y", 1.0), ("a b", "x y", 0.5), ("c", "w", 0.25)]
     result = true_score(("c", "a", "b"), ("w", "x", "y"), table_of(rules))
     assert [s.rule.source for s in result.derivation] == [("c",), ("a", "b")]
+
+
+def test_fewer_rewrites_never_beat_a_better_score():
+    """The tie rule only breaks ties: ``a b -> x y`` (one rewrite, 0.1) met after ``a -> x``, ``b -> y``
+    (two rewrites, 0.9 * 0.9) loses."""
+    result = true_score(("a", "b"), ("x", "y"), table_of([("a", "x", 0.9), ("b", "y", 0.9), ("a b", "x y", 0.1)]))
+    assert result.score == pytest.approx(0.81)
+    assert [s.rule.source for s in result.derivation] == [("a",), ("b",)]
+
+
+@pytest.mark.parametrize("variant", [best_rules_log10, best_rules_log10_forward])
+def test_a_cell_reached_twice_keeps_the_better_way(variant):
+    """Cell (2, 2) of ``a b`` -> ``z b`` is reached by ``a b -> z b`` (0.5) and, later in a forward sweep, by
+    ``a -> z`` (0.1) then the identity ``b``: the score is 0.5 in both directions."""
+    table = table_of([("a", "z", 0.1), ("a b", "z b", 0.5)])
+    index = SourceRuleIndex(("a", "b"), table.span_rules(("a", "b")))
+    assert variant(("z", "b"), index) == pytest.approx(math.log10(0.5))
+    assert best_derivation(("z", "b"), index)[0] == pytest.approx(math.log10(0.5))
