@@ -116,3 +116,37 @@ def test_switching_rave_off_selects_on_q_alone(lm, k, unseen, expected):
     blend = [(1 - beta) * 0.4 + beta * 0.4, (1 - beta) * 0.2 + beta * 0.6, unseen]
     assert int(np.argmax(blend)) == expected  # the hand computation agrees with the expectation
     assert search.select(root) == expected
+
+
+def test_rave_of_every_state_with_random_playouts(lm):
+    """The same rule for every state of the tree, with the seed's random playouts: a state's Q_RAVE(a) is the best
+    objective of the episodes that went through it and applied ``a`` at any later step (in the tree or in the
+    playout). A leaf keeps its maxima until it is first selected from, then they move into its statistics."""
+    search = TreeSearch(SearchInputs(SOURCE, table(), lm, options=FAITHFUL, exploration=1000.0, seed=4))
+    space = search.space
+    by_rules = objectives_by_rule_set(lm)
+    rule_of_action = {a: " ".join(space.rules[a].source) for a in range(len(space)) if not space.identity[a]}
+    root = search.root()
+    tree = {search.key(()): root}
+    through: dict = {}  # state key -> objectives and rule sets of the episodes through it
+    checked_leaves = 0
+    for _ in range(80):
+        visits = {key: node.visits for key, node in tree.items()}
+        objective, _ = search.episode(tree, search.key(()), root)
+        rules = next(rules for rules, value in by_rules.items() if value == objective)
+        for key, node in tree.items():
+            if node.visits > visits.get(key, 0):
+                through.setdefault(key, []).append((rules, objective))
+        for key, node in tree.items():
+            if node.local is None:
+                continue
+            for i, a in enumerate(node.actions):
+                if a not in rule_of_action:
+                    continue  # stop
+                seen = [value for rules, value in through[key] if rule_of_action[a] in rules]
+                if seen:
+                    assert node.rave_best[i] == max(seen)
+                    checked_leaves += key != search.key(()) and i >= node.tried
+                else:
+                    assert np.isnan(node.rave_best[i])
+    assert checked_leaves > 0  # untried actions of inner states: maxima that came from playouts only
