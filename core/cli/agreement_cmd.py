@@ -136,7 +136,7 @@ def _sampling_note(path: str, study: str | None):
 def run_agreement(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
 
-    from core.stats.agreement import STATISTIC_NAMES, landis_koch_label, summarize_agreement
+    from core.stats.agreement import STATISTIC_NAMES, AgreementStatistics, landis_koch_label
 
     try:
         records = _judgment_records(args.file, args.study)
@@ -163,11 +163,14 @@ def run_agreement(args: argparse.Namespace) -> int:
         q, q_from = len(set(scale) | set(matrix.categories)), "the criterion's scale"
     else:
         q, q_from = matrix.n_categories, "the labels observed"
+    statistics = AgreementStatistics(bootstrap=args.bootstrap, seed=args.seed)
     with progress_bar("resample") as progress:
-        summary = summarize_agreement(matrix, n_scale_categories=q, bootstrap=args.bootstrap,
-                                      seed=args.seed, progress=progress)
+        summary = statistics.summarize(matrix, n_scale_categories=q, progress=progress)
+    signature = statistics.signature(summary.n_items, summary.n_annotators, criterion=criterion, q=q,
+                                     q_from={"--categories": "categories", "the criterion's scale": "scale"}.get(
+                                         q_from, "observed"))
     if args.json:
-        print(json.dumps(summary.to_json_dict()))
+        print(json.dumps({**summary.to_json_dict(), "signature": signature}))
         return 0
     print(f"criterion {criterion}: {summary.n_items} items, {summary.n_annotators} annotators, {summary.n_categories} labels ({', '.join(matrix.categories)}); "
           f"fixed-chance kappa with q = {q} ({q_from})")
@@ -180,6 +183,7 @@ def run_agreement(args: argparse.Namespace) -> int:
         if value is not None and "kappa" in name:
             shown += f"  ({landis_koch_label(value)})"
         print(f"  {name:28s} {shown}")
+    print(f"signature: {signature}")
     return 0
 
 

@@ -38,6 +38,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from core.progress import Progress, no_progress
+from core.stats.signature import Signed
 
 MISSING = -1
 
@@ -462,6 +463,28 @@ def bootstrap_intervals(
         else:
             intervals[name] = None
     return intervals
+
+
+@dataclass(frozen=True)
+class AgreementStatistics(Signed):
+    """Every statistic of :data:`STATISTIC_NAMES` with percentile bootstrap 95 % intervals over items
+    (``bootstrap`` replicates drawn from ``seed``); its settings make its signature."""
+
+    bootstrap: int = 1000
+    seed: int = 0
+    name = "agreement"
+
+    def settings(self) -> dict[str, object]:
+        kappas = [name.removesuffix("_kappa").replace("_", "-") for name in STATISTIC_NAMES if name.endswith("_kappa")]
+        return {"kappas": kappas, "alpha": ALPHA_LEVELS, "pe": "1/q", "ci": "percentile-bootstrap-over-items",
+                "bootstrap": self.bootstrap, "seed": self.seed}
+
+    def summarize(self, matrix: RatingMatrix, *, n_scale_categories: int | None = None,
+                  progress: Progress = no_progress) -> AgreementSummary:
+        """``n_scale_categories`` is the ``q`` of the fixed-chance kappa; by default the number of distinct
+        labels observed."""
+        return summarize_agreement(matrix, n_scale_categories=n_scale_categories, bootstrap=self.bootstrap,
+                                   seed=self.seed, progress=progress)
 
 
 def summarize_agreement(

@@ -54,7 +54,7 @@ from core.stats.report_agreement import agreement_table
 from core.stats.report_anytime import anytime_sign_test_table
 from core.stats.report_pairs import pair_tables
 from core.stats.report_patterns import pattern_tables
-from core.stats.significance import pairwise_tests
+from core.stats.significance import PairwiseTests
 from core.stats.system_scores import is_choice_label, sentence_scores
 from core.vocabulary import NO_WORDS, YES_WORDS
 
@@ -311,10 +311,13 @@ def seed001_tables(
                                   len(annotators), aggregate=f"unified-{unified_min}")
 
 
-def sign_test_table(scores: ScoreRecords, key: str, title: str, n_judges: int, *, aggregate: str) -> ReportTable:
-    """Exact sign tests between every two systems over the sentences both scored, ties dropped, Holm over all pairs."""
-    comparisons = pairwise_tests(scores.scores, "sign")
+def sign_test_table(scores: ScoreRecords, key: str, title: str, n_judges: int, *, aggregate: str,
+                    tests: PairwiseTests = PairwiseTests("sign", "holm")) -> ReportTable:
+    """Tests between every two systems over the sentences both scored (by default exact sign tests, ties
+    dropped, Holm over all pairs); the signature is ``tests``'s own."""
+    comparisons = tests.compare(scores.scores)
     sentences = {sentence for by_sentence in scores.scores.values() for sentence in by_sentence}
+    adjusted = "p (Holm)" if tests.correction == "holm" else "p (uncorrected)"
     return ReportTable(
         key=key,
         title=title,
@@ -325,12 +328,11 @@ def sign_test_table(scores: ScoreRecords, key: str, title: str, n_judges: int, *
             Column("wins A", "count"),
             Column("wins B", "count"),
             Column("ties", "count"),
-            Column("p (exact, two-sided)", "p"),
-            Column("p (Holm)", "p"),
+            Column("p (exact, two-sided)" if tests.test == "sign" else "p (Wilcoxon, two-sided)", "p"),
+            Column(adjusted, "p"),
         ],
         rows=[[c.system_a, c.system_b, c.n_items, c.wins_a, c.wins_b, c.ties, c.p_value, c.p_holm] for c in comparisons],
-        signature=signature("sign-test", len(sentences), n_judges, unit="source-sentence", score=aggregate,
-                            test="exact-binomial-two-sided", ties="dropped", correction="holm"),
+        signature=tests.signature(len(sentences), n_judges, unit="source-sentence", score=aggregate),
         note="Paired on the source sentence: a system's score on a sentence is its candidates' aggregated judgment "
         f"({aggregate}), averaged over its candidates of that sentence. n = wins A + wins B (ties dropped); "
         "sentences only one system scored are skipped.",
