@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-# The shared local SparkSession of the tests marked `spark` (tests/spark_fixtures.py).
-from tests.spark_fixtures import spark  # noqa: F401
+# The shared local SparkSession and standalone cluster of the tests marked `spark` (tests/spark_fixtures.py).
+from tests.spark_fixtures import spark, spark_cluster, spark_connect_server  # noqa: F401
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

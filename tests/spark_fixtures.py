@@ -134,3 +134,60 @@ def _stop(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, 9)
         process.wait()
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory) -> Iterator[Cluster]:
+    """One standalone cluster on 127.0.0.1 for the whole session (started by the first test that asks)."""
+    require_spark()
+    with standalone_cluster(tmp_path_factory.mktemp("spark-cluster")) as cluster:
+        yield cluster
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(2)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@contextmanager
+def connect_server(scratch: Path) -> Iterator[str]:
+    """A real Spark Connect server (local[2]) on 127.0.0.1, started with pyspark's own ``spark-submit``;
+    yields ``sc://127.0.0.1:PORT`` and stops it when the block ends, also on failure."""
+    import pyspark
+
+    scratch.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    root = str(Path(__file__).resolve().parents[1])
+    # The server's Python workers run our loader: this interpreter, this checkout.
+    environment = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
+                   "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
+    with open(scratch / "connect.log", "wb") as log:
+        process = subprocess.Popen(
+            [str(submit), "--master", "local[2]", "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+             "--conf", f"spark.connect.grpc.binding.port={port}", "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+             "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=3",
+             "--conf", f"spark.local.dir={scratch}", "spark-internal"],
+            env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + CLUSTER_START_LIMIT_SECONDS
+            while not _port_open(port):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    tail = (scratch / "connect.log").read_text(errors="replace")[-3000:]
+                    raise RuntimeError(f"the Spark Connect server did not start:\n{tail}")
+                time.sleep(0.5)
+            yield f"sc://127.0.0.1:{port}"
+        finally:
+            _stop(process)
+
+
+@pytest.fixture(scope="session")
+def spark_connect_server(tmp_path_factory) -> Iterator[str]:
+    require_spark()
+    try:
+        import grpc  # noqa: F401
+    except ImportError:
+        pytest.skip("the Spark Connect client is not installed (pip install -e '.[test]' installs pyspark[connect])")
+    with connect_server(tmp_path_factory.mktemp("spark-connect")) as url:
+        yield url

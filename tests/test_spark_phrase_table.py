@@ -15,12 +15,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputFormatError
+from core.evaldata.model_stages import PIVOT_PARAMETERS
+from core.tablebuild.pivot import pivot_table
 from core.tablebuild.alignment import format_links, parse_links, symmetrized_alignments
 from core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
 from core.tablebuild.phrase_table_lines import write_table
 from core.tablebuild.spark_phrase_table import build_phrase_table_spark, corpus_from_files, corpus_from_lines
 from tests.conftest import ROOT
-from tests.spark_fixtures import require_spark, standalone_cluster
 
 spark_test = pytest.mark.spark
 
@@ -114,10 +115,11 @@ def test_a_bad_alignment_line_is_named_by_file_and_line(spark, tmp_path):
     corpus = [("a b", "x y", [(0, 0)]), ("a", "x", [(0, 0)]), ("b", "y", [(0, 0)])]
     source, target, alignment = write_corpus_files(tmp_path, corpus)
     with gzip.open(alignment, "wt", encoding="utf-8") as handle:
-        handle.write("0-0 1-1\n0-0\n0-5\n")  # line 3 links target word 5 of a one-word sentence
+        # Lines 2 and 3 are bad (a word outside the sentence, not a link): the first is named.
+        handle.write("0-0 1-1\n0-5\nzero-0\n")
     with pytest.raises(InputFormatError) as error:
         build_phrase_table_spark(spark, corpus_from_files(spark, source, target, alignment), tmp_path / "out.txt")
-    assert str(error.value).startswith(f"{alignment}:3: expected links 'i-j'")
+    assert str(error.value).startswith(f"{alignment}:2: expected links 'i-j'")
     assert not (tmp_path / "out.txt").exists()
 
 
@@ -138,9 +140,9 @@ def run_cli(*arguments):
 
 
 @spark_test
-def test_data_build_on_a_standalone_cluster_writes_the_local_table(tmp_path):
-    """`parastudio data build --stages phrase-table --engine spark --master spark://127.0.0.1:PORT` on real daemons."""
-    require_spark()
+def test_data_build_on_a_standalone_cluster_writes_the_local_tables(spark_cluster, tmp_path):
+    """`parastudio data build --stages phrase-table pivot --engine spark --master spark://127.0.0.1:PORT` on real
+    daemons: corpus -> bilingual table -> paraphrase table, each the local engine's bytes."""
     out = tmp_path / "evaldata"
     corpus = out / "build" / "corpus"
     corpus.mkdir(parents=True)
@@ -148,21 +150,25 @@ def test_data_build_on_a_standalone_cluster_writes_the_local_table(tmp_path):
     spanish = (ROOT / "evaldata" / "demo" / "test.es").read_text(encoding="utf-8").splitlines()[:20]
     (corpus / "train.web").write_text("\n".join(english) + "\n", encoding="utf-8")
     (corpus / "train.rv").write_text("\n".join(spanish) + "\n", encoding="utf-8")
-    with standalone_cluster(tmp_path / "cluster") as cluster:
-        result = run_cli("data", "build", "--out", str(out), "--stages", "phrase-table", "--no-install",
-                         "--engine", "spark", "--master", cluster.master)
-        applications = cluster.application_names()
+    before = spark_cluster.application_names()
+    result = run_cli("data", "build", "--out", str(out), "--stages", "phrase-table", "pivot", "--no-install",
+                     "--engine", "spark", "--master", spark_cluster.master)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert applications == ["parastudio-data-build"]
+    assert spark_cluster.application_names() == sorted(before + ["parastudio-data-build"])
     # The local build of the alignment the stage wrote (eflomal ran once, in the stage).
     with gzip.open(out / "build" / "alignment" / "web-rv.align.gz", "rt", encoding="utf-8") as handle:
         alignments = [parse_links(line) for line in handle]
     expected = local_table(list(zip(english, spanish, alignments)), 7, tmp_path / "local.txt")
-    with gzip.open(out / "build" / "tables" / "web-rv.phrase-table.gz", "rb") as handle:
+    tables = out / "build" / "tables"
+    with gzip.open(tables / "web-rv.phrase-table.gz", "rb") as handle:
         assert handle.read() == expected
+    pivot_table(tables / "web-rv.phrase-table.gz", tmp_path / "duckdb-pivot.txt", **PIVOT_PARAMETERS, threads=1)
+    with gzip.open(tables / "paraphrase-table.gz", "rb") as handle:
+        assert handle.read() == (tmp_path / "duckdb-pivot.txt").read_bytes()
     report = json.loads((out / "build" / "report.json").read_text(encoding="utf-8"))
     assert report["last_run"]["engine"] == "spark"
     assert report["stages"]["phrase-table"]["stats"]["engine"] == "spark"
+    assert report["stages"]["pivot"]["stats"]["engine"] == "spark"
 
 
 @pytest.mark.parametrize("arguments, message", [

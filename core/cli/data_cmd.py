@@ -25,8 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--no-install", dest="install", action="store_false",
                        help="never run apt-get; if the SWORD packages are missing, print the command that installs them")
     build.add_argument("--engine", choices=("local", "spark"), default="local",
-                       help="local (default): extract and score the phrase tables in this process; spark: on "
-                            "Apache Spark (see --master), the same bytes; the word alignment runs here either way")
+                       help="local (default): extract and score the phrase tables in this process and pivot with "
+                            "DuckDB; spark: both on Apache Spark (see --master), the same bytes; the word alignment "
+                            "runs here either way")
     build.add_argument("--master", metavar="URL",
                        help="with --engine spark: local[N] (default local[*]) or spark://HOST:PORT (a standalone "
                             "cluster whose machines have this checkout at the same path)")

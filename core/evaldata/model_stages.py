@@ -54,7 +54,12 @@ def stage_pivot(context: BuildContext) -> dict:
         raise StageSkipped(f"{table} is missing: run the phrase-table stage first")
     inputs = sha256_of_inputs(context, "tables/web-rv.phrase-table.gz")
     output = context.path("tables", "paraphrase-table.gz")
-    stats = pivot_table(table, output, **PIVOT_PARAMETERS, compresslevel=TABLE_GZIP_LEVEL)
+    if context.spark() is not None:
+        from core.tablebuild.spark_pivot import pivot_table_spark
+
+        stats = pivot_table_spark(context.spark(), table, output, **PIVOT_PARAMETERS, compresslevel=TABLE_GZIP_LEVEL)
+    else:
+        stats = pivot_table(table, output, **PIVOT_PARAMETERS, compresslevel=TABLE_GZIP_LEVEL)
     return {"inputs_sha256": inputs, "output_sha256": sha256_of(output), **stats}
 
 
