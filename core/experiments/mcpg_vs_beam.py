@@ -54,6 +54,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
+from core.code_identity import code_identity
 from core.engine.generation import generate_batches
 from core.engine.generation_options import BeamRunOptions
 from core.engine.generation_resources import GenerationResources
@@ -287,6 +288,7 @@ def _systems(args: argparse.Namespace) -> list[MCPGSystem]:
 
 
 def run_from_args(args: argparse.Namespace, command: str = "python -m core.experiments.mcpg_vs_beam") -> int:
+    code_identity()  # read (and cached) now: the code that ran is the code as the run started
     for label, value in (("table", args.table), ("LM", args.lm), ("input", args.input)):
         if not Path(value).is_file():
             print(f"error: {label} {value} not found", file=sys.stderr)
