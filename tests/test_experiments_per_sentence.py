@@ -193,29 +193,20 @@ def tau_a(scores: list[float], tolerance: float) -> float:
     return (preserved - inverted) / len(pairs)
 
 
-def test_seed000_reranking_table_recomputed_from_its_jsonl(inputs):
-    out = inputs["out"]
-    assert main(["experiment", "seed000-reranking", "--table", str(inputs["table"]), "--lm", str(inputs["lm"]),
-                 "--input", str(inputs["input"]), "--out", str(out), "--nbest", "3", "--stack-sizes", "1", "2", "50",
-                 "--processes", "1"]) == 0
-    markdown = (out / "seed000-reranking.md").read_text(encoding="utf-8")
-    header, records = read_per_sentence(out / "seed000-reranking.jsonl.gz")
-    checked_provenance(header, inputs, "seed000-reranking")
-    assert "`seed000-reranking.jsonl.gz`" in markdown and header["nbest"] == 3
-    tolerance = 1e-4
-    for column, stack in enumerate((1, 2, 50)):
+def check_seed000_table(markdown: str, header: dict, records: list[dict], stacks: tuple[int, ...]) -> None:
+    """Every row of seed000-reranking.md's main table, recomputed from the records."""
+    tolerance, n = 1e-4, header["nbest"]
+    for column, stack in enumerate(stacks):
         rows = [r for r in records if r["stack_size"] == stack]
-        assert [r["sentence"] for r in rows] == [1, 2, 3, 4]
-        full = [r for r in rows if len(r["decoder_scores"]) >= header["nbest"]]
-        assert table_row(markdown, "sentences with a full 3-best list (the others are left out, as in the paper)"
+        full = [r for r in rows if len(r["decoder_scores"]) >= n]
+        assert table_row(markdown, f"sentences with a full {n}-best list (the others are left out, as in the paper)"
                          )[2 + column] == f"{len(full)} / {len(rows)}"
-        if stack == 1:  # one hypothesis per stack: no full 3-best list, nothing to average
-            assert not full and table_row(markdown, "mean τ_A at 3-best")[2 + column] == "n/a"
+        if not full:
+            assert table_row(markdown, f"mean τ_A at {n}-best")[2 + column] == "n/a"
             continue
-        assert full
-        taus = [tau_a(r["true_scores"][:3], tolerance) for r in full]
+        taus = [tau_a(r["true_scores"][:n], tolerance) for r in full]
         average, sd = mean_and_population_sd(taus)
-        assert table_row(markdown, "mean τ_A at 3-best")[2 + column] == f"{average:.3f} ± {sd:.2f}"
+        assert table_row(markdown, f"mean τ_A at {n}-best")[2 + column] == f"{average:.3f} ± {sd:.2f}"
         changed = [abs(t - d) > tolerance for r in full for d, t in zip(r["decoder_scores"], r["true_scores"])]
         assert table_row(markdown, "candidates whose score changes")[2 + column] == \
             f"{100 * sum(changed) / len(changed):.1f} %"
@@ -227,10 +218,42 @@ def test_seed000_reranking_table_recomputed_from_its_jsonl(inputs):
         average, sd = mean_and_population_sd(ranks)
         assert table_row(markdown, "new rank of the old 1-best")[2 + column] == \
             f"{average:.2f} ± {sd:.2f} (max {max(ranks)})"
-        gaps = [round(r["decoder_scores"][0] - r["decoder_scores"][2], 3) for r in full]
+        gaps = [round(r["decoder_scores"][0] - r["decoder_scores"][n - 1], 3) for r in full]
         average, sd = mean_and_population_sd(gaps)
-        assert table_row(markdown, "decoder score gap 1st - 3th")[2 + column] == \
+        assert table_row(markdown, f"decoder score gap 1st - {n}th")[2 + column] == \
             f"{average:.2f} ± {sd:.2f} (max {max(gaps)})"
+
+
+def test_seed000_reranking_table_recomputed_from_its_jsonl(inputs):
+    out = inputs["out"]
+    assert main(["experiment", "seed000-reranking", "--table", str(inputs["table"]), "--lm", str(inputs["lm"]),
+                 "--input", str(inputs["input"]), "--out", str(out), "--nbest", "3", "--stack-sizes", "1", "2", "50",
+                 "--processes", "1"]) == 0
+    markdown = (out / "seed000-reranking.md").read_text(encoding="utf-8")
+    header, records = read_per_sentence(out / "seed000-reranking.jsonl.gz")
+    checked_provenance(header, inputs, "seed000-reranking")
+    assert "`seed000-reranking.jsonl.gz`" in markdown and header["nbest"] == 3
+    assert [r["sentence"] for r in records] == [1, 2, 3, 4] * 3
+    check_seed000_table(markdown, header, records, (1, 2, 50))
+
+
+def test_seed000_reranking_table_with_search_errors_recomputed(tmp_path):
+    """Hand-made lists where the pruned decoder's scores fall below the true scores (the tiny table has none)."""
+    from core.experiments import seed000_reranking as experiment
+
+    lists = {5: [([-1.0, -2.0, -3.0], [-1.0, -1.5, -3.0]), ([-2.0, -2.5, -4.0], [-2.0, -2.5, -4.0]),
+                 ([-1.0, -1.2], [-1.0, -1.2])],
+             20: [([-1.0, -2.0, -3.0], [-1.0, -0.8, -2.5]), ([-2.0, -2.5, -4.0], [-2.0, -2.5, -3.9]),
+                  ([-1.0, -1.2, -1.3], [-1.0, -1.1, -1.3])]}
+    reports = [experiment.StackReport(stack, 3, [experiment.SentenceRerank(d, t) for d, t in pairs])
+               for stack, pairs in lists.items()]
+    header = run_provenance("seed000-reranking", "c", {}, experiment.PER_SENTENCE_FIELDS, nbest=3)
+    write_per_sentence(tmp_path / experiment.PER_SENTENCE, header, experiment.per_sentence_records(reports))
+    experiment.write_markdown(tmp_path / "r.md", reports, {"command": "c"}, [2, 3], header)
+    _, records = read_per_sentence(tmp_path / experiment.PER_SENTENCE)
+    markdown = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert table_row(markdown, "1-best no longer optimal")[2:4] == ["0.0 %", "33.3 %"]  # by hand: 0 of 2, 1 of 3
+    check_seed000_table(markdown, header, records, (5, 20))
 
 
 # --- seed002-patterns (its run needs evaldata/build: the records from hand-made models) ---------------------
@@ -242,8 +265,8 @@ def test_seed002_pattern_records_hold_each_models_table_row():
                                            (-3.0, "[NN_1] gave [NN_2]", "[NN_2] was given by [NN_1]"),
                                            (-2.0, "take [NN_1] into account", "heed [NN_1]")]},
               {"name": "LL, tuned", "kept": [(-1.5, "take [NN_1] into account", "consider [NN_1]")]},
-              {"name": "DIRT top-1", "kept": [(0.4, "[NN_1] saw [NN_2]", "[NN_1] beheld [NN_2]")]}]
-    attested = {("take [NN_1] into account", "consider [NN_1]"), ("[NN_1] saw [NN_2]", "[NN_1] beheld [NN_2]")}
+              {"name": "DIRT top-1", "kept": [(0.4, "[NN_1] saw [NN_2]", "[NN_1] beheld it")]}]
+    attested = {("take [NN_1] into account", "consider [NN_1]"), ("[NN_1] saw [NN_2]", "[NN_1] beheld it")}
     records = per_sentence_records(models, attested)
     assert [(r["e1"], r["e2"]) for r in records] == sorted({(e1, e2) for m in models for _, e1, e2 in m["kept"]})
     for model in models:
@@ -253,6 +276,7 @@ def test_seed002_pattern_records_hold_each_models_table_row():
     by_pair = {(r["e1"], r["e2"]): r for r in records}
     assert by_pair[("[NN_1] gave [NN_2]", "[NN_2] was given by [NN_1]")]["slots"] == 2
     assert by_pair[("take [NN_1] into account", "heed [NN_1]")]["slots"] == 1
+    assert by_pair[("[NN_1] saw [NN_2]", "[NN_1] beheld it")]["slots"] == 2  # e1's slots, not e2's
     assert [r["attested"] for r in records].count(True) == 2
     # the top 2 of "LL, all" by score, ties by e1 then e2: the two "take ... into account" pairs
     ranked = sorted((r for r in records if "LL, all" in r["scores"]),
