@@ -215,7 +215,7 @@ def _limit_sentence(results: Sequence[SentenceResult], systems: Sequence[MCPGSys
     seconds = sum(r.seconds.get(s, 0.0) for r in results for s in systems) / len(results) if results else 0.0
     return [f"**Fewer sentences.** This run takes the first {len(results)} of the input's {input_sentences} "
             f"sentences (`--limit`) to keep the run short: the {len(systems)} MCPG searches took {seconds:.0f} s "
-            "of one core per sentence here. The figures are by count, so a run on all of them is the same "
+            "per sentence here (wall clock, at the load below). The figures are by count, so a run on all of them is the same "
             "command without `--limit`.", ""]
 
 
@@ -233,7 +233,8 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
         "# Seed 000 §4 / seed 003 §5: MCPG against the beam decoder (1-best true scores)",
         "",
         "**Units.** Every score and difference below is a log10 true score (KenLM's base); the paper's figures are "
-        "converted to log10 from natural logs (see *Log base*). Times are seconds of one core.",
+        "converted to log10 from natural logs (see *Log base*). Times are wall-clock seconds on this machine at the "
+        "load given under *Machine* (MCPG on one core).",
         "",
         "**By construction.** Each output's score is its exact true score (`core.engine.truescore`, tested "
         "against a brute force), so a difference measures the search, not the scorer. Nothing else in the tables "
