@@ -33,3 +33,12 @@ class InputFileError(ValueError):
         if got is not None:
             message += f"; got {got}"
         super().__init__(message)
+
+
+class OutputFileError(ValueError):
+    """An output the command must not write: one of its own inputs, a directory, standard output for binary data."""
+
+    def __init__(self, path, problem: str):
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")

@@ -16,7 +16,7 @@ import os
 import sys
 
 from core import __version__
-from core.errors import InputFileError, InputFormatError
+from core.errors import InputFileError, InputFormatError, OutputFileError
 
 SUBCOMMAND_MODULES = [
     "core.cli.table_cmd",
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except (InputFormatError, InputFileError) as error:
+    except (InputFormatError, InputFileError, OutputFileError) as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # before OSError, of which it is one

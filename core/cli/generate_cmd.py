@@ -128,14 +128,19 @@ def _tuned_weights(args: argparse.Namespace) -> tuple[dict, str | None]:
     return options, None
 
 
-def _candidate_output(path: str | None):
+def _candidate_output(path: str | None, inputs: list):
     """Where candidates go: standard output, or ``path`` written whole or not at all (an interrupted run
-    leaves the previous file)."""
+    leaves the previous file), never over one of ``inputs``."""
     if path:
         from core.textio import atomic_output
 
-        return atomic_output(path)
+        return atomic_output(path, inputs=inputs)
     return contextlib.nullcontext(sys.stdout)
+
+
+def _inputs(args: argparse.Namespace) -> list:
+    """Every file the command reads: its outputs may be none of them."""
+    return [*args.table, *args.pattern_table, args.lm, args.reference, args.weights]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -163,6 +168,10 @@ def run(args: argparse.Namespace) -> int:
         print("parastudio: error: --pattern-table needs an SPG system (spg-compression, spg-simplification, "
               "spg-similarity)", file=sys.stderr)
         return 2
+    if args.search_graph:
+        from core.output_files import resolve_output
+
+        resolve_output(args.search_graph, _inputs(args))  # refused before the search, not after it
     tuned, problem = _tuned_weights(args)
     if problem:
         print(f"parastudio: error: {problem}", file=sys.stderr)
@@ -195,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
 
     graph_lines: list[str] = []
     try:
-        with progress_bar("sent") as progress, _candidate_output(args.output) as out:
+        with progress_bar("sent") as progress, _candidate_output(args.output, _inputs(args)) as out:
             batches = generate_batches(
                 args.system, sentences, tables, lm, nbest=args.nbest, time_budget=time_budget, seed=args.seed,
                 stack_size=args.stack_size, progress=progress, processes=args.processes,
@@ -229,6 +238,6 @@ def run(args: argparse.Namespace) -> int:
     if args.search_graph:
         from core.textio import atomic_output
 
-        with atomic_output(args.search_graph) as out:
+        with atomic_output(args.search_graph, inputs=_inputs(args)) as out:
             out.writelines(line + "\n" for line in graph_lines)
     return 0

@@ -64,7 +64,9 @@ import time
 from pathlib import Path
 
 from core.progress import Progress, no_progress
-from core.textio import WriteBehind, atomic_output, open_text_maybe_gzip, owner_is_gone, owner_tag
+from core.output_files import FILE, resolve_output
+from core.textio import (WriteBehind, atomic_output, open_text_maybe_gzip, owner_is_gone, owner_tag,
+                         require_regular_file)
 from core.errors import InputFileError, InputFormatError
 
 # Table read by PIVOT_SQL: one row per (E phrase, pivot phrase) pair.
@@ -266,6 +268,7 @@ def pivot_table(
     progress: Progress = no_progress,
     compresslevel: int = 6,
     exclude: set[tuple[str, str]] | None = None,
+    inputs=(),
 ) -> dict:
     """Build a paraphrase table from a Moses phrase table; return stats and timings.
 
@@ -274,13 +277,15 @@ def pivot_table(
     probability then e2, written atomically (gzip when ``output`` ends in .gz).
     ``threads`` > 1 is faster but no longer bit-for-bit reproducible. ``compresslevel`` is
     the gzip level of a .gz output (6: about three times faster than 9, ~2% larger).
-    ``exclude``: (e1, e2) pairs left out of the output (a prune list from rule blame).
+    ``exclude``: (e1, e2) pairs left out of the output (a prune list from rule blame). ``output`` may not be
+    the phrase table or one of ``inputs`` (refused before any work).
     """
     import duckdb
 
+    inputs = [phrase_table, *inputs]
+    target = resolve_output(output, inputs)
     phrase_table, output = Path(phrase_table), Path(output)
-    if not phrase_table.is_file():
-        raise FileNotFoundError(f"phrase table not found: {phrase_table}")
+    require_regular_file(phrase_table)  # DuckDB sniffs it, then reads it
     query = render_pivot_sql(min_prob=min_prob, max_pivot=max_pivot, top=top)
     timings: dict[str, float] = {}
     stats: dict = {
@@ -292,7 +297,8 @@ def pivot_table(
         "reverse": bool(reverse),
         "features": bool(features),
     }
-    work_parent = temp_directory or output.parent
+    # DuckDB's work beside the output (the same disk), or in the temporary folder for a device or a FIFO.
+    work_parent = temp_directory or (target.path.parent if target.kind == FILE else Path(tempfile.gettempdir()))
     Path(work_parent).mkdir(parents=True, exist_ok=True)
     _remove_stale_work(Path(work_parent))
     work = Path(tempfile.mkdtemp(prefix=f".pivot-{owner_tag()}.", dir=work_parent))
@@ -335,7 +341,8 @@ def pivot_table(
             cursor = connection.execute(query)
             pairs_out = sources_out = pruned = 0
             previous_e1 = None
-            with atomic_output(output, compresslevel=compresslevel) as handle, WriteBehind(handle) as writer:
+            with atomic_output(output, compresslevel=compresslevel, inputs=inputs) as handle, \
+                    WriteBehind(handle) as writer:
                 while True:
                     rows = cursor.fetchmany(50_000)
                     if not rows:

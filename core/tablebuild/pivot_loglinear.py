@@ -133,7 +133,7 @@ def loglinear_pivot_table(phrase_table: str | Path, output: str | Path, lambdas:
     count = 0
     with _phrase_pairs(phrase_table, reverse=reverse, work_parent=output.parent) as db:
         cursor = db.execute(query)
-        with atomic_output(output, compresslevel=6) as handle:
+        with atomic_output(output, compresslevel=6, inputs=[phrase_table]) as handle:
             while rows := cursor.fetchmany(50_000):
                 for e1, e2, *scores in rows:
                     handle.write(f"{e1}{SEPARATOR}{e2}{SEPARATOR}{' '.join(repr(float(v)) for v in scores)}\n")
