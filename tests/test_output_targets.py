@@ -220,7 +220,7 @@ class _Hang(Exception):
     pass
 
 
-def run(argv: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
+def run(argv: list[str], stdin: bytes = b"", seconds: float = SAFETY_NET_SECONDS) -> tuple[int, str, str]:
     """``parastudio argv`` in this process: (exit status, stdout, stderr); a hang past the safety net raises."""
     import sys
 
@@ -232,7 +232,7 @@ def run(argv: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     saved_stdin, previous = sys.stdin, signal.signal(signal.SIGALRM, expire)
     sys.stdin = io.TextIOWrapper(io.BufferedReader(io.BytesIO(stdin)), encoding="utf-8")
-    signal.setitimer(signal.ITIMER_REAL, SAFETY_NET_SECONDS)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from core.output_files import resolve_output
+from core.textio import require_regular_file
 from core.progress import Progress, no_progress
 from core.tuning.devset_files import file_sha256, read_devset
 from core.tuning.tune import TuneOptions, tune_decoder
@@ -96,6 +97,8 @@ def run_tune(request: TuneRequest, progress: Progress = no_progress,
     for output in (request.output, request.table_out):  # refused before the tuning, not after it
         if output:
             resolve_output(output, inputs)
+    if not Path(request.devset).is_dir():  # a dev-set file is read, then hashed for the provenance
+        require_regular_file(request.devset)
     records = read_devset(request.devset)
     devset = {"path": str(request.devset), "sha256": file_sha256(request.devset)}
     known_tables, known_lm = provenance_files(records)
