@@ -35,7 +35,7 @@ from core.tablebuild.pivot import (
     _first_bad_line,
     _load_sql,
 )
-from core.textio import atomic_output
+from core.textio import atomic_output, require_regular_file
 
 _KEPT = """
 WITH kept_pivots AS (
@@ -80,8 +80,9 @@ def _phrase_pairs(phrase_table: Path, *, reverse: bool, work_parent: Path) -> It
     """A DuckDB connection holding ``phrase_pairs`` loaded from a Moses phrase table (as pivot.py loads it)."""
     import duckdb
 
-    if not phrase_table.is_file():
+    if not phrase_table.exists():
         raise FileNotFoundError(f"phrase table not found: {phrase_table}")
+    require_regular_file(phrase_table)  # DuckDB sniffs it, then reads it
     work_parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".pivot-loglinear-", dir=work_parent))
     connection = duckdb.connect(str(work / "pivot.duckdb"))
