@@ -438,3 +438,15 @@ def test_standard_output_named_by_a_link_to_its_descriptor_is_written_not_replac
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.startswith(b"item,annotator,criterion,value")
     assert link.is_symlink()
+
+
+@pytest.mark.parametrize("companion", ["-wal", "-shm", "-journal"])
+def test_a_study_input_s_sqlite_companions_are_not_outputs(files, companion):
+    """SQLite keeps a study's log beside it (S-wal, S-shm, S-journal): writing one would hand SQLite a log
+    that is not its own. Refused by name (the study is not opened to tell), also through a sqlite:/// URL."""
+    study = files["study"]
+    before = _digest(study)
+    for given in (str(study), f"sqlite:///{study}"):
+        status, _out, err = run(["study", "export-judgments", "--db", given, "-o", f"{study}{companion}"])
+        assert status == 2 and f"is the {companion} file of an input of this command" in err, err
+    assert _digest(study) == before
