@@ -37,3 +37,12 @@ class InputFileError(ValueError):
 
 class OptionsError(ValueError):
     """Options, or a combination of them, that a generator cannot run with (the CLI exits with status 2)."""
+
+
+class OutputFileError(ValueError):
+    """An output the command must not write: one of its own inputs, a directory, standard output for binary data."""
+
+    def __init__(self, path, problem: str):
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")

@@ -9,6 +9,9 @@ CSV may not: every system that produced each candidate, the source sentence
 
 from __future__ import annotations
 
+import os
+import stat
+
 from sqlalchemy import select
 
 from core.stats.judgment_records import JudgmentRecords
@@ -52,7 +55,11 @@ def pattern_pairs_extracted(db: Database, study_id: int) -> dict[str, int] | Non
 
 
 def is_sqlite_file(path: str) -> bool:
+    """Whether ``path`` is a SQLite file, by its header; a pipe never is (its header is not read: its bytes
+    are read once, by the CSV reader)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as handle:
             return handle.read(16) == b"SQLite format 3\x00"
     except OSError:

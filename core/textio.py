@@ -1,8 +1,11 @@
 """Text files in and out: nothing half-written, plain or gzip read the same way, gzip overlapped with formatting.
 
-* :func:`atomic_output` writes through a temporary sibling file renamed over the
-  destination once complete and flushed, so a reader never sees a half-written file;
-  the temporary of a killed writer is removed by the next write of the same file.
+* :func:`atomic_output` is the one door of every output (issue 22): it refuses an output that is
+  one of the command's inputs, writes a device, a FIFO or standard output directly, and
+  a regular file (a symlink's target) through a temporary sibling renamed over it once
+  complete and flushed, so a reader never sees a half-written file; the temporary of a
+  killed writer is removed by the next write of the same file. :func:`staged_output` is the
+  same door for an output another program builds (SQLite, lmplz).
 * :func:`open_text_maybe_gzip` (:class:`CheckedText`) opens a plain or gzip UTF-8 file by its
   magic bytes and turns every defect of the input (not UTF-8, NUL, overlong line, broken gzip)
   into ``file:line: expected ...``; :func:`read_lines` gives numbered lines.
@@ -17,6 +20,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import gzip
@@ -25,6 +29,7 @@ import os
 import queue
 import shutil
 import socket
+import stat
 import sys
 import tempfile
 import threading
@@ -33,20 +38,33 @@ import zlib
 from pathlib import Path
 from typing import IO, Iterator
 
-from core.errors import InputFormatError
+from core.errors import InputFileError, InputFormatError, OutputFileError
+from core.output_files import DESCRIPTOR, FILE, STDOUT, OutputTarget, resolve_output
 
 
 @contextlib.contextmanager
 def atomic_output(
-    path: str | os.PathLike, mode: str = "w", *, encoding: str | None = "utf-8", compresslevel: int = 9
+    path: str | os.PathLike, mode: str = "w", *, inputs=(), encoding: str | None = "utf-8", compresslevel: int = 9
 ) -> Iterator[IO]:
-    """Open ``path`` for writing through a temporary sibling file.
+    """Open the output ``path`` for writing: the one door every writer goes through (issue 22).
 
-    A path ending in ``.gz`` is gzip-compressed (``compresslevel`` 9 by default;
-    6 is about three times faster for 2% more bytes). On an exception the temporary
-    file is removed and the destination is left as it was.
+    ``inputs``: the files the command reads; naming one of them (also through a
+    symlink or a hard link) as the output is refused before anything is written
+    (:func:`core.output_files.resolve_output` decides every case). A regular file
+    is written through a temporary sibling renamed over it once complete and
+    flushed (a symlink's target so, the link kept); a device, a FIFO, ``-`` or
+    ``/dev/stdout`` is written directly. A path ending in ``.gz`` is
+    gzip-compressed (``compresslevel`` 9 by default; 6 is about three times faster
+    for 2% more bytes). On an exception the temporary file is removed and the
+    destination is left as it was.
     """
-    destination = Path(path)
+    target = resolve_output(path, inputs)
+    compressed = os.fspath(path).endswith(".gz")
+    if target.kind != FILE:
+        with _direct_output(target) as raw, _layers(raw, mode, encoding, compressed, compresslevel) as handle:
+            yield handle
+        return
+    destination = target.path
     destination.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(destination)
     descriptor, temporary = tempfile.mkstemp(prefix=_temporary_prefix(destination), suffix=".part",
@@ -55,22 +73,10 @@ def atomic_output(
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(temporary, 0o666 & ~umask)
-    binary = "b" in mode
     try:
         with os.fdopen(descriptor, "wb") as raw:
-            if destination.suffix == ".gz":
-                # mtime=0 keeps the bytes reproducible across rebuilds.
-                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=compresslevel) as zipped:
-                    if binary:
-                        yield zipped
-                    else:
-                        with _text(zipped, encoding) as handle:
-                            yield handle
-            elif binary:
-                yield raw
-            else:
-                with _text(raw, encoding) as handle:
-                    yield handle
+            with _layers(raw, mode, encoding, compressed, compresslevel) as handle:
+                yield handle
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(temporary, destination)
@@ -78,6 +84,98 @@ def atomic_output(
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def staged_output(path: str | os.PathLike, *, inputs=(), what: str, text: bool = False) -> Iterator[Path]:
+    """A path to build the output ``path`` at, for a writer that another program fills (SQLite, lmplz).
+
+    The same decisions as :func:`atomic_output`: the path given is a new name
+    beside the destination (a symlink's target), renamed over it when the block
+    ends without error; for a device or a FIFO it is in the system's temporary
+    folder and its bytes are copied in. ``-`` is taken only when ``text``
+    (``what`` names the output in the refusal).
+    """
+    target = resolve_output(path, inputs)
+    if target.kind == FILE:
+        destination = target.path
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(destination)
+        temporary = temporary_sibling(destination)
+        try:
+            yield temporary
+            with open(temporary, "rb") as handle:
+                os.fsync(handle.fileno())
+            os.replace(temporary, destination)
+        finally:
+            temporary.unlink(missing_ok=True)
+        return
+    if target.kind == STDOUT and not text:
+        raise OutputFileError(target.shown, f"standard output takes text, and this writes {what}; name a file")
+    with tempfile.TemporaryDirectory(prefix="parastudio-") as folder:
+        temporary = Path(folder) / "output.part"
+        yield temporary
+        with open(temporary, "rb") as built, _direct_output(target) as raw:
+            shutil.copyfileobj(built, raw, 1 << 20)
+
+
+@contextlib.contextmanager
+def _direct_output(target: OutputTarget) -> Iterator[IO[bytes]]:
+    """The binary stream of a device, FIFO, descriptor or standard output, written in place and never closed
+    before its last byte is flushed."""
+    if target.kind == STDOUT:
+        stream = getattr(sys.stdout, "buffer", None)
+        sys.stdout.flush()
+        if stream is None:  # a text stream put in its place (a caller in process): bytes decoded into it
+            stream = _TextSink(sys.stdout)
+        yield stream
+        stream.flush()
+        return
+    if target.kind == DESCRIPTOR:
+        raw = os.fdopen(os.dup(target.descriptor), "wb")
+    else:
+        raw = open(target.path, "wb")  # O_TRUNC does nothing to a device or a FIFO
+    with raw:
+        yield raw
+        raw.flush()
+
+
+class _TextSink(io.RawIOBase):
+    """Bytes written into a text stream (``sys.stdout`` replaced by a ``StringIO``), as UTF-8."""
+
+    def __init__(self, text_stream) -> None:
+        super().__init__()
+        self._text = text_stream
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        self._text.write(self._decoder.decode(bytes(data)))
+        return len(data)
+
+    def flush(self) -> None:
+        self._text.flush()
+
+
+@contextlib.contextmanager
+def _layers(raw, mode: str, encoding: str | None, compressed: bool, compresslevel: int) -> Iterator[IO]:
+    """``raw`` as the caller asked for it: gzip-compressed or not, bytes or UTF-8 text."""
+    binary = "b" in mode
+    if compressed:
+        # mtime=0 keeps the bytes reproducible across rebuilds.
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=compresslevel) as zipped:
+            if binary:
+                yield zipped
+            else:
+                with _text(zipped, encoding) as handle:
+                    yield handle
+    elif binary:
+        yield raw
+    else:
+        with _text(raw, encoding) as handle:
+            yield handle
 
 
 def owner_tag() -> str:
@@ -143,6 +241,25 @@ def _text(binary_handle, encoding: str | None) -> Iterator[IO[str]]:
         wrapper.flush()
     finally:
         wrapper.detach()
+
+
+def require_regular_file(path: str | os.PathLike, why: str = "it is read twice") -> None:
+    """Refuse a named pipe, a device or a folder given to a reader that must seek or read twice: a pipe
+    would give its bytes once and then nothing (a silent ``rules: 0``) or block forever."""
+    status = os.stat(path)  # a missing file: the system's own "No such file or directory"
+    if stat.S_ISREG(status.st_mode):
+        return
+    raise InputFileError(path, f"a regular file ({why})", file_kind(status.st_mode))
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words (for a message)."""
+    for test, name in ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a regular file"
 
 
 def read_token_lines(path: str | os.PathLike, limit: int | None = None) -> list[list[str]]:

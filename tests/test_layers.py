@@ -46,6 +46,7 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.demo", "bridges"),
     ("core.errors", "base"),
     ("core.textio", "base"),
+    ("core.output_files", "base"),
     ("core.progress", "base"),
     ("core.vocabulary", "base"),
     ("core.code_identity", "base"),

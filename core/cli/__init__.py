@@ -15,7 +15,7 @@ import importlib
 import os
 import sys
 
-from core.errors import InputFileError, InputFormatError, OptionsError
+from core.errors import InputFileError, InputFormatError, OptionsError, OutputFileError
 
 SUBCOMMAND_MODULES = [
     "core.cli.table_cmd",
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except (InputFormatError, InputFileError, OptionsError) as error:
+    except (InputFormatError, InputFileError, OptionsError, OutputFileError) as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # before OSError, of which it is one

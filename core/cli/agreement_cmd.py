@@ -226,9 +226,13 @@ def run_report(args: argparse.Namespace) -> int:
     from core.stats.report_render import render, render_plots
     from core.stats.report_tables import build_report
 
+    from core.output_files import resolve_output
+
     positive = tuple(label.strip() for label in args.positive.split(",") if label.strip())
     if args.unified_min < 1 or args.block < 1:
         return _fail("--unified-min and --block must be at least 1")
+    if args.output:
+        resolve_output(args.output, [args.file])  # refused before the report is computed
     try:
         records = _judgment_records(args.file, args.study)
         extracted = _pattern_pairs_extracted(args.file, args.study)
@@ -238,12 +242,9 @@ def run_report(args: argparse.Namespace) -> int:
                           title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
                           pairs_extracted=extracted, sampling=_sampling_note(args.file, args.study))
     text = render(report, args.format)
-    if args.output:
-        with atomic_output(args.output) as handle:
-            handle.write(text)
-    else:
-        sys.stdout.write(text)
+    with atomic_output(args.output or "-", inputs=[args.file]) as handle:
+        handle.write(text)
     if args.plots:
-        written = render_plots(report, args.plots)
+        written = render_plots(report, args.plots, inputs=[args.file])
         print(f"parastudio: wrote {len(written)} plot files to {args.plots}", file=sys.stderr)
     return 0

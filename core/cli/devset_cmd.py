@@ -35,7 +35,10 @@ def run(args: argparse.Namespace) -> int:
     from core.tuning.devset import devset_records
     from core.tuning.devset_files import write_devset
 
+    from core.output_files import resolve_output
+
     criteria = [c.strip() for c in args.criteria.split(",") if c.strip()] if args.criteria else None
+    resolve_output(args.output, [args.study], folder=args.format == "hf")  # refused before the study is read
     with open_database(args.study) as db:
         try:
             study_id = find_study(db, args.study_name)
@@ -44,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         except (LookupError, ValueError) as error:
             print(f"parastudio: error: {error}", file=sys.stderr)
             return 2
-    count = write_devset(records, args.output, args.format)
+    count = write_devset(records, args.output, args.format, inputs=[args.study])
     statuses: dict[str, int] = {}
     for record in records:
         for judgment in record["judgments"]:

@@ -160,14 +160,19 @@ def _tuned_weights(args: argparse.Namespace):
     return beam_weights(data, args.weights) if data["system"] == "beam" else spg_weights(data, args.weights)
 
 
-def _candidate_output(path: str | None):
+def _candidate_output(path: str | None, inputs: list):
     """Where candidates go: standard output, or ``path`` written whole or not at all (an interrupted run
-    leaves the previous file)."""
+    leaves the previous file), never over one of ``inputs``."""
     if path:
         from core.textio import atomic_output
 
-        return atomic_output(path)
+        return atomic_output(path, inputs=inputs)
     return contextlib.nullcontext(sys.stdout)
+
+
+def _inputs(args: argparse.Namespace) -> list:
+    """Every file the command reads: its outputs may be none of them."""
+    return [*args.table, *args.pattern_table, args.lm, args.reference, args.weights]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -183,6 +188,10 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     options = options_for(args.system, **_option_values(args))  # OptionsError: exit 2 (core.cli.main)
+    if args.search_graph:
+        from core.output_files import resolve_output
+
+        resolve_output(args.search_graph, _inputs(args))  # refused before the search, not after it
     with open_standard_input() as handle:
         sentences = _read_sentences(handle, args.tokenize)
     references = None
@@ -206,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
 
     graph_lines: list[str] = []
     try:
-        with progress_bar("sent") as progress, _candidate_output(args.output) as out:
+        with progress_bar("sent") as progress, _candidate_output(args.output, _inputs(args)) as out:
             batches = generate_batches(options, sentences, resources, progress=progress, processes=args.processes,
                                        references=references, search_graph=bool(args.search_graph),
                                        search_graph_extended=args.search_graph_extended)
@@ -234,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
     if args.search_graph:
         from core.textio import atomic_output
 
-        with atomic_output(args.search_graph) as out:
+        with atomic_output(args.search_graph, inputs=_inputs(args)) as out:
             out.writelines(line + "\n" for line in graph_lines)
     return 0
 

@@ -104,7 +104,7 @@ def run_rules(args: argparse.Namespace) -> int:
                             system=args.system)
     shown = [rule for rule in blamed if rule.p_value <= args.max_p][: args.top]
     if args.prune_list:
-        count = write_prune_list(shown, args.prune_list)
+        count = write_prune_list(shown, args.prune_list, inputs=[args.study, args.bilingual])
         print(f"wrote {count} rules to {args.prune_list}", file=sys.stderr)
     pivots = [[] for _ in shown]
     if args.bilingual:

@@ -155,9 +155,11 @@ def run_rescore(args: argparse.Namespace) -> int:
 
     lambdas = PAPER_LAMBDAS if args.paper else MLE_LAMBDAS if args.mle else tuple(args.lambdas or DEFAULT_LAMBDAS)
     threshold = args.threshold if args.threshold is not None else PAPER_THRESHOLD if args.paper else KEEP_ALL
-    stats = rescore_table(Path(args.table), Path(args.output), lambdas=lambdas, threshold=threshold)
+    from core.output_files import writes_to_standard_output
+
+    stats = rescore_table(Path(args.table), args.output, lambdas=lambdas, threshold=threshold)
     print(f"{stats['pairs']} pairs written to {args.output} (λ = {' '.join(map(str, stats['lambdas']))}, "
-          f"T = {threshold})")
+          f"T = {threshold})", file=sys.stderr if writes_to_standard_output(args.output) else sys.stdout)
     return 0
 
 

@@ -74,7 +74,7 @@ def run_pivot(args: argparse.Namespace) -> int:
                                     max_pivot=args.max_pivot, top=args.top, reverse=args.reverse,
                                     features=not args.no_features, memory_limit=args.memory_limit,
                                     temp_directory=args.temp_dir, threads=args.threads, progress=progress,
-                                    exclude=exclude)
+                                    exclude=exclude, inputs=[args.prune])
             else:
                 stats = _pivot_on_spark(args, spark, exclude, progress)
     except SparkUnavailable as error:
@@ -85,14 +85,17 @@ def run_pivot(args: argparse.Namespace) -> int:
             raise
         print(f"parastudio pivot: error: {error}", file=sys.stderr)
         return 2
+    from core.output_files import writes_to_standard_output
+
+    summary = sys.stderr if writes_to_standard_output(args.output) else sys.stdout
     if args.json:
-        print(json.dumps(stats))
+        print(json.dumps(stats), file=summary)
     else:
         print(
             f"{stats['phrase_pairs_in']} phrase pairs ({stats['phrases_e']} phrases, {stats['pivot_phrases']} pivots, "
             f"{stats['pivot_clusters_dropped']} clusters > {stats['max_pivot']} dropped) -> "
             f"{stats['paraphrase_pairs_out']} paraphrase pairs for {stats['source_phrases_out']} phrases "
-            f"in {stats['seconds']:.2f} s: {stats['output']}"
+            f"in {stats['seconds']:.2f} s: {stats['output']}", file=summary
         )
     return 0
 
@@ -105,6 +108,7 @@ def _pivot_on_spark(args: argparse.Namespace, settings, exclude, progress) -> di
     try:
         return pivot_table_spark(session, args.phrase_table, args.output, min_prob=args.min_prob,
                                  max_pivot=args.max_pivot, top=args.top, reverse=args.reverse,
-                                 features=not args.no_features, exclude=exclude, progress=progress)
+                                 features=not args.no_features, exclude=exclude, progress=progress,
+                                 inputs=[args.prune])
     finally:
         session.stop()

@@ -148,6 +148,13 @@ def _open(args):
     return db, study_id
 
 
+def _summary_stream(output):
+    """Where a command's summary goes: standard error when its output is standard output."""
+    from core.output_files import writes_to_standard_output
+
+    return sys.stderr if writes_to_standard_output(output) else sys.stdout
+
+
 def _fail(message: str) -> int:
     print(f"parastudio: error: {message}", file=sys.stderr)
     return 1
@@ -250,18 +257,10 @@ def _export_judgments(args) -> int:
     except LookupError as error:
         return _fail(str(error))
     with db:
-        if args.output:
-            count = ops.export_judgments(db, study_id, args.output, args.format, history=args.history,
-                                         include_qc=args.include_qc)
-            print(f"wrote {count} judgments to {args.output}", file=sys.stderr)
-            return 0
-        import tempfile
-        from pathlib import Path
-
-        with tempfile.TemporaryDirectory() as directory:
-            path = Path(directory) / f"judgments.{args.format}"
-            ops.export_judgments(db, study_id, path, args.format, history=args.history, include_qc=args.include_qc)
-            sys.stdout.write(path.read_text(encoding="utf-8"))
+        count = ops.export_judgments(db, study_id, args.output or "-", args.format, history=args.history,
+                                     include_qc=args.include_qc, inputs=[args.db])
+    if args.output:
+        print(f"wrote {count} judgments to {args.output}", file=sys.stderr)
     return 0
 
 
@@ -274,10 +273,10 @@ def _export_package(args) -> int:
         return _fail(str(error))
     with db:
         try:
-            count = ops.export_package(db, study_id, args.annotator, args.output)
+            count = ops.export_package(db, study_id, args.annotator, args.output, inputs=[args.db])
         except LookupError as error:
             return _fail(str(error))
-    print(f"wrote {args.output}: {count} assignments for {args.annotator}")
+    print(f"wrote {args.output}: {count} assignments for {args.annotator}", file=_summary_stream(args.output))
     return 0
 
 
@@ -365,12 +364,10 @@ def _export_scores(args) -> int:
     writer.writerow(["item", "system", "score"])
     for item, system, score in score_rows(scores):
         writer.writerow([item, system, repr(score)])
+    with atomic_output(args.output or "-", inputs=[args.db]) as handle:
+        handle.write(buffer.getvalue())
     if args.output:
-        with atomic_output(args.output) as handle:
-            handle.write(buffer.getvalue())
         print(f"wrote {buffer.getvalue().count(chr(10)) - 1} scores to {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(buffer.getvalue())
     return 0
 
 
@@ -398,9 +395,6 @@ def _items(args) -> int:
         for row in rows:
             buffer.write(f"{row['item']:<10} {row['sentence']:<8} {';'.join(row['systems']) or '-':<24} "
                          f"{row['text']}\n")
-    if args.output:
-        with atomic_output(args.output) as handle:
-            handle.write(buffer.getvalue())
-    else:
-        sys.stdout.write(buffer.getvalue())
+    with atomic_output(args.output or "-", inputs=[args.db]) as handle:
+        handle.write(buffer.getvalue())
     return 0

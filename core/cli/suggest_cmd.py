@@ -102,8 +102,11 @@ def _store(path, progress):
 def run_graph_load(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
     from core.engine.cat.graph_store import GraphStore
+    from core.output_files import resolve_output
     from core.textio import read_lines
 
+    inputs = [*args.graphs, args.source, args.translations]
+    resolve_output(args.output, inputs)  # refused before the inputs are read
     sources = [text for _, text in read_lines(args.source)] if args.source else None
     translations = None
     if args.translations:
@@ -113,10 +116,9 @@ def run_graph_load(args: argparse.Namespace) -> int:
         for number, text in enumerate(translations, 1):
             parse_segmentation(text, args.translations, number)  # a bad line stops here, not at first use
     with progress_bar("B") as progress:
-        store = GraphStore.build(args.output, args.graphs, sources=sources, translations=translations,
-                                 progress=progress)
-    with store:
-        print(f"{args.output}: {store.meta['hypotheses']} hypotheses of {len(store.sentences())} sentences")
+        info = GraphStore.write(args.output, args.graphs, sources=sources, translations=translations,
+                                progress=progress, inputs=inputs)
+    print(f"{args.output}: {info['hypotheses']} hypotheses of {info['sentences']} sentences")
     return 0
 
 
@@ -162,6 +164,7 @@ def run_autoeval(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
     from core.demo import demo_files
     from core.engine.cat.autoeval import evaluate, read_cases
+    from core.output_files import resolve_output
     from core.textio import atomic_output
 
     approach = _resolve_approach(args)
@@ -179,6 +182,10 @@ def run_autoeval(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
         cases_path, graph_path = args.cases, args.graph
+    inputs = [cases_path, graph_path, args.lm, args.approaches]
+    for output in (args.details, *args.plot):  # refused before the evaluation, not after it
+        if output:
+            resolve_output(output, inputs)
     cases = read_cases(cases_path)
     lm = _lm(args)
     evaluations = []
@@ -190,7 +197,7 @@ def run_autoeval(args: argparse.Namespace) -> int:
                                             explain=bool(args.details), progress=progress))
     evaluation = evaluations[0]
     if args.details:
-        with atomic_output(args.details) as handle:
+        with atomic_output(args.details, inputs=inputs) as handle:
             for result in evaluation.results:
                 handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
     if args.plot:
@@ -200,7 +207,7 @@ def run_autoeval(args: argparse.Namespace) -> int:
         table = tabulate_by_length({e.approach.name: [(r.case.length, r.success) for r in e.results]
                                     for e in evaluations})
         for plot in args.plot:
-            plot_success_by_length(table, plot)
+            plot_success_by_length(table, plot, inputs=inputs)
     if args.json:
         out = evaluation.to_json()
         if compared:

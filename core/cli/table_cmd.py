@@ -33,14 +33,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_prune(args: argparse.Namespace) -> int:
+    import sys
     from pathlib import Path
 
     from core.inspection.rule_blame import read_prune_list
     from core.tablebuild.table_converters import prune_rules
 
-    stats = prune_rules(Path(args.table), read_prune_list(args.list), Path(args.output))
+    from core.output_files import writes_to_standard_output
+
+    stats = prune_rules(Path(args.table), read_prune_list(args.list), args.output, inputs=[args.list])
     print(f"{stats['rules_in']} rules in, {stats['rules_dropped']} dropped, {stats['rules_out']} written to "
-          f"{args.output}")
+          f"{args.output}", file=sys.stderr if writes_to_standard_output(args.output) else sys.stdout)
     return 0
 
 

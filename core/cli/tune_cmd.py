@@ -127,10 +127,13 @@ def run_tune_command(args: argparse.Namespace) -> int:
             raise
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
+    from core.output_files import writes_to_standard_output
+
+    summary = sys.stderr if writes_to_standard_output(args.output) else sys.stdout
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps(report, indent=2), file=summary)
     else:
-        print("\n".join(report_lines(report)))
+        print("\n".join(report_lines(report)), file=summary)
     return 0
 
 

@@ -19,7 +19,7 @@ import json
 import os
 from pathlib import Path
 
-from core.textio import atomic_output
+from core.textio import atomic_output, require_regular_file
 
 CACHE_ENTRIES = 4096  # the most recent entries kept
 _CHUNK = 1 << 20
@@ -71,6 +71,7 @@ def fingerprint(path: str | os.PathLike | None) -> dict | None:
     reproduced from another folder); ``None`` for no file."""
     if path is None:
         return None
+    require_regular_file(path)  # hashed here, read again by its loader: a pipe would give its bytes once
     _, _, size = _key(Path(path))
     return {"path": os.path.abspath(path), "sha256": sha256_of(path), "bytes": size}
 

@@ -18,7 +18,9 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from core.textio import remove_stale_temporaries, temporary_sibling
+from core.errors import InputFileError
+from core.output_files import resolve_output
+from core.textio import staged_output
 
 PROGRAMS = ("lmplz", "build_binary", "query")
 # Debian packages the build needs; unit_test_framework is required by
@@ -166,49 +168,58 @@ def train_lm(
 
     ``corpus`` is tokenized text, one sentence per line. ``prune`` gives
     lmplz's per-order count thresholds; ``binary_type`` ``trie`` with
-    ``quantize_bits`` makes a small model. Output is written atomically.
+    ``quantize_bits`` makes a small model. Output is written through :func:`core.textio.staged_output`
+    (atomically; never over the corpus; a device or FIFO written directly); a corpus that is a pipe is
+    read once, into the work folder.
     """
     corpus = Path(corpus)
-    output = Path(output)
-    if not corpus.is_file():
+    if not corpus.exists():
         raise FileNotFoundError(f"{corpus}: corpus file not found")
+    if corpus.is_dir():
+        raise InputFileError(corpus, "a text file, one sentence per line", "a directory")
     if order < 1:
         raise ValueError("order must be at least 1")
+    if arpa_output is not None:
+        resolve_output(arpa_output, [corpus])  # refused now, not after the training
     tools = ensure_kenlm_binaries()
-    output.parent.mkdir(parents=True, exist_ok=True)
-    # The work folder is named after the output and its owner: the next training of the same output removes
-    # what a killed one left (an ARPA file can be gigabytes).
-    remove_stale_temporaries(output)
-    work = temporary_sibling(output)
-    work.mkdir()
-    try:
-        arpa = Path(work) / "model.arpa"
-        command = [str(tools["lmplz"]), "-o", str(order), "-S", memory, "-T", str(work), "--text", str(corpus),
-                   "--arpa", str(arpa)]
-        if prune:
-            command += ["--prune", *map(str, prune)]
-        if discount_fallback:
-            command.append("--discount_fallback")
-        _run(command, "lmplz")
-        binary = Path(work) / "model.bin"
-        build_command = [str(tools["build_binary"])]
-        if quantize_bits:
-            build_command += ["-q", str(quantize_bits), "-b", str(quantize_bits)]
-        build_command += [binary_type, str(arpa), str(binary)]
-        _run(build_command, "build_binary")
-        if arpa_output is not None:  # copied beside it, then renamed: never a half-copied ARPA file
-            arpa_output = Path(arpa_output)
-            remove_stale_temporaries(arpa_output)
-            copy = temporary_sibling(arpa_output)
-            try:
-                shutil.copyfile(arpa, copy)
-                os.replace(copy, arpa_output)
-            finally:
-                copy.unlink(missing_ok=True)
-        os.replace(binary, output)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return output
+    with staged_output(output, inputs=[corpus], what="a binary KenLM model") as binary:
+        # The work folder is named after the output and its owner: the next training of the same output removes
+        # what a killed one left (an ARPA file can be gigabytes).
+        work = binary.with_name(binary.name.removesuffix(".part") + "-work.part")
+        work.mkdir()
+        try:
+            _train(tools, corpus, order, work, binary, prune=prune, memory=memory,
+                   discount_fallback=discount_fallback, arpa_output=arpa_output, binary_type=binary_type,
+                   quantize_bits=quantize_bits)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return Path(output)
+
+
+def _train(tools: dict, corpus: Path, order: int, work: Path, binary: Path, *, prune, memory, discount_fallback,
+           arpa_output, binary_type, quantize_bits) -> None:
+    given = corpus
+    if not corpus.is_file():  # a pipe: its one pass goes into the work folder, which lmplz then reads
+        copy = work / "corpus.txt"
+        with open(corpus, "rb") as stream, open(copy, "wb") as out:
+            shutil.copyfileobj(stream, out, 1 << 20)
+        corpus = copy
+    arpa = Path(work) / "model.arpa"
+    command = [str(tools["lmplz"]), "-o", str(order), "-S", memory, "-T", str(work), "--text", str(corpus),
+               "--arpa", str(arpa)]
+    if prune:
+        command += ["--prune", *map(str, prune)]
+    if discount_fallback:
+        command.append("--discount_fallback")
+    _run(command, "lmplz")
+    build_command = [str(tools["build_binary"])]
+    if quantize_bits:
+        build_command += ["-q", str(quantize_bits), "-b", str(quantize_bits)]
+    build_command += [binary_type, str(arpa), str(binary)]
+    _run(build_command, "build_binary")
+    if arpa_output is not None:  # copied beside it, then renamed: never a half-copied ARPA file
+        with staged_output(arpa_output, inputs=[given], what="an ARPA model", text=True) as copy:
+            shutil.copyfile(arpa, copy)
 
 
 def _run(command: list[str], name: str) -> None:

@@ -34,9 +34,9 @@ class LanguageModel:
 
     def __init__(self, path: str | os.PathLike, *, cache_size: int = 100_000):
         self.path = Path(path)
-        if not self.path.is_file():
+        if not self.path.exists():
             raise FileNotFoundError(f"{self.path}: language model file not found")
-        check_lm_file(self.path)
+        check_lm_file(self.path)  # a pipe or a folder: refused there, by what it is
         try:
             self._model = kenlm.Model(str(self.path))
         except (OSError, RuntimeError, UnicodeDecodeError) as error:  # the last: KenLM's message quoting bad bytes

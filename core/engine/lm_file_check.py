@@ -33,7 +33,7 @@ import struct
 from pathlib import Path
 
 from core.errors import InputFileError, InputFormatError
-from core.textio import read_lines
+from core.textio import read_lines, require_regular_file
 
 BINARY_MAGIC_PREFIX = b"mmap lm http://kheafield.com/code"
 BINARY_MAGIC = b"mmap lm http://kheafield.com/code format version 5\n\0"
@@ -48,6 +48,7 @@ MAX_WORD_BYTES = 1024
 def check_lm_file(path: str | os.PathLike) -> None:
     """Raise :class:`InputFileError` or :class:`InputFormatError` unless ``path`` looks like a whole KenLM model."""
     path = Path(path)
+    require_regular_file(path)  # its head and tail are read here, then KenLM reads it again
     with open(path, "rb") as handle:
         head = handle.read(len(BINARY_MAGIC_PREFIX))
     if head.startswith(BINARY_MAGIC_PREFIX):

@@ -186,7 +186,8 @@ class ParaphraseTable:
         table = cls.load(path, table_format, score=score, value_kind=value_kind, skip_bad_lines=skip_bad_lines,
                          report=report, swap_sides=swap_sides, binary=False)
         table_binary.write_binary(table, table_binary.binary_path(path), text=stamp, load=_canonical(options),
-                                  report={"skipped": report.skipped, "first_errors": report.first_errors})
+                                  report={"skipped": report.skipped, "first_errors": report.first_errors},
+                                  inputs=[path])
         return table
 
     @classmethod

@@ -123,7 +123,8 @@ def freshness(table: str | os.PathLike, binary: str | os.PathLike, recorded: dic
 # -- writing ----------------------------------------------------------------------------------
 
 
-def write_binary(table, destination: str | os.PathLike, *, text: dict, load: dict, report: dict) -> Path:
+def write_binary(table, destination: str | os.PathLike, *, text: dict, load: dict, report: dict,
+                 inputs=()) -> Path:
     """Write ``table`` (a loaded :class:`ParaphraseTable`) to ``destination`` atomically.
 
     ``text``: the text table's :func:`text_stamp` taken *before* it was read;
@@ -211,7 +212,7 @@ def write_binary(table, destination: str | os.PathLike, *, text: dict, load: dic
     data_crc = 0
     for chunk in chunks:
         data_crc = zlib.crc32(chunk, data_crc)
-    with atomic_output(destination, "wb") as out:
+    with atomic_output(destination, "wb", inputs=inputs) as out:
         out.write(_PREFIX.pack(MAGIC, VERSION, len(header), zlib.crc32(header), data_crc))
         out.write(header)
         for chunk in chunks:

@@ -85,20 +85,24 @@ def detect_format(path: str | os.PathLike) -> TableFormat:
     """Guess the format from the first non-empty line."""
     with open_text_maybe_gzip(path) as handle:
         for line in handle:
-            line = line.rstrip("\n")
-            if not line.strip():
-                continue
-            if "|||" in line:
-                fields = [f.strip() for f in line.split("|||")]
-                if len(fields) >= 4 and fields[0].startswith("[") and fields[0].endswith("]") and "=" in fields[3]:
-                    return TableFormat.PPDB
-                return TableFormat.MOSES
-            if "\t" in line:
-                return TableFormat.TSV
-            raise InputFormatError(
-                str(path), 1, "a Moses ('src ||| tgt ||| scores'), PPDB or TSV ('src<TAB>tgt<TAB>prob') line", line
-            )
+            if line.strip():
+                return format_of_line(line, path)
     return TableFormat.MOSES
+
+
+def format_of_line(line: str, path: str | os.PathLike) -> TableFormat:
+    """The format a table's first non-empty line is in."""
+    line = line.rstrip("\n")
+    if "|||" in line:
+        fields = [f.strip() for f in line.split("|||")]
+        if len(fields) >= 4 and fields[0].startswith("[") and fields[0].endswith("]") and "=" in fields[3]:
+            return TableFormat.PPDB
+        return TableFormat.MOSES
+    if "\t" in line:
+        return TableFormat.TSV
+    raise InputFormatError(
+        str(path), 1, "a Moses ('src ||| tgt ||| scores'), PPDB or TSV ('src<TAB>tgt<TAB>prob') line", line
+    )
 
 
 def _parse_probability(value: float, kind: ValueKind, path: str, number: int, line: str, what: str) -> float:
@@ -174,19 +178,18 @@ def read_rules(
     the set, tested before a line is parsed (Moses' filter-model-given-input).
     """
     path = str(path)
-    table_format = TableFormat(table_format) if table_format else detect_format(path)
     report = report if report is not None else LoadReport(path)
-    if table_format is TableFormat.PPDB:
-        parse = _ppdb_parser(path, score, ValueKind(value_kind) if value_kind else None, keep_features)
-    else:
-        kind = ValueKind(value_kind) if value_kind else ValueKind.PROB
-        parse = _columns_parser(path, table_format, column_index(score), kind, keep_features)
-    source_field = _source_field(table_format, swap_sides)
+    # One opening: the format is read from the first line of the same pass (a pipe gives its bytes once).
     with open_text_maybe_gzip(path) as handle:
+        parse = source_field = None
         for number, line in enumerate(handle, start=1):
             line = line.rstrip("\n").rstrip("\r")
             if not line.strip():
                 continue
+            if parse is None:
+                chosen = TableFormat(table_format) if table_format else format_of_line(line, path)
+                parse, source_field = _parser(path, chosen, score, value_kind, keep_features), \
+                    _source_field(chosen, swap_sides)
             if only_sources is not None and source_field(line) not in only_sources:
                 continue
             try:
@@ -198,6 +201,13 @@ def read_rules(
                 continue
             report.rules += 1
             yield Rule(rule.target, rule.source, rule.prob, rule.features) if swap_sides else rule
+
+
+def _parser(path: str, table_format: TableFormat, score, value_kind, keep_features: bool):
+    if table_format is TableFormat.PPDB:
+        return _ppdb_parser(path, score, ValueKind(value_kind) if value_kind else None, keep_features)
+    kind = ValueKind(value_kind) if value_kind else ValueKind.PROB
+    return _columns_parser(path, table_format, column_index(score), kind, keep_features)
 
 
 def _source_field(table_format: TableFormat, swap_sides: bool):

@@ -42,12 +42,12 @@ def rejection_rates(rows: Sequence[CandidateRow]) -> dict[str, tuple[int, int, f
             for system, (rejected, n) in sorted(counts.items())}
 
 
-def _save(figure, path: str | os.PathLike) -> Path:
+def _save(figure, path: str | os.PathLike, inputs=()) -> Path:
     path = Path(path)
     suffix = path.suffix.lstrip(".").lower()
     if suffix not in ("png", "svg"):
         raise ValueError(f"{path}: a plot is written as .png or .svg")
-    with atomic_output(path, "wb") as handle:
+    with atomic_output(path, "wb", inputs=inputs) as handle:
         figure.savefig(handle, format=suffix, dpi=130, metadata={"Date": None} if suffix == "svg" else None)
     return path
 
@@ -95,7 +95,8 @@ def plot_score_histograms(rows: Sequence[CandidateRow], path: str | os.PathLike)
     return _save(figure, path)
 
 
-def plot_success_by_length(table: dict[str, dict[str, tuple[int, int]]], path: str | os.PathLike) -> Path:
+def plot_success_by_length(table: dict[str, dict[str, tuple[int, int]]], path: str | os.PathLike, *,
+                           inputs=()) -> Path:
     """Seed 001 Fig. 4.3: the share of cases whose gold is among the suggestions shown, per span length, one bar per
     approach; ``table`` is approach -> length -> (cases, successes)
     (:func:`core.inspection.suggestion_cases.success_by_length`), each bar labelled successes/cases."""
@@ -122,4 +123,4 @@ def plot_success_by_length(table: dict[str, dict[str, tuple[int, int]]], path: s
     if table:
         axes.legend(fontsize=8)
     figure.tight_layout()
-    return _save(figure, path)
+    return _save(figure, path, inputs)

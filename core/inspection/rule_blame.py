@@ -86,8 +86,8 @@ def applied_rules(derivation, source: str, candidate: str) -> set[tuple[str, str
             for tag, i1, i2, j1, j2 in Levenshtein.opcodes(words, new) if tag == "replace"}
 
 
-def write_prune_list(rules: list[BlamedRule], path: str | os.PathLike) -> int:
-    with atomic_output(path) as handle:
+def write_prune_list(rules: list[BlamedRule], path: str | os.PathLike, *, inputs=()) -> int:
+    with atomic_output(path, inputs=inputs) as handle:
         for rule in rules:
             handle.write(f"{rule.source} ||| {rule.target}\n")
     return len(rules)

@@ -130,8 +130,14 @@ def _file_stem(key: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", key).strip("_")
 
 
-def render_plots(report: Report, directory: str | os.PathLike) -> list[Path]:
-    """One PNG and one SVG per table that has a plot; returns the files written."""
+def render_plots(report: Report, directory: str | os.PathLike, *, inputs=()) -> list[Path]:
+    """One PNG and one SVG per table that has a plot; returns the files written (none of them one of ``inputs``)."""
+    from core.errors import OutputFileError
+    from core.output_files import FILE, resolve_output
+
+    target = resolve_output(directory, inputs, folder=True)
+    if target.kind != FILE or target.path.exists() and not target.path.is_dir():
+        raise OutputFileError(directory, "is not a folder: --plots writes a PNG and an SVG per figure into a folder")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     written = []
@@ -140,12 +146,12 @@ def render_plots(report: Report, directory: str | os.PathLike) -> list[Path]:
             continue
         for suffix in ("png", "svg"):
             path = directory / f"{_file_stem(table.key)}.{suffix}"
-            render_table_plot(table, path)
+            render_table_plot(table, path, inputs=inputs)
             written.append(path)
     return written
 
 
-def render_table_plot(table: ReportTable, path: str | os.PathLike) -> Path:
+def render_table_plot(table: ReportTable, path: str | os.PathLike, *, inputs=()) -> Path:
     """The table's plot as PNG or SVG (by the file name's suffix), written atomically."""
     import matplotlib
 
@@ -182,7 +188,7 @@ def render_table_plot(table: ReportTable, path: str | os.PathLike) -> Path:
     # The signature travels with the figure so a pasted plot stays recomputable.
     figure.text(0.01, 0.01, "\n".join(textwrap.wrap(table.signature, 110)), fontsize=5, family="monospace")
     figure.tight_layout(rect=(0, 0.06, 1, 1))
-    with atomic_output(path, "wb") as handle:
+    with atomic_output(path, "wb", inputs=inputs) as handle:
         # Fixed metadata keeps SVG bytes reproducible.
         figure.savefig(handle, format=suffix, dpi=150, metadata={"Date": None} if suffix == "svg" else None)
     plt.close(figure)

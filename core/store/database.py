@@ -41,6 +41,7 @@ from sqlalchemy.exc import DatabaseError as DBAPIDatabaseError
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.errors import InputFileError
+from core.textio import file_kind
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 10_000
@@ -172,8 +173,8 @@ def _check_sqlite_file(path: Path, create: bool) -> bool:
                                  f"{path}`, or open the app with --create)",
                                  "an empty file, not a study database" if empty else "no such file")
         return True
-    if not path.is_file():
-        raise InputFileError(path, "a study database file", "a directory")
+    if not path.is_file():  # a folder, a pipe, a device: said as what it is
+        raise InputFileError(path, "a study database file", file_kind(path.stat().st_mode))
     with open(path, "rb") as handle:
         if handle.read(16) != SQLITE_MAGIC:
             raise InputFileError(path, "a Paraphrase Studio study database (SQLite)", "a file that is not SQLite")

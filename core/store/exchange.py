@@ -154,10 +154,12 @@ def _rows(session, table, where) -> list[dict]:
     return [dict(row._mapping) for row in session.execute(select(table).where(where).order_by(*table.primary_key))]
 
 
-def export_package(db: Database, study_id: int, annotator_name: str, output: str | os.PathLike) -> int:
+def export_package(db: Database, study_id: int, annotator_name: str, output: str | os.PathLike, *,
+                   inputs=()) -> int:
     """A standalone SQLite study file holding one annotator's assignments, the
     items and criteria they need, and their judgments so far (system names are
-    left out: judging stays blind). Returns the number of assignments."""
+    left out: judging stays blind). Returns the number of assignments. ``inputs``: the command's input files
+    (the study's own), which ``output`` may not name."""
     tables = Base.metadata.tables
     output = Path(output)
     with db.reading() as session:
@@ -185,7 +187,7 @@ def export_package(db: Database, study_id: int, annotator_name: str, output: str
         source_rows = _rows(session, tables["source_sentence"], tables["source_sentence"].c.id.in_(source_ids))
     study_rows[0]["settings"] = {**(study_rows[0]["settings"] or {}),
                                  "package": {"annotator": annotator_name, "exported_at": iso_time(now())}}
-    with building_sqlite_file(output) as temporary:
+    with building_sqlite_file(output, inputs=inputs) as temporary:
         package = open_database(temporary, create=True)
         try:
             with package.engine.begin() as connection:

@@ -103,13 +103,14 @@ def judgment_records(db: Database, study_id: int) -> list[dict]:
 
 
 def export_judgments(db: Database, study_id: int, output: str | os.PathLike, file_format: str = "csv", *,
-                     history: bool = False, include_qc: bool = False) -> int:
+                     history: bool = False, include_qc: bool = False, inputs=()) -> int:
     """Write judgments as CSV (``item,annotator,criterion,value`` first, so the
-    agreement command reads it as is) or JSONL, atomically; returns the row count."""
+    agreement command reads it as is) or JSONL, atomically; returns the row count. ``output`` may be ``-``
+    (standard output), never one of ``inputs`` (the study's file)."""
     if file_format not in ("csv", "jsonl"):
         raise ValueError(f"unknown format {file_format!r}; expected csv or jsonl")
     count = 0
-    with atomic_output(output) as handle:
+    with atomic_output(output, inputs=inputs) as handle:
         if file_format == "csv":
             writer = csv.DictWriter(handle, fieldnames=EXPORT_COLUMNS, extrasaction="ignore", lineterminator="\n")
             writer.writeheader()

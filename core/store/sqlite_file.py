@@ -1,6 +1,8 @@
 """Building a SQLite study file so that nobody ever opens a half-built one.
 
-The file is made under a temporary name beside the destination, left WAL
+The file is made under a temporary name beside the destination (through
+:func:`core.textio.staged_output`: an input named as the output is refused, a
+symlink's target is written, a device or FIFO gets the bytes), left WAL
 mode (its write-ahead log checkpointed into it, so it is one self-contained
 file to send), flushed to disk and only then renamed over the destination.
 On any error the temporary file and its ``-wal``/``-shm`` companions are
@@ -19,30 +21,25 @@ from typing import Iterator
 
 from sqlalchemy.exc import OperationalError
 
-from core.textio import remove_stale_temporaries, temporary_sibling
+from core.textio import staged_output
 
 
 @contextlib.contextmanager
-def building_sqlite_file(destination: str | os.PathLike) -> Iterator[Path]:
-    """``with building_sqlite_file(path) as temporary: open_database(temporary, create=True)...``; then renamed."""
-    destination = Path(destination)
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(destination)
-    temporary = temporary_sibling(destination)
-    try:
-        with _disk_full_as_oserror(destination):
-            yield temporary
-            raw = sqlite3.connect(temporary)
-            try:
-                raw.execute("PRAGMA journal_mode=DELETE")
-            finally:
-                raw.close()
-        with open(temporary, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(temporary, destination)
-    finally:
-        for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
-            leftover.unlink(missing_ok=True)
+def building_sqlite_file(destination: str | os.PathLike, *, inputs=()) -> Iterator[Path]:
+    """``with building_sqlite_file(path) as temporary: open_database(temporary, create=True)...``; then renamed.
+    ``inputs``: the files the command reads (the study it exports from), never written over."""
+    with staged_output(destination, inputs=inputs, what="a SQLite study file") as temporary:
+        try:
+            with _disk_full_as_oserror(Path(destination)):
+                yield temporary
+                raw = sqlite3.connect(temporary)
+                try:
+                    raw.execute("PRAGMA journal_mode=DELETE")
+                finally:
+                    raw.close()
+        finally:
+            for leftover in (Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+                leftover.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

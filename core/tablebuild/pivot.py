@@ -71,9 +71,10 @@ import time
 from pathlib import Path
 
 from core.progress import Progress, no_progress
+from core.output_files import FILE, resolve_output
 from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, render_pivot_sql
 from core.tablebuild.pivot_writer import SEPARATOR, write_pivot_rows
-from core.textio import open_text_maybe_gzip, owner_is_gone, owner_tag
+from core.textio import open_text_maybe_gzip, owner_is_gone, owner_tag, require_regular_file
 from core.errors import InputFileError, InputFormatError
 
 def _default_memory_limit() -> str:
@@ -232,6 +233,7 @@ def pivot_table(
     progress: Progress = no_progress,
     compresslevel: int = 6,
     exclude: set[tuple[str, str]] | None = None,
+    inputs=(),
 ) -> dict:
     """Build a paraphrase table from a Moses phrase table; return stats and timings.
 
@@ -241,13 +243,15 @@ def pivot_table(
     The bytes are the same for any ``threads`` (default: every core) and ``memory_limit``
     (default: a third of RAM; smaller spills more). ``compresslevel`` is
     the gzip level of a .gz output (6: about three times faster than 9, ~2% larger).
-    ``exclude``: (e1, e2) pairs left out of the output (a prune list from rule blame).
+    ``exclude``: (e1, e2) pairs left out of the output (a prune list from rule blame). ``output`` may not be
+    the phrase table or one of ``inputs`` (refused before any work).
     """
     import duckdb
 
+    inputs = [phrase_table, *inputs]
+    target = resolve_output(output, inputs)
     phrase_table, output = Path(phrase_table), Path(output)
-    if not phrase_table.is_file():
-        raise FileNotFoundError(f"phrase table not found: {phrase_table}")
+    require_regular_file(phrase_table)  # DuckDB sniffs it, then reads it
     query = render_pivot_sql(min_prob=min_prob, max_pivot=max_pivot, top=top)
     threads = (os.cpu_count() or 1) if threads is None else threads
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
@@ -265,9 +269,10 @@ def pivot_table(
         "threads": threads,
         "memory_limit": memory_limit,
     }
-    work_parent = Path(temp_directory or output.parent)
-    work_parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_work(work_parent)
+    # DuckDB's work beside the output (the same disk), or in the temporary folder for a device or a FIFO.
+    work_parent = temp_directory or (target.path.parent if target.kind == FILE else Path(tempfile.gettempdir()))
+    Path(work_parent).mkdir(parents=True, exist_ok=True)
+    _remove_stale_work(Path(work_parent))
     work = Path(tempfile.mkdtemp(prefix=f".pivot-{owner_tag()}.", dir=work_parent))
     try:
         connection = duckdb.connect(str(work / "pivot.duckdb"))
@@ -309,7 +314,8 @@ def pivot_table(
             connection.execute(f"SET profiling_output = '{_quoted(profile)}'")
             cursor = connection.execute(query)
             stats.update(write_pivot_rows(iter(lambda: cursor.fetchmany(50_000), []), output, features=features,
-                                          exclude=exclude, compresslevel=compresslevel, progress=progress))
+                                          exclude=exclude, compresslevel=compresslevel, progress=progress,
+                                          inputs=inputs))
             connection.execute("PRAGMA disable_profiling")  # ends the query, so its profile is written
             stats.update(_spill_figures(profile))
             timings["pivot_and_write_seconds"] = time.perf_counter() - started

@@ -35,7 +35,7 @@ from core.tablebuild.pivot import (
     _first_bad_line,
     _load_sql,
 )
-from core.textio import atomic_output
+from core.textio import atomic_output, require_regular_file
 
 _KEPT = """
 WITH kept_pivots AS (
@@ -80,8 +80,9 @@ def _phrase_pairs(phrase_table: Path, *, reverse: bool, work_parent: Path) -> It
     """A DuckDB connection holding ``phrase_pairs`` loaded from a Moses phrase table (as pivot.py loads it)."""
     import duckdb
 
-    if not phrase_table.is_file():
+    if not phrase_table.exists():
         raise FileNotFoundError(f"phrase table not found: {phrase_table}")
+    require_regular_file(phrase_table)  # DuckDB sniffs it, then reads it
     work_parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".pivot-loglinear-", dir=work_parent))
     connection = duckdb.connect(str(work / "pivot.duckdb"))
@@ -133,7 +134,7 @@ def loglinear_pivot_table(phrase_table: str | Path, output: str | Path, lambdas:
     count = 0
     with _phrase_pairs(phrase_table, reverse=reverse, work_parent=output.parent) as db:
         cursor = db.execute(query)
-        with atomic_output(output, compresslevel=6) as handle:
+        with atomic_output(output, compresslevel=6, inputs=[phrase_table]) as handle:
             while rows := cursor.fetchmany(50_000):
                 for e1, e2, *scores in rows:
                     handle.write(f"{e1}{SEPARATOR}{e2}{SEPARATOR}{' '.join(repr(float(v)) for v in scores)}\n")

@@ -39,7 +39,7 @@ def _order_key(row: Sequence) -> tuple:
 
 def write_pivot_rows(batches: Iterable[Sequence[Sequence]], output: str | Path, *, features: bool = True,
                      exclude: set[tuple[str, str]] | None = None, compresslevel: int = 6,
-                     progress=None) -> dict:
+                     progress=None, inputs=()) -> dict:
     """Write the rows of ``batches`` (lists of result rows, in the query's order) to ``output`` atomically.
 
     ``exclude``: (e1, e2) pairs left out (a prune list from rule blame). Returns the counts
@@ -48,7 +48,7 @@ def write_pivot_rows(batches: Iterable[Sequence[Sequence]], output: str | Path, 
     """
     pairs_out = sources_out = pruned = 0
     previous = previous_e1 = None
-    with atomic_output(output, compresslevel=compresslevel) as handle, WriteBehind(handle) as writer:
+    with atomic_output(output, compresslevel=compresslevel, inputs=inputs) as handle, WriteBehind(handle) as writer:
         for rows in batches:
             for row in rows:
                 if previous is not None and not _order_key(previous) < _order_key(row):

@@ -19,6 +19,7 @@ from typing import Iterator
 from core.progress import Progress, no_progress
 from core.tablebuild.pivot import _refuse_input, parse_phrase_table_line
 from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, render_pivot_sql
+from core.output_files import resolve_output
 from core.tablebuild.pivot_writer import write_pivot_rows
 
 PHRASE_PAIRS_SCHEMA = ("e string, f string, p_e_given_f double, p_f_given_e double, lw_e_given_f double, "
@@ -70,13 +71,16 @@ def _arrow_batches(batches, reverse: bool, schema):
 
 def pivot_table_spark(spark, phrase_table: Path, output: Path, *, min_prob: float = 1e-5, max_pivot: int = 200,
                       top: int = 20, reverse: bool = False, features: bool = True, compresslevel: int = 6,
-                      exclude: set[tuple[str, str]] | None = None, progress: Progress = no_progress) -> dict:
+                      exclude: set[tuple[str, str]] | None = None, progress: Progress = no_progress,
+                      inputs=()) -> dict:
     """:func:`core.tablebuild.pivot.pivot_table` on ``spark``: the same arguments (but DuckDB's), the same bytes.
 
     ``phrase_table`` must be readable by the driver (bad lines are named from it) and by the executors.
     """
     from pyspark.sql.types import StructType
 
+    inputs = [phrase_table, *inputs]
+    resolve_output(output, inputs)  # an output that is an input: refused before Spark starts work
     phrase_table, output = Path(phrase_table), Path(output)
     if not phrase_table.is_file():
         raise FileNotFoundError(f"phrase table not found: {phrase_table}")
@@ -104,7 +108,7 @@ def pivot_table_spark(spark, phrase_table: Path, output: Path, *, min_prob: floa
         progress(0, None, "pivot")
         rows = spark.sql(query).toLocalIterator(prefetchPartitions=True)
         stats.update(write_pivot_rows(_batches(rows), output, features=features, exclude=exclude,
-                                      compresslevel=compresslevel, progress=progress))
+                                      compresslevel=compresslevel, progress=progress, inputs=inputs))
         timings["pivot_and_write_seconds"] = time.perf_counter() - started
     finally:
         spark.catalog.dropTempView(PHRASE_PAIRS_TABLE)

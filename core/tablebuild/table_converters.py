@@ -82,11 +82,12 @@ def prune_paraphrase_table(table: Path, output: Path, *, max_source_length: int,
     return {"pairs_in": read, "pairs_kept": kept}
 
 
-def prune_rules(table: Path, exclude: set[tuple[str, str]], output: Path) -> dict:
+def prune_rules(table: Path, exclude: set[tuple[str, str]], output: Path, *, inputs=()) -> dict:
     """``table`` without the rules whose (source, target) phrases are in ``exclude`` (a prune list from rule
-    blame); Moses and TSV lines, plain or gzip, written atomically. Other lines are copied as they are."""
+    blame); Moses and TSV lines, plain or gzip, written atomically. Other lines are copied as they are.
+    ``output`` may not be ``table`` or one of ``inputs`` (the prune list)."""
     read = dropped = 0
-    with open_text_maybe_gzip(table) as reader, atomic_output(output) as handle:
+    with atomic_output(output, inputs=[table, *inputs]) as handle, open_text_maybe_gzip(table) as reader:
         for line in reader:
             read += 1
             separator = " ||| " if " ||| " in line else "\t"

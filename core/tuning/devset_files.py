@@ -21,7 +21,8 @@ import shutil
 from pathlib import Path
 from typing import Iterable
 
-from core.errors import InputFileError, InputFormatError
+from core.errors import InputFileError, InputFormatError, OutputFileError
+from core.output_files import FILE, resolve_output
 from core.textio import atomic_output, open_text_maybe_gzip, remove_stale_temporaries, temporary_sibling
 from core.tuning.devset_record_check import record_problem
 
@@ -81,7 +82,11 @@ def _dataset_card(records: list[dict]) -> str:
             "`datasets.load_from_disk` on the folder when it holds `state.json`.\n")
 
 
-def _write_hf(records: list[dict], output: Path) -> None:
+def _write_hf(records: list[dict], output: Path, inputs) -> None:
+    target = resolve_output(output, inputs, folder=True)
+    if target.kind != FILE:
+        raise OutputFileError(output, "is not a folder: --format hf writes a folder (a dataset); name one")
+    output = target.path  # a symlink's target folder is replaced, the link kept
     output.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(output)  # a killed export's folder
     building = temporary_sibling(output)
@@ -106,15 +111,16 @@ def _write_hf(records: list[dict], output: Path) -> None:
         raise
 
 
-def write_devset(records: list[dict], output: str | os.PathLike, file_format: str) -> int:
-    """Write ``records`` as ``file_format`` (jsonl, csv or hf) to ``output``; returns the record count."""
+def write_devset(records: list[dict], output: str | os.PathLike, file_format: str, *, inputs=()) -> int:
+    """Write ``records`` as ``file_format`` (jsonl, csv or hf) to ``output``, never one of ``inputs``; returns
+    the record count."""
     if file_format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {file_format!r}")
     output = Path(output)
     if file_format == "hf":
-        _write_hf(records, output)
+        _write_hf(records, output, inputs)
         return len(records)
-    with atomic_output(output) as handle:
+    with atomic_output(output, inputs=inputs) as handle:
         if file_format == "jsonl":
             return _write_jsonl(records, handle)
         criteria = list(dict.fromkeys(j["criterion"] for r in records for j in r["judgments"]))

@@ -113,7 +113,7 @@ class PivotTableSource:
     def write_rescored(self, lambdas, threshold, output) -> int:
         lambdas = [float(x) for x in lambdas]
         count = 0
-        with atomic_output(output, compresslevel=6) as handle:
+        with atomic_output(output, compresslevel=6, inputs=[self.path]) as handle:
             for fields, scores in self._rows():
                 log_score = sum(l * h for l, h in zip(lambdas, scores[1:5]))
                 if log_score > threshold:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from core.output_files import resolve_output
+from core.textio import require_regular_file
 from core.progress import Progress, no_progress
 from core.tuning.devset_files import file_sha256, read_devset
 from core.tuning.tune import TuneOptions, tune_decoder
@@ -91,6 +93,12 @@ def run_tune(request: TuneRequest, progress: Progress = no_progress,
     """Tune as ``request`` says, write ``request.output`` (atomically) and return the report."""
     if request.system not in SYSTEMS:
         raise ValueError(f"--system must be one of {', '.join(SYSTEMS)}, not {request.system!r}")
+    inputs = request_inputs(request)
+    for output in (request.output, request.table_out):  # refused before the tuning, not after it
+        if output:
+            resolve_output(output, inputs)
+    if not Path(request.devset).is_dir():  # a dev-set file is read, then hashed for the provenance
+        require_regular_file(request.devset)
     records = read_devset(request.devset)
     devset = {"path": str(request.devset), "sha256": file_sha256(request.devset)}
     known_tables, known_lm = provenance_files(records)
@@ -119,8 +127,16 @@ def run_tune(request: TuneRequest, progress: Progress = no_progress,
     else:
         report = _tune_decoder(request, records, tables, request.lm or known_lm, devset, progress, should_stop)
     if request.output:
-        write_weights(report, request.output)
+        write_weights(report, request.output, inputs=inputs)
     return report
+
+
+def request_inputs(request: TuneRequest) -> list[str]:
+    """Every file the run reads that a user named: its outputs may be none of them."""
+    from core.tablebuild.patterns.table_file import sidecar_path
+
+    tables = [*request.tables, request.pattern_table, request.phrase_table]
+    return [request.devset, request.lm, *tables, *(str(sidecar_path(t)) for t in tables if t)]
 
 
 def _tune_decoder(request: TuneRequest, records, tables, lm_path, devset, progress, should_stop) -> dict:

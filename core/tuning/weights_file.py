@@ -24,8 +24,8 @@ SYSTEM_OF_GENERATOR = {"beam": "beam", "spg-compression": "spg", "spg-simplifica
                        "spg-similarity": "spg"}
 
 
-def write_weights(report: dict, path: str | os.PathLike) -> None:
-    with atomic_output(path) as handle:
+def write_weights(report: dict, path: str | os.PathLike, *, inputs=()) -> None:
+    with atomic_output(path, inputs=inputs) as handle:
         json.dump(report, handle, indent=2, sort_keys=False)
         handle.write("\n")
 

@@ -25,17 +25,20 @@ from __future__ import annotations
 import errno
 import os
 import re
+import shutil
 import sqlite3
+import tempfile
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from core.engine.cat.graph_checks import HYPOTHESIS_ID_INDEX, check_graph
 from core.engine.cat.segmentation import Translation, parse_segmentation
 from core.engine.search_graph import parse_line
 from core.errors import InputFileError, InputFormatError
 from core.progress import Progress, no_progress
-from core.textio import open_text_maybe_gzip, remove_stale_temporaries, temporary_sibling
+from core.textio import open_text_maybe_gzip, require_regular_file, staged_output
 
 APPLICATION_ID = 0x50534752  # "PSGR": a Paraphrase Studio search graph store
 SCHEMA_VERSION = 2  # 2: sentence.translation
@@ -51,7 +54,7 @@ CREATE TABLE sentence (sentence INTEGER PRIMARY KEY, source TEXT, translation TE
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 """
 # Built after loading: an index grown row by row is several times slower to build.
-_INDEXES = ("CREATE UNIQUE INDEX hypothesis_id ON hypothesis (sentence, hyp)",
+_INDEXES = (HYPOTHESIS_ID_INDEX,
             "CREATE INDEX hypothesis_coverage ON hypothesis (sentence, covered_start, covered_end, score DESC)")
 
 
@@ -95,8 +98,10 @@ _ROOT = re.compile(r"(\d+) hyp=(\d+) stack=0")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf")
 
 
-def graph_rows(path: str | os.PathLike) -> Iterator[tuple]:
-    """Every hypothesis line of a dump as the table's columns; a bad line raises ``file:line: expected ...``."""
+def graph_rows(path: str | os.PathLike, shown: str | os.PathLike | None = None) -> Iterator[tuple]:
+    """Every hypothesis line of a dump as the table's columns; a bad line raises ``file:line: expected ...``
+    (``shown``: the file's name in messages, when ``path`` is a copy of it)."""
+    shown = str(shown or path)
     with open_text_maybe_gzip(path) as handle:
         for number, text in enumerate(handle, start=1):
             text = text.rstrip("\n")
@@ -110,7 +115,7 @@ def graph_rows(path: str | os.PathLike) -> Iterator[tuple]:
                 continue
             if not text.strip():
                 continue
-            line = parse_line(text, str(path), number)  # raises with the line's defect, or reads the extended format
+            line = parse_line(text, shown, number)  # raises with the line's defect, or reads the extended format
             yield (line.sentence_id, line.hyp, line.stack, line.back, line.score, line.transition,
                    line.recombined, line.forward, line.fscore,
                    line.covered[0] if line.covered else None, line.covered[1] if line.covered else None,
@@ -120,7 +125,7 @@ def graph_rows(path: str | os.PathLike) -> Iterator[tuple]:
 _SCORE_COLUMNS = {"score": 5, "transition": 6, "fscore": 9}  # column -> its group in _TRADITIONAL
 
 
-def _check_numbers(connection: sqlite3.Connection, path: Path, first_rowid: int) -> None:
+def _check_numbers(connection: sqlite3.Connection, path: Path, first_rowid: int, shown=None) -> None:
     """The scores of the rows loaded from ``path`` (rowid > ``first_rowid``) are numbers, or stop at the first bad line.
 
     The fast path hands SQLite the scores as text and lets the REAL affinity convert them (several times faster
@@ -142,7 +147,60 @@ def _check_numbers(connection: sqlite3.Connection, path: Path, first_rowid: int)
                 continue
             for column, group in _SCORE_COLUMNS.items():
                 if not _NUMBER.fullmatch(match.group(group)):
-                    raise InputFormatError(str(path), number, f"a number in {column}=", match.group(group))
+                    raise InputFormatError(str(shown or path), number, f"a number in {column}=", match.group(group))
+
+
+def _spooled(stream: Path, copy: Path) -> Path:
+    with open(stream, "rb") as source, open(copy, "wb") as out:
+        shutil.copyfileobj(source, out, 1 << 20)
+    return copy
+
+
+def _write_store(temporary: Path, graphs: list[tuple[Path, Path]], sources, translations, meta,
+                 progress: Progress) -> dict[str, str]:
+    """The store's tables filled from ``graphs`` (``(file read, name shown)`` pairs), checked, indexed."""
+    total = sum(path.stat().st_size for path, _ in graphs)
+    with closing(sqlite3.connect(temporary)) as connection:
+        connection.execute("PRAGMA journal_mode=OFF")
+        connection.execute("PRAGMA synchronous=OFF")
+        connection.executescript(_SCHEMA)
+        rows = 0
+        done_bytes = 0
+        loaded = []  # (first rowid, last rowid, file read, name shown) of each graph
+        for path, shown in graphs:
+            first_rowid = connection.execute("SELECT coalesce(max(rowid), 0) FROM hypothesis").fetchone()[0]
+            batch = []
+            for row in graph_rows(path, shown):
+                batch.append(row)
+                if len(batch) >= BATCH:
+                    connection.executemany("INSERT INTO hypothesis VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", batch)
+                    rows += len(batch)
+                    batch = []
+                    progress(done_bytes, total, f"loading: {rows:,} hypotheses")
+            connection.executemany("INSERT INTO hypothesis VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", batch)
+            rows += len(batch)
+            _check_numbers(connection, path, first_rowid, shown)
+            last_rowid = connection.execute("SELECT coalesce(max(rowid), 0) FROM hypothesis").fetchone()[0]
+            loaded.append((first_rowid, last_rowid, path, shown))
+            done_bytes += path.stat().st_size
+            progress(done_bytes, total, f"loading: {rows:,} hypotheses")
+        progress(total, total, "indexing")
+        check_graph(connection, loaded)
+        for index in _INDEXES[1:]:
+            connection.execute(index)
+        count = max(len(sources or ()), len(translations or ()))
+        if count:
+            connection.executemany("INSERT INTO sentence VALUES (?, ?, ?)", (
+                (i, sources[i] if sources and i < len(sources) else None,
+                 translations[i] if translations and i < len(translations) else None)
+                for i in range(count)))
+        info = {"schema_version": str(SCHEMA_VERSION), "graphs": " ".join(str(shown) for _, shown in graphs),
+                "hypotheses": str(rows), **(meta or {})}
+        connection.executemany("INSERT INTO meta VALUES (?, ?)", info.items())
+        connection.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        connection.commit()
+        sentences = connection.execute("SELECT count(DISTINCT sentence) FROM hypothesis").fetchone()[0]
+    return {**info, "sentences": str(sentences)}
 
 
 class GraphStore:
@@ -179,64 +237,30 @@ class GraphStore:
 
     # -- building ----------------------------------------------------------------------------------
     @classmethod
-    def build(cls, destination: str | os.PathLike, graphs: Iterable[str | os.PathLike], *,
-              sources: Sequence[str] | None = None, translations: Sequence[str] | None = None,
-              meta: dict[str, str] | None = None, progress: Progress = no_progress) -> "GraphStore":
-        """Stream the dumps ``graphs`` (sentence ids kept as written) into a new store at ``destination``."""
-        destination = Path(destination)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        # Owner-tagged, so the next build of the same store removes what a killed one left.
-        remove_stale_temporaries(destination)
-        temporary = temporary_sibling(destination)
-        graphs = [Path(g) for g in graphs]
-        total = sum(g.stat().st_size for g in graphs)
-        try:
-            with closing(sqlite3.connect(temporary)) as connection:
-                connection.execute("PRAGMA journal_mode=OFF")
-                connection.execute("PRAGMA synchronous=OFF")
-                connection.executescript(_SCHEMA)
-                rows = 0
-                done_bytes = 0
-                for graph in graphs:
-                    first_rowid = connection.execute("SELECT coalesce(max(rowid), 0) FROM hypothesis").fetchone()[0]
-                    batch = []
-                    for row in graph_rows(graph):
-                        batch.append(row)
-                        if len(batch) >= BATCH:
-                            connection.executemany("INSERT INTO hypothesis VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", batch)
-                            rows += len(batch)
-                            batch = []
-                            progress(done_bytes, total, f"loading: {rows:,} hypotheses")
-                    connection.executemany("INSERT INTO hypothesis VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", batch)
-                    rows += len(batch)
-                    _check_numbers(connection, graph, first_rowid)
-                    done_bytes += graph.stat().st_size
-                    progress(done_bytes, total, f"loading: {rows:,} hypotheses")
-                progress(total, total, "indexing")
-                for index in _INDEXES:
-                    connection.execute(index)
-                count = max(len(sources or ()), len(translations or ()))
-                if count:
-                    connection.executemany("INSERT INTO sentence VALUES (?, ?, ?)", (
-                        (i, sources[i] if sources and i < len(sources) else None,
-                         translations[i] if translations and i < len(translations) else None)
-                        for i in range(count)))
-                info = {"schema_version": str(SCHEMA_VERSION), "graphs": " ".join(str(g) for g in graphs),
-                        "hypotheses": str(rows), **(meta or {})}
-                connection.executemany("INSERT INTO meta VALUES (?, ?)", info.items())
-                connection.execute(f"PRAGMA application_id={APPLICATION_ID}")
-                connection.commit()
-            with open(temporary, "rb") as handle:
-                os.fsync(handle.fileno())
-            os.replace(temporary, destination)
-        except sqlite3.OperationalError as error:
-            if getattr(error, "sqlite_errorname", "") == "SQLITE_FULL" or "disk is full" in str(error):
-                # The full disk every other writer reports as ENOSPC, not SQLite's own words.
-                raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} while writing {destination}") from None
-            raise
-        finally:
-            temporary.unlink(missing_ok=True)
+    def build(cls, destination: str | os.PathLike, graphs: Iterable[str | os.PathLike], **options) -> "GraphStore":
+        """Stream the dumps ``graphs`` into a new store at ``destination`` (:meth:`write`) and open it."""
+        cls.write(destination, graphs, **options)
         return cls(destination)
+
+    @staticmethod
+    def write(destination: str | os.PathLike, graphs: Iterable[str | os.PathLike], *,
+              sources: Sequence[str] | None = None, translations: Sequence[str] | None = None,
+              meta: dict[str, str] | None = None, progress: Progress = no_progress, inputs=()) -> dict[str, str]:
+        """Stream the dumps ``graphs`` (sentence ids kept as written) into a new store at ``destination``, each
+        checked (:func:`check_graph`); returns the store's meta. ``destination`` is written through
+        :func:`core.textio.staged_output`: never over one of the graphs or ``inputs``."""
+        graphs = [Path(g) for g in graphs]
+        with staged_output(destination, inputs=[*graphs, *inputs], what="a SQLite graph store") as temporary, \
+                tempfile.TemporaryDirectory(prefix="parastudio-graphs-") as spool:
+            # A pipe is read once, into a file: a defect is then found by its line in a second reading.
+            readable = [(g if g.is_file() else _spooled(g, Path(spool) / f"{n}.graph"), g) for n, g in enumerate(graphs)]
+            try:
+                return _write_store(temporary, readable, sources, translations, meta, progress)
+            except sqlite3.OperationalError as error:
+                if getattr(error, "sqlite_errorname", "") == "SQLITE_FULL" or "disk is full" in str(error):
+                    # The full disk every other writer reports as ENOSPC, not SQLite's own words.
+                    raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} while writing {destination}") from None
+                raise
 
     # -- queries -----------------------------------------------------------------------------------
     def sentences(self) -> list[int]:
@@ -394,10 +418,11 @@ def open_graph(path: str | os.PathLike, *, progress: Progress = no_progress) -> 
     from core.engine.kenlm_tools import cache_root
 
     path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: search graph not found")
+    require_regular_file(path)  # its header, its sha256, then its lines
     if is_graph_store(path):
         return GraphStore(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: search graph not found")
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

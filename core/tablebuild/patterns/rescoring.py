@@ -17,7 +17,7 @@ from typing import Iterator, Sequence
 
 from core.tablebuild.patterns.scoring import KEEP_ALL, extracted, log_score
 from core.vocabulary import parse_slot
-from core.tablebuild.patterns.table_file import PatternPair, read_meta, read_table, scored_pair, write_table
+from core.tablebuild.patterns.table_file import PatternPair, read_meta, read_table, scored_pair, sidecar_path, write_table
 
 _KINDS = {"N": ("NN", "NNS", "NNP", "NNPS"), "V": ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ"), "J": ("JJ", "JJR", "JJS")}
 KIND_OF_TAG = {tag: kind for kind, tags in _KINDS.items() for tag in tags}
@@ -39,14 +39,14 @@ def rescored(pairs: Iterator[PatternPair], lambdas: Sequence[float], threshold: 
 
 
 def rescore_table(table: Path, output: Path, *, lambdas: Sequence[float], threshold: float = KEEP_ALL,
-                  compresslevel: int = 6) -> dict:
+                  compresslevel: int = 6, inputs=()) -> dict:
     meta = read_meta(table)
     lambdas = [float(value) for value in lambdas]
     written = write_table(rescored(read_table(table), lambdas, threshold), output,
                           {**{k: v for k, v in meta.items() if k not in ("format", "features", "pairs")},
                            "lambdas": lambdas, "threshold": threshold, "rescored_from": str(table),
                            "rescored_from_lambdas": meta.get("lambdas"), "rescored_from_threshold": meta.get("threshold")},
-                          compresslevel=compresslevel)
+                          compresslevel=compresslevel, inputs=[table, sidecar_path(table), *inputs])
     return {"input": str(table), "output": str(output), "lambdas": lambdas, "threshold": threshold, "pairs": written}
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from core.errors import InputFormatError
+from core.output_files import FILE, resolve_output
 from core.textio import atomic_output, open_text_maybe_gzip
 from core.tablebuild.patterns.scoring import FEATURE_NAMES, MLE_LAMBDAS, log_score
 
@@ -67,10 +68,13 @@ def scored_pair(e1: str, e2: str, pivots: Sequence[tuple[str, Sequence[float]]],
                        math.exp(log_score(features, MLE_LAMBDAS)), features, tuple(item[0] for item in ordered))
 
 
-def write_table(pairs: Iterator[PatternPair], output: Path, meta: dict, *, compresslevel: int = 6) -> int:
-    """Write ``pairs`` (already in table order) and the sidecar; returns the number of lines."""
+def write_table(pairs: Iterator[PatternPair], output: Path, meta: dict, *, compresslevel: int = 6,
+                inputs=()) -> int:
+    """Write ``pairs`` (already in table order) and the sidecar; returns the number of lines. ``output``
+    may not be one of ``inputs``; written to a device, a FIFO or standard output, it has no sidecar."""
     lines = 0
-    with atomic_output(output, compresslevel=compresslevel) as handle:
+    regular = resolve_output(output, inputs).kind == FILE
+    with atomic_output(output, compresslevel=compresslevel, inputs=inputs) as handle:
         batch: list[str] = []
         for pair in pairs:
             if any(" ||| " in text or "\t" in text for text in (pair.e1, pair.e2, *pair.pivots)):
@@ -81,7 +85,9 @@ def write_table(pairs: Iterator[PatternPair], output: Path, meta: dict, *, compr
                 handle.write("".join(batch))
                 batch.clear()
         handle.write("".join(batch))
-    with atomic_output(sidecar_path(output)) as handle:
+    if not regular:
+        return lines
+    with atomic_output(sidecar_path(output), inputs=inputs) as handle:
         json.dump({"format": FORMAT, "features": list(FEATURE_NAMES), "pairs": lines, **meta}, handle, indent=1,
                   default=str)
         handle.write("\n")
