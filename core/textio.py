@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import gzip
 import io
 import os
@@ -334,3 +335,14 @@ class WriteBehind:
         self._thread.join()
         if self._error is not None and exc_info[0] is None:
             raise self._error
+
+
+def missing_input(path: str | os.PathLike, what: str) -> OSError:
+    """The error for an input ``path`` that is not a file to read: a symlink loop as one (``ELOOP``, which the CLI
+    shows as ``PATH: symlink loop``), not as a file "not found" that is plainly there; else ``PATH: WHAT not found``."""
+    try:
+        os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
+    return FileNotFoundError(f"{path}: {what} not found")

@@ -45,6 +45,7 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.demo", "bridges"),
     ("core.errors", "base"),
     ("core.textio", "base"),
+    ("core.structured_text", "base"),
     ("core.progress", "base"),
     ("core.vocabulary", "base"),
     ("desktop", "desktop"),

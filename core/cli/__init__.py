@@ -10,6 +10,7 @@ group, so ``core`` never imports them.
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import importlib
 import os
@@ -92,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # before OSError, of which it is one
         return _reader_went_away()
     except OSError as error:  # a missing file, a full disk, no permission: the system's words, no traceback
+        if error.errno == errno.ELOOP:  # an input, not the system: "not found" would send the user looking for it
+            print(f"parastudio: error: {error.filename}: symlink loop (a symbolic link that leads back to itself)",
+                  file=sys.stderr)
+            return 2
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -108,10 +113,14 @@ def main(argv: list[str] | None = None) -> int:
 def _damaged_study(args: argparse.Namespace, error: Exception):
     if "sqlalchemy" not in sys.modules:  # no database was opened
         return None
-    from core.store.database import damaged_database_error
+    from core.store.database import shown_study_name, study_error
 
     shown = getattr(args, "db", None) or getattr(args, "study", None) or getattr(args, "file", None)
-    return damaged_database_error(str(shown or "the study database"), error)
+    try:
+        shown = shown_study_name(shown) if shown else "the study database"
+    except Exception:  # noqa: BLE001 - a name SQLAlchemy cannot parse: show it as given
+        pass
+    return study_error(str(shown), error)
 
 
 def _reader_went_away() -> int:

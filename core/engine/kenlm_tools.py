@@ -18,7 +18,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from core.textio import remove_stale_temporaries, temporary_sibling
+from core.textio import missing_input, remove_stale_temporaries, temporary_sibling
 
 PROGRAMS = ("lmplz", "build_binary", "query")
 # Debian packages the build needs; unit_test_framework is required by
@@ -171,7 +171,7 @@ def train_lm(
     corpus = Path(corpus)
     output = Path(output)
     if not corpus.is_file():
-        raise FileNotFoundError(f"{corpus}: corpus file not found")
+        raise missing_input(corpus, "corpus file")
     if order < 1:
         raise ValueError("order must be at least 1")
     tools = ensure_kenlm_binaries()

@@ -64,7 +64,7 @@ import time
 from pathlib import Path
 
 from core.progress import Progress, no_progress
-from core.textio import WriteBehind, atomic_output, open_text_maybe_gzip, owner_is_gone, owner_tag
+from core.textio import WriteBehind, atomic_output, missing_input, open_text_maybe_gzip, owner_is_gone, owner_tag
 from core.errors import InputFileError, InputFormatError
 
 # Table read by PIVOT_SQL: one row per (E phrase, pivot phrase) pair.
@@ -280,7 +280,7 @@ def pivot_table(
 
     phrase_table, output = Path(phrase_table), Path(output)
     if not phrase_table.is_file():
-        raise FileNotFoundError(f"phrase table not found: {phrase_table}")
+        raise missing_input(phrase_table, "phrase table")
     query = render_pivot_sql(min_prob=min_prob, max_pivot=max_pivot, top=top)
     timings: dict[str, float] = {}
     stats: dict = {

@@ -35,7 +35,7 @@ from core.tablebuild.pivot import (
     _first_bad_line,
     _load_sql,
 )
-from core.textio import atomic_output
+from core.textio import atomic_output, missing_input
 
 _KEPT = """
 WITH kept_pivots AS (
@@ -81,7 +81,7 @@ def _phrase_pairs(phrase_table: Path, *, reverse: bool, work_parent: Path) -> It
     import duckdb
 
     if not phrase_table.is_file():
-        raise FileNotFoundError(f"phrase table not found: {phrase_table}")
+        raise missing_input(phrase_table, "phrase table")
     work_parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".pivot-loglinear-", dir=work_parent))
     connection = duckdb.connect(str(work / "pivot.duckdb"))

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterable
 
 from core.errors import InputFileError, InputFormatError
+from core.structured_text import parse_json
 from core.textio import atomic_output, open_text_maybe_gzip, remove_stale_temporaries, temporary_sibling
 from core.tuning.devset_record_check import record_problem
 
@@ -141,10 +142,7 @@ def read_devset(path: str | os.PathLike) -> list[dict]:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                raise InputFormatError(str(path), number, "a JSON dev-set record", line.strip()) from None
+            record = parse_json(line, path, "a JSON dev-set record", first_line=number)
             if not isinstance(record, dict) or any(k not in record for k in REQUIRED_FIELDS):
                 raise InputFormatError(str(path), number, "a dev-set record with fields " + ", ".join(REQUIRED_FIELDS),
                                        line.strip())

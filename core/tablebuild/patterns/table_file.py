@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from core.errors import InputFormatError
+from core.structured_text import parse_json
 from core.textio import atomic_output, open_text_maybe_gzip
 from core.tablebuild.patterns.scoring import FEATURE_NAMES, MLE_LAMBDAS, log_score
 
@@ -95,10 +96,7 @@ def read_meta(table: Path) -> dict:
         return {}
     with open_text_maybe_gzip(path) as handle:
         text = handle.read()
-    try:
-        meta = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputFormatError(str(path), error.lineno, "the pattern table's JSON sidecar", error.msg) from None
+    meta = parse_json(text, path, "the pattern table's JSON sidecar")
     if not isinstance(meta, dict):
         raise InputFormatError(str(path), 1, "the pattern table's JSON sidecar (an object)", text[:60])
     return meta
