@@ -166,8 +166,9 @@ class CheckedText:
 
     The one place text input is checked (issue 18): a UTF-8 byte-order mark at
     the start is dropped, CRLF read as LF, and a line that is not UTF-8, holds a
-    NUL byte or is longer than ``max_line_bytes``, or a gzip stream that is
-    truncated or corrupt, stops the read with ``file:line: expected ...``.
+    NUL byte, a byte-order mark (issue 22: anywhere but the start) or is longer
+    than ``max_line_bytes``, or a gzip stream that is truncated or corrupt, stops
+    the read with ``file:line: expected ...``.
     Iterating yields lines ending in ``"\\n"`` (except perhaps the last), as a
     text file object does; ``line_number`` is the number of the last line read.
     """
@@ -220,6 +221,10 @@ class CheckedText:
                                  f"line {self.line_number} is longer than {self.max_line_bytes:,} bytes")
         if self.line_number == 1 and data.startswith(_BOM):
             data = data[len(_BOM):]
+        if _BOM in data:  # files pasted together: read as text, it would glue itself to a word (a new item, a new rule)
+            raise self._bad_text("a byte-order mark (U+FEFF) only at the start of the file",
+                                 data[:60].decode("utf-8", "replace"),
+                                 f"line {self.line_number} holds a byte-order mark")
         if b"\x00" in data:
             raise self._bad_text("text without NUL bytes", data[:60].decode("utf-8", "replace"),
                                  f"line {self.line_number} holds a NUL byte")

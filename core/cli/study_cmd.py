@@ -268,6 +268,7 @@ def _export_package(args) -> int:
 
 
 def _merge_package(args) -> int:
+    from core.errors import InputFileError, InputFormatError
     from core.store import operations as ops
     from core.store.database import open_database
 
@@ -275,6 +276,8 @@ def _merge_package(args) -> int:
         for path in args.files:
             try:
                 report = ops.merge_package(db, path)
+            except (InputFormatError, InputFileError):
+                raise  # a bad package: the CLI's exit 2, naming the file and row
             except ValueError as error:
                 return _fail(str(error))
             _print_merge(report, path)

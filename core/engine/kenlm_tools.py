@@ -18,7 +18,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from core.textio import missing_input, remove_stale_temporaries, temporary_sibling
+from core.textio import missing_input, open_text_maybe_gzip, remove_stale_temporaries, temporary_sibling
 
 PROGRAMS = ("lmplz", "build_binary", "query")
 # Debian packages the build needs; unit_test_framework is required by
@@ -174,6 +174,11 @@ def train_lm(
         raise missing_input(corpus, "corpus file")
     if order < 1:
         raise ValueError("order must be at least 1")
+    # lmplz takes any bytes as words: a corpus that is not text (not UTF-8, a NUL, a binary file) would make a
+    # model of garbage with exit 0, so it is read once through the checked reader first (file:line: expected ...).
+    with open_text_maybe_gzip(corpus) as checked:
+        for _ in checked:
+            pass
     tools = ensure_kenlm_binaries()
     output.parent.mkdir(parents=True, exist_ok=True)
     # The work folder is named after the output and its owner: the next training of the same output removes

@@ -123,7 +123,7 @@ def _record_problem(record: dict) -> str | None:
         return "references as a list of strings"
     rank = record.get("rank")
     if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= MAX_STORED_INTEGER):
-        return f"a rank that is an integer from 1 to {MAX_STORED_INTEGER} (the largest the study stores)"
+        return f"a rank that is an integer >= 1 (and at most {MAX_STORED_INTEGER:,}, the largest the study stores)"
     for name in ("model_score", "true_score"):
         if record.get(name) is not None and not _finite(record[name]):
             return f"a {name} that is a finite number (a log10 score)"
