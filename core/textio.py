@@ -34,6 +34,7 @@ import zlib
 from pathlib import Path
 from typing import IO, Iterator
 
+from core.csv_cells import restore
 from core.errors import InputFormatError
 
 
@@ -282,7 +283,8 @@ def read_csv(path: str | os.PathLike, *, delimiter: str = ",") -> Iterator[tuple
     """``(line number, fields)`` of every record of a CSV (or TSV) file read through :class:`CheckedText`.
 
     A record's number is that of its last line (``csv.reader.line_num``: a
-    quoted field may hold a newline). A quote out of place, a carriage return
+    quoted field may hold a newline). A cell our CSV exports quoted so that a
+    spreadsheet would not run it (``'=...``, :mod:`core.csv_cells`) is read as it was. A quote out of place, a carriage return
     inside a field or a field longer than the csv module takes stops the read
     with ``file:line: expected ...``.
     """
@@ -296,7 +298,7 @@ def read_csv(path: str | os.PathLike, *, delimiter: str = ",") -> Iterator[tuple
             except csv.Error as error:
                 raise InputFormatError(str(path), max(1, reader.line_num), "CSV fields (every quote closed, no "
                                        "carriage return inside a field)", str(error)) from None
-            yield reader.line_num, row
+            yield reader.line_num, [restore(cell) for cell in row]  # our exports' quoted formulas, as they were
 
 
 def read_lines(path: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:

@@ -46,6 +46,8 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.errors", "base"),
     ("core.textio", "base"),
     ("core.structured_text", "base"),
+    ("core.terminal_text", "base"),
+    ("core.csv_cells", "base"),
     ("core.progress", "base"),
     ("core.vocabulary", "base"),
     ("desktop", "desktop"),

@@ -18,6 +18,7 @@ import sys
 
 from core import __version__
 from core.errors import InputFileError, InputFormatError
+from core.terminal_text import escape_controls, escaping_streams
 
 SUBCOMMAND_MODULES = [
     "core.cli.table_cmd",
@@ -86,9 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with escaping_streams(json_on_stdout=writes_json(args)):  # names and texts from files: shown, not obeyed
+            return int(args.func(args) or 0)
     except (InputFormatError, InputFileError) as error:
-        print(f"parastudio: error: {error}", file=sys.stderr)
+        print(f"parastudio: error: {escape_controls(str(error))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # before OSError, of which it is one
         return _reader_went_away()
@@ -97,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"parastudio: error: {error.filename}: symlink loop (a symbolic link that leads back to itself)",
                   file=sys.stderr)
             return 2
-        print(f"parastudio: error: {error}", file=sys.stderr)
+        print(f"parastudio: error: {escape_controls(str(error))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("parastudio: interrupted", file=sys.stderr)
@@ -106,8 +108,14 @@ def main(argv: list[str] | None = None) -> int:
         damaged = _damaged_study(args, error)
         if damaged is None:
             raise
-        print(f"parastudio: error: {damaged}", file=sys.stderr)
+        print(f"parastudio: error: {escape_controls(str(damaged))}", file=sys.stderr)
         return 2
+
+
+def writes_json(args: argparse.Namespace) -> bool:
+    """Whether the command writes JSON to standard output (``--json``, ``--format json`` or ``jsonl``): its bytes
+    are the JSON's, escaped by JSON itself, so the terminal escaping leaves them alone."""
+    return bool(getattr(args, "json", False)) or getattr(args, "format", None) in ("json", "jsonl")
 
 
 def _damaged_study(args: argparse.Namespace, error: Exception):

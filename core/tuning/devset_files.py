@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterable
 
 from core.errors import InputFileError, InputFormatError
+from core.csv_cells import safe_row
 from core.structured_text import parse_json
 from core.textio import atomic_output, open_text_maybe_gzip, remove_stale_temporaries, temporary_sibling
 from core.tuning.devset_record_check import record_problem
@@ -107,8 +108,9 @@ def _write_hf(records: list[dict], output: Path) -> None:
         raise
 
 
-def write_devset(records: list[dict], output: str | os.PathLike, file_format: str) -> int:
-    """Write ``records`` as ``file_format`` (jsonl, csv or hf) to ``output``; returns the record count."""
+def write_devset(records: list[dict], output: str | os.PathLike, file_format: str, *, raw: bool = False) -> int:
+    """Write ``records`` as ``file_format`` (jsonl, csv or hf) to ``output``; returns the record count. CSV text
+    cells a spreadsheet would run are quoted (:mod:`core.csv_cells`) unless ``raw``."""
     if file_format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {file_format!r}")
     output = Path(output)
@@ -124,7 +126,7 @@ def write_devset(records: list[dict], output: str | os.PathLike, file_format: st
         writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         for record in records:
-            writer.writerow(_csv_row(record, criteria))
+            writer.writerow(safe_row(_csv_row(record, criteria), raw))
     return len(records)
 
 
