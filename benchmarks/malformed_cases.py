@@ -21,6 +21,7 @@ Counted as the issue counts them, per (command, input) pair, a *slot*:
 
 254 in all; then 13 study-store cases (another program's SQLite file, a text file, a
 mistyped path, a study of a newer schema, a damaged study file (twice), an empty file).
+Issue 22's kinds are in ``malformed_cases_22.py``.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class Case:
     slot: str
     argv: list[str]
     directory: Path
-    expect: str  # refuse-line | refuse | accept | same (accepted with the clean input's output)
+    expect: str  # refuse-line | refuse | accept | same (accepted with the clean input's output); issue 22:
+    # accept-no-controls / refuse-no-controls (no raw control character printed), accept-csv-safe (no formula cell)
     stdin: Path | None = None
     env: dict = field(default_factory=dict)
     store: bool = False
@@ -57,6 +59,8 @@ class Case:
     input_path: Path | None = None
     is_baseline: bool = False
     baseline: bytes | None = None
+    issue: int = 18  # the issue whose list the case comes from (22: malformed_cases_22.py)
+    honour_permissions: bool = False  # run without root's right to write anything (a read-only folder)
 
     def output_of(self, stdout: bytes) -> bytes:
         data = (self.output_file.read_bytes() if self.output_file.exists() else b"<no output>") \
@@ -436,4 +440,7 @@ def build_cases(directory: Path, core: Path = ROOT) -> list[Case]:
     _candidate_cases(builder)
     _terminal_cases(builder)
     _store_cases(builder)
+    from malformed_cases_22 import build_cases_22  # issue 22's kinds, beside this list
+
+    build_cases_22(builder, core)
     return builder.cases

@@ -352,4 +352,6 @@ def missing_input(path: str | os.PathLike, what: str) -> OSError:
     except OSError as error:
         if error.errno == errno.ELOOP:
             return OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
+    if os.path.isdir(path):
+        return IsADirectoryError(f"{path}: a folder, not a {what}")
     return FileNotFoundError(f"{path}: {what} not found")

@@ -135,3 +135,13 @@ def test_a_pattern_pair_whose_sides_have_other_slots_is_refused(tmp_path):
         assert status == 2 and f"{table}:2: expected" in err and "slots" in err, err
     table.write_text(good)
     assert run_cli(["patterns", "stats", str(table)])[0] == 0
+
+
+def test_pivot_refuses_a_byte_order_mark_inside_its_phrase_table(tmp_path):
+    table = tmp_path / "phrases.txt"
+    table.write_text("the dog ||| le chien ||| 0.5 0.4 0.6 0.3\n\ufeffthe hound ||| le chien ||| 0.3 0.2 0.2 0.1\n",
+                     encoding="utf-8")
+    output = tmp_path / "para.txt"
+    status, _out, err = run_cli(["pivot", str(table), "-o", str(output)])
+    assert status == 2 and f"{table}:2: expected a byte-order mark (U+FEFF) only at the start" in err, err
+    assert not output.exists()

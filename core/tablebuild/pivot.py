@@ -216,11 +216,12 @@ DROP TABLE split_lines;
 """
 
 
-# A NUL byte is refused as our text readers refuse it (DuckDB would keep it in a phrase).
+# A NUL byte, and a byte-order mark past the file's start (DuckDB drops only the first), are refused as our
+# text readers refuse them (DuckDB would keep them in a phrase).
 _BAD_ROWS_SQL = """
 SELECT COUNT(*) FROM typed_lines
 WHERE n_fields < 3 OR n_scores < 4 OR e IS NULL OR f IS NULL OR e = '' OR f = ''
-   OR strpos(e, chr(0)) > 0 OR strpos(f, chr(0)) > 0
+   OR strpos(e, chr(0)) > 0 OR strpos(f, chr(0)) > 0 OR strpos(e, chr(65279)) > 0 OR strpos(f, chr(65279)) > 0
    OR NOT (p_e_given_f > 0 AND p_e_given_f <= 1.000001)
    OR NOT (lex_e_given_f > 0 AND lex_e_given_f <= 1.000001)
    OR NOT (p_f_given_e > 0 AND p_f_given_e <= 1.000001)
