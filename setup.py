@@ -10,11 +10,21 @@ found wins:
 2. the per-user cache, ``~/.cache/paraphrase-studio/kenlm-src/kenlm-VERSION``;
 3. ``pip download --no-binary kenlm kenlm==VERSION`` into that cache.
 
+Every archive (given or downloaded) must have the pinned sha256 before it is unpacked. The extension is
+optional: with no compiler, no network and no cached source, or a failed compile, the install goes on
+without it and prints one warning; the beam decoder then runs its Python search (same results, slower),
+and says so once when it first decodes.
+
 ``PARASTUDIO_BUILD_JOBS`` sets how many files compile at once (default: all cores).
+
+A build from a git checkout also records which code it is, ``core/_build_identity.json``
+(``{"version", "commit"}``, :mod:`core.code_identity`), so an installed copy names its
+commit in every candidate's provenance.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -24,8 +34,11 @@ from pathlib import Path
 
 from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 KENLM_SOURCE_VERSION = "0.3.0"
+# sha256 of kenlm-0.3.0.tar.gz as PyPI serves it (checked 2026-11-26).
+KENLM_SOURCE_SHA256 = "c4628bb9fb63c8a6f9240035b8b037385cfc404cb72e933cf48878291edac1e8"
 KENLM_MAX_ORDER = 6  # as the kenlm Python module is built
 HERE = Path(__file__).resolve().parent
 
@@ -37,14 +50,26 @@ def _cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "paraphrase-studio"
 
 
+class SourceUnavailable(Exception):
+    """The kenlm source cannot be had: the compiled core is skipped, the install goes on."""
+
+
+def _check_sha256(archive: Path) -> None:
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    if digest != KENLM_SOURCE_SHA256:
+        raise SourceUnavailable(f"{archive}: expected the kenlm {KENLM_SOURCE_VERSION} source distribution "
+                                f"with sha256 {KENLM_SOURCE_SHA256}, found {digest}")
+
+
 def _extract(archive: Path, into: Path) -> Path:
+    _check_sha256(archive)
     into.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=into.parent) as work:
         with tarfile.open(archive) as tar:
             tar.extractall(work, filter="data") if sys.version_info >= (3, 12) else tar.extractall(work)
         folders = [p for p in Path(work).iterdir() if (p / "lm" / "model.hh").is_file()]
         if not folders:
-            raise SystemExit(f"{archive}: expected a kenlm source distribution (lm/model.hh inside)")
+            raise SourceUnavailable(f"{archive}: expected a kenlm source distribution (lm/model.hh inside)")
         if not into.exists():
             os.replace(folders[0], into)  # atomic: a half-extracted tree is never seen as the cache
     return into
@@ -57,6 +82,8 @@ def kenlm_source() -> Path:
         path = Path(given)
         if path.is_dir():
             return path
+        if not path.is_file():
+            raise SourceUnavailable(f"PARASTUDIO_KENLM_SOURCE={given}: expected a kenlm source folder or archive")
         return _extract(path, cached.with_name(path.name.removesuffix(".tar.gz")))
     if (cached / "lm" / "model.hh").is_file():
         return cached
@@ -67,9 +94,8 @@ def kenlm_source() -> Path:
         result = subprocess.run(command, capture_output=True, text=True)
         archives = list(Path(download).glob("kenlm-*.tar.gz"))
         if result.returncode != 0 or not archives:
-            raise SystemExit("setup.py: could not download the kenlm source distribution from PyPI "
-                             f"({result.stderr.strip()[-400:]}); set PARASTUDIO_KENLM_SOURCE to a kenlm "
-                             "source folder or kenlm-*.tar.gz")
+            last = (result.stderr.strip().splitlines() or ["no archive"])[-1]
+            raise SourceUnavailable(f"the kenlm source distribution could not be downloaded ({last})")
         return _extract(archives[0], cached)
 
 
@@ -83,16 +109,31 @@ class build_ext_with_kenlm(build_ext):
     """Adds KenLM's query sources when the extension is actually built (not when pip only asks for metadata)."""
 
     def build_extensions(self):
-        root = kenlm_source()
+        try:
+            root = kenlm_source()
+        except SourceUnavailable as why:
+            _warn_without_core(str(why))
+            self.extensions = []  # nothing built, nothing for the install to copy
+            return
         kept = [(extension, list(extension.sources), list(extension.include_dirs)) for extension in self.extensions]
         for extension in self.extensions:
             extension.sources += kenlm_query_sources(root)
             extension.include_dirs.append(str(root))
         try:
             super().build_extensions()
+        except Exception as why:  # no compiler, missing headers: the Python search still works
+            _warn_without_core(f"compiling it failed ({str(why)[-300:]})")
+            self.extensions = []
         finally:  # the manifest step after this refuses paths outside the project
             for extension, sources, include_dirs in kept:
                 extension.sources, extension.include_dirs = sources, include_dirs
+
+
+def _warn_without_core(why: str) -> None:
+    print(f"setup.py: WARNING: the compiled search core was not built: {why}. Paraphrase Studio is installed "
+          "without it; the beam decoder runs its Python search (same results, several times slower). "
+          "Set PARASTUDIO_KENLM_SOURCE to a kenlm source folder or archive and reinstall to build it.",
+          file=sys.stderr, flush=True)
 
 
 def extensions() -> list[Pybind11Extension]:
@@ -111,5 +152,24 @@ def extensions() -> list[Pybind11Extension]:
     )]
 
 
+class build_py_with_identity(build_py):
+    """Copies the package and writes ``core/_build_identity.json`` from git, when built from a checkout."""
+
+    def run(self):
+        super().run()
+        sys.path.insert(0, str(HERE))
+        try:
+            from core.code_identity import identity_from_git
+        finally:
+            sys.path.pop(0)
+        found = identity_from_git()
+        if found is not None:
+            import json
+
+            target = Path(self.build_lib) / "core" / "_build_identity.json"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(found) + "\n", encoding="utf-8")
+
+
 ParallelCompile("PARASTUDIO_BUILD_JOBS", default=0).install()
-setup(ext_modules=extensions(), cmdclass={"build_ext": build_ext_with_kenlm})
+setup(ext_modules=extensions(), cmdclass={"build_ext": build_ext_with_kenlm, "build_py": build_py_with_identity})

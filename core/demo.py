@@ -195,6 +195,8 @@ def _candidate_rows(demo: DemoFiles, progress: Progress) -> tuple[list[ops.Candi
         raise FileNotFoundError(f"the bundled demo has neither {candidates} nor {' and '.join(map(str, missing))} "
                                 "to generate candidates from")
     from core.engine.generation import generate
+    from core.engine.generation_options import BeamRunOptions
+    from core.engine.generation_resources import GenerationResources
     from core.engine.lm import LanguageModel
     from core.engine.paraphrase_table import ParaphraseTable
 
@@ -202,7 +204,7 @@ def _candidate_rows(demo: DemoFiles, progress: Progress) -> tuple[list[ops.Candi
     table, lm = ParaphraseTable.load(demo.table), LanguageModel(demo.lm)
     sentences = [line.split() for line in demo.test_sentences.read_text(encoding="utf-8").splitlines()]
     rows = [candidate_row(candidate, line) for line, candidate in enumerate(
-        generate("beam", sentences, [table], lm, nbest=GENERATE_NBEST, processes=1,
+        generate(BeamRunOptions(nbest=GENERATE_NBEST), sentences, GenerationResources((table,), lm), processes=1,
                  progress=scaled(progress, 10, 60)), start=1)]
     return rows, f"generated: beam --nbest {GENERATE_NBEST} on {demo.test_sentences}"
 

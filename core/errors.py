@@ -35,6 +35,10 @@ class InputFileError(ValueError):
         super().__init__(message)
 
 
+class OptionsError(ValueError):
+    """Options, or a combination of them, that a generator cannot run with (the CLI exits with status 2)."""
+
+
 class StudyUnavailableError(InputFileError):
     """A study that is there but cannot be used as asked: locked by another program, in a read-only folder,
     on a server out of reach. Not the file's fault, so the message says what to do, not what was expected."""

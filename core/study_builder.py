@@ -15,6 +15,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Sequence
 
+from core.engine.generation_options import DEFAULT_TIME_CAP
 from core.progress import Progress, no_progress, scaled
 from core.store import operations as ops
 from core.store.database import Database
@@ -44,7 +45,7 @@ class EngineChoice:
     lm: str
     nbest: int = 2
     max_sentences: int = 100
-    time_budget: float | None = 0.5
+    time_budget: float | None = DEFAULT_TIME_CAP  # MCPG only, a cap (its search runs by count)
 
 
 def candidate_row(candidate, line: int) -> ops.CandidateRow:
@@ -85,6 +86,8 @@ def make_choice_study(db: Database, plan: StudyPlan, tasks: list[dict], origin: 
 def study_from_engine(report: Progress, db: Database, plan: StudyPlan, engine: EngineChoice) -> int:
     """Generate candidates with each chosen system and make a study of them; returns the study id."""
     from core.engine.generation import generate
+    from core.engine.generation_options import options_for
+    from core.engine.generation_resources import GenerationResources
     from core.engine.lm import LanguageModel
     from core.engine.paraphrase_table import ParaphraseTable
 
@@ -107,8 +110,10 @@ def study_from_engine(report: Progress, db: Database, plan: StudyPlan, engine: E
 
         report(int(base), 100, f"{system}: starting")
         # One process: forking a process that runs Qt threads is not safe.
-        for candidate in generate(system, sentences, tables, lm, nbest=engine.nbest, processes=1,
-                                  time_budget=engine.time_budget, progress=progress):
+        options = options_for(system, nbest=engine.nbest,
+                              **({"time_budget": engine.time_budget} if system.startswith("mcpg") else {}))
+        for candidate in generate(options, sentences, GenerationResources(tables, lm), processes=1,
+                                  progress=progress):
             rows.append(candidate_row(candidate, len(rows) + 1))
     sources = {str(i): line for i, line in enumerate(lines)}
     origin = f"engine: {', '.join(engine.systems)} on {engine.test_set}"

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from core.demo import demo_files
 from core.engine.generation import SYSTEMS
+from core.engine.generation_options import DEFAULT_TIME_CAP
 from core.store import operations as ops
 from core.store.annotation_queries import StudySummary, study_summaries
 from core.store.database import Database
@@ -158,12 +159,14 @@ class StudiesScreen(QWidget):
         self.systems_view.setMaximumHeight(110)
         self.nbest_spin = QSpinBox(minimum=1, maximum=20, value=2)
         self.sentences_spin = QSpinBox(minimum=1, maximum=100_000, value=20)
-        self.budget_spin = QDoubleSpinBox(minimum=0.05, maximum=60, singleStep=0.1, value=0.3, suffix=" s")
+        # Only a cap: MCPG runs by count (eta), so a search it never cuts gives the same output on any load.
+        self.budget_spin = QDoubleSpinBox(minimum=0.05, maximum=3600, singleStep=1.0, value=DEFAULT_TIME_CAP,
+                                          suffix=" s")
         for label, widget, browse in (("&Test set:", self.test_set_edit, True), ("&Tables:", self.tables_edit, True),
                                       ("&LM:", self.lm_edit, True), ("S&ystems (Space toggles):", self.systems_view,
                                                                       False),
                                       ("N-&best:", self.nbest_spin, False), ("&Sentences:", self.sentences_spin, False),
-                                      ("Time &budget per sentence:", self.budget_spin, False)):
+                                      ("MCPG time &cap per sentence:", self.budget_spin, False)):
             if browse:
                 row = QHBoxLayout()
                 row.addWidget(widget, 1)

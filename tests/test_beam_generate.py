@@ -8,6 +8,8 @@ import pytest
 
 from conftest import ROOT, toy_corpus
 from core.engine.generation import GENERATORS, SYSTEMS, generate, merged_table
+from core.engine.generation_options import options_for
+from core.engine.generation_resources import GenerationResources
 from core.engine.mcpg import FAITHFUL, TUNED
 from core.engine.lm import LanguageModel
 from core.engine.search_graph import best_path, group_by_sentence, read_search_graph
@@ -15,7 +17,15 @@ from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
 from core.engine.truescore import TrueScorer
 
-CONTRACT_KEYS = ["sentence_id", "system", "rank", "text", "model_score", "true_score", "derivation", "params"]
+CONTRACT_KEYS = ["sentence_id", "system", "rank", "text", "model_score", "true_score", "derivation", "params",
+                 "source"]
+
+
+def run(system, sentences, table, lm, *, processes=1, references=None, progress=None, **values):
+    """``generate`` with the options object built from ``values`` and the resources from ``table`` and ``lm``."""
+    extra = {"progress": progress} if progress else {}
+    return generate(options_for(system, **values), sentences, GenerationResources((table,), lm), processes=processes,
+                    references=references, **extra)
 
 
 @pytest.fixture
@@ -56,16 +66,16 @@ def test_cli_rejects_search_graph_for_other_systems(tiny_lm, example1_table_path
          "--lm", str(tiny_lm["binary"]), "--search-graph", str(tmp_path / "g")],
         input="the dog\n", capture_output=True, text=True, cwd=ROOT,
     )
-    assert completed.returncode == 2 and "--search-graph needs --system beam" in completed.stderr
+    assert completed.returncode == 2 and "--search-graph needs --system beam" in completed.stderr, completed.stderr
 
 
 def test_parallel_and_sequential_runs_agree(tiny_lm, example_table):
     lm = LanguageModel(tiny_lm["binary"])
     sentences = [line.split() for line in toy_corpus(seed=3, sentences=10)]
     done = []
-    sequential = list(generate("beam", sentences, [example_table], lm, nbest=2, processes=1))
-    parallel = list(generate("beam", sentences, [example_table], lm, nbest=2, processes=2,
-                             progress=lambda d, t, message="": done.append((d, t))))
+    sequential = list(run("beam", sentences, example_table, lm, nbest=2, processes=1))
+    parallel = list(run("beam", sentences, example_table, lm, nbest=2, processes=2,
+                        progress=lambda d, t, message="": done.append((d, t))))
     assert done[-1] == (10, 10)
     strip = lambda c: (c.sentence_id, c.rank, c.text, round(c.model_score, 6), round(c.true_score, 6))
     assert [strip(c) for c in sequential] == [strip(c) for c in parallel]
@@ -81,21 +91,22 @@ def test_merged_tables_keep_each_rule_once_with_its_best_probability():
 def test_unknown_or_missing_systems_fail_clearly(tiny_lm, example_table):
     lm = LanguageModel(tiny_lm["binary"])
     with pytest.raises(ValueError, match="unknown system"):
-        list(generate("moses", [["a"]], [example_table], lm))
+        list(run("moses", [["a"]], example_table, lm))
     with pytest.raises(ValueError, match="needs a reference"):
-        list(generate("spg-similarity", [["a"]], [example_table], lm, processes=1))
+        list(run("spg-similarity", [["a"]], example_table, lm, processes=1))
 
 
 @pytest.mark.parametrize("system", ["mcpg-true", "mcpg-translator"])
 def test_mcpg_candidates_carry_exact_true_scores_and_the_profile(tiny_lm, example_table, system):
     lm = LanguageModel(tiny_lm["binary"])
     sentences = [s.split() for s in ("the dog runs after the young cat", "the young cat sees the dog")]
-    candidates = list(generate(system, sentences, [example_table], lm, nbest=3, time_budget=0.2, processes=1))
+    candidates = list(run(system, sentences, example_table, lm, nbest=3, max_episodes=300))
     assert {c.sentence_id for c in candidates} == {0, 1}
     scorer = TrueScorer(example_table, lm)
     for candidate in candidates:
-        assert candidate.params["mcpg_profile"] == "tuned" and candidate.params["time_budget"] == 0.2
-        assert candidate.params["mcpg_options"] == TUNED.to_json()
+        assert candidate.params["profile"] == "tuned" and candidate.params["max_episodes"] == 300
+        assert candidate.params["search_options"] == TUNED.to_json()
+        assert candidate.search["episodes"] <= 300 and not candidate.search["cut"]
         assert candidate.text.split() != sentences[candidate.sentence_id]
         assert candidate.true_score == pytest.approx(
             scorer.score(sentences[candidate.sentence_id], candidate.text.split()).log10_score, abs=1e-9)
@@ -110,27 +121,28 @@ def test_every_registered_system_generates_and_its_params_come_from_the_options_
     sentence = "the dog runs after the young cat".split()
     assert SYSTEMS == tuple(GENERATORS)
     for system in SYSTEMS:
-        candidates = list(generate(system, [sentence], [example_table], lm, nbest=2, time_budget=0.05, processes=1,
-                                   references=[sentence]))
+        values = {"max_episodes": 200} if system.startswith("mcpg") else {}
+        candidates = list(run(system, [sentence], example_table, lm, nbest=2,
+                              references=[sentence] if system == "spg-similarity" else None, **values))
         assert candidates and all(c.system == system for c in candidates)
-    faithful = list(generate("mcpg-true", [sentence], [example_table], lm, time_budget=0.05, processes=1,
-                             mcpg="faithful", mcpg_episodes_per_step=50))
-    assert faithful[0].params["mcpg_profile"] == "faithful"
-    assert faithful[0].params["mcpg_options"] == FAITHFUL.to_json()
-    assert faithful[0].params["mcpg_episodes_per_step"] == 50
+    faithful = list(run("mcpg-true", [sentence], example_table, lm, profile="faithful", episodes_per_step=50))
+    assert faithful[0].params["profile"] == "faithful"
+    assert faithful[0].params["search_options"] == FAITHFUL.to_json()
+    assert faithful[0].params["episodes_per_step"] == 50
+    assert set(faithful[0].search["episodes_per_decision"][:-1]) == {50}  # the last one may end the search early
 
 
 def test_exclude_source_drops_the_unchanged_sentence_and_keeps_nbest(tiny_lm, example_table):
     lm = LanguageModel(tiny_lm["binary"])
     # A sentence no rule of the table touches: the beam's only output is the source itself.
     untouched = "zebra quietly".split()
-    assert [c.text for c in generate("beam", [untouched], [example_table], lm, nbest=3, processes=1)] == ["zebra quietly"]
-    assert list(generate("beam", [untouched], [example_table], lm, nbest=3, processes=1, exclude_source=True)) == []
+    assert [c.text for c in run("beam", [untouched], example_table, lm, nbest=3)] == ["zebra quietly"]
+    assert list(run("beam", [untouched], example_table, lm, nbest=3, exclude_source=True)) == []
     sentence = "the dog runs after the young cat".split()
-    kept = list(generate("beam", [sentence], [example_table], lm, nbest=3, processes=1))
-    dropped = list(generate("beam", [sentence], [example_table], lm, nbest=3, processes=1, exclude_source=True))
+    kept = list(run("beam", [sentence], example_table, lm, nbest=3))
+    dropped = list(run("beam", [sentence], example_table, lm, nbest=3, exclude_source=True))
     assert all(c.text.split() != sentence for c in dropped)
-    expected = [c.text for c in generate("beam", [sentence], [example_table], lm, nbest=4, processes=1)
+    expected = [c.text for c in run("beam", [sentence], example_table, lm, nbest=4)
                 if c.text.split() != sentence][:3]
     assert [c.text for c in dropped] == expected and [c.rank for c in dropped] == list(range(1, len(dropped) + 1))
     assert dropped[0].params["exclude_source"] is True and kept[0].params["exclude_source"] is False
@@ -149,8 +161,8 @@ def test_the_cli_runs_the_seeds_mcpg_and_refuses_a_reward_of_the_other_mode(tiny
     assert main(["generate", "--system", "mcpg-translator", "--profile", "faithful", "--episodes-per-step", "40",
                  "--exploration", "500", "--reward", "seed003", *common]) == 0
     params = json.loads(capsys.readouterr().out.splitlines()[0])["params"]
-    assert (params["mcpg_profile"], params["mcpg_episodes_per_step"], params["mcpg_exploration"],
-            params["mcpg_translator_reward"]) == ("faithful", 40, 500.0, "seed003")
+    assert (params["profile"], params["episodes_per_step"], params["exploration"],
+            params["reward"]) == ("faithful", 40, 500.0, "seed003")
     monkeypatch.setattr("sys.stdin", io.StringIO("the dog runs\n"))
     assert main(["generate", "--system", "mcpg-true", "--reward", "seed003", *common]) == 2
     assert "translator-mode reward" in capsys.readouterr().err

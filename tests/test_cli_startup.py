@@ -45,3 +45,24 @@ def test_a_command_parses_without_what_other_commands_need():
 
 def test_a_command_that_needs_the_store_loads_it(tmp_path):
     assert "sqlalchemy" in loaded_after(["study", "progress", "--db", str(tmp_path / "missing.sqlite")])
+
+
+LISTED_ONLY = ("core.evaldata.build", "core.experiments.mcpg_vs_beam", "core.experiments.seed001_approaches",
+               "core.engine.generation", "core.engine.paraphrase_table", "core.engine.truescore",
+               "core.engine.kenlm_tools")
+
+
+def loaded_of(argv: list[str], names: tuple[str, ...]) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, heavy=names)], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_listing_the_commands_imports_none_of_the_modules_that_run_them():
+    assert loaded_of(["--help"], LISTED_ONLY) == []
+
+
+def test_a_subcommand_loads_its_own_arguments_when_it_is_used():
+    assert "core.experiments.mcpg_vs_beam" in loaded_of(["experiment", "mcpg-vs-beam", "--help"], LISTED_ONLY)
+    assert "core.evaldata.build" in loaded_of(["data", "build", "--help"], LISTED_ONLY)
+    assert "core.engine.generation" in loaded_of(["generate", "--help"], LISTED_ONLY)

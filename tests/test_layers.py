@@ -50,6 +50,7 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.csv_cells", "base"),
     ("core.progress", "base"),
     ("core.vocabulary", "base"),
+    ("core.code_identity", "base"),
     ("desktop", "desktop"),
 )
 QT = ("PySide6", "PyQt5", "PyQt6", "shiboken6")

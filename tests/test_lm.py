@@ -112,3 +112,16 @@ def test_cli_lm_score_and_train(tiny_lm, tmp_path):
                               "-o", str(out), "--discount-fallback"], capture_output=True, text=True)
     assert trained.returncode == 0, trained.stderr
     assert LanguageModel(out).order == 2
+
+
+def test_with_and_without_the_cache_every_spelling_of_a_sentence_scores_as_the_independent_scorer(tiny_lm):
+    grams = read_arpa(tiny_lm["arpa"])
+    cached, uncached = LanguageModel(tiny_lm["binary"]), LanguageModel(tiny_lm["binary"], cache_size=0)
+    for sentence in SENTENCES + toy_corpus(seed=5, sentences=20):
+        expected = arpa_sentence_log10(grams, 3, sentence)
+        spaced = "  " + sentence.replace(" ", " \t ") + "\n"
+        for spelling in (sentence, spaced, sentence.split()):
+            for lm in (cached, uncached, cached):  # the second cached call answers from the cache
+                assert lm.score(spelling) == pytest.approx(expected, abs=1e-4)
+        assert uncached.score(sentence, bos=False, eos=False) == cached.score(sentence.split(), bos=False, eos=False)
+    assert uncached.cache_hits == 0 and cached.cache_hits > 0

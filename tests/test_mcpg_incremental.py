@@ -194,7 +194,7 @@ def test_rerank_scores_free_actions_in_the_root_sentence(lm, seed):
     {"true_score_dp": "forward"}, {"playout": "context"}, {"rerank_on_commit": True},
     {"playout": "context", "context_neighbours": 0}, {"playout": "context", "context_neighbours": 8},
     {"playout": "context", "context_neighbours": 8, "context_pairs": 3}, {"restart_until_budget": True},
-    {"polish_share": 0.25, "polish_pairs": 3},
+    {"polish": True, "polish_pairs": 3},
 ])
 def test_each_option_alone_still_finds_the_brute_force_optimum(lm, option):
     from test_mcpg_search import exhaustive_best, random_table
@@ -238,11 +238,13 @@ def test_restart_until_budget_uses_the_whole_episode_limit(lm):
     tuned, faithful, unlimited = MCPGStats(), MCPGStats(), MCPGStats()
     first = generate_mcpg(source, table, lm, episodes_per_step=50, max_episodes=400, stats=tuned)
     generate_mcpg(source, table, lm, episodes_per_step=50, max_episodes=400, stats=faithful, profile="faithful")
-    generate_mcpg(source, table, lm, episodes_per_step=50, stats=unlimited)
+    generate_mcpg(source, table, lm, episodes_per_step=50, stats=unlimited,
+                  profile=dataclasses.replace(TUNED, max_episodes=None))
     assert tuned.restarts >= 1 and tuned.episodes == 400
     assert tuned.committed.count("stop") == tuned.restarts
     assert faithful.restarts == 0 and faithful.episodes < 400 and faithful.committed[-1] == "stop"
     assert unlimited.restarts == 0  # no limit, no restart
     # Deterministic, and the finals of every descent compete.
     assert generate_mcpg(source, table, lm, episodes_per_step=50, max_episodes=400) == first
-    assert first[0][1] >= generate_mcpg(source, table, lm, episodes_per_step=50)[0][1]
+    assert first[0][1] >= generate_mcpg(source, table, lm, episodes_per_step=50,
+                                        profile=dataclasses.replace(TUNED, max_episodes=None))[0][1]

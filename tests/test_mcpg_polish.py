@@ -1,4 +1,4 @@
-"""MCPG's polish (MCPGOptions.polish_share): hill climbing on the best finals, checked by brute force."""
+"""MCPG's polish (MCPGOptions.polish): hill climbing on the best finals, checked by brute force."""
 
 import dataclasses
 import random
@@ -131,10 +131,10 @@ def test_polish_swaps_a_committed_rule_for_the_better_overlapping_one(lm):
     assert finals.by_sentence[best_sentence][0] >= objective(space, scorer, [strong]) - 1e-12
 
 
-def test_polish_share_keeps_results_exact_deterministic_and_at_least_the_search(lm):
+def test_polish_keeps_results_exact_deterministic_and_at_least_the_search(lm):
     for seed in range(5):
         rng, source, table = random_case(seed, length=(8, 12), rules=30)
-        plain = dataclasses.replace(TUNED, polish_share=0.0)
+        plain = dataclasses.replace(TUNED, polish=False)
         stats = MCPGStats()
         polished = generate_mcpg(source, table, lm, max_episodes=60, seed=seed, stats=stats)
         unpolished = generate_mcpg(source, table, lm, max_episodes=60, seed=seed, profile=plain)
@@ -148,15 +148,18 @@ def test_polish_share_keeps_results_exact_deterministic_and_at_least_the_search(
         assert stats.polish_moves > 0 and stats.polish_seconds > 0.0
 
 
-def test_a_time_budget_is_shared_between_search_and_polish(lm):
+def test_the_polish_runs_after_a_search_by_count_and_not_after_one_the_time_cap_cut(lm):
     rng = random.Random(3)
     source = tuple(rng.choice(WORDS) for _ in range(40))
     table = ParaphraseTable(Rule((w,), (v,), 0.4) for w in WORDS for v in WORDS[:12] if v != w)
     stats = MCPGStats()
-    generate_mcpg(source, table, lm, time_budget=0.4, seed=1, stats=stats)
-    assert stats.episodes > 0 and stats.polish_moves > 0 and stats.polish_seconds > 0.0
+    generate_mcpg(source, table, lm, max_episodes=300, seed=1, stats=stats)
+    assert stats.episodes == 300 and stats.polish_moves > 0 and not stats.cut
+    cut = MCPGStats()  # a cap no search can meet: one episode, no polish, and the candidate says so
+    generate_mcpg(source, table, lm, max_episodes=300, time_budget=1e-9, seed=1, stats=cut)
+    assert cut.cut and cut.episodes == 1 and cut.polish_moves == 0
     faithful = MCPGStats()
-    generate_mcpg(source, table, lm, time_budget=0.2, seed=1, stats=faithful, profile=FAITHFUL)
+    generate_mcpg(source, table, lm, episodes_per_step=20, seed=1, stats=faithful, profile=FAITHFUL)
     assert faithful.polish_moves == 0
 
 

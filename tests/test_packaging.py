@@ -41,6 +41,17 @@ def test_the_wheel_carries_the_demo_and_an_installed_copy_finds_it(wheel, tmp_pa
 
 
 @pytest.mark.slow
+def test_the_wheel_records_the_commit_it_was_built_from(wheel):
+    """An installed copy is not a checkout: core/code_identity.py reads what setup.py recorded at build time."""
+    import json
+
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    if not head:
+        pytest.skip("not built from a git checkout: nothing to record")
+    recorded = json.loads(zipfile.ZipFile(wheel).read("core/_build_identity.json"))
+    assert recorded["commit"] == head and recorded["version"].split("+g")[1].startswith(head[:7])
+
+
 def test_the_built_bundle_opens_the_demo_judges_by_key_and_quits(tmp_path):
     dist = tmp_path / "dist"
     subprocess.run(["bash", str(ROOT / "packaging" / "build_bundle.sh"), str(dist)], check=True, cwd=ROOT,

@@ -4,6 +4,7 @@ sentences by the engine and used by SPG as one more table."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import math
 
@@ -148,7 +149,9 @@ def test_cli_generate_spg_with_a_pattern_table(table, example1_table_path, tiny_
                  "--pattern-table", str(table), "--lm", str(tiny_lm["binary"]), "--json", "--processes", "1"]) == 0
     candidate = json.loads(capsys.readouterr().out.splitlines()[0])
     assert candidate["text"] == "we should first consider market demand ."
-    assert candidate["params"]["pattern_tables"] == [{"path": str(table), "score": "score"}]
+    assert candidate["params"]["inputs"]["pattern_tables"] == [
+        {"path": str(table), "sha256": hashlib.sha256(table.read_bytes()).hexdigest(), "bytes": table.stat().st_size}]
+    assert candidate["params"]["pattern_score"] == "score"
     assert any(step["source"] == "take market demand into consideration" for step in candidate["derivation"])
     monkeypatch.setattr("sys.stdin", io.StringIO("the dog\n"))
     assert main(["generate", "--system", "beam", "--table", str(example1_table_path), "--pattern-table",

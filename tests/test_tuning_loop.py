@@ -49,7 +49,7 @@ def test_the_loop_closes_on_the_demo(loop):
     weights_sha = hashlib.sha256((out / "weights.json").read_bytes()).hexdigest()
     round1 = [json.loads(line) for line in (out / "dev-round1.jsonl").read_text().splitlines()]
     params = [json.loads(s["params"]) for r in round1 for s in r["systems"]]
-    assert all(p["weights_file"]["sha256"] == weights_sha for p in params)
+    assert all(p["inputs"]["weights"]["sha256"] == weights_sha for p in params)
     tuned = weights["weights"]["beam"]
     assert all(p["decoder"]["alpha_lm"] == tuned["alpha_lm"] for p in params)
     assert result["judged"]["round0"]["judge-1"] == result["judged"]["round0"]["judge-2"] > 0
@@ -77,7 +77,7 @@ def test_tune_and_generate_with_weights_from_the_command_line(loop, tmp_path, ca
     assert main(["generate", "--system", "beam", "--table", str(small), "--lm", str(DEMO.lm), "--json",
                  "--weights", str(weights), "--processes", "1"]) == 0
     candidate = json.loads(capsys.readouterr().out.splitlines()[0])
-    assert candidate["params"]["weights_file"]["signature"] == data["signature"]
+    assert candidate["params"]["inputs"]["weights"]["signature"] == data["signature"]
     assert candidate["params"]["decoder"]["alpha_phi"] == data["weights"]["beam"]["alpha_phi"]
     # Weights tuned for the beam are refused by SPG and by MCPG, with a reason.
     for system in ("spg-simplification", "mcpg-true"):

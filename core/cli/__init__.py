@@ -16,8 +16,7 @@ import importlib
 import os
 import sys
 
-from core import __version__
-from core.errors import InputFileError, InputFormatError
+from core.errors import InputFileError, InputFormatError, OptionsError
 from core.terminal_text import escape_controls, escaping_streams
 
 SUBCOMMAND_MODULES = [
@@ -29,9 +28,11 @@ SUBCOMMAND_MODULES = [
     "core.cli.data_cmd",
     "core.cli.study_cmd",
     "core.cli.generate_cmd",
+    "core.cli.reproduce_cmd",
     "core.cli.experiment_cmd",
     "core.cli.inspect_cmd",
     "core.cli.suggest_cmd",
+    "core.cli.serve_cmd",
     "core.cli.patterns_cmd",
     "core.cli.devset_cmd",
     "core.cli.tune_cmd",
@@ -46,7 +47,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         prog="parastudio",
         description="Paraphrase Studio: generate, judge, measure, inspect, export and tune paraphrases.",
     )
-    parser.add_argument("--version", action="version", version=f"parastudio {__version__}")
+    parser.add_argument("--version", action=_CodeVersion, nargs=0,
+                        help="show the code's version and commit (core/code_identity.py) and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
@@ -57,6 +59,17 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     for entry_point in sorted(metadata.entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
         entry_point.load()(subparsers)
     return parser
+
+
+class _CodeVersion(argparse.Action):
+    """``--version``: the version every candidate records, read only when asked (git runs for it)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from core.code_identity import code_identity
+
+        identity = code_identity()
+        print(f"parastudio {identity['version']} (commit {identity['commit']})")
+        parser.exit()
 
 
 @functools.lru_cache(maxsize=64)
@@ -89,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with escaping_streams(json_on_stdout=writes_json(args)):  # names and texts from files: shown, not obeyed
             return int(args.func(args) or 0)
-    except (InputFormatError, InputFileError) as error:
+    except (InputFormatError, InputFileError, OptionsError) as error:
         print(f"parastudio: error: {escape_controls(str(error))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # before OSError, of which it is one

@@ -8,14 +8,19 @@ from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from core.evaldata.build import STAGES
+    from core.cli.lazy_parser import add_lazy_parser
 
     data = subparsers.add_parser("data", help="build the real-data corpus, tables, LM and test sets")
     data_sub = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
-    build = data_sub.add_parser(
-        "build", help="rebuild evaldata/ from Debian's SWORD packages (sword-text-web, -kjv, -sparv)",
-        description="Stages run in pipeline order; each reads what earlier stages wrote under OUT/build. "
-                    f"Stages: {', '.join(STAGES)}.")
+    add_lazy_parser(data_sub, "build", _build_arguments,
+                    help="rebuild evaldata/ from Debian's SWORD packages (sword-text-web, -kjv, -sparv)")
+
+
+def _build_arguments(build: argparse.ArgumentParser) -> None:
+    from core.evaldata.build import STAGES  # the stages' modules: only when `data build` runs or shows its help
+
+    build.description = ("Stages run in pipeline order; each reads what earlier stages wrote under OUT/build. "
+                         f"Stages: {', '.join(STAGES)}.")
     build.add_argument("--out", type=Path, help="evaldata directory (default: the checkout's evaldata/)")
     build.add_argument("--stages", nargs="+", metavar="STAGE", choices=STAGES,
                        help="run only these stages (default: all)")

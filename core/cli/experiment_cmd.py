@@ -15,14 +15,35 @@ Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
 from __future__ import annotations
 
 import argparse
+import importlib
 from pathlib import Path
 
-from core.experiments import (judgment_predictor, mcpg_vs_beam, seed000_reranking, seed001_approaches, seed002_patterns,
-                              spg_rates, tuning_loop)
+from core.cli.lazy_parser import add_lazy_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not options of the experiment itself: left out of the recorded command.
 _NOT_OPTIONS = {"func", "command", "experiment", "progress"}
+
+# name -> (module under core.experiments, one line of help). A module is imported only when its experiment
+# runs or prints its help (a fixed list, as core/cli/__init__.py's SUBCOMMAND_MODULES): `parastudio --help`
+# does not pay for seven experiments' imports.
+EXPERIMENTS = {
+    "seed000-reranking": ("seed000_reranking", "seed 000 §3: the beam decoder's n-best reranked by true score"),
+    "mcpg-vs-beam": ("mcpg_vs_beam", "seed 000 §4 / seed 003 §5: MCPG 1-best true scores against the beam decoder"),
+    "spg-rates": ("spg_rates", "seed 004 §5: SPG paraphrase rate and unit replacements per application"),
+    "seed001-approaches": ("seed001_approaches", "seed 001 §4.1, §5.2: the ten paraphraser approaches on "
+                           "round-trip cases, with sign tests"),
+    "seed002-patterns": ("seed002_patterns", "seed 002: paraphrase patterns through the Spanish pivot, models, "
+                         "scripted judges, SPG"),
+    "tuning-loop": ("tuning_loop", "seed 004 §3.6 on the demo: judge (scripted), export, tune, regenerate, "
+                    "judge again"),
+    "judgment-predictor": ("judgment_predictor", "seed 000's open question: model scores predicting the demo "
+                           "study's judgments"),
+}
+
+
+def experiment_module(name: str):
+    return importlib.import_module(f"core.experiments.{EXPERIMENTS[name][0]}")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,9 +53,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Reproduce the seeds' analyses; results go to --out as Markdown plus a PNG plot.",
     )
     experiments = parser.add_subparsers(dest="experiment", metavar="EXPERIMENT", required=True)
+    for name, (_, help_line) in EXPERIMENTS.items():
+        add_lazy_parser(experiments, name, _ARGUMENTS.get(name) or _arguments_of(name), help=help_line)
 
-    reranking = experiments.add_parser(
-        "seed000-reranking", help="seed 000 §3: the beam decoder's n-best reranked by true score")
+
+def _arguments_of(name: str):
+    """The experiment module's own arguments, and a run that records the command."""
+    def add(parser: argparse.ArgumentParser) -> None:
+        module = experiment_module(name)
+        module.add_arguments(parser)
+        parser.set_defaults(func=lambda args: module.run_from_args(args, recorded_command(name, args)))
+    return add
+
+
+def _seed000_reranking_arguments(reranking: argparse.ArgumentParser) -> None:
     reranking.add_argument("--table", help="paraphrase table (default: the demo or build table)")
     reranking.add_argument("--lm", help="KenLM model (default: the demo or build LM)")
     reranking.add_argument("--input", help="tokenized test sentences (default: the demo or build test set)")
@@ -45,45 +77,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     reranking.add_argument("--processes", type=int, default=None)
     reranking.set_defaults(func=run_seed000_reranking)
 
-    versus = experiments.add_parser(
-        "mcpg-vs-beam", help="seed 000 §4 / seed 003 §5: MCPG 1-best true scores against the beam decoder")
-    mcpg_vs_beam.add_arguments(versus)
-    versus.set_defaults(func=lambda args: mcpg_vs_beam.run_from_args(args, recorded_command("mcpg-vs-beam", args)))
 
-    rates = experiments.add_parser(
-        "spg-rates", help="seed 004 §5: SPG paraphrase rate and unit replacements per application")
-    spg_rates.add_arguments(rates)
-    rates.set_defaults(func=lambda args: spg_rates.run_from_args(args, recorded_command("spg-rates", args)))
-
-    approaches = experiments.add_parser(
-        "seed001-approaches", help="seed 001 §4.1, §5.2: the ten paraphraser approaches on round-trip cases, "
-        "with sign tests")
-    seed001_approaches.add_arguments(approaches)
-    approaches.set_defaults(func=lambda args: seed001_approaches.run_from_args(
-        args, recorded_command("seed001-approaches", args)))
-    patterns = experiments.add_parser(
-        "seed002-patterns", help="seed 002: paraphrase patterns through the Spanish pivot, models, scripted judges, SPG")
-    seed002_patterns.add_arguments(patterns)
-    patterns.set_defaults(func=lambda args: seed002_patterns.run_from_args(
-        args, recorded_command("seed002-patterns", args)))
-
-    loop = experiments.add_parser(
-        "tuning-loop", help="seed 004 §3.6 on the demo: judge (scripted), export, tune, regenerate, judge again")
-    tuning_loop.add_arguments(loop)
+def _tuning_loop_arguments(loop: argparse.ArgumentParser) -> None:
+    experiment_module("tuning-loop").add_arguments(loop)
     loop.set_defaults(func=run_tuning_loop)
 
-    predictor = experiments.add_parser(
-        "judgment-predictor", help="seed 000's open question: model scores predicting the demo study's judgments")
-    judgment_predictor.add_arguments(predictor)
-    predictor.set_defaults(func=lambda args: judgment_predictor.run_from_args(
-        args, recorded_command("judgment-predictor", args)))
+
+_ARGUMENTS = {"seed000-reranking": _seed000_reranking_arguments, "tuning-loop": _tuning_loop_arguments}
 
 
 def run_tuning_loop(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
 
     with progress_bar() as progress:
-        return tuning_loop.run_from_args(args, recorded_command("tuning-loop", args), progress)
+        return experiment_module("tuning-loop").run_from_args(args, recorded_command("tuning-loop", args), progress)
 
 
 def recorded_command(experiment: str, args: argparse.Namespace) -> str:
@@ -118,4 +125,4 @@ def run_seed000_reranking(args: argparse.Namespace) -> int:
             argv += [flag, str(value)]
     if args.stack_sizes:
         argv += ["--stack-sizes", *map(str, args.stack_sizes)]
-    return seed000_reranking.main(argv)
+    return experiment_module("seed000-reranking").main(argv)

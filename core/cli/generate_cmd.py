@@ -7,36 +7,73 @@ import contextlib
 import json
 import sys
 
-from core.cli.table_options import add_table_loading_options, load_table_from_args
-from core.engine.generation import SYSTEMS, generate_batches
-from core.engine.lm import LanguageModel
-from core.engine.mcpg import DEFAULT_EXPLORATION
+from core.cli.lazy_parser import add_lazy_parser
 from core.textio import open_standard_input, open_text_maybe_gzip
+
+# Each option of the systems' options objects (core/engine/generation_options.py) -> its flag here. Which
+# system takes which is read from the objects themselves (option_names), shown in --help and checked in core.
+OPTION_FLAGS = {
+    "nbest": "--nbest", "exclude_source": "--exclude-source", "tokenize": "--tokenize",
+    "table_loading": "--format/--score/--value-kind/--skip-bad-lines/--swap-sides/--channel-from-reverse",
+    "stack_size": "--stack-size", "weights": "--weights", "pattern_score": "--pattern-score",
+    "seed": "--seed", "profile": "--profile", "episodes_per_step": "--episodes-per-step",
+    "max_episodes": "--max-episodes", "time_budget": "--time-budget", "exploration": "--exploration",
+    "reward": "--reward",
+}
+# Options set by their flag's value as it is (the flags above that need reading go through _option_values).
+DIRECT_OPTIONS = ("nbest", "exclude_source", "stack_size", "pattern_score", "seed", "profile", "episodes_per_step",
+                  "max_episodes", "time_budget", "exploration", "reward")
+# Inputs and outputs that only some systems take (refused in core for the others).
+SYSTEM_ONLY_FLAGS = {"--pattern-table": "SPG", "--reference": "spg-similarity", "--search-graph": "beam"}
+
+
+def options_by_system() -> str:
+    """The table in ``--help``: the flags of every option each system takes."""
+    from core.engine.generation_options import OPTIONS_OF_SYSTEM, option_names
+
+    common = set.intersection(*(set(option_names(system)) for system in OPTIONS_OF_SYSTEM))
+    lines = ["options each system takes (any other is refused):",
+             f"  {'every system':19} " + " ".join(OPTION_FLAGS[n] for n in option_names("beam") if n in common)]
+    for system in OPTIONS_OF_SYSTEM:
+        flags = [OPTION_FLAGS[name] for name in option_names(system) if name in OPTION_FLAGS and name not in common]
+        lines.append(f"  {system:19} {' '.join(flags)}")
+    lines += [f"  {flag} is for {systems} only" for flag, systems in SYSTEM_ONLY_FLAGS.items()]
+    return "\n".join(lines)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "generate",
-        help="generate paraphrases (beam decoder, MCPG, SPG) for sentences on standard input",
-        description="Reads one sentence per line on standard input and prints candidates with their model "
-                    "score and their exact true score (log10, seed 000) under the same table and LM.",
-    )
+    add_lazy_parser(subparsers, "generate", _arguments,
+                    help="generate paraphrases (beam decoder, MCPG, SPG) for sentences on standard input")
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    """generate's arguments, read from the generators' options (added when generate runs or shows its help)."""
+    from core.cli.table_options import add_table_loading_options
+    from core.engine.generation import SYSTEMS
+    from core.engine.generation_options import DEFAULT_TIME_CAP
+    from core.engine.mcpg.options import DEFAULT_EPISODES_PER_STEP, DEFAULT_EXPLORATION, SEED_EPISODES_PER_STEP, TUNED
+
+    parser.description = ("Reads one sentence per line on standard input and prints candidates with their model "
+                          "score and their exact true score (log10, seed 000) under the same table and LM. Every "
+                          "candidate's params name the options, the input files by sha256 and the code by version "
+                          "and commit (parastudio reproduce runs them again).")
+    parser.epilog = options_by_system()
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    unset = argparse.SUPPRESS  # an option not given is absent, so core can tell given from default
     parser.add_argument("--system", required=True, choices=SYSTEMS)
     parser.add_argument("--table", action="append", required=True,
                         help="paraphrase table (repeat for several; merged except for SPG)")
     parser.add_argument("--pattern-table", action="append", default=[], metavar="FILE",
                         help="SPG only: a pattern paraphrase table (parastudio patterns build), matched on each "
                         "input sentence's spaCy parse; repeat for several")
-    parser.add_argument("--pattern-score", choices=("score", "p_mle"), default="score",
+    parser.add_argument("--pattern-score", choices=("score", "p_mle"), default=unset,
                         help="which score of the pattern table is the rule's: Eq. 3 (score, default) or Eq. 1 (p_mle)")
     parser.add_argument("--lm", required=True, help="KenLM model (ARPA or binary)")
-    parser.add_argument("--nbest", type=int, default=1, help="candidates per sentence (distinct strings)")
-    parser.add_argument("--time-budget", type=float, default=None,
-                        help=f"seconds per sentence (MCPG, SPG; MCPG default {MCPG_DEFAULT_BUDGET:g})")
+    parser.add_argument("--nbest", type=int, default=unset, help="candidates per sentence (distinct strings; default 1)")
     parser.add_argument("--reference", metavar="FILE",
                         help="one reference sentence per input line (spg-similarity)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (MCPG)")
-    parser.add_argument("--stack-size", type=int, default=200, help="beam decoder stack size (Moses -stack)")
+    parser.add_argument("--stack-size", type=int, default=unset,
+                        help="beam decoder stack size (Moses -stack; beam and SPG, default 200)")
     parser.add_argument("--search-graph", metavar="FILE",
                         help="write the beam decoder's search graph in Moses -output-search-graph format")
     parser.add_argument("--search-graph-extended", action="store_true",
@@ -45,19 +82,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--report-segmentation", action="store_true",
                         help="print each sentence's 1-best as Moses -report-segmentation does: every phrase followed "
                         "by the source span it translates, |i-j| (0-based, inclusive); seed 001 reads coverage so")
-    parser.add_argument("--exclude-source", action="store_true",
+    parser.add_argument("--exclude-source", action="store_true", default=unset,
                         help="never output the unchanged source sentence (off by default: the beam decoder is "
                         "our Moses, whose 1-best may be the source when no rewrite scores better, and seed 000's "
                         "reranking counts it; a judging study wants it on)")
     mcpg = parser.add_argument_group("MCPG (seed 003)")
-    mcpg.add_argument("--profile", choices=("faithful", "tuned"), default="tuned",
+    mcpg.add_argument("--profile", choices=("faithful", "tuned"), default=unset,
                       help="faithful: the seeds' MCPG; tuned (default): its measured improvements")
-    mcpg.add_argument("--episodes-per-step", type=int, metavar="ETA",
-                      help="episodes per root decision, seed 003's eta (default: tuned 1000; faithful 100,000, or "
-                      "with --time-budget paced so that every decision left gets an equal share of the time)")
-    mcpg.add_argument("--exploration", type=float, default=DEFAULT_EXPLORATION, metavar="K",
+    mcpg.add_argument("--episodes-per-step", type=int, metavar="ETA", default=unset,
+                      help=f"episodes per root decision, seed 003's eta, a count (default {DEFAULT_EPISODES_PER_STEP:,}: "
+                      f"the seed's {SEED_EPISODES_PER_STEP:,} scaled to our Python search's speed)")
+    mcpg.add_argument("--max-episodes", type=int, metavar="N", default=unset,
+                      help="episodes of the whole search (default: tuned {TUNED_MAX_EPISODES:,}, which it restarts "
+                      "until; faithful none)".replace("{TUNED_MAX_EPISODES:,}", f"{TUNED.max_episodes:,}"))
+    mcpg.add_argument("--time-budget", type=float, default=unset, metavar="SECONDS",
+                      help=f"a cap on the seconds per sentence, not a setting (default {DEFAULT_TIME_CAP:g}): a "
+                      "search it cuts says so in its candidates' search.cut, and only such a search depends on "
+                      "the machine's speed")
+    mcpg.add_argument("--seed", type=int, default=unset, help="random seed (default 0)")
+    mcpg.add_argument("--exploration", type=float, default=unset, metavar="K",
                       help=f"RAVE equivalence parameter k (seed 003 §4.3: {DEFAULT_EXPLORATION:g})")
-    mcpg.add_argument("--reward", choices=("true-score", "channel", "seed003"),
+    mcpg.add_argument("--reward", choices=("true-score", "channel", "seed003"), default=unset,
                       help="true-score (mcpg-true: the exact true score); channel (mcpg-translator default: "
                       "P_LM(t) prod p(s_i|t_i)) or seed003 (seed 003 §4.3's reward, each rule over p(s_i|s_i))")
     parser.add_argument("--weights", metavar="WEIGHTS_JSON",
@@ -72,13 +117,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tokenizing.add_argument("--pretokenized", dest="tokenize", action="store_false", default=False,
                             help="input is already tokenized: split on whitespace (default)")
     tokenizing.add_argument("--tokenize", dest="tokenize", action="store_true",
-                            help="tokenize and lowercase input like the bundled data (Moses tokenizer)")
+                            help="tokenize and lowercase input like the bundled data (Moses tokenizer; recorded "
+                            "in params)")
     add_table_loading_options(parser)
     parser.set_defaults(func=run)
-
-
-# MCPG is anytime; without a budget its paper settings run for minutes per sentence.
-MCPG_DEFAULT_BUDGET = 2.0
 
 
 def _read_sentences(lines, tokenize: bool) -> list[list[str]]:
@@ -91,41 +133,31 @@ def _read_sentences(lines, tokenize: bool) -> list[list[str]]:
     return sentences
 
 
-def _mcpg_reward(args: argparse.Namespace) -> tuple[str | None, str | None]:
-    """(translator reward, error): the reward names which mode's objective is meant."""
-    if args.reward is None:
-        return "channel", None
-    if args.system == "mcpg-true":
-        return ("channel", None) if args.reward == "true-score" else (
-            None, f"--reward {args.reward} is a translator-mode reward; mcpg-true's reward is the true score")
-    if args.system == "mcpg-translator":
-        return (args.reward, None) if args.reward != "true-score" else (
-            None, "--reward true-score is mcpg-true's; mcpg-translator takes channel or seed003")
-    return None, "--reward applies to the MCPG systems"
+def _option_values(args: argparse.Namespace) -> dict:
+    """The options given on the command line, by their names in the options objects (not given: absent)."""
+    from core.engine.generation_options import TableLoading
+
+    values = {name: getattr(args, name) for name in DIRECT_OPTIONS if hasattr(args, name)}
+    values["tokenize"] = args.tokenize
+    values["table_loading"] = TableLoading(format=args.format, score=args.score, value_kind=args.value_kind,
+                                           skip_bad_lines=args.skip_bad_lines, swap_sides=args.swap_sides,
+                                           channel_from_reverse=args.channel_from_reverse)
+    if args.weights:
+        values["weights"] = _tuned_weights(args)
+    return values
 
 
-def _tuned_weights(args: argparse.Namespace) -> tuple[dict, str | None]:
-    """(generation options, error) from ``--weights``: the decoder settings or SPG weights and their provenance."""
-    if not args.weights:
-        return {}, None
-    from core.engine.beam_decoder import DecoderSettings
-    from core.tuning.weights_file import beam_weights, check_applies, read_weights, spg_weights, weights_provenance
+def _tuned_weights(args: argparse.Namespace):
+    """The weights in ``--weights`` for the system (the beam decoder's or SPG's); refused for another system."""
+    from core.errors import OptionsError
+    from core.tuning.weights_file import beam_weights, check_applies, read_weights, spg_weights
 
     data = read_weights(args.weights)
     try:
         check_applies(data, args.system, args.weights)
     except ValueError as error:
-        return {}, str(error)
-    options: dict = {"weights_source": weights_provenance(args.weights, data)}
-    if data["system"] == "beam":
-        options["settings"] = DecoderSettings(stack_size=args.stack_size, weights=beam_weights(data, args.weights))
-    else:
-        weights = spg_weights(data, args.weights)
-        if len(weights.tables) != len(args.table):
-            return {}, (f"{args.weights} holds lambda_k for {len(weights.tables)} table(s); --table is given "
-                        f"{len(args.table)} time(s)")
-        options["spg"] = weights
-    return options, None
+        raise OptionsError(str(error)) from None
+    return beam_weights(data, args.weights) if data["system"] == "beam" else spg_weights(data, args.weights)
 
 
 def _candidate_output(path: str | None):
@@ -139,43 +171,20 @@ def _candidate_output(path: str | None):
 
 
 def run(args: argparse.Namespace) -> int:
+    from core.engine.generation import generate_batches
+    from core.engine.generation_options import options_for
+    from core.engine.generation_resources import load_resources
+
     if args.search_graph_extended and not args.search_graph:
         print("parastudio: error: --search-graph-extended needs --search-graph FILE", file=sys.stderr)
-        return 2
-    translator_reward, problem = _mcpg_reward(args)
-    if problem:
-        print(f"parastudio: error: {problem}", file=sys.stderr)
-        return 2
-    if args.episodes_per_step is not None and args.episodes_per_step < 1:
-        print("parastudio: error: --episodes-per-step must be at least 1", file=sys.stderr)
-        return 2
-    if args.search_graph and args.system != "beam":
-        print("parastudio: error: --search-graph needs --system beam", file=sys.stderr)
         return 2
     if args.report_segmentation and args.json:
         print("parastudio: error: --report-segmentation prints text lines; with --json the derivation has the spans",
               file=sys.stderr)
         return 2
-    if args.nbest < 1 or args.stack_size < 1:
-        print("parastudio: error: --nbest and --stack-size must be at least 1", file=sys.stderr)
-        return 2
-    if args.pattern_table and not args.system.startswith("spg"):
-        print("parastudio: error: --pattern-table needs an SPG system (spg-compression, spg-simplification, "
-              "spg-similarity)", file=sys.stderr)
-        return 2
-    tuned, problem = _tuned_weights(args)
-    if problem:
-        print(f"parastudio: error: {problem}", file=sys.stderr)
-        return 2
-    tables = [load_table_from_args(path, args) for path in args.table]
-    lm = LanguageModel(args.lm)
+    options = options_for(args.system, **_option_values(args))  # OptionsError: exit 2 (core.cli.main)
     with open_standard_input() as handle:
         sentences = _read_sentences(handle, args.tokenize)
-    pattern_tables = []
-    if args.pattern_table:
-        from core.engine.patterns.pattern_table import pattern_table_for
-
-        pattern_tables = [pattern_table_for(path, sentences, score=args.pattern_score) for path in args.pattern_table]
     references = None
     if args.reference:
         with open_text_maybe_gzip(args.reference) as handle:
@@ -184,27 +193,23 @@ def run(args: argparse.Namespace) -> int:
             print(f"parastudio: error: {args.reference}: {len(references)} lines, expected one per input sentence "
                   f"({len(sentences)})", file=sys.stderr)
             return 2
-    elif args.system == "spg-similarity":
-        print("parastudio: error: spg-similarity needs --reference FILE", file=sys.stderr)
-        return 2
-    time_budget = args.time_budget
-    if time_budget is None and args.system.startswith("mcpg"):
-        time_budget = MCPG_DEFAULT_BUDGET
+    signature = None
+    if args.weights:
+        from core.tuning.weights_file import read_weights
+
+        signature = read_weights(args.weights).get("signature")
+    resources = load_resources(options, args.table, args.lm, pattern_tables=args.pattern_table, sentences=sentences,
+                               weights_file=args.weights, weights_signature=signature, reference_file=args.reference,
+                               on_table_report=_print_table_report)
 
     from core.cli.progress_bar import progress_bar
 
     graph_lines: list[str] = []
     try:
         with progress_bar("sent") as progress, _candidate_output(args.output) as out:
-            batches = generate_batches(
-                args.system, sentences, tables, lm, nbest=args.nbest, time_budget=time_budget, seed=args.seed,
-                stack_size=args.stack_size, progress=progress, processes=args.processes,
-                search_graph=bool(args.search_graph), references=references,
-                search_graph_extended=args.search_graph_extended, exclude_source=args.exclude_source,
-                mcpg=args.profile, mcpg_episodes_per_step=args.episodes_per_step,
-                mcpg_exploration=args.exploration, mcpg_translator_reward=translator_reward, **tuned,
-                **({"pattern_tables": pattern_tables} if pattern_tables else {}),
-            )
+            batches = generate_batches(options, sentences, resources, progress=progress, processes=args.processes,
+                                       references=references, search_graph=bool(args.search_graph),
+                                       search_graph_extended=args.search_graph_extended)
             for _, candidates, graph in batches:
                 if args.report_segmentation:
                     from core.engine.cat.translate import translation_from_segments
@@ -223,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
                 if graph:
                     graph_lines.extend(graph)
                 out.flush()
-    except ValueError as error:
+    except ValueError as error:  # OptionsError and the generators' own refusals: a message, exit 2
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
     if args.search_graph:
@@ -232,3 +237,14 @@ def run(args: argparse.Namespace) -> int:
         with atomic_output(args.search_graph) as out:
             out.writelines(line + "\n" for line in graph_lines)
     return 0
+
+
+def _print_table_report(report) -> None:
+    """What ``load_table_from_args`` prints: a binary that could not stand for its table, skipped lines."""
+    for note in report.notes:
+        print(f"parastudio: note: {note}", file=sys.stderr)
+    if report.skipped:
+        print(f"parastudio: {report.path}: skipped {report.skipped} malformed line(s); loaded {report.rules} rules",
+              file=sys.stderr)
+        for message in report.first_errors:
+            print(f"  {message}", file=sys.stderr)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.engine.kenlm_tools import KenLMToolsError, train_lm
-from core.engine.lm import LanguageModel
 from core.textio import open_standard_input
 
 
@@ -35,6 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    from core.engine.kenlm_tools import KenLMToolsError, train_lm
+
     try:
         path = train_lm(
             args.corpus, args.order, args.output, prune=args.prune, memory=args.memory,
@@ -49,6 +49,8 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_score(args: argparse.Namespace) -> int:
+    from core.engine.lm import LanguageModel
+
     model = LanguageModel(args.lm, cache_size=0)
     out = sys.stdout
     with open_standard_input() as lines:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -25,10 +26,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--top", type=int, default=20, help="kappa: paraphrases kept per phrase (20)")
     parser.add_argument("--reverse", action="store_true", help="the language to paraphrase is the second field")
     parser.add_argument("--no-features", action="store_true", help="write only p(e2|e1), without h1..h4")
-    parser.add_argument("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB (default: a third of RAM)")
-    parser.add_argument("--temp-dir", type=Path, default=None, help="where DuckDB spills (default: beside the output)")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="DuckDB threads (default 1: more is faster but not bit-for-bit reproducible)")
+    parser.add_argument("--memory-limit", default=None,
+                        help="DuckDB memory limit, e.g. 1GB; beyond it DuckDB spills to --temp-dir (default: a third "
+                        "of RAM)")
+    parser.add_argument("--temp-dir", type=Path, default=None,
+                        help="where DuckDB keeps its database and spills (default: beside the output; e.g. /tmp to "
+                        "use the system's temp folder)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                        help="DuckDB threads (default: every core, %(default)s here); the output is the same bytes "
+                        "for any number of threads and any --memory-limit")
     parser.add_argument("--prune", metavar="FILE", help="leave out the pairs of a prune list ('e1 ||| e2' per line, "
                         "as `parastudio inspect-rules --prune-list` writes it)")
     parser.add_argument("--json", action="store_true", help="print the statistics as one JSON object")

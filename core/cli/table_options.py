@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.engine.paraphrase_table import ParaphraseTable
+from typing import TYPE_CHECKING
+
 from core.engine.table_formats import LoadReport, TableFormat, ValueKind
+
+if TYPE_CHECKING:
+    from core.engine.paraphrase_table import ParaphraseTable
 
 
 def add_table_loading_options(parser: argparse.ArgumentParser, *, reverse: bool = True) -> None:
@@ -28,7 +32,9 @@ def add_table_loading_options(parser: argparse.ArgumentParser, *, reverse: bool 
                        help="use the probability of the reverse entry t -> s as p(s|t) (for tables giving p(t|s))")
 
 
-def load_table_from_args(path: str, args: argparse.Namespace) -> ParaphraseTable:
+def load_table_from_args(path: str, args: argparse.Namespace) -> "ParaphraseTable":
+    from core.engine.paraphrase_table import ParaphraseTable  # not at import: `parastudio --help` lists tables' options
+
     report = LoadReport(path)
     table = ParaphraseTable.load(
         path,

@@ -6,9 +6,6 @@ import argparse
 import json
 
 from core.cli.table_options import add_table_loading_options, load_table_from_args
-from core.engine.lm import LanguageModel
-from core.engine.scoring import ScoreWeights
-from core.engine.truescore import TrueScorer
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,6 +36,10 @@ def _tokens(text: str, tokenize: bool) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from core.engine.lm import LanguageModel
+    from core.engine.scoring import ScoreWeights
+    from core.engine.truescore import TrueScorer
+
     table = load_table_from_args(args.table, args)
     lm = LanguageModel(args.lm) if args.lm else None
     weights = ScoreWeights(args.alpha_phi, args.alpha_lm, args.alpha_w)

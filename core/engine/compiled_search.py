@@ -23,6 +23,7 @@ import functools
 import itertools
 import math
 import os
+import sys
 from typing import Sequence
 
 from core.engine.beam_decoder import DecodeResult, DecoderSettings, Hypothesis, NBestEntry
@@ -44,8 +45,22 @@ def available() -> bool:
 
 
 def wanted() -> bool:
-    """Whether ``core="auto"`` uses the compiled core (``PARASTUDIO_BEAM_CORE=python`` turns it off)."""
-    return available() and os.environ.get("PARASTUDIO_BEAM_CORE", "auto") != "python"
+    """Whether ``core="auto"`` uses the compiled core (``PARASTUDIO_BEAM_CORE=python`` turns it off).
+
+    An install without the core (no compiler, offline) runs the Python search and says so once."""
+    if os.environ.get("PARASTUDIO_BEAM_CORE", "auto") == "python":
+        return False
+    if not available():
+        _say_the_python_search_runs()
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=1)
+def _say_the_python_search_runs() -> None:
+    why = "not built" if _beam_core is None else "older than this checkout"
+    print(f"parastudio: note: the compiled search core is {why}; the Python search runs (same results, "
+          "several times slower). Reinstall with a C++ compiler to build it (README, Set-up).", file=sys.stderr)
 
 
 class _Vocabulary:

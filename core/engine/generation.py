@@ -1,84 +1,67 @@
-"""Generate candidate paraphrases with any system: the one entry point for the CLI and the GUI.
+"""Generate candidate paraphrases with any system: the one entry point for the CLI, the app and a notebook.
 
-``generate`` yields :class:`core.engine.candidate.Candidate` objects, each with the
-system's own log10 score of its best path and the exact log10 true score
-(seed 000, :mod:`core.engine.truescore`) under the same table, LM and weights.
+``generate(options, sentences, resources)`` yields :class:`core.engine.candidate.Candidate`
+objects, each with the system's own log10 score of its best path and the exact
+log10 true score (seed 000, :mod:`core.engine.truescore`) under the same table, LM and weights.
+``options`` is the system's frozen options object (:mod:`core.engine.generation_options`:
+``BeamRunOptions``, ``MCPGRunOptions``, ``SPGRunOptions``), ``resources`` the loaded
+tables and LM (:mod:`core.engine.generation_resources`).
 
 Systems:
 
 * ``beam``: the monotone stack decoder of :mod:`core.engine.beam_decoder` (our MOSES).
 * ``mcpg-true`` / ``mcpg-translator``: MCPG (seed 003, seed 000 §4) in
-  ``core.engine.mcpg.generate_mcpg(source, table, lm, mode="true-score"|"translator",
-  nbest=, time_budget=, seed=)``.
+  :func:`core.engine.mcpg.generate_mcpg`.
 * ``spg-compression`` / ``spg-simplification`` / ``spg-similarity``: SPG
-  (seed 004) in ``core.engine.spg.generate_spg(source, tables, lm, application=,
-  nbest=, time_budget=, seed=)``.
+  (seed 004) in :func:`core.engine.spg.generate_spg`.
 
-SPG also takes pattern tables (``pattern_tables``, seed 004's PT-4:
+SPG also takes pattern tables (seed 004's PT-4:
 :class:`core.engine.patterns.pattern_table.PatternTable`); they are matched on each
 parsed input sentence and are not part of the merged table, so a candidate that used
 a pattern has the true score of the phrase tables alone (often unreachable).
 
-Several ``--table`` arguments are merged into one table (a rule kept once,
-with its highest probability) for the systems that take one table, as Moses
-would use several tables as alternative decoding paths; SPG gets the list.
-Sentences are processed in parallel (fork, ``processes`` workers) when there
-are enough of them for the start-up cost to pay.
+Several tables are merged into one table (a rule kept once, with its highest
+probability) for the systems that take one table, as Moses would use several
+tables as alternative decoding paths; SPG gets the list. Sentences are
+processed in parallel (fork, ``processes`` workers) when there are enough of
+them for the start-up cost to pay; the output is the same either way.
+
+Provenance: every candidate's ``params`` is the options' JSON plus ``"inputs"``
+(every file by path, sha256 and size) and the code's ``"version"`` and
+``"commit"`` (:mod:`core.code_identity`); what varies per sentence is on the
+candidate itself: its ``source`` (and ``reference``) tokens and, for MCPG, its
+``search`` (eta per decision, the decisions, the episodes, whether the time cap cut it).
+Wall time is kept off the JSON (``Candidate.seconds``) so that equal runs write equal bytes.
 """
 
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import os
 import time
-from dataclasses import dataclass, field
 from typing import Callable, Iterator, Protocol, Sequence
 
-from core import __version__
-from core.engine.beam_decoder import BeamDecoder, DecoderSettings
+from core.code_identity import code_identity
+from core.engine.beam_decoder import BeamDecoder
 from core.engine.candidate import Candidate
 from core.engine.derivation import Segment
-from core.engine.lm import LanguageModel
-from core.engine.mcpg import (
-    DEFAULT_EXPLORATION,
-    PROFILES,
-    MCPGOptions,
-    generate_mcpg,
-    resolve_profile,
-)
+from core.engine.generation_options import (OPTIONS_OF_SYSTEM, BeamRunOptions, MCPGRunOptions, RunOptions,
+                                            SPGRunOptions)
+from core.engine.generation_resources import GenerationResources
+from core.engine.mcpg import generate_mcpg
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
 from core.engine.scoring import DEFAULT_WEIGHTS, ScoreWeights
 from core.engine.search_graph import search_graph_lines
-from core.engine.spg import SPGWeights, generate_spg
+from core.engine.spg import generate_spg
 from core.engine.truescore import TrueScorer
+from core.errors import OptionsError
 from core.progress import Progress, no_progress
 
 # Below this many sentences a worker pool costs more than it saves.
 PARALLEL_MIN_SENTENCES = 8
 
 Output = tuple[tuple[str, ...], float, tuple[Segment, ...]]  # tokens, the system's own score, derivation
-
-
-@dataclass(frozen=True)
-class GenerationSetup:
-    """What every generator is built from: the tables, the LM and the run's options."""
-
-    tables: tuple[ParaphraseTable, ...]
-    table: ParaphraseTable  # the tables merged, for the systems that take one
-    lm: LanguageModel | None
-    nbest: int
-    time_budget: float | None
-    seed: int
-    decoder: DecoderSettings
-    mcpg: MCPGOptions
-    mcpg_episodes_per_step: int | None = None
-    mcpg_exploration: float = DEFAULT_EXPLORATION
-    mcpg_translator_reward: str = "channel"
-    spg: SPGWeights = field(default_factory=SPGWeights)
-    pattern_tables: tuple = ()  # SPG only: PatternTable objects, one more table each
-    exclude_source: bool = False  # never output the unchanged source (the beam asks for one more path)
 
 
 class Generator(Protocol):
@@ -88,16 +71,16 @@ class Generator(Protocol):
 
     def outputs(self, source: tuple[str, ...], reference: tuple[str, ...] | None) -> list[Output]: ...
 
-    def params(self) -> dict: ...
+    def search_record(self) -> dict | None:
+        """What the last search did, recorded on each of its candidates (None: nothing worth recording)."""
 
 
 class BeamGenerator:
-    def __init__(self, setup: GenerationSetup):
-        self.settings = setup.decoder
-        self.weights = setup.decoder.weights
-        self.nbest = setup.nbest
-        self.exclude_source = setup.exclude_source
-        self.decoder = BeamDecoder(setup.table, setup.lm, setup.decoder)
+    def __init__(self, options: BeamRunOptions, table: ParaphraseTable, resources: GenerationResources):
+        self.weights = options.weights
+        self.nbest = options.nbest
+        self.exclude_source = options.exclude_source
+        self.decoder = BeamDecoder(table, resources.lm, options.decoder)
         self.last_result = None
 
     def outputs(self, source, reference=None) -> list[Output]:
@@ -108,58 +91,58 @@ class BeamGenerator:
             found = [output for output in found if output[0] != source][: self.nbest]
         return found
 
-    def params(self) -> dict:
-        return {"decoder": self.settings.to_json(), "exclude_source": self.exclude_source}
+    def search_record(self) -> None:
+        return None
 
 
 class MCPGGenerator:
-    def __init__(self, setup: GenerationSetup, mode: str):
-        self.setup, self.mode = setup, mode
+    def __init__(self, options: MCPGRunOptions, table: ParaphraseTable, resources: GenerationResources):
+        self.options, self.table, self.lm = options, table, resources.lm
         self.weights = DEFAULT_WEIGHTS
+        self.last_stats = None
 
     def outputs(self, source, reference=None) -> list[Output]:
-        setup = self.setup
-        return generate_mcpg(source, setup.table, setup.lm, mode=self.mode, nbest=setup.nbest,
-                             time_budget=setup.time_budget, seed=setup.seed, profile=setup.mcpg,
-                             episodes_per_step=setup.mcpg_episodes_per_step, exploration=setup.mcpg_exploration,
-                             translator_reward=setup.mcpg_translator_reward)
+        from core.engine.mcpg.search import MCPGStats
 
-    def params(self) -> dict:
-        setup = self.setup
-        profile = next((name for name, options in PROFILES.items() if options == setup.mcpg), "custom")
-        episodes = setup.mcpg_episodes_per_step or setup.mcpg.episodes_per_step
-        if setup.mcpg_episodes_per_step is None and setup.mcpg.pace_to_budget and setup.time_budget is not None:
-            episodes = "paced to the time budget"
-        return {"mcpg_mode": self.mode, "mcpg_profile": profile, "mcpg_episodes_per_step": episodes,
-                "mcpg_exploration": setup.mcpg_exploration, "mcpg_translator_reward": setup.mcpg_translator_reward,
-                "mcpg_options": setup.mcpg.to_json()}
+        options = self.options
+        self.last_stats = MCPGStats()
+        return generate_mcpg(source, self.table, self.lm, mode=options.mode, nbest=options.nbest,
+                             time_budget=options.time_budget, max_episodes=options.max_episodes, seed=options.seed,
+                             profile=options.search_options, episodes_per_step=options.episodes_per_step,
+                             exploration=options.exploration, translator_reward=options.translator_reward,
+                             stats=self.last_stats)
+
+    def search_record(self) -> dict | None:
+        return self.last_stats.provenance() if self.last_stats is not None else None
 
 
 class SPGGenerator:
-    def __init__(self, setup: GenerationSetup, application: str):
-        self.setup, self.application = setup, application
+    def __init__(self, options: SPGRunOptions, table: ParaphraseTable, resources: GenerationResources):
+        self.options, self.resources = options, resources
         self.weights = DEFAULT_WEIGHTS
 
     def outputs(self, source, reference=None) -> list[Output]:
-        if self.application == "similarity" and reference is None:
-            raise ValueError("spg-similarity needs a reference sentence for every input sentence (--reference FILE)")
-        setup = self.setup
-        return generate_spg(source, [*setup.tables, *setup.pattern_tables], setup.lm, application=self.application, reference=reference,
-                            nbest=setup.nbest, weights=setup.spg, settings=setup.decoder)
+        options = self.options
+        if options.application == "similarity" and reference is None:
+            raise OptionsError("spg-similarity needs a reference sentence for every input sentence (--reference FILE)")
+        return generate_spg(source, [*self.resources.tables, *self.resources.pattern_tables], self.resources.lm,
+                            application=options.application, reference=reference, nbest=options.nbest,
+                            weights=options.weights, settings=options.decoder)
 
-    def params(self) -> dict:
-        return {"spg_application": self.application, "spg_weights": self.setup.spg.to_json()}
+    def search_record(self) -> None:
+        return None
 
 
-GENERATORS: dict[str, Callable[[GenerationSetup], Generator]] = {
+GENERATORS: dict[str, Callable[[RunOptions, ParaphraseTable, GenerationResources], Generator]] = {
     "beam": BeamGenerator,
-    "mcpg-true": functools.partial(MCPGGenerator, mode="true-score"),
-    "mcpg-translator": functools.partial(MCPGGenerator, mode="translator"),
-    "spg-compression": functools.partial(SPGGenerator, application="compression"),
-    "spg-simplification": functools.partial(SPGGenerator, application="simplification"),
-    "spg-similarity": functools.partial(SPGGenerator, application="similarity"),
+    "mcpg-true": MCPGGenerator,
+    "mcpg-translator": MCPGGenerator,
+    "spg-compression": SPGGenerator,
+    "spg-simplification": SPGGenerator,
+    "spg-similarity": SPGGenerator,
 }
 SYSTEMS = tuple(GENERATORS)
+assert SYSTEMS == tuple(OPTIONS_OF_SYSTEM)
 
 
 def merged_table(tables: Sequence[ParaphraseTable]) -> ParaphraseTable:
@@ -181,44 +164,22 @@ def merged_table(tables: Sequence[ParaphraseTable]) -> ParaphraseTable:
 class _SentenceGenerator:
     """A registered generator plus the true scorer and provenance: one sentence in, candidates out."""
 
-    def __init__(self, system: str, tables: Sequence[ParaphraseTable], lm: LanguageModel | None, *, nbest: int,
-                 time_budget: float | None, seed: int, stack_size: int, settings: DecoderSettings | None,
-                 search_graph: bool = False, mcpg: MCPGOptions | str = "tuned",
-                 mcpg_episodes_per_step: int | None = None, mcpg_exploration: float = DEFAULT_EXPLORATION,
-                 mcpg_translator_reward: str = "channel", spg: SPGWeights | None = None,
-                 search_graph_extended: bool = False, exclude_source: bool = False, pattern_tables: Sequence = (),
-                 weights_source: dict | None = None):
-        if system not in GENERATORS:
-            raise ValueError(f"unknown system {system!r}; expected one of {', '.join(SYSTEMS)}")
-        if nbest < 1:
-            raise ValueError("nbest must be at least 1")
-        if pattern_tables and not system.startswith("spg"):
-            raise ValueError(f"pattern tables are SPG tables (seed 004's PT-4); {system} cannot use them")
-        self.system = system
-        self.search_graph = search_graph and system == "beam"
+    def __init__(self, options: RunOptions, resources: GenerationResources, *, search_graph: bool = False,
+                 search_graph_extended: bool = False):
+        if not isinstance(options, tuple(OPTIONS_OF_SYSTEM.values())):
+            raise OptionsError(f"options must be one of the run options objects (core.engine.generation_options), "
+                               f"not {type(options).__name__}")
+        if search_graph and options.system != "beam":
+            raise OptionsError("a search graph is the beam decoder's (--search-graph needs --system beam)")
+        resources.check_for(options)
+        self.options = options
+        self.system = options.system
+        self.search_graph = search_graph
         self.search_graph_extended = search_graph_extended
-        self.setup = GenerationSetup(
-            tables=tuple(tables), table=merged_table(tables), lm=lm, nbest=nbest, time_budget=time_budget,
-            seed=seed, decoder=settings or DecoderSettings(stack_size=stack_size), mcpg=resolve_profile(mcpg),
-            mcpg_episodes_per_step=mcpg_episodes_per_step, mcpg_exploration=mcpg_exploration,
-            mcpg_translator_reward=mcpg_translator_reward, spg=spg or SPGWeights(), exclude_source=exclude_source,
-            pattern_tables=tuple(pattern_tables))
-        self.generator = GENERATORS[system](self.setup)
-        self.scorer = TrueScorer(self.setup.table, lm, self.generator.weights)
-        self.params = {
-            "system": system,
-            "tables": [getattr(t, "source_path", t.name) for t in tables],
-            **({"pattern_tables": [{"path": getattr(t, "source_path", None) or t.name, "score": t.score_column}
-                                   for t in pattern_tables]} if pattern_tables else {}),
-            "lm": str(lm.path) if lm is not None else None,
-            "nbest": nbest,
-            "seed": seed,
-            "time_budget": time_budget,
-            "version": __version__,
-            **self.generator.params(),
-        }
-        if weights_source is not None:  # tuned weights (parastudio generate --weights): which file, which run
-            self.params["weights_file"] = weights_source
+        table = merged_table(resources.tables)
+        self.generator = GENERATORS[options.system](options, table, resources)
+        self.scorer = TrueScorer(table, resources.lm, self.generator.weights)
+        self.params = {**options.to_json(), "inputs": resources.inputs(), **code_identity()}
 
     def candidates(self, sentence_id: int, source: Sequence[str]) -> list[Candidate]:
         return self.batch(sentence_id, source)[0]
@@ -233,8 +194,9 @@ class _SentenceGenerator:
         graph = (list(search_graph_lines(sentence_id, self.generator.last_result, extended=self.search_graph_extended))
                  if self.search_graph else None)
         elapsed = time.perf_counter() - started
+        search = self.generator.search_record()
         candidates = []
-        if self.setup.exclude_source:  # the beam already asked for one more; MCPG never outputs it
+        if self.options.exclude_source:  # the beam already asked for one more; MCPG never outputs it
             produced = [output for output in produced if tuple(output[0]) != source]
         for rank, (tokens, model_score, segments) in enumerate(produced, start=1):
             truth = self.scorer.score(source, tokens)
@@ -246,7 +208,11 @@ class _SentenceGenerator:
                 model_score=float(model_score),
                 true_score=truth.log10_score,
                 derivation=tuple(segments),
-                params={**self.params, "seconds": round(elapsed, 4)},
+                params=dict(self.params),
+                source=" ".join(source),
+                reference=" ".join(reference) if reference is not None else None,
+                search=search,
+                seconds=elapsed,
             ))
         return candidates, graph
 
@@ -261,66 +227,48 @@ def _work(item: tuple[int, tuple[str, ...], tuple[str, ...] | None]) -> tuple[in
 
 
 def generate(
-    system: str,
+    options: RunOptions,
     sentences: Sequence[Sequence[str]],
-    tables: Sequence[ParaphraseTable],
-    lm: LanguageModel | None,
+    resources: GenerationResources,
     *,
-    nbest: int = 1,
-    time_budget: float | None = None,
-    seed: int = 0,
-    stack_size: int = 200,
     progress: Progress = no_progress,
     processes: int | None = None,
-    settings: DecoderSettings | None = None,
     sentence_ids: Sequence[int] | None = None,
     references: Sequence[Sequence[str]] | None = None,
-    **system_options,
 ) -> Iterator[Candidate]:
     """Candidates for every sentence (token lists), in sentence order then rank.
 
     ``progress`` is told after each sentence. ``processes`` defaults to
-    min(2, CPU count); 1 disables the worker pool. ``settings`` overrides the
-    beam decoder's settings (``stack_size`` is then ignored).
-    ``system_options`` go to the system: ``mcpg`` (a profile name or
-    :class:`~core.engine.mcpg.MCPGOptions`), ``mcpg_episodes_per_step``,
-    ``mcpg_exploration``, ``mcpg_translator_reward``, ``spg`` (SPGWeights), ``pattern_tables`` (SPG),
-    ``weights_source`` (the provenance of tuned weights, recorded in every candidate's params).
+    min(2, CPU count); 1 disables the worker pool. ``references`` (one per
+    sentence) are spg-similarity's. Options and resources the system cannot
+    use raise :class:`~core.errors.OptionsError`.
     """
-    for _, candidates, _ in generate_batches(
-        system, sentences, tables, lm, nbest=nbest, time_budget=time_budget, seed=seed, stack_size=stack_size,
-        progress=progress, processes=processes, settings=settings, sentence_ids=sentence_ids, references=references,
-        **system_options,
-    ):
+    for _, candidates, _ in generate_batches(options, sentences, resources, progress=progress, processes=processes,
+                                             sentence_ids=sentence_ids, references=references):
         yield from candidates
 
 
 def generate_batches(
-    system: str,
+    options: RunOptions,
     sentences: Sequence[Sequence[str]],
-    tables: Sequence[ParaphraseTable],
-    lm: LanguageModel | None,
+    resources: GenerationResources,
     *,
-    nbest: int = 1,
-    time_budget: float | None = None,
-    seed: int = 0,
-    stack_size: int = 200,
     progress: Progress = no_progress,
     processes: int | None = None,
-    settings: DecoderSettings | None = None,
     sentence_ids: Sequence[int] | None = None,
-    search_graph: bool = False,
     references: Sequence[Sequence[str]] | None = None,
-    **system_options,
+    search_graph: bool = False,
+    search_graph_extended: bool = False,
 ) -> Iterator[tuple[int, list[Candidate], list[str] | None]]:
     """Per sentence: its id, its candidates and (beam with ``search_graph``) its Moses search-graph lines."""
     global _WORKER
-    generator = _SentenceGenerator(system, tables, lm, nbest=nbest, time_budget=time_budget, seed=seed,
-                                   stack_size=stack_size, settings=settings, search_graph=search_graph,
-                                   **system_options)
+    generator = _SentenceGenerator(options, resources, search_graph=search_graph,
+                                   search_graph_extended=search_graph_extended)
     ids = list(sentence_ids) if sentence_ids is not None else list(range(len(sentences)))
     if references is not None and len(references) != len(sentences):
-        raise ValueError(f"{len(references)} references for {len(sentences)} sentences")
+        raise OptionsError(f"{len(references)} references for {len(sentences)} sentences")
+    if references is None and options.system == "spg-similarity":
+        raise OptionsError("spg-similarity needs a reference sentence for every input sentence (--reference FILE)")
     refs = [tuple(r) for r in references] if references is not None else [None] * len(sentences)
     items = [(i, tuple(s), r) for i, s, r in zip(ids, sentences, refs)]
     total = len(items)

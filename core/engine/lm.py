@@ -54,6 +54,9 @@ class LanguageModel:
 
     def score(self, sentence: str | Sequence[str], *, bos: bool = True, eos: bool = True) -> float:
         """log10 P(sentence), with ``<s>`` and ``</s>`` by default."""
+        if not self._cache_size:  # KenLM splits on whitespace itself: nothing to normalize without a cache key
+            self.cache_misses += 1
+            return self._model.score(sentence if isinstance(sentence, str) else " ".join(sentence), bos=bos, eos=eos)
         text = " ".join(self._text(sentence).split())
         key = f"{int(bos)}{int(eos)}{text}"
         cached = self._cache.get(key)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from core.engine import table_binary
@@ -83,10 +84,15 @@ class ParaphraseTable:
         report = report if report is not None else LoadReport(str(path))
         options = _load_options(table_format, score, value_kind, swap_sides)
         if binary and options is not None:
-            table = cls.open_binary(path, options, keep_features=keep_features, report=report,
-                                    skip_bad_lines=skip_bad_lines, only_sources=only_sources)
-            if table is not None:
-                return table
+            for binary_file in table_binary.binary_paths(path):
+                table = cls.open_binary(path, options, keep_features=keep_features, report=report,
+                                        skip_bad_lines=skip_bad_lines, only_sources=only_sources,
+                                        binary_file=binary_file)
+                if table is not None:
+                    return table
+        writes_binary = (binary and options is not None and keep_features and only_sources is None
+                         and _worth_a_binary(path))
+        stamp = table_binary.text_stamp(path) if writes_binary else None  # before reading (see binarize)
         table = cls(name=table_name(path))
         table.source_path = str(path)
         for rule in read_rules(
@@ -102,14 +108,19 @@ class ParaphraseTable:
         ):
             table.add(rule)
         table.sort()
+        if writes_binary:
+            options["format"] = options["format"] or detect_format(path).value
+            _write_binary_on_first_use(table, path, stamp, options, report)
         return table
 
     @classmethod
     def open_binary(cls, path: str | os.PathLike, options: dict, *, keep_features: bool, report: LoadReport,
-                    skip_bad_lines: bool, only_sources: set[str] | None) -> "ParaphraseTable | None":
-        """The table from ``path``'s binary form, or None (with a note in ``report`` when one exists but
-        is stale, damaged, or answers other loading options) so that the caller reads the text."""
-        binary_file = table_binary.binary_path(path)
+                    skip_bad_lines: bool, only_sources: set[str] | None,
+                    binary_file: os.PathLike | None = None) -> "ParaphraseTable | None":
+        """The table from ``path``'s binary form (``binary_file``, by default ``T.pstable`` beside it), or None
+        (with a note in ``report`` when one exists but is stale, damaged, or answers other loading options) so
+        that the caller reads the text."""
+        binary_file = table_binary.binary_path(path) if binary_file is None else Path(binary_file)
         if not binary_file.is_file():
             return None
         rebuild = f"`parastudio table binarize {path}` rewrites it"
@@ -305,3 +316,38 @@ def _canonical(options: dict) -> dict:
             score = str(score)  # the text load refuses it; it can match no binary written by binarize
         kind = kind or ValueKind.PROB.value
     return {"format": fmt.value, "score": score, "value_kind": kind, "swap_sides": options["swap_sides"]}
+
+
+# A text table smaller than this parses about as fast as its binary form is written: it gets none unasked.
+BINARY_ON_FIRST_USE_BYTES = 1 << 20
+
+
+def _worth_a_binary(path: str | os.PathLike) -> bool:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return False
+    import stat as kinds
+
+    return kinds.S_ISREG(stat.st_mode) and stat.st_size >= BINARY_ON_FIRST_USE_BYTES
+
+
+def _write_binary_on_first_use(table: ParaphraseTable, path: str | os.PathLike, stamp: dict, options: dict,
+                               report: LoadReport) -> None:
+    """Write the binary form a later load opens at once: beside the table, else in the user's cache folder.
+
+    A ``T.pstable`` beside the table that is not ours (no binary table's magic) is never replaced."""
+    beside, cached = table_binary.binary_paths(path)
+    places = [cached] if beside.exists() and not table_binary.is_ours(beside) else [beside, cached]
+    errors = []
+    for place in places:
+        try:
+            table_binary.write_binary(table, place, text=stamp, load=_canonical(options),
+                                      report={"skipped": report.skipped, "first_errors": report.first_errors})
+        except OSError as error:
+            errors.append(f"{place}: {error.strerror or error}")
+            continue
+        report.notes.append(f"wrote the table's binary form {place}: the next load opens it at once")
+        return
+    report.notes.append("the table's binary form could not be written (" + "; ".join(errors) + "); "
+                        "every load reads the text")

@@ -65,6 +65,29 @@ def binary_path(table: str | os.PathLike) -> Path:
     return Path(str(table) + SUFFIX)
 
 
+def cached_binary_path(table: str | os.PathLike) -> Path:
+    """Where the binary form of a table in a folder we may not write goes: the user's cache folder, named by the
+    table's real path (so two tables of one name never share it)."""
+    base = os.environ.get("PARASTUDIO_CACHE")
+    root = Path(base) if base else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "paraphrase-studio"
+    real = os.path.realpath(table).encode("utf-8", "surrogateescape")
+    return root / "tables" / f"{hashlib.blake2b(real, digest_size=8).hexdigest()}-{Path(table).name}{SUFFIX}"
+
+
+def is_ours(path: str | os.PathLike) -> bool:
+    """Whether ``path`` starts as a binary table does (any version): only such a file may be replaced."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
+def binary_paths(table: str | os.PathLike) -> list[Path]:
+    """Where a load looks for the binary form, in order: beside the table, then the user's cache folder."""
+    return [binary_path(table), cached_binary_path(table)]
+
+
 def phrase_key(phrase: Sequence[str]) -> bytes | None:
     """The bytes a phrase is stored under; None for a phrase no table line can have (a token with a space)."""
     try:

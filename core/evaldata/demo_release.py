@@ -34,6 +34,8 @@ def write_demo_candidates(demo: Path) -> None:
     """``candidates.jsonl``: what ``parastudio generate --system beam --nbest 2 --json`` prints for
     ``test.en``, with paths relative to the demo folder and no timings, so rebuilds are byte-identical."""
     from core.engine.generation import generate
+    from core.engine.generation_options import BeamRunOptions
+    from core.engine.generation_resources import GenerationResources
     from core.engine.lm import LanguageModel
     from core.engine.paraphrase_table import ParaphraseTable
 
@@ -41,11 +43,13 @@ def write_demo_candidates(demo: Path) -> None:
     lm = LanguageModel(demo / "lm.bin")
     sentences = [line.split() for line in (demo / "test.en").read_text(encoding="utf-8").splitlines()]
     with atomic_output(demo / "candidates.jsonl") as handle:
-        for candidate in generate("beam", sentences, [table], lm, nbest=DEMO_CANDIDATES_NBEST):
+        for candidate in generate(BeamRunOptions(nbest=DEMO_CANDIDATES_NBEST), sentences,
+                                  GenerationResources((table,), lm)):
             record = candidate.to_json()
-            record["params"].pop("seconds", None)
-            record["params"]["tables"] = ["paraphrase-table.gz"]
-            record["params"]["lm"] = "lm.bin"
+            inputs = record["params"]["inputs"]  # paths relative to the demo folder, content by sha256
+            record["params"] = {**record["params"], "inputs": {
+                **inputs, "tables": [{**inputs["tables"][0], "path": "paraphrase-table.gz"}],
+                "lm": {**inputs["lm"], "path": "lm.bin"}}}
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 

@@ -48,8 +48,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.beam_decoder import DecoderSettings
 from core.engine.generation import generate_batches
+from core.engine.generation_options import BeamRunOptions
+from core.engine.generation_resources import GenerationResources
 from core.engine.lm import LanguageModel
 from core.engine.mcpg import FAITHFUL, TUNED, generate_mcpg
 from core.engine.paraphrase_table import ParaphraseTable
@@ -70,7 +71,7 @@ SCORE_TOLERANCE = 1e-4
 MODES = ("true-score", "translator")
 # Profiles compared: the engine's two, and tuned without its hill-climbing polish (how much of the tuned
 # result the polish brings).
-PROFILE_OPTIONS = {"tuned": TUNED, "tuned-no-polish": replace(TUNED, polish_share=0.0), "faithful": FAITHFUL}
+PROFILE_OPTIONS = {"tuned": TUNED, "tuned-no-polish": replace(TUNED, polish=False), "faithful": FAITHFUL}
 PROFILES = tuple(PROFILE_OPTIONS)
 SAMPLES = 3  # sentences shown with every system's output
 
@@ -196,16 +197,15 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
     results = [SentenceResult(tuple(s)) for s in sentences]
     bar = _bar(len(sentences), f"beam stack {stack_size}", progress)
     for sentence_id, candidates, _ in generate_batches(
-        "beam", sentences, [table], lm, nbest=nbest, processes=processes,
-        settings=DecoderSettings(stack_size=stack_size),
-        progress=(lambda done, total, message="": bar.update(done - bar.n)) if bar else no_progress,
+        BeamRunOptions(nbest=nbest, stack_size=stack_size), sentences, GenerationResources((table,), lm),
+        processes=processes, progress=(lambda done, total, message="": bar.update(done - bar.n)) if bar else no_progress,
     ):
         result = results[sentence_id]
         scored = [(tuple(c.text.split()), c.true_score) for c in candidates]
         result.beam_best, result.beam_best_is_source, result.beam_best_paraphrase = beam_references(
             scored, result.source)
         result.beam_text = beam_best_text(scored)
-        result.beam_seconds = candidates[0].params["seconds"] if candidates else 0.0
+        result.beam_seconds = candidates[0].seconds if candidates else 0.0
     if bar:
         bar.close()
     from core.engine.mcpg.search import MCPGStats  # with numpy: loaded when an experiment runs, not by --help

@@ -38,8 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.beam_decoder import DEFAULT_BEAM_THRESHOLD, DecoderSettings
+from core.engine.beam_decoder import DEFAULT_BEAM_THRESHOLD
 from core.engine.generation import generate_batches
+from core.engine.generation_options import BeamRunOptions
+from core.engine.generation_resources import GenerationResources
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.experiments.provenance import inputs_line
@@ -200,8 +202,8 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
 
             bar = tqdm(total=len(sentences), unit="sent", file=unescaped(sys.stderr), desc=f"stack {stack_size}")
         for sentence_id, candidates, _ in generate_batches(
-            "beam", sentences, [table], lm, nbest=nbest, processes=processes,
-            settings=DecoderSettings(stack_size=stack_size, beam_threshold=beam_threshold),
+            BeamRunOptions(nbest=nbest, stack_size=stack_size, beam_threshold=beam_threshold), sentences,
+            GenerationResources((table,), lm), processes=processes,
             progress=(lambda done, total, message="": bar.update(done - bar.n)) if bar else no_progress,
         ):
             rerank = SentenceRerank([], [])

@@ -40,19 +40,18 @@ def _generate(system: str, sentences, table, lm, weights: dict | None, weights_p
     """The candidates of one round as the store's CandidateRow objects."""
     from core.study_builder import candidate_row
 
-    from core.engine.beam_decoder import DecoderSettings
     from core.engine.generation import generate
-    from core.tuning.weights_file import beam_weights, spg_weights, weights_provenance
+    from core.engine.generation_options import options_for
+    from core.engine.generation_resources import GenerationResources
+    from core.tuning.weights_file import beam_weights, spg_weights
 
-    options: dict = {}
+    values: dict = {}
     if weights is not None:
-        options["weights_source"] = weights_provenance(weights_path, weights)
-        if system == "beam":
-            options["settings"] = DecoderSettings(weights=beam_weights(weights))
-        else:
-            options["spg"] = spg_weights(weights)
-    generator = GENERATOR[system]
-    found = generate(generator, sentences, [table], lm, nbest=STUDY_NBEST, processes=1, progress=progress, **options)
+        values["weights"] = beam_weights(weights) if system == "beam" else spg_weights(weights)
+    options = options_for(GENERATOR[system], nbest=STUDY_NBEST, **values)
+    resources = GenerationResources((table,), lm, weights_file=weights_path if weights is not None else None,
+                                    weights_signature=(weights or {}).get("signature"))
+    found = generate(options, sentences, resources, processes=1, progress=progress)
     return [candidate_row(candidate, line) for line, candidate in enumerate(found, 1)]
 
 

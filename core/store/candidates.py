@@ -106,13 +106,13 @@ def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow],
                 report.credited_to_existing += 1
             else:
                 pending[key] = len(new_candidates)
-                tables = None
+                tables, lm = None, None
                 if params:
-                    tables = params.get("tables") or ([params["table"]] if params.get("table") else None)
+                    tables, lm = _tables_and_lm(params)
                 new_candidates.append({
                     "study_id": study_id, "source_id": source_id, "text": row.text, "kind": "candidate",
                     "scores": {}, "derivation": row.derivation, "tables": tables,
-                    "lm": params.get("lm") if params else None, "params": params})
+                    "lm": lm, "params": params})
                 credited.add((key, system_id))
                 target = key
             links.append((target, system_id, row))
@@ -216,3 +216,15 @@ def add_choice_tasks(db: Database, study_id: int, tasks: Iterable[dict], *, path
             added += 1
         log_event(session, study_id, "choice_tasks_added", {"path": str(path), "count": added})
     return added
+
+
+def _tables_and_lm(params: dict) -> tuple[list | None, str | None]:
+    """The table and LM paths of a candidate's params: ``inputs`` (``generate`` since provenance by sha256),
+    else the older ``tables``/``table`` and ``lm``."""
+    inputs = params.get("inputs")
+    if isinstance(inputs, dict):
+        tables = [t.get("path") or t.get("name") for t in inputs.get("tables") or [] if isinstance(t, dict)]
+        lm = inputs.get("lm")
+        return tables or None, lm.get("path") if isinstance(lm, dict) else None
+    tables = params.get("tables") or ([params["table"]] if params.get("table") else None)
+    return tables, params.get("lm")

@@ -46,16 +46,23 @@ each over the pivot and keep natural logs, as Zhao does:
 where LW(x|y) = exp(score_LW(x|y)) = lex(x|y) ** (1/|x|). h2 and h4 are summed
 over the same (τ-pruned) pivots as h1, before E and κ pruning.
 
-Out of core: the table is loaded into an on-disk DuckDB database with a memory
-limit and a temp directory, so joins and sorts larger than memory spill to
-disk. The join, group-by and top-κ window are one ANSI SQL query
-(``PIVOT_SQL``) that Spark SQL also runs; only loading uses DuckDB functions.
+Same bytes on every core. The query (:mod:`core.tablebuild.pivot_sql`) adds each sum's terms in a fixed
+order (ascending, left to right) and returns rows in a total order; the logs and the text are made by the one
+writer (:mod:`core.tablebuild.pivot_writer`). So the output is byte-identical for any ``threads`` and whether
+or not DuckDB spills; the default is every core (``os.cpu_count()``).
+
+Out of core: the table is loaded into an on-disk DuckDB database with a memory limit and a temp directory
+(beside the output, whose disk must hold it anyway, or ``temp_directory``, e.g. the system's temp folder),
+so joins, groups and sorts larger than memory spill to disk. What spilled is read from DuckDB's
+profile of the query and returned in the stats (``spilled_bytes``, ``peak_temp_dir_bytes``). The join,
+group-by and top-κ window are one portable SQL query that Spark SQL will also run; only loading and the
+spelling of an ordered sum use DuckDB functions.
 """
 
 from __future__ import annotations
 
 import errno
-import math
+import json
 import os
 import re
 import shutil
@@ -64,66 +71,10 @@ import time
 from pathlib import Path
 
 from core.progress import Progress, no_progress
-from core.textio import WriteBehind, atomic_output, missing_input, open_text_maybe_gzip, owner_is_gone, owner_tag
+from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, render_pivot_sql
+from core.tablebuild.pivot_writer import SEPARATOR, write_pivot_rows
+from core.textio import missing_input, open_text_maybe_gzip, owner_is_gone, owner_tag
 from core.errors import InputFileError, InputFormatError
-
-# Table read by PIVOT_SQL: one row per (E phrase, pivot phrase) pair.
-#   e, f               the E phrase and the pivot phrase
-#   p_e_given_f        p(e|f)          p_f_given_e   p(f|e)
-#   lw_e_given_f       LW(e|f) = lex(e|f) ** (1/|e|)
-#   lw_f_given_e       LW(f|e) = lex(f|e) ** (1/|f|)
-PHRASE_PAIRS_TABLE = "phrase_pairs"
-
-# The core query: portable ANSI SQL (CTEs, inner joins, GROUP BY/HAVING,
-# ROW_NUMBER() OVER, LN). Spark SQL, DuckDB and SQLite all run it unchanged.
-# {max_pivot}, {min_prob} and {top} are replaced by numeric literals.
-PIVOT_SQL = """
-WITH kept_pivots AS (
-    SELECT f
-    FROM phrase_pairs
-    GROUP BY f
-    HAVING COUNT(*) <= {max_pivot}
-),
-kept_pairs AS (
-    SELECT p.e, p.f, p.p_e_given_f, p.p_f_given_e, p.lw_e_given_f, p.lw_f_given_e
-    FROM phrase_pairs p
-    INNER JOIN kept_pivots k ON p.f = k.f
-),
-paraphrases AS (
-    SELECT a.e AS e1,
-           b.e AS e2,
-           SUM(a.p_f_given_e * b.p_e_given_f) AS prob,
-           SUM(b.p_f_given_e * a.p_e_given_f) AS prob_back,
-           SUM(a.lw_f_given_e * b.lw_e_given_f) AS lw_forth,
-           SUM(b.lw_f_given_e * a.lw_e_given_f) AS lw_back
-    FROM kept_pairs a
-    INNER JOIN kept_pairs b ON a.f = b.f AND a.e <> b.e
-    GROUP BY a.e, b.e
-),
-ranked AS (
-    SELECT e1, e2, prob, prob_back, lw_forth, lw_back,
-           ROW_NUMBER() OVER (PARTITION BY e1 ORDER BY prob DESC, e2 ASC) AS rank_in_e1
-    FROM paraphrases
-    WHERE prob >= {min_prob}
-)
-SELECT e1, e2, prob, LN(prob) AS h1, LN(prob_back) AS h2, LN(lw_forth) AS h3, LN(lw_back) AS h4
-FROM ranked
-WHERE rank_in_e1 <= {top}
-ORDER BY e1 ASC, prob DESC, e2 ASC
-"""
-
-SEPARATOR = " ||| "
-
-
-def render_pivot_sql(*, min_prob: float, max_pivot: int, top: int) -> str:
-    """PIVOT_SQL with the three pruning parameters as numeric literals."""
-    if not (isinstance(min_prob, (int, float)) and math.isfinite(min_prob) and min_prob >= 0):
-        raise ValueError(f"min_prob must be a finite number >= 0; got {min_prob!r}")
-    for name, value in (("max_pivot", max_pivot), ("top", top)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return PIVOT_SQL.format(min_prob=repr(float(min_prob)), max_pivot=int(max_pivot), top=int(top))
-
 
 def _default_memory_limit() -> str:
     try:
@@ -246,10 +197,25 @@ def _remove_stale_work(parent: Path) -> None:
             shutil.rmtree(entry, ignore_errors=True)
 
 
-def _format_row(row: tuple, features: bool) -> str:
-    e1, e2, prob, h1, h2, h3, h4 = row
-    scores = [prob, h1, h2, h3, h4] if features else [prob]
-    return f"{e1}{SEPARATOR}{e2}{SEPARATOR}{' '.join(repr(float(value)) for value in scores)}\n"
+_MEMORY_LIMIT = re.compile(r"\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KIB|MIB|GIB|TIB)\s*", re.IGNORECASE)
+
+
+def check_memory_limit(memory_limit: str) -> str:
+    """``memory_limit`` if DuckDB reads it as a size ('512MB', '1GB', '1.5GiB'), else ValueError."""
+    if not isinstance(memory_limit, str) or not _MEMORY_LIMIT.fullmatch(memory_limit):
+        raise ValueError(f"memory limit must be a size such as '512MB' or '4GB'; got {memory_limit!r}")
+    return memory_limit.strip()
+
+
+def _spill_figures(profile: Path) -> dict:
+    """What the query spilled, from DuckDB's JSON profile ({} from a DuckDB that does not report it)."""
+    try:
+        system = json.loads(profile.read_text(encoding="utf-8")).get("system", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    names = {"spilled_bytes": "total_bytes_spilled", "peak_temp_dir_bytes": "peak_temp_dir_size",
+             "peak_buffer_memory_bytes": "peak_buffer_memory"}
+    return {ours: int(system[theirs]) for ours, theirs in names.items() if isinstance(system.get(theirs), (int, float))}
 
 
 def pivot_table(
@@ -263,7 +229,7 @@ def pivot_table(
     features: bool = True,
     memory_limit: str | None = None,
     temp_directory: Path | None = None,
-    threads: int = 1,
+    threads: int | None = None,
     progress: Progress = no_progress,
     compresslevel: int = 6,
     exclude: set[tuple[str, str]] | None = None,
@@ -273,7 +239,8 @@ def pivot_table(
     Output lines are ``e1 ||| e2 ||| p(e2|e1) h1 h2 h3 h4`` (without the h
     columns when ``features`` is False), sorted by e1 then by descending
     probability then e2, written atomically (gzip when ``output`` ends in .gz).
-    ``threads`` > 1 is faster but no longer bit-for-bit reproducible. ``compresslevel`` is
+    The bytes are the same for any ``threads`` (default: every core) and ``memory_limit``
+    (default: a third of RAM; smaller spills more). ``compresslevel`` is
     the gzip level of a .gz output (6: about three times faster than 9, ~2% larger).
     ``exclude``: (e1, e2) pairs left out of the output (a prune list from rule blame).
     """
@@ -283,6 +250,10 @@ def pivot_table(
     if not phrase_table.is_file():
         raise missing_input(phrase_table, "phrase table")
     query = render_pivot_sql(min_prob=min_prob, max_pivot=max_pivot, top=top)
+    threads = (os.cpu_count() or 1) if threads is None else threads
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive integer; got {threads!r}")
+    memory_limit = check_memory_limit(memory_limit) if memory_limit is not None else _default_memory_limit()
     timings: dict[str, float] = {}
     stats: dict = {
         "phrase_table": str(phrase_table),
@@ -292,21 +263,22 @@ def pivot_table(
         "top": int(top),
         "reverse": bool(reverse),
         "features": bool(features),
+        "threads": threads,
+        "memory_limit": memory_limit,
     }
-    work_parent = temp_directory or output.parent
-    Path(work_parent).mkdir(parents=True, exist_ok=True)
-    _remove_stale_work(Path(work_parent))
+    work_parent = Path(temp_directory or output.parent)
+    work_parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_work(work_parent)
     work = Path(tempfile.mkdtemp(prefix=f".pivot-{owner_tag()}.", dir=work_parent))
     try:
         connection = duckdb.connect(str(work / "pivot.duckdb"))
         try:
-            connection.execute(f"SET memory_limit = '{memory_limit or _default_memory_limit()}'")
-            connection.execute(f"SET temp_directory = '{str(work / 'spill').replace(chr(39), chr(39) * 2)}'")
+            connection.execute(f"SET memory_limit = '{memory_limit}'")
+            connection.execute(f"SET temp_directory = '{_quoted(work / 'spill')}'")
             connection.execute("SET preserve_insertion_order = false")
             connection.execute("SET enable_progress_bar = false")
-            # One thread by default: parallel SUMs add in arrival order, which changes
-            # the last bits of p(e2|e1) from run to run and so the output's sha256.
-            connection.execute(f"SET threads = {max(1, int(threads))}")
+            # Any number of threads gives the same bytes: the sums are ordered (pivot_sql.py).
+            connection.execute(f"SET threads = {threads}")
 
             started = time.perf_counter()
             progress(0, None, "load")
@@ -330,31 +302,17 @@ def pivot_table(
             timings["load_seconds"] = time.perf_counter() - started
             progress(stats["phrase_pairs_in"], stats["phrase_pairs_in"], "load")
 
-            # Join, rank and sort happen inside the query; rows stream out sorted.
+            # Join, rank and sort happen inside the query; rows stream out sorted to the one writer.
             started = time.perf_counter()
             progress(0, None, "pivot")
+            profile = work / "pivot-profile.json"
+            connection.execute("SET enable_profiling = 'json'")
+            connection.execute(f"SET profiling_output = '{_quoted(profile)}'")
             cursor = connection.execute(query)
-            pairs_out = sources_out = pruned = 0
-            previous_e1 = None
-            with atomic_output(output, compresslevel=compresslevel) as handle, WriteBehind(handle) as writer:
-                while True:
-                    rows = cursor.fetchmany(50_000)
-                    if not rows:
-                        break
-                    if exclude:
-                        kept = [row for row in rows if (row[0], row[1]) not in exclude]
-                        pruned += len(rows) - len(kept)
-                        rows = kept
-                    for row in rows:
-                        if row[0] != previous_e1:
-                            sources_out += 1
-                            previous_e1 = row[0]
-                    writer.write("".join(_format_row(row, features) for row in rows))
-                    pairs_out += len(rows)
-                    progress(pairs_out, None, "write")
-            stats["paraphrase_pairs_out"] = pairs_out
-            stats["pairs_pruned"] = pruned
-            stats["source_phrases_out"] = sources_out
+            stats.update(write_pivot_rows(iter(lambda: cursor.fetchmany(50_000), []), output, features=features,
+                                          exclude=exclude, compresslevel=compresslevel, progress=progress))
+            connection.execute("PRAGMA disable_profiling")  # ends the query, so its profile is written
+            stats.update(_spill_figures(profile))
             timings["pivot_and_write_seconds"] = time.perf_counter() - started
         finally:
             connection.close()
@@ -367,11 +325,5 @@ def pivot_table(
     return stats
 
 
-# Functions PIVOT_SQL may call: all are ANSI/Spark SQL (and SQLite, DuckDB).
-PORTABLE_SQL_FUNCTIONS = frozenset({"COUNT", "SUM", "ROW_NUMBER", "LN"})
-
-
-def sql_function_names(sql: str) -> set[str]:
-    """Upper-cased names called as ``name(`` in ``sql`` (for the portability test)."""
-    keywords = {"AS", "IN", "ON", "AND", "OR", "NOT", "OVER", "FROM", "SELECT", "WHERE", "JOIN"}
-    return {name.upper() for name in re.findall(r"\b([A-Za-z_][A-Za-z_0-9]*)\s*\(", sql)} - keywords
+def _quoted(path: Path) -> str:
+    return str(path).replace("'", "''")

@@ -115,12 +115,13 @@ def _study_shape(db: Database, study_id: int) -> tuple[Study, list[str], list[st
 
 def restudy(report: Progress, db: Database, study_id: int, tuned: dict, *, nbest: int = 2) -> int:
     """A new study of candidates re-generated with the tuned weights, for the first study's judges."""
-    from core.engine.beam_decoder import DecoderSettings
     from core.engine.generation import generate
+    from core.engine.generation_options import options_for
+    from core.engine.generation_resources import GenerationResources
     from core.engine.lm import LanguageModel
     from core.engine.paraphrase_table import ParaphraseTable
     from core.study_builder import StudyPlan, candidate_row, default_study_name, make_study
-    from core.tuning.weights_file import beam_weights, read_weights, spg_weights, weights_provenance
+    from core.tuning.weights_file import beam_weights, read_weights, spg_weights
 
     files = tuned["files"]
     data = read_weights(files["weights"])
@@ -137,18 +138,18 @@ def restudy(report: Progress, db: Database, study_id: int, tuned: dict, *, nbest
     report(2, 100, "loading the table and LM")
     tables = [ParaphraseTable.load_for(path, sentences) for path in provenance["tables"]]
     lm = LanguageModel(provenance["lm"])
-    options: dict = {"weights_source": weights_provenance(files["weights"], data)}
     if data["system"] == "beam":
-        system = "beam"
-        options["settings"] = DecoderSettings(weights=beam_weights(data))
+        options = options_for("beam", nbest=nbest, exclude_source=True, weights=beam_weights(data))
     else:
-        system = f"spg-{data['weights']['spg']['spg_application']}"
-        options["spg"] = spg_weights(data)
+        options = options_for(f"spg-{data['weights']['spg']['spg_application']}", nbest=nbest, exclude_source=True,
+                              weights=spg_weights(data))
+    system = options.system
+    resources = GenerationResources(tables, lm, weights_file=files["weights"], weights_signature=data.get("signature"))
     ids = list(sources)
     rows = []
     refs = [(references[i] or [""])[0].split() for i in ids] if system == "spg-similarity" else None
-    for candidate in generate(system, sentences, tables, lm, nbest=nbest, processes=1, sentence_ids=ids,
-                              references=refs, progress=scaled(report, 10, 90), exclude_source=True, **options):
+    for candidate in generate(options, sentences, resources, processes=1, sentence_ids=ids, references=refs,
+                              progress=scaled(report, 10, 90)):
         rows.append(candidate_row(candidate, len(rows) + 1))
     study, criteria, judges = _study_shape(db, study_id)
     existing = [s.name for s in study_summaries(db)]

@@ -132,6 +132,9 @@ def application_of(sentences: Sequence[DevSentence]) -> str | None:
             params = json.loads(sentence.params) or {}
         except (TypeError, ValueError):
             continue
-        if isinstance(params, dict) and params.get("spg_application") in APPLICATIONS:
-            return params["spg_application"]
+        if not isinstance(params, dict):
+            continue
+        application = params.get("spg_application") or str(params.get("system", "")).removeprefix("spg-")
+        if application in APPLICATIONS:
+            return application
     return None

@@ -21,6 +21,11 @@ def lmbs(suggestions: list[Suggestion], context: SuggestContext) -> list[Suggest
     return sorted(scored, key=lambda s: -s.lm_score)
 
 
+def load_clustering() -> None:
+    """Import SciPy's k-means now (about half a second the first time), so that a request's time is its own."""
+    import scipy.cluster.vq  # noqa: F401
+
+
 def word_distance(a, b) -> int:
     """Levenshtein distance with words as the atomic units."""
     return Levenshtein.distance(list(a), list(b))

@@ -7,10 +7,12 @@ transformed part cannot be transformed again. A *stop* action makes a state
 final. Seed 003 §2: "each state, except the root, can be a final state", so
 the untouched source never stops: a paraphrase differs from its source (seed
 000 §1). Episodes of a Monte-Carlo tree search sample final states; every
-``episodes_per_step`` episodes the best root action is committed. The search
-ends when stop is committed, the root has nothing left to do,
-``max_episodes`` episodes were run, or ``time_budget`` seconds passed;
-whatever ends it, the result is the best final state seen so far (anytime).
+``episodes_per_step`` episodes (eta, a count: :mod:`~core.engine.mcpg.pace`)
+the best root action is committed. The search ends when stop is committed, the
+root has nothing left to do, or ``max_episodes`` episodes were run: the result
+depends only on the inputs and the seed. ``time_budget`` is only a cap: if it
+runs out first, the search stops there with the best final state seen so far
+(anytime) and its statistics say it was cut (``MCPGStats.cut``).
 
 Two modes (seed 000 §4.1):
 
@@ -59,7 +61,7 @@ from core.engine.mcpg.options import (
     TranslatorReward,
     resolve_profile,
 )
-from core.engine.mcpg.pace import BudgetPace, FixedPace, Pace
+from core.engine.mcpg.pace import FixedPace
 from core.engine.paraphrase_table import ParaphraseTable
 
 if TYPE_CHECKING:
@@ -91,16 +93,6 @@ def __getattr__(name: str):
     return getattr(module, name)
 
 
-def commit_pace(options: MCPGOptions, episodes_per_step: int | None, started: float, search_budget: float | None,
-                *, stop_is_a_decision: bool) -> Pace:
-    """The caller's eta if given; else the profile's, paced to the budget when the profile says so and there is one."""
-    if episodes_per_step is not None:
-        return FixedPace(episodes_per_step)
-    if options.pace_to_budget and search_budget is not None:
-        return BudgetPace(started + search_budget, stop_is_a_decision=stop_is_a_decision)
-    return FixedPace(options.episodes_per_step)
-
-
 def generate_mcpg(
     source_tokens: Sequence[str],
     table: ParaphraseTable,
@@ -122,15 +114,16 @@ def generate_mcpg(
 
     Each result is ``(tokens, model_score, segments)``: ``model_score`` is the
     log10 true score (true-score mode) or the log10 channel score of the
-    derivation found (translator mode). ``episodes_per_step`` (eta)
-    defaults to the profile's: tuned 1,000; faithful 100,000 without a time
-    budget and paced to it with one (:mod:`core.engine.mcpg.pace`). ``profile`` is ``"tuned"`` (default),
+    derivation found (translator mode). ``episodes_per_step`` (eta) and
+    ``max_episodes`` (the whole search's episodes; the tuned profile restarts
+    until it) default to the profile's (:mod:`~core.engine.mcpg.options`).
+    ``profile`` is ``"tuned"`` (default),
     ``"faithful"`` (the seeds' algorithm) or an :class:`MCPGOptions`.
     ``start_from`` sentences (true-score mode, e.g. the beam decoder's 1-best)
     are scored up front and compete with what the search finds. At least one
-    episode runs whatever the budget; an empty list means no paraphrase was
-    reachable. Results depend only on the inputs and ``seed``, except where
-    ``time_budget`` cuts the search.
+    episode runs whatever the cap; an empty list means no paraphrase was
+    reachable. Results depend only on the inputs and ``seed``, except when the
+    cap ``time_budget`` (seconds) cuts the search: ``stats.cut`` says so.
     """
     from core.engine.mcpg.polish import Polish
     from core.engine.mcpg.search import MCPGStats, TreeSearch
@@ -138,6 +131,8 @@ def generate_mcpg(
     options = resolve_profile(profile)
     if episodes_per_step is not None and episodes_per_step < 1:
         raise ValueError("episodes_per_step must be at least 1")
+    eta = episodes_per_step if episodes_per_step is not None else options.episodes_per_step
+    limit = max_episodes if max_episodes is not None else options.max_episodes
     started = time.perf_counter()
     inputs = SearchInputs(tuple(source_tokens), table, lm, mode=mode, exploration=exploration,
                           translator_reward=translator_reward, seed=seed, nbest=nbest, options=options)
@@ -146,30 +141,26 @@ def generate_mcpg(
     for sentence in start_from:
         finals.add_known(sentence)
     pace = None
-    if inputs.source and not all(space.identity):  # translator mode with only identity actions: nothing to do
-        polishing = options.polish_share > 0.0
-        search_budget = time_budget * (1.0 - options.polish_share) if time_budget is not None and polishing \
-            else time_budget
 
-        pace = commit_pace(options, episodes_per_step, started, search_budget, stop_is_a_decision=not inputs.translator)
+    def out_of_time() -> bool:
+        if time_budget is not None and time.perf_counter() - started >= time_budget:
+            search.stats.cut = True
+        return search.stats.cut
+
+    if inputs.source and not all(space.identity):  # translator mode with only identity actions: nothing to do
+        pace = FixedPace(eta)
 
         def out_of_limits() -> bool:
-            return ((max_episodes is not None and search.stats.episodes >= max_episodes)
-                    or (search_budget is not None and time.perf_counter() - started >= search_budget))
+            return (limit is not None and search.stats.episodes >= limit) or out_of_time()
 
         source_prior = list(space.prior)
         while not search.descend(pace, out_of_limits):
-            # The descent committed stop with budget left (restart_until_budget).
-            if not options.restart_until_budget or (time_budget is None and max_episodes is None):
+            # The descent committed stop with episodes left (restart_until_budget).
+            if not options.restart_until_budget or limit is None:
                 break
             search.stats.restarts += 1
-            if isinstance(pace, BudgetPace):
-                pace = BudgetPace(started + search_budget, stop_is_a_decision=not inputs.translator)
             space.restore_priors(source_prior)
-        if polishing:
-            def out_of_time() -> bool:
-                return time_budget is not None and time.perf_counter() - started >= time_budget
-
+        if options.polish and not search.stats.cut:
             space.restore_priors(source_prior)  # polish moves in the source's prior order
             polish_started = time.perf_counter()
             polish = Polish(space, finals, options, search.stats)

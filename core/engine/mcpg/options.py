@@ -41,19 +41,19 @@ prints both profiles side by side; the figures are in
   the new root's sentence.
 * ``true_score_dp="forward"``: :func:`core.engine.truescore.best_rules_log10_forward`
   instead of the backward score-only DP (same maximum, touches only reachable cells).
-* ``restart_until_budget``: a search that commits stop while time (or
-  ``max_episodes``) is left starts again from the source, keeping its finals.
-* ``polish_share`` (tuned 0.25) and the ``polish_*`` fields: the last quarter
-  of the time budget goes to hill climbing on the best finals
+* ``restart_until_budget``: a search that commits stop before ``max_episodes``
+  episodes were run starts again from the source, keeping its finals.
+* ``max_episodes`` (tuned 10,000): the episode budget of the
+  restarts; the faithful profile has none (one descent, as in the seeds).
+* ``polish`` (tuned on) and the ``polish_*`` fields: once the tree search
+  ends, hill climbing on the best finals to a local optimum
   (:mod:`core.engine.mcpg.polish`).
-* ``episodes_per_step`` (tuned 1,000, used when the caller passes none): at the
-  rates measured (thousands of episodes/s, results file above) the paper's
-  eta = 100,000 never commits within a few seconds, so the whole budget would
-  be spent at the root.
 
-Under a time budget the faithful profile paces eta (``pace_to_budget``,
-:mod:`core.engine.mcpg.pace`): the seeds' search with equal effort per
-decision, fitted into the budget, instead of a search stuck at its root.
+Eta is a count, never a clock (``episodes_per_step``; see
+``DEFAULT_EPISODES_PER_STEP`` for the value and why): the same inputs and seed
+give the same bytes on an idle machine and beside a CPU hog. A caller's time
+budget is only a cap (:func:`core.engine.mcpg.generate_mcpg`), and a search it
+cuts says so.
 """
 
 from __future__ import annotations
@@ -67,7 +67,19 @@ from core.engine.paraphrase_table import ParaphraseTable
 Mode = Literal["true-score", "translator"]
 TranslatorReward = Literal["channel", "seed003"]
 
-DEFAULT_EPISODES_PER_STEP = 100_000  # eta, seed 000 §4.2
+# Eta, the episodes before each root decision (a count: the search never reads a clock to decide).
+# Seed 000 §4.2 used 100,000 (seed 003 §4.3 1,000,000) with no time limit. Our Python search runs
+# about 8,900 faithful true-score and 11,300 translator episodes/s on an idle core
+# (evaldata/results/mcpg-vs-beam.md, load 1.0; measured again for issue 23 on the demo's first 10
+# verses at load 8.5 on 2 cores: faithful 1,359/s, tuned 1,747/s). A search makes up to one decision
+# per source word plus stop (D of about 30 on those verses), so the seed's eta would take about
+# 100,000 x 30 / 8,900 = 340 s per verse. Eta = 1,000 is the seed's value over 100: a faithful
+# true-score search commits stop after about 5 decisions (0.6 s idle), a translator search covers
+# the verse in about 23 (2 s idle), the time the former 2-second paced runs took, with about the eta
+# they reached at load 1 (608 to 833 for the first decision, about 708 on average). Unlike those runs
+# it does not depend on the load. ``--episodes-per-step 100000`` runs the seed's setting.
+DEFAULT_EPISODES_PER_STEP = 1_000
+SEED_EPISODES_PER_STEP = 100_000  # seed 000 §4.2
 DEFAULT_EXPLORATION = 1_000.0  # k, seed 003 §4.3
 
 
@@ -83,9 +95,9 @@ class MCPGOptions:
     playout: Literal["uniform", "greedy", "context"] = "uniform"
     playout_take: float = 0.5
     episodes_per_step: int = DEFAULT_EPISODES_PER_STEP  # eta when the caller gives none
-    pace_to_budget: bool = True  # under a time budget, eta = what fits in an equal share per decision left
+    max_episodes: int | None = None  # episodes of the whole search (restarts included); None: no limit
     rerank_on_commit: bool = False  # re-score priors in the new root's sentence after each commit
-    restart_until_budget: bool = False  # when stop is committed early, search again from the source
+    restart_until_budget: bool = False  # when stop is committed before max_episodes, search again from the source
     true_score_dp: Literal["backward", "forward"] = "backward"
     context_margin: float = 1.0  # context playout: candidates with prior > -margin (log10)
     context_candidates: int = 64  # context playout: at most this many candidates re-scored per playout
@@ -94,7 +106,7 @@ class MCPGOptions:
     context_pairs: int = 0  # ... then try this many losing ones (gain > -pair_margin) with their own next one
     neighbours_of_pairs: int = 4  # ... among its first this many free neighbours
     pair_margin: float = 2.0
-    polish_share: float = 0.0  # share of the time budget kept for hill climbing on the best finals
+    polish: bool = False  # after the search, hill climbing on the best finals to a local optimum
     polish_finals: int = 1  # ... on this many of them, best first
     polish_pairs: int = 0  # ... also inserting an action with one of its first this many right neighbours
     polish_triples: int = 0  # ... then extending this many of the best losing pairs by a third neighbour
@@ -117,12 +129,16 @@ class MCPGOptions:
         return self.action_order == "prior" or self.playout in ("greedy", "context")
 
 
+# The tuned search's episodes, restarts included: its former time budget (1.5 s of search, then the
+# polish) at the tuned profile's idle rate (about 1.3 times the faithful one in the measurement above,
+# so about 11,000 episodes/s) ran about 16,000; 10,000 keeps a verse near one second on an idle core.
+TUNED_MAX_EPISODES = 10_000
 FAITHFUL = MCPGOptions()
-TUNED = MCPGOptions(pace_to_budget=False, option_limit=20, action_order="prior", widening=(1.0, 0.5), reward="log", playout="context",
-                    playout_take=0.8, episodes_per_step=1_000, true_score_dp="forward", context_neighbours=8,
-                    context_pairs=3, context_candidates=160, rerank_on_commit=True, restart_until_budget=True,
-                    polish_share=0.25, polish_finals=3, polish_pairs=8, polish_triples=30,
-                    polish_slack=1.0)
+TUNED = MCPGOptions(option_limit=20, action_order="prior", widening=(1.0, 0.5), reward="log", playout="context",
+                    playout_take=0.8, episodes_per_step=1_000, max_episodes=TUNED_MAX_EPISODES,
+                    true_score_dp="forward", context_neighbours=8, context_pairs=3, context_candidates=160,
+                    rerank_on_commit=True, restart_until_budget=True, polish=True, polish_finals=3, polish_pairs=8,
+                    polish_triples=30, polish_slack=1.0)
 PROFILES = {"faithful": FAITHFUL, "tuned": TUNED}
 
 

@@ -1,24 +1,14 @@
-"""When MCPG commits a root action: after a fixed eta episodes, or paced to a time budget.
+"""When MCPG commits a root action: after a fixed number of episodes, eta (seed 003 §3, seed 000 §4.2).
 
-The seeds fix eta, the episodes run before each commit (seed 000 §4.2:
-100,000; seed 003 §4.3: 1,000,000), and give the search no time limit. A
-search of a sentence makes up to ``D`` commits, so the seeds' search runs up
-to ``eta * D`` episodes. Under a time budget ``B`` at ``r`` episodes per
-second, the same search (equal effort for every decision, all decisions made)
-has ``eta = r * B / D``: that is the eta the papers imply per second of
-budget, ``r / D``. :class:`BudgetPace` applies it without knowing ``r`` in
-advance: each decision gets an equal share of the time left, so eta is
-whatever number of episodes fits in that share.
-
-``D`` counts the decisions left as an upper bound, so the search never runs
-out of time before it has committed: one per word not yet covered (every rule
-covers at least one word, and a covered word is never transformed again),
-plus the stop action in true-score mode.
+Eta is a count, never a share of a clock: a search paced by the time left
+(what the faithful profile once did under a time budget) commits after however
+many episodes the machine managed, so its output depended on the load (issue 23:
+eta of about 101 per decision at load 10 instead of about 708 at load 1). With a
+count the same inputs and seed give the same bytes everywhere.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Protocol
 
 
@@ -31,7 +21,7 @@ class Pace(Protocol):
 
 
 class FixedPace:
-    """The seeds' rule: commit every ``eta`` episodes."""
+    """The seeds' rule: commit every ``eta`` episodes; ``etas`` records the episodes each decision had."""
 
     def __init__(self, eta: int):
         if eta < 1:
@@ -44,23 +34,3 @@ class FixedPace:
 
     def committed(self, episodes: int) -> None:
         self.etas.append(episodes)
-
-
-class BudgetPace:
-    """Equal time for each decision left: eta = episodes that fit in ``time left / decisions left``."""
-
-    def __init__(self, deadline: float, stop_is_a_decision: bool, clock=time.perf_counter):
-        self.deadline = deadline
-        self.extra = 1 if stop_is_a_decision else 0
-        self.clock = clock
-        self.slot_start = clock()
-        self.etas: list[int] = []
-
-    def due(self, since_commit: int, uncovered: int) -> bool:
-        decisions_left = max(1, uncovered + self.extra)
-        now = self.clock()
-        return now - self.slot_start >= (self.deadline - self.slot_start) / decisions_left
-
-    def committed(self, episodes: int) -> None:
-        self.etas.append(episodes)
-        self.slot_start = self.clock()

@@ -1,4 +1,4 @@
-"""MCPG's polish (``polish_share``): hill climbing on the best finals once the tree search stops.
+"""MCPG's polish (``MCPGOptions.polish``): hill climbing on the best finals once the tree search stops.
 
 MCPG commits, and a transformed part is never transformed again (seed 003
 §2), so a committed rule that overlaps a better one is otherwise final; on

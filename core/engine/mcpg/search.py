@@ -112,7 +112,14 @@ class MCPGStats:
     polish_gains: int = 0  # moves it kept
     polish_seconds: float = 0.0
     committed: list[str] = field(default_factory=list)  # "start-end: rule" per committed root action
-    episodes_per_commit: list[int] = field(default_factory=list)  # the eta each commit had (paced or fixed)
+    episodes_per_commit: list[int] = field(default_factory=list)  # the episodes each decision had (eta)
+    cut: bool = False  # the time cap stopped the search or the polish before its count
+
+    def provenance(self) -> dict:
+        """What a candidate records of its search: all counts, so equal for equal runs (no seconds)."""
+        return {"episodes_per_decision": list(self.episodes_per_commit), "decisions": list(self.committed),
+                "episodes": self.episodes, "restarts": self.restarts, "polish_moves": self.polish_moves,
+                "cut": self.cut}
 
 
 class TreeSearch:

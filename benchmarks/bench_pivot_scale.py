@@ -1,0 +1,125 @@
+"""Pivot at scale: DuckDB on one thread, on every core, and under a memory limit, on synthetic Zipfian tables.
+
+For each size (1M and 5M rules; 20M with ``--big``) a bilingual table is generated
+(``tests/zipf_phrase_table.py``: Zipfian phrase frequencies on both sides) and pivoted by
+``parastudio pivot``'s library call in a fresh child process per run, so peak memories do not mix. Printed
+per run: wall time, the child's peak resident memory (``ru_maxrss``), DuckDB's own peak buffer memory and
+bytes spilled (its query profile), and the output's sha256, which must be the same in every row of one size
+(the pivot's contract, issue 25). No asserts: figures only, and times depend on what else the machine runs.
+
+``--with-plain-sum`` adds a run on every core with the sums spelt as plain ``SUM`` (the pivot before its
+sums were ordered), to show what the fixed order costs and that plain sums give other bytes.
+
+Spark (issue 25, Deliver 2) is not here yet: its column (``--engine spark``, local and standalone) is left
+for when the Spark engine lands.
+
+    python benchmarks/bench_pivot_scale.py [--rules 1000000,5000000] [--big] [--memory-limit 1GB]
+        [--with-plain-sum] [--work DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from zipf_phrase_table import write_zipf_phrase_table  # noqa: E402
+
+CHILD = r"""
+import functools, hashlib, json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+import core.tablebuild.pivot as pivot
+from core.tablebuild.pivot_sql import render_pivot_sql
+table, output, threads, memory_limit, plain = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] or None, sys.argv[6] == "plain"
+if plain:  # the unordered sums of the pivot before issue 25
+    pivot.render_pivot_sql = functools.partial(render_pivot_sql, ordered_sum=lambda term: f"SUM({term})")
+started = time.perf_counter()
+try:
+    stats = pivot.pivot_table(table, output, threads=threads, memory_limit=memory_limit)
+except OSError as error:
+    stats = {"error": str(error).splitlines()[0][:120]}
+stats["wall_seconds"] = time.perf_counter() - started
+stats["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+if "error" not in stats:
+    digest = hashlib.sha256()
+    with open(output, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    stats["sha256"] = digest.hexdigest()
+print(json.dumps(stats))
+"""
+
+
+def run(table: Path, work: Path, *, threads: int, memory_limit: str, plain: bool = False) -> dict:
+    output = work / "para.txt.gz"
+    result = subprocess.run(
+        [sys.executable, "-c", CHILD, str(ROOT), str(table), str(output), str(threads), memory_limit,
+         "plain" if plain else "ordered"],
+        capture_output=True, text=True, check=True,
+    )
+    output.unlink(missing_ok=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def row(rules: int, name: str, stats: dict, reference: str | None) -> str:
+    if "error" in stats:
+        return f"{rules:>11,d}  {name:<26} failed after {stats['wall_seconds']:.1f} s: {stats['error']}"
+    spilled = stats.get("spilled_bytes")
+    same = "reference" if reference is None else ("same" if stats["sha256"] == reference else "DIFFERENT")
+    return (
+        f"{rules:>11,d}  {name:<26} {stats['wall_seconds']:>8.1f} {stats['peak_rss_mb']:>9,.0f} "
+        f"{(stats.get('peak_buffer_memory_bytes') or 0) / 2**20:>10,.0f} "
+        f"{'?' if spilled is None else f'{spilled / 2**20:,.0f}':>10} "
+        f"{stats['paraphrase_pairs_out']:>11,d}  {stats['sha256'][:12]}  {same}"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rules", default="1000000,5000000", help="table sizes, comma-separated (1M,5M)")
+    parser.add_argument("--big", action="store_true", help="add a 20M-rule table")
+    parser.add_argument("--memory-limit", default="1GB", help="DuckDB memory limit of the limited run (1GB)")
+    parser.add_argument("--with-plain-sum", action="store_true", help="add a run with unordered SUMs (the old pivot)")
+    parser.add_argument("--work", type=Path, default=None, help="where tables and outputs go (default: system temp)")
+    args = parser.parse_args()
+
+    sizes = [int(float(value)) for value in args.rules.split(",") if value.strip()]
+    if args.big:
+        sizes.append(20_000_000)
+    cores = os.cpu_count() or 1
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"{cores} cores, load average {load:.2f} at start (a shared machine makes times noisy)")
+    print(f"{'rules':>11}  {'run':<26} {'seconds':>8} {'peak RSS':>9} {'DuckDB MB':>10} {'spilled MB':>10} "
+          f"{'pairs out':>11}  {'sha256':<12}  bytes")
+    with tempfile.TemporaryDirectory(prefix="bench-pivot-scale-", dir=args.work) as directory:
+        work = Path(directory)
+        for rules in sizes:
+            started = time.perf_counter()
+            table = write_zipf_phrase_table(work / f"zipf-{rules}.txt.gz", rules)
+            print(f"{rules:>11,d}  (table generated in {time.perf_counter() - started:.1f} s, "
+                  f"{table.stat().st_size / 2**20:,.0f} MB gzip)", flush=True)
+            runs = [("DuckDB 1 thread", dict(threads=1, memory_limit="")),
+                    (f"DuckDB {cores} threads", dict(threads=cores, memory_limit="")),
+                    (f"DuckDB {cores} threads, {args.memory_limit}", dict(threads=cores, memory_limit=args.memory_limit))]
+            if args.with_plain_sum:
+                runs.append((f"plain SUM, {cores} threads", dict(threads=cores, memory_limit="", plain=True)))
+            reference = None
+            for name, options in runs:
+                stats = run(table, work, **options)
+                print(row(rules, name, stats, reference), flush=True)
+                if reference is None and "sha256" in stats:
+                    reference = stats["sha256"]
+            table.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""Run recorded candidates again and say, per sentence, whether the same bytes come out (``parastudio reproduce``).
+
+A file of ``parastudio generate --json`` lines holds one or more *runs*: the
+lines whose ``params`` agree once the code's ``version`` and ``commit`` are set
+aside. For each run the options are rebuilt from ``params``
+(:func:`core.engine.generation_options.options_from_json`), every recorded input
+file is checked against its sha256 (a run whose input changed, disappeared or was
+never recorded is refused, with the reason, and not run), the files are loaded
+as recorded and the run's sentences (each candidate's ``source``, and
+``references`` for spg-similarity) are generated again. A sentence is
+*identical* when the new lines are byte for byte the recorded ones, the code's
+version and commit being the recorded ones (a different commit is reported
+once per run, not as a difference of every line).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from core.code_identity import code_identity
+from core.engine.file_fingerprint import mismatch
+from core.errors import InputFormatError, OptionsError
+from core.progress import Progress, no_progress
+from core.textio import open_text_maybe_gzip
+
+CODE_KEYS = ("version", "commit")
+
+
+@dataclass
+class RecordedRun:
+    """The lines of one run, by sentence in the order first seen."""
+
+    params: dict
+    lines: dict[tuple, list[str]] = field(default_factory=dict)  # (sentence_id, source, reference) -> lines
+
+
+@dataclass
+class SentenceOutcome:
+    sentence_id: object
+    identical: bool
+    difference: str | None = None  # the first field that differs, for a reader
+
+    def to_json(self) -> dict:
+        return {"sentence_id": self.sentence_id, "identical": self.identical, "difference": self.difference}
+
+
+@dataclass
+class RunOutcome:
+    system: str
+    candidates: int
+    refused: str | None = None
+    code: str | None = None  # set when the recorded code differs from the running code
+    sentences: list[SentenceOutcome] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"system": self.system, "candidates": self.candidates, "refused": self.refused, "code": self.code,
+                "sentences": [s.to_json() for s in self.sentences]}
+
+
+def _run_key(params: dict) -> str:
+    return json.dumps({k: v for k, v in params.items() if k not in CODE_KEYS}, sort_keys=True)
+
+
+def read_runs(path: str | os.PathLike) -> list[RecordedRun]:
+    """The runs of a candidates file; a line that is not a candidate with params and source is refused."""
+    runs: dict[str, RecordedRun] = {}
+    with open_text_maybe_gzip(path) as handle:
+        for line in handle:
+            number, text = handle.line_number, line.rstrip("\n")
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text)
+            except ValueError:
+                raise InputFormatError(path, number, "a JSON object (parastudio generate --json)", text) from None
+            if not isinstance(record, dict) or not isinstance(record.get("params"), dict) \
+                    or "system" not in record["params"]:
+                raise InputFormatError(path, number, "a candidate with params (parastudio generate --json)", text)
+            if not isinstance(record.get("source"), str):
+                raise InputFormatError(path, number, "a candidate with its source sentence (written by a "
+                                                     "parastudio generate that records provenance)", text)
+            references = record.get("references")
+            reference = references[0] if isinstance(references, list) and references else None
+            run = runs.setdefault(_run_key(record["params"]), RecordedRun(record["params"]))
+            run.lines.setdefault((record["sentence_id"], record["source"], reference), []).append(text)
+    return list(runs.values())
+
+
+def _refusal(params: dict) -> str | None:
+    """Why a run cannot be reproduced here: an input missing, changed or never recorded."""
+    inputs = params.get("inputs")
+    if not isinstance(inputs, dict) or not inputs.get("tables"):
+        return "the candidates record no input files (params.inputs)"
+    recorded = [*inputs["tables"], *inputs.get("pattern_tables", [])]
+    recorded += [inputs[name] for name in ("lm", "weights", "reference") if inputs.get(name) is not None]
+    for fingerprint in recorded:
+        problem = mismatch(fingerprint) if isinstance(fingerprint, dict) else "an input is not a {path, sha256} object"
+        if problem:
+            return problem
+    return None
+
+
+def _first_difference(recorded: list[str], produced: list[str]) -> str | None:
+    if recorded == produced:
+        return None
+    if len(recorded) != len(produced):
+        return f"{len(recorded)} candidates recorded, {len(produced)} now"
+    for old_line, new_line in zip(recorded, produced):
+        if old_line != new_line:
+            old, new = json.loads(old_line), json.loads(new_line)
+            for key in sorted(set(old) | set(new)):
+                if old.get(key) != new.get(key):
+                    return f"rank {old.get('rank')}: {key} {old.get(key)!r:.80} recorded, {new.get(key)!r:.80} now"
+            return f"rank {old.get('rank')}: the same values written differently"
+    return None
+
+
+def reproduce_run(run: RecordedRun, *, processes: int | None = None,
+                  progress: Progress = no_progress) -> RunOutcome:
+    """Generate ``run``'s sentences again and compare (module docstring)."""
+    from core.engine.generation import generate_batches
+    from core.engine.generation_options import options_from_json
+    from core.engine.generation_resources import load_resources
+
+    params = run.params
+    outcome = RunOutcome(str(params.get("system")), sum(len(lines) for lines in run.lines.values()))
+    outcome.refused = _refusal(params)
+    if outcome.refused:
+        return outcome
+    try:
+        options = options_from_json(params)
+    except (OptionsError, TypeError, ValueError, KeyError) as error:
+        outcome.refused = f"the params do not describe options this code can run: {error}"
+        return outcome
+    current = code_identity()
+    recorded_code = {key: params.get(key) for key in CODE_KEYS}
+    if recorded_code != current:
+        outcome.code = (f"recorded with {recorded_code['version']} ({recorded_code['commit']}), "
+                        f"reproduced with {current['version']} ({current['commit']})")
+    keys = list(run.lines)
+    sentences = [source.split() for _, source, _ in keys]
+    references = [reference.split() for _, _, reference in keys] if all(k[2] is not None for k in keys) else None
+    inputs = params["inputs"]
+
+    def path(name: str):
+        return inputs[name]["path"] if inputs.get(name) else None
+
+    resources = load_resources(
+        options, [t["path"] for t in inputs["tables"]], path("lm"),
+        pattern_tables=[t["path"] for t in inputs.get("pattern_tables", [])], sentences=sentences,
+        weights_file=path("weights"), weights_signature=(inputs.get("weights") or {}).get("signature"),
+        reference_file=path("reference"))
+    produced: dict[int, list[str]] = {}
+    for index, candidates, _ in generate_batches(options, sentences, resources, progress=progress,
+                                                 processes=processes, sentence_ids=range(len(keys)),
+                                                 references=references):
+        produced[index] = [_line(candidate, recorded_code, keys[index][0]) for candidate in candidates]
+    for index, key in enumerate(keys):
+        difference = _first_difference(run.lines[key], produced.get(index, []))
+        outcome.sentences.append(SentenceOutcome(key[0], difference is None, difference))
+    return outcome
+
+
+def _line(candidate, code: dict, sentence_id) -> str:
+    """The candidate's ``generate --json`` line, with the recorded code identity and sentence id."""
+    record = candidate.to_json()
+    record["sentence_id"] = sentence_id
+    record["params"] = {**record["params"], **code}
+    return json.dumps(record, ensure_ascii=False)
+
+
+def reproduce(path: str | os.PathLike, *, processes: int | None = None,
+              progress: Progress = no_progress) -> Iterator[RunOutcome]:
+    """Every run of a candidates file, reproduced (or refused) in turn."""
+    for run in read_runs(path):
+        yield reproduce_run(run, processes=processes, progress=progress)

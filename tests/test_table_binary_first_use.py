@@ -1,0 +1,80 @@
+"""A text table is parsed once: the first load writes its binary form, so the next one opens at once."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.cli import main as cli_main
+from core.engine import paraphrase_table
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.table_binary import binary_path, cached_binary_path
+from core.engine.table_formats import LoadReport
+
+RULES = [(f"w{i}", f"v{j}", 1.0 / (1 + j)) for i in range(60) for j in range(3)]
+
+
+@pytest.fixture
+def table_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("PARASTUDIO_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "rules.txt"
+    path.write_text("".join(f"{s} ||| {t} ||| {p!r}\n" for s, t, p in RULES), encoding="utf-8")
+    monkeypatch.setattr(paraphrase_table, "BINARY_ON_FIRST_USE_BYTES", path.stat().st_size)
+    return path
+
+
+def _answers(table: ParaphraseTable) -> list:
+    return [(s, [(r.target, r.prob) for r in table.rules_for((s,))]) for s in sorted({s for s, _, _ in RULES})]
+
+
+def test_the_first_load_writes_the_binary_form_and_the_second_opens_it_with_the_same_answers(table_path):
+    first = LoadReport(str(table_path))
+    parsed = ParaphraseTable.load(table_path, report=first)
+    assert binary_path(table_path).is_file()
+    assert any("next load opens it at once" in note for note in first.notes)
+
+    second = LoadReport(str(table_path))
+    opened = ParaphraseTable.load(table_path, report=second)
+    assert second.binary == str(binary_path(table_path))
+    assert _answers(opened) == _answers(parsed)
+
+
+def test_a_small_table_gets_no_binary_form_unasked(table_path, monkeypatch):
+    monkeypatch.setattr(paraphrase_table, "BINARY_ON_FIRST_USE_BYTES", table_path.stat().st_size + 1)
+    ParaphraseTable.load(table_path)
+    assert not binary_path(table_path).exists()
+
+
+@pytest.mark.parametrize("blocker", ["user-file", "folder"])
+def test_a_pstable_beside_that_is_not_ours_is_kept_and_the_binary_goes_to_the_cache(table_path, blocker):
+    beside = binary_path(table_path)
+    if blocker == "folder":
+        beside.mkdir()
+    else:
+        beside.write_bytes(b"my own notes\n")
+
+    report = LoadReport(str(table_path))
+    ParaphraseTable.load(table_path, report=report)
+
+    cached = cached_binary_path(table_path)
+    assert cached.is_file()
+    assert beside.is_dir() if blocker == "folder" else beside.read_bytes() == b"my own notes\n"
+    again = LoadReport(str(table_path))
+    ParaphraseTable.load(table_path, report=again)
+    assert again.binary == str(cached)
+
+
+def test_an_edited_table_is_read_again_and_its_binary_rewritten(table_path):
+    ParaphraseTable.load(table_path)
+    with open(table_path, "a", encoding="utf-8") as handle:
+        handle.write("w0 ||| new ||| 0.9\n")
+    table = ParaphraseTable.load(table_path)
+    assert ("new",) in [r.target for r in table.rules_for(("w0",))]
+    report = LoadReport(str(table_path))
+    reopened = ParaphraseTable.load(table_path, report=report)
+    assert report.binary == str(binary_path(table_path))
+    assert ("new",) in [r.target for r in reopened.rules_for(("w0",))]
+
+
+def test_the_command_line_says_where_it_wrote_the_binary_form(table_path, capsys):
+    assert cli_main(["table", "stats", str(table_path)]) == 0
+    assert f"wrote the table's binary form {binary_path(table_path)}" in capsys.readouterr().err
