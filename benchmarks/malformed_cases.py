@@ -49,7 +49,8 @@ class Case:
     argv: list[str]
     directory: Path
     expect: str  # refuse-line | refuse | accept | same (accepted with the clean input's output); issue 22:
-    # accept-no-controls / refuse-no-controls (no raw control character printed), accept-csv-safe (no formula cell)
+    # accept-no-controls / refuse-no-controls / any-no-controls (taken or clearly refused, no raw control character
+    # printed), accept-csv-safe (no formula cell)
     stdin: Path | None = None
     env: dict = field(default_factory=dict)
     store: bool = False

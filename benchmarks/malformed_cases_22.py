@@ -10,8 +10,9 @@ store states, injection, and inputs that used to be taken silently with a change
   unreachable PostgreSQL server, a mistyped ``sqlite+pysqlite:///`` URL, a symlink loop as a study;
 * silent changes: a sentence id given two sources, ``merge-package`` of an answer off the scale,
   ``table prune`` of each of issue 18's bad rules, ``lm train`` on non-text, pattern pairs with other slots;
-* injection: escape sequences in names and texts (the output must hold no raw control character) and
-  spreadsheet formulas in cells (every CSV export must quote them).
+* injection: escape sequences in names and texts, and inside line 2 of each of issue 18's 14 text inputs
+  (taken or refused, the output must hold no raw control character), and spreadsheet formulas in cells
+  (every CSV export must quote them).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from malformed_cases import (CANDIDATES, JUDGMENTS, TABLE, Case, CaseBuilder, _python_core, _replace_line_2,
-                             candidate_line)
+from malformed_cases import (CANDIDATES, JUDGMENTS, TABLE, Case, CaseBuilder, _on_line_2, _python_core,
+                             _replace_line_2, candidate_line)
 
 DEEP = 100_000
 ATTACK = "\x1b]0;pwned\x07\x1b[2J\x9b31m\x7f\x08"  # window title, clear screen, C1 CSI, DEL, backspace
@@ -217,6 +218,9 @@ def _silent_change_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
 
 
 def _injection_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
+    for slot in builder.slots():  # escape sequences inside line 2 of each text input: taken or refused, never obeyed
+        builder.add(slot, "escape-sequences", _on_line_2(slot.clean.encode(), ATTACK.encode()),
+                    "any-no-controls").issue = 22
     named = _write(base / "names.csv", JUDGMENTS.replace("ann2", "ann" + ATTACK))
     table = _write(base / "table.txt", f"the dog ||| the be{ATTACK}ast ||| 0.9\n")
     for name, argv, stdin in [

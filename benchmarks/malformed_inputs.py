@@ -93,7 +93,7 @@ def _run(case: Case, timeout: float) -> Result:
     if changed or created:
         return Result(case, "wrote a file it should not have", seconds, ", ".join(changed + created))
     output = case.output_of(completed.stdout)
-    if case.expect.endswith("-no-controls") and RAW_CONTROL.search(completed.stdout + completed.stderr):
+    if case.expect.endswith("no-controls") and RAW_CONTROL.search(completed.stdout + completed.stderr):
         return Result(case, "raw control characters printed", seconds, repr(RAW_CONTROL.search(
             completed.stdout + completed.stderr).group()))
     if case.expect == "accept-csv-safe" and completed.returncode == 0:
@@ -103,7 +103,7 @@ def _run(case: Case, timeout: float) -> Result:
         if not output.strip():
             return Result(case, "accepted, wrong output", seconds, "no CSV")
     if completed.returncode == 0:
-        if case.expect in ("accept", "same", "accept-no-controls", "accept-csv-safe"):
+        if case.expect in ("accept", "same", "accept-no-controls", "accept-csv-safe", "any-no-controls"):
             if case.expect == "same" and case.baseline is not None and output != case.baseline:
                 return Result(case, "accepted, wrong output", seconds, "output differs from the clean input's")
             return Result(case, "accepted, right", seconds, stdout=output)

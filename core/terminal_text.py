@@ -6,9 +6,10 @@ was printed; C1 controls (U+0080-U+009F) do the same on some terminals; a
 carriage return or backspaces hide what came before. :func:`escape_controls`
 writes each as ``\\xNN`` (C0 but tab and newline, DEL, C1), so the text reads as
 it is and does nothing. :class:`EscapingWriter` applies it to a whole stream:
-the CLI puts it in front of standard error, and of standard output unless the
-command writes JSON there (JSON escapes C0 itself, and a JSON reader must get
-the JSON's own bytes).
+the CLI puts it in front of standard error and standard output. A command that
+writes JSON there gets :func:`escape_json_controls` instead: JSON escapes C0
+itself but may carry DEL and C1 raw inside its strings, and ``\u009b`` is the
+same JSON value as a raw U+009B, so a JSON reader gets the same values.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import IO, Iterator
 
 _CONTROLS = [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]
 _ESCAPES = {code: f"\\x{code:02x}" for code in _CONTROLS}
+_JSON_ESCAPES = {code: f"\\u{code:04x}" for code in (0x7F, *range(0x80, 0xA0))}
 
 
 def escape_controls(text: str) -> str:
@@ -26,15 +28,21 @@ def escape_controls(text: str) -> str:
     return text.translate(_ESCAPES)
 
 
-class EscapingWriter:
-    """A text stream whose writes go through :func:`escape_controls`; ``unescaped`` is the stream behind it,
-    for our own terminal output (a progress bar's carriage returns)."""
+def escape_json_controls(text: str) -> str:
+    """JSON text with DEL and C1 controls (raw only inside its strings) as ``\\u00NN``: the same JSON values."""
+    return text.translate(_JSON_ESCAPES)
 
-    def __init__(self, stream: IO[str]):
+
+class EscapingWriter:
+    """A text stream whose writes go through ``escape`` (:func:`escape_controls` by default); ``unescaped`` is
+    the stream behind it, for our own terminal output (a progress bar's carriage returns)."""
+
+    def __init__(self, stream: IO[str], escape=escape_controls):
         self.unescaped = stream
+        self._escape = escape
 
     def write(self, text: str) -> int:
-        self.unescaped.write(escape_controls(text))
+        self.unescaped.write(self._escape(text))
         return len(text)
 
     def writelines(self, lines) -> None:
@@ -52,11 +60,11 @@ def unescaped(stream: IO[str]) -> IO[str]:
 
 @contextlib.contextmanager
 def escaping_streams(*, json_on_stdout: bool) -> Iterator[None]:
-    """Standard error, and standard output unless ``json_on_stdout``, escaped for the duration (then restored)."""
+    """Standard error and standard output escaped for the duration (then restored); standard output as JSON
+    (:func:`escape_json_controls`) when ``json_on_stdout``."""
     saved = sys.stdout, sys.stderr
     sys.stderr = EscapingWriter(sys.stderr)
-    if not json_on_stdout:
-        sys.stdout = EscapingWriter(sys.stdout)
+    sys.stdout = EscapingWriter(sys.stdout, escape_json_controls if json_on_stdout else escape_controls)
     try:
         yield
     finally:

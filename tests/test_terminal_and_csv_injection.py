@@ -1,9 +1,9 @@
 """Issue 22, Found 8: other people's files neither drive our terminal nor run in a spreadsheet.
 
 Human-readable output escapes control characters (C0 but tab and newline, DEL, C1), whatever command prints
-a name or a text; JSON output stays the JSON's own bytes. Every CSV writer quotes a text cell a spreadsheet
-would run as a formula (OWASP), leaves numbers alone, and keeps cells as they are with ``--raw``; a quoted
-export reads back as it was.
+a name or a text; JSON output keeps its values (JSON escapes C0; its DEL and C1 become JSON escapes). Every
+CSV writer quotes a text cell a spreadsheet would run as a formula (OWASP), leaves numbers alone, and keeps
+cells as they are with ``--raw``; a quoted export reads back as it was.
 """
 
 from __future__ import annotations
@@ -74,13 +74,14 @@ def _judgments(tmp_path, annotator: str) -> Path:
     return path
 
 
-def test_names_from_a_file_reach_human_output_escaped_and_json_unchanged(tmp_path):
+def test_names_from_a_file_reach_human_output_escaped_and_json_with_the_same_values(tmp_path):
     judgments = _judgments(tmp_path, "ann" + ATTACK)
     status, out, err = run_cli(["report", str(judgments), "--bootstrap", "0"])
     assert status == 0, err
     assert "ann\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x7f\\x08X" in out and not RAW_CONTROL.search(out + err)
     status, out, _err = run_cli(["report", str(judgments), "--bootstrap", "0", "--format", "json"])
-    assert status == 0 and "ann" + ATTACK in _strings(json.loads(out))
+    assert status == 0 and "ann" + ATTACK in _strings(json.loads(out))  # DEL and C1 as \u escapes: same values
+    assert not RAW_CONTROL.search(out)
 
 
 def _strings(value) -> set[str]:

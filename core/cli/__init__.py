@@ -126,8 +126,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def writes_json(args: argparse.Namespace) -> bool:
-    """Whether the command writes JSON to standard output (``--json``, ``--format json`` or ``jsonl``): its bytes
-    are the JSON's, escaped by JSON itself, so the terminal escaping leaves them alone."""
+    """Whether the command writes JSON to standard output (``--json``, ``--format json`` or ``jsonl``): JSON
+    escapes C0 itself, and its DEL and C1 are escaped the JSON way (the same values), not as ``\\xNN``."""
     return bool(getattr(args, "json", False)) or getattr(args, "format", None) in ("json", "jsonl")
 
 
