@@ -44,7 +44,7 @@ def _write(path: Path, data: bytes | str) -> Path:
 
 
 def _case(builder: CaseBuilder, group: str, name: str, argv: list[str], expect: str, directory: Path, **extra) -> Case:
-    case = Case(f"{group}/{name}", group, argv, directory, expect, issue=22, **extra)
+    case = Case(f"{group}/{name}", group, argv, directory, expect, issue=22, kind=group, **extra)
     builder.cases.append(case)
     return case
 
@@ -88,8 +88,9 @@ def _filesystem_cases(builder: CaseBuilder, base: Path) -> None:
 def _unicode_and_size_cases(builder: CaseBuilder, base: Path) -> None:
     for slot in builder.slots():  # a BOM where two files were pasted together: line 2
         clean = slot.clean.encode()
-        builder.add(slot, "bom-inside", _replace_line_2(clean, b"\xef\xbb\xbf" + clean.split(b"\n")[1]),
-                    "refuse-line").issue = 22
+        case = builder.add(slot, "bom-inside", _replace_line_2(clean, b"\xef\xbb\xbf" + clean.split(b"\n")[1]),
+                           "refuse-line")
+        case.issue, case.kind = 22, "unicode-size"
     approaches = _write(base / "latin1.toml", b'[approach.x]\nfilters = ["caf\xe9"]\n')
     deep_toml = _write(base / "deep.toml", "[approach.x]\nfilters = " + "[" * DEEP + "]" * DEEP + "\n")
     deep_json = _write(base / "deep.json", '{"format": "x",\n "weights": ' + "[" * DEEP + "]" * DEEP + "}\n")
@@ -219,8 +220,9 @@ def _silent_change_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
 
 def _injection_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
     for slot in builder.slots():  # escape sequences inside line 2 of each text input: taken or refused, never obeyed
-        builder.add(slot, "escape-sequences", _on_line_2(slot.clean.encode(), ATTACK.encode()),
-                    "any-no-controls").issue = 22
+        case = builder.add(slot, "escape-sequences", _on_line_2(slot.clean.encode(), ATTACK.encode()),
+                           "any-no-controls")
+        case.issue, case.kind = 22, "injection"
     named = _write(base / "names.csv", JUDGMENTS.replace("ann2", "ann" + ATTACK))
     table = _write(base / "table.txt", f"the dog ||| the be{ATTACK}ast ||| 0.9\n")
     for name, argv, stdin in [

@@ -208,8 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         tally = Counter(result.outcome for result in chosen)
         print(f"{title}: {len(chosen)} cases")
         if chosen is new_kinds:
-            kinds = ("filesystem", "unicode-size", "store-state", "silent-change", "injection")
-            groups = Counter(result.case.slot if result.case.slot in kinds else "unicode-size" for result in chosen)
+            groups = Counter(result.case.kind for result in chosen)
             print("  " + ", ".join(f"{group} {count}" for group, count in sorted(groups.items())))
         for outcome in ORDER:
             print(f"  {outcome:<32} {tally.get(outcome, 0):>4}")
