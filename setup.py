@@ -105,34 +105,42 @@ def kenlm_query_sources(root: Path) -> list[str]:
     return [str(f) for f in files if not (f.name.endswith("main.cc") or f.name.endswith("test.cc"))]
 
 
+BEAM_CORE = "core.engine._beam_core"
+WHAT_IT_IS = {BEAM_CORE: "the compiled search core (the beam decoder runs its Python search: same results, "
+                         "several times slower)",
+              "core.engine._truescore_core": "the compiled true-score core (the Python dynamic program runs: "
+                                             "same results, about half as fast)"}
+
+
 class build_ext_with_kenlm(build_ext):
-    """Adds KenLM's query sources when the extension is actually built (not when pip only asks for metadata)."""
+    """Builds each compiled core on its own, the search core with KenLM's query sources (added only when it is
+    actually built, not when pip only asks for metadata); one that cannot be built is left out with a warning."""
 
     def build_extensions(self):
-        try:
-            root = kenlm_source()
-        except SourceUnavailable as why:
-            _warn_without_core(str(why))
-            self.extensions = []  # nothing built, nothing for the install to copy
-            return
-        kept = [(extension, list(extension.sources), list(extension.include_dirs)) for extension in self.extensions]
-        for extension in self.extensions:
-            extension.sources += kenlm_query_sources(root)
-            extension.include_dirs.append(str(root))
-        try:
-            super().build_extensions()
-        except Exception as why:  # no compiler, missing headers: the Python search still works
-            _warn_without_core(f"compiling it failed ({str(why)[-300:]})")
-            self.extensions = []
-        finally:  # the manifest step after this refuses paths outside the project
-            for extension, sources, include_dirs in kept:
+        wanted, built = list(self.extensions), []
+        for extension in wanted:
+            sources, include_dirs = list(extension.sources), list(extension.include_dirs)
+            try:
+                if extension.name == BEAM_CORE:
+                    root = kenlm_source()
+                    extension.sources += kenlm_query_sources(root)
+                    extension.include_dirs.append(str(root))
+                self.extensions = [extension]
+                super().build_extensions()
+                built.append(extension)
+            except SourceUnavailable as why:
+                _warn_without(extension.name, str(why))
+            except Exception as why:  # no compiler, missing headers: the Python code still works
+                _warn_without(extension.name, f"compiling it failed ({str(why)[-300:]})")
+            finally:  # the manifest step after this refuses paths outside the project
                 extension.sources, extension.include_dirs = sources, include_dirs
+        self.extensions = built  # nothing for the install to copy of what was not built
 
 
-def _warn_without_core(why: str) -> None:
-    print(f"setup.py: WARNING: the compiled search core was not built: {why}. Paraphrase Studio is installed "
-          "without it; the beam decoder runs its Python search (same results, several times slower). "
-          "Set PARASTUDIO_KENLM_SOURCE to a kenlm source folder or archive and reinstall to build it.",
+def _warn_without(name: str, why: str) -> None:
+    print(f"setup.py: WARNING: {WHAT_IT_IS[name].split(' (')[0]} was not built: {why}. Paraphrase Studio is "
+          f"installed without it; {WHAT_IT_IS[name].split(' (')[1].rstrip(')')}. Set PARASTUDIO_KENLM_SOURCE to a "
+          "kenlm source folder or archive, or install a C++ compiler, and reinstall to build it.",
           file=sys.stderr, flush=True)
 
 
@@ -143,11 +151,16 @@ def extensions() -> list[Pybind11Extension]:
         macros.append(("HAVE_ZLIB", None))
         libraries.append("z")
     return [Pybind11Extension(
-        "core.engine._beam_core",
+        BEAM_CORE,
         ["core/engine/native/beam_core.cpp"],
         define_macros=macros,
         libraries=libraries,
         extra_compile_args=["-O3", "-w"],  # KenLM's own warnings are not ours to fix
+        cxx_std=17,
+    ), Pybind11Extension(
+        "core.engine._truescore_core",
+        ["core/engine/native/truescore_core.cpp"],
+        extra_compile_args=["-O3"],
         cxx_std=17,
     )]
 

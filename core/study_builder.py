@@ -223,7 +223,7 @@ def study_from_pattern_table(report: Progress, db: Database, plan: StudyPlan, ta
         models_json[name] = {"lambdas": list(lambdas), "threshold": threshold if math.isfinite(threshold) else None,
                              "pairs_extracted": len(pairs)}
         for e1, e2, value, p_mle, pivots in rng.sample(pairs, min(models.sample, len(pairs))):
-            sentence = e1_ids.setdefault(e1, f"e1-{len(e1_ids) + 1}")
+            sentence = e1_ids.setdefault(e1, str(len(e1_ids)))  # a whole number, as generate's sentence_id
             rows.append(ops.CandidateRow(sentence_id=sentence, text=e2, system=name, source=e1, model_score=value,
                                          params={"table": str(table), "model": name, "lambdas": list(lambdas),
                                                  "threshold": models_json[name]["threshold"], "ln_score": value,

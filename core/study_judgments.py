@@ -57,3 +57,15 @@ def is_sqlite_file(path: str) -> bool:
             return handle.read(16) == b"SQLite format 3\x00"
     except OSError:
         return False
+
+
+def sampling_note(db: Database, study_id: int) -> str | None:
+    """How the items were sampled when not all at once (:mod:`core.adaptive_assignment`), for the per-system
+    tables' notes; None for a study assigned the ordinary way."""
+    sampling = ops.study_settings(db, study_id).get("sampling")
+    if not isinstance(sampling, dict) or sampling.get("mode") != "adaptive":
+        return None
+    return (f"Items sampled adaptively: each batch went to sentences whose system pairs the anytime-valid sign test "
+            f"had not decided (criterion {sampling.get('criterion')}, stopping rule {sampling.get('rule')}, "
+            f"α {sampling.get('alpha')}), never to a sentence both systems said the same way; shares describe the "
+            "sentences so sampled, not a random sample of the test set.")

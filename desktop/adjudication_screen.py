@@ -136,7 +136,7 @@ class AdjudicationDialog(QDialog):
             value = str(level["value"])
             for key in keys:
                 self._level_keys[key] = value
-            button = QPushButton(f"{level.get('label') or value}  [{' / '.join(keys)}]")
+            button = QPushButton(f"{level.get('label') or value}  [{' / '.join(keys)}]".replace("&", "&&"))
             button.setFocusPolicy(Qt.NoFocus)
             button.setCheckable(True)
             button.setChecked(item.decision == value)

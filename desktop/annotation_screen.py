@@ -219,7 +219,9 @@ class AnnotationScreen(QWidget):
         return self._button(KEY_BY_ACTION[action].button_text(), getattr(self, action))
 
     def _button(self, text: str, slot) -> QPushButton:
-        button = QPushButton(text)
+        # A button's "&" marks its Alt shortcut: text from a study ("rock &amp; roll") would record an answer
+        # with Alt+A and show "amp;". Doubled, it shows as written and makes no shortcut.
+        button = QPushButton(text.replace("&", "&&"))
         button.setFocusPolicy(Qt.NoFocus)  # keys always reach the screen
         button.pressed.connect(self._note_activity)
         button.clicked.connect(slot)

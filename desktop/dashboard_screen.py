@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.progress import Progress, no_progress
-from core.study_judgments import pattern_pairs_extracted, study_judgment_records
+from core.study_judgments import pattern_pairs_extracted, sampling_note, study_judgment_records
 from core.stats.report_render import format_cell, render_table, render_table_plot
 from core.textio import atomic_output
 from core.stats.report_tables import Report, build_report
@@ -51,7 +51,8 @@ def compute_report(db: Database, study_id: int, title: str, progress: Progress =
     if not len(records):
         return Report(title=title), 0
     return build_report(records, title=title, bootstrap=DASHBOARD_BOOTSTRAP, progress=progress,
-                        pairs_extracted=pattern_pairs_extracted(db, study_id)), len(records)
+                        pairs_extracted=pattern_pairs_extracted(db, study_id),
+                        sampling=sampling_note(db, study_id)), len(records)
 
 
 class DashboardScreen(QWidget):

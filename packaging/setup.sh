@@ -6,6 +6,7 @@
 #   Boost, zlib, cmake, g++  - to build KenLM's lmplz/build_binary on first use
 #   Qt's xcb libraries, Xvfb - to show the PySide6 window (and test it headless)
 #   postgresql (test only)   - the study store's tests also run on a local PostgreSQL server
+#   openjdk-17-jre-headless (test only) - the Spark engine's tests run real Spark (pyspark comes with .[test])
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +21,7 @@ SYSTEM_PACKAGES=(
   libxcb-xkb1 libxcb-render-util0 libxcb-image0 libegl1 libgl1 libfontconfig1 libdbus-1-3
 )
 
-[ "$mode" = test ] && SYSTEM_PACKAGES+=(postgresql)
+[ "$mode" = test ] && SYSTEM_PACKAGES+=(postgresql openjdk-17-jre-headless)
 as_root=()
 [ "$(id -u)" -eq 0 ] || as_root=(sudo)
 

@@ -4,6 +4,9 @@ from pathlib import Path
 
 import pytest
 
+# The shared local SparkSession and standalone cluster of the tests marked `spark` (tests/spark_fixtures.py).
+from tests.spark_fixtures import spark, spark_cluster, spark_connect_server  # noqa: F401
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -155,7 +155,7 @@ def devset_records(draw):
                      "origin": "derived", "criterion": "meaning", "labels": labels, "adjudication": None,
                      "label": draw(st.sampled_from(["correct", "incorrect", None])), "status": "agree", "reason": None}
                     for unit, (index, s) in enumerate((i, s) for i, s in enumerate(derivation) if not s["identity"])]
-    record = {"id": "u:1", "study": "s", "item": "1", "sentence_id": str(draw(st.integers(0, 3))),
+    record = {"id": "u:1", "study": "s", "item": "1", "sentence_id": draw(st.integers(0, 3)),
               "source": " ".join(source), "candidate": " ".join(tokens), "references": [" ".join(source)],
               "system": "beam", "systems": [{"system": "beam", "rank": draw(st.integers(1, 5)), "model_score": -1.5,
                                              "true_score": -2.0, "params": "{}"}],

@@ -198,7 +198,8 @@ def test_cli_agreement_contract_two_annotators(tmp_path, capsys):
     write_long_csv(path, rows)
     assert main(["agreement", str(path), "--criterion", "f", "--json", "--bootstrap", "50"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"n_items", "n_annotators", "observed", "cohen_kappa", "fixed_chance_kappa", "fleiss_kappa", "krippendorff_alpha", "ci95"}
+    assert set(out) == {"n_items", "n_annotators", "observed", "cohen_kappa", "fixed_chance_kappa", "fleiss_kappa", "krippendorff_alpha", "ci95", "signature"}
+    assert "|bootstrap:50|seed:0|" in out["signature"] and "|criterion:f|q:2|q-from:observed|" in out["signature"]
     assert out["n_items"] == 51 and out["n_annotators"] == 2
     assert out["cohen_kappa"] == pytest.approx(0.4, abs=1e-9)  # item judged by one annotator is left out
     assert out["observed"] == pytest.approx(0.7)

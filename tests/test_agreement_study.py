@@ -59,7 +59,10 @@ def test_agreement_of_a_study_takes_q_from_the_scale_and_equals_its_exported_csv
         writer.writerow(["item", "annotator", "criterion", "value"])
         writer.writerows([row["item"], row["annotator"], row["criterion"], row["value"]] for row in rows)
     assert agreement(capsys, str(bare))["fixed_chance_kappa"] == pytest.approx((0.75 - 1 / 2) / (1 / 2))
-    assert agreement(capsys, str(bare), "--categories", "3") == from_study
+    told = agreement(capsys, str(bare), "--categories", "3")
+    # The same numbers; the signature says where q came from.
+    assert {k: v for k, v in told.items() if k != "signature"} == {k: v for k, v in from_study.items() if k != "signature"}
+    assert "|q:3|q-from:categories|" in told["signature"] and "|q:3|q-from:scale|" in from_study["signature"]
 
 
 def test_agreement_text_names_where_q_came_from(study, capsys):

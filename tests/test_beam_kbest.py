@@ -69,12 +69,17 @@ def bound(paths_tried, source):
     return 5 * paths_tried * (len(source) + 2)
 
 
+# "python": the reference k-best of core.engine.kbest; "compiled": the C++ core's, which "auto" picks when built.
+CORES = ["python", "compiled"]
+
+
+@pytest.mark.parametrize("core", CORES)
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=tied_tables(), k=st.integers(1, 40), pruned=st.booleans(), with_lm=st.booleans())
-def test_k_best_paths_are_the_top_of_a_brute_force_enumeration(lm, case, k, pruned, with_lm):
+def test_k_best_paths_are_the_top_of_a_brute_force_enumeration(lm, core, case, k, pruned, with_lm):
     source, table = case
     decoder_settings = DecoderSettings(stack_size=2, beam_threshold=1e-2) if pruned else UNPRUNED
-    result = BeamDecoder(table, lm if with_lm else None, decoder_settings).decode(source)
+    result = BeamDecoder(table, lm if with_lm else None, decoder_settings, core=core).decode(source)
     everything = lattice_paths(result)
     extractor = result.paths()
     found = []
@@ -97,11 +102,12 @@ def test_k_best_paths_are_the_top_of_a_brute_force_enumeration(lm, case, k, prun
         assert {tuple(map(id, e)) for _, e in found} == {tuple(map(id, e)) for _, e in everything}
 
 
+@pytest.mark.parametrize("core", CORES)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=tied_tables(), n=st.integers(1, 15))
-def test_distinct_nbest_is_the_best_path_of_each_of_the_best_strings(lm, case, n):
+def test_distinct_nbest_is_the_best_path_of_each_of_the_best_strings(lm, core, case, n):
     source, table = case
-    result = BeamDecoder(table, lm, UNPRUNED).decode(source)
+    result = BeamDecoder(table, lm, UNPRUNED, core=core).decode(source)
     best_of: dict[tuple[str, ...], float] = {}
     for score, edges in lattice_paths(result):
         tokens = tuple(w for edge in edges for w in edge.option.target)

@@ -93,7 +93,7 @@ def test_suggest_on_an_edited_translation_and_feedback(tmp_path, capsys, cache):
 def test_autoeval_contract_on_the_bundled_cases(capsys, cache):
     assert main(["autoeval", "--approach", "approach-1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"approach", "cases", "successes", "by_length"}
+    assert set(out) == {"approach", "cases", "successes", "by_length", "ties"}
     cases = read_cases(DEMO.roundtrip_cases)
     assert out["approach"] == "approach-1" and out["cases"] == len(cases)
     assert sum(n for n, _ in out["by_length"].values()) == len(cases)

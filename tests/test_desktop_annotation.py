@@ -414,3 +414,23 @@ def test_a_second_window_for_the_same_judge_is_refused_and_a_take_over_stops_the
     assert first.item is None
     second.close_session()
     second_writer.close()
+
+
+def test_an_ampersand_in_an_option_is_shown_as_written_and_is_no_shortcut(qtbot, tmp_path, screen_for):
+    path = tmp_path / "amp.sqlite"
+    db = open_database(path, create=True)
+    try:
+        study = ops.create_study(db, "amp", criteria=("choice",), seed=5)
+        ops.add_choice_tasks(db, study, [{"id": "t1", "sentence": "rock and roll music", "span": [0, 3],
+                                          "options": ["rock &amp; roll", "Tom & Jerry", "R&B"]}])
+        ops.assign(db, study, ["ann"])
+        screen = screen_for(db, study)
+        texts = [button.text().replace("&&", "&") for button in screen.option_buttons]
+        assert texts == ["[1]  rock &amp; roll", "[2]  Tom & Jerry", "[3]  R&B"]
+        assert all(button.shortcut().isEmpty() for button in screen.option_buttons)
+        qtbot.keyClick(screen, Qt.Key_A, Qt.AltModifier)
+        qtbot.keyClick(screen, Qt.Key_B, Qt.AltModifier)
+        screen.writer.drain()
+        assert list(ops.iter_judgments(db, study)) == []
+    finally:
+        db.close()

@@ -41,7 +41,9 @@ def test_each_experiment_writes_markdown_and_png(experiment, inputs):
     assert markdown.startswith("# Seed 00")
     assert "first 2" in markdown  # --limit reached the experiment
     assert (out / f"{experiment}.png").read_bytes().startswith(PNG_MAGIC)
-    assert sorted(p.name for p in out.iterdir()) == [f"{experiment}.md", f"{experiment}.png"]  # no temp files
+    per_sentence = {"seed000-reranking": "seed000-reranking.jsonl.gz"}.get(experiment, f"{experiment}.jsonl")
+    # no temporary files
+    assert sorted(p.name for p in out.iterdir()) == sorted([f"{experiment}.md", f"{experiment}.png", per_sentence])
 
 
 @pytest.mark.parametrize("experiment", ["spg-rates", "mcpg-vs-beam"])

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from conftest import EXAMPLE1_RULES
 from core.experiments import mcpg_vs_beam as experiment
 from core.experiments import mcpg_vs_beam_report as report
-from core.experiments.mcpg_vs_beam import MCPGSystem, SentenceResult
+from core.experiments.mcpg_vs_beam import MCPGSystem, SearchSettings, SentenceResult
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
@@ -99,7 +99,7 @@ def test_summaries_of_hand_made_results(tmp_path):
     assert report.true_over_translator(results, "faithful") is None
 
     path = tmp_path / "report.md"
-    report.write_markdown(path, results, [TRUE_TUNED, TRANSLATOR_TUNED], {"command": "x"}, 2.0)
+    report.write_markdown(path, results, [TRUE_TUNED, TRANSLATOR_TUNED], {"command": "x"}, SearchSettings())
     text = path.read_text(encoding="utf-8")
     assert "-14.13 ± 19.99" in text and "-42.92 ± 40.14" in text and "+28.79 ± 34.19" in text
     # the paper's figures divided by ln 10
@@ -155,7 +155,7 @@ def test_report_states_units_eta_the_polish_share_and_samples(tmp_path):
         result.beam_text = "beam out"
     systems = [TRUE_TUNED, bare, faithful]
     path = tmp_path / "report.md"
-    report.write_markdown(path, results, systems, {"command": "x"}, 2.0)
+    report.write_markdown(path, results, systems, {"command": "x"}, SearchSettings())
     text = path.read_text(encoding="utf-8")
     assert text.count("**Units.**") == 1 and "log10" in text
     assert "2.0 commits, η ≈ 100" in text and "1.0 commits, η ≈ 1,000" in text
@@ -165,7 +165,7 @@ def test_report_states_units_eta_the_polish_share_and_samples(tmp_path):
     assert "- MCPG true-score, faithful (-35.000): out faithful" in text
 
 
-def test_pace_figures_and_the_early_stop_are_stated(tmp_path):
+def test_the_faithful_stop_and_eta_by_count_are_stated(tmp_path):
     faithful = MCPGSystem("true-score", "faithful")
     results = _fake_results()
     for result in results:
@@ -174,18 +174,16 @@ def test_pace_figures_and_the_early_stop_are_stated(tmp_path):
         result.texts = {system: "out" for system in result.scores}
         result.seconds[faithful] = 0.25
         result.commits[faithful] = [300, 200]
-        result.episodes[faithful] = 500
-        result.search_seconds[faithful] = 0.25  # 2,000 episodes per second
+        result.cut[faithful] = False
         result.beam_text = "beam out"
-    figures = report.pace_figures(results, faithful)
-    assert figures["rate"] == pytest.approx(2000.0) and figures["bound"] == pytest.approx(10.0)
-    assert figures["eta_per_second"] == pytest.approx(200.0) and figures["commits"] == pytest.approx(2.0)
+    results[2].cut[faithful] = True
     path = tmp_path / "report.md"
-    report.write_markdown(path, results, [TRUE_TUNED, faithful], {"command": "x"}, 2.0)
+    report.write_markdown(path, results, [TRUE_TUNED, faithful], {"command": "x"}, SearchSettings(300, 5.0),
+                          input_sentences=7)
     text = path.read_text(encoding="utf-8")
-    assert "**Why the faithful search stops early.**" in text
-    assert "η ≈ r/D ≈ 200 per second of budget (400 at 2 s) for the first decision" in text and "0.25 s of the 2 s budget" in text
-    assert "take 50 s per decision" in text
+    assert "2.0 decisions per sentence of at most D ≈ 10.0, 0.25 s" in text
+    assert "every η = 300 episodes" in text and "a cap of 5 s per search, which cut 1 of 6 searches" in text
+    assert "the first 3 of the input's 7 sentences" in text
     # The log-base note names the columns the table really has.
     assert "paper ÷ ln 10" not in text and '"paper, vs MOSES"' in text
 

@@ -47,6 +47,9 @@ def _segment(**changes):
     ("derivation", "garbage", "a derivation: a list of"),
     ("derivation", _segment(src="x"), "a derivation: a list of"),
     ("derivation", _segment(p=1.5), "p are probabilities in (0, 1]"),
+    ("derivation", _segment(p=0), "p are probabilities in (0, 1]"),
+    ("derivation", _segment(p=0.0), "p are probabilities in (0, 1]"),
+    ("derivation", _segment(p=-0.25), "p are probabilities in (0, 1]"),
     ("derivation", _segment(target="the hound"), "the candidate of each segment to be the tokens it spans"),
     ("derivation", _segment(source="a dog"), "the source of each segment to be the tokens it spans"),
     ("derivation", _segment(tgt=[1, 3]), "candidate spans that follow each other"),
@@ -66,6 +69,30 @@ def test_a_bad_candidate_field_is_refused_with_its_line(tmp_path, field, value, 
         list(read_candidates_jsonl(path))
     message = str(raised.value)
     assert message.startswith(f"{path}:3: expected ") and expected in message.split("; got")[0]
+
+
+def test_a_rule_of_probability_one_is_accepted_and_zero_is_refused_by_the_cli(tmp_path):
+    """A derivation with p = 0 would give a log10 score of -inf: ``study import-candidates`` refuses it at its
+    line (exit 2, one line, no traceback, nothing imported); the upper bound p = 1 is a probability."""
+    certain = tmp_path / "certain.jsonl"
+    certain.write_text(json.dumps({**GOOD, "derivation": _segment(p=1.0)}) + "\n", encoding="utf-8")
+    impossible = tmp_path / "impossible.jsonl"
+    impossible.write_text(json.dumps(GOOD) + "\n" + json.dumps({**GOOD, "sentence_id": 4, "derivation": _segment(p=0)})
+                          + "\n", encoding="utf-8")
+    db = tmp_path / "s.sqlite"
+
+    def run(*arguments):
+        return subprocess.run([sys.executable, "-m", "core", "study", *arguments, "--db", str(db)],
+                              capture_output=True, text=True)
+
+    assert run("create", "s").returncode == 0
+    refused = run("import-candidates", str(impossible))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert refused.stderr.strip().splitlines()[-1].startswith(
+        f"parastudio: error: {impossible}:2: expected a derivation whose segments' p are probabilities in (0, 1]")
+    with open_database(db) as opened:
+        assert not ops.list_items(opened, ops.find_study(opened))
+    assert run("import-candidates", str(certain)).returncode == 0
 
 
 def test_a_derivation_is_checked_against_the_sources_file_at_import(tmp_path):

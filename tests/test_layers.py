@@ -42,6 +42,7 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.inspection", "bridges"),
     ("core.study_builder", "bridges"),
     ("core.study_judgments", "bridges"),
+    ("core.adaptive_assignment", "bridges"),
     ("core.demo", "bridges"),
     ("core.errors", "base"),
     ("core.textio", "base"),

@@ -170,6 +170,29 @@ def test_identity_pairs_are_never_output(tmp_path):
     assert all(r[0] != r[1] for r in read_output(tmp_path / "p.txt"))
 
 
+def test_excluded_pairs_are_left_out_and_counted(tmp_path):
+    """``exclude`` (a prune list from rule blame) drops exactly its pairs that the pivot produced, and says how
+    many; a pair it names that the pivot never produced counts for nothing."""
+    table = write_table(tmp_path / "t.txt", HAND_TABLE)
+    stats = pivot_table(table, tmp_path / "p.txt", exclude={("the house", "the home"), ("the house", "a shed")})
+    assert [(r[0], r[1]) for r in read_output(tmp_path / "p.txt")] == [("the home", "the house")]
+    assert stats["pairs_pruned"] == 1 and stats["paraphrase_pairs_out"] == 1
+
+
+def test_the_timings_are_parts_of_the_call(tmp_path):
+    """Each stage's seconds are a part of the whole call's time: non-negative, and together at most the time the
+    caller measured around the call (a bound, not a speed: it holds on any machine, loaded or not)."""
+    import time
+
+    table = write_table(tmp_path / "t.txt", HAND_TABLE)
+    began = time.perf_counter()
+    stats = pivot_table(table, tmp_path / "p.txt")
+    elapsed = time.perf_counter() - began
+    assert stats["timings"] and all(seconds >= 0 for seconds in stats["timings"].values())
+    assert stats["seconds"] == pytest.approx(sum(stats["timings"].values()))
+    assert stats["seconds"] <= elapsed
+
+
 def test_bad_line_names_file_and_line(tmp_path):
     table = write_table(tmp_path / "t.txt", HAND_TABLE[:2] + ["a ||| b ||| 0.5 oops 0.5 0.5"])
     with pytest.raises(InputFormatError) as raised:

@@ -109,6 +109,26 @@ def test_tau_a_orders():
     assert kendall_tau_a_orders(["a", "b", "c", "d"], ["b", "a", "c", "d"]) == pytest.approx(4 / 6)
 
 
+@pytest.mark.parametrize("x, y, message", [
+    ([1, 2, 3], [1, 2], "same length"),  # 1-D but of other lengths
+    ([[1, 2], [3, 4]], [[1, 2], [3, 4]], "one-dimensional"),  # equal shapes, not 1-D
+    ([1], [1], "at least two"),
+    ([], [], "at least two"),
+])
+def test_tau_a_refuses_what_it_is_not_defined_on(x, y, message):
+    with pytest.raises(ValueError, match=message):
+        kendall_tau_a(x, y)
+
+
+@pytest.mark.parametrize("order_a, order_b", [
+    (["a", "a", "b"], ["a", "a", "b"]),  # the same elements, not distinct
+    (["a", "b"], ["a", "c"]),  # distinct, not the same
+])
+def test_tau_a_orders_needs_the_same_distinct_elements(order_a, order_b):
+    with pytest.raises(ValueError, match="the same distinct elements"):
+        kendall_tau_a_orders(order_a, order_b)
+
+
 def test_cli_signtest_contract(tmp_path, capsys):
     path = tmp_path / "scores.csv"
     path.write_text("item,system,score\n1,a,3\n1,b,2\n2,a,1\n2,b,2\n3,a,2\n3,b,2\n4,a,5\n5,b,1\n6,a,4\n6,b,1\n")

@@ -210,3 +210,39 @@ def test_cli_truescore_unreachable_and_with_lm(example1_table_path, tiny_lm):
 
     expected = 0.8 * 10 ** LanguageModel(tiny_lm["binary"]).score("the beast runs")
     assert out["score"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_equal_scores_go_to_the_derivation_with_fewer_rewrites():
+    """The tie rule of :func:`best_derivation`: ``a b -> x y`` (p = 0.5) and ``a -> x`` (0.5) then ``b -> y`` (1)
+    score the same, exactly (log10 1 = 0); the single rewrite wins. The dynamic program meets the two-rule way
+    first (shorter target phrases come first), so only the tie rule picks the other."""
+    for rules in ([("a b", "x y", 0.5), ("a", "x", 0.5), ("b", "y", 1.0)],
+                  [("b", "y", 1.0), ("a", "x", 0.5), ("a b", "x y", 0.5)]):
+        for prefix in ((), ("z",)):  # the tie at the start, and behind an identity segment
+            result = true_score(prefix + ("a", "b"), prefix + ("x", "y"), table_of(rules))
+            assert result.score == 0.5
+            rewrites = [(" ".join(s.rule.source), " ".join(s.rule.target)) for s in result.derivation
+                        if not s.identity]
+            assert rewrites == [("a b", "x y")]
+    # Three rewrites against two, one level down: "c -> w" is shared, the tie is in the rest.
+    rules = [("a", "x", 0.5), ("b", "y", 1.0), ("a b", "x y", 0.5), ("c", "w", 0.25)]
+    result = true_score(("c", "a", "b"), ("w", "x", "y"), table_of(rules))
+    assert [s.rule.source for s in result.derivation] == [("c",), ("a", "b")]
+
+
+def test_fewer_rewrites_never_beat_a_better_score():
+    """The tie rule only breaks ties: ``a b -> x y`` (one rewrite, 0.1) met after ``a -> x``, ``b -> y``
+    (two rewrites, 0.9 * 0.9) loses."""
+    result = true_score(("a", "b"), ("x", "y"), table_of([("a", "x", 0.9), ("b", "y", 0.9), ("a b", "x y", 0.1)]))
+    assert result.score == pytest.approx(0.81)
+    assert [s.rule.source for s in result.derivation] == [("a",), ("b",)]
+
+
+@pytest.mark.parametrize("variant", [best_rules_log10, best_rules_log10_forward])
+def test_a_cell_reached_twice_keeps_the_better_way(variant):
+    """Cell (2, 2) of ``a b`` -> ``z b`` is reached by ``a b -> z b`` (0.5) and, later in a forward sweep, by
+    ``a -> z`` (0.1) then the identity ``b``: the score is 0.5 in both directions."""
+    table = table_of([("a", "z", 0.1), ("a b", "z b", 0.5)])
+    index = SourceRuleIndex(("a", "b"), table.span_rules(("a", "b")))
+    assert variant(("z", "b"), index) == pytest.approx(math.log10(0.5))
+    assert best_derivation(("z", "b"), index)[0] == pytest.approx(math.log10(0.5))

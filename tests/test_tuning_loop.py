@@ -152,3 +152,42 @@ def test_the_beam_loops_dev_set_hash_repeats(loop, tmp_path):
     first = json.loads((out / "dev.jsonl").read_text().splitlines()[0])
     uid = uuid.uuid5(uuid.NAMESPACE_URL, "parastudio-experiment:tuning loop: round 0:beam:seed=0")
     assert first["id"].startswith(f"{uid}:")
+
+
+def test_the_first_table_is_recomputed_from_the_per_sentence_file(loop, tmp_path):
+    """Issue 23, Deliver 5: rp, rr, rf, replacements and the judged precisions of the Markdown's first table, summed
+    again with plain Python from tuning-loop.jsonl's records."""
+    from core.experiments.per_sentence import read_per_sentence, run_provenance, write_per_sentence
+    from core.experiments.tuning_loop import PER_SENTENCE, PER_SENTENCE_FIELDS, write_markdown
+
+    _, result = loop
+    header = run_provenance("tuning-loop", "parastudio experiment tuning-loop --limit 24",
+                            {"input": DEMO.test_sentences}, PER_SENTENCE_FIELDS)
+    write_per_sentence(tmp_path / PER_SENTENCE, header, result["per_sentence"])
+    write_markdown(tmp_path / "tuning-loop.md", [result], "parastudio experiment tuning-loop --limit 24",
+                   per_sentence=header)
+    markdown = (tmp_path / "tuning-loop.md").read_text(encoding="utf-8")
+    assert "`tuning-loop.jsonl`" in markdown
+    _, records = read_per_sentence(tmp_path / PER_SENTENCE)
+    assert {r["round"] for r in records} == {0, 1} and {r["part"] for r in records} == {"dev", "heldout"}
+
+    def percent(part, whole):
+        return f"{100 * (part / whole if whole else 0.0):.1f}"
+
+    rows = {}
+    for line in markdown.split("The tuner's view")[0].splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| dev |") or line.startswith("| heldout |"):
+            rows[(cells[0], cells[1])] = cells[2:]
+    for part in ("dev", "heldout"):
+        for number, label in ((0, "before (default weights)"), (1, "after (tuned weights)")):
+            mine = [r for r in records if r["part"] == part and r["round"] == number]
+            first = [r for r in mine if r["one_best"]]
+            correct = sum(r["correct"] for r in first)
+            replacements = sum(r["correct"] + r["incorrect"] + r["unlabelled"] for r in first)
+            rp = correct / replacements if replacements else 0.0
+            rr = sum(r["replaced_words"] for r in first) / sum(r["source_words"] for r in first)
+            rf = 2 * rp * rr / (rp + rr) if rp + rr else 0.0
+            assert rows[(part, label)] == [f"{100 * rp:.1f}", f"{100 * rr:.1f}", f"{100 * rf:.1f}", str(replacements),
+                                           percent(sum(r["meaning_yes"] for r in first), len(first)),
+                                           percent(sum(r["meaning_yes"] for r in mine), len(mine))]

@@ -120,10 +120,24 @@ def _pattern_pairs_extracted(path: str, study: str | None):
         return pattern_pairs_extracted(db, find_study(db, study))
 
 
+def _sampling_note(path: str, study: str | None):
+    """How a study's items were sampled when adaptively (:func:`core.study_judgments.sampling_note`); None for a CSV."""
+    from core.study_judgments import is_sqlite_file
+
+    if not is_sqlite_file(path):
+        return None
+    from core.store.database import open_database
+    from core.store.operations import find_study
+    from core.study_judgments import sampling_note
+
+    with open_database(path) as db:
+        return sampling_note(db, find_study(db, study))
+
+
 def run_agreement(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
 
-    from core.stats.agreement import STATISTIC_NAMES, landis_koch_label, summarize_agreement
+    from core.stats.agreement import STATISTIC_NAMES, AgreementStatistics, landis_koch_label
 
     try:
         records = _judgment_records(args.file, args.study)
@@ -150,11 +164,14 @@ def run_agreement(args: argparse.Namespace) -> int:
         q, q_from = len(set(scale) | set(matrix.categories)), "the criterion's scale"
     else:
         q, q_from = matrix.n_categories, "the labels observed"
+    statistics = AgreementStatistics(bootstrap=args.bootstrap, seed=args.seed)
     with progress_bar("resample") as progress:
-        summary = summarize_agreement(matrix, n_scale_categories=q, bootstrap=args.bootstrap,
-                                      seed=args.seed, progress=progress)
+        summary = statistics.summarize(matrix, n_scale_categories=q, progress=progress)
+    signature = statistics.signature(summary.n_items, summary.n_annotators, criterion=criterion, q=q,
+                                     q_from={"--categories": "categories", "the criterion's scale": "scale"}.get(
+                                         q_from, "observed"))
     if args.json:
-        print(json.dumps(summary.to_json_dict()))
+        print(json.dumps({**summary.to_json_dict(), "signature": signature}))
         return 0
     print(f"criterion {criterion}: {summary.n_items} items, {summary.n_annotators} annotators, {summary.n_categories} labels ({', '.join(matrix.categories)}); "
           f"fixed-chance kappa with q = {q} ({q_from})")
@@ -167,6 +184,7 @@ def run_agreement(args: argparse.Namespace) -> int:
         if value is not None and "kappa" in name:
             shown += f"  ({landis_koch_label(value)})"
         print(f"  {name:28s} {shown}")
+    print(f"signature: {signature}")
     return 0
 
 
@@ -219,7 +237,7 @@ def run_report(args: argparse.Namespace) -> int:
         return _fail(str(error))
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
                           title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
-                          pairs_extracted=extracted)
+                          pairs_extracted=extracted, sampling=_sampling_note(args.file, args.study))
     text = render(report, args.format, raw=args.raw)
     if args.output:
         with atomic_output(args.output) as handle:

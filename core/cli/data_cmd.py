@@ -29,6 +29,13 @@ def _build_arguments(build: argparse.ArgumentParser) -> None:
                             "the WEB-RV table and pivot run; 1: one stage at a time")
     build.add_argument("--no-install", dest="install", action="store_false",
                        help="never run apt-get; if the SWORD packages are missing, print the command that installs them")
+    build.add_argument("--engine", choices=("local", "spark"), default="local",
+                       help="local (default): extract and score the phrase tables in this process and pivot with "
+                            "DuckDB; spark: both on Apache Spark (see --master), the same bytes; the word alignment "
+                            "runs here either way")
+    build.add_argument("--master", metavar="URL",
+                       help="with --engine spark: local[N] (default local[*]) or spark://HOST:PORT (a standalone "
+                            "cluster whose machines have this checkout at the same path)")
     build.set_defaults(func=run_build_command)
 
 
@@ -36,11 +43,23 @@ def run_build_command(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
     from core.evaldata.build import run_build
     from core.evaldata.sword_extract import SwordUnavailable
+    from core.tablebuild.spark_session import SparkSettings, SparkUnavailable
 
+    spark = None
+    if args.engine == "spark":
+        try:
+            spark = SparkSettings(master=args.master or "local[*]")
+        except SparkUnavailable as error:
+            print(f"parastudio: error: {error}", file=sys.stderr)
+            return 2
+    elif args.master is not None:
+        print("parastudio: error: --master needs --engine spark", file=sys.stderr)
+        return 2
     try:
         with progress_bar("chunk") as progress:
-            report = run_build(args.out, args.stages, progress=progress, jobs=args.jobs, install=args.install)
-    except SwordUnavailable as error:
+            report = run_build(args.out, args.stages, progress=progress, jobs=args.jobs, install=args.install,
+                               spark=spark)
+    except (SwordUnavailable, SparkUnavailable) as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 1
     print("stage           status    seconds")

@@ -10,6 +10,10 @@ Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
 * ``seed002-patterns``: seed 002 §3-4, :mod:`core.experiments.seed002_patterns`.
 * ``tuning-loop``: judge, export, tune, regenerate, judge again (seed 004 §3.6), :mod:`core.experiments.tuning_loop`;
 * ``judgment-predictor``: seed 000's open question, :mod:`core.experiments.judgment_predictor`.
+* ``sequential-sign-test``: issue 29's simulation of the anytime-valid sign test,
+  :mod:`core.experiments.sequential_sign_test` (Markdown and JSON lines, no plot).
+* ``adaptive-demo``: issue 29's adaptive assignment on the demo against the full study,
+  :mod:`core.experiments.adaptive_demo` (Markdown and JSON, no plot).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ _NOT_OPTIONS = {"func", "command", "experiment", "progress"}
 
 # name -> (module under core.experiments, one line of help). A module is imported only when its experiment
 # runs or prints its help (a fixed list, as core/cli/__init__.py's SUBCOMMAND_MODULES): `parastudio --help`
-# does not pay for seven experiments' imports.
+# does not pay for every experiment's imports.
 EXPERIMENTS = {
     "seed000-reranking": ("seed000_reranking", "seed 000 §3: the beam decoder's n-best reranked by true score"),
     "mcpg-vs-beam": ("mcpg_vs_beam", "seed 000 §4 / seed 003 §5: MCPG 1-best true scores against the beam decoder"),
@@ -39,6 +43,10 @@ EXPERIMENTS = {
                     "judge again"),
     "judgment-predictor": ("judgment_predictor", "seed 000's open question: model scores predicting the demo "
                            "study's judgments"),
+    "sequential-sign-test": ("sequential_sign_test", "issue 29: the anytime-valid sign test's false positives "
+                             "under continuous monitoring and judgments saved, by simulation"),
+    "adaptive-demo": ("adaptive_demo", "issue 29: the demo judged by silver judges through the adaptive "
+                      "assignment, against the full fixed study"),
 }
 
 

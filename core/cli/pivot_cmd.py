@@ -35,6 +35,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="DuckDB threads (default: every core, %(default)s here); the output is the same bytes "
                         "for any number of threads and any --memory-limit")
+    parser.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
+                        help="duckdb (default): in this process; spark: the same query on Apache Spark (--master or "
+                        "--remote), the same bytes")
+    parser.add_argument("--master", metavar="URL",
+                        help="with --engine spark: local[N] (default local[*]) or spark://HOST:PORT")
+    parser.add_argument("--remote", metavar="URL", help="with --engine spark: a Spark Connect server, sc://HOST:PORT")
     parser.add_argument("--prune", metavar="FILE", help="leave out the pairs of a prune list ('e1 ||| e2' per line, "
                         "as `parastudio inspect-rules --prune-list` writes it)")
     parser.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
@@ -44,7 +50,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_pivot(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
     from core.tablebuild.pivot import pivot_table
+    from core.tablebuild.spark_session import SparkSettings, SparkUnavailable
 
+    spark = None
+    try:
+        if args.engine == "spark":
+            master = args.master if args.master or args.remote else "local[*]"
+            spark = SparkSettings(master=master, remote=args.remote)
+        elif args.master is not None or args.remote is not None:
+            raise SparkUnavailable("--master and --remote need --engine spark")
+    except SparkUnavailable as error:
+        print(f"parastudio pivot: error: {error}", file=sys.stderr)
+        return 2
     exclude = None
     if args.prune:
         from core.inspection.rule_blame import read_prune_list
@@ -52,10 +69,17 @@ def run_pivot(args: argparse.Namespace) -> int:
         exclude = read_prune_list(args.prune)
     try:
         with progress_bar(units={"load": "pairs", "write": "rows"}) as progress:
-            stats = pivot_table(args.phrase_table, args.output, min_prob=args.min_prob, max_pivot=args.max_pivot,
-                                top=args.top, reverse=args.reverse, features=not args.no_features,
-                                memory_limit=args.memory_limit, temp_directory=args.temp_dir, threads=args.threads,
-                                progress=progress, exclude=exclude)
+            if spark is None:
+                stats = pivot_table(args.phrase_table, args.output, min_prob=args.min_prob,
+                                    max_pivot=args.max_pivot, top=args.top, reverse=args.reverse,
+                                    features=not args.no_features, memory_limit=args.memory_limit,
+                                    temp_directory=args.temp_dir, threads=args.threads, progress=progress,
+                                    exclude=exclude)
+            else:
+                stats = _pivot_on_spark(args, spark, exclude, progress)
+    except SparkUnavailable as error:
+        print(f"parastudio pivot: error: {error}", file=sys.stderr)
+        return 1
     except ValueError as error:
         if error.__class__ is not ValueError:
             raise
@@ -71,3 +95,16 @@ def run_pivot(args: argparse.Namespace) -> int:
             f"in {stats['seconds']:.2f} s: {stats['output']}"
         )
     return 0
+
+
+def _pivot_on_spark(args: argparse.Namespace, settings, exclude, progress) -> dict:
+    from core.tablebuild.spark_pivot import pivot_table_spark
+    from core.tablebuild.spark_session import spark_session
+
+    session = spark_session(settings, app_name="parastudio-pivot")
+    try:
+        return pivot_table_spark(session, args.phrase_table, args.output, min_prob=args.min_prob,
+                                 max_pivot=args.max_pivot, top=args.top, reverse=args.reverse,
+                                 features=not args.no_features, exclude=exclude, progress=progress)
+    finally:
+        session.stop()

@@ -18,6 +18,9 @@ def progress_bar(unit: str = "", *, leave: bool = False, units: dict[str, str] |
     opens another. ``units`` gives a per-stage unit. tqdm hides itself when
     stderr is not a terminal (``disable=None``).
     """
+    if not _shown():  # tqdm would hide itself (disable=None): do not pay for importing it
+        yield lambda done, total, message="": None
+        return
     from tqdm import tqdm
 
     bars: dict[str, tqdm] = {}
@@ -41,3 +44,10 @@ def progress_bar(unit: str = "", *, leave: bool = False, units: dict[str, str] |
     finally:
         for bar in bars.values():
             bar.close()
+
+
+def _shown() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # no stderr, or a closed one
+        return False

@@ -88,6 +88,13 @@ def register(subparsers) -> None:
     merge = command("merge-package", "merge returned annotator packages into this study", _merge_package)
     merge.add_argument("files", nargs="+")
 
+    from core.cli.study_adaptive import add_arguments as assign_next_arguments, run_assign_next
+
+    assign_next = command("assign-next", "adaptive assignment: the next sentences go to comparisons the anytime-valid "
+                          "sign test has not decided; none to a sentence both systems said the same way",
+                          lambda args: run_assign_next(args, _open))
+    assign_next_arguments(assign_next)
+
     qc = command("qc", "per-annotator quality control: consistency on repeats, control pass rate", _qc)
     qc.add_argument("--min-consistency", type=float)
     qc.add_argument("--min-control-pass", type=float)
@@ -114,6 +121,13 @@ def register(subparsers) -> None:
     scores.add_argument("--unified-min", type=int, default=2, metavar="K")
     scores.add_argument("-o", "--output", help="output CSV (default: standard output)")
     scores.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
+
+    from core.cli.study_status import add_arguments as status_arguments, run_status
+
+    status = study_command("status", "anytime-valid sign tests between every two systems on the judgments so far: "
+                           "wins, ties, p-value, decision and a confidence sequence for the win rate, valid however "
+                           "often it is looked at", lambda args: run_status(args, _open))
+    status_arguments(status)
 
     items = study_command("items", "list item ids with their text (to write an import-judgments CSV)", _items)
     items.add_argument("--format", choices=("table", "csv", "jsonl"), default="table")

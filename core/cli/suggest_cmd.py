@@ -212,6 +212,9 @@ def run_autoeval(args: argparse.Namespace) -> int:
               f"{' with feedback' if args.feedback else ''} (top {args.top})")
         for length, (count, successes) in each.by_length().items():
             print(f"  length {length}: {successes}/{count}")
+        ties = each.ties()
+        print(f"  ties at the cut: {ties['cases_with_tie_at_cut']} cases, {ties['hits_in_tie_at_cut']} hits among "
+              f"them; {ties['successes_with_ties_reversed']} successes had each tie been broken the other way")
     if compared:
         first, second = ([r.success for r in e.results] for e in evaluations)
         print(f"{approach.name} finds {sum(a and not b for a, b in zip(first, second))} cases {compared.name} misses; "

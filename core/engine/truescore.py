@@ -21,7 +21,11 @@ One dynamic program, three variants, all on one :class:`SourceRuleIndex`:
 
 * :func:`best_derivation`: the exact one, backward from ``(n, m)``; it also
   rebuilds the best derivation, ties going to fewer rewrites. What
-  :class:`TrueScorer` and the CLI use.
+  :class:`TrueScorer` and the CLI use. It runs in C++ when the compiled
+  ``core.engine._truescore_core`` is built (``native/truescore_core.cpp``: the
+  same edges in the same order, the same sums and the same tie rule, so the same
+  bits and segments); :func:`best_derivation_reference` is the Python one, kept
+  as the reference (``tests/test_truescore_native.py``).
 * :func:`best_rules_log10`: the same backward recursion kept to the score (no
   derivation, no tie-breaking); for searches that score many candidates of
   one source and need the derivation of a few outputs only (MCPG,
@@ -42,9 +46,15 @@ from __future__ import annotations
 import math
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from collections.abc import Sequence
+from typing import Iterable
 
 from core.engine.derivation import Segment
+
+try:
+    from core.engine import _truescore_core
+except ImportError:  # not built: the Python dynamic program runs
+    _truescore_core = None
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule, identity_rule
@@ -97,6 +107,52 @@ class TrueScore:
             "log10_score": self.log10_score,
             "derivation": [segment.to_json() for segment in self.derivation],
         }
+
+
+SEGMENTS_KEPT = 200_000  # per source index; past it the memo starts again
+
+
+class SegmentPath(Sequence):
+    """A derivation found by the compiled dynamic program, its :class:`Segment` objects built when first read.
+
+    Reranking an n-best list needs every target's score and few targets' derivations; building the frozen
+    segments took more than twice the search itself. Reads, compares and hashes as the tuple of its segments.
+    """
+
+    __slots__ = ("_path", "_index", "_segments")
+
+    def __init__(self, path: list[tuple[int, int, int, int, int]], index: "SourceRuleIndex"):
+        self._path, self._index, self._segments = path, index, None
+
+    def _built(self) -> tuple[Segment, ...]:
+        if self._segments is None:
+            index = self._index
+            memo = index.segments
+            if len(memo) > SEGMENTS_KEPT:
+                memo.clear()
+            self._segments = tuple(memo.get(step) or index.segment(*step) for step in self._path)
+            self._index = None
+        return self._segments
+
+    def __len__(self) -> int:
+        return len(self._path)
+
+    def __getitem__(self, position):
+        return self._built()[position]
+
+    def __iter__(self):
+        return iter(self._built())
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (SegmentPath, tuple)):
+            return self._built() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._built())
+
+    def __repr__(self) -> str:
+        return repr(self._built())
 
 
 class TrueScorer:
@@ -160,6 +216,44 @@ class SourceRuleIndex:
             self.word_positions[word].append(i)
         self._by_start: list[dict[tuple[str, ...], list[tuple[int, float]]]] | None = None
         self._start_lengths: list[list[int]] = []
+        self._native = None
+        self.targets_scored = 0
+        self.word_ids: dict[str, int] = {}
+        self.rules: list[Rule] = []
+        # (i, j, k, l, rule number) -> Segment: the n-best targets of one source share most of their segments,
+        # and building a frozen Segment (and an identity Rule) costs more than the compiled search itself.
+        self.segments: dict[tuple[int, int, int, int, int], Segment] = {}
+        self._identity_rules: dict[str, Rule] = {}
+
+    def segment(self, i: int, j: int, k: int, l: int, rule: int) -> Segment:
+        if rule < 0:
+            word = self.source[i]
+            same = self._identity_rules.get(word) or self._identity_rules.setdefault(word, identity_rule(word))
+            made = Segment(i, j, k, l, same, True)
+        else:
+            made = Segment(i, j, k, l, self.rules[rule], False)
+        self.segments[(i, j, k, l, rule)] = made
+        return made
+
+    def native(self):
+        """The compiled dynamic program's index of these rules (built on first use), or None without it."""
+        if self._native is None and _truescore_core is not None:
+            ids = self.word_ids
+            for word in self.source:
+                ids.setdefault(word, len(ids))
+            words, offsets, groups, starts, ends, log_ps = [], [0], [], [], [], []
+            for group, (target, hits) in enumerate(self.by_target.items()):
+                words.extend([ids.setdefault(word, len(ids)) for word in target])
+                offsets.append(len(words))
+                for start, end, log_p, rule in hits:
+                    groups.append(group)
+                    starts.append(start)
+                    ends.append(end)
+                    log_ps.append(log_p)
+                    self.rules.append(rule)
+            self._native = _truescore_core.RuleIndex([ids[word] for word in self.source], words, offsets, groups,
+                                                     starts, ends, log_ps)
+        return self._native
 
     @property
     def by_start(self) -> list[dict[tuple[str, ...], list[tuple[int, float]]]]:
@@ -209,8 +303,26 @@ def best_derivation(
 
     Returns ``(log10 of the best product, segments)`` or ``None`` if unreachable.
     Ties go to the derivation with fewer non-identity rules, then to the one
-    found first, so results are deterministic.
+    found first, so results are deterministic. In C++ when it is built, else
+    :func:`best_derivation_reference`; both give the same result.
     """
+    index.targets_scored += 1
+    # A source scored once (a one-off `parastudio truescore`) is not worth the compiled index's build.
+    native = index.native() if index.targets_scored > 1 else None
+    if native is None:
+        return best_derivation_reference(target, index)
+    word_ids = index.word_ids
+    found = native.best([word_ids.get(word, -1) for word in target])
+    if found is None:
+        return None
+    score, path = found
+    return score, SegmentPath(path, index)
+
+
+def best_derivation_reference(
+    target: tuple[str, ...], index: SourceRuleIndex
+) -> tuple[float, tuple[Segment, ...]] | None:
+    """:func:`best_derivation` in Python: the reference the compiled dynamic program is tested against."""
     source = index.source
     n, m = len(source), len(target)
     # edges[i]: (end in source, start in target, end in target, log10 p, changes, rule or None for identity)

@@ -34,6 +34,7 @@ from typing import Callable, Iterable
 from core.evaldata import corpus_stages, demo_release, model_stages, parse_stage, pattern_stage, translation_stages
 from core.evaldata.stage_context import BuildContext, StageSkipped, default_out_dir, process_pool
 from core.progress import Progress
+from core.tablebuild.spark_session import SparkSettings
 from core.textio import atomic_output
 
 STAGES = ("extract", "tokenize", "split", "phrase-table", "pivot", "webkjv-table", "lm", "testcases",
@@ -109,14 +110,24 @@ def _concurrent_chains(wanted: list[str], jobs: int) -> tuple[list[str], list[st
 
 def run_build(out: Path | None = None, stages: Iterable[str] | None = None, *,
               say: Callable[[str], None] | None = None, progress: Progress | None = None,
-              jobs: int = 2, install: bool = True) -> dict:
+              jobs: int = 2, install: bool = True, spark: SparkSettings | None = None) -> dict:
     """Run ``stages`` (all by default, in pipeline order); return and save the report.
 
     With ``jobs`` >= 2 the WEB-KJV chain (``webkjv-table``, ``lm``, ``testcases``) runs in a second process
     while this one runs ``phrase-table`` and ``pivot``; a stage's seconds are then wall-clock seconds
     while the other chain was running too, and ``last_run.seconds`` is the build's total wall-clock time.
+    With ``spark`` the phrase tables are extracted and scored on Spark (same bytes); stages then run one at
+    a time, since Spark spreads each over its cores.
     """
-    context = BuildContext(Path(out) if out else default_out_dir(), install=install, jobs=jobs)
+    context = BuildContext(Path(out) if out else default_out_dir(), install=install, jobs=jobs,
+                           spark_settings=spark)
+    try:
+        return _run_stages(context, stages, say, progress)
+    finally:
+        context.stop_spark()
+
+
+def _run_stages(context: BuildContext, stages: Iterable[str] | None, say, progress) -> dict:
     if say:
         context.say = say
     if progress:
@@ -127,6 +138,7 @@ def run_build(out: Path | None = None, stages: Iterable[str] | None = None, *,
         raise ValueError(f"unknown stage(s) {', '.join(sorted(unknown))}; expected some of {', '.join(STAGES)}")
     report_path = context.path("report.json")
     total_started = time.perf_counter()
+    jobs = context.jobs if context.spark_settings is None else 1
     chains = _concurrent_chains(wanted, jobs)
     in_chains = {stage for chain in chains for stage in chain} if chains else set()
     concurrent_done = False
@@ -145,7 +157,8 @@ def run_build(out: Path | None = None, stages: Iterable[str] | None = None, *,
                     context.report = _record(report_path, {"stages": {other_stage: entry}})
             continue
         context.report = _record(report_path, {"stages": {stage: _run_stage(context, stage)}})
-    context.report = _record(report_path, {"last_run": {"stages": wanted, "jobs": jobs,
+    engine = "spark" if context.spark_settings else "local"
+    context.report = _record(report_path, {"last_run": {"stages": wanted, "jobs": jobs, "engine": engine,
                                                         "concurrent_chains": [list(chain) for chain in chains or ()],
                                                         "seconds": round(time.perf_counter() - total_started, 2)}})
     return context.report

@@ -38,7 +38,7 @@ def stage_phrase_table(context: BuildContext) -> dict:
     alignment = context.path(*WEB_RV_ALIGNMENT.split("/"))
     inputs = sha256_of_inputs(context, "corpus/train.web", "corpus/train.rv")
     stats = build_phrase_table(web, rv, output, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED,
-                               alignment_output=alignment, compresslevel=TABLE_GZIP_LEVEL)
+                               alignment_output=alignment, compresslevel=TABLE_GZIP_LEVEL, spark=context.spark())
     return {"training_corpus": "corpus/train.web", "training_lines": len(web), "inputs_sha256": inputs,
             "output_sha256": sha256_of(output), "alignment": WEB_RV_ALIGNMENT,
             "alignment_sha256": sha256_of(alignment), **stats}
@@ -54,7 +54,12 @@ def stage_pivot(context: BuildContext) -> dict:
         raise StageSkipped(f"{table} is missing: run the phrase-table stage first")
     inputs = sha256_of_inputs(context, "tables/web-rv.phrase-table.gz")
     output = context.path("tables", "paraphrase-table.gz")
-    stats = pivot_table(table, output, **PIVOT_PARAMETERS, compresslevel=TABLE_GZIP_LEVEL)
+    if context.spark() is not None:
+        from core.tablebuild.spark_pivot import pivot_table_spark
+
+        stats = pivot_table_spark(context.spark(), table, output, **PIVOT_PARAMETERS, compresslevel=TABLE_GZIP_LEVEL)
+    else:
+        stats = pivot_table(table, output, **PIVOT_PARAMETERS, compresslevel=TABLE_GZIP_LEVEL)
     return {"inputs_sha256": inputs, "output_sha256": sha256_of(output), **stats}
 
 
@@ -64,7 +69,7 @@ def stage_webkjv_table(context: BuildContext) -> dict:
     kjv = read_lines(context.path("corpus", "train.kjv"))
     moses = context.path("tables", "web-kjv.phrase-table.gz")
     aligned = build_phrase_table(web, kjv, moses, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED,
-                                 compresslevel=TABLE_GZIP_LEVEL)
+                                 compresslevel=TABLE_GZIP_LEVEL, spark=context.spark())
     converted = moses_to_paraphrase_table(moses, context.path("tables", "web-kjv.paraphrase-table.gz"), top=WEBKJV_TOP,
                                           compresslevel=TABLE_GZIP_LEVEL)
     return {"training_corpus": "corpus/train.web", "training_lines": len(web), "phrase_table": aligned,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from core.progress import Progress, no_progress
+from core.tablebuild.spark_session import SparkSettings
 from core.textio import atomic_output, open_text_maybe_gzip
 
 
@@ -31,6 +32,23 @@ class BuildContext:
     report: dict = field(default_factory=dict)
     install: bool = True  # apt-get the missing SWORD packages when root; else only say what to install
     jobs: int = 2  # processes for the stages that can use two
+    spark_settings: SparkSettings | None = None  # --engine spark: the phrase tables are extracted and scored there
+    _spark_session: object = field(default=None, repr=False)
+
+    def spark(self):
+        """The build's one SparkSession (started on first use), or None for the local engine."""
+        if self.spark_settings is None:
+            return None
+        if self._spark_session is None:
+            from core.tablebuild.spark_session import spark_session
+
+            self._spark_session = spark_session(self.spark_settings, app_name="parastudio-data-build")
+        return self._spark_session
+
+    def stop_spark(self) -> None:
+        if self._spark_session is not None:
+            self._spark_session.stop()
+            self._spark_session = None
 
     @property
     def build(self) -> Path:

@@ -5,6 +5,9 @@ judges, fluency, meaning and usability) is judged by the scripted judges of
 :mod:`core.experiments.silver_judges` (never human), exported as a dev set (adjudicated), and the judgment
 predictor (:mod:`core.tuning.judgment_predictor`) is fitted for meaning, fluency and "acceptable" (both).
 
+The per-candidate outputs (label, fold, out-of-fold probability, baseline guess, features) go to
+``judgment-predictor.jsonl`` beside the Markdown (:mod:`core.experiments.per_sentence`).
+
     parastudio experiment judgment-predictor [--out DIR]
 """
 
@@ -14,11 +17,44 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from core.code_identity import code_identity
+from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
 from core.experiments.silver_judges import NOISE, RULE, judge_study
 from core.textio import atomic_output
 
 RESULTS = Path(__file__).resolve().parents[2] / "evaldata" / "results"
 TARGETS = ("meaning", "fluency", None)  # None: acceptable on both
+PER_SENTENCE = "judgment-predictor.jsonl"
+PER_SENTENCE_FIELDS = {
+    "judgment": "the table's row: meaning, fluency or acceptable (yes on both)",
+    "item": "the demo study's item (one candidate)",
+    "source": "the verse, tokenized",
+    "candidate": "the beam candidate judged, tokenized",
+    "label": "the adjudicated judgment, 1 yes, 0 no",
+    "fold": "the cross-validation fold that held the candidate out (0-based; \"folds\" is their number)",
+    "p_out_of_fold": "the model's probability of yes, fitted on the other folds (\"model accuracy\" counts "
+                     "p ≥ 0.5 as yes; \"model AUC\" ranks these)",
+    "baseline": "the majority baseline's guess, its training folds' majority class (\"baseline accuracy\")",
+    "features": "the model's inputs, unstandardised: lm and true_score in log10, channel the sum of log10 rule "
+                "probabilities, length in tokens, edit_rate word edits over source words, rules a count "
+                "(\"AUC alone\" ranks each)",
+}
+
+
+def per_sentence_records(reports: list[dict]) -> list[dict]:
+    """One record per candidate and judgment (:data:`PER_SENTENCE_FIELDS`)."""
+    return [{"judgment": report["criterion"], "item": p["item"], "source": p["source"], "candidate": p["candidate"],
+             "label": p["label"], "fold": p["fold"], "p_out_of_fold": p["p_out_of_fold"], "baseline": p["baseline"],
+             "features": p["features"]} for report in reports for p in report["predictions"]]
+
+
+def demo_inputs() -> dict:
+    """The demo files the study, the scripted judges and the predictor read."""
+    from core.demo import demo_files
+
+    demo = demo_files()
+    return {"table": demo.table, "lm": demo.lm, "input": demo.test_sentences, "reference": demo.test_references,
+            "originals": demo.test_originals}
 
 
 def run(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
@@ -41,7 +77,8 @@ def run(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
     return [predict_judgments(records, lm, criterion=target, seed=seed) for target in TARGETS], judged
 
 
-def write_markdown(path: Path, reports: list[dict], judged: dict, command: str) -> None:
+def write_markdown(path: Path, reports: list[dict], judged: dict, command: str,
+                   per_sentence: dict | None = None) -> None:
     from core.tuning.judgment_predictor import FEATURES
 
     lines = ["# Do model scores predict the judgment? (seed 000's open question, on the demo study)", "",
@@ -79,6 +116,9 @@ def write_markdown(path: Path, reports: list[dict], judged: dict, command: str) 
         lines.append(f"- p = {sample['p_out_of_fold']:.2f}, judged {'yes' if sample['label'] else 'no'}: "
                      f"{sample['candidate']}  (source: {sample['source']})")
     lines += ["", "Signatures:", ""] + [f"- `{r['signature']}`" for r in reports]
+    if per_sentence is not None:
+        lines += ["", markdown_note(PER_SENTENCE, per_sentence, "one candidate under one judgment (the first "
+                                    "table's rows)")]
     with atomic_output(path) as handle:
         handle.write("\n".join(lines) + "\n")
 
@@ -90,8 +130,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_from_args(args: argparse.Namespace, command: str) -> int:
     out = Path(args.out) if args.out else RESULTS
+    code_identity()  # read (and cached) now: the code that ran is the code as the run started
     with tempfile.TemporaryDirectory() as work:
         reports, judged = run(Path(work), seed=args.seed)
-    write_markdown(out / "judgment-predictor.md", reports, judged, command)
-    print(f"wrote {out / 'judgment-predictor.md'}")
+    header = run_provenance("judgment-predictor", command, demo_inputs(), PER_SENTENCE_FIELDS, seed=args.seed)
+    write_per_sentence(out / PER_SENTENCE, header, per_sentence_records(reports))
+    write_markdown(out / "judgment-predictor.md", reports, judged, command, header)
+    print(f"wrote {out / 'judgment-predictor.md'} and {PER_SENTENCE}")
     return 0

@@ -16,9 +16,12 @@ Our stand-ins and additions:
   100-best reranked by true score (with stack 200 the rerank almost never
   changes the 1-best, see ``seed000-reranking.md``).
 * MCPG -> :func:`core.engine.mcpg.generate_mcpg` with three profiles ("faithful": the
-  seeds' algorithm with eta paced to the time budget; "tuned": our changes;
-  "tuned-no-polish": tuned without its hill climbing) and a time budget per
-  sentence instead of the paper's eta = 100,000 episodes without a clock.
+  seeds' algorithm; "tuned": our changes; "tuned-no-polish": tuned without its
+  hill climbing), by count: eta episodes per decision (``--episodes-per-step``,
+  default the profiles' 1,000 instead of the paper's 100,000, see
+  :data:`core.engine.mcpg.options.DEFAULT_EPISODES_PER_STEP`), so the figures do
+  not depend on the machine; ``--time-budget`` is only a cap, and a search it
+  cuts is counted in the report and flagged in the per-sentence file.
 * MCPG never outputs the source (seed 003 §2: the root is not final), while
   our beam decoder's identity options have probability 1, so its 1-best is
   sometimes the source itself. We therefore also compare with the beam's
@@ -34,7 +37,10 @@ mean and *population* standard deviation (the paper does not say which; with
 output (MCPG found no reachable paraphrase; the beam list holds only the
 source) is left out of that comparison and counted as missing.
 
-    python -m core.experiments.mcpg_vs_beam [--limit N] [--time-budget 2] [--out DIR]
+The per-sentence outputs go to ``mcpg-vs-beam.jsonl`` beside the Markdown
+(:mod:`core.experiments.per_sentence`).
+
+    python -m core.experiments.mcpg_vs_beam [--limit N] [--episodes-per-step 1000] [--out DIR]
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
+from core.code_identity import code_identity
 from core.engine.generation import generate_batches
 from core.engine.generation_options import BeamRunOptions
 from core.engine.generation_resources import GenerationResources
@@ -65,7 +72,6 @@ DEMO = ROOT / "evaldata" / "demo"
 RESULTS = ROOT / "evaldata" / "results"
 STACK_SIZE = 200
 NBEST = 100
-DEFAULT_TIME_BUDGET = 2.0
 # Two true scores closer than this are equal (KenLM sums float32 terms).
 SCORE_TOLERANCE = 1e-4
 MODES = ("true-score", "translator")
@@ -74,6 +80,7 @@ MODES = ("true-score", "translator")
 PROFILE_OPTIONS = {"tuned": TUNED, "tuned-no-polish": replace(TUNED, polish=False), "faithful": FAITHFUL}
 PROFILES = tuple(PROFILE_OPTIONS)
 SAMPLES = 3  # sentences shown with every system's output
+PER_SENTENCE = "mcpg-vs-beam.jsonl"
 
 # Seed 000 §4.3, in the paper's (unstated) log base: (mean, standard deviation).
 PAPER_VS_MOSES = {"true-score": (-14.13, 19.99), "translator": (-42.92, 40.14)}
@@ -99,6 +106,20 @@ class MCPGSystem:
         return f"MCPG {self.mode}, {self.profile}"
 
 
+@dataclass(frozen=True)
+class SearchSettings:
+    """How MCPG searched: eta (None: each profile's own) and the time cap (None: none)."""
+
+    episodes_per_step: int | None = None
+    time_budget: float | None = None
+
+    def eta_of(self, profile: str) -> int:
+        return self.episodes_per_step or PROFILE_OPTIONS[profile].episodes_per_step
+
+    def max_episodes_of(self, profile: str) -> int | None:
+        return PROFILE_OPTIONS[profile].max_episodes
+
+
 @dataclass
 class SentenceResult:
     """One sentence: the beam references and each system's 1-best true score (None: no output)."""
@@ -113,6 +134,7 @@ class SentenceResult:
     texts: dict[MCPGSystem, str | None] = field(default_factory=dict)
     seconds: dict[MCPGSystem, float] = field(default_factory=dict)
     commits: dict[MCPGSystem, list[int]] = field(default_factory=dict)  # episodes before each commit (eta)
+    cut: dict[MCPGSystem, bool] = field(default_factory=dict)  # the time cap stopped the search
     episodes: dict[MCPGSystem, int] = field(default_factory=dict)  # episodes the search ran (polish excluded)
     search_seconds: dict[MCPGSystem, float] = field(default_factory=dict)  # seconds those episodes took
 
@@ -185,14 +207,15 @@ def _bar(total: int, description: str, enabled: bool):
 
 
 def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[str]],
-        systems: Sequence[MCPGSystem], *, time_budget: float = DEFAULT_TIME_BUDGET, stack_size: int = STACK_SIZE,
-        nbest: int = NBEST, processes: int | None = None, progress: bool = True,
+        systems: Sequence[MCPGSystem], *, episodes_per_step: int | None = None, time_budget: float | None = None,
+        stack_size: int = STACK_SIZE, nbest: int = NBEST, processes: int | None = None, progress: bool = True,
         max_episodes: int | None = None) -> list[SentenceResult]:
     """Beam references (in parallel, ``processes``) then every MCPG system, one sentence at a time.
 
-    MCPG runs sequentially so that its time budget is one core's time.
-    ``max_episodes`` caps the search as well (tests use it to stay fast and
-    deterministic).
+    MCPG runs by count (``episodes_per_step``, default each profile's;
+    ``max_episodes`` the tuned restarts' total, default the profile's);
+    ``time_budget`` is only a cap. MCPG runs sequentially so that its seconds
+    are one core's.
     """
     results = [SentenceResult(tuple(s)) for s in sentences]
     bar = _bar(len(sentences), f"beam stack {stack_size}", progress)
@@ -217,10 +240,11 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
             started = time.perf_counter()
             stats = MCPGStats()
             outputs = generate_mcpg(result.source, table, lm, mode=system.mode,
-                                    profile=PROFILE_OPTIONS[system.profile], time_budget=time_budget,
-                                    max_episodes=max_episodes, seed=index, stats=stats)
+                                    profile=PROFILE_OPTIONS[system.profile], episodes_per_step=episodes_per_step,
+                                    time_budget=time_budget, max_episodes=max_episodes, seed=index, stats=stats)
             result.seconds[system] = time.perf_counter() - started
             result.commits[system] = list(stats.episodes_per_commit)
+            result.cut[system] = stats.cut
             result.episodes[system] = stats.episodes
             result.search_seconds[system] = stats.seconds - stats.polish_seconds
             if outputs:
@@ -242,7 +266,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", default=str(DEMO / "test.en"), help="tokenized test sentences, one per line")
     parser.add_argument("--limit", type=int, default=None, help="first N sentences only (default: all)")
     parser.add_argument("--out", default=str(RESULTS), help="output directory for mcpg-vs-beam.md/.png")
-    parser.add_argument("--time-budget", type=float, default=DEFAULT_TIME_BUDGET, help="MCPG seconds per sentence")
+    parser.add_argument("--episodes-per-step", type=int, default=None,
+                        help="MCPG's eta, episodes per decision (default: each profile's, 1,000)")
+    parser.add_argument("--time-budget", type=float, default=None,
+                        help="a cap in seconds per MCPG search (default none); a search it cuts is counted")
     parser.add_argument("--modes", default=",".join(MODES), help="MCPG modes, comma-separated")
     parser.add_argument("--profiles", default=",".join(PROFILES), help="MCPG profiles, comma-separated")
     parser.add_argument("--processes", type=int, default=None, help="beam decoder workers (MCPG runs on one)")
@@ -262,6 +289,7 @@ def _systems(args: argparse.Namespace) -> list[MCPGSystem]:
 
 
 def run_from_args(args: argparse.Namespace, command: str = "python -m core.experiments.mcpg_vs_beam") -> int:
+    code_identity()  # read (and cached) now: the code that ran is the code as the run started
     for label, value in (("table", args.table), ("LM", args.lm), ("input", args.input)):
         if not Path(value).is_file():
             print(f"error: {label} {value} not found", file=sys.stderr)
@@ -271,20 +299,27 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    sentences = read_token_lines(args.input, args.limit)
+    every_sentence = read_token_lines(args.input)
+    sentences = every_sentence[:args.limit] if args.limit is not None else every_sentence
     lm = LanguageModel(args.lm)
     table = ParaphraseTable.load_for(args.table, sentences)
-    results = run(table, lm, sentences, systems, time_budget=args.time_budget, processes=args.processes,
-                  progress=args.progress)
+    if args.episodes_per_step is not None and args.episodes_per_step < 1:
+        print("error: --episodes-per-step must be at least 1", file=sys.stderr)
+        return 1
+    results = run(table, lm, sentences, systems, episodes_per_step=args.episodes_per_step,
+                  time_budget=args.time_budget, processes=args.processes, progress=args.progress)
     output = Path(args.out)
     provenance = {"command": command, "rules loaded": len(table), "table": args.table, "LM": args.lm,
                   "input": f"{args.input} (first {len(sentences)})"}
-    # The plot first: if it fails, neither file has been replaced (each write is atomic on its own).
-    from core.experiments.mcpg_vs_beam_report import write_markdown, write_plot
+    search = SearchSettings(args.episodes_per_step, args.time_budget)
+    # The plot first: if it fails, none of the files has been replaced (each write is atomic on its own).
+    from core.experiments.mcpg_vs_beam_report import write_markdown, write_per_sentence_file, write_plot
 
     write_plot(output / "mcpg-vs-beam.png", results, systems)
-    write_markdown(output / "mcpg-vs-beam.md", results, systems, provenance, args.time_budget)
-    print(f"wrote {output / 'mcpg-vs-beam.md'} and mcpg-vs-beam.png", file=sys.stderr)
+    header = write_per_sentence_file(output / PER_SENTENCE, results, systems, command,
+                                     {"table": args.table, "lm": args.lm, "input": args.input}, search)
+    write_markdown(output / "mcpg-vs-beam.md", results, systems, provenance, search, header, len(every_sentence))
+    print(f"wrote {output / 'mcpg-vs-beam.md'}, {PER_SENTENCE} and mcpg-vs-beam.png", file=sys.stderr)
     return 0
 
 

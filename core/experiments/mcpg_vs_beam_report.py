@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Sequence
 
 from core.experiments.mcpg_vs_beam import (LOG_BASE_NOTE, MODES, NBEST, PAPER_TRUE_OVER_TRANSLATOR, PAPER_VS_MOSES,
-                                           PROFILES, SAMPLES, SCORE_TOLERANCE, STACK_SIZE, DifferenceStats,
-                                           MCPGSystem, SentenceResult, difference_stats)
+                                           PER_SENTENCE, PROFILES, SAMPLES, SCORE_TOLERANCE, STACK_SIZE,
+                                           DifferenceStats,
+                                           MCPGSystem, SearchSettings, SentenceResult, difference_stats)
+from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
 from core.experiments.provenance import inputs_line
 from core.textio import atomic_output
 
@@ -75,50 +77,23 @@ def _eta_cell(results: Sequence[SentenceResult], system: MCPGSystem) -> str:
     return f"{statistics.fmean(len(c) for c in commits):.1f} commits, η ≈ {statistics.fmean(etas):,.0f}"
 
 
-def pace_figures(results: Sequence[SentenceResult], system: MCPGSystem) -> dict[str, float] | None:
-    """What the paced search did: episodes per second, decisions bounded and made, budget used, eta per second.
-
-    ``D`` is the pacing's bound on the decisions of a sentence at its root
-    (:mod:`core.engine.mcpg.pace`): one per word, plus stop in true-score mode.
-    """
-    timed = [r for r in results if r.search_seconds.get(system, 0.0) > 0.0 and system in r.episodes]
-    if not timed:
-        return None
-    extra = 1 if system.mode == "true-score" else 0
-    rate = sum(r.episodes[system] for r in timed) / sum(r.search_seconds[system] for r in timed)
-    bound = statistics.fmean(len(r.source) + extra for r in timed)
-    return {"rate": rate, "bound": bound, "eta_per_second": statistics.fmean(
-                r.episodes[system] / r.search_seconds[system] / (len(r.source) + extra) for r in timed),
-            "commits": statistics.fmean(len(r.commits.get(system, [])) for r in timed),
-            "seconds": statistics.fmean(r.seconds[system] for r in timed if system in r.seconds)}
-
-
-def _pace_sentence(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem], time_budget: float) -> str:
-    """Why the faithful search leaves budget unused, with the eta per second of budget measured here."""
+def _faithful_sentence(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem]) -> str:
+    """How many decisions the faithful search made of the bound D (one per word, plus stop in true-score mode)."""
     parts = []
     for system in systems:
-        figures = pace_figures(results, system) if system.profile == "faithful" else None
-        if figures is None:
+        timed = [r for r in results if system in r.commits] if system.profile == "faithful" else []
+        if not timed:
             continue
-        parts.append(
-            f"{system.label}: {figures['commits']:.1f} commits per sentence of at most D ≈ {figures['bound']:.1f}, "
-            f"{figures['seconds']:.2f} s of the {time_budget:g} s budget used, r ≈ {figures['rate']:,.0f} episodes "
-            f"per second, so η ≈ r/D ≈ {figures['eta_per_second']:,.0f} per second of budget "
-            f"({figures['eta_per_second'] * time_budget:,.0f} at {time_budget:g} s) for the first decision (each "
-            f"later one gets the time left over the decisions then left, so the commits' mean η in the table is "
-            f"higher); the paper's η = 100,000 would "
-            f"take {100_000 / figures['rate']:.0f} s per decision at this r")
+        extra = 1 if system.mode == "true-score" else 0
+        parts.append(f"{system.label}: {statistics.fmean(len(r.commits[system]) for r in timed):.1f} decisions "
+                     f"per sentence of at most D ≈ {statistics.fmean(len(r.source) + extra for r in timed):.1f}, "
+                     f"{statistics.fmean(r.seconds[system] for r in timed):.2f} s")
     if not parts:
         return ""
-    return ("**Why the faithful search stops early.** " + "; ".join(parts) + ". Stopping is the seeds' algorithm: "
-            "the best root action is \"definitely applied\" (seed 003 §3) and, once that action is stop, the state "
-            "is final and the search returns; it never restarts, so a budget left over stays unused. The pacing gives "
-            "every decision the same η, as the seeds do, but it cannot know how many decisions a search will make, "
-            "so it plans for the bound D (one per word left, plus stop); true-score searches commit stop after a few "
-            "decisions and so use only a few D-th shares of the budget. Sharing the budget by the decisions actually "
-            "made would need them in advance; a guess below D would let a later decision get less η than an earlier "
-            "one, which the seeds' fixed η never does. Translator searches, which can only stop once every word is "
-            "covered, make nearly D decisions and use nearly all of it.")
+    return ("**Where the faithful search stops.** " + "; ".join(parts) + ". Stopping is the seeds' algorithm: the "
+            "best root action is \"definitely applied\" (seed 003 §3) and, once that action is stop, the state is "
+            "final and the search returns without restarting. True-score searches commit stop after a few "
+            "decisions; translator searches can only stop once every word is covered, so they make nearly D.")
 
 
 def _polish_sentence(summaries: Sequence[SystemSummary]) -> str:
@@ -141,9 +116,9 @@ def _polish_sentence(summaries: Sequence[SystemSummary]) -> str:
         parts.append(text)
     if not parts:
         return ""
-    return ("**The polish.** The tuned profile spends the last quarter of its budget hill-climbing on its best "
-            "finals (`core/engine/mcpg/polish.py`); the row \"tuned-no-polish\" gives that quarter to the "
-            "search instead. " + "; ".join(parts) + ".")
+    return ("**The polish.** After its search the tuned profile hill-climbs on its best finals "
+            "(`core/engine/mcpg/polish.py`); the row \"tuned-no-polish\" is the same search without it. "
+            + "; ".join(parts) + ".")
 
 
 def _samples(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem], count: int = SAMPLES) -> list[str]:
@@ -170,8 +145,83 @@ def _samples(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem], c
     return lines
 
 
+PER_SENTENCE_FIELDS = {
+    "sentence": "the line number of the sentence in the input (1-based)",
+    "system": "\"beam decoder\" or \"MCPG <mode>, <profile>\" (a row of the table)",
+    "output": "the system's 1-best (the beam's: its distinct n-best reranked by true score); null: no output",
+    "true_score": "the output's exact true score, log10; null: no output",
+    "beam_best": "the beam 1-best's true score on this sentence, log10 (the reference of \"vs beam 1-best\")",
+    "beam_best_is_source": "whether the beam 1-best is the source sentence itself",
+    "beam_best_paraphrase": "the best true score of a beam output other than the source, log10 (the reference "
+                            "of \"vs beam's best output ≠ source\"); null: none",
+    "seconds": "seconds of one core the system took on this sentence (the beam: its 100-best)",
+    "episodes_per_decision": "MCPG: the episodes before each committed root action (η, by count), in order; "
+                             "null for the beam",
+    "episodes": "MCPG: the episodes the tree search ran (polish excluded); null for the beam",
+    "cut": "MCPG: whether the time cap stopped the search before its count; null for the beam",
+}
+
+
+def per_sentence_records(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem]) -> list[dict]:
+    """One record per sentence and system, the beam decoder first (:data:`PER_SENTENCE_FIELDS`)."""
+    records = []
+    for index, result in enumerate(results, start=1):
+        shared = {"beam_best": result.beam_best, "beam_best_is_source": result.beam_best_is_source,
+                  "beam_best_paraphrase": result.beam_best_paraphrase}
+        records.append({"sentence": index, "system": "beam decoder", "output": result.beam_text,
+                        "true_score": result.beam_best, **shared, "seconds": result.beam_seconds,
+                        "episodes_per_decision": None, "episodes": None, "cut": None})
+        for system in systems:
+            records.append({"sentence": index, "system": system.label, "output": result.texts.get(system),
+                            "true_score": result.scores.get(system), **shared,
+                            "seconds": result.seconds.get(system),
+                            "episodes_per_decision": result.commits.get(system),
+                            "episodes": result.episodes.get(system), "cut": result.cut.get(system)})
+    return records
+
+
+def write_per_sentence_file(path: Path, results: Sequence[SentenceResult], systems: Sequence[MCPGSystem],
+                            command: str, inputs: dict, search: SearchSettings) -> dict:
+    """Write ``mcpg-vs-beam.jsonl``; returns its header."""
+    header = run_provenance("mcpg-vs-beam", command, inputs, PER_SENTENCE_FIELDS,
+                        episodes_per_step={p: search.eta_of(p) for p in sorted({s.profile for s in systems})},
+                        max_episodes={p: search.max_episodes_of(p) for p in sorted({s.profile for s in systems})},
+                        time_cap=search.time_budget)
+    write_per_sentence(path, header, per_sentence_records(results, systems))
+    return header
+
+
+def _count_sentence(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem],
+                    search: SearchSettings) -> str:
+    etas = sorted({search.eta_of(s.profile) for s in systems})
+    cut = sum(1 for r in results for s in systems if r.cut.get(s))
+    cap = (f"a cap of {search.time_budget:g} s per search, which cut {cut} of {len(results) * len(systems)} "
+           "searches (those are flagged `cut` in the per-sentence file)" if search.time_budget is not None
+           else "no time cap")
+    tuned = [p for p in PROFILES if any(s.profile == p for s in systems) and search.max_episodes_of(p)]
+    restarts = (f" The tuned profiles restart from the source until {search.max_episodes_of(tuned[0]):,} "
+                "episodes in all, then polish (the row without the polish skips that)." if tuned else "")
+    return (f"**η by count.** MCPG commits a root action every η = {' / '.join(f'{e:,}' for e in etas)} "
+            "episodes, a count, not a clock (`core/engine/mcpg/options.py`), so these figures are the same on any "
+            f"machine and under any load (only the seconds change); {cap}. The paper's η = 100,000 (seed 000 §4.2) "
+            "would take a few minutes per sentence in our Python search." + restarts)
+
+
+def _limit_sentence(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem],
+                    input_sentences: int | None) -> list[str]:
+    """Say so when the run took only the first sentences of its input, and what a sentence cost."""
+    if input_sentences is None or len(results) >= input_sentences:
+        return []
+    seconds = sum(r.seconds.get(s, 0.0) for r in results for s in systems) / len(results) if results else 0.0
+    return [f"**Fewer sentences.** This run takes the first {len(results)} of the input's {input_sentences} "
+            f"sentences (`--limit`) to keep the run short: the {len(systems)} MCPG searches took {seconds:.0f} s "
+            "per sentence here (wall clock, at the load below). The figures are by count, so a run on all of them is the same "
+            "command without `--limit`.", ""]
+
+
 def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Sequence[MCPGSystem],
-                   provenance: dict, time_budget: float) -> None:
+                   provenance: dict, search: SearchSettings, per_sentence: dict | None = None,
+                   input_sentences: int | None = None) -> None:
     summaries = summarize(results, systems)
     provenance = dict(provenance)
     command = provenance.pop("command", "python -m core.experiments.mcpg_vs_beam")
@@ -183,7 +233,8 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
         "# Seed 000 §4 / seed 003 §5: MCPG against the beam decoder (1-best true scores)",
         "",
         "**Units.** Every score and difference below is a log10 true score (KenLM's base); the paper's figures are "
-        "converted to log10 from natural logs (see *Log base*). Times are seconds of one core.",
+        "converted to log10 from natural logs (see *Log base*). Times are wall-clock seconds on this machine at the "
+        "load given under *Machine* (MCPG on one core).",
         "",
         "**By construction.** Each output's score is its exact true score (`core.engine.truescore`, tested "
         "against a brute force), so a difference measures the search, not the scorer. Nothing else in the tables "
@@ -194,19 +245,11 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
         f"of our beam decoder (our MOSES: `core.engine.beam_decoder`, stack {STACK_SIZE}, distinct {NBEST}-best reranked "
         f"by true score), and of MCPG (`core.engine.mcpg`) in \"true-score\" and \"translator\" mode. Differences "
         "are system minus beam per sentence (negative: MCPG below the beam); mean ± population standard deviation "
-        f"over sentences. MCPG gets {time_budget:g} s per sentence, one core, seed = sentence index.",
+        "over sentences. MCPG runs on one core, seed = sentence index.",
         "",
-        "**η under a budget.** The paper commits a root action every η = 100,000 episodes (seed 000 §4.2) with no "
-        "clock. A search makes up to D decisions per sentence (one per word left plus stop), so the paper's search "
-        "is η·D episodes; at r episodes per second within a budget of B seconds the same search has η = r·B/D, "
-        "i.e. r/D per second of budget. The faithful profile applies that (`core/engine/mcpg/pace.py`: each "
-        "decision left gets an equal share of the time left); the column η shows the episodes each commit "
-        "actually had. With the paper's η = 100,000 our faithful search made no commit in 2 s (9-18 k episodes), "
-        "a root-only search. A faithful search ends when it commits stop (true-score mode) or has covered the "
-        "sentence (translator mode), whatever time is left (the seeds' search does not restart): its seconds per "
-        "sentence show how much of the budget it used. The tuned profile keeps η = 1,000 and restarts until "
-        "the budget is spent.",
+        _count_sentence(results, systems, search),
         "",
+        *_limit_sentence(results, systems, input_sentences),
         inputs_line(provenance),
         "",
         f"Command: `{command}`",
@@ -247,9 +290,9 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
         "",
         _polish_sentence(summaries),
         "",
-        _pace_sentence(results, systems, time_budget),
+        _faithful_sentence(results, systems),
         "",
-        _bar_sentence(summaries, time_budget),
+        _bar_sentence(summaries),
         "",
         "**Log base.** " + LOG_BASE_NOTE + " As printed in the paper (its base): true-score MCPG vs MOSES "
         f"{PAPER_VS_MOSES['true-score'][0]:+.2f} ± {PAPER_VS_MOSES['true-score'][1]:.2f}, translator "
@@ -260,6 +303,9 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
         "Fig. 3; right: the differences to the beam 1-best per system, points over a box plot).",
         "",
     ]
+    if per_sentence is not None:
+        lines += [markdown_note(PER_SENTENCE, per_sentence, "one sentence under one system (the beam decoder's "
+                                "row first)"), ""]
     lines += _samples(results, systems)
     with atomic_output(path) as out:
         out.write("\n".join(lines).rstrip("\n") + "\n")
@@ -274,12 +320,11 @@ def _machine_note() -> str:
     except OSError:
         return ""
     return (f"**Machine.** {os.cpu_count()} cores; load average when this file was written (1, 5, 15 min): "
-            f"{loads[0]:.1f}, {loads[1]:.1f}, {loads[2]:.1f}. Budgets are wall-clock seconds, so on a loaded "
-            "machine a search runs fewer episodes than on an idle core: the η, episodes per second and scores "
-            "below are what the searches got here.")
+            f"{loads[0]:.1f}, {loads[1]:.1f}, {loads[2]:.1f}. The load changes only the seconds below, not the "
+            "scores (MCPG runs by count).")
 
 
-def _bar_sentence(summaries: Sequence[SystemSummary], time_budget: float) -> str:
+def _bar_sentence(summaries: Sequence[SystemSummary]) -> str:
     """The issue's bar: MCPG reaching the beam 1-best on average at <= 2 s per sentence."""
     parts = []
     for summary in summaries:
@@ -299,8 +344,8 @@ def _bar_sentence(summaries: Sequence[SystemSummary], time_budget: float) -> str
         parts.append(text)
     if not parts:
         return ""
-    return (f"Target (issue 6: the beam's 1-best or better on average at ≤ 2 s per sentence; budget here "
-            f"{time_budget:g} s): " + "; ".join(parts) + ".")
+    return ("Target (issue 6: the beam's 1-best or better on average at ≤ 2 s per sentence; the seconds are "
+            "this machine's, at the load above): " + "; ".join(parts) + ".")
 
 
 def write_plot(path: Path, results: Sequence[SentenceResult], systems: Sequence[MCPGSystem]) -> None:

@@ -23,6 +23,9 @@ Notation: tau_A = (n_p - n_i) / (n (n - 1) / 2), n_p pairs in the same order,
 n_i inverted; a pair tied in true score counts in neither (seed 000 §3.2;
 the PDF's formula is garbled, this is Kendall's 1938 tau_a it cites).
 
+Each sentence's n-best scores per stack size go to ``seed000-reranking.jsonl.gz`` beside the Markdown
+(:mod:`core.experiments.per_sentence`).
+
     python -m core.experiments.seed000_reranking [--table T --lm LM --input test.en] [--sentences 100]
 """
 
@@ -44,6 +47,8 @@ from core.engine.generation_options import BeamRunOptions
 from core.engine.generation_resources import GenerationResources
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
+from core.code_identity import code_identity
+from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
 from core.experiments.provenance import inputs_line
 from core.progress import no_progress
 from core.textio import atomic_output, read_token_lines
@@ -57,6 +62,15 @@ STACK_SIZES = (5, 20, 200)
 NBEST = 100
 # Two scores closer than this are the same score (KenLM sums float32 terms).
 SCORE_TOLERANCE = 1e-4
+PER_SENTENCE = "seed000-reranking.jsonl.gz"
+PER_SENTENCE_FIELDS = {
+    "stack_size": "the decoder's stack size (a column of the table)",
+    "sentence": "the sentence's position among the non-empty input lines (1-based)",
+    "decoder_scores": "the distinct n-best's decoder scores in decoder order, log10 (a list shorter than the "
+                      "n-best size is not a full list and is left out of every row but the first)",
+    "true_scores": "the same candidates' exact true scores, log10, in decoder order (\"changes\": more than "
+                   "1e-4 from the decoder score; reranking sorts these, ties within 1e-4 in decoder order)",
+}
 
 
 def kendall_tau_a(decoder_order_scores: Sequence[float], tolerance: float = 0.0) -> float:
@@ -222,7 +236,15 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
     return reports
 
 
-def write_markdown(path: Path, reports: Sequence[StackReport], provenance: dict, lengths: Sequence[int]) -> None:
+def per_sentence_records(reports: Sequence[StackReport]) -> list[dict]:
+    """One record per sentence and stack size (:data:`PER_SENTENCE_FIELDS`)."""
+    return [{"stack_size": report.stack_size, "sentence": number, "decoder_scores": list(rerank.decoder_scores),
+             "true_scores": list(rerank.true_scores)}
+            for report in reports for number, rerank in enumerate(report.sentences, start=1)]
+
+
+def write_markdown(path: Path, reports: Sequence[StackReport], provenance: dict, lengths: Sequence[int],
+                   per_sentence: dict | None = None) -> None:
     summaries = [summary(r) for r in reports]
     taus = {r.stack_size: r.tau_by_length(lengths) for r in reports}
     n = reports[0].nbest
@@ -298,6 +320,8 @@ def write_markdown(path: Path, reports: Sequence[StackReport], provenance: dict,
         if length in lengths:
             lines.append(f"| {length} | " + " | ".join(_tau_cell(taus[s["stack_size"]], length)
                                                    for s in summaries) + " |")
+    if per_sentence is not None:
+        lines += ["", markdown_note(PER_SENTENCE, per_sentence, "one sentence's distinct n-best at one stack size")]
     lines += ["", *sample_lines(reports[0])]
     with atomic_output(path) as out:
         out.write("\n".join(lines) + "\n")
@@ -389,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         if not Path(value).is_file():
             print(f"error: {label} {value} not found", file=sys.stderr)
             return 1
+    code_identity()  # read (and cached) now: the code that ran is the code as the run started
     lm = LanguageModel(args.lm)
     sentences = [tokens for tokens in read_token_lines(args.input) if tokens][: args.sentences]
     table = ParaphraseTable.load_for(args.table, sentences)
@@ -398,7 +423,10 @@ def main(argv: list[str] | None = None) -> int:
     lengths = list(range(2, args.nbest + 1))
     command = " ".join(["python -m core.experiments.seed000_reranking", *(argv if argv is not None else sys.argv[1:])])
     provenance = {"command": command, "rules loaded": len(table), "table": args.table, "LM": args.lm, "input": f"{args.input} (first {len(sentences)})"}
-    write_markdown(output / "seed000-reranking.md", reports, provenance, lengths)
+    header = run_provenance("seed000-reranking", command, {"table": args.table, "lm": args.lm, "input": args.input},
+                            PER_SENTENCE_FIELDS, nbest=args.nbest)
+    write_per_sentence(output / PER_SENTENCE, header, per_sentence_records(reports))
+    write_markdown(output / "seed000-reranking.md", reports, provenance, lengths, header)
     write_plot(output / "seed000-reranking.png", reports, lengths)
     print(f"wrote {output / 'seed000-reranking.md'} and seed000-reranking.png", file=sys.stderr)
     return 0

@@ -18,6 +18,9 @@ Two diagnostic rows, not the paper's, show what the figures depend on:
 ``approach-10, all spans`` (every hypothesis inside the coverage retrieved, not
 only the spans reached by ``forward`` links) and ``approach-10 without FWPF``.
 
+Each case's result under each approach goes to ``seed001-approaches.jsonl.gz`` beside the Markdown
+(:mod:`core.experiments.seed001_report`, :mod:`core.experiments.per_sentence`).
+
     parastudio experiment seed001-approaches [--cases roundtrip|webkjv|both] [--set dev|test] [--limit N]
 """
 
@@ -30,6 +33,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from core.code_identity import code_identity
 from core.engine.cat.approaches import APPROACHES, Approach
 from core.engine.cat.autoeval import Case, CaseResult, evaluate, read_cases
 from core.engine.cat.graph_store import open_graph
@@ -161,6 +165,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run_from_args(args: argparse.Namespace, command: str) -> int:
     from core.experiments.seed001_report import write_report
 
+    code_identity()  # read (and cached) now: the code that ran is the code as the run started
     lm_path = Path(args.lm) if args.lm else demo_files().lm
     started = time.perf_counter()
     sets = [run_set(name, cases, graph, lm_path, limit=args.limit, processes=args.processes, say=print)

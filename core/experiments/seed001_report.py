@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from core.engine.cat.approaches import APPROACHES, PAPER_CASES, PAPER_FEEDBACK_SUCCESSES, PAPER_SUCCESSES
+from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
 from core.experiments.seed001_approaches import diagnostic_approaches
 from core.stats.significance import pairwise_tests
 from core.textio import atomic_output
@@ -239,11 +240,42 @@ def moses_section(moses: dict | None) -> list[str]:
     return lines
 
 
+PER_SENTENCE = "seed001-approaches.jsonl.gz"
+PER_SENTENCE_FIELDS = {
+    "set": "the case set (a section of this file)",
+    "approach": "the approach (a row of Fig. 4.2 and of the fates table)",
+    "feedback": "whether the run had feedback (§5.2's table) or not (every other table)",
+    "case": "the case's id in its cases file",
+    "length": "the case's phrase length in tokens (Fig. 4.3's groups)",
+    "success": "whether the gold was among the top 5 suggestions (\"successes\"; the sign tests compare these "
+               "per case)",
+    "fate": "where the gold was lost, the first stage that lost it (null with feedback, which is not traced)",
+    "seconds": "the request's time in seconds (\"p95 ms\": the value at index int(0.95 n) of the sorted times)",
+}
+
+
+def per_sentence_records(sets: list[dict]) -> list[dict]:
+    """One record per case, approach and feedback setting (:data:`PER_SENTENCE_FIELDS`)."""
+    return [{"set": result["name"], "approach": name, "feedback": feedback, "case": row.case.id,
+             "length": row.case.length, "success": row.success, "fate": row.fate, "seconds": row.seconds}
+            for result in sets for feedback, runs in ((False, result["results"]), (True, result["feedback"]))
+            for name, rows in runs.items() for row in rows]
+
+
+def write_per_sentence_file(sets: list[dict], out: Path, *, command: str, lm: Path) -> dict:
+    header = run_provenance("seed001-approaches", command, {"lm": lm, "cases": [r["cases_file"] for r in sets],
+                                                            "graphs": [r["graph"] for r in sets]},
+                            PER_SENTENCE_FIELDS)
+    write_per_sentence(out / PER_SENTENCE, header, per_sentence_records(sets))
+    return header
+
+
 def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds: float,
                  moses: dict | None = None) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     markdown, png = out / "seed001-approaches.md", out / "seed001-approaches.png"
     plot(sets, png)
+    header = write_per_sentence_file(sets, out, command=command, lm=lm)
     lines = ["# Seed 001: the ten approaches on round-trip test cases (Fig. 4.2, 4.3, §5.2)", "",
              f"Made by `{command}` in {seconds / 60:.1f} minutes. LM for LMSF and LMBS: `{lm.name}`.", "",
              "**Units.** A case is one difference between an original English verse and its round trip (or the KJV "
@@ -272,6 +304,7 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
                   "### Sample outputs (approach 1 against approach 10; cases where they differ first)", "",
                   *samples(result), ""]
     lines += moses_section(moses)
+    lines += [markdown_note(PER_SENTENCE, header, "one case under one approach, with or without feedback"), ""]
     with atomic_output(markdown) as handle:
         handle.write("\n".join(lines) + "\n")
-    return [markdown, png]
+    return [markdown, png, out / PER_SENTENCE]

@@ -19,6 +19,10 @@ What is measured here, and by whom:
 * SPG (seed 004) with the pattern table as its only table on the test verses:
   coverage (seed 002 §4.5: sentences with at least one pattern of the table)
   and how many 1-bests use a pattern, with samples.
+
+Every pattern pair of the models table goes to ``seed002-patterns.jsonl.gz`` beside the Markdown
+(:mod:`core.experiments.per_sentence`): its score under each model that extracts it, its attestation, its
+scripted type and its slots.
 """
 
 from __future__ import annotations
@@ -31,8 +35,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from core.code_identity import code_identity
 from core.experiments import module_main
 from core.experiments.pattern_judges import KjvAttestation, scripted_type
+from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
 from core.textio import atomic_output, open_text_maybe_gzip, read_token_lines
 from core.vocabulary import PATTERN_TYPES
 
@@ -42,6 +48,30 @@ NAME = "seed002-patterns"
 # Seed 002 Table 2 and Table 3, for comparison.
 PAPER_TABLE2 = {"LL-Model": (1_058_624, 67.03), "MLE-Model": (1_015_533, 60.60)}
 PAPER_TABLE3 = {"trivial": 79, "replacement": 267, "reordering": 56, "structural": 71, "information": 27}
+PER_SENTENCE = f"{NAME}.jsonl.gz"
+PER_SENTENCE_FIELDS = {
+    "e1": "the English pattern",
+    "e2": "its paraphrase pattern",
+    "scores": "model name -> the pair's score under that model (ln; DIRT: its similarity), for each model of the "
+              "table that extracts the pair (\"#PP\" counts a model's pairs; \"top-N\" takes its N best by score, "
+              "ties by e1 then e2)",
+    "attested": "whether the scripted judge found the pair in a WEB verse and its KJV text (\"attested\")",
+    "type": "the scripted type of Table 3",
+    "slots": "the slots of e1 (\"1 slot\", \"2 slots\", \"≥3 slots\")",
+}
+
+
+def per_sentence_records(models: list[dict], attested: set) -> list[dict]:
+    """One record per pattern pair extracted by at least one model (:data:`PER_SENTENCE_FIELDS`)."""
+    from core.vocabulary import parse_slot
+
+    scores: dict[tuple[str, str], dict[str, float]] = {}
+    for model in models:
+        for value, e1, e2 in model["kept"]:
+            scores.setdefault((e1, e2), {})[model["name"]] = value
+    return [{"e1": e1, "e2": e2, "scores": by_model, "attested": (e1, e2) in attested,
+             "type": scripted_type(e1, e2), "slots": sum(1 for t in e1.split() if parse_slot(t))}
+            for (e1, e2), by_model in sorted(scores.items())]
 
 
 def _models():
@@ -123,10 +153,15 @@ def run(data: Path, out: Path, *, command: str, sample_per_type: int = 3, spg_se
 
     report = json.loads((build / "report.json").read_text(encoding="utf-8"))
     stages = {name: report["stages"].get(name, {}) for name in ("phrase-table", "parse", "patterns")}
+    header = run_provenance(NAME, command, {"table": table, "dirt": build / "patterns" / "web.dirt-table.gz"
+                                            if dirt else None,
+                                            "parses": build / "parse" / "train.web.parse.jsonl.gz",
+                                            "kjv": build / "corpus" / "train.kjv"}, PER_SENTENCE_FIELDS, seed=seed)
     result = {"command": command, "table": str(table), "table_meta": read_meta(table), "models": models,
               "equal_n": equal_n, "e1_seen": len(judge.e1_seen), "samples": samples, "parse_check": parse_check,
-              "spg": spg, "stages": stages, "timings": timings}
+              "spg": spg, "stages": stages, "timings": timings, "per_sentence": header}
     write_plot(out / f"{NAME}.png", result)
+    write_per_sentence(out / PER_SENTENCE, header, per_sentence_records(models, judge.attested))
     write_markdown(out / f"{NAME}.md", result)
     return result
 
@@ -310,6 +345,9 @@ def write_markdown(path: Path, result: dict) -> None:
               "found the opposite).",
               f"* Table: `{result['table']}`, λ and T as built: {result['table_meta'].get('lambdas')}, "
               f"{result['table_meta'].get('threshold')}; format in docs/pattern-table.md.", ""]
+    if result.get("per_sentence") is not None:
+        lines += [markdown_note(PER_SENTENCE, result["per_sentence"], "one pattern pair that at least one model of "
+                                "the models table extracts (the SPG section's counts are not in it)"), ""]
     with atomic_output(path) as handle:
         handle.write("\n".join(lines))
 
@@ -353,6 +391,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, command: str = "python -m core.experiments.seed002_patterns") -> int:
+    code_identity()  # read (and cached) now: the code that ran is the code as the run started
     data = Path(args.data)
     needed = [data / "build" / "patterns" / "web-rv.pattern-table.gz", data / "build" / "parse" / "train.web.parse.jsonl.gz"]
     for path in needed:

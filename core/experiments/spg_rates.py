@@ -23,6 +23,9 @@ Differences from the paper: one pivot table (they combine five plus the
 self-paraphrase table) and all weights 1 (they tune them by MERT on a
 labelled development set, §3.6), see :mod:`core.engine.spg`.
 
+Each sentence's 1-best per application goes to ``spg-rates.jsonl`` beside the Markdown
+(:mod:`core.experiments.per_sentence`).
+
     python -m core.experiments.spg_rates [--limit N] [--out DIR] [--usability 1.0]
 """
 
@@ -41,7 +44,9 @@ from typing import Sequence
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.spg import SPGWeights, Usability, generate_spg, unit_replacements
+from core.code_identity import code_identity
 from core.experiments import module_main
+from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
 from core.experiments.provenance import inputs_line
 from core.textio import atomic_output, read_token_lines
 from core.vocabulary import APPLICATIONS
@@ -61,6 +66,29 @@ PAPER_BASELINE2_ACHIEVES = {"compression": 24.95, "simplification": 8.79, "simil
 # a replacement achieves the application by construction, so that column measures nothing there.
 ADDITIVE_USABILITY = ("compression", "similarity")
 SAMPLES = 3
+PER_SENTENCE = "spg-rates.jsonl"
+PER_SENTENCE_FIELDS = {
+    "application": "the table's row: compression, simplification or similarity",
+    "sentence": "the line number of the sentence in the input (1-based)",
+    "source": "the sentence, tokenized",
+    "output": "SPG's 1-best, tokenized (the source when SPG found nothing)",
+    "replacements": "its unit replacements (\"paraphrased\": at least 1; \"replacements / sentence\": their mean)",
+    "achieves": "whether the whole 1-best achieves the application (sentence-level mu > 0)",
+    "seconds": "seconds of one core SPG took on the sentence",
+    "units": "each replaced unit: its source and target words, whether the target is shorter in words "
+             "(\"shorten\") and whether it drops a content word of the source (\"drop a content word\")",
+}
+
+
+def per_sentence_records(reports: Sequence[ApplicationRates]) -> list[dict]:
+    """One record per sentence and application (:data:`PER_SENTENCE_FIELDS`)."""
+    return [{"application": rates.application, "sentence": number, "source": " ".join(outcome.source),
+             "output": " ".join(outcome.output), "replacements": outcome.replacements, "achieves": outcome.achieves,
+             "seconds": outcome.seconds,
+             "units": [{"source": " ".join(unit.source), "target": " ".join(unit.target),
+                        "shortens": len(unit.target) < len(unit.source), "drops_content_word": unit.drops_content_words}
+                       for unit in outcome.units]}
+            for rates in reports for number, outcome in enumerate(rates.outcomes, start=1)]
 
 
 @dataclass(frozen=True)
@@ -183,7 +211,8 @@ def _number(value: float, digits: int = 2, suffix: str = "") -> str:
     return "n/a" if value != value else f"{value:.{digits}f}{suffix}"
 
 
-def write_markdown(path: Path, reports: Sequence[ApplicationRates], provenance: dict) -> None:
+def write_markdown(path: Path, reports: Sequence[ApplicationRates], provenance: dict,
+                   per_sentence: dict | None = None) -> None:
     provenance = dict(provenance)
     command = provenance.pop("command", "python -m core.experiments.spg_rates")
     lines = [
@@ -245,6 +274,8 @@ def write_markdown(path: Path, reports: Sequence[ApplicationRates], provenance: 
         "",
         "Figure: `spg-rates.png` (paper vs ours: share paraphrased, replacements per sentence).",
         "",
+        *([markdown_note(PER_SENTENCE, per_sentence, "one sentence under one application"), ""]
+          if per_sentence is not None else []),
         "## Samples",
         "",
     ]
@@ -303,6 +334,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, command: str = "python -m core.experiments.spg_rates") -> int:
+    code_identity()  # read (and cached) now: the code that ran is the code as the run started
     tables = args.table or [str(DEMO / "paraphrase-table.gz")]
     applications = [a for a in args.applications.split(",") if a]
     for application in applications:
@@ -331,9 +363,13 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
                   "LM": args.lm, "input": f"{args.input} (first {len(sentences)})", "reference": args.reference,
                   "weights": json.dumps(SPGWeights(usability=args.usability).to_json())}
     # The plot first: if it fails, neither file has been replaced (each write is atomic on its own).
+    header = run_provenance("spg-rates", command, {"tables": tables, "lm": args.lm, "input": args.input,
+                                                   "reference": args.reference if references is not None else None},
+                            PER_SENTENCE_FIELDS, weights=SPGWeights(usability=args.usability).to_json())
     write_plot(output / "spg-rates.png", reports)
-    write_markdown(output / "spg-rates.md", reports, provenance)
-    print(f"wrote {output / 'spg-rates.md'} and spg-rates.png", file=sys.stderr)
+    write_per_sentence(output / PER_SENTENCE, header, per_sentence_records(reports))
+    write_markdown(output / "spg-rates.md", reports, provenance, header)
+    print(f"wrote {output / 'spg-rates.md'}, {PER_SENTENCE} and spg-rates.png", file=sys.stderr)
     return 0
 
 

@@ -9,6 +9,9 @@
 4. Both rounds are measured on their own judgments: rp, rr, rf of each sentence's 1-best and the judged
    precision (share of candidates whose aggregated meaning label is yes), on the tuning and held-out parts.
 
+Every judged candidate of both rounds goes to ``tuning-loop.jsonl`` beside the Markdown
+(:mod:`core.experiments.per_sentence`), with the counts the first table sums.
+
     parastudio experiment tuning-loop [--system beam|spg] [--limit N] [--out DIR]
 """
 
@@ -22,6 +25,8 @@ import uuid
 from pathlib import Path
 from typing import Sequence
 
+from core.code_identity import code_identity
+from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
 from core.experiments.silver_judges import JUDGES, NOISE, RULE, judge_study
 from core.progress import Progress, no_progress, scaled
 from core.textio import atomic_output
@@ -33,6 +38,23 @@ RESULTS = ROOT / "evaldata" / "results"
 CRITERIA = ["fluency", "meaning", "replacement"]
 STUDY_NBEST = 2
 GENERATOR = {"beam": "beam", "spg": "spg-simplification"}
+PER_SENTENCE = "tuning-loop.jsonl"
+PER_SENTENCE_FIELDS = {
+    "generator": "the section: beam or spg-simplification",
+    "round": "0: the default weights' candidates, 1: the tuned weights'",
+    "part": "dev (tuned on) or heldout (judged in round 0, never tuned on)",
+    "source": "the verse, tokenized",
+    "candidate": "the candidate judged, tokenized",
+    "one_best": "whether the candidate is its sentence's 1-best (rp, rr, rf and \"judged precision, 1-best\" "
+                "count these only)",
+    "meaning_yes": "whether its adjudicated meaning judgment is yes (\"judged precision\")",
+    "correct": "its unit replacements labelled correct (rp = correct / replacements)",
+    "incorrect": "... labelled incorrect",
+    "unlabelled": "... left unlabelled (counted as incorrect)",
+    "replaced_words": "source words its replacements cover (rr = replaced words / source words)",
+    "source_words": "words of the source verse (rf is the harmonic mean of rp and rr, all summed over a part's "
+                    "1-bests)",
+}
 
 
 def _generate(system: str, sentences, table, lm, weights: dict | None, weights_path: str | None,
@@ -84,19 +106,41 @@ def round_figures(records: Sequence[dict], keys: set[str]) -> dict:
     for record in records:
         if " ".join(record["source"].split()) not in keys:
             continue
-        meaning = next(j for j in record["judgments"] if j["criterion"] == "meaning")
+        judged = judged_candidate(record)
         every += 1
-        every_yes += meaning["verdict"] == "positive"
-        if min(s["rank"] or 99 for s in record["systems"]) != 1:
+        every_yes += judged["meaning_yes"]
+        if not judged["one_best"]:
             continue
         first += 1
-        first_yes += meaning["verdict"] == "positive"
-        labels = [r["label"] for r in record["replacements"]]
-        counts += ReplacementCounts(labels.count("correct"), labels.count("incorrect"), labels.count(None),
-                                    sum(r["src"][1] - r["src"][0] for r in record["replacements"]),
-                                    len(record["source"].split()))
+        first_yes += judged["meaning_yes"]
+        counts += ReplacementCounts(judged["correct"], judged["incorrect"], judged["unlabelled"],
+                                    judged["replaced_words"], judged["source_words"])
     return {**counts.to_json(), "sentences": first, "precision_1best": ratio(first_yes, first),
             "precision_all": ratio(every_yes, every), "candidates": every}
+
+
+def judged_candidate(record: dict) -> dict:
+    """What :func:`round_figures` reads of one dev-set record (the per-sentence file's counts)."""
+    meaning = next(j for j in record["judgments"] if j["criterion"] == "meaning")
+    labels = [r["label"] for r in record["replacements"]]
+    return {"one_best": min(s["rank"] or 99 for s in record["systems"]) == 1,
+            "meaning_yes": meaning["verdict"] == "positive", "correct": labels.count("correct"),
+            "incorrect": labels.count("incorrect"), "unlabelled": labels.count(None),
+            "replaced_words": sum(r["src"][1] - r["src"][0] for r in record["replacements"]),
+            "source_words": len(record["source"].split())}
+
+
+def per_sentence_records(generator: str, rounds: Sequence[Sequence[dict]], parts: dict[str, set[str]]) -> list[dict]:
+    """One record per judged candidate of each round (:data:`PER_SENTENCE_FIELDS`), in the parts' sentences."""
+    found = []
+    for number, records in enumerate(rounds):
+        for record in records:
+            source = " ".join(record["source"].split())
+            part = next((name for name, keys in parts.items() if source in keys), None)
+            if part is not None:
+                found.append({"generator": generator, "round": number, "part": part, "source": source,
+                              "candidate": record["candidate"], **judged_candidate(record)})
+    return found
 
 
 def run_loop(out: Path, *, system: str = "beam", limit: int | None = None, iterations: int = 10,
@@ -153,7 +197,8 @@ def run_loop(out: Path, *, system: str = "beam", limit: int | None = None, itera
     progress(100, 100, "done")
     return {"system": system, "generator": GENERATOR[system], "sentences": len(lines), "figures": figures,
             "judged": {"round0": judged0, "round1": judged1}, "tune": report, "samples": _samples(records0, records1),
-            "seconds": round(time.perf_counter() - started, 1), "files": str(out)}
+            "seconds": round(time.perf_counter() - started, 1), "files": str(out),
+            "per_sentence": per_sentence_records(GENERATOR[system], (records0, records1), parts)}
 
 
 def _samples(before: Sequence[dict], after: Sequence[dict], count: int = 4) -> list[dict]:
@@ -195,7 +240,8 @@ def _pivot_section(pivot: dict, system: str) -> list[str]:
     return lines
 
 
-def write_markdown(path: Path, results: Sequence[dict], command: str, pivot: dict | None = None) -> None:
+def write_markdown(path: Path, results: Sequence[dict], command: str, pivot: dict | None = None,
+                   per_sentence: dict | None = None) -> None:
     lines = ["# The tuning loop on the demo: judge, export, tune, regenerate, judge again", "",
              f"Made by `{command}`.", "",
              "**Units.** rp, rr, rf, precision and accuracy are percentages; times are seconds.", "",
@@ -255,6 +301,9 @@ def write_markdown(path: Path, results: Sequence[dict], command: str, pivot: dic
         lines.append("")
     if pivot is not None:
         lines += _pivot_section(pivot, results[0]["generator"])
+    if per_sentence is not None:
+        lines += [markdown_note(PER_SENTENCE, per_sentence, "one judged candidate of one round (the first table "
+                                "of each section)"), ""]
     with atomic_output(path) as handle:
         handle.write("\n".join(lines) + "\n")
 
@@ -299,6 +348,7 @@ def run_from_args(args: argparse.Namespace, command: str, progress: Progress = n
     from core.tuning.pivot_tuning import PivotTableSource, tune_pivot
 
     out = Path(args.out) if args.out else RESULTS
+    code_identity()  # read (and cached) now: the code that ran is the code as the run started
     results = []
     with tempfile.TemporaryDirectory() as scratch:
         for system in args.system or ["beam", "spg"]:
@@ -310,7 +360,12 @@ def run_from_args(args: argparse.Namespace, command: str, progress: Progress = n
         pivot = tune_pivot(read_devset(devset), PivotTableSource(str(DEMO / "paraphrase-table.gz")), objective="f1",
                            seed=args.seed, restarts=args.restarts,
                            devset={"path": f"the round-0 {results[0]['generator']} dev set", "sha256": file_sha256(devset)})
+    header = run_provenance("tuning-loop", command, {"table": DEMO / "paraphrase-table.gz", "lm": DEMO / "lm.bin",
+                                                     "input": DEMO / "test.en", "reference": DEMO / "test.ref.en",
+                                                     "candidates": DEMO / "candidates.jsonl"},
+                            PER_SENTENCE_FIELDS, seed=args.seed)
     write_plot(out / "tuning-loop.png", results)
-    write_markdown(out / "tuning-loop.md", results, command, pivot)
-    print(f"wrote {out / 'tuning-loop.md'} and {out / 'tuning-loop.png'}")
+    write_per_sentence(out / PER_SENTENCE, header, [r for result in results for r in result["per_sentence"]])
+    write_markdown(out / "tuning-loop.md", results, command, pivot, header)
+    print(f"wrote {out / 'tuning-loop.md'}, {PER_SENTENCE} and {out / 'tuning-loop.png'}")
     return 0

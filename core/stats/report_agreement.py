@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from core.progress import Progress, no_progress
-from core.stats.agreement import STATISTIC_NAMES, summarize_agreement
+from core.stats.agreement import STATISTIC_NAMES, AgreementStatistics
 from core.stats.judgment_records import JudgmentRecords
-from core.stats.report_model import Column, ReportTable, signature
+from core.stats.report_model import Column, ReportTable
 
 LABELS = {
     "observed": "observed",
@@ -32,14 +32,14 @@ def agreement_table(records: JudgmentRecords, criteria: Sequence[str], *, bootst
     for name in STATISTIC_NAMES:
         columns += [Column(LABELS[name], "kappa"), Column(f"{LABELS[name]} 95% low", "kappa"),
                     Column(f"{LABELS[name]} 95% high", "kappa")]
+    statistics = AgreementStatistics(bootstrap=bootstrap, seed=seed)
     rows, items, judges, q_from = [], 0, 0, []
     for criterion in criteria:
         matrix = records.rating_matrix(criterion)
         scale = records.scale_of(criterion)
         q = len(set(scale) | set(matrix.categories)) if scale else matrix.n_categories
         q_from.append(f"{criterion}={'scale' if scale else 'observed'}")
-        summary = summarize_agreement(matrix, n_scale_categories=q, bootstrap=bootstrap, seed=seed,
-                                      progress=progress)
+        summary = statistics.summarize(matrix, n_scale_categories=q, progress=progress)
         row: list = [criterion, summary.n_items, summary.n_annotators, q]
         for name in STATISTIC_NAMES:
             low_high = summary.ci95[name] or (None, None)
@@ -51,9 +51,7 @@ def agreement_table(records: JudgmentRecords, criteria: Sequence[str], *, bootst
         title="Agreement per criterion: κ and α with 95 % bootstrap intervals",
         columns=columns,
         rows=rows,
-        signature=signature("agreement", items, judges, kappas="cohen,fixed-chance,fleiss",
-                            alpha="nominal,ordinal,interval", pe="1/q", q_from=",".join(q_from),
-                            ci="percentile-bootstrap-over-items", bootstrap=bootstrap, seed=seed),
+        signature=statistics.signature(items, judges, q_from=",".join(q_from)),
         note="Cohen's κ needs exactly two judges per item; fixed-chance κ takes P(E) = 1/q with q the number of "
         "labels of the scale; intervals resample items with replacement (undefined statistics left out).",
     )

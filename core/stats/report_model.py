@@ -1,14 +1,15 @@
 """The shape of a report: tables of typed columns, each with a signature saying how its numbers were computed.
 
 A signature follows sacrebleu's (``stat:...|opt:...|items:N|judges:J|version:V``),
-so a figure pasted into a paper can be recomputed.
+so a figure pasted into a paper can be recomputed; it is read from the statistic that computed the table
+(:mod:`core.stats.signature`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core import __version__
+from core.stats.signature import signature  # noqa: F401  (the tables' signature line; re-exported)
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,3 @@ class ReportTable:
 class Report:
     title: str
     tables: list[ReportTable] = field(default_factory=list)
-
-
-def signature(statistic: str, n_items: int, n_judges: int, **options) -> str:
-    """``stat:<statistic>|<option>:<value>|...|items:N|judges:J|version:V``."""
-    parts = [f"stat:{statistic}"]
-    parts += [f"{name.replace('_', '-')}:{value}" for name, value in options.items()]
-    parts += [f"items:{n_items}", f"judges:{n_judges}", f"version:{__version__}"]
-    return "|".join(parts)

@@ -6,15 +6,19 @@ from itertools import combinations
 
 import numpy as np
 
-from core.stats.agreement import MISSING, cohen_kappa, confusion_matrix, landis_koch_label
+from core.stats.agreement import MISSING, landis_koch_label
 from core.stats.judgment_records import JudgmentRecords
-from core.stats.report_model import Column, PlotSpec, ReportTable, signature
+from core.stats.pair_agreement import KappaDrift, PairConfusion, PairKappas
+from core.stats.report_model import Column, PlotSpec, ReportTable
 
 
 def pair_tables(records: JudgmentRecords, criterion: str, block_size: int) -> list[ReportTable]:
     matrix = records.rating_matrix(criterion)
     q = matrix.n_categories
     numeric = matrix.category_values is not None
+    # Weighted kappa needs an order of the labels, which a numeric scale has.
+    kappas = PairKappas(("none", "linear", "quadratic") if numeric else ("none",))
+    confusion_of, drift = PairConfusion(), KappaDrift(block_size)
     summary_rows, tables = [], []
     for first, second in combinations(range(matrix.n_annotators), 2):
         name_a, name_b = matrix.annotator_ids[first], matrix.annotator_ids[second]
@@ -25,44 +29,39 @@ def pair_tables(records: JudgmentRecords, criterion: str, block_size: int) -> li
         # Judging order: when the later of the two judgments was given.
         when = np.maximum(matrix.source_rows[both, first], matrix.source_rows[both, second])
         both = both[np.argsort(when, kind="stable")]
-        kappa = cohen_kappa(a[both], b[both], q)
-        row = [name_a, name_b, int(both.size), float(np.mean(a[both] == b[both])), kappa, landis_koch_label(kappa)]
-        if numeric:
-            row += [cohen_kappa(a[both], b[both], q, "linear"), cohen_kappa(a[both], b[both], q, "quadratic")]
-        summary_rows.append(row)
-        confusion = confusion_matrix(a[both], b[both], q)
+        kappa, *weighted = kappas(a[both], b[both], q)
+        summary_rows.append([name_a, name_b, int(both.size), float(np.mean(a[both] == b[both])), kappa,
+                             landis_koch_label(kappa), *weighted])
+        confusion = confusion_of(a[both], b[both], q)
         tables.append(
             ReportTable(
                 key=f"confusion:{criterion}:{name_a}:{name_b}",
                 title=f"Confusion matrix, '{criterion}': {name_a} (rows) × {name_b} (columns)",
                 columns=[Column(f"{name_a} \\ {name_b}")] + [Column(label, "count") for label in matrix.categories],
                 rows=[[label, *map(int, confusion[i])] for i, label in enumerate(matrix.categories)],
-                signature=signature("confusion-matrix", int(both.size), 2, criterion=criterion),
+                signature=confusion_of.signature(int(both.size), 2, criterion=criterion),
             )
         )
-        drift_rows = []
-        for start in range(0, both.size, block_size):
-            block = both[start : start + block_size]
-            drift_rows.append([start // block_size + 1, f"{start + 1}–{start + block.size}", int(block.size), cohen_kappa(a[block], b[block], q)])
+        drift_rows = [[number, f"{start + 1}–{start + size}", size, block_kappa]
+                      for number, start, size, block_kappa in drift(a[both], b[both], q)]
         tables.append(
             ReportTable(
                 key=f"drift:{criterion}:{name_a}:{name_b}",
-                title=f"Drift of agreement, '{criterion}': {name_a} × {name_b}, κ per block of {block_size} items",
+                title=f"Drift of agreement, '{criterion}': {name_a} × {name_b}, κ per block of {drift.block_size} items",
                 columns=[Column("block", "count"), Column("items (judging order)"), Column("n", "count"), Column("κ", "kappa")],
                 rows=drift_rows,
-                signature=signature("cohen-kappa", int(both.size), 2, criterion=criterion, block=block_size, order="judging"),
+                signature=drift.signature(int(both.size), 2, criterion=criterion),
                 plot=PlotSpec("line", 0, (3,), "Cohen's κ"),
             )
         )
     columns = [Column("annotator A"), Column("annotator B"), Column("shared items", "count"), Column("observed", "percent"), Column("κ", "kappa"), Column("Landis & Koch")]
-    if numeric:
-        columns += [Column("κ linear", "kappa"), Column("κ quadratic", "kappa")]
+    columns += [Column(f"κ {weighting}", "kappa") for weighting in kappas.weightings[1:]]
     summary = ReportTable(
         key=f"pairs:{criterion}",
         title=f"Agreement per annotator pair, '{criterion}'",
         columns=columns,
         rows=summary_rows,
-        signature=signature("cohen-kappa", matrix.n_units, matrix.n_annotators, criterion=criterion, units="judged-by-both", weights="none,linear,quadratic" if numeric else "none"),
+        signature=kappas.signature(matrix.n_units, matrix.n_annotators, criterion=criterion),
         note="Weighted κ places labels at their rank on the scale.",
     )
     return [summary, *tables]

@@ -51,9 +51,10 @@ from core.stats.agreement import (
 from core.stats.judgment_records import JudgmentRecords, ScoreRecords
 from core.stats.report_model import Column, PlotSpec, Report, ReportTable, signature
 from core.stats.report_agreement import agreement_table
+from core.stats.report_anytime import anytime_sign_test_table
 from core.stats.report_pairs import pair_tables
 from core.stats.report_patterns import pattern_tables
-from core.stats.significance import pairwise_tests
+from core.stats.significance import PairwiseTests
 from core.stats.system_scores import is_choice_label, sentence_scores
 from core.vocabulary import NO_WORDS, YES_WORDS
 
@@ -310,10 +311,13 @@ def seed001_tables(
                                   len(annotators), aggregate=f"unified-{unified_min}")
 
 
-def sign_test_table(scores: ScoreRecords, key: str, title: str, n_judges: int, *, aggregate: str) -> ReportTable:
-    """Exact sign tests between every two systems over the sentences both scored, ties dropped, Holm over all pairs."""
-    comparisons = pairwise_tests(scores.scores, "sign")
+def sign_test_table(scores: ScoreRecords, key: str, title: str, n_judges: int, *, aggregate: str,
+                    tests: PairwiseTests = PairwiseTests("sign", "holm")) -> ReportTable:
+    """Tests between every two systems over the sentences both scored (by default exact sign tests, ties
+    dropped, Holm over all pairs); the signature is ``tests``'s own."""
+    comparisons = tests.compare(scores.scores)
     sentences = {sentence for by_sentence in scores.scores.values() for sentence in by_sentence}
+    adjusted = "p (Holm)" if tests.correction == "holm" else "p (uncorrected)"
     return ReportTable(
         key=key,
         title=title,
@@ -324,12 +328,11 @@ def sign_test_table(scores: ScoreRecords, key: str, title: str, n_judges: int, *
             Column("wins A", "count"),
             Column("wins B", "count"),
             Column("ties", "count"),
-            Column("p (exact, two-sided)", "p"),
-            Column("p (Holm)", "p"),
+            Column("p (exact, two-sided)" if tests.test == "sign" else "p (Wilcoxon, two-sided)", "p"),
+            Column(adjusted, "p"),
         ],
         rows=[[c.system_a, c.system_b, c.n_items, c.wins_a, c.wins_b, c.ties, c.p_value, c.p_holm] for c in comparisons],
-        signature=signature("sign-test", len(sentences), n_judges, unit="source-sentence", score=aggregate,
-                            test="exact-binomial-two-sided", ties="dropped", correction="holm"),
+        signature=tests.signature(len(sentences), n_judges, unit="source-sentence", score=aggregate),
         note="Paired on the source sentence: a system's score on a sentence is its candidates' aggregated judgment "
         f"({aggregate}), averaged over its candidates of that sentence. n = wins A + wins B (ties dropped); "
         "sentences only one system scored are skipped.",
@@ -350,9 +353,11 @@ def build_report(
     bootstrap: int = 1000,
     progress: Progress = no_progress,
     pairs_extracted: Mapping[str, int] | None = None,
+    sampling: str | None = None,
 ) -> Report:
     """Every table that applies to the judgments at hand (``bootstrap``: replicates of the agreement CIs;
-    ``pairs_extracted``: a pattern-pair study's #PP per model, for seed 002's Table 2)."""
+    ``pairs_extracted``: a pattern-pair study's #PP per model, for seed 002's Table 2; ``sampling``: how the
+    items were sampled, when not all at once, added to the per-system tables' notes)."""
     report = Report(title=title)
     criteria = records.criterion_names()
     if criteria:
@@ -370,6 +375,7 @@ def build_report(
                 report.tables.append(sign_test_table(
                     scores, f"sign_tests:{name}", f"Sign tests between systems, '{name}': share of judges who say yes",
                     judges, aggregate="mean"))
+                report.tables.append(anytime_sign_test_table(records, name, judges, positive))
     if scales:
         report.tables.append(seed004_table(records, scales))
     report.tables.extend(pattern_tables(records, positive, pairs_extracted))
@@ -380,4 +386,7 @@ def build_report(
             report.tables.append(tests)
     for name in criteria:
         report.tables.extend(pair_tables(records, name, block_size))
+    for table in report.tables:
+        if sampling and table.key in ("seed003_table1", "seed004_table1"):
+            table.note = f"{table.note} {sampling}".strip()
     return report

@@ -6,7 +6,8 @@
   non-tied pairs (``scipy.stats.binomtest``). With ``n = 0`` the p-value is 1.
 * Wilcoxon signed-rank for ordinal scores (``scipy.stats.wilcoxon``, zero
   differences dropped as in Wilcoxon's original test).
-* Pairwise tables over several systems with Holm's step-down correction.
+* Pairwise tables over several systems with Holm's step-down correction
+  (:class:`PairwiseTests`, whose settings make its signature).
 * Kendall's tau_A (seed 000 §3.2): ``tau_A = (n_p - n_d) / (n (n - 1) / 2)``
   with ``n_p`` pairs whose order is preserved and ``n_d`` pairs inverted; a pair
   tied in either ranking counts as neither. This is not scipy's tau_b, which
@@ -21,6 +22,8 @@ from itertools import combinations
 from typing import Mapping, Sequence
 
 import numpy as np
+
+from core.stats.signature import Signed
 
 
 @dataclass(frozen=True)
@@ -96,27 +99,54 @@ class PairwiseComparison:
     p_holm: float
 
 
-def pairwise_tests(scores: Mapping[str, Mapping[str, float]], test: str = "sign") -> list[PairwiseComparison]:
-    """Every pair of systems compared on their shared items, Holm-corrected.
+TESTS = {"sign": "exact-binomial-two-sided", "wilcoxon": "wilcoxon-signed-rank-two-sided"}
+CORRECTIONS = ("holm", "none")
 
-    ``scores`` maps system -> item -> score; ``test`` is ``"sign"`` or
-    ``"wilcoxon"`` (wins and ties are reported for both).
-    """
-    if test not in ("sign", "wilcoxon"):
-        raise ValueError(f"test must be 'sign' or 'wilcoxon', not {test!r}")
-    rows = []
-    for system_a, system_b in combinations(list(scores), 2):
-        shared = [item for item in scores[system_a] if item in scores[system_b]]
-        a = np.array([scores[system_a][item] for item in shared], dtype=float)
-        b = np.array([scores[system_b][item] for item in shared], dtype=float)
-        signs = sign_test(a, b)
-        p_value = signs.p_value if test == "sign" else wilcoxon_signed_rank(a, b).p_value
-        rows.append((system_a, system_b, len(shared), signs, p_value))
-    adjusted = holm_adjust([row[4] for row in rows]) if rows else []
-    return [
-        PairwiseComparison(a, b, n, s.wins_a, s.wins_b, s.ties, p, p_holm)
-        for (a, b, n, s, p), p_holm in zip(rows, adjusted)
-    ]
+
+@dataclass(frozen=True)
+class PairwiseTests(Signed):
+    """Every pair of systems compared on their shared items: ``test`` (``"sign"`` or ``"wilcoxon"``; wins and
+    ties are reported for both, ties dropped from the test), p-values adjusted by ``correction`` over all pairs
+    (``"holm"`` or ``"none"``)."""
+
+    test: str = "sign"
+    correction: str = "holm"
+
+    @property
+    def name(self) -> str:
+        return f"{self.test}-test"
+
+    def __post_init__(self) -> None:
+        if self.test not in TESTS:
+            raise ValueError(f"test must be 'sign' or 'wilcoxon', not {self.test!r}")
+        if self.correction not in CORRECTIONS:
+            raise ValueError(f"correction must be one of {CORRECTIONS}, not {self.correction!r}")
+
+    def settings(self) -> dict[str, object]:
+        # The test's full name says what the field alone does not: exact or not, two-sided.
+        return {"test": TESTS[self.test], "ties": "dropped", "correction": self.correction}
+
+    def compare(self, scores: Mapping[str, Mapping[str, float]]) -> list[PairwiseComparison]:
+        """``scores`` maps system -> item -> score."""
+        rows = []
+        for system_a, system_b in combinations(list(scores), 2):
+            shared = [item for item in scores[system_a] if item in scores[system_b]]
+            a = np.array([scores[system_a][item] for item in shared], dtype=float)
+            b = np.array([scores[system_b][item] for item in shared], dtype=float)
+            signs = sign_test(a, b)
+            p_value = signs.p_value if self.test == "sign" else wilcoxon_signed_rank(a, b).p_value
+            rows.append((system_a, system_b, len(shared), signs, p_value))
+        p_values = [row[4] for row in rows]
+        adjusted = (holm_adjust(p_values) if self.correction == "holm" else p_values) if rows else []
+        return [
+            PairwiseComparison(a, b, n, s.wins_a, s.wins_b, s.ties, p, p_adjusted)
+            for (a, b, n, s, p), p_adjusted in zip(rows, adjusted)
+        ]
+
+
+def pairwise_tests(scores: Mapping[str, Mapping[str, float]], test: str = "sign") -> list[PairwiseComparison]:
+    """Every pair of systems compared on their shared items, Holm-corrected (:class:`PairwiseTests`)."""
+    return PairwiseTests(test).compare(scores)
 
 
 def kendall_tau_a(x: Sequence[float], y: Sequence[float]) -> float:

@@ -76,7 +76,7 @@ def make_control_text(candidate: str, other_sentence: str, rng: random.Random) -
 
 def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per_item: int | None = None,
            overlap: float = 1.0, repeat_fraction: float = 0.0, control_fraction: float = 0.0,
-           seed: int | None = None, repeat_gap: int = 10) -> AssignReport:
+           seed: int | None = None, repeat_gap: int = 10, only_candidates: set[int] | None = None) -> AssignReport:
     """Assign every not yet assigned item (one transaction).
 
     Each item goes to ``judges_per_item`` annotators (the study's, 2 by
@@ -87,6 +87,8 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
     alone) comes before meaning (with the source), seed 003's two steps.
     ``repeat_fraction`` of an annotator's items come back at least
     ``repeat_gap`` items later; ``control_fraction`` adds planted controls.
+    ``only_candidates`` limits the batch to those candidates (and no choice tasks): the adaptive mode's
+    next batch (:mod:`core.adaptive_assignment`).
 
     Blind phases (the study setting ``blind_phases``, on by default when the
     study has a criterion that hides the source and one that shows it): seed
@@ -126,8 +128,8 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
         if candidate_criteria:
             items += [("c", i) for i in session.scalars(select(Candidate.id).where(
                 Candidate.study_id == study_id, Candidate.kind == "candidate").order_by(Candidate.id))
-                if i not in assigned_candidates]
-        if choice_criteria:
+                if i not in assigned_candidates and (only_candidates is None or i in only_candidates)]
+        if choice_criteria and only_candidates is None:
             items += [("t", i) for i in session.scalars(select(ChoiceTask.id).where(
                 ChoiceTask.study_id == study_id).order_by(ChoiceTask.id)) if i not in assigned_tasks]
 

@@ -19,7 +19,8 @@ million phrase-pair occurrences. What changes:
 
 The arithmetic of each score is the reference's, in the same order (Python
 ``sum`` from 0, then one division, then the running product), so the floats
-are identical.
+are identical; it lives in :mod:`core.tablebuild.phrase_table_lines`, the one
+writer that the Spark build (:mod:`core.tablebuild.spark_phrase_table`) feeds too.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Iterable, Iterator, Sequence
 
 from core.tablebuild.alignment import Link
 from core.tablebuild.phrase_scoring import NULL
+from core.tablebuild.phrase_table_lines import Layout, alignment_layout, moses_line, table_sort_key
 
 
 class CorpusPhraseCounts:
@@ -127,46 +129,11 @@ class CorpusPhraseCounts:
                     entry[1], entry[2] = count, packed
         self.pair_total, self.source_total, self.target_total = len(pairs), len(source_counts), len(target_counts)
 
-        layouts: dict[tuple[bytes, int, int], tuple] = {}
-        keys = sorted(pairs, key=lambda key: f"{key[0]} ||| {key[1]} |||")
-        for f, e in keys:
+        layouts: dict[tuple[bytes, int, int], Layout] = {}
+        for f, e in sorted(pairs, key=lambda key: table_sort_key(*key)):
             count_pair, _, packed = pairs[(f, e)]
-            source_words, target_words = f.split(), e.split()
-            layout_key = (packed, len(source_words), len(target_words))
+            layout_key = (packed, len(f.split()), len(e.split()))
             layout = layouts.get(layout_key)
             if layout is None:
-                layout = layouts[layout_key] = _layout(*layout_key)
-            sources_of_target, targets_of_source, alignment = layout
-            # lex(f|e): each source word from its linked target words, or from NULL.
-            lex_f_given_e = 1.0
-            for s, targets in enumerate(targets_of_source):
-                word = source_words[s]
-                if not targets:
-                    lex_f_given_e *= f_given_e.get((word, NULL), 0.0)
-                else:
-                    lex_f_given_e *= sum([f_given_e.get((word, target_words[t]), 0.0) for t in targets]) / len(targets)
-            # lex(e|f): each target word from its linked source words, or from NULL.
-            lex_e_given_f = 1.0
-            for t, sources in enumerate(sources_of_target):
-                word = target_words[t]
-                if not sources:
-                    lex_e_given_f *= e_given_f.get((NULL, word), 0.0)
-                else:
-                    lex_e_given_f *= sum([e_given_f.get((source_words[s], word), 0.0) for s in sources]) / len(sources)
-            count_target, count_source = target_counts[e], source_counts[f]
-            yield (
-                f"{f} ||| {e} ||| {count_pair / count_target!r} {lex_f_given_e!r} {count_pair / count_source!r} "
-                f"{lex_e_given_f!r} ||| {alignment} ||| {count_target} {count_source} {count_pair}\n"
-            )
-
-
-def _layout(packed: bytes, source_length: int, target_length: int) -> tuple:
-    """Linked source indices of each target word, linked target indices of each source word, and the "s-t" text."""
-    links = list(zip(packed[0::2], packed[1::2]))
-    sources_of_target: list[list[int]] = [[] for _ in range(target_length)]
-    targets_of_source: list[list[int]] = [[] for _ in range(source_length)]
-    for s, t in links:
-        sources_of_target[t].append(s)
-        targets_of_source[s].append(t)
-    return (tuple(map(tuple, sources_of_target)), tuple(map(tuple, targets_of_source)),
-            " ".join(f"{s}-{t}" for s, t in links))
+                layout = layouts[layout_key] = alignment_layout(*layout_key)
+            yield moses_line(f, e, layout, target_counts[e], source_counts[f], count_pair, f_given_e, e_given_f)

@@ -28,11 +28,16 @@ when unresolved. ``acceptable`` is true
 when every exported criterion's verdict is positive, false when one is negative, null otherwise.
 
 Free-form values (a system's parameters) are JSON text, so every record has one Arrow schema (``--format hf``).
+
+``sentence_id`` is an integer, as in ``parastudio generate``'s output, so the two join on it: the store keeps a
+source's id as text (``study import-candidates`` reads it from a JSONL ``sentence_id``, a CSV ``item`` or the line
+of ``--sources``), and a study whose ids are not whole numbers cannot be exported (the message names one).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from typing import Sequence
 
@@ -49,6 +54,15 @@ from core.vocabulary import NO, PATTERN_CORRECT, YES
 DERIVE_FROM_DEFAULTS = ("meaning", "adequacy")
 PATTERN_STUDY = "pattern-pairs"  # the study kind core.study_builder.study_from_pattern_table writes
 REPLACEMENT_LABELS = {YES: "correct", NO: "incorrect"}
+
+
+def sentence_number(external_id: str, study: str) -> int:
+    """A stored source id as the dev set's ``sentence_id``: ``generate``'s sentence number."""
+    if re.fullmatch(r"[0-9]+", external_id) is None:
+        raise ValueError(f"study {study!r}: source sentence id {external_id!r} is not a whole number; a dev set's "
+                         "sentence_id is generate's sentence number (docs/devset.schema.json), so import the "
+                         "candidates with whole-number sentence ids")
+    return int(external_id)
 
 
 def _scale_values(criterion: Criterion) -> list[str]:
@@ -200,7 +214,7 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
         first = made_by[0] if made_by else {}
         records.append({
             "id": f"{uid}:{candidate.id}", "study": study_name, "item": str(candidate.id),
-            "sentence_id": source.external_id, "source": source.text, "candidate": candidate.text,
+            "sentence_id": sentence_number(source.external_id, study_name), "source": source.text, "candidate": candidate.text,
             "references": list(source.references or []),
             "system": first.get("system"), "systems": made_by,
             "provenance": {"tables": [str(t) for t in candidate.tables or []], "lm": candidate.lm,

@@ -62,7 +62,7 @@ JUDGMENT = {"criterion": (STRING, True), "label": (_or_null(STRING), False),
 SYSTEM = {"system": (STRING, True), "rank": (_or_null(WHOLE), False), "model_score": (_or_null(NUMBER), False),
           "true_score": (_or_null(NUMBER), False), "params": (STRING, False)}
 PROVENANCE = {"tables": (STRINGS, False), "lm": (_or_null(STRING), False), "params": (STRING, False)}
-RECORD = {"id": (STRING, True), "study": (STRING, False), "item": (STRING, False), "sentence_id": (STRING, False),
+RECORD = {"id": (STRING, True), "study": (STRING, False), "item": (STRING, False), "sentence_id": (WHOLE, False),
           "source": (STRING, True), "candidate": (STRING, True), "references": (STRINGS, False),
           "system": (_or_null(STRING), False), "systems": ([SYSTEM], False), "provenance": (PROVENANCE, False),
           "model_score": (_or_null(NUMBER), False), "true_score": (_or_null(NUMBER), False),

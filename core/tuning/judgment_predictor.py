@@ -86,7 +86,9 @@ def predict_judgments(records: Sequence[dict], lm: LanguageModel, *, criterion: 
     k = min(folds, minority)
     probabilities = np.zeros(len(y))
     baseline = np.zeros(len(y), dtype=int)
-    for train, test in StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(X, y):
+    fold_of = np.zeros(len(y), dtype=int)
+    for fold, (train, test) in enumerate(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(X, y)):
+        fold_of[test] = fold
         model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
         model.fit(X[train], y[train])
         probabilities[test] = model.predict_proba(X[test])[:, 1]
@@ -109,7 +111,9 @@ def predict_judgments(records: Sequence[dict], lm: LanguageModel, *, criterion: 
         "feature_sds": {name: float(s) for name, s in zip(FEATURES, scaler.scale_)},
         "auc_of_each_feature_alone": alone,
         "predictions": [{"item": r["item"], "source": r["source"], "candidate": r["candidate"], "label": int(label),
-                         "p_out_of_fold": float(p)} for r, label, p in zip(used, y, probabilities)],
+                         "p_out_of_fold": float(p), "fold": int(fold), "baseline": int(guess),
+                         "features": {name: float(value) for name, value in zip(FEATURES, row)}}
+                        for r, label, p, fold, guess, row in zip(used, y, probabilities, fold_of, baseline, X)],
         "signature": "|".join([f"parastudio-predictor:{versions['parastudio']}", f"criterion:{criterion or 'acceptable'}",
                                "model:logistic-regression,standardised", f"cv:stratified-{k}-fold,seed={seed}",
                                f"lm:{Path(str(getattr(lm, 'path', '?'))).name}", f"scikit-learn:{versions.get('scikit-learn')}"]),

@@ -130,9 +130,10 @@ def restudy(report: Progress, db: Database, study_id: int, tuned: dict, *, nbest
     records = read_devset(files["devset"])
     sentences, sources, references = [], {}, {}
     for record in records:
-        if record["sentence_id"] not in sources:
-            sources[record["sentence_id"]] = record["source"]
-            references[record["sentence_id"]] = record["references"]
+        sentence_id = str(record["sentence_id"])  # the dev set's integer, as the study stores source ids: text
+        if sentence_id not in sources:
+            sources[sentence_id] = record["source"]
+            references[sentence_id] = record["references"]
             sentences.append(record["source"].split())
     provenance = tuned["provenance"]
     report(2, 100, "loading the table and LM")

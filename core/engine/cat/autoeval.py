@@ -71,12 +71,15 @@ class CaseResult:
     seconds: float
     error: str | None = None
     fate: str | None = None  # with explain: where the gold was lost (core.engine.cat.gold_trace)
+    tie_at_cut: bool = False  # the first list's cut falls inside a tie (SuggestResult.tie_at_cut)
+    success_with_ties_reversed: bool | None = None  # the first list's hit had that tie been broken the other way
 
     def to_json(self) -> dict:
         return {"id": self.case.id, "sentence_id": self.case.sentence_id, "span": list(self.case.span),
                 "length": self.case.length, "gold": " ".join(self.case.gold), "success": self.success,
                 "suggestions": list(self.shown), "milliseconds": round(self.seconds * 1000, 2),
-                "error": self.error, "fate": self.fate}
+                "error": self.error, "fate": self.fate, "tie_at_cut": self.tie_at_cut,
+                "success_with_ties_reversed": self.success_with_ties_reversed}
 
 
 @dataclass
@@ -98,10 +101,17 @@ class Evaluation:
             row[1] += result.success
         return {str(length): table[length] for length in sorted(table)}
 
+    def ties(self) -> dict[str, int]:
+        """How much the tie rule decides: cases whose first list is cut inside a tie, hits among them, and the
+        hits there would be if every such tie were broken the other way."""
+        tied = [r for r in self.results if r.tie_at_cut]
+        return {"cases_with_tie_at_cut": len(tied), "hits_in_tie_at_cut": sum(r.success for r in tied),
+                "successes_with_ties_reversed": sum(bool(r.success_with_ties_reversed) for r in self.results)}
+
     def to_json(self) -> dict:
         """The ``parastudio autoeval --json`` contract."""
         return {"approach": self.approach.name, "cases": len(self.results), "successes": self.successes,
-                "by_length": self.by_length()}
+                "by_length": self.by_length(), "ties": self.ties()}
 
 
 def evaluate_case(store: GraphStore, case: Case, approach: Approach, *, lm: LanguageModel | None, top: int = 5,
@@ -119,7 +129,11 @@ def evaluate_case(store: GraphStore, case: Case, approach: Approach, *, lm: Lang
                 success = True
                 break
     fate = first.explain(case.gold)["fate"] if explain else None
-    return CaseResult(case, success, tuple(s.text for s in first.suggestions), seconds, first.error, fate)
+    tied = first.tie_at_cut() is not None
+    reversed_hit = success if (success and feedback and not first.hit(case.gold)) else \
+        first.hit_with_ties_reversed(case.gold)
+    return CaseResult(case, success, tuple(s.text for s in first.suggestions), seconds, first.error, fate, tied,
+                      reversed_hit)
 
 
 def evaluate(store: GraphStore, cases: Sequence[Case], approach: Approach, *, lm: LanguageModel | None,

@@ -108,6 +108,42 @@ class SuggestResult:
         key = normalized(gold)
         return any(normalized(s.words) == key for s in self.suggestions)
 
+    def tie_at_cut(self) -> tuple[int, int] | None:
+        """``[first, last)`` of the ranked suggestions tied with the last one shown, when that tie straddles
+        the cut (some shown, some not); None otherwise. Ties are on the score the final order was sorted by:
+        the FSM score when the approach has no sorter, the LM score when LMBS sorts last (CDBS and UFBS
+        order by clusters and distances, not by a score: no tie is reported for them)."""
+        ranked, top = self.ranked, self.top
+        if len(ranked) <= top or top < 1:
+            return None
+        sorters = [stage for stage, _ in self.stages if stage in SORTERS]
+        if not sorters:
+            key = lambda s: s.fsm_score  # noqa: E731
+        elif sorters[-1] == "LMBS":
+            key = lambda s: s.lm_score  # noqa: E731
+        else:
+            return None
+        cut = key(ranked[top - 1])
+        if key(ranked[top]) != cut:
+            return None
+        first = top - 1
+        while first > 0 and key(ranked[first - 1]) == cut:
+            first -= 1
+        last = top
+        while last < len(ranked) and key(ranked[last]) == cut:
+            last += 1
+        return first, last
+
+    def hit_with_ties_reversed(self, gold: Sequence[str]) -> bool:
+        """Whether ``gold`` would be shown if the tie at the cut were broken the other way."""
+        tie = self.tie_at_cut()
+        if tie is None:
+            return self.hit(gold)
+        first, last = tie
+        shown = self.ranked[:first] + list(reversed(self.ranked[first:last]))[:self.top - first]
+        key = normalized(gold)
+        return any(normalized(s.words) == key for s in shown)
+
     def explain(self, gold: Sequence[str]) -> dict:
         """Where ``gold`` was lost, stage by stage (see :func:`gold_trace`)."""
         from core.engine.cat.gold_trace import gold_trace
@@ -196,8 +232,15 @@ def suggest(graph: SentenceGraph, start: int, end: int, approach: Approach, *, l
     return result
 
 
+def tie_order(suggestion: Suggestion) -> tuple:
+    """How suggestions of exactly equal FSM score are ordered, whatever their spelling: the path of fewer
+    partials first (fewer, longer phrase pairs, as the decoder's own segmentation prefers), then the path's
+    hypotheses in the search graph's order (the decoder's order of discovery)."""
+    return len(suggestion.path), tuple(piece.node.hyp for piece in suggestion.path)
+
+
 def _suggestions_from_paths(fsm: FSM, total_paths: int) -> list[Suggestion]:
-    """One suggestion per distinct string, from its best path; best FSM score first (ties: by text)."""
+    """One suggestion per distinct string, from its best path; best FSM score first (ties: :func:`tie_order`)."""
     import math
 
     best: dict[tuple[str, ...], Suggestion] = {}
@@ -209,4 +252,4 @@ def _suggestions_from_paths(fsm: FSM, total_paths: int) -> list[Suggestion]:
             known = best.get(words)
             if known is None or score > known.fsm_score:
                 best[words] = Suggestion(words, score, pieces)
-    return sorted(best.values(), key=lambda s: (-s.fsm_score, s.words))
+    return sorted(best.values(), key=lambda s: (-s.fsm_score, *tie_order(s)))

@@ -1,0 +1,87 @@
+"""``parastudio study status STUDY``: the anytime-valid comparisons between the study's systems, now.
+
+Output contract (``--json``): one object ``{"pairs": [{"criterion", "system_a",
+"system_b", "n", "wins_a", "wins_b", "ties", "p_anytime", "p_anytime_pair",
+"decision", "win_rate_cs": [lo, hi], "log_evidence"}], "criteria", "alpha",
+"correction", "judged_items", "judgments", "skipped_criteria", "guarantee",
+"signature"}``. ``n = wins_a + wins_b`` (ties dropped); ``p_anytime`` is
+Holm-adjusted over the criterion's pairs and is the one ``decision`` reads
+("A better", "B better" or "undecided"); ``p_anytime_pair`` is the pair's own.
+Definitions: :mod:`core.stats.anytime_sign_test`, :mod:`core.stats.anytime_comparisons`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def alpha_level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a level between 0 and 1 (exclusive), got {text!r}")
+    return value
+
+
+def positive_number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0.0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number above 0, got {text!r}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--criterion", metavar="C", help="one criterion (default: every criterion whose labels "
+                        "are numbers, yes/no or choices)")
+    parser.add_argument("--alpha", type=alpha_level, default=0.05,
+                        help="family-wise error level per criterion, kept under any number of looks (default 0.05)")
+    parser.add_argument("--prior-a", type=positive_number, default=1.0, metavar="A",
+                        help="Beta(A, B) prior over the win rate of the mixture martingale (default 1)")
+    parser.add_argument("--prior-b", type=positive_number, default=1.0, metavar="B", help="(default 1)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run_status(args: argparse.Namespace, open_study) -> int:
+    from core.stats.anytime_comparisons import anytime_status
+    from core.stats.anytime_sign_test import AnytimeSignTest
+    from core.study_judgments import study_judgment_records
+
+    try:
+        db, study_id = open_study(args)
+    except LookupError as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        return 1
+    with db:
+        records = study_judgment_records(db, study_id)
+    criteria = records.criterion_names()
+    if args.criterion is not None:
+        if args.criterion not in criteria:
+            print(f"parastudio: error: no judgments of criterion {args.criterion!r}; the study has: "
+                  f"{', '.join(criteria) or 'none'}", file=sys.stderr)
+            return 1
+        criteria = [args.criterion]
+    test = AnytimeSignTest(alpha=args.alpha, prior_a=args.prior_a, prior_b=args.prior_b)
+    status = anytime_status(records, criteria, test)
+    if args.json:
+        print(json.dumps(status.to_json_dict()))
+        return 0
+    print(f"{'criterion':<12} {'system A':<16} {'system B':<16} {'n':>5} {'wins A':>6} {'wins B':>6} {'ties':>5} "
+          f"{'p anytime':>10}  {'decision':<9}  win rate of A")
+    for c in status.comparisons:
+        r = c.result
+        print(f"{c.criterion:<12} {c.system_a:<16} {c.system_b:<16} {r.n:>5} {r.wins_a:>6} {r.wins_b:>6} "
+              f"{r.ties:>5} {c.p_anytime:>10.4g}  {c.decision:<9}  [{r.win_rate_cs[0]:.3f}, {r.win_rate_cs[1]:.3f}]")
+    if status.skipped:
+        print(f"fewer than two systems scored on: {', '.join(status.skipped)}")
+    print(f"{status.judgments} judgments of {status.judged_items} items; alpha {status.alpha:g}, Holm over each "
+          f"criterion's pairs")
+    print(status.guarantee)
+    print(status.signature)
+    return 0

@@ -1,0 +1,125 @@
+"""The pivot on Spark: DuckDB's query, Spark's ordered sum, the one writer; the DuckDB engine's bytes.
+
+Only the loader is Spark's own. It runs our line parser (:func:`core.tablebuild.pivot.parse_phrase_table_line`)
+on each partition of the text (``mapInArrow``, so it works on a classic session and on Spark Connect alike)
+and computes LW = lex ** (1/|x|) there, in Python, with the C library's ``pow`` that DuckDB's ``power``
+calls too, so the loaded doubles are DuckDB's. The query is :data:`core.tablebuild.pivot_sql.PIVOT_SQL`
+with each sum spelt :func:`spark_ordered_sum` (ascending terms, left fold: the order DuckDB's
+``list_sum(list_sort(...))`` adds in), its rows stream to the driver in the query's total order
+(``toLocalIterator``: one partition in memory at a time) and :func:`core.tablebuild.pivot_writer.write_pivot_rows`
+turns them into lines, logs included.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Iterator
+
+from core.progress import Progress, no_progress
+from core.tablebuild.pivot import _refuse_input, parse_phrase_table_line
+from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, render_pivot_sql
+from core.tablebuild.pivot_writer import write_pivot_rows
+
+PHRASE_PAIRS_SCHEMA = ("e string, f string, p_e_given_f double, p_f_given_e double, lw_e_given_f double, "
+                       "lw_f_given_e double, bad boolean")
+BATCH_ROWS = 50_000
+
+LOAD_STATS_SQL = f"""
+SELECT count(*) AS phrase_pairs_in, count(DISTINCT e) AS phrases_e, count(DISTINCT f) AS pivot_phrases,
+       (SELECT count(*) FROM (SELECT f FROM {PHRASE_PAIRS_TABLE} GROUP BY f HAVING count(*) > {{max_pivot}}) t)
+           AS pivot_clusters_dropped
+FROM {PHRASE_PAIRS_TABLE}
+"""
+
+
+def spark_ordered_sum(term: str) -> str:
+    """Spark SQL: the group's terms collected, sorted ascending, then added left to right from 0.0."""
+    return f"aggregate(array_sort(collect_list({term})), 0D, (total, x) -> total + x)"
+
+
+def phrase_pair_rows(lines: Iterator[str], reverse: bool) -> Iterator[tuple]:
+    """Rows of PHRASE_PAIRS_SCHEMA for table lines (blank lines skipped; a bad line is one row flagged ``bad``)."""
+    for line in lines:
+        if not line.strip():
+            continue
+        parsed = parse_phrase_table_line(line) if "\x00" not in line else None
+        if parsed is None:
+            yield ("", "", 0.0, 0.0, 0.0, 0.0, True)
+            continue
+        first, second, scores = parsed
+        if reverse:
+            e, f = second, first
+            p_e_given_f, lex_e_given_f, p_f_given_e, lex_f_given_e = scores[2], scores[3], scores[0], scores[1]
+        else:
+            e, f = first, second
+            p_e_given_f, lex_e_given_f, p_f_given_e, lex_f_given_e = scores[0], scores[1], scores[2], scores[3]
+        yield (e, f, p_e_given_f, p_f_given_e, lex_e_given_f ** (1.0 / len(e.split())),
+               lex_f_given_e ** (1.0 / len(f.split())), False)
+
+
+def _arrow_batches(batches, reverse: bool, schema):
+    import pyarrow
+
+    names = [field.name for field in schema]
+    for batch in batches:
+        rows = list(phrase_pair_rows(batch.column(0).to_pylist(), reverse))
+        if rows:
+            yield pyarrow.RecordBatch.from_arrays([pyarrow.array(column) for column in zip(*rows)], names=names)
+
+
+def pivot_table_spark(spark, phrase_table: Path, output: Path, *, min_prob: float = 1e-5, max_pivot: int = 200,
+                      top: int = 20, reverse: bool = False, features: bool = True, compresslevel: int = 6,
+                      exclude: set[tuple[str, str]] | None = None, progress: Progress = no_progress) -> dict:
+    """:func:`core.tablebuild.pivot.pivot_table` on ``spark``: the same arguments (but DuckDB's), the same bytes.
+
+    ``phrase_table`` must be readable by the driver (bad lines are named from it) and by the executors.
+    """
+    from pyspark.sql.types import StructType
+
+    phrase_table, output = Path(phrase_table), Path(output)
+    if not phrase_table.is_file():
+        raise FileNotFoundError(f"phrase table not found: {phrase_table}")
+    query = render_pivot_sql(min_prob=min_prob, max_pivot=max_pivot, top=top, ordered_sum=spark_ordered_sum)
+    stats: dict = {"phrase_table": str(phrase_table), "output": str(output), "min_prob": float(min_prob),
+                   "max_pivot": int(max_pivot), "top": int(top), "reverse": bool(reverse),
+                   "features": bool(features), "engine": "spark"}
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    progress(0, None, "load")
+    schema = StructType.fromDDL(PHRASE_PAIRS_SCHEMA)
+    loaded = spark.read.text(str(phrase_table)).mapInArrow(
+        lambda batches: _arrow_batches(batches, reverse, schema), schema)
+    loaded = loaded.persist()
+    try:
+        if loaded.filter("bad").limit(1).count():
+            raise _refuse_input(phrase_table, None)
+        loaded.filter("NOT bad").drop("bad").createOrReplaceTempView(PHRASE_PAIRS_TABLE)
+        counts = spark.sql(LOAD_STATS_SQL.format(max_pivot=int(max_pivot))).collect()[0]
+        stats.update(counts.asDict())
+        timings["load_seconds"] = time.perf_counter() - started
+        progress(stats["phrase_pairs_in"], stats["phrase_pairs_in"], "load")
+
+        started = time.perf_counter()
+        progress(0, None, "pivot")
+        rows = spark.sql(query).toLocalIterator(prefetchPartitions=True)
+        stats.update(write_pivot_rows(_batches(rows), output, features=features, exclude=exclude,
+                                      compresslevel=compresslevel, progress=progress))
+        timings["pivot_and_write_seconds"] = time.perf_counter() - started
+    finally:
+        spark.catalog.dropTempView(PHRASE_PAIRS_TABLE)
+        loaded.unpersist()
+    stats["timings"] = timings
+    stats["seconds"] = sum(timings.values())
+    return stats
+
+
+def _batches(rows) -> Iterator[list[tuple]]:
+    batch: list[tuple] = []
+    for row in rows:
+        batch.append(tuple(row))
+        if len(batch) == BATCH_ROWS:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

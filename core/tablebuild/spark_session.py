@@ -1,0 +1,98 @@
+"""A Spark session for the table builds: local threads, a standalone cluster, or Spark Connect.
+
+``--master local[N]`` runs Spark inside this machine's JVM with N threads, ``--master spark://HOST:PORT``
+submits to a standalone cluster, ``--remote sc://HOST:PORT`` talks to a Spark Connect server (SQL and
+DataFrames only: no RDDs). pyspark is imported only here and only when a session is asked for, so the
+library works without it (``pip install 'paraphrase-studio[spark]'`` and a Java 17 runtime add it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+MASTER_PATTERN = re.compile(r"local(\[([1-9][0-9]*|\*)\])?|spark://[^\s:/]+:[0-9]+")
+REMOTE_PATTERN = re.compile(r"sc://[^\s:/]+:[0-9]+(/\S*)?")
+# Where `core` was imported from: executors on this machine import the same code (see _classic_config).
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+class SparkUnavailable(RuntimeError):
+    """pyspark or a Java runtime is missing, or the settings name no Spark; the message says which."""
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    """Where the Spark work runs: exactly one of ``master`` and ``remote``."""
+
+    master: str | None = "local[*]"
+    remote: str | None = None
+    shuffle_partitions: int | None = None  # None: twice the threads of local[N], else Spark's default
+    local_dir: str | None = None  # scratch space for shuffles and spills (spark.local.dir)
+
+    def __post_init__(self) -> None:
+        if (self.master is None) == (self.remote is None):
+            raise SparkUnavailable("give exactly one of --master (local[N], spark://HOST:PORT) and --remote (sc://HOST:PORT)")
+        if self.master is not None and not MASTER_PATTERN.fullmatch(self.master):
+            raise SparkUnavailable(f"--master expects local, local[N], local[*] or spark://HOST:PORT; got {self.master!r}")
+        if self.remote is not None and not REMOTE_PATTERN.fullmatch(self.remote):
+            raise SparkUnavailable(f"--remote expects sc://HOST:PORT; got {self.remote!r}")
+
+    @property
+    def is_connect(self) -> bool:
+        return self.remote is not None
+
+
+def java_available() -> bool:
+    java_home = os.environ.get("JAVA_HOME")
+    return bool(java_home and Path(java_home, "bin", "java").exists()) or shutil.which("java") is not None
+
+
+def _local_threads(master: str) -> int:
+    inside = master[len("local[") : -1] if master.startswith("local[") else "1"
+    return (os.cpu_count() or 1) if inside == "*" else int(inside)
+
+
+def _classic_config(settings: SparkSettings) -> dict[str, str]:
+    config = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        # Python workers run this interpreter and import this checkout's `core`, as the driver does (on a
+        # cluster of other machines the same path must hold the same code).
+        "spark.pyspark.python": sys.executable,
+        "spark.pyspark.driver.python": sys.executable,
+        "spark.executorEnv.PYTHONPATH": os.pathsep.join(
+            part for part in (str(CHECKOUT), os.environ.get("PYTHONPATH", "")) if part),
+    }
+    partitions = settings.shuffle_partitions
+    if partitions is None and settings.master.startswith("local"):
+        partitions = 2 * _local_threads(settings.master)
+    if partitions is not None:
+        config["spark.sql.shuffle.partitions"] = str(partitions)
+        config["spark.default.parallelism"] = str(partitions)
+    if settings.local_dir is not None:
+        config["spark.local.dir"] = settings.local_dir
+    return config
+
+
+def spark_session(settings: SparkSettings, *, app_name: str = "parastudio"):
+    """A new (or the running) SparkSession for ``settings``; the caller stops it when done."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise SparkUnavailable("pyspark is not installed: pip install 'paraphrase-studio[spark]'") from None
+    if settings.is_connect:
+        return SparkSession.builder.remote(settings.remote).appName(app_name).getOrCreate()
+    if not java_available():
+        raise SparkUnavailable("Spark needs a Java 17+ runtime: apt-get install openjdk-17-jre-headless "
+                               "(or set JAVA_HOME)")
+    builder = SparkSession.builder.master(settings.master).appName(app_name)
+    for key, value in _classic_config(settings).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
