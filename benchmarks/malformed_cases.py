@@ -21,6 +21,7 @@ Counted as the issue counts them, per (command, input) pair, a *slot*:
 
 254 in all; then 13 study-store cases (another program's SQLite file, a text file, a
 mistyped path, a study of a newer schema, a damaged study file (twice), an empty file).
+Issue 22's kinds are in ``malformed_cases_22.py``.
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ class Case:
     slot: str
     argv: list[str]
     directory: Path
-    expect: str  # refuse-line | refuse | accept | same (accepted with the clean input's output)
+    expect: str  # refuse-line | refuse | accept | same (accepted with the clean input's output); issue 22:
+    # accept-no-controls / refuse-no-controls / any-no-controls (taken or clearly refused, no raw control character
+    # printed), accept-csv-safe (no formula cell)
     stdin: Path | None = None
     env: dict = field(default_factory=dict)
     store: bool = False
@@ -57,13 +60,18 @@ class Case:
     input_path: Path | None = None
     is_baseline: bool = False
     baseline: bytes | None = None
+    issue: int = 18  # the issue whose list the case comes from (22: malformed_cases_22.py)
+    kind: str = ""  # issue 22's kind of input: filesystem, unicode-size, store-state, silent-change, injection
+    honour_permissions: bool = False  # run without root's right to write anything (a read-only folder)
 
     def output_of(self, stdout: bytes) -> bytes:
         data = (self.output_file.read_bytes() if self.output_file.exists() else b"<no output>") \
             if self.output_file else stdout
         if self.input_path is not None:
             data = data.replace(str(self.input_path).encode(), b"INPUT")
-        return re.sub(rb'"seconds": [-+.0-9e]+', b'"seconds": _', data)  # what a run took is not its output
+        data = re.sub(rb'"seconds": [-+.0-9e]+', b'"seconds": _', data)  # what a run took is not its output
+        # Provenance names each input by its bytes: a BOM or CRLF copy is other bytes with the same candidates.
+        return re.sub(rb'"sha256": "[0-9a-f]{64}", "bytes": [0-9]+', b'"sha256": _, "bytes": _', data)
 
 
 TABLE = ("the dog ||| the beast ||| 0.8\nthe dog ||| the hound ||| 0.1\nruns ||| sprints ||| 0.5\n"
@@ -436,4 +444,7 @@ def build_cases(directory: Path, core: Path = ROOT) -> list[Case]:
     _candidate_cases(builder)
     _terminal_cases(builder)
     _store_cases(builder)
+    from malformed_cases_22 import build_cases_22  # issue 22's kinds, beside this list
+
+    build_cases_22(builder, core)
     return builder.cases

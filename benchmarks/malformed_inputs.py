@@ -1,4 +1,4 @@
-"""Malformed inputs through the real CLI (issue 18): the tally of clear errors, tracebacks, hangs and acceptances.
+"""Malformed inputs through the real CLI (issues 18 and 22): the tally of clear errors, tracebacks, hangs and acceptances.
 
 Every command that reads a file is fed the inputs a careless or unlucky user
 would hand it: the 254 cases of issue 18, rebuilt from its list of causes, and
@@ -21,16 +21,25 @@ with a time limit, from this checkout, and is classed as
 A store case also fails (``wrote a file it should not have``) when the file it
 was given changed or a mistyped path came into existence.
 
+Issue 22's cases (``malformed_cases_22.py``) add two failures: ``raw control
+characters printed`` (an escape sequence from a file reached the output) and
+``formula cells left in a CSV`` (a cell a spreadsheet would run); a case of a
+read-only folder runs without root's right to write anything.
+
     python benchmarks/malformed_inputs.py            # the tally (1.5-3 minutes on 2 cores: 284 CLI start-ups)
     python benchmarks/malformed_inputs.py --list     # and one line per case
     python benchmarks/malformed_inputs.py --only lm-score --list
+    python benchmarks/malformed_inputs.py --issue 22 --list  # issue 22's kinds only
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import csv
+import ctypes
 import hashlib
+import io
 import os
 import re
 import shutil
@@ -67,7 +76,8 @@ def _run(case: Case, timeout: float) -> Result:
     started = time.perf_counter()
     try:
         completed = subprocess.run([sys.executable, "-m", "core", *case.argv], cwd=case.directory, env=env,
-                                   stdin=stdin, capture_output=True, timeout=timeout)
+                                   stdin=stdin, capture_output=True, timeout=timeout,
+                                   preexec_fn=_without_root_overrides if case.honour_permissions else None)
     except subprocess.TimeoutExpired:
         return Result(case, "hang", time.perf_counter() - started, f"over {timeout:g} s")
     finally:
@@ -83,19 +93,52 @@ def _run(case: Case, timeout: float) -> Result:
     if changed or created:
         return Result(case, "wrote a file it should not have", seconds, ", ".join(changed + created))
     output = case.output_of(completed.stdout)
+    if case.expect.endswith("no-controls") and RAW_CONTROL.search(completed.stdout + completed.stderr):
+        return Result(case, "raw control characters printed", seconds, repr(RAW_CONTROL.search(
+            completed.stdout + completed.stderr).group()))
+    if case.expect == "accept-csv-safe" and completed.returncode == 0:
+        formulas = _formula_cells(output)
+        if formulas:
+            return Result(case, "formula cells left in a CSV", seconds, repr(formulas[:3]))
+        if not output.strip():
+            return Result(case, "accepted, wrong output", seconds, "no CSV")
     if completed.returncode == 0:
-        if case.expect in ("accept", "same"):
+        if case.expect in ("accept", "same", "accept-no-controls", "accept-csv-safe", "any-no-controls"):
             if case.expect == "same" and case.baseline is not None and output != case.baseline:
                 return Result(case, "accepted, wrong output", seconds, "output differs from the clean input's")
             return Result(case, "accepted, right", seconds, stdout=output)
         return Result(case, "accepted, wrong", seconds, "exit 0", stdout=output)
     if "error" not in stderr.lower():
         return Result(case, "traceback", seconds, f"exit {completed.returncode} without a message: {last}")
-    if case.expect in ("accept", "same"):
+    if case.expect in ("accept", "same", "accept-no-controls", "accept-csv-safe"):
         return Result(case, "refused, should be accepted", seconds, last)
     if case.expect == "refuse-line" and not LINE_MESSAGE.search(stderr):
         return Result(case, "error without its line", seconds, last)
     return Result(case, "clear error", seconds, last)
+
+
+RAW_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")  # C0 but tab and newline, DEL, C1 (UTF-8)
+
+
+def _formula_cells(data: bytes) -> list[str]:
+    """Text cells of a CSV that a spreadsheet would run as formulas (OWASP's CSV injection)."""
+    cells = [cell for row in csv.reader(io.StringIO(data.decode("utf-8", "replace"))) for cell in row]
+    found = []
+    for cell in cells:
+        if cell.startswith(("=", "+", "-", "@", "\t", "\r")):
+            try:
+                float(cell)
+            except ValueError:
+                found.append(cell)
+    return found
+
+
+def _without_root_overrides() -> None:
+    """In the child: give up CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and CAP_FOWNER (prctl PR_CAPBSET_DROP), so
+    root too meets a read-only folder as a user does."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2, 3):
+        libc.prctl(24, capability, 0, 0, 0)
 
 
 def _digest(path: Path) -> str | None:
@@ -105,7 +148,8 @@ def _digest(path: Path) -> str | None:
 
 
 ORDER = ("clear error", "error without its line", "traceback", "hang", "accepted, right", "accepted, wrong",
-         "accepted, wrong output", "refused, should be accepted", "wrote a file it should not have")
+         "accepted, wrong output", "refused, should be accepted", "wrote a file it should not have",
+         "raw control characters printed", "formula cells left in a CSV")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="cases run at once (default 2)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds before a case counts as a hang")
     parser.add_argument("--only", help="run the cases whose name contains this")
+    parser.add_argument("--issue", type=int, choices=(18, 22), help="only the cases of this issue's list")
     parser.add_argument("--list", action="store_true", help="print one line per case")
     parser.add_argument("--keep", metavar="DIR", help="build the inputs in DIR and keep them (default: a temp dir)")
     parser.add_argument("--core", metavar="CHECKOUT", type=Path, default=ROOT,
@@ -130,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         cases = build_cases(directory, CORE)
         if args.only:
             cases = [case for case in cases if args.only in case.name]
+        if args.issue:
+            cases = [case for case in cases if case.issue == args.issue or case.is_baseline]
         baselines = {case.slot: case for case in cases if case.is_baseline}
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             for case, result in zip(baselines.values(), pool.map(lambda c: _run(c, args.timeout),
@@ -149,14 +196,20 @@ def main(argv: list[str] | None = None) -> int:
         for result in results:
             print(f"{result.case.name:<58} {result.outcome:<28} {result.seconds:6.1f}s  {result.detail[:150]}")
         print()
-    issue_cases = [r for r in results if not r.case.store]
-    store_cases = [r for r in results if r.case.store]
+    issue_cases = [r for r in results if not r.case.store and r.case.issue == 18]
+    store_cases = [r for r in results if r.case.store and r.case.issue == 18]
+    new_kinds = [r for r in results if r.case.issue == 22]
     for title, chosen in (("malformed inputs over the file-reading commands", issue_cases),
-                          ("study store: foreign, mistyped, newer, damaged and empty databases", store_cases)):
+                          ("study store: foreign, mistyped, newer, damaged and empty databases", store_cases),
+                          ("issue 22: filesystem objects, unicode, size, store states, silent changes, injection",
+                           new_kinds)):
         if not chosen:
             continue
         tally = Counter(result.outcome for result in chosen)
         print(f"{title}: {len(chosen)} cases")
+        if chosen is new_kinds:
+            groups = Counter(result.case.kind for result in chosen)
+            print("  " + ", ".join(f"{group} {count}" for group, count in sorted(groups.items())))
         for outcome in ORDER:
             print(f"  {outcome:<32} {tally.get(outcome, 0):>4}")
     print(f"({len(results)} cases + {len(baselines)} clean baselines in {time.perf_counter() - started:.0f} s, "

@@ -46,3 +46,14 @@ class OutputFileError(ValueError):
         self.path = str(path)
         self.problem = problem
         super().__init__(f"{self.path}: {problem}")
+
+
+class StudyUnavailableError(InputFileError):
+    """A study that is there but cannot be used as asked: locked by another program, in a read-only folder,
+    on a server out of reach. Not the file's fault, so the message says what to do, not what was expected."""
+
+    def __init__(self, path, reason: str):
+        ValueError.__init__(self, f"{path}: {reason}")
+        self.path = str(path)
+        self.expected = reason
+        self.got = None

@@ -23,6 +23,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import csv
+import errno
 import gzip
 import io
 import os
@@ -38,6 +39,7 @@ import zlib
 from pathlib import Path
 from typing import IO, Iterator
 
+from core.csv_cells import restore
 from core.errors import InputFileError, InputFormatError, OutputFileError
 from core.output_files import DESCRIPTOR, FILE, STDOUT, OutputTarget, resolve_output
 
@@ -282,8 +284,9 @@ class CheckedText:
 
     The one place text input is checked (issue 18): a UTF-8 byte-order mark at
     the start is dropped, CRLF read as LF, and a line that is not UTF-8, holds a
-    NUL byte or is longer than ``max_line_bytes``, or a gzip stream that is
-    truncated or corrupt, stops the read with ``file:line: expected ...``.
+    NUL byte, a byte-order mark (issue 22: anywhere but the start) or is longer
+    than ``max_line_bytes``, or a gzip stream that is truncated or corrupt, stops
+    the read with ``file:line: expected ...``.
     Iterating yields lines ending in ``"\\n"`` (except perhaps the last), as a
     text file object does; ``line_number`` is the number of the last line read.
     """
@@ -336,6 +339,10 @@ class CheckedText:
                                  f"line {self.line_number} is longer than {self.max_line_bytes:,} bytes")
         if self.line_number == 1 and data.startswith(_BOM):
             data = data[len(_BOM):]
+        if _BOM in data:  # files pasted together: read as text, it would glue itself to a word (a new item, a new rule)
+            raise self._bad_text("a byte-order mark (U+FEFF) only at the start of the file",
+                                 data[:60].decode("utf-8", "replace"),
+                                 f"line {self.line_number} holds a byte-order mark")
         if b"\x00" in data:
             raise self._bad_text("text without NUL bytes", data[:60].decode("utf-8", "replace"),
                                  f"line {self.line_number} holds a NUL byte")
@@ -393,7 +400,8 @@ def read_csv(path: str | os.PathLike, *, delimiter: str = ",") -> Iterator[tuple
     """``(line number, fields)`` of every record of a CSV (or TSV) file read through :class:`CheckedText`.
 
     A record's number is that of its last line (``csv.reader.line_num``: a
-    quoted field may hold a newline). A quote out of place, a carriage return
+    quoted field may hold a newline). A cell our CSV exports quoted so that a
+    spreadsheet would not run it (``'=...``, :mod:`core.csv_cells`) is read as it was. A quote out of place, a carriage return
     inside a field or a field longer than the csv module takes stops the read
     with ``file:line: expected ...``.
     """
@@ -407,7 +415,7 @@ def read_csv(path: str | os.PathLike, *, delimiter: str = ",") -> Iterator[tuple
             except csv.Error as error:
                 raise InputFormatError(str(path), max(1, reader.line_num), "CSV fields (every quote closed, no "
                                        "carriage return inside a field)", str(error)) from None
-            yield reader.line_num, row
+            yield reader.line_num, [restore(cell) for cell in row]  # our exports' quoted formulas, as they were
 
 
 def read_lines(path: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:
@@ -451,3 +459,16 @@ class WriteBehind:
         self._thread.join()
         if self._error is not None and exc_info[0] is None:
             raise self._error
+
+
+def missing_input(path: str | os.PathLike, what: str) -> OSError:
+    """The error for an input ``path`` that is not a file to read: a symlink loop as one (``ELOOP``, which the CLI
+    shows as ``PATH: symlink loop``), not as a file "not found" that is plainly there; else ``PATH: WHAT not found``."""
+    try:
+        os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
+    if os.path.isdir(path):
+        return IsADirectoryError(f"{path}: a folder, not a {what}")
+    return FileNotFoundError(f"{path}: {what} not found")

@@ -257,7 +257,7 @@ def more_inputs(inputs):
     rng = random.Random(18)
     first_rule = inputs["phrases"].read_text(encoding="utf-8").splitlines()[0].split(" ||| ")
     (directory / "prune.txt").write_text(f"{first_rule[0]} ||| {first_rule[1]}\n", encoding="utf-8")
-    pairs = sorted({(f"[X:NN] w{rng.randrange(300)} w{rng.randrange(300)}", f"w{rng.randrange(300)} [X:NN]")
+    pairs = sorted({(f"[NN_1] w{rng.randrange(300)} w{rng.randrange(300)}", f"w{rng.randrange(300)} [NN_1]")
                     for _ in range(3000)})
     write_table((scored_pair(e1, e2, [(f"p{rng.randrange(40)}", [-rng.uniform(0.1, 4) for _ in range(4)])],
                              MLE_LAMBDAS) for e1, e2 in pairs), directory / "patterns.txt", {})

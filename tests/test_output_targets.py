@@ -168,7 +168,7 @@ def pristine(tmp_path_factory):
     (directory / "lm.arpa").write_text(ARPA, encoding="utf-8")
     (directory / "sentences.txt").write_text("the dog runs after the cat\nthe dog\n", encoding="utf-8")
     (directory / "corpus.txt").write_text("\n".join(toy_corpus(seed=22, sentences=200)) + "\n", encoding="utf-8")
-    pairs = sorted({(f"[X:NN] w{rng.randrange(50)}", f"w{rng.randrange(50)} [X:NN]") for _ in range(100)})
+    pairs = sorted({(f"[NN_1] w{rng.randrange(50)}", f"w{rng.randrange(50)} [NN_1]") for _ in range(100)})
     write_table((scored_pair(e1, e2, [(f"p{rng.randrange(9)}", [-rng.uniform(0.1, 4) for _ in range(4)])],
                              MLE_LAMBDAS) for e1, e2 in pairs), directory / "patterns.txt", {})
     pivot_lines, records = [], []

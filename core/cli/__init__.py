@@ -10,12 +10,14 @@ group, so ``core`` never imports them.
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import importlib
 import os
 import sys
 
 from core.errors import InputFileError, InputFormatError, OptionsError, OutputFileError
+from core.terminal_text import escape_controls, escaping_streams
 
 SUBCOMMAND_MODULES = [
     "core.cli.table_cmd",
@@ -98,14 +100,19 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with escaping_streams(json_on_stdout=writes_json(args)):  # names and texts from files: shown, not obeyed
+            return int(args.func(args) or 0)
     except (InputFormatError, InputFileError, OptionsError, OutputFileError) as error:
-        print(f"parastudio: error: {error}", file=sys.stderr)
+        print(f"parastudio: error: {escape_controls(str(error))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # before OSError, of which it is one
         return _reader_went_away()
     except OSError as error:  # a missing file, a full disk, no permission: the system's words, no traceback
-        print(f"parastudio: error: {error}", file=sys.stderr)
+        if error.errno == errno.ELOOP:  # an input, not the system: "not found" would send the user looking for it
+            print(f"parastudio: error: {error.filename}: symlink loop (a symbolic link that leads back to itself)",
+                  file=sys.stderr)
+            return 2
+        print(f"parastudio: error: {escape_controls(str(error))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("parastudio: interrupted", file=sys.stderr)
@@ -114,17 +121,27 @@ def main(argv: list[str] | None = None) -> int:
         damaged = _damaged_study(args, error)
         if damaged is None:
             raise
-        print(f"parastudio: error: {damaged}", file=sys.stderr)
+        print(f"parastudio: error: {escape_controls(str(damaged))}", file=sys.stderr)
         return 2
+
+
+def writes_json(args: argparse.Namespace) -> bool:
+    """Whether the command writes JSON to standard output (``--json``, ``--format json`` or ``jsonl``): JSON
+    escapes C0 itself, and its DEL and C1 are escaped the JSON way (the same values), not as ``\\xNN``."""
+    return bool(getattr(args, "json", False)) or getattr(args, "format", None) in ("json", "jsonl")
 
 
 def _damaged_study(args: argparse.Namespace, error: Exception):
     if "sqlalchemy" not in sys.modules:  # no database was opened
         return None
-    from core.store.database import damaged_database_error
+    from core.store.database import shown_study_name, study_error
 
     shown = getattr(args, "db", None) or getattr(args, "study", None) or getattr(args, "file", None)
-    return damaged_database_error(str(shown or "the study database"), error)
+    try:
+        shown = shown_study_name(shown) if shown else "the study database"
+    except Exception:  # noqa: BLE001 - a name SQLAlchemy cannot parse: show it as given
+        pass
+    return study_error(str(shown), error)
 
 
 def _reader_went_away() -> int:

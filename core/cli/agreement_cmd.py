@@ -72,6 +72,7 @@ def register(subparsers) -> None:
     report.add_argument("file", metavar="STUDY|FILE.csv", help="a study database (.sqlite) or a judgments CSV")
     report.add_argument("--study", help="study name, when the database holds several")
     report.add_argument("--format", choices=("md", "html", "csv", "json"), default="md")
+    report.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
     report.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
     report.add_argument("--plots", metavar="DIR", help="also write a PNG and an SVG per figure into DIR")
     report.add_argument("--positive", default="yes,y,true,1", help="labels that count as yes, comma-separated (default yes,y,true,1)")
@@ -241,7 +242,7 @@ def run_report(args: argparse.Namespace) -> int:
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
                           title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
                           pairs_extracted=extracted, sampling=_sampling_note(args.file, args.study))
-    text = render(report, args.format)
+    text = render(report, args.format, raw=args.raw)
     with atomic_output(args.output or "-", inputs=[args.file]) as handle:
         handle.write(text)
     if args.plots:

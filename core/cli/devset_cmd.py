@@ -20,6 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--format", choices=("jsonl", "csv", "hf"), default="jsonl",
                         help="jsonl (default), csv (flat, one row per candidate) or hf (a folder datasets reads)")
     parser.add_argument("-o", "--output", required=True, help="output file (a folder for --format hf)")
+    parser.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
     parser.add_argument("--aggregate", choices=("agree", "majority", "adjudicated"), default="adjudicated",
                         help="how judges' labels become one: agree (all judges agree), majority (more than half), "
                         "adjudicated (agreement, else the adjudicator's decision; default)")
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         except (LookupError, ValueError) as error:
             print(f"parastudio: error: {error}", file=sys.stderr)
             return 2
-    count = write_devset(records, args.output, args.format, inputs=[args.study])
+    count = write_devset(records, args.output, args.format, inputs=[args.study], raw=args.raw)
     statuses: dict[str, int] = {}
     for record in records:
         for judgment in record["judgments"]:

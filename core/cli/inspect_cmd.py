@@ -15,6 +15,7 @@ import io
 import json
 import sys
 
+from core.csv_cells import safe_row
 from core.inspection.verdicts import VERDICTS
 
 ROW_COLUMNS = ("item", "sentence", "verdict", "systems", "source_length", "rules", "model_score", "true_score",
@@ -30,6 +31,7 @@ def register(subparsers) -> None:
     inspect.add_argument("--criterion", help="the verdict of this criterion only (default: all criteria)")
     inspect.add_argument("--verdict", choices=VERDICTS, help="only rows with this verdict")
     inspect.add_argument("--format", choices=("table", "csv", "jsonl"), default="table")
+    inspect.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
     inspect.set_defaults(func=run_inspect)
 
     rules = subparsers.add_parser("inspect-rules", help="the rules that occur in rejected candidates more than in "
@@ -80,7 +82,7 @@ def run_inspect(args: argparse.Namespace) -> int:
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=ROW_COLUMNS, lineterminator="\n", extrasaction="ignore")
         writer.writeheader()
-        writer.writerows(records)
+        writer.writerows(safe_row(record, args.raw) for record in records)
         sys.stdout.write(buffer.getvalue())
         return 0
     for row in rows:

@@ -7,6 +7,7 @@ import sys
 from typing import Iterator
 
 from core.progress import Progress
+from core.terminal_text import unescaped
 
 
 @contextlib.contextmanager
@@ -32,7 +33,7 @@ def progress_bar(unit: str = "", *, leave: bool = False, units: dict[str, str] |
             for other in bars.values():
                 other.close()
             bar = bars[stage] = tqdm(desc=stage or None, total=total, unit=(units or {}).get(stage, unit),
-                                     file=sys.stderr, leave=leave, disable=None)
+                                     file=unescaped(sys.stderr), leave=leave, disable=None)  # its own \r
             current[:] = [stage]
         bar.total = total
         bar.n = done

@@ -12,6 +12,7 @@ import sys
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
+from core.csv_cells import safe_row
 from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) is imported by the commands that open a database, not by --help
@@ -78,6 +79,7 @@ def register(subparsers) -> None:
     exj.add_argument("-o", "--output", help="output file (default: standard output)")
     exj.add_argument("--history", action="store_true", help="also superseded answers and undo rows")
     exj.add_argument("--include-qc", action="store_true", help="also repeated and control items")
+    exj.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
 
     exp = command("export-package", "write a standalone study file for one annotator", _export_package)
     exp.add_argument("--annotator", required=True)
@@ -118,6 +120,7 @@ def register(subparsers) -> None:
                         "majority (most judges' label), unified (at least --unified-min say yes); default mean")
     scores.add_argument("--unified-min", type=int, default=2, metavar="K")
     scores.add_argument("-o", "--output", help="output CSV (default: standard output)")
+    scores.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
 
     from core.cli.study_status import add_arguments as status_arguments, run_status
 
@@ -129,6 +132,7 @@ def register(subparsers) -> None:
     items = study_command("items", "list item ids with their text (to write an import-judgments CSV)", _items)
     items.add_argument("--format", choices=("table", "csv", "jsonl"), default="table")
     items.add_argument("-o", "--output", help="write here (default: standard output)")
+    items.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
 
 
 def _open(args):
@@ -258,7 +262,7 @@ def _export_judgments(args) -> int:
         return _fail(str(error))
     with db:
         count = ops.export_judgments(db, study_id, args.output or "-", args.format, history=args.history,
-                                     include_qc=args.include_qc, inputs=[args.db])
+                                     include_qc=args.include_qc, inputs=[args.db], raw=args.raw)
     if args.output:
         print(f"wrote {count} judgments to {args.output}", file=sys.stderr)
     return 0
@@ -281,6 +285,7 @@ def _export_package(args) -> int:
 
 
 def _merge_package(args) -> int:
+    from core.errors import InputFileError, InputFormatError
     from core.store import operations as ops
     from core.store.database import open_database
 
@@ -288,6 +293,8 @@ def _merge_package(args) -> int:
         for path in args.files:
             try:
                 report = ops.merge_package(db, path)
+            except (InputFormatError, InputFileError):
+                raise  # a bad package: the CLI's exit 2, naming the file and row
             except ValueError as error:
                 return _fail(str(error))
             _print_merge(report, path)
@@ -363,7 +370,7 @@ def _export_scores(args) -> int:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["item", "system", "score"])
     for item, system, score in score_rows(scores):
-        writer.writerow([item, system, repr(score)])
+        writer.writerow(safe_row([item, system, repr(score)], args.raw))
     with atomic_output(args.output or "-", inputs=[args.db]) as handle:
         handle.write(buffer.getvalue())
     if args.output:
@@ -390,7 +397,7 @@ def _items(args) -> int:
     elif args.format == "csv":
         writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["item"], lineterminator="\n")
         writer.writeheader()
-        writer.writerows({**row, "systems": ";".join(row["systems"])} for row in rows)
+        writer.writerows(safe_row({**row, "systems": ";".join(row["systems"])}, args.raw) for row in rows)
     else:
         for row in rows:
             buffer.write(f"{row['item']:<10} {row['sentence']:<8} {';'.join(row['systems']) or '-':<24} "

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from core.errors import InputFileError
 from core.output_files import resolve_output
-from core.textio import staged_output
+from core.textio import missing_input, open_text_maybe_gzip, staged_output
 
 PROGRAMS = ("lmplz", "build_binary", "query")
 # Debian packages the build needs; unit_test_framework is required by
@@ -174,13 +174,20 @@ def train_lm(
     """
     corpus = Path(corpus)
     if not corpus.exists():
-        raise FileNotFoundError(f"{corpus}: corpus file not found")
+        raise missing_input(corpus, "corpus file")
     if corpus.is_dir():
         raise InputFileError(corpus, "a text file, one sentence per line", "a directory")
     if order < 1:
         raise ValueError("order must be at least 1")
     if arpa_output is not None:
         resolve_output(arpa_output, [corpus])  # refused now, not after the training
+    # lmplz takes any bytes as words: a corpus that is not text (not UTF-8, a NUL, a binary file) would make a
+    # model of garbage with exit 0, so it is read through the checked reader first (file:line: expected ...);
+    # a pipe is checked as it is copied into the work folder (_train).
+    if corpus.is_file():
+        with open_text_maybe_gzip(corpus) as checked:
+            for _ in checked:
+                pass
     tools = ensure_kenlm_binaries()
     with staged_output(output, inputs=[corpus], what="a binary KenLM model") as binary:
         # The work folder is named after the output and its owner: the next training of the same output removes
@@ -199,10 +206,11 @@ def train_lm(
 def _train(tools: dict, corpus: Path, order: int, work: Path, binary: Path, *, prune, memory, discount_fallback,
            arpa_output, binary_type, quantize_bits) -> None:
     given = corpus
-    if not corpus.is_file():  # a pipe: its one pass goes into the work folder, which lmplz then reads
+    if not corpus.is_file():  # a pipe: its one pass, checked as text, goes into the work folder for lmplz
         copy = work / "corpus.txt"
-        with open(corpus, "rb") as stream, open(copy, "wb") as out:
-            shutil.copyfileobj(stream, out, 1 << 20)
+        with open_text_maybe_gzip(corpus) as stream, open(copy, "w", encoding="utf-8") as out:
+            for line in stream:
+                out.write(line)
         corpus = copy
     arpa = Path(work) / "model.arpa"
     command = [str(tools["lmplz"]), "-o", str(order), "-S", memory, "-T", str(work), "--text", str(corpus),

@@ -17,6 +17,7 @@ import kenlm
 
 from core.engine.lm_file_check import check_lm_file
 from core.errors import InputFileError
+from core.textio import missing_input
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +36,7 @@ class LanguageModel:
     def __init__(self, path: str | os.PathLike, *, cache_size: int = 100_000):
         self.path = Path(path)
         if not self.path.exists():
-            raise FileNotFoundError(f"{self.path}: language model file not found")
+            raise missing_input(self.path, "language model file")
         check_lm_file(self.path)  # a pipe or a folder: refused there, by what it is
         try:
             self._model = kenlm.Model(str(self.path))

@@ -65,6 +65,7 @@ from core.engine.truescore import TrueScorer
 from core.experiments import module_main
 from core.progress import no_progress
 from core.textio import read_token_lines
+from core.terminal_text import unescaped
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -202,7 +203,7 @@ def _bar(total: int, description: str, enabled: bool):
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="sent", file=sys.stderr, desc=description)
+    return tqdm(total=total, unit="sent", file=unescaped(sys.stderr), desc=description)
 
 
 def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[str]],

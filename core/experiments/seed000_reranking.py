@@ -52,6 +52,7 @@ from core.experiments.per_sentence import markdown_note, run_provenance, write_p
 from core.experiments.provenance import inputs_line
 from core.progress import no_progress
 from core.textio import atomic_output, read_token_lines
+from core.terminal_text import unescaped
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -213,7 +214,7 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         if progress:
             from tqdm import tqdm
 
-            bar = tqdm(total=len(sentences), unit="sent", file=sys.stderr, desc=f"stack {stack_size}")
+            bar = tqdm(total=len(sentences), unit="sent", file=unescaped(sys.stderr), desc=f"stack {stack_size}")
         for sentence_id, candidates, _ in generate_batches(
             BeamRunOptions(nbest=nbest, stack_size=stack_size, beam_threshold=beam_threshold), sentences,
             GenerationResources((table,), lm), processes=processes,

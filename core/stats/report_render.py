@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from core import __version__
+from core.csv_cells import safe_row
 from core.stats.report_model import Report, ReportTable
 
 FORMATS = ("md", "html", "csv", "json")
@@ -82,8 +83,9 @@ def render_html(report: Report) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_csv(report: Report) -> str:
-    """Long format, one cell per line: ``table,row,column,value,signature``; full precision."""
+def render_csv(report: Report, raw: bool = False) -> str:
+    """Long format, one cell per line: ``table,row,column,value,signature``; full precision. Text cells a
+    spreadsheet would run as formulas are quoted (:mod:`core.csv_cells`) unless ``raw``."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["table", "row", "column", "value", "signature"])
@@ -91,7 +93,8 @@ def render_csv(report: Report) -> str:
         for row in table.rows:
             for column, value in zip(table.columns[1:], row[1:]):
                 value = _json_value(value)
-                writer.writerow([table.key, row[0], column.name, "" if value is None else repr(value) if isinstance(value, float) else value, table.signature])
+                writer.writerow(safe_row([table.key, row[0], column.name, "" if value is None else repr(value)
+                                          if isinstance(value, float) else value, table.signature], raw))
     return buffer.getvalue()
 
 
@@ -114,13 +117,13 @@ def report_to_json_dict(report: Report) -> dict:
     }
 
 
-def render(report: Report, output_format: str) -> str:
+def render(report: Report, output_format: str, raw: bool = False) -> str:
     if output_format == "md":
         return render_markdown(report)
     if output_format == "html":
         return render_html(report)
     if output_format == "csv":
-        return render_csv(report)
+        return render_csv(report, raw)
     if output_format == "json":
         return json.dumps(report_to_json_dict(report), ensure_ascii=False, indent=2) + "\n"
     raise ValueError(f"format must be one of {FORMATS}, not {output_format!r}")

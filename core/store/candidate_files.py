@@ -25,6 +25,9 @@ from core.errors import InputFormatError
 from core.textio import open_text_maybe_gzip, read_csv
 
 
+MAX_STORED_INTEGER = 2**63 - 1  # SQLite's and PostgreSQL's BIGINT
+
+
 @dataclass
 class CandidateRow:
     """One candidate as read from an import file."""
@@ -119,8 +122,8 @@ def _record_problem(record: dict) -> str | None:
     if references is not None and not (isinstance(references, list) and all(isinstance(r, str) for r in references)):
         return "references as a list of strings"
     rank = record.get("rank")
-    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
-        return "a rank that is an integer >= 1"
+    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= MAX_STORED_INTEGER):
+        return f"a rank that is an integer >= 1 (and at most {MAX_STORED_INTEGER:,}, the largest the study stores)"
     for name in ("model_score", "true_score"):
         if record.get(name) is not None and not _finite(record[name]):
             return f"a {name} that is a finite number (a log10 score)"

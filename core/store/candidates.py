@@ -39,8 +39,10 @@ def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow],
     references = references or {}
     displays = displays or {}
     with db.transaction() as session:
-        source_ids = dict(session.execute(select(SourceSentence.external_id, SourceSentence.id)
-                                          .where(SourceSentence.study_id == study_id)).all())
+        known_sources = session.execute(select(SourceSentence.external_id, SourceSentence.id, SourceSentence.text)
+                                        .where(SourceSentence.study_id == study_id)).all()
+        source_ids = {external_id: source_id for external_id, source_id, _ in known_sources}
+        first_sources = {external_id: (text, "in the study") for external_id, _, text in known_sources}
         system_ids = dict(session.execute(select(System.name, System.id).where(System.study_id == study_id)).all())
         candidate_ids = {(s, t): i for i, s, t in session.execute(
             select(Candidate.id, Candidate.source_id, Candidate.text)
@@ -58,6 +60,7 @@ def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow],
 
         rows = list(counted(rows))
         new_sources: dict[str, dict] = {}
+        _refuse_second_sources(rows, first_sources, path)
         for row in rows:
             if row.sentence_id in source_ids or row.sentence_id in new_sources:
                 continue
@@ -166,6 +169,18 @@ def _check_derivations(session, study_id: int, rows: list[CandidateRow], new_sou
         problem = derivation_problem(row.derivation, row.text, source)
         if problem:
             raise InputFormatError(path, row.line, problem, json.dumps(row.derivation)[:200])
+
+
+def _refuse_second_sources(rows: list[CandidateRow], first_sources: dict[str, tuple[str, str]], path: str) -> None:
+    """A sentence id is one source: a row whose ``source`` has other words than the first one given for its id
+    (in the study, or on an earlier line) would be filed under that first source, so it stops the import."""
+    for row in rows:
+        if row.source is None:
+            continue
+        first = first_sources.setdefault(row.sentence_id, (row.source, f"line {row.line}"))
+        if first[0].split() != row.source.split():
+            raise InputFormatError(path, row.line, f"the source of sentence_id {row.sentence_id} as first given "
+                                   f"({first[1]}: {first[0]!r})", row.source)
 
 
 def add_choice_tasks(db: Database, study_id: int, tasks: Iterable[dict], *, path: str = "<input>") -> int:

@@ -26,9 +26,11 @@ written to them.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import sqlite3
+import urllib.parse
 from pathlib import Path
 from typing import Iterator
 
@@ -40,7 +42,8 @@ from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_u
 from sqlalchemy.exc import DatabaseError as DBAPIDatabaseError
 from sqlalchemy.orm import Session, sessionmaker
 
-from core.errors import InputFileError
+from core.errors import InputFileError, StudyUnavailableError
+from core.store.store_errors import read_only_reason, unavailable_study_error
 from core.textio import file_kind
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -51,21 +54,29 @@ OUR_TABLES = {"alembic_version", "study", "judgment", "assignment"}
 
 
 def database_url(target: str | os.PathLike) -> str:
-    """A SQLAlchemy URL for ``target``: URLs pass through, paths become SQLite."""
+    """A SQLAlchemy URL for ``target``: URLs pass through, paths become SQLite; a SQLite URL with a driver
+    (``sqlite+pysqlite:///PATH``) is the plain one, so its file gets the checks a path gets."""
     text = str(target)
     if "://" in text:
-        return text
-    return f"sqlite:///{Path(text).expanduser().resolve()}"
+        url = make_url(text)
+        if url.get_backend_name() != "sqlite" or url.drivername == "sqlite" or not url.database:
+            return text
+        text = url.database
+    try:
+        return f"sqlite:///{Path(text).expanduser().resolve()}"
+    except RuntimeError:  # Python 3.11's Path.resolve on a symlink loop; later versions raise OSError
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), text) from None
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_sqlite(engine: Engine, read_only: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record):
         # Let SQLAlchemy's "begin" event issue BEGIN itself (pysqlite's own
         # implicit transactions would defer it and break BEGIN IMMEDIATE).
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
+        if not read_only:  # setting the journal mode writes the header
+            cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -111,8 +122,9 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 class Database:
     """An engine plus short-lived sessions: one session per operation."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, read_only: str | None = None):
         self.engine = engine
+        self.read_only = read_only  # why this study opened for reading only (None: it is writable)
         self.is_sqlite = engine.dialect.name == "sqlite"
         self._writer = engine.execution_options(sqlite_begin="IMMEDIATE") if self.is_sqlite else engine
         self._read_sessions = sessionmaker(engine, expire_on_commit=False)
@@ -151,12 +163,27 @@ class Database:
         self.close()
 
 
-def create_database_engine(target: str | os.PathLike) -> Engine:
+def create_database_engine(target: str | os.PathLike, *, read_only: bool = False) -> Engine:
+    """The engine of a study; ``read_only`` (SQLite) opens the file for reading, as a study in a read-only
+    folder must be: ``mode=ro`` when its ``-wal`` is there (a writer may be using it), else ``immutable=1``,
+    since SQLite cannot make the ``-shm`` it needs to read a WAL study otherwise and no writer can be at work
+    without a ``-wal`` (SQLite's "WAL mode", §"Read-Only Databases")."""
     url = database_url(target)
+    path = _sqlite_path(target)
+    if read_only and path is not None:
+        url = f"sqlite:///{_read_only_uri(path)}&uri=true"
     engine = create_engine(url)
     if engine.dialect.name == "sqlite":
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, read_only=read_only)
     return engine
+
+
+def _read_only_uri(path: Path) -> str:
+    """SQLite's URI opening ``path`` for reading: ``immutable=1`` for a study in a folder this process cannot
+    write and without its ``-wal`` (see :func:`create_database_engine`), else ``mode=ro``."""
+    writable = os.access(path.parent, os.W_OK)
+    mode = "mode=ro" if writable or Path(f"{path}-wal").exists() else "immutable=1"
+    return f"file:{urllib.parse.quote(str(path))}?{mode}"
 
 
 def _sqlite_path(target: str | os.PathLike) -> Path | None:
@@ -179,11 +206,14 @@ def _check_sqlite_file(path: Path, create: bool) -> bool:
         if handle.read(16) != SQLITE_MAGIC:
             raise InputFileError(path, "a Paraphrase Studio study database (SQLite)", "a file that is not SQLite")
     # Read-only: another program's database must not be touched, not even its journal mode.
-    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    connection = sqlite3.connect(_read_only_uri(path), uri=True)
     try:
         application_id = connection.execute("PRAGMA application_id").fetchone()[0]
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as error:
+        unavailable = unavailable_study_error(str(path), error)
+        if unavailable is not None:
+            raise unavailable from None
         raise InputFileError(path, "a Paraphrase Studio study database", f"a damaged SQLite file ({error})") from None
     finally:
         connection.close()
@@ -224,10 +254,16 @@ def _damage_as_input_error(target) -> Iterator[None]:
     try:
         yield
     except (sqlite3.DatabaseError, DBAPIDatabaseError) as error:
-        damaged = damaged_database_error(_shown(target), error)
+        damaged = study_error(_shown(target), error)
         if damaged is None:
             raise
         raise damaged from None
+
+
+def study_error(shown: str, error: BaseException) -> InputFileError | None:
+    """The clear error for ``error`` met on the study ``shown``: damaged (:func:`damaged_database_error`),
+    locked, read-only or out of reach (:mod:`core.store.store_errors`); None for any other error."""
+    return damaged_database_error(shown, error) or unavailable_study_error(shown, error)
 
 
 def damaged_database_error(shown: str, error: BaseException) -> InputFileError | None:
@@ -248,6 +284,11 @@ def _shown(target) -> str:
     return str(path) if path is not None else make_url(str(target)).render_as_string(hide_password=True)
 
 
+def shown_study_name(target) -> str:
+    """How a message names the study at ``target``: its absolute path, or its URL without the password."""
+    return _shown(target)
+
+
 def open_database(target: str | os.PathLike, *, create: bool = False, migrate: bool = True) -> Database:
     """Open the study database at a path or URL; make a new one only with ``create`` (module docstring).
 
@@ -255,7 +296,10 @@ def open_database(target: str | os.PathLike, *, create: bool = False, migrate: b
     an :class:`InputFileError` before anything is written to it."""
     path = _sqlite_path(target)
     new = _check_sqlite_file(path, create) if path is not None else False
-    engine = create_database_engine(target)
+    read_only = read_only_reason(path) if path is not None else None
+    if read_only is not None and new:
+        raise StudyUnavailableError(_shown(target), f"{read_only}; a new study cannot be made there")
+    engine = create_database_engine(target, read_only=read_only is not None)
     try:
         with _damage_as_input_error(target):
             if path is None:
@@ -263,13 +307,17 @@ def open_database(target: str | os.PathLike, *, create: bool = False, migrate: b
             if migrate:
                 revision = None if new else current_revision(engine)
                 _refuse_newer_schema(target, revision)
+                if read_only is not None and revision != head_revision():
+                    raise StudyUnavailableError(_shown(target), f"{read_only}; this study of schema version "
+                                                f"{revision} must be upgraded to be read, a write: copy it to a "
+                                                "writable folder")
                 if new or revision != head_revision():
                     upgrade(engine)
-            if path is not None:
+            if path is not None and read_only is None:
                 with engine.begin() as connection:
                     if connection.exec_driver_sql("PRAGMA application_id").scalar() != APPLICATION_ID:
                         connection.exec_driver_sql(f"PRAGMA application_id={APPLICATION_ID}")
     except BaseException:
         engine.dispose()
         raise
-    return Database(engine)
+    return Database(engine, read_only)

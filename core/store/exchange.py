@@ -209,6 +209,26 @@ def export_package(db: Database, study_id: int, annotator_name: str, output: str
     return len(assignment_rows)
 
 
+def _refuse_off_scale(session, package_path, criterion: Criterion, assignment: Assignment, rows) -> None:
+    """A package's answer must be one the criterion's scale gives (stored as :func:`normalize_value` stores it):
+    another program may have written the file; the row named is the package's judgment row."""
+    options = ()
+    if assignment.choice_task_id is not None:
+        options = session.get(ChoiceTask, assignment.choice_task_id).options or ()
+    for row in rows:
+        if row.action != "answer":
+            continue
+        try:
+            label, _ = normalize_value(criterion, row.value, row.text, options)
+        except ValueError as error:
+            label, problem = None, str(error)
+        else:
+            problem = f"criterion {criterion.name!r} stores it as {label!r}"
+        if label != row.value:
+            raise InputFormatError(str(package_path), row.id, f"an answer on criterion {criterion.name!r}'s scale "
+                                   f"in judgment row {row.id} ({problem})", row.value)
+
+
 def merge_package(db: Database, package_path: str | os.PathLike) -> MergeReport:
     """Bring a returned package's judgments into this (master) study, in one transaction.
 
@@ -235,8 +255,11 @@ def merge_package(db: Database, package_path: str | os.PathLike) -> MergeReport:
                              "which is not in this database")
         master_annotators = dict(session.execute(select(Annotator.name, Annotator.id)
                                                  .where(Annotator.study_id == study.id)).all())
-        known = dict(session.execute(select(Judgment.uid, Judgment.id).where(
-            Judgment.uid.in_([r.uid for r in package_rows]))).all()) if package_rows else {}
+        merged_before = session.execute(select(Judgment.uid, Judgment.id, Judgment.action, Judgment.value,
+                                               Judgment.text).where(
+            Judgment.uid.in_([r.uid for r in package_rows]))).all() if package_rows else []
+        known = {uid: judgment_id for uid, judgment_id, *_ in merged_before}
+        known_answers = {uid: tuple(answer) for uid, _, *answer in merged_before}
         for assignment_id, rows in by_assignment.items():
             assignment = session.get(Assignment, assignment_id)
             annotator_name = package_annotators.get(rows[0].annotator_id)
@@ -245,6 +268,17 @@ def merge_package(db: Database, package_path: str | os.PathLike) -> MergeReport:
                     or assignment.criterion_id != rows[0].criterion_id):
                 report.conflicts.append({"assignment": assignment_id, "annotator": annotator_name,
                                          "reason": "assignment not in the master study"})
+                continue
+            criterion = session.get(Criterion, assignment.criterion_id)
+            _refuse_off_scale(session, package_path, criterion, assignment, rows)
+            altered = [r for r in rows if r.uid in known_answers and (r.action, r.value, r.text) != known_answers[r.uid]]
+            if altered:  # a judgment merged before has another answer now: the package was edited, not judged
+                conflict = {"assignment": assignment_id, "annotator": annotator_name,
+                            "item": item_key(assignment.candidate_id, assignment.choice_task_id, assignment.unit),
+                            "criterion": criterion.name, "master": known_answers[altered[0].uid][1],
+                            "package": altered[0].value, "reason": "altered since it was merged"}
+                report.conflicts.append(conflict)
+                log_event(session, study.id, "merge_conflict", {**conflict, "path": str(package_path)})
                 continue
             new_rows = [r for r in rows if r.uid not in known]
             if not new_rows:

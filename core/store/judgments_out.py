@@ -9,6 +9,7 @@ from typing import Iterator
 
 from sqlalchemy import select
 
+from core.csv_cells import safe_row
 from core.store.clock import iso_time
 from core.store.criteria import scale_labels
 from core.store.database import Database
@@ -103,10 +104,11 @@ def judgment_records(db: Database, study_id: int) -> list[dict]:
 
 
 def export_judgments(db: Database, study_id: int, output: str | os.PathLike, file_format: str = "csv", *,
-                     history: bool = False, include_qc: bool = False, inputs=()) -> int:
+                     history: bool = False, include_qc: bool = False, inputs=(), raw: bool = False) -> int:
     """Write judgments as CSV (``item,annotator,criterion,value`` first, so the
     agreement command reads it as is) or JSONL, atomically; returns the row count. ``output`` may be ``-``
-    (standard output), never one of ``inputs`` (the study's file)."""
+    (standard output), never one of ``inputs`` (the study's file). CSV text cells a spreadsheet would run
+    are quoted (:mod:`core.csv_cells`, read back as they were by :func:`core.textio.read_csv`) unless ``raw``."""
     if file_format not in ("csv", "jsonl"):
         raise ValueError(f"unknown format {file_format!r}; expected csv or jsonl")
     count = 0
@@ -116,9 +118,9 @@ def export_judgments(db: Database, study_id: int, output: str | os.PathLike, fil
             writer.writeheader()
         for row in iter_judgments(db, study_id, history=history, include_qc=include_qc):
             if file_format == "csv":
-                writer.writerow({**row, "system": row["systems"][0] if row["systems"] else "-",
-                                 "systems": ";".join(row["systems"]), "levels": ";".join(row["levels"]),
-                                 "flag": int(row["flag"])})
+                writer.writerow(safe_row({**row, "system": row["systems"][0] if row["systems"] else "-",
+                                          "systems": ";".join(row["systems"]), "levels": ";".join(row["levels"]),
+                                          "flag": int(row["flag"])}, raw))
             else:
                 row.pop("scale")
                 row.pop("candidate_id")

@@ -74,7 +74,7 @@ from core.progress import Progress, no_progress
 from core.output_files import FILE, resolve_output
 from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, render_pivot_sql
 from core.tablebuild.pivot_writer import SEPARATOR, write_pivot_rows
-from core.textio import open_text_maybe_gzip, owner_is_gone, owner_tag, require_regular_file
+from core.textio import missing_input, open_text_maybe_gzip, owner_is_gone, owner_tag, require_regular_file
 from core.errors import InputFileError, InputFormatError
 
 def _default_memory_limit() -> str:
@@ -168,11 +168,12 @@ DROP TABLE split_lines;
 """
 
 
-# A NUL byte is refused as our text readers refuse it (DuckDB would keep it in a phrase).
+# A NUL byte, and a byte-order mark past the file's start (DuckDB drops only the first), are refused as our
+# text readers refuse them (DuckDB would keep them in a phrase).
 _BAD_ROWS_SQL = """
 SELECT COUNT(*) FROM typed_lines
 WHERE n_fields < 3 OR n_scores < 4 OR e IS NULL OR f IS NULL OR e = '' OR f = ''
-   OR strpos(e, chr(0)) > 0 OR strpos(f, chr(0)) > 0
+   OR strpos(e, chr(0)) > 0 OR strpos(f, chr(0)) > 0 OR strpos(e, chr(65279)) > 0 OR strpos(f, chr(65279)) > 0
    OR NOT (p_e_given_f > 0 AND p_e_given_f <= 1.000001)
    OR NOT (lex_e_given_f > 0 AND lex_e_given_f <= 1.000001)
    OR NOT (p_f_given_e > 0 AND p_f_given_e <= 1.000001)
@@ -251,6 +252,8 @@ def pivot_table(
     inputs = [phrase_table, *inputs]
     target = resolve_output(output, inputs)
     phrase_table, output = Path(phrase_table), Path(output)
+    if not phrase_table.exists():
+        raise missing_input(phrase_table, "phrase table")
     require_regular_file(phrase_table)  # DuckDB sniffs it, then reads it
     query = render_pivot_sql(min_prob=min_prob, max_pivot=max_pivot, top=top)
     threads = (os.cpu_count() or 1) if threads is None else threads

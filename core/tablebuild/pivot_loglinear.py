@@ -35,7 +35,7 @@ from core.tablebuild.pivot import (
     _first_bad_line,
     _load_sql,
 )
-from core.textio import atomic_output, require_regular_file
+from core.textio import atomic_output, missing_input, require_regular_file
 
 _KEPT = """
 WITH kept_pivots AS (
@@ -81,7 +81,7 @@ def _phrase_pairs(phrase_table: Path, *, reverse: bool, work_parent: Path) -> It
     import duckdb
 
     if not phrase_table.exists():
-        raise FileNotFoundError(f"phrase table not found: {phrase_table}")
+        raise missing_input(phrase_table, "phrase table")
     require_regular_file(phrase_table)  # DuckDB sniffs it, then reads it
     work_parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".pivot-loglinear-", dir=work_parent))

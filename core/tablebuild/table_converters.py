@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from core.errors import InputFormatError
@@ -82,15 +83,47 @@ def prune_paraphrase_table(table: Path, output: Path, *, max_source_length: int,
     return {"pairs_in": read, "pairs_kept": kept}
 
 
+def _rule_problem(line: str, separator: str) -> str | None:
+    """What a Moses (``separator`` " ||| ") or TSV line lacks to be a rule the table readers take (None: nothing):
+    a pruned table must load as its original does, so ``prune`` copies no line they would refuse."""
+    text = line.rstrip("\n")
+    if not text.strip():
+        return None
+    if separator == " ||| ":
+        fields = text.split("|||")
+        shape = "'src ||| tgt ||| score [score ...]'"
+        scores = fields[2].split() if len(fields) >= 3 else []
+        if len(fields) >= 4 and fields[0].strip().startswith("[") and "=" in fields[3]:
+            return None  # a PPDB line: its features are names, not numbers
+    else:
+        fields = text.split("\t")
+        shape = "'src<TAB>tgt<TAB>prob'"
+        scores = [field.strip() for field in fields[2:]]
+    if len(fields) < 3 or not fields[0].strip() or not fields[1].strip() or not scores:
+        return f"a rule {shape} with a source, a target and at least one score"
+    for score in scores:
+        try:
+            finite = math.isfinite(float(score))
+        except ValueError:
+            finite = False
+        if not finite:
+            return f"a rule {shape} whose scores are finite numbers"
+    return None
+
+
 def prune_rules(table: Path, exclude: set[tuple[str, str]], output: Path, *, inputs=()) -> dict:
     """``table`` without the rules whose (source, target) phrases are in ``exclude`` (a prune list from rule
-    blame); Moses and TSV lines, plain or gzip, written atomically. Other lines are copied as they are.
+    blame); Moses and TSV lines, plain or gzip, written atomically. The other rules are copied as they are;
+    a line that is no rule stops the prune with ``file:line: expected ...`` and writes nothing.
     ``output`` may not be ``table`` or one of ``inputs`` (the prune list)."""
     read = dropped = 0
     with atomic_output(output, inputs=[table, *inputs]) as handle, open_text_maybe_gzip(table) as reader:
         for line in reader:
             read += 1
             separator = " ||| " if " ||| " in line else "\t"
+            problem = _rule_problem(line, separator)
+            if problem is not None:
+                raise InputFormatError(str(table), reader.line_number, problem, line.rstrip("\n"))
             fields = line.split(separator, 2)
             if len(fields) >= 2 and (" ".join(fields[0].split()), " ".join(fields[1].split())) in exclude:
                 dropped += 1

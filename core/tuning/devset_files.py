@@ -23,6 +23,8 @@ from typing import Iterable
 
 from core.errors import InputFileError, InputFormatError, OutputFileError
 from core.output_files import FILE, resolve_output
+from core.csv_cells import safe_row
+from core.structured_text import parse_json
 from core.textio import atomic_output, open_text_maybe_gzip, remove_stale_temporaries, temporary_sibling
 from core.tuning.devset_record_check import record_problem
 
@@ -111,9 +113,10 @@ def _write_hf(records: list[dict], output: Path, inputs) -> None:
         raise
 
 
-def write_devset(records: list[dict], output: str | os.PathLike, file_format: str, *, inputs=()) -> int:
+def write_devset(records: list[dict], output: str | os.PathLike, file_format: str, *, inputs=(),
+                 raw: bool = False) -> int:
     """Write ``records`` as ``file_format`` (jsonl, csv or hf) to ``output``, never one of ``inputs``; returns
-    the record count."""
+    the record count. CSV text cells a spreadsheet would run are quoted (:mod:`core.csv_cells`) unless ``raw``."""
     if file_format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {file_format!r}")
     output = Path(output)
@@ -129,7 +132,7 @@ def write_devset(records: list[dict], output: str | os.PathLike, file_format: st
         writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         for record in records:
-            writer.writerow(_csv_row(record, criteria))
+            writer.writerow(safe_row(_csv_row(record, criteria), raw))
     return len(records)
 
 
@@ -147,10 +150,7 @@ def read_devset(path: str | os.PathLike) -> list[dict]:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                raise InputFormatError(str(path), number, "a JSON dev-set record", line.strip()) from None
+            record = parse_json(line, path, "a JSON dev-set record", first_line=number)
             if not isinstance(record, dict) or any(k not in record for k in REQUIRED_FIELDS):
                 raise InputFormatError(str(path), number, "a dev-set record with fields " + ", ".join(REQUIRED_FIELDS),
                                        line.strip())

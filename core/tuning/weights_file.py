@@ -16,7 +16,8 @@ from pathlib import Path
 
 from core.engine.scoring import ScoreWeights
 from core.engine.spg import SPGWeights
-from core.errors import InputFileError, InputFormatError
+from core.errors import InputFileError
+from core.structured_text import parse_json
 from core.textio import atomic_output, open_text_maybe_gzip
 
 FORMAT = "parastudio-weights/1"
@@ -41,10 +42,7 @@ def read_weights(path: str | os.PathLike) -> dict:
     path = Path(path)
     with open_text_maybe_gzip(path) as handle:  # not UTF-8, NUL, an overlong line: file:line: expected ...
         text = handle.read()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputFormatError(str(path), error.lineno, "a JSON weights file (parastudio tune -o)", error.msg) from None
+    data = parse_json(text, path, "a JSON weights file (parastudio tune -o)")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputFileError(path, f'a weights file with "format": "{FORMAT}"')
     system = data.get("system")

@@ -40,6 +40,7 @@ from core.engine.cat.score_functions import SCORE_FUNCTIONS
 from core.engine.cat.sorters import SORTERS
 from core.engine.cat.stages import DEFAULT_PARAMETERS
 from core.errors import InputFileError
+from core.structured_text import read_toml
 
 
 @dataclass(frozen=True)
@@ -104,15 +105,7 @@ def check_approach(approach: Approach, where: str = "") -> Approach:
 
 def load_approaches(path: str | os.PathLike) -> dict[str, Approach]:
     """The ``[approach.NAME]`` tables of a TOML file (module docstring)."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-    try:
-        with open(path, "rb") as handle:
-            document = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as error:
-        raise InputFileError(path, "a TOML file of [approach.NAME] tables", str(error)) from None
+    document = read_toml(path, "a TOML file of [approach.NAME] tables")
     tables = document.get("approach")
     if not isinstance(tables, dict) or not tables:
         raise InputFileError(path, "at least one [approach.NAME] table")

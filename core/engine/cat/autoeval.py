@@ -55,7 +55,7 @@ def read_cases(path: str | os.PathLike) -> list[Case]:
             sentence_id = int(row["sentence_id"])
             gold = tuple(row["gold"].split())
             ok = isinstance(row["id"], (str, int)) and 0 <= start < end <= len(sentence) and gold and sentence_id >= 0
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             ok = False
         if not ok:
             raise InputFormatError(str(path), number, expected, text[:80])

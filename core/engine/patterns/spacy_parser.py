@@ -93,7 +93,8 @@ class SpacyParser:
             shown = list(shown) if shown is not None else sentence_case(tokens)
             if len(shown) != len(tokens) or any(a.lower() != b.lower() for a, b in zip(shown, tokens)):
                 raise ValueError(f"cased tokens {shown!r} are not the tokens {tokens!r}")
-            docs.append(Doc(nlp.vocab, words=shown or [""], spaces=[True] * max(1, len(shown))))
+            # spaCy takes no empty Doc nor an empty word: a blank line is parsed as "." and given an empty parse.
+            docs.append(Doc(nlp.vocab, words=shown or ["."], spaces=[True] * max(1, len(shown))))
         for tokens, doc in zip(sentences, nlp.pipe(docs, batch_size=self.batch_size)):
             if not tokens:
                 yield DependencyParse((), (), (), ())

@@ -22,7 +22,9 @@ from typing import Iterator, Sequence
 
 from core.errors import InputFormatError
 from core.output_files import FILE, resolve_output
+from core.structured_text import parse_json
 from core.textio import atomic_output, open_text_maybe_gzip
+from core.vocabulary import is_slot
 from core.tablebuild.patterns.scoring import FEATURE_NAMES, MLE_LAMBDAS, log_score
 
 FORMAT = "parastudio-pattern-table/1"
@@ -30,7 +32,8 @@ FORMAT = "parastudio-pattern-table/1"
 # h1 = -10 gives e^1000): the written score is capped at e^700; the exact ln score is Eq. 3 of the features.
 MAX_LOG_SCORE = 700.0
 SEPARATOR = " ||| "
-_EXPECTED = "'e1 ||| e2 ||| score p_mle ||| h1 h2 h3 h4 ... ||| pivot ...' with four feature values per pivot"
+_EXPECTED = ("'e1 ||| e2 ||| score p_mle ||| h1 h2 h3 h4 ... ||| pivot ...' with four feature values per pivot "
+             "and e2's slots e1's")
 
 
 @dataclass(frozen=True)
@@ -101,13 +104,14 @@ def read_meta(table: Path) -> dict:
         return {}
     with open_text_maybe_gzip(path) as handle:
         text = handle.read()
-    try:
-        meta = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputFormatError(str(path), error.lineno, "the pattern table's JSON sidecar", error.msg) from None
+    meta = parse_json(text, path, "the pattern table's JSON sidecar")
     if not isinstance(meta, dict):
         raise InputFormatError(str(path), 1, "the pattern table's JSON sidecar (an object)", text[:60])
     return meta
+
+
+def _slots(pattern: str) -> list[str]:
+    return sorted(token for token in pattern.split() if is_slot(token))
 
 
 def parse_line(line: str) -> PatternPair | None:
@@ -122,6 +126,8 @@ def parse_line(line: str) -> PatternPair | None:
         return None
     pivots = tuple(field.strip() for field in fields[4:])
     if not e1 or not e2 or len(scores) != 2 or len(values) != 4 * len(pivots) or not all(pivots):
+        return None
+    if _slots(e1) != _slots(e2) or not _slots(e1):  # e2's slots are e1's: a slot of one side alone has no words
         return None
     if any(math.isnan(value) or value > 1e-9 and index % 4 < 2 for index, value in enumerate(values)):
         return None  # h1, h2 are log probabilities: <= 0

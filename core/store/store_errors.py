@@ -1,0 +1,71 @@
+"""The study store's failures that are not the file's fault, each as one sentence that says what to do.
+
+SQLite's ``SQLITE_BUSY``/``SQLITE_LOCKED`` after the busy timeout (another
+program holds the study), ``SQLITE_READONLY`` (a study opened for reading, in a
+read-only folder or a read-only file), and a PostgreSQL server that refuses or
+never answers the connection: raised directly or wrapped by SQLAlchemy, each
+becomes a :class:`core.errors.StudyUnavailableError` naming the study; any
+other error is left as it is (None).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from pathlib import Path
+
+from core.errors import StudyUnavailableError
+
+LOCKED = "another program holds the study (locked): retry or close it"
+# psycopg 3 ("connection failed: ..."), psycopg2 ("could not connect to server", "connection to server at ... failed")
+_UNREACHABLE = re.compile(r"connection failed|could not connect|connection to server .* failed|"
+                          r"could not translate host name|timeout expired", re.IGNORECASE)
+
+
+READ_ONLY_HINT = "it opens for reading only (report, agreement, export-*): copy it to a writable folder to judge or import"
+
+
+def read_only_reason(path: Path) -> str | None:
+    """Why this process cannot write the SQLite study at ``path`` (None: it can): a write needs the file
+    and, for SQLite's ``-wal`` and ``-shm`` companions, its folder."""
+    folder = path.parent
+    if not os.access(folder, os.W_OK):
+        return f"the study's folder is read-only: {folder}"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"the study file is read-only: {path}"
+    return None
+
+
+def unavailable_study_error(shown: str, error: BaseException) -> StudyUnavailableError | None:
+    """The :class:`StudyUnavailableError` for ``error`` met on the study ``shown`` (a path or a URL without its
+    password), or None when ``error`` is none of the module docstring's cases."""
+    cause = getattr(error, "orig", None) or error
+    if isinstance(cause, sqlite3.Error):
+        name = getattr(cause, "sqlite_errorname", "")
+        if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+            return StudyUnavailableError(shown, LOCKED)
+        if name.startswith("SQLITE_READONLY"):
+            path = Path(shown)
+            reason = read_only_reason(path) or f"the study's folder is read-only: {path.parent} ({cause})"
+            return StudyUnavailableError(shown, f"{reason}; {READ_ONLY_HINT}")
+        return None
+    module = type(cause).__module__ or ""
+    if module.startswith(("psycopg", "psycopg2")) and _UNREACHABLE.search(str(cause)):
+        return StudyUnavailableError(shown, f"cannot reach the database server at {_server(shown)}: "
+                                            f"{_first_line(str(cause))}")
+    return None
+
+
+def _server(shown: str) -> str:
+    from sqlalchemy import make_url
+
+    try:
+        url = make_url(shown)
+    except Exception:  # noqa: BLE001 - a URL SQLAlchemy cannot parse: it reached the driver, so show it whole
+        return shown
+    return f"{url.host or 'localhost'}:{url.port or 5432}"
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), text)
