@@ -4,6 +4,7 @@ import pytest
 
 from conftest import EXAMPLE1_RULES
 from core.cli import main
+from experiment_inputs import write_experiment_inputs
 
 RULES = EXAMPLE1_RULES + [("runs", "walks", 0.5), ("dog", "beast", 0.3), ("big house", "home", 0.5),
                           ("near", "by", 0.4), ("sees", "finds", 0.4)]
@@ -14,14 +15,9 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 @pytest.fixture
 def inputs(tmp_path, tiny_lm):
-    table = tmp_path / "table.txt"
-    table.write_text("".join(f"{s} ||| {t} ||| {p}\n" for s, t, p in RULES), encoding="utf-8")
-    test = tmp_path / "test.en"
-    test.write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")
-    reference = tmp_path / "test.ref.en"
-    reference.write_text("\n".join(REFERENCES) + "\n", encoding="utf-8")
-    common = ["--table", str(table), "--lm", str(tiny_lm["binary"]), "--input", str(test)]
-    return {"common": common, "reference": str(reference), "out": tmp_path / "results"}
+    files = write_experiment_inputs(tmp_path, SENTENCES, REFERENCES, RULES)
+    common = ["--table", str(files["table"]), "--lm", str(tiny_lm["binary"]), "--input", str(files["input"])]
+    return {"common": common, "reference": str(files["reference"]), "out": tmp_path / "results"}
 
 
 COMMANDS = {

@@ -9,14 +9,11 @@ import math
 
 import pytest
 
-from conftest import EXAMPLE1_RULES
+from experiment_inputs import RULES, write_experiment_inputs
 from core.cli import main
 from core.errors import InputFormatError
 from core.experiments.per_sentence import read_per_sentence, run_provenance, write_per_sentence
 
-RULES = EXAMPLE1_RULES + [("runs", "walks", 0.5), ("dog", "beast", 0.3), ("big house", "home", 0.5),
-                          ("near", "by", 0.4), ("sees", "finds", 0.4), ("after", "before", 0.2),
-                          ("house", "garden", 0.2)]
 SENTENCES = ["the dog runs after the young cat", "the big house near the garden", "it sees a small dog",
              "the dog sees the big house"]
 REFERENCES = ["the beast runs after the kitten", "a big house near a garden", "it finds a small dog",
@@ -25,13 +22,7 @@ REFERENCES = ["the beast runs after the kitten", "a big house near a garden", "i
 
 @pytest.fixture
 def inputs(tmp_path, tiny_lm):
-    table = tmp_path / "table.txt"
-    table.write_text("".join(f"{s} ||| {t} ||| {p}\n" for s, t, p in RULES), encoding="utf-8")
-    test = tmp_path / "test.en"
-    test.write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")
-    reference = tmp_path / "test.ref.en"
-    reference.write_text("\n".join(REFERENCES) + "\n", encoding="utf-8")
-    return {"table": table, "lm": tiny_lm["binary"], "input": test, "reference": reference,
+    return {**write_experiment_inputs(tmp_path, SENTENCES, REFERENCES), "lm": tiny_lm["binary"],
             "out": tmp_path / "results"}
 
 
