@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
@@ -64,8 +65,15 @@ def engine_spec(options: RunOptions, table_paths: Sequence[str], lm_path: str | 
                       reference_file=resources.reference_file, params=candidate_params(options, resources))
 
 
-# This worker process's engines (Spark reuses its Python workers, so one load serves every task).
+# This worker process's engines (Spark reuses its Python workers, so one load serves every task), and how
+# many times each was loaded here (loads_here: the tests check that it is once).
 _ENGINES: dict[tuple, SentenceGenerator] = {}
+_LOADS: Counter = Counter()
+
+
+def loads_here(spec: EngineSpec) -> int:
+    """How many times this process loaded ``spec``'s engine."""
+    return _LOADS[spec.cache_key]
 
 
 def _engine(spec: EngineSpec) -> SentenceGenerator:
@@ -75,6 +83,7 @@ def _engine(spec: EngineSpec) -> SentenceGenerator:
         resources = load_resources(options, spec.tables, spec.lm, weights_file=spec.weights_file,
                                    weights_signature=spec.weights_signature, reference_file=spec.reference_file)
         generator = SentenceGenerator(options, resources)
+        _LOADS[key] += 1
         if generator.params != spec.params:
             raise OptionsError(f"an executor (pid {os.getpid()}) sees other inputs or code than the driver: "
                                f"{json.dumps(generator.params, sort_keys=True)} != "

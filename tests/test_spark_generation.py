@@ -18,7 +18,7 @@ from core.demo import demo_files
 from core.engine.generation import generate_batches
 from core.engine.generation_options import options_for
 from core.engine.generation_resources import load_resources
-from core.spark_generation import engine_spec, generate_on_spark
+from core.spark_generation import engine_spec, generate_on_spark, loads_here
 from tests.conftest import ROOT
 
 spark_test = pytest.mark.spark
@@ -105,6 +105,10 @@ def test_one_sentence_per_partition_over_many_waves_keeps_sentence_order(spark, 
                    for index, candidates, _ in generate_on_spark(spark, spec, sentences, sentences_per_partition=1)]
     assert [index for index, _ in distributed] == list(range(VERSES))
     assert distributed == local
+    # Each Python worker loaded the engine once for its partitions (12 partitions, at most 3 workers).
+    loads = spark.sparkContext.parallelize(range(VERSES), VERSES).mapPartitions(
+        lambda _: [(os.getpid(), loads_here(spec))]).collect()
+    assert max(count for _, count in loads) == 1, loads
 
 
 @spark_test
