@@ -10,11 +10,13 @@ bytes spilled (its query profile), and the output's sha256, which must be the sa
 ``--with-plain-sum`` adds a run on every core with the sums spelt as plain ``SUM`` (the pivot before its
 sums were ordered), to show what the fixed order costs and that plain sums give other bytes.
 
-Spark (issue 25, Deliver 2) is not here yet: its column (``--engine spark``, local and standalone) is left
-for when the Spark engine lands.
+``--spark`` adds ``parastudio pivot --engine spark --master local[N]`` (N = every core) in its own child:
+its time includes starting the JVM; "peak RSS" is then the driver's Python process plus the JVM's own peak
+(``VmHWM`` read before the session stops; Spark's Python workers are not counted, they only parse lines),
+and its sha256 must equal DuckDB's.
 
     python benchmarks/bench_pivot_scale.py [--rules 1000000,5000000] [--big] [--memory-limit 1GB]
-        [--with-plain-sum] [--work DIR]
+        [--with-plain-sum] [--spark] [--work DIR]
 """
 
 from __future__ import annotations
@@ -58,13 +60,35 @@ print(json.dumps(stats))
 """
 
 
-def run(table: Path, work: Path, *, threads: int, memory_limit: str, plain: bool = False) -> dict:
+SPARK_CHILD = r"""
+import hashlib, json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+from core.tablebuild.spark_pivot import pivot_table_spark
+from core.tablebuild.spark_session import SparkSettings, spark_session
+table, output, threads = sys.argv[2], sys.argv[3], int(sys.argv[4])
+started = time.perf_counter()
+spark = spark_session(SparkSettings(master=f"local[{threads}]"), app_name="bench-pivot-scale")
+stats = pivot_table_spark(spark, table, output)
+jvm = spark.sparkContext._gateway.proc.pid
+with open(f"/proc/{jvm}/status") as status:
+    jvm_peak_kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+spark.stop()
+stats["wall_seconds"] = time.perf_counter() - started
+stats["peak_rss_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + jvm_peak_kb) / 1024
+digest = hashlib.sha256()
+with open(output, "rb") as handle:
+    for block in iter(lambda: handle.read(1 << 20), b""):
+        digest.update(block)
+stats["sha256"] = digest.hexdigest()
+print(json.dumps(stats))
+"""
+
+
+def run(table: Path, work: Path, *, threads: int, memory_limit: str, plain: bool = False, spark: bool = False) -> dict:
     output = work / "para.txt.gz"
-    result = subprocess.run(
-        [sys.executable, "-c", CHILD, str(ROOT), str(table), str(output), str(threads), memory_limit,
-         "plain" if plain else "ordered"],
-        capture_output=True, text=True, check=True,
-    )
+    child = [SPARK_CHILD, str(ROOT), str(table), str(output), str(threads)] if spark else [
+        CHILD, str(ROOT), str(table), str(output), str(threads), memory_limit, "plain" if plain else "ordered"]
+    result = subprocess.run([sys.executable, "-c", *child], capture_output=True, text=True, check=True)
     output.unlink(missing_ok=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -73,10 +97,11 @@ def row(rules: int, name: str, stats: dict, reference: str | None) -> str:
     if "error" in stats:
         return f"{rules:>11,d}  {name:<26} failed after {stats['wall_seconds']:.1f} s: {stats['error']}"
     spilled = stats.get("spilled_bytes")
+    buffer = stats.get("peak_buffer_memory_bytes")  # DuckDB's own; Spark has none
     same = "reference" if reference is None else ("same" if stats["sha256"] == reference else "DIFFERENT")
     return (
         f"{rules:>11,d}  {name:<26} {stats['wall_seconds']:>8.1f} {stats['peak_rss_mb']:>9,.0f} "
-        f"{(stats.get('peak_buffer_memory_bytes') or 0) / 2**20:>10,.0f} "
+        f"{'-' if buffer is None else f'{buffer / 2**20:,.0f}':>10} "
         f"{'?' if spilled is None else f'{spilled / 2**20:,.0f}':>10} "
         f"{stats['paraphrase_pairs_out']:>11,d}  {stats['sha256'][:12]}  {same}"
     )
@@ -88,6 +113,7 @@ def main() -> int:
     parser.add_argument("--big", action="store_true", help="add a 20M-rule table")
     parser.add_argument("--memory-limit", default="1GB", help="DuckDB memory limit of the limited run (1GB)")
     parser.add_argument("--with-plain-sum", action="store_true", help="add a run with unordered SUMs (the old pivot)")
+    parser.add_argument("--spark", action="store_true", help="add Spark local mode on every core (pivot --engine spark)")
     parser.add_argument("--work", type=Path, default=None, help="where tables and outputs go (default: system temp)")
     args = parser.parse_args()
 
@@ -111,6 +137,8 @@ def main() -> int:
                     (f"DuckDB {cores} threads, {args.memory_limit}", dict(threads=cores, memory_limit=args.memory_limit))]
             if args.with_plain_sum:
                 runs.append((f"plain SUM, {cores} threads", dict(threads=cores, memory_limit="", plain=True)))
+            if args.spark:
+                runs.append((f"Spark local[{cores}]", dict(threads=cores, memory_limit="", spark=True)))
             reference = None
             for name, options in runs:
                 stats = run(table, work, **options)

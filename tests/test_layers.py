@@ -44,6 +44,7 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.study_judgments", "bridges"),
     ("core.adaptive_assignment", "bridges"),
     ("core.demo", "bridges"),
+    ("core.spark_generation", "bridges"),
     ("core.errors", "base"),
     ("core.textio", "base"),
     ("core.output_files", "base"),

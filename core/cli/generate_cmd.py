@@ -109,6 +109,11 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                         help="tuned weights (parastudio tune -o): the beam decoder's alpha_phi, alpha_lm, alpha_w, "
                         "or SPG's lambda_k, lambda_self, lambda_lm, lambda_um; recorded in every candidate's params")
     parser.add_argument("--processes", type=int, default=None, help="worker processes (default: up to 2)")
+    parser.add_argument("--engine", choices=("local", "spark"), default="local",
+                        help="local (default): this machine's worker processes; spark: the sentences partitioned "
+                        "over Apache Spark executors (--master), the same bytes")
+    parser.add_argument("--master", metavar="URL",
+                        help="with --engine spark: local[N] (default local[*]) or spark://HOST:PORT")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per candidate (default: 'id ||| text ||| model ||| true' lines)")
     parser.add_argument("-o", "--output", metavar="FILE",
@@ -179,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
     from core.engine.generation import generate_batches
     from core.engine.generation_options import options_for
     from core.engine.generation_resources import load_resources
+    from core.tablebuild.spark_session import SparkUnavailable
 
     if args.search_graph_extended and not args.search_graph:
         print("parastudio: error: --search-graph-extended needs --search-graph FILE", file=sys.stderr)
@@ -186,6 +192,10 @@ def run(args: argparse.Namespace) -> int:
     if args.report_segmentation and args.json:
         print("parastudio: error: --report-segmentation prints text lines; with --json the derivation has the spans",
               file=sys.stderr)
+        return 2
+    refused = _spark_refusal(args)
+    if refused:
+        print(f"parastudio: error: {refused}", file=sys.stderr)
         return 2
     options = options_for(args.system, **_option_values(args))  # OptionsError: exit 2 (core.cli.main)
     if args.search_graph:
@@ -216,9 +226,17 @@ def run(args: argparse.Namespace) -> int:
     graph_lines: list[str] = []
     try:
         with progress_bar("sent") as progress, _candidate_output(args.output, _inputs(args)) as out:
-            batches = generate_batches(options, sentences, resources, progress=progress, processes=args.processes,
-                                       references=references, search_graph=bool(args.search_graph),
-                                       search_graph_extended=args.search_graph_extended)
+            if args.engine == "spark":
+                from core.spark_generation import engine_spec, spark_batches
+
+                batches = spark_batches(args.master or "local[*]", engine_spec(options, args.table, args.lm, resources),
+                                        sentences, references,
+                                        note=lambda text: print(f"parastudio: note: {text}", file=sys.stderr))
+            else:
+                batches = generate_batches(options, sentences, resources, progress=progress,
+                                           processes=args.processes, references=references,
+                                           search_graph=bool(args.search_graph),
+                                           search_graph_extended=args.search_graph_extended)
             for _, candidates, graph in batches:
                 if args.report_segmentation:
                     from core.engine.cat.translate import translation_from_segments
@@ -240,12 +258,33 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:  # OptionsError and the generators' own refusals: a message, exit 2
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
+    except SparkUnavailable as error:  # pyspark or Java missing
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        return 2
     if args.search_graph:
         from core.textio import atomic_output
 
         with atomic_output(args.search_graph, inputs=_inputs(args)) as out:
             out.writelines(line + "\n" for line in graph_lines)
     return 0
+
+
+def _spark_refusal(args: argparse.Namespace) -> str | None:
+    """Why these flags cannot run with the chosen engine (None: they can)."""
+    from core.tablebuild.spark_session import SparkSettings, SparkUnavailable
+
+    if args.engine != "spark":
+        return "--master needs --engine spark" if args.master is not None else None
+    try:
+        SparkSettings(master=args.master or "local[*]")
+    except SparkUnavailable as error:
+        return str(error)
+    distributed_not = [flag for flag, given in (("--search-graph", args.search_graph), ("--pattern-table",
+                       args.pattern_table), ("--processes", args.processes is not None)) if given]
+    if distributed_not:
+        return (f"--engine spark cannot take {', '.join(distributed_not)} (the search graph and the pattern "
+                "tables' parses are the local engine's; Spark's executors replace --processes)")
+    return None
 
 
 def _print_table_report(report) -> None:

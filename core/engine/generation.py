@@ -179,7 +179,7 @@ class _SentenceGenerator:
         table = merged_table(resources.tables)
         self.generator = GENERATORS[options.system](options, table, resources)
         self.scorer = TrueScorer(table, resources.lm, self.generator.weights)
-        self.params = {**options.to_json(), "inputs": resources.inputs(), **code_identity()}
+        self.params = candidate_params(options, resources)
 
     def candidates(self, sentence_id: int, source: Sequence[str]) -> list[Candidate]:
         return self.batch(sentence_id, source)[0]
@@ -215,6 +215,15 @@ class _SentenceGenerator:
                 seconds=elapsed,
             ))
         return candidates, graph
+
+
+# One sentence in, candidates out: what a Spark executor keeps loaded (core/spark_generation.py).
+SentenceGenerator = _SentenceGenerator
+
+
+def candidate_params(options: RunOptions, resources: GenerationResources) -> dict:
+    """Every candidate's ``params``: the options, the inputs by sha256, the code by version and commit."""
+    return {**options.to_json(), "inputs": resources.inputs(), **code_identity()}
 
 
 # The worker's generator, inherited through fork (KenLM models do not pickle).

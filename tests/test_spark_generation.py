@@ -1,0 +1,134 @@
+"""`parastudio generate --engine spark` writes the local run's bytes (issue 25, Deliver 4): the beam and MCPG
+with a seed on demo verses, through the command line in local mode and on a real standalone cluster, and in
+many small partitions on the shared session; an executor that sees other inputs refuses; flags that cannot
+run distributed are refused with exit 2."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from core.demo import demo_files
+from core.engine.generation import generate_batches
+from core.engine.generation_options import options_for
+from core.engine.generation_resources import load_resources
+from core.spark_generation import engine_spec, generate_on_spark, loads_here
+from tests.conftest import ROOT
+
+spark_test = pytest.mark.spark
+
+VERSES = 12
+LONGEST_PHRASE = 3
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    """The first demo verses, the demo table's rules whose source occurs in them (binarized), the demo LM."""
+    demo = demo_files()
+    directory = tmp_path_factory.mktemp("spark-generate")
+    verses = demo.test_sentences.read_text(encoding="utf-8").splitlines(keepends=True)[:VERSES]
+    phrases = set()
+    for verse in verses:
+        words = verse.split()
+        phrases.update(" ".join(words[i:j]) for i in range(len(words))
+                       for j in range(i + 1, min(len(words), i + LONGEST_PHRASE) + 1))
+    with gzip.open(demo.table, "rt", encoding="utf-8") as handle:
+        rules = [line for line in handle if line.split(" ||| ", 1)[0] in phrases]
+    table = directory / "table.txt"
+    table.write_text("".join(rules), encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "core", "table", "binarize", str(table)], check=True, env=_environment(),
+                   capture_output=True)
+    assert (directory / "table.txt.pstable").is_file() and len(rules) > 100
+    sentences = directory / "in.txt"
+    sentences.write_text("".join(verses), encoding="utf-8")
+    return {"table": table, "lm": demo.lm, "sentences": sentences}
+
+
+def _environment() -> dict:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
+
+
+def _generate(run: dict, *flags: str) -> subprocess.CompletedProcess:
+    with open(run["sentences"], "rb") as stdin:
+        return subprocess.run([sys.executable, "-m", "core", "generate", "--table", str(run["table"]), "--lm",
+                               str(run["lm"]), "--json", *flags], stdin=stdin, capture_output=True,
+                              env=_environment(), cwd=ROOT)
+
+
+BEAM = ("--system", "beam", "--nbest", "3")
+MCPG = ("--system", "mcpg-true", "--nbest", "2", "--seed", "11", "--max-episodes", "200")
+
+
+@spark_test
+@pytest.mark.parametrize("flags", [BEAM, MCPG], ids=["beam", "mcpg-true"])
+def test_spark_local_writes_the_local_runs_bytes(demo_run, flags):
+    local = _generate(demo_run, *flags)
+    assert local.returncode == 0, local.stderr.decode()
+    on_spark = _generate(demo_run, *flags, "--engine", "spark", "--master", "local[2]")
+    assert on_spark.returncode == 0, on_spark.stderr.decode()
+    lines = local.stdout.decode().splitlines()
+    assert {json.loads(line)["sentence_id"] for line in lines} == set(range(VERSES))
+    assert on_spark.stdout == local.stdout
+    assert b"generating on Spark (local[2]" in on_spark.stderr
+
+
+@spark_test
+def test_a_standalone_cluster_writes_the_local_runs_bytes(demo_run, spark_cluster):
+    local = _generate(demo_run, *MCPG)
+    on_cluster = _generate(demo_run, *MCPG, "--engine", "spark", "--master", spark_cluster.master)
+    assert on_cluster.returncode == 0, on_cluster.stderr.decode()
+    assert local.stdout.count(b"\n") >= VERSES and on_cluster.stdout == local.stdout
+    assert "parastudio-generate" in spark_cluster.application_names()
+
+
+def _loaded(run: dict, system: str, **values):
+    options = options_for(system, **values)
+    resources = load_resources(options, [str(run["table"])], str(run["lm"]))
+    sentences = [line.split() for line in run["sentences"].read_text(encoding="utf-8").splitlines()]
+    return options, resources, sentences
+
+
+@spark_test
+def test_one_sentence_per_partition_over_many_waves_keeps_sentence_order(spark, demo_run):
+    options, resources, sentences = _loaded(demo_run, "beam", nbest=2)
+    spec = engine_spec(options, [str(demo_run["table"])], str(demo_run["lm"]), resources)
+    local = [(index, [c.to_json() for c in candidates])
+             for index, candidates, _ in generate_batches(options, sentences, resources, processes=1)]
+    # 12 partitions, 3 at a time on the shared local[2] session: 4 waves.
+    distributed = [(index, [c.to_json() for c in candidates])
+                   for index, candidates, _ in generate_on_spark(spark, spec, sentences, sentences_per_partition=1)]
+    assert [index for index, _ in distributed] == list(range(VERSES))
+    assert distributed == local
+    # Each Python worker loaded the engine once for its partitions (12 partitions, at most 3 workers).
+    loads = spark.sparkContext.parallelize(range(VERSES), VERSES).mapPartitions(
+        lambda _: [(os.getpid(), loads_here(spec))]).collect()
+    assert max(count for _, count in loads) == 1, loads
+
+
+@spark_test
+def test_an_executor_that_sees_other_inputs_refuses(spark, demo_run):
+    options, resources, sentences = _loaded(demo_run, "beam")
+    spec = engine_spec(options, [str(demo_run["table"])], str(demo_run["lm"]), resources)
+    inputs = spec.params["inputs"]
+    other_lm = {**inputs, "lm": {**inputs["lm"], "sha256": "0" * 64}}
+    tampered = dataclasses.replace(spec, params={**spec.params, "inputs": other_lm})
+    with pytest.raises(Exception, match="sees other inputs or code than the driver"):
+        list(generate_on_spark(spark, tampered, sentences[:2]))
+
+
+@pytest.mark.parametrize("flags, message", [
+    (("--master", "local[2]"), "--master needs --engine spark"),
+    (("--engine", "spark", "--master", "yarn"), "--master expects local"),
+    (("--engine", "spark", "--search-graph", "g.txt"), "--engine spark cannot take --search-graph"),
+    (("--engine", "spark", "--processes", "2"), "--engine spark cannot take --processes"),
+])
+def test_flags_that_cannot_run_distributed_are_refused(demo_run, flags, message):
+    done = _generate(demo_run, *BEAM, *flags)
+    assert done.returncode == 2 and done.stdout == b""
+    assert message in done.stderr.decode() and "Traceback" not in done.stderr.decode()
