@@ -165,7 +165,7 @@ class DashboardScreen(QWidget):
             return None
         if path is None:
             path, _ = file_dialogs.get_save_file_name(self, "Export the table", f"{table.key.replace(':', '_')}.csv",
-                                                  "CSV (*.csv);;Markdown (*.md)")
+                                                      "CSV (*.csv);;Markdown (*.md)")
         if not path:
             return None
         output_format = "md" if path.lower().endswith(".md") else "csv"
@@ -182,7 +182,7 @@ class DashboardScreen(QWidget):
             return None
         if path is None:
             path, _ = file_dialogs.get_save_file_name(self, "Export the plot", f"{table.key.replace(':', '_')}.png",
-                                                  "PNG (*.png);;SVG (*.svg)")
+                                                      "PNG (*.png);;SVG (*.svg)")
         if not path:
             return None
         render_table_plot(table, path)

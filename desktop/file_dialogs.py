@@ -13,13 +13,20 @@ the deleted file. Measured with ``strace -f -e trace=openat`` on a folder holdin
 So every dialog is Qt's own (a native one runs GTK in this process, which sniffs too), its icon provider
 answers from the name and ``stat`` alone, and every caller goes through :func:`get_open_file_name` or
 :func:`get_save_file_name`, which take the arguments of ``QFileDialog``'s static functions of the same name.
+A file chosen that is a study this process holds (or its ``-wal`` or ``-shm``) is refused with a message, for
+reading it as a table or writing an export over it would do the same harm, unless the caller opens studies
+(``study=True``: the store opens it through SQLite alone).
 """
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import QFileInfo
 from PySide6.QtGui import QAbstractFileIconProvider, QIcon
-from PySide6.QtWidgets import QApplication, QFileDialog, QStyle, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QStyle, QWidget
+
+from core.store.wal_file import held_study_files
 
 
 class NameOnlyIconProvider(QAbstractFileIconProvider):
@@ -46,30 +53,44 @@ def _dialog(parent: QWidget | None, caption: str, directory: str, filter: str) -
     return dialog
 
 
-def _run(dialog: QFileDialog) -> tuple[str, str]:
+def _run(dialog: QFileDialog, study: bool) -> tuple[str, str]:
     try:
         if dialog.exec() != QFileDialog.DialogCode.Accepted or not dialog.selectedFiles():
             return "", ""
-        return dialog.selectedFiles()[0], dialog.selectedNameFilter()
+        path, name_filter = dialog.selectedFiles()[0], dialog.selectedNameFilter()
+        if not study and _is_held_study(path):
+            QMessageBox.warning(dialog.parentWidget(), "Paraphrase Studio",
+                                f"{path} is a study database this app has open (or its log): only the study's "
+                                "own screens may use it. Choose another file.")
+            return "", ""
+        return path, name_filter
     finally:
         dialog.deleteLater()
 
 
+def _is_held_study(path: str) -> bool:
+    try:
+        chosen = os.stat(path)
+    except OSError:  # a new file to write
+        return False
+    return (chosen.st_dev, chosen.st_ino) in held_study_files()
+
+
 def get_open_file_name(parent: QWidget | None = None, caption: str = "", directory: str = "",
-                       filter: str = "") -> tuple[str, str]:  # noqa: A002 (Qt's name)
+                       filter: str = "", *, study: bool = False) -> tuple[str, str]:  # noqa: A002 (Qt's name)
     """An existing file to read, as ``QFileDialog.getOpenFileName``: ``(path, chosen filter)``, ``("", "")`` if
-    cancelled."""
+    cancelled or refused; ``study``: the file is opened as a study (module docstring)."""
     dialog = _dialog(parent, caption, directory, filter)
     dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
     dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
-    return _run(dialog)
+    return _run(dialog, study)
 
 
 def get_save_file_name(parent: QWidget | None = None, caption: str = "", directory: str = "",
                        filter: str = "") -> tuple[str, str]:  # noqa: A002 (Qt's name)
     """A file to write, as ``QFileDialog.getSaveFileName`` (asks before replacing one): ``(path, chosen
-    filter)``, ``("", "")`` if cancelled."""
+    filter)``, ``("", "")`` if cancelled or refused."""
     dialog = _dialog(parent, caption, directory, filter)
     dialog.setFileMode(QFileDialog.FileMode.AnyFile)
     dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-    return _run(dialog)
+    return _run(dialog, study=False)

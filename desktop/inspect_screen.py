@@ -361,8 +361,8 @@ class InspectScreen(QWidget):
         if path is None:
             start = Path("evaldata/build/tables/web-rv.phrase-table.gz")
             path, _ = file_dialogs.get_open_file_name(self, "The bilingual table the pivot table was built from",
-                                                  str(start if start.is_file() else Path.cwd()),
-                                                  "Moses phrase tables (*.gz *.txt *.pstable);;All files (*)")
+                                                      str(start if start.is_file() else Path.cwd()),
+                                                      "Moses phrase tables (*.gz *.txt *.pstable);;All files (*)")
         if not path:
             return
         from core.engine.paraphrase_table import ParaphraseTable

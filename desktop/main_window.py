@@ -467,7 +467,7 @@ class MainWindow(QMainWindow):
 
     def open_other(self) -> None:
         path, _ = file_dialogs.get_open_file_name(self, "Open a study database", str(self.study_path.parent),
-                                              "Study databases (*.sqlite *.db);;All files (*)")
+                                                  "Study databases (*.sqlite *.db);;All files (*)", study=True)
         self.focus_current_screen()
         if not path:
             return

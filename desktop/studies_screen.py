@@ -254,7 +254,7 @@ class StudiesScreen(QWidget):
 
     def import_from_file(self) -> None:
         path, _ = file_dialogs.get_open_file_name(self, "Import candidates", "",
-                                              "Candidates (*.jsonl *.json *.csv *.tsv *.txt *.gz);;All files (*)")
+                                                  "Candidates (*.jsonl *.json *.csv *.tsv *.txt *.gz);;All files (*)")
         if not path:
             return
         plan = self._plan(Path(path).stem)
@@ -269,7 +269,7 @@ class StudiesScreen(QWidget):
         """A pattern-pair study (seed 002 §4.1): the New study form's name, annotators, judges, repeats and
         controls; its criteria are seed 002's (correct, type), whatever the form says."""
         path, _ = file_dialogs.get_open_file_name(self, "Pattern table (parastudio patterns build)", "",
-                                              "Pattern tables (*.pattern-table.gz *.gz *.txt);;All files (*)")
+                                                  "Pattern tables (*.pattern-table.gz *.gz *.txt);;All files (*)")
         if not path:
             return
         plan = self._plan("pattern pairs")

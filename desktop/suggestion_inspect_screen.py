@@ -247,7 +247,7 @@ class SuggestionInspectScreen(QWidget):
             cases, _ = file_dialogs.get_open_file_name(self, "Cases file", "", "Cases (*.jsonl *.json);;All files (*)")
         if cases and graph is None:
             graph, _ = file_dialogs.get_open_file_name(self, "Its search graph or graph store", str(Path(cases).parent),
-                                                   "Graphs (*.gz *.graph *.sqlite);;All files (*)")
+                                                       "Graphs (*.gz *.graph *.sqlite);;All files (*)")
         if not (cases and graph):
             self.case_set_combo.setCurrentText(self.case_set if self.custom_files is None else CASES_FILE)
             return
@@ -416,7 +416,7 @@ class SuggestionInspectScreen(QWidget):
             return
         if path is None:
             path, _ = file_dialogs.get_save_file_name(self, "Export the plot (PNG and SVG)", "success-by-length.png",
-                                                  "PNG and SVG (*.png *.svg)")
+                                                      "PNG and SVG (*.png *.svg)")
         if not path:
             return
         stem = Path(path).with_suffix("")

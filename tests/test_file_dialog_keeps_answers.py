@@ -96,6 +96,14 @@ def test_answers_given_after_a_file_dialog_and_another_program_survive_kill_9(tm
     assert live_answers(path, "ann") == pressed  # and every one of them is in the file
 
 
+def shown_file_dialog():
+    """The file dialog on screen, if any (another test's window may leave a modal widget of its own behind)."""
+    from PySide6.QtWidgets import QApplication, QFileDialog
+
+    return next((widget for widget in QApplication.topLevelWidgets()
+                 if isinstance(widget, QFileDialog) and widget.isVisible()), None)
+
+
 def held_locks(path: Path) -> list[tuple[str, str, str, str]]:
     """The POSIX locks this process holds on the study's files: (file, kind, start, end) from /proc/locks."""
     names = {os.stat(file).st_ino: file.name for file in path.parent.iterdir() if file.name.startswith(path.name)}
@@ -112,7 +120,7 @@ def held_locks(path: Path) -> list[tuple[str, str, str, str]]:
 @pytest.mark.skipif(not Path("/proc/locks").exists(), reason="reads the kernel's lock table (Linux)")
 def test_the_open_study_dialog_leaves_sqlite_s_locks_on_the_study_in_place(qtbot, tmp_path):
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QFileDialog, QFileSystemModel
+    from PySide6.QtWidgets import QFileSystemModel
 
     path = tmp_path / "study.sqlite"
     make_study(path)
@@ -122,8 +130,8 @@ def test_the_open_study_dialog_leaves_sqlite_s_locks_on_the_study_in_place(qtbot
     listed: list[list[str]] = []
 
     def cancel_once_listed() -> None:
-        dialog = QApplication.activeModalWidget()
-        model = dialog.findChild(QFileSystemModel) if isinstance(dialog, QFileDialog) else None
+        dialog = shown_file_dialog()
+        model = dialog.findChild(QFileSystemModel) if dialog is not None else None
         if model is None or not model.index(str(path)).isValid():
             QTimer.singleShot(20, cancel_once_listed)
             return
@@ -234,3 +242,25 @@ def test_opening_the_study_again_in_this_process_leaves_its_locks_in_place(tmp_p
         assert held_locks(path) == before
     finally:
         db.close()
+
+
+
+def test_a_study_this_app_holds_is_what_the_dialogs_refuse_as_a_file_to_read_or_write(tmp_path):
+    """Reading the study (or its log) as a candidates file would open and close it in Python: the dialogs refuse
+    a file that is a study this process holds, its -wal or its -shm (unless asked for a study to open)."""
+    from desktop import file_dialogs
+
+    path = tmp_path / "study.sqlite"
+    make_study(path)
+    candidates = tmp_path / "candidates.jsonl"
+    candidates.write_text("{}\n", encoding="utf-8")
+    assert not file_dialogs._is_held_study(str(path))  # nobody holds it yet
+    db = open_database(path)
+    try:
+        ops.find_study(db)
+        assert all(file_dialogs._is_held_study(f"{path}{suffix}") for suffix in ("", "-wal", "-shm"))
+        assert not file_dialogs._is_held_study(str(candidates))
+        assert not file_dialogs._is_held_study(str(tmp_path / "new-export.csv"))
+    finally:
+        db.close()
+    assert not file_dialogs._is_held_study(str(path))

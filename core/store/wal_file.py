@@ -11,7 +11,7 @@ that names ``S-wal`` (``/proc/self/fd``) whose inode is not the one at that path
 ``/proc`` it answers False (the first defence, never opening a study's files, still holds there).
 :func:`reopen_if_wal_replaced` then closes the process's connections so the next one starts on the files on
 disk; what was written into the deleted log must be written again by the caller, once (judgments carry a
-``uid`` for that).
+``uid`` for that). :func:`held_study_files` names the files a file chosen by the user must not be.
 """
 
 from __future__ import annotations
@@ -45,6 +45,27 @@ def wal_replaced(db: Database) -> bool:
         if (held.st_dev, held.st_ino) != current:
             return True
     return False
+
+
+def held_study_files() -> set[tuple[int, int]]:
+    """``(device, inode)`` of each SQLite database this process has open in WAL mode, and of its ``-wal`` and
+    ``-shm``: the files nothing but SQLite may open here (an app reading one as a table would drop its locks)."""
+    if not PROC_FDS.is_dir():
+        return set()
+    open_files: dict[str, tuple[int, int]] = {}
+    for descriptor in os.scandir(PROC_FDS):
+        try:
+            target = os.readlink(descriptor.path).removesuffix(" (deleted)")
+            held = os.stat(descriptor.path)
+        except OSError:
+            continue
+        open_files[target] = (held.st_dev, held.st_ino)
+    found = set()
+    for path, file in open_files.items():
+        companions = [open_files[f"{path}{suffix}"] for suffix in ("-wal", "-shm") if f"{path}{suffix}" in open_files]
+        if companions:
+            found |= {file, *companions}
+    return found
 
 
 def reopen_if_wal_replaced(db: Database) -> bool:
