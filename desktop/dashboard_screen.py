@@ -14,7 +14,6 @@ from PySide6.QtCore import QStringListModel, Qt, QThreadPool, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -33,6 +32,7 @@ from core.textio import atomic_output
 from core.stats.report_tables import Report, build_report
 from core.store.annotation_queries import judgment_count
 from core.store.database import Database
+from desktop import file_dialogs
 from desktop.rows_model import RowsTableModel
 from desktop.workers import Worker
 
@@ -165,8 +165,8 @@ class DashboardScreen(QWidget):
         if table is None:
             return None
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Export the table", f"{table.key.replace(':', '_')}.csv",
-                                                  "CSV (*.csv);;Markdown (*.md)")
+            path, _ = file_dialogs.get_save_file_name(self, "Export the table", f"{table.key.replace(':', '_')}.csv",
+                                                      "CSV (*.csv);;Markdown (*.md)")
         if not path:
             return None
         output_format = "md" if path.lower().endswith(".md") else "csv"
@@ -182,8 +182,8 @@ class DashboardScreen(QWidget):
             self.status.setText("this table has no plot")
             return None
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Export the plot", f"{table.key.replace(':', '_')}.png",
-                                                  "PNG (*.png);;SVG (*.svg)")
+            path, _ = file_dialogs.get_save_file_name(self, "Export the plot", f"{table.key.replace(':', '_')}.png",
+                                                      "PNG (*.png);;SVG (*.svg)")
         if not path:
             return None
         render_table_plot(table, path)

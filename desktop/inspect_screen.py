@@ -29,7 +29,6 @@ from PySide6.QtCore import Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -52,6 +51,7 @@ from core.inspection.rule_blame import rule_blame, write_prune_list
 from core.inspection.verdicts import ACCEPTED, REJECTED, VERDICTS
 from core.store.database import Database
 from desktop.changed_spans import highlighted_html
+from desktop import file_dialogs
 from desktop.row_views import ListRowsModel, rows_view
 from desktop.rows_model import RowsTableModel
 from desktop.workers import Worker
@@ -360,9 +360,9 @@ class InspectScreen(QWidget):
         shows the pivot phrases behind its probability."""
         if path is None:
             start = Path("evaldata/build/tables/web-rv.phrase-table.gz")
-            path, _ = QFileDialog.getOpenFileName(self, "The bilingual table the pivot table was built from",
-                                                  str(start if start.is_file() else Path.cwd()),
-                                                  "Moses phrase tables (*.gz *.txt *.pstable);;All files (*)")
+            path, _ = file_dialogs.get_open_file_name(self, "The bilingual table the pivot table was built from",
+                                                      str(start if start.is_file() else Path.cwd()),
+                                                      "Moses phrase tables (*.gz *.txt *.pstable);;All files (*)")
         if not path:
             return
         from core.engine.paraphrase_table import ParaphraseTable
@@ -448,7 +448,7 @@ class InspectScreen(QWidget):
             self.status.setText("find the rules to blame first")
             return None
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Export the prune list", "prune-list.txt", "Text (*.txt)")
+            path, _ = file_dialogs.get_save_file_name(self, "Export the prune list", "prune-list.txt", "Text (*.txt)")
         if not path:
             return None
         count = write_prune_list(self.blamed[:top], path)
@@ -479,7 +479,7 @@ class InspectScreen(QWidget):
 
     def export_plot(self, path: str | None = None) -> str | None:
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Export the plot", "plot.png", "PNG (*.png);;SVG (*.svg)")
+            path, _ = file_dialogs.get_save_file_name(self, "Export the plot", "plot.png", "PNG (*.png);;SVG (*.svg)")
         if not path:
             return None
         (plot_rejection_rates if self.plot_choice.currentIndex() == 0 else plot_score_histograms)(

@@ -24,19 +24,11 @@ from PySide6.QtWidgets import (
     QTextBrowser,
     QVBoxLayout,
 )
-from sqlalchemy import select
 
 from core.store import operations as ops
 from core.store.database import Database
-from core.store.models import Criterion
 
 EXAMPLE_COLUMNS = ("criterion", "good or bad", "source", "candidate", "why")
-
-
-def study_criteria(db: Database, study_id: int) -> list[Criterion]:
-    with db.reading() as session:
-        return list(session.scalars(select(Criterion).where(Criterion.study_id == study_id)
-                                    .order_by(Criterion.position)))
 
 
 def instructions_html(db: Database, study_id: int) -> str:
@@ -46,7 +38,7 @@ def instructions_html(db: Database, study_id: int) -> str:
                                         "the moment you give them; Ctrl+Z undoes the last one.")
     parts = ["<p>" + html.escape(text).replace("\n", "<br>") + "</p>"]
     examples = instructions.get("examples") or {}
-    for criterion in study_criteria(db, study_id):
+    for criterion in ops.study_criteria(db, study_id):
         parts.append(f"<h3>{html.escape(criterion.name)}: {html.escape(criterion.question)}</h3>")
         if not criterion.shows_source and criterion.scale != "choice":
             parts.append("<p><i>Asked of the paraphrase alone: the source is not shown.</i></p>")
@@ -89,7 +81,7 @@ class InstructionsEditor(QDialog):
         super().__init__(parent)
         self.db, self.study_id = db, study_id
         self.setWindowTitle("Instructions of this study")
-        self.criteria = [c.name for c in study_criteria(db, study_id)]
+        self.criteria = [c.name for c in ops.study_criteria(db, study_id)]
         current = ops.study_settings(db, study_id).get("instructions") or {}
         layout = QVBoxLayout(self)
         text_label = QLabel("&What judges read first:")

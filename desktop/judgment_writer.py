@@ -8,7 +8,15 @@ reports back through Qt signals (delivered on the UI thread). One writer
 means no two writes of this process ever wait on each other. ``close()``
 drains the queue before returning, so closing the window loses nothing;
 only a process killed within the few milliseconds between a key press and
-its commit can lose that one answer.
+its commit can lose that one answer. A study another program keeps locked
+is waited for by the store itself (:mod:`core.store.write_retry`).
+
+After each task the writer asks whether the study's write-ahead log it
+writes into is still the file on disk (:mod:`core.store.wal_file`): when
+another program deleted it, an answer committed into it reached nobody, so
+the connections are opened afresh and the answer is written again, once
+(found by its ``uid`` if the old log was saved after all), and the status
+bar says what happened. Never a silent loss.
 """
 
 from __future__ import annotations
@@ -17,21 +25,21 @@ import queue
 import threading
 import time
 import traceback
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
-from sqlalchemy.exc import OperationalError
 
 from core.store import operations as ops
 from core.store import session_lock
 from core.store.annotation_queries import live_judgment_of
 from core.store.database import Database
+from core.store.wal_file import reopen_if_wal_replaced
 
-# A shared database can be locked by another process for longer than the busy
-# timeout; the task is then retried rather than dropped.
-RETRY_DELAYS_S = (0.05, 0.2, 1.0, 2.0, 5.0)
+WAL_REPLACED = ("Another program replaced the study's log file (the one this app was writing): the study was "
+                "opened again")
 
 
 @dataclass
@@ -46,6 +54,7 @@ class JudgmentWriter(QObject):
     undone = Signal(int, int)  # annotator id, assignment id open again (-1: nothing to undo)
     session_lost = Signal(int, int)  # study id, annotator id: another window took over judging as them
     failed = Signal(str)
+    warned = Signal(str)  # saved, but something the user should know happened (the status bar shows it)
     closed = Signal()  # the queue is drained and the thread stopped: nothing more can be queued
 
     _STOP = object()
@@ -63,7 +72,8 @@ class JudgmentWriter(QObject):
                started_at: datetime | None = None, answered_at: datetime | None = None,
                comment: str | None = None, flag: bool = False, duration_ms: int | None = None) -> None:
         self._put("answer", assignment_id=assignment_id, value=value, text=text, started_at=started_at,
-                  answered_at=answered_at, comment=comment, flag=flag, duration_ms=duration_ms)
+                  answered_at=answered_at, comment=comment, flag=flag, duration_ms=duration_ms,
+                  uid=str(uuid.uuid4()))
 
     @property
     def is_closed(self) -> bool:
@@ -121,23 +131,27 @@ class JudgmentWriter(QObject):
             try:
                 if task is self._STOP:
                     return
-                self._with_retries(lambda: self._execute(task))
+                self._execute(task)
+                self._check_wal(task)
+            except Exception as error:  # locked through every retry, a bug or a bad value: say so, keep the thread
+                self._report(error)
             finally:
                 self._queue.task_done()
 
-    def _with_retries(self, action: Callable[[], None]) -> None:
-        for delay in (*RETRY_DELAYS_S, None):
-            try:
-                action()
-                return
-            except OperationalError as error:  # locked by another writer: wait and retry
-                if delay is None:
-                    self._report(error)
-                    return
-                time.sleep(delay)
-            except Exception as error:  # a bug or bad value: say so, keep the thread alive
-                self._report(error)
-                return
+    def _check_wal(self, task: _Task) -> None:
+        """Write an answer again when the log it went into was deleted under us (module docstring)."""
+        if not reopen_if_wal_replaced(self.db):
+            return
+        if task.kind == "answer":
+            if ops.judgment_with_uid(self.db, task.args["uid"]) is None:
+                self._execute(task)
+            self.warned.emit(f"{WAL_REPLACED} and your last answer saved again.")
+        elif task.kind in ("heartbeat", "release"):  # the same again changes nothing: no answer was in the lost log
+            self._execute(task)
+        else:
+            self.warned.emit(f"{WAL_REPLACED}: check that your last change ({task.kind}) is there.")
+        if reopen_if_wal_replaced(self.db):
+            raise OSError("the study's log file is still not the one on disk: close the app and open the study again")
 
     def _report(self, error: Exception) -> None:
         traceback.print_exc()
@@ -149,7 +163,7 @@ class JudgmentWriter(QObject):
             judgment_id = ops.record_judgment(
                 self.db, args["assignment_id"], args["value"], text=args["text"], started_at=args["started_at"],
                 answered_at=args["answered_at"], comment=args["comment"], flag=args["flag"],
-                duration_ms=args.get("duration_ms"))
+                duration_ms=args.get("duration_ms"), uid=args["uid"])
             self.committed.emit(args["assignment_id"], judgment_id)
         elif task.kind == "annotate":
             live = live_judgment_of(self.db, args["assignment_id"])

@@ -18,7 +18,6 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QInputDialog,
     QLabel,
@@ -38,6 +37,7 @@ from core.store.session_lock import SessionTaken
 from desktop.annotation_screen import AnnotationScreen
 from desktop.dashboard_screen import DashboardScreen
 from desktop.inspect_screen import InspectScreen
+from desktop import file_dialogs
 from desktop.judgment_writer import JudgmentWriter
 from desktop.quality_screen import QualityScreen
 from desktop.studies_screen import StudiesScreen
@@ -232,6 +232,7 @@ class MainWindow(QMainWindow):
         self.studies.studies_changed.connect(self.reload)
         self.annotate.study_combo.currentIndexChanged.connect(lambda _: self._analysis_study_changed())
         self.annotate.screen.writer.failed.connect(lambda message: self.statusBar().showMessage(message))
+        self.annotate.screen.writer.warned.connect(lambda message: self.statusBar().showMessage(message))
         self.identity.changed.connect(self._identity_changed)
         self._show_identity()
         self.reload()
@@ -465,8 +466,8 @@ class MainWindow(QMainWindow):
             widget.screen.refresh_progress()
 
     def open_other(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open a study database", str(self.study_path.parent),
-                                              "Study databases (*.sqlite *.db);;All files (*)")
+        path, _ = file_dialogs.get_open_file_name(self, "Open a study database", str(self.study_path.parent),
+                                                  "Study databases (*.sqlite *.db);;All files (*)", study=True)
         self.focus_current_screen()
         if not path:
             return

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -35,6 +34,7 @@ from core.engine.generation_options import DEFAULT_TIME_CAP
 from core.store import operations as ops
 from core.store.annotation_queries import StudySummary, study_summaries
 from core.store.database import Database
+from desktop import file_dialogs
 from desktop.rows_model import RowsTableModel
 from core.study_builder import EngineChoice, PatternModels, StudyPlan, default_study_name, parse_names, \
     study_from_engine, study_from_file, study_from_pattern_table
@@ -183,7 +183,7 @@ class StudiesScreen(QWidget):
         return box
 
     def _browse(self, edit: QLineEdit) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a file", str(Path(edit.text()).parent))
+        path, _ = file_dialogs.get_open_file_name(self, "Choose a file", str(Path(edit.text()).parent))
         if path:
             edit.setText(path if edit is not self.tables_edit or not edit.text() else f"{edit.text()};{path}")
 
@@ -256,8 +256,8 @@ class StudiesScreen(QWidget):
         self.run_build(study_from_engine, plan, engine, title=f"Creating {plan.name}")
 
     def import_from_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import candidates", "",
-                                              "Candidates (*.jsonl *.json *.csv *.tsv *.txt *.gz);;All files (*)")
+        path, _ = file_dialogs.get_open_file_name(self, "Import candidates", "",
+                                                  "Candidates (*.jsonl *.json *.csv *.tsv *.txt *.gz);;All files (*)")
         if not path:
             return
         plan = self._plan(Path(path).stem)
@@ -271,8 +271,8 @@ class StudiesScreen(QWidget):
     def create_from_pattern_table(self) -> None:
         """A pattern-pair study (seed 002 §4.1): the New study form's name, annotators, judges, repeats and
         controls; its criteria are seed 002's (correct, type), whatever the form says."""
-        path, _ = QFileDialog.getOpenFileName(self, "Pattern table (parastudio patterns build)", "",
-                                              "Pattern tables (*.pattern-table.gz *.gz *.txt);;All files (*)")
+        path, _ = file_dialogs.get_open_file_name(self, "Pattern table (parastudio patterns build)", "",
+                                                  "Pattern tables (*.pattern-table.gz *.gz *.txt);;All files (*)")
         if not path:
             return
         plan = self._plan("pattern pairs")

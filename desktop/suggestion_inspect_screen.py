@@ -23,7 +23,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QProgressBar, QPushButton, QSpinBox,
+    QCheckBox, QComboBox, QHBoxLayout, QInputDialog, QLabel, QProgressBar, QPushButton, QSpinBox,
     QSplitter, QTabWidget, QTextBrowser, QVBoxLayout, QWidget,
 )
 
@@ -36,6 +36,7 @@ from core.inspection.suggestion_cases import (
 )
 from core.inspection.suggestion_study import DEFAULT_STUDY, judge_names, send_case, study_exists
 from core.store.database import Database
+from desktop import file_dialogs
 from desktop.row_views import ListRowsModel, rows_view
 from desktop.suggestion_case_html import GREEN, RED, details_html, side_by_side_html
 from desktop.workers import Worker
@@ -243,10 +244,10 @@ class SuggestionInspectScreen(QWidget):
     def choose_cases_file(self, cases: str | None = None, graph: str | None = None) -> None:
         """A cases file (JSON lines, as ``parastudio autoeval --cases``) and the search graph its ids refer to."""
         if cases is None:
-            cases, _ = QFileDialog.getOpenFileName(self, "Cases file", "", "Cases (*.jsonl *.json);;All files (*)")
+            cases, _ = file_dialogs.get_open_file_name(self, "Cases file", "", "Cases (*.jsonl *.json);;All files (*)")
         if cases and graph is None:
-            graph, _ = QFileDialog.getOpenFileName(self, "Its search graph or graph store", str(Path(cases).parent),
-                                                   "Graphs (*.gz *.graph *.sqlite);;All files (*)")
+            graph, _ = file_dialogs.get_open_file_name(self, "Its search graph or graph store", str(Path(cases).parent),
+                                                       "Graphs (*.gz *.graph *.sqlite);;All files (*)")
         if not (cases and graph):
             self.case_set_combo.setCurrentText(self.case_set if self.custom_files is None else CASES_FILE)
             return
@@ -414,8 +415,8 @@ class SuggestionInspectScreen(QWidget):
             self.status.setText("evaluate first: the plot needs the cases")
             return
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Export the plot (PNG and SVG)", "success-by-length.png",
-                                                  "PNG and SVG (*.png *.svg)")
+            path, _ = file_dialogs.get_save_file_name(self, "Export the plot (PNG and SVG)", "success-by-length.png",
+                                                      "PNG and SVG (*.png *.svg)")
         if not path:
             return
         stem = Path(path).with_suffix("")

@@ -116,7 +116,9 @@ def test_a_second_window_for_the_same_judge_is_refused(qtbot, study_path, monkey
 
 
 def test_opening_a_file_that_is_not_a_study_says_so_and_changes_nothing(qtbot, study_path, tmp_path, monkeypatch):
-    from PySide6.QtWidgets import QFileDialog, QMessageBox
+    from PySide6.QtWidgets import QMessageBox
+
+    from desktop import file_dialogs
 
     other = tmp_path / "other.sqlite"
     connection = sqlite3.connect(other)
@@ -130,7 +132,7 @@ def test_opening_a_file_that_is_not_a_study_says_so_and_changes_nothing(qtbot, s
     warnings = []
     monkeypatch.setattr(QMessageBox, "warning", lambda *args: warnings.append(args[2]))
     for path in (other, junk):
-        monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *args, p=path: (str(p), ""))
+        monkeypatch.setattr(file_dialogs, "get_open_file_name", lambda *args, p=path, **_: (str(p), ""))
         window.open_other()
     assert len(warnings) == 2 and "another program" in warnings[0] and "not SQLite" in warnings[1]
     assert other.read_bytes() == before and window.isVisible()

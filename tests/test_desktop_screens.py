@@ -306,9 +306,10 @@ def test_the_dashboard_shows_every_agreement_statistic_and_exports_tables_and_pl
 
 
 def test_a_pattern_pair_study_from_the_studies_screen(qtbot, window, tmp_path, monkeypatch):
-    from PySide6.QtWidgets import QFileDialog, QMessageBox
+    from PySide6.QtWidgets import QMessageBox
 
     from core.tablebuild.patterns.scoring import DEFAULT_LAMBDAS
+    from desktop import file_dialogs
     from core.tablebuild.patterns.table_file import scored_pair, write_table
 
     # Two pairs: seed 002's LL-model (T = -10.002) keeps both, its MLE-model (T' = -5.1) only the first.
@@ -317,7 +318,7 @@ def test_a_pattern_pair_study_from_the_studies_screen(qtbot, window, tmp_path, m
                                   [("tener en cuenta [NN_1]", (-0.5, -0.7, -0.2, -0.3))], DEFAULT_LAMBDAS),
                       scored_pair("the [NN_1] of god", "the [NN_1]", [("el [NN_1]", (-3.0, -3.0, -0.5, -0.5))],
                                   DEFAULT_LAMBDAS)]), table, {})
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *args: (str(table), ""))
+    monkeypatch.setattr(file_dialogs, "get_open_file_name", lambda *args: (str(table), ""))
     studies = window.studies
     studies.name_edit.setText("patterns from the app")
     studies.pattern_sample_spin.setValue(5)
@@ -336,7 +337,7 @@ def test_a_pattern_pair_study_from_the_studies_screen(qtbot, window, tmp_path, m
     same = tmp_path / "same.pattern-table.gz"
     write_table(iter([scored_pair("a [NN_1]", "one [NN_1]", [("un [NN_1]", (-0.1, -0.1, -0.1, -0.1))],
                                   DEFAULT_LAMBDAS)]), same, {})
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *args: (str(same), ""))
+    monkeypatch.setattr(file_dialogs, "get_open_file_name", lambda *args: (str(same), ""))
     shown = []
     monkeypatch.setattr(QMessageBox, "critical", lambda *args: shown.append(args[2]))
     studies.name_edit.setText("same pairs")

@@ -57,6 +57,13 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("desktop", "desktop"),
 )
 QT = ("PySide6", "PyQt5", "PyQt6", "shiboken6")
+# The app reaches a study only through the store's operations (docs/ARCHITECTURE.md): no database library, and
+# of core.store only these modules (its operations, opening a study, the judging session and its queries, the
+# judging lock, the scales' names, the write-ahead log's check); never its models, migrations or file helpers.
+DATABASE_LIBRARIES = ("sqlalchemy", "alembic", "sqlite3", "psycopg", "psycopg2")
+STORE_FOR_DESKTOP = ("core.store.operations", "core.store.database", "core.store.annotation_session",
+                     "core.store.annotation_queries", "core.store.session_lock", "core.store.criteria",
+                     "core.store.wal_file")
 
 
 def layer_of(module: str) -> str | None:
@@ -103,6 +110,11 @@ def violations(importer: str, path: str, imports: list[tuple[int, str]]) -> list
         top = name.split(".")[0]
         if top in QT and own != "desktop":
             found.append(f"{path}:{line}: {own} module imports Qt ({name})")
+        if own == "desktop" and top in DATABASE_LIBRARIES:
+            found.append(f"{path}:{line}: desktop reaches the database directly ({name}): use core.store.operations")
+        if own == "desktop" and layer_of(name) == "store" and not any(
+                name == allowed or name.startswith(allowed + ".") for allowed in STORE_FOR_DESKTOP):
+            found.append(f"{path}:{line}: desktop may not import store internals ({name}): use core.store.operations")
         if top not in ("core", "desktop"):
             continue
         target = layer_of(name)
@@ -136,6 +148,21 @@ def test_a_broken_rule_is_reported_with_the_file_and_the_import():
         "p.py:5: tablebuild may not import engine (core.engine.rules)"]
     assert "belongs to no layer" in violations("core.newthing", "core/newthing.py", [])[0]
     assert violations("core.cli.x", "c.py", [(1, "desktop.app")]) == ["c.py:1: cli may not import desktop (desktop.app)"]
+
+
+def test_the_app_reaching_the_database_or_store_internals_is_reported():
+    assert violations("desktop.judgment_writer", "desktop/judgment_writer.py",
+                      [(25, "sqlalchemy.exc"), (26, "core.store.operations"), (27, "core.store.database.Database"),
+                       (31, "core.store.models.Criterion"), (32, "sqlite3"), (33, "core.store.write_retry")]) == [
+        "desktop/judgment_writer.py:25: desktop reaches the database directly (sqlalchemy.exc): use "
+        "core.store.operations",
+        "desktop/judgment_writer.py:31: desktop may not import store internals (core.store.models.Criterion): use "
+        "core.store.operations",
+        "desktop/judgment_writer.py:32: desktop reaches the database directly (sqlite3): use core.store.operations",
+        "desktop/judgment_writer.py:33: desktop may not import store internals (core.store.write_retry): use "
+        "core.store.operations"]
+    # The CLI and the bridges use the store as they need: the rule is the app's.
+    assert violations("core.cli.study_cmd", "c.py", [(1, "sqlalchemy"), (2, "core.store.models")]) == []
 
 
 def test_a_relative_import_is_resolved_before_it_is_checked(tmp_path, monkeypatch):

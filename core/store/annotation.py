@@ -153,13 +153,15 @@ def _set_live_judgment():
 def record_judgment(db: Database, assignment_id: int, value: Any, *, text: str | None = None,
                     started_at: datetime | None = None, answered_at: datetime | None = None,
                     comment: str | None = None, flag: bool = False, origin: str = "app",
-                    duration_ms: int | None = None) -> int:
+                    duration_ms: int | None = None, uid: str | None = None) -> int:
     """Store one answer in its own committed transaction; returns the judgment id.
 
     Answering an assignment that already has a live answer (the annotator
     went back) appends the new answer and marks the old one superseded.
     The time taken is ``duration_ms`` when given (the screen's own clock,
     paused while it was hidden or idle), else measured from ``started_at``.
+    ``uid`` names the answer (a new one when not given): a writer that must
+    write it again finds first whether it is stored (:func:`judgment_with_uid`).
     """
     answered_at = aware(answered_at) or now()
     started_at = aware(started_at)
@@ -170,7 +172,7 @@ def record_judgment(db: Database, assignment_id: int, value: Any, *, text: str |
         label, stored_text = normalize_value(row, value, text, row.options or ())
         duration = clock.duration_ms(started_at, answered_at, recorded=duration_ms)
         judgment_id = connection.scalar(_insert_judgment(), dict(
-            uid=str(uuid.uuid4()), study_id=row.study_id, assignment_id=assignment_id,
+            uid=uid or str(uuid.uuid4()), study_id=row.study_id, assignment_id=assignment_id,
             annotator_id=row.annotator_id, candidate_id=row.candidate_id, choice_task_id=row.choice_task_id,
             criterion_id=row.criterion_id, unit=row.unit, action="answer", value=label, text=stored_text, started_at=started_at,
             answered_at=answered_at, duration_ms=duration, comment=comment, flag=flag, origin=origin,
@@ -183,6 +185,12 @@ def record_judgment(db: Database, assignment_id: int, value: Any, *, text: str |
                 payload={"old": row.live_judgment_id, "new": judgment_id}))
         connection.execute(_set_live_judgment(), {"assignment": assignment_id, "judgment": judgment_id})
         return judgment_id
+
+
+def judgment_with_uid(db: Database, uid: str) -> int | None:
+    """The id of the judgment named ``uid``, None when the study holds none."""
+    with db.read_connection() as connection:
+        return connection.scalar(select(Judgment.id).where(Judgment.uid == uid))
 
 
 def annotate_judgment(db: Database, judgment_id: int, *, comment: str | None = None,

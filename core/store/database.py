@@ -30,6 +30,7 @@ import errno
 import functools
 import os
 import sqlite3
+import threading
 import urllib.parse
 from pathlib import Path
 from typing import Iterator
@@ -44,6 +45,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from core.errors import InputFileError, StudyUnavailableError
 from core.store.store_errors import read_only_reason, unavailable_study_error
+from core.store.write_retry import begin_when_free
 from core.textio import file_kind
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -129,28 +131,79 @@ class Database:
         self._writer = engine.execution_options(sqlite_begin="IMMEDIATE") if self.is_sqlite else engine
         self._read_sessions = sessionmaker(engine, expire_on_commit=False)
         self._write_sessions = sessionmaker(self._writer, expire_on_commit=False)
+        self._in_use = 0  # operations running now, in any thread (reopen() waits for none)
+        self._in_use_changed = threading.Condition()
+
+    @contextlib.contextmanager
+    def _operation(self) -> Iterator[None]:
+        with self._in_use_changed:
+            self._in_use += 1
+        try:
+            yield
+        finally:
+            with self._in_use_changed:
+                self._in_use -= 1
+                self._in_use_changed.notify_all()
+
+    def reopen(self) -> None:
+        """Close every connection, once no operation is using one, so the next ones open the files on disk
+        afresh (:mod:`core.store.wal_file`: after another program deleted the log this process wrote into)."""
+        with self._in_use_changed:
+            self._in_use_changed.wait_for(lambda: self._in_use == 0)
+            self.engine.dispose()
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Session]:
-        """A write transaction: committed on normal exit, rolled back on error."""
-        with self._write_sessions.begin() as session:
-            yield session
+        """A write transaction: committed on normal exit, rolled back on error; a locked study is waited for
+        (:func:`core.store.write_retry.begin_when_free`)."""
+        with self._operation(), begin_when_free(self._begun_write_session) as session:
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[Session]:
         """A read-only transaction that never blocks or waits for writers."""
-        with self._read_sessions() as session:
+        with self._operation(), self._read_sessions() as session:
             yield session
 
     @contextlib.contextmanager
     def write_connection(self) -> Iterator[Connection]:
         """A Core write transaction, for the hot paths where ORM bookkeeping costs more than the SQL."""
-        with self._writer.begin() as connection:
-            yield connection
+        with self._operation(), begin_when_free(self._begun_write_connection) as connection:
+            try:
+                yield connection
+                connection.commit()
+            except BaseException:
+                connection.rollback()
+                raise
+
+    def _begun_write_session(self) -> Session:
+        # Taking the connection now sends BEGIN (IMMEDIATE on SQLite): the write lock is had before any work.
+        session = self._write_sessions()
+        try:
+            session.begin()
+            session.connection()
+        except BaseException:
+            session.close()
+            raise
+        return session
+
+    def _begun_write_connection(self) -> Connection:
+        connection = self._writer.connect()
+        try:
+            connection.begin()
+        except BaseException:
+            connection.close()
+            raise
+        return connection
 
     @contextlib.contextmanager
     def read_connection(self) -> Iterator[Connection]:
-        with self.engine.connect() as connection:
+        with self._operation(), self.engine.connect() as connection:
             yield connection
 
     def close(self) -> None:
@@ -202,18 +255,21 @@ def _check_sqlite_file(path: Path, create: bool) -> bool:
         return True
     if not path.is_file():  # a folder, a pipe, a device: said as what it is
         raise InputFileError(path, "a study database file", file_kind(path.stat().st_mode))
-    with open(path, "rb") as handle:
-        if handle.read(16) != SQLITE_MAGIC:
-            raise InputFileError(path, "a Paraphrase Studio study database (SQLite)", "a file that is not SQLite")
-    # Read-only: another program's database must not be touched, not even its journal mode.
+    # Read-only: another program's database must not be touched, not even its journal mode. Only SQLite opens
+    # the file: this process may hold the study already (the app opening it again), and closing a descriptor
+    # of our own would drop SQLite's locks on it (SQLite's "How to corrupt your database", section 2.2).
     connection = sqlite3.connect(_read_only_uri(path), uri=True)
     try:
         application_id = connection.execute("PRAGMA application_id").fetchone()[0]
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as error:
+        connection.close()
         unavailable = unavailable_study_error(str(path), error)
         if unavailable is not None:
             raise unavailable from None
+        if getattr(error, "sqlite_errorname", None) == "SQLITE_NOTADB" and not _has_sqlite_magic(path):
+            raise InputFileError(path, "a Paraphrase Studio study database (SQLite)",
+                                 "a file that is not SQLite") from None
         raise InputFileError(path, "a Paraphrase Studio study database", f"a damaged SQLite file ({error})") from None
     finally:
         connection.close()
@@ -224,6 +280,12 @@ def _check_sqlite_file(path: Path, create: bool) -> bool:
     shown = ", ".join(sorted(tables)[:6]) + (" ..." if len(tables) > 6 else "")
     raise InputFileError(path, "a Paraphrase Studio study database", "another program's SQLite database "
                          f"(application id {application_id}, tables: {shown or 'none'}); it was left untouched")
+
+
+def _has_sqlite_magic(path: Path) -> bool:
+    """Read only once SQLite has refused the file as not a database: no SQLite connection holds such a file."""
+    with open(path, "rb") as handle:
+        return handle.read(16) == SQLITE_MAGIC
 
 
 def _check_server_database(engine: Engine, create: bool) -> None:

@@ -19,8 +19,8 @@ collection hands notes, decks and cards to their own modules):
 from __future__ import annotations
 
 from core.store.adjudication import Disagreement, disagreements, record_adjudication
-from core.store.annotation import ItemView, annotate_judgment, item_at, neighbour_position, next_item, \
-    record_judgment, undo_last
+from core.store.annotation import ItemView, annotate_judgment, item_at, judgment_with_uid, neighbour_position, \
+    next_item, record_judgment, undo_last
 from core.store.assignment import AssignReport, assign, make_control_text, next_free_positions
 from core.store.candidate_files import CandidateRow, read_candidates, read_candidates_jsonl, read_candidates_table, \
     read_choice_tasks, read_sources
@@ -31,7 +31,8 @@ from core.store.exchange import MergeReport, export_package, import_judgments_cs
 from core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
 from core.store.judgments_out import EXPORT_COLUMNS, export_judgments, iter_judgments, judgment_records
 from core.store.quality import DEFAULT_QC_THRESHOLDS, QualityReport, StudyProgress, quality_control, study_progress
-from core.store.studies import create_study, find_annotator, find_study, study_settings, update_study_settings
+from core.store.studies import create_study, find_annotator, find_study, study_criteria, study_settings, \
+    update_study_settings
 from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 __all__ = [
@@ -40,9 +41,11 @@ __all__ = [
     "EXPORT_COLUMNS", "ImportReport", "ItemView", "MergeReport", "PRESET_CRITERIA", "QualityReport", "StudyProgress",
     "add_choice_tasks", "annotate_judgment", "assign", "bad_values", "create_study", "export_judgments",
     "export_package", "find_annotator", "find_study", "import_candidates", "import_judgments_csv", "item_at",
-    "item_key", "iso_time", "iter_judgments", "judgment_records", "list_items", "make_control_text",
+    "item_key", "iso_time", "iter_judgments", "judgment_records", "judgment_with_uid", "list_items",
+    "make_control_text",
     "merge_package", "neighbour_position", "next_free_positions", "next_item", "normalize_value", "parse_item_key",
     "preset_criterion", "quality_control", "read_candidates", "read_candidates_jsonl", "read_candidates_table",
-    "read_choice_tasks", "read_sources", "record_judgment", "study_progress", "study_settings", "undo_last",
+    "read_choice_tasks", "read_sources", "record_judgment", "study_criteria", "study_progress", "study_settings",
+    "undo_last",
     "update_study_settings",
 ]

@@ -1,4 +1,5 @@
-"""Studies and annotators: create a study with its criteria, find one by name, find or create an annotator."""
+"""Studies and annotators: create a study with its criteria, find one by name, read its criteria and settings,
+find or create an annotator."""
 
 from __future__ import annotations
 
@@ -89,6 +90,14 @@ def study_settings(db: Database, study_id: int) -> dict:
         if study is None:
             raise LookupError(f"no study {study_id}")
         return dict(study.settings or {})
+
+
+def study_criteria(db: Database, study_id: int) -> list[CriterionSpec]:
+    """The study's criteria in the order judges meet them."""
+    with db.reading() as session:
+        return [CriterionSpec(c.name, c.question, c.scale, tuple(c.levels or ()), bool(c.shows_source), c.application)
+                for c in session.scalars(select(Criterion).where(Criterion.study_id == study_id)
+                                         .order_by(Criterion.position))]
 
 
 def update_study_settings(db: Database, study_id: int, **changes) -> dict:
