@@ -63,11 +63,21 @@ def escaping_streams(*, json_on_stdout: bool) -> Iterator[None]:
     """Standard error and standard output escaped for the duration (then restored); standard output as JSON
     (:func:`escape_json_controls`) when ``json_on_stdout``."""
     saved = sys.stdout, sys.stderr
-    if sys.stderr is not None:  # None: a caller that silenced it (contextlib.redirect_stderr(None)); print skips it
+    # Only a terminal obeys control characters; a pipe or a file gets the bytes as they are (a CSV's CRLF, a
+    # cell's own characters), since what reads it is a program, not a screen.
+    if _terminal(sys.stderr):
         sys.stderr = EscapingWriter(sys.stderr)
-    if sys.stdout is not None:
+    if _terminal(sys.stdout):
         sys.stdout = EscapingWriter(sys.stdout, escape_json_controls if json_on_stdout else escape_controls)
     try:
         yield
     finally:
         sys.stdout, sys.stderr = saved
+
+
+def _terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal (None: a caller that silenced it; a test's capture: not one)."""
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -126,9 +126,11 @@ def _direct_output(target: OutputTarget) -> Iterator[IO[bytes]]:
     """The binary stream of a device, FIFO, descriptor or standard output, written in place and never closed
     before its last byte is flushed."""
     if target.kind == STDOUT:
-        stream = getattr(sys.stdout, "buffer", None)
+        # The CLI's standard output escapes control characters from data (core.terminal_text's writer, which has
+        # an ``unescaped``): the bytes go through it as text, not around it to its buffer.
+        stream = None if hasattr(sys.stdout, "unescaped") else getattr(sys.stdout, "buffer", None)
         sys.stdout.flush()
-        if stream is None:  # a text stream put in its place (a caller in process): bytes decoded into it
+        if stream is None:  # a text stream put in its place (an escaping writer, a caller in process): decoded
             stream = _TextSink(sys.stdout)
         yield stream
         stream.flush()

@@ -74,48 +74,15 @@ def _judgments(tmp_path, annotator: str) -> Path:
     return path
 
 
-def test_names_from_a_file_reach_human_output_escaped_and_json_with_the_same_values(tmp_path):
-    judgments = _judgments(tmp_path, "ann" + ATTACK)
-    status, out, err = run_cli(["report", str(judgments), "--bootstrap", "0"])
-    assert status == 0, err
-    assert "ann\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x7f\\x08X" in out and not RAW_CONTROL.search(out + err)
-    status, out, _err = run_cli(["report", str(judgments), "--bootstrap", "0", "--format", "json"])
-    assert status == 0 and "ann" + ATTACK in _strings(json.loads(out))  # DEL and C1 as \u escapes: same values
-    assert not RAW_CONTROL.search(out)
-
-
-def _strings(value) -> set[str]:
-    if isinstance(value, str):
-        return {value}
-    if isinstance(value, dict):
-        value = [*value.keys(), *value.values()]
-    return set().union(*map(_strings, value)) if isinstance(value, list) else set()
-
-
-def test_generated_text_and_error_messages_are_escaped(tmp_path):
-    from core.demo import demo_files
-
-    demo = demo_files()
-    table = tmp_path / "t.txt"
-    table.write_text(f"the dog ||| the be{ATTACK}ast ||| 0.9\n", encoding="utf-8")
-    status, out, err = run_cli(["generate", "--system", "beam", "--table", str(table), "--lm", str(demo.lm),
-                                "--exclude-source"], stdin=b"the dog\n")
-    assert status == 0 and "be\\x1b]0;pwned" in out and not RAW_CONTROL.search(out + err), (out, err)
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"sentence_id": 0, "system": "be\x1b[2Jam", "text": 3}\n', encoding="utf-8")
-    study = tmp_path / "s.sqlite"
-    assert run_cli(["study", "create", "s", "--db", str(study)])[0] == 0
-    status, _out, err = run_cli(["study", "import-candidates", str(bad), "--db", str(study)])
-    assert status == 2 and not RAW_CONTROL.search(err.replace("\n", "")), err
-
-
-def test_a_terminal_gets_no_raw_control_character(tmp_path):
-    """The real thing: the CLI in a subprocess whose standard output is a pseudo-terminal."""
-    judgments = _judgments(tmp_path, "ann" + ATTACK)
+def on_terminal(argv: list[str], stdin: bytes = b"") -> tuple[int, str]:
+    """The CLI in a subprocess whose standard output and error are a pseudo-terminal: its exit status and what
+    the terminal received."""
     controller, terminal = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "core", "report", str(judgments), "--bootstrap", "0"],
-                               stdout=terminal, stderr=terminal, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    process = subprocess.Popen([sys.executable, "-m", "core", *argv], stdin=subprocess.PIPE, stdout=terminal,
+                               stderr=terminal, env={**os.environ, "PYTHONPATH": str(ROOT)})
     os.close(terminal)
+    process.stdin.write(stdin)
+    process.stdin.close()
     received = b""
     while True:
         try:
@@ -126,8 +93,63 @@ def test_a_terminal_gets_no_raw_control_character(tmp_path):
             break
         received += chunk
     os.close(controller)
-    assert process.wait() == 0
-    text = received.decode("utf-8").replace("\r\n", "\n")  # the terminal's own line discipline adds \r
+    return process.wait(), received.decode("utf-8").replace("\r\n", "\n")  # the line discipline adds \r
+
+
+def test_names_from_a_file_reach_a_terminal_escaped_and_json_with_the_same_values(tmp_path):
+    judgments = _judgments(tmp_path, "ann" + ATTACK)
+    status, text = on_terminal(["report", str(judgments), "--bootstrap", "0"])
+    assert status == 0, text
+    assert "ann\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x7f\\x08X" in text and not RAW_CONTROL.search(text)
+    status, text = on_terminal(["report", str(judgments), "--bootstrap", "0", "--format", "json"])
+    assert status == 0 and "ann" + ATTACK in _strings(json.loads(text))  # DEL and C1 as \u escapes: same values
+    assert not RAW_CONTROL.search(text)
+
+
+def test_a_pipe_gets_the_bytes_as_they_are(tmp_path):
+    """What reads a pipe is a program: a CSV keeps its CRLF and a name its own characters."""
+    judgments = _judgments(tmp_path, "ann" + ATTACK)
+    status, out, err = run_cli(["report", str(judgments), "--bootstrap", "0", "--format", "json"])
+    assert status == 0 and "ann" + ATTACK in _strings(json.loads(out)), err
+    study = _study_with_formulas(tmp_path)
+    piped = subprocess.run([sys.executable, "-m", "core", "study", "export-judgments", "--db", str(study), "-o", "-"],
+                           capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    written = tmp_path / "j.csv"
+    assert run_cli(["study", "export-judgments", "--db", str(study), "-o", str(written)])[0] == 0
+    assert piped.returncode == 0 and piped.stdout == written.read_bytes()
+
+
+def _strings(value) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        value = [*value.keys(), *value.values()]
+    return set().union(*map(_strings, value)) if isinstance(value, list) else set()
+
+
+def test_generated_text_and_error_messages_reach_a_terminal_escaped(tmp_path):
+    from core.demo import demo_files
+
+    demo = demo_files()
+    table = tmp_path / "t.txt"
+    table.write_text(f"the dog ||| the be{ATTACK}ast ||| 0.9\n", encoding="utf-8")
+    status, text = on_terminal(["generate", "--system", "beam", "--table", str(table), "--lm", str(demo.lm),
+                                "--exclude-source"], stdin=b"the dog\n")
+    candidates = text.split("\r")[0]  # what follows is our own progress bar, drawn with carriage returns
+    assert status == 0 and "be\\x1b]0;pwned" in candidates and not RAW_CONTROL.search(candidates), text
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"sentence_id": 0, "system": "be\x1b[2Jam", "text": 3}\n', encoding="utf-8")
+    study = tmp_path / "s.sqlite"
+    assert run_cli(["study", "create", "s", "--db", str(study)])[0] == 0
+    status, text = on_terminal(["study", "import-candidates", str(bad), "--db", str(study)])
+    assert status == 2 and not RAW_CONTROL.search(text.replace("\n", "")), text
+
+
+def test_a_terminal_gets_no_raw_control_character(tmp_path):
+    """The real thing, end to end: the report of a judgments file whose annotator's name attacks the terminal."""
+    judgments = _judgments(tmp_path, "ann" + ATTACK)
+    status, text = on_terminal(["report", str(judgments), "--bootstrap", "0"])
+    assert status == 0
     assert "pwned" in text and not RAW_CONTROL.search(text)
 
 
