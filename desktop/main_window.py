@@ -292,6 +292,11 @@ class MainWindow(QMainWindow):
         for tab in (self.annotate, self.choice):
             tab._study_chosen()
         self.focus_current_screen()
+        # A judge named here (the first-launch "Who is judging?" dialog, or Judge as…) meets the instructions
+        # before their first item, as one named by --annotator does when the window opens.
+        current = self.tabs.currentWidget()
+        QTimer.singleShot(0, lambda: self._first_time_instructions(
+            current if isinstance(current, JudgingTab) else self.annotate))
 
     # adjudication ---------------------------------------------------------------------------
     def adjudicate(self) -> None:

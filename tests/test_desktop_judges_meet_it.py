@@ -248,3 +248,20 @@ def test_the_first_launch_shows_a_window_at_once_and_builds_the_demo_in_a_worker
     ops.find_study(db, "demo choice")  # both demo studies are there (LookupError otherwise)
     assert ops.study_settings(db, ops.find_study(db, "demo"))["instructions"]["examples"]["fluency"]
     db.close()
+
+
+def test_a_judge_named_in_the_who_is_judging_dialog_meets_the_instructions_first(qtbot, study_path, monkeypatch):
+    import desktop.main_window as main_window
+
+    asked = []
+    # The judge picks "bob" in the first-launch dialog (its own widget is Qt's QInputDialog, which blocks).
+    monkeypatch.setattr(main_window, "ask_annotator", lambda parent, db, current: asked.append(current) or "bob")
+    window = open_window(qtbot, study_path, annotator=None, close_instructions=False)
+    qtbot.waitUntil(lambda: asked and getattr(window, "instructions_dialog", None) is not None
+                    and window.instructions_dialog.isVisible(), timeout=3000)
+    assert window.identity.name == "bob"
+    window.instructions_dialog.accept()
+    window.identity.set("ann")  # another judge in this window (Judge as…): their own first time
+    qtbot.waitUntil(lambda: window.instructions_dialog.isVisible(), timeout=3000)
+    window.instructions_dialog.accept()
+    window.close()
