@@ -8,6 +8,7 @@ import json
 import sys
 
 from core.cli.lazy_parser import add_lazy_parser
+from core.cli.table_options import print_table_report
 from core.textio import open_standard_input, open_text_maybe_gzip
 
 # Each option of the systems' options objects (core/engine/generation_options.py) -> its flag here. Which
@@ -219,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
         signature = read_weights(args.weights).get("signature")
     resources = load_resources(options, args.table, args.lm, pattern_tables=args.pattern_table, sentences=sentences,
                                weights_file=args.weights, weights_signature=signature, reference_file=args.reference,
-                               on_table_report=_print_table_report)
+                               on_table_report=print_table_report)
 
     from core.cli.progress_bar import progress_bar
 
@@ -285,14 +286,3 @@ def _spark_refusal(args: argparse.Namespace) -> str | None:
         return (f"--engine spark cannot take {', '.join(distributed_not)} (the search graph and the pattern "
                 "tables' parses are the local engine's; Spark's executors replace --processes)")
     return None
-
-
-def _print_table_report(report) -> None:
-    """What ``load_table_from_args`` prints: a binary that could not stand for its table, skipped lines."""
-    for note in report.notes:
-        print(f"parastudio: note: {note}", file=sys.stderr)
-    if report.skipped:
-        print(f"parastudio: {report.path}: skipped {report.skipped} malformed line(s); loaded {report.rules} rules",
-              file=sys.stderr)
-        for message in report.first_errors:
-            print(f"  {message}", file=sys.stderr)

@@ -45,13 +45,18 @@ def load_table_from_args(path: str, args: argparse.Namespace) -> "ParaphraseTabl
         report=report,
         swap_sides=args.swap_sides,
     )
-    for note in report.notes:  # a binary form beside the table that could not stand for it
-        print(f"parastudio: note: {note}", file=sys.stderr)
-    if report.skipped:
-        print(f"parastudio: {path}: skipped {report.skipped} malformed line(s); loaded {report.rules} rules",
-              file=sys.stderr)
-        for message in report.first_errors:
-            print(f"  {message}", file=sys.stderr)
+    print_table_report(report)
     if args.channel_from_reverse:
         table = table.with_reverse_probabilities()
     return table
+
+
+def print_table_report(report: LoadReport) -> None:
+    """What loading a table has to say: its binary form written or unusable, lines skipped."""
+    for note in report.notes:
+        print(f"parastudio: note: {note}", file=sys.stderr)
+    if report.skipped:
+        print(f"parastudio: {report.path}: skipped {report.skipped} malformed line(s); loaded {report.rules} rules",
+              file=sys.stderr)
+        for message in report.first_errors:
+            print(f"  {message}", file=sys.stderr)
