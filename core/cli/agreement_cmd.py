@@ -134,6 +134,21 @@ def _sampling_note(path: str, study: str | None):
         return sampling_note(db, find_study(db, study))
 
 
+def _preferences(path: str, study: str | None):
+    """A study's pairwise preferences with the systems compared (:func:`core.study_judgments.study_preferences`);
+    empty for a CSV."""
+    from core.study_judgments import is_sqlite_file
+
+    if not is_sqlite_file(path):
+        return []
+    from core.store.database import open_database
+    from core.store.operations import find_study
+    from core.study_judgments import study_preferences
+
+    with open_database(path) as db:
+        return study_preferences(db, find_study(db, study))
+
+
 def run_agreement(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
 
@@ -241,7 +256,8 @@ def run_report(args: argparse.Namespace) -> int:
         return _fail(str(error))
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
                           title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
-                          pairs_extracted=extracted, sampling=_sampling_note(args.file, args.study))
+                          pairs_extracted=extracted, sampling=_sampling_note(args.file, args.study),
+                          preferences=_preferences(args.file, args.study))
     text = render(report, args.format, raw=args.raw)
     with atomic_output(args.output or "-", inputs=[args.file]) as handle:
         handle.write(text)

@@ -69,6 +69,9 @@ def register(subparsers) -> None:
     assign.add_argument("--repeats", type=float, default=0.0, help="fraction of items repeated (consistency)")
     assign.add_argument("--controls", type=float, default=0.0, help="fraction of planted control items")
     assign.add_argument("--seed", type=int, help="order seed (default: the study's)")
+    assign.add_argument("--pairs", metavar="A:B,...",
+                        help="preference criterion: compare only these pairs of systems (default: every pair); "
+                        "each pair gets the same number of source sentences")
 
     imj = command("import-judgments", "import judgments in long format: item,annotator,criterion,value",
                   _import_judgments)
@@ -211,6 +214,7 @@ def _import_candidates(args) -> int:
 
 def _assign(args) -> int:
     from core.store import operations as ops
+    from core.store.preference_pairs import parse_system_pairs
 
     try:
         db, study_id = _open(args)
@@ -219,11 +223,16 @@ def _assign(args) -> int:
     with db:
         names = [n.strip() for n in args.annotators.split(",") if n.strip()]
         try:
+            pairs = parse_system_pairs(args.pairs) if args.pairs is not None else None
             report = ops.assign(db, study_id, names, judges_per_item=args.judges, overlap=args.overlap,
-                                repeat_fraction=args.repeats, control_fraction=args.controls, seed=args.seed)
+                                repeat_fraction=args.repeats, control_fraction=args.controls, seed=args.seed,
+                                system_pairs=pairs)
         except ValueError as error:
             return _fail(str(error))
     print(f"assigned {report.items} items")
+    for pair, sentences in report.pairs.sentences.items():
+        print(f"  preference {pair}: {sentences} sentences ({report.pairs.identical[pair]} ties by construction: "
+              "the same string from both systems, not shown)")
     for name in names:
         print(f"  {name}: {report.assignments.get(name, 0)} assignments "
               f"({report.repeats.get(name, 0)} repeated items, {report.controls.get(name, 0)} control items)")

@@ -16,7 +16,9 @@ from sqlalchemy import func, insert, select
 from core.store.database import Database
 from core.store.events import log_event
 from core.store.items import replacement_units
-from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, Judgment, SourceSentence, Study
+from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, Judgment, PreferencePair, \
+    SourceSentence, Study
+from core.store.preference_pairs import PairsReport, make_preference_pairs
 from core.store.studies import annotator_in
 
 
@@ -56,6 +58,8 @@ class AssignReport:
     # judged with (an earlier batch), so they cannot be blind. Items go to annotators who have not seen the
     # source first; this counts what could not be placed so.
     not_blind: dict[str, int] = field(default_factory=dict)
+    # Preference criteria: the pairs of systems' candidates made by this batch (issue 30).
+    pairs: PairsReport = field(default_factory=PairsReport)
 
 
 def make_control_text(candidate: str, other_sentence: str, rng: random.Random) -> str | None:
@@ -76,7 +80,8 @@ def make_control_text(candidate: str, other_sentence: str, rng: random.Random) -
 
 def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per_item: int | None = None,
            overlap: float = 1.0, repeat_fraction: float = 0.0, control_fraction: float = 0.0,
-           seed: int | None = None, repeat_gap: int = 10, only_candidates: set[int] | None = None) -> AssignReport:
+           seed: int | None = None, repeat_gap: int = 10, only_candidates: set[int] | None = None,
+           system_pairs: Sequence[tuple[str, str]] | None = None) -> AssignReport:
     """Assign every not yet assigned item (one transaction).
 
     Each item goes to ``judges_per_item`` annotators (the study's, 2 by
@@ -89,6 +94,9 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
     ``repeat_gap`` items later; ``control_fraction`` adds planted controls.
     ``only_candidates`` limits the batch to those candidates (and no choice tasks): the adaptive mode's
     next batch (:mod:`core.adaptive_assignment`).
+
+    Preference criteria judge pairs of systems' candidates (:mod:`core.store.preference_pairs`): this makes
+    them first, for every pair of systems or only ``system_pairs``, the same number of sentences each.
 
     Blind phases (the study setting ``blind_phases``, on by default when the
     study has a criterion that hides the source and one that shows it): seed
@@ -111,7 +119,8 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
         seed = study.seed if seed is None else seed
         criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)
                                    .order_by(Criterion.position)).all()
-        candidate_criteria = [c.id for c in criteria if c.scale != "choice"]
+        candidate_criteria = [c.id for c in criteria if c.scale not in ("choice", "preference")]
+        preference_criteria = [c.id for c in criteria if c.scale == "preference"]
         per_unit = {c.id for c in criteria if c.scale == "replacement"}  # one assignment per unit replacement
         units_of: dict[int, int] = {}
         if per_unit:
@@ -132,6 +141,16 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
         if choice_criteria and only_candidates is None:
             items += [("t", i) for i in session.scalars(select(ChoiceTask.id).where(
                 ChoiceTask.study_id == study_id).order_by(ChoiceTask.id)) if i not in assigned_tasks]
+        pairs_report = PairsReport()
+        if preference_criteria and only_candidates is None:
+            pairs_report = make_preference_pairs(session, study_id, seed, system_pairs)
+            assigned_pairs = set(session.scalars(select(Assignment.pair_id).distinct().where(
+                Assignment.study_id == study_id, Assignment.pair_id.is_not(None))))
+            # A tie by construction (one string from both systems) is recorded, never shown.
+            items += [("p", i) for i in session.scalars(select(PreferencePair.id).where(
+                PreferencePair.study_id == study_id, PreferencePair.identical.is_(False))
+                .order_by(PreferencePair.id)) if i not in assigned_pairs]
+        criteria_of_kind = {"c": candidate_criteria, "t": choice_criteria, "p": preference_criteria}
 
         seen = sources_seen(session, study_id, phases) if len(phases) > 1 else set()
         source_of = ({i: s for i, s in session.execute(select(Candidate.id, Candidate.source_id)
@@ -198,7 +217,7 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
             first_rows, repeat_rows = [], []
             for phase in phases:  # one pass over the blocks per phase, the same block order in each
                 for _key, kind, (item_kind, item_id), original_index in blocks:
-                    for criterion_id in (candidate_criteria if item_kind == "c" else choice_criteria):
+                    for criterion_id in criteria_of_kind[item_kind]:
                         if criterion_id not in phase:
                             continue
                         units = range(units_of.get(item_id, 0)) if criterion_id in per_unit else (None,)
@@ -206,19 +225,20 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
                             row = {"study_id": study_id, "annotator_id": annotator_id, "criterion_id": criterion_id,
                                    "candidate_id": item_id if item_kind == "c" else None,
                                    "choice_task_id": item_id if item_kind == "t" else None, "unit": unit,
+                                   "pair_id": item_id if item_kind == "p" else None,
                                    "position": position, "kind": kind, "repeat_of": None}
                             position += 1
                             (repeat_rows if kind == "repeat" else first_rows).append(row)
             if first_rows:
                 session.execute(insert(Assignment.__table__), first_rows)
             if repeat_rows:
-                originals = {(c, t, k, u): i for i, c, t, k, u in session.execute(
-                    select(Assignment.id, Assignment.candidate_id, Assignment.choice_task_id, Assignment.criterion_id,
-                           Assignment.unit)
+                originals = {(c, t, p, k, u): i for i, c, t, p, k, u in session.execute(
+                    select(Assignment.id, Assignment.candidate_id, Assignment.choice_task_id, Assignment.pair_id,
+                           Assignment.criterion_id, Assignment.unit)
                     .where(Assignment.annotator_id == annotator_id, Assignment.kind == "normal"))}
                 for row in repeat_rows:
-                    row["repeat_of"] = originals[(row["candidate_id"], row["choice_task_id"], row["criterion_id"],
-                                                  row["unit"])]
+                    row["repeat_of"] = originals[(row["candidate_id"], row["choice_task_id"], row["pair_id"],
+                                                  row["criterion_id"], row["unit"])]
                 session.execute(insert(Assignment.__table__), repeat_rows)
             report.assignments[names[annotator_id]] = len(first_rows) + len(repeat_rows)
             report.repeats[names[annotator_id]] = sum(1 for block in blocks if block[1] == "repeat")
@@ -226,6 +246,7 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
             report.not_blind[names[annotator_id]] = sum(
                 1 for row in first_rows + repeat_rows if row["criterion_id"] in phases[0] and len(phases) > 1
                 and (annotator_id, source_of.get(row["candidate_id"])) in seen)
+        report.pairs = pairs_report
         log_event(session, study_id, "assigned", {**asdict(report), "judges_per_item": judges, "overlap": overlap,
                                              "repeat_fraction": repeat_fraction,
                                              "control_fraction": control_fraction, "seed": seed})

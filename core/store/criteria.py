@@ -7,7 +7,8 @@ reconstructed from the published paper's table), seed 004 §3.6 (the
 replacement task: raters label each unit replacement correct or incorrect;
 one replacement is highlighted at a time, answered yes or no), seed 001 §4.2
 (the choice task: pick an option, keep the original or type a custom
-paraphrase).
+paraphrase), issue 30 (pairwise preference between two systems' candidates,
+as WMT's relative ranking reduced to two outputs).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from core.store.models import Criterion
-from core.vocabulary import APPLICATIONS, NO, PRESET_CRITERIA, YES, yes_or_no
+from core.vocabulary import APPLICATIONS, NO, PREFERENCE_LABELS, PRESET_CRITERIA, YES, preference, yes_or_no
 
 _THREE_POINT_ADEQUACY = [
     {"value": "1", "label": "Changed", "description": "The meaning is evidently changed."},
@@ -45,6 +46,13 @@ _BINARY = [
 ]
 
 
+_PREFERENCE = [
+    {"value": PREFERENCE_LABELS[0], "label": "Right better", "description": "The right paraphrase is better."},
+    {"value": PREFERENCE_LABELS[1], "label": "No difference", "description": "Neither is better."},
+    {"value": PREFERENCE_LABELS[2], "label": "Left better", "description": "The left paraphrase is better."},
+]
+
+
 _FIVE_POINT = [{"value": str(v), "label": str(v), "description": d} for v, d in
                zip(range(1, 6), ("Very bad.", "Bad.", "Acceptable.", "Good.", "Very good."))]
 
@@ -69,7 +77,7 @@ class CriterionSpec:
 def preset_criterion(name: str, application: str | None = None) -> CriterionSpec:
     """A named default criterion: fluency, meaning (seed 003, yes/no), adequacy,
     fluency3, usability (seed 004, 3-point), quality5 (5-point), replacement (seed 004 §3.6, yes/no per unit
-    replacement), choice (seed 001)."""
+    replacement), choice (seed 001), preference (issue 30: two systems' candidates side by side)."""
     if name == "fluency":
         return CriterionSpec("fluency", "Is the following sentence good English?", "binary", tuple(_BINARY), False)
     if name == "meaning":
@@ -94,6 +102,9 @@ def preset_criterion(name: str, application: str | None = None) -> CriterionSpec
     if name == "choice":
         return CriterionSpec("choice", "Pick the best paraphrase of the highlighted words, keep the original, "
                              "or type your own.", "choice", (), True)
+    if name == "preference":
+        return CriterionSpec("preference", "Which paraphrase of the source is better?", "preference",
+                             tuple(_PREFERENCE), True)
     raise ValueError(f"unknown criterion {name!r}; expected one of {', '.join(PRESET_CRITERIA)}")
 
 
@@ -110,6 +121,11 @@ def normalize_value(criterion: Criterion, value: Any, text_value: str | None = N
         if answer is not None:
             return answer, None
         raise ValueError(f"criterion {criterion.name!r} takes yes or no, not {raw!r}")
+    if criterion.scale == "preference":
+        answer = preference(low)
+        if answer is not None:
+            return answer, None
+        raise ValueError(f"criterion {criterion.name!r} takes left (a), right (b) or tie (t), not {raw!r}")
     if criterion.scale == "choice":
         if low == "original":
             return "original", None

@@ -2,7 +2,8 @@
 
 A candidate's id is its number; a choice task's is ``choice-N``; unit replacement ``u`` of candidate ``N``
 (a replacement criterion, seed 004 §3.6) is item ``N.u`` (each replacement is its own item for agreement). The listing
-lets a person writing an ``import-judgments`` CSV find item ids without SQL.
+lets a person writing an ``import-judgments`` CSV find item ids without SQL. A preference pair (issue 30) is
+``pair-N``.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from core.store.database import Database
 from core.store.models import Candidate, CandidateSystem, ChoiceTask, SourceSentence, System
 
 
-def item_key(candidate_id: int | None, choice_task_id: int | None = None, unit: int | None = None) -> str:
-    """The public id of an item: the candidate id (``N.u`` for its unit replacement ``u``), or ``choice-N``."""
+def item_key(candidate_id: int | None, choice_task_id: int | None = None, unit: int | None = None,
+             pair_id: int | None = None) -> str:
+    """The public id of an item: the candidate id (``N.u`` for its unit replacement ``u``), ``choice-N``, or
+    ``pair-N`` (a preference pair)."""
     if candidate_id is None:
-        return f"choice-{choice_task_id}"
+        return f"pair-{pair_id}" if pair_id is not None else f"choice-{choice_task_id}"
     return str(candidate_id) if unit is None else f"{candidate_id}.{unit}"
 
 
@@ -26,6 +29,17 @@ def parse_item_key(key: str) -> tuple[int | None, int | None]:
     """``(candidate id, choice task id)`` of a public id; ValueError when it is neither."""
     candidate_id, task_id, _unit = parse_unit_item_key(key)
     return candidate_id, task_id
+
+
+def parse_pair_key(key: str) -> int | None:
+    """The pair id of ``pair-N``; None for any other kind of id; ValueError for ``pair-`` with no number."""
+    key = key.strip()
+    if not key.startswith("pair-"):
+        return None
+    number = key[5:]
+    if not (number.isascii() and number.isdigit() and len(number) <= 18):
+        raise ValueError(key)
+    return int(number)
 
 
 def parse_unit_item_key(key: str) -> tuple[int | None, int | None, int | None]:

@@ -8,13 +8,15 @@ import os
 from typing import Iterator
 
 from sqlalchemy import select
+from sqlalchemy.orm import aliased
 
 from core.csv_cells import safe_row
 from core.store.clock import iso_time
 from core.store.criteria import scale_labels
 from core.store.database import Database
 from core.store.items import item_key, systems_by_candidate
-from core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, SourceSentence, Study
+from core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, PreferencePair, \
+    SourceSentence, Study
 from core.textio import atomic_output
 
 
@@ -34,7 +36,9 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
     repeats and controls, ``adjudications`` (only) an adjudicator's decisions instead of the judges'
     labels (kind ``adjudication``: never a judge's label in any statistic). A planted control is never a normal item, whatever
     path its judgment came in by. A choice task's ``systems`` is the approach
-    (or system) that offered its options."""
+    (or system) that offered its options. A preference pair's ``systems`` are its left and right systems in
+    that order (what ``left`` and ``right`` answers point at), its ``candidate`` the two texts, left then right,
+    with `` ||| `` between."""
     with db.reading() as session:
         study = session.get(Study, study_id)
         systems = systems_by_candidate(session, study_id)
@@ -50,6 +54,7 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
                 .where(ChoiceTask.study_id == study_id)):
             span = " ".join(source.split()[task.span_start:task.span_end])
             task_rows[task.id] = (sentence, span, source, [task.system] if task.system else [])
+        pair_rows = preference_pair_rows(session, study_id)
         query = (select(Judgment, Assignment.kind).join(Assignment, Judgment.assignment_id == Assignment.id)
                  .where(Judgment.study_id == study_id).order_by(Judgment.id))
         if not history:
@@ -71,10 +76,12 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
                     kind = "control"
                     if not include_qc:
                         continue
+            elif judgment.pair_id is not None:
+                sentence, item_text, source, producers = pair_rows[judgment.pair_id]
             else:
                 sentence, item_text, source, producers = task_rows[judgment.choice_task_id]
             yield {
-                "item": item_key(judgment.candidate_id, judgment.choice_task_id, judgment.unit),
+                "item": item_key(judgment.candidate_id, judgment.choice_task_id, judgment.unit, judgment.pair_id),
                 "candidate_id": judgment.candidate_id, "unit": judgment.unit,
                 "annotator": annotators[judgment.annotator_id], "criterion": criterion.name,
                 "value": judgment.value, "text": judgment.text, "sentence": sentence,
@@ -86,6 +93,18 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
                 "status": status, "origin": judgment.origin, "judgment_id": judgment.id,
                 "assignment_id": judgment.assignment_id, "scale": criterion.scale,
                 "levels": list(scale_labels(criterion))}
+
+
+def preference_pair_rows(session, study_id: int) -> dict[int, tuple[str, str, str, list[str]]]:
+    """Pair id -> (sentence id, "left ||| right", source text, [left system, right system])."""
+    left, right = aliased(Candidate), aliased(Candidate)
+    return {pair.id: (sentence, f"{left_text} ||| {right_text}", source, [pair.left_system, pair.right_system])
+            for pair, sentence, source, left_text, right_text in session.execute(
+                select(PreferencePair, SourceSentence.external_id, SourceSentence.text, left.text, right.text)
+                .join(SourceSentence, SourceSentence.id == PreferencePair.source_id)
+                .join(left, left.id == PreferencePair.left_candidate_id)
+                .join(right, right.id == PreferencePair.right_candidate_id)
+                .where(PreferencePair.study_id == study_id))}
 
 
 def judgment_records(db: Database, study_id: int) -> list[dict]:
