@@ -57,6 +57,7 @@ from core.engine.changed_words import changed_tokens
 from desktop.changed_spans import highlighted_display_html, highlighted_html
 from desktop.judging_clock import JudgingClock
 from desktop.judgment_writer import JudgmentWriter
+from desktop.da_view import DAView, da_help
 from desktop.preference_view import PreferenceView, preference_for_key, preference_help
 from desktop.progress_bars import ProgressBars
 from core.vocabulary import YES
@@ -186,6 +187,9 @@ class AnnotationScreen(QWidget):
         self.preference_view = PreferenceView()
         self.preference_view.answered.connect(self.answer)
         self.pages.addWidget(self.preference_view)
+        self.da_view = DAView()
+        self.da_view.answered.connect(self.answer)
+        self.pages.addWidget(self.da_view)
         # On a small screen (1024 x 600) a long item scrolls instead of pushing the window past the screen.
         scroller = QScrollArea()
         scroller.setWidget(self.pages)
@@ -411,13 +415,15 @@ class AnnotationScreen(QWidget):
         self.question_label.setText(item.question)
         if item.scale == "choice":
             self._show_choice(item)
-        elif item.scale == "preference":
-            self.preference_view.show_item(item)
-            self.pages.setCurrentWidget(self.preference_view)
+        elif item.scale in ("preference", "da"):
+            view = self.preference_view if item.scale == "preference" else self.da_view
+            view.show_item(item)
+            self.pages.setCurrentWidget(view)
         else:
             self._show_candidate(item)
         self._show_answer()
-        self.keys_help.setText(preference_help() if item.scale == "preference" else help_line(item.scale))
+        self.keys_help.setText({"preference": preference_help, "da": da_help}.get(item.scale, lambda: help_line(
+            item.scale))())
         if self.session is not None and self.session.held_back is not None:
             # Blind phases: the item due shows a source whose sentence still has this question open.
             self.status.setText(f"This {html.escape(item.criterion)} question of the sentence comes first: the "
@@ -663,6 +669,8 @@ class AnnotationScreen(QWidget):
         # On a preference item A/B/T and the arrows answer (desktop/preference_view.py), before they navigate.
         if self.item is not None and self.item.scale == "preference" and (value := preference_for_key(event)):
             self.answer(value)
+            return
+        if self.item is not None and self.item.scale == "da" and self.da_view.handle_key(event):
             return
         binding = self._binding_for(event)
         if binding is not None:

@@ -252,3 +252,15 @@ def test_cli_end_to_end_import_assign_judge_report(tmp_path):
                                                                                               ("beta", 0)]
     assert status["preference"]["bradley_terry"][0]["strength"] == pytest.approx(strengths[0][1])
     assert status["preference"]["sign_tests"][0]["p_holm"] == pytest.approx(signs[0][7])
+    devset = tmp_path / "pairs.jsonl"
+    code, _, err = run_cli("export-devset", study, "--records", "preference", "-o", devset)
+    assert code == 0, err
+    records = [json.loads(line) for line in devset.read_text().splitlines()]
+    assert len(records) == 12
+    for record in records:
+        assert set(record) >= {"source", "a", "b", "systems", "labels", "verdict"}
+        assert record["systems"] == ["alpha", "beta"]  # name order, whatever side the judges saw
+        sentence = record["sentence_id"]
+        assert record["a"] == f"alpha words {sentence}"
+        assert record["b"] in (f"beta words {sentence}", f"shared words {sentence}")
+        assert [label["value"] for label in record["labels"]] == ["a", "a"] and record["verdict"] == "a"

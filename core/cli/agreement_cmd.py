@@ -134,19 +134,21 @@ def _sampling_note(path: str, study: str | None):
         return sampling_note(db, find_study(db, study))
 
 
-def _preferences(path: str, study: str | None):
-    """A study's pairwise preferences with the systems compared (:func:`core.study_judgments.study_preferences`);
-    empty for a CSV."""
+def _preferences_and_da(path: str, study: str | None):
+    """A study's pairwise preferences with the systems compared and its direct assessment scores
+    (:func:`core.study_judgments.study_preferences`, :func:`core.study_judgments.study_da_scores`); none for a
+    CSV."""
     from core.study_judgments import is_sqlite_file
 
     if not is_sqlite_file(path):
-        return []
+        return [], []
     from core.store.database import open_database
     from core.store.operations import find_study
-    from core.study_judgments import study_preferences
+    from core.study_judgments import study_da_scores, study_preferences
 
     with open_database(path) as db:
-        return study_preferences(db, find_study(db, study))
+        study_id = find_study(db, study)
+        return study_preferences(db, study_id), study_da_scores(db, study_id)
 
 
 def run_agreement(args: argparse.Namespace) -> int:
@@ -252,12 +254,13 @@ def run_report(args: argparse.Namespace) -> int:
     try:
         records = _judgment_records(args.file, args.study)
         extracted = _pattern_pairs_extracted(args.file, args.study)
+        preferences, da_scores = _preferences_and_da(args.file, args.study)
     except LookupError as error:
         return _fail(str(error))
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
                           title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
                           pairs_extracted=extracted, sampling=_sampling_note(args.file, args.study),
-                          preferences=_preferences(args.file, args.study))
+                          preferences=preferences, da_scores=da_scores)
     text = render(report, args.format, raw=args.raw)
     with atomic_output(args.output or "-", inputs=[args.file]) as handle:
         handle.write(text)

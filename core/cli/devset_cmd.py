@@ -25,6 +25,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="how judges' labels become one: agree (all judges agree), majority (more than half), "
                         "adjudicated (agreement, else the adjudicator's decision; default)")
     parser.add_argument("--criteria", help="comma-separated criteria to export (default: every candidate criterion)")
+    parser.add_argument("--records", choices=("candidates", "preference", "da"), default="candidates",
+                        help="candidates (default: one record per candidate, as above), preference (one record "
+                        'per preference pair: {"source", "a", "b", "systems", "labels", "verdict"}) or da (one '
+                        "record per candidate with each judge's direct assessment score and z); the last two "
+                        "as JSONL only")
     parser.add_argument("--derive-from", help="criterion replacement labels are derived from when no replacement "
                         "task judged them (default: meaning, else adequacy)")
     parser.set_defaults(func=run)
@@ -38,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
 
     from core.output_files import resolve_output
 
+    if args.records != "candidates":
+        return _run_comparison(args)
     criteria = [c.strip() for c in args.criteria.split(",") if c.strip()] if args.criteria else None
     resolve_output(args.output, [args.study], folder=args.format == "hf")  # refused before the study is read
     with open_database(args.study) as db:
@@ -58,4 +65,29 @@ def run(args: argparse.Namespace) -> int:
           f"({sum(r['label'] is not None for r in replacements)} labelled, "
           f"{sum(r['origin'] == 'derived' for r in replacements)} derived) -> {args.output}; labels: "
           + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())), file=sys.stderr)
+    return 0
+
+
+def _run_comparison(args: argparse.Namespace) -> int:
+    """``--records preference`` or ``--records da`` (:mod:`core.tuning.comparison_devset`)."""
+    from core.output_files import resolve_output
+    from core.store.database import open_database
+    from core.store.operations import find_study
+    from core.tuning.comparison_devset import da_records, preference_records
+    from core.tuning.devset_files import write_devset
+
+    if args.format != "jsonl":
+        print(f"parastudio: error: --records {args.records} writes JSONL only, not --format {args.format}",
+              file=sys.stderr)
+        return 2
+    resolve_output(args.output, [args.study])
+    with open_database(args.study) as db:
+        try:
+            study_id = find_study(db, args.study_name)
+        except LookupError as error:
+            print(f"parastudio: error: {error}", file=sys.stderr)
+            return 2
+        records = (preference_records if args.records == "preference" else da_records)(db, study_id)
+    count = write_devset(records, args.output, "jsonl", inputs=[args.study])
+    print(f"{count} {args.records} records -> {args.output}", file=sys.stderr)
     return 0

@@ -313,6 +313,7 @@ def _merge_package(args) -> int:
 
 def _qc(args) -> int:
     from core.store import operations as ops
+    from core.study_judgments import da_reliability
 
     try:
         db, study_id = _open(args)
@@ -325,8 +326,10 @@ def _qc(args) -> int:
         thresholds["min_control_pass"] = args.min_control_pass
     with db:
         reports = ops.quality_control(db, study_id, thresholds)
+        reliability = {r.annotator: r for r in da_reliability(db, study_id)}
     if args.json:
-        print(json.dumps([asdict(r) for r in reports], indent=2))
+        print(json.dumps([{**asdict(r), "da_reliability": asdict(reliability[r.annotator])
+                           if r.annotator in reliability else None} for r in reports], indent=2))
         return 0
     print(f"{'annotator':<20} {'repeats':>7} {'consistency':>11} {'controls':>8} {'control pass':>12}  result")
     for r in reports:
@@ -334,6 +337,11 @@ def _qc(args) -> int:
         control = "-" if r.control_pass_rate is None else f"{r.control_pass_rate:.3f}"
         result = "n/a" if r.passed is None else "PASS" if r.passed else "FAIL: " + "; ".join(r.reasons)
         print(f"{r.annotator:<20} {r.repeat_pairs:>7} {consistency:>11} {r.controls_judged:>8} {control:>12}  {result}")
+    for name, r in sorted(reliability.items()):
+        p = "-" if r.p_value is None else f"{r.p_value:.4g}"
+        drop = "-" if r.mean_drop is None else f"{r.mean_drop:.1f}"
+        print(f"direct assessment, {name}: {r.pairs} degraded candidates scored {drop} lower on average; "
+              f"one-sided Wilcoxon p {p} ({'reliable' if r.p_value is not None and r.p_value < 0.05 else 'not shown reliable'} at 0.05)")
     return 0
 
 

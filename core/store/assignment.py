@@ -78,6 +78,20 @@ def make_control_text(candidate: str, other_sentence: str, rng: random.Random) -
     return None
 
 
+def degrade_text(candidate: str, rng: random.Random) -> tuple[str, str] | None:
+    """WMT's direct-assessment quality control (Graham et al. 2017 §3): a degraded copy of a candidate that a
+    careful judge scores lower. A run of about a quarter of the words (at least one) is dropped or repeated in
+    place; returns (text, "dropped" or "repeated"), None for a candidate of fewer than two words."""
+    tokens = candidate.split()
+    if len(tokens) < 2:
+        return None
+    length = max(1, round(len(tokens) / 4))
+    start = rng.randrange(len(tokens) - length + 1)
+    if rng.random() < 0.5:
+        return " ".join(tokens[:start] + tokens[start + length:]), "dropped"
+    return " ".join(tokens[:start + length] + tokens[start:start + length] + tokens[start + length:]), "repeated"
+
+
 def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per_item: int | None = None,
            overlap: float = 1.0, repeat_fraction: float = 0.0, control_fraction: float = 0.0,
            seed: int | None = None, repeat_gap: int = 10, only_candidates: set[int] | None = None,
@@ -91,7 +105,8 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
     within one item the criteria keep their order, so fluency (candidate
     alone) comes before meaning (with the source), seed 003's two steps.
     ``repeat_fraction`` of an annotator's items come back at least
-    ``repeat_gap`` items later; ``control_fraction`` adds planted controls.
+    ``repeat_gap`` items later; ``control_fraction`` adds planted controls (in a study with a direct
+    assessment criterion, degraded copies of the judge's own candidates: :func:`degrade_text`).
     ``only_candidates`` limits the batch to those candidates (and no choice tasks): the adaptive mode's
     next batch (:mod:`core.adaptive_assignment`).
 
@@ -121,6 +136,7 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
                                    .order_by(Criterion.position)).all()
         candidate_criteria = [c.id for c in criteria if c.scale not in ("choice", "preference")]
         preference_criteria = [c.id for c in criteria if c.scale == "preference"]
+        degrades = any(c.scale == "da" for c in criteria)
         per_unit = {c.id for c in criteria if c.scale == "replacement"}  # one assignment per unit replacement
         units_of: dict[int, int] = {}
         if per_unit:
@@ -199,14 +215,19 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
             for item in rng.sample(candidate_items, min(len(candidate_items), wanted_controls)):
                 source_id, candidate_text = candidate_info[item[1]]
                 donor = rng.choice([s for s in source_texts if s != source_id])
-                control_text = make_control_text(candidate_text, source_texts[donor], rng)
+                if degrades:  # direct assessment: WMT's degraded candidates
+                    degraded = degrade_text(candidate_text, rng)
+                    control_text, made_by = (None, None) if degraded is None else degraded
+                else:
+                    control_text, made_by = make_control_text(candidate_text, source_texts[donor], rng), None
                 if control_text is None:
                     continue
                 key = (source_id, control_text)
                 if key not in control_ids:
                     control = Candidate(study_id=study_id, source_id=source_id, text=control_text, kind="control",
                                         control_of=item[1], scores={},
-                                        derivation=[{"control": {"donor_source": donor}}])
+                                        derivation=[{"control": {"degraded": made_by} if made_by else
+                                                     {"donor_source": donor}}])
                     session.add(control)
                     session.flush()
                     control_ids[key] = control.id

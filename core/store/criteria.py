@@ -8,7 +8,8 @@ replacement task: raters label each unit replacement correct or incorrect;
 one replacement is highlighted at a time, answered yes or no), seed 001 §4.2
 (the choice task: pick an option, keep the original or type a custom
 paraphrase), issue 30 (pairwise preference between two systems' candidates,
-as WMT's relative ranking reduced to two outputs).
+as WMT's relative ranking reduced to two outputs), and WMT's direct assessment
+(a 0-100 score of the candidate against the source, Graham et al. 2013/2017).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from core.store.models import Criterion
-from core.vocabulary import APPLICATIONS, NO, PREFERENCE_LABELS, PRESET_CRITERIA, YES, preference, yes_or_no
+from core.vocabulary import APPLICATIONS, DA_HIGHEST, DA_LOWEST, NO, PREFERENCE_LABELS, PRESET_CRITERIA, YES, \
+    preference, yes_or_no
 
 _THREE_POINT_ADEQUACY = [
     {"value": "1", "label": "Changed", "description": "The meaning is evidently changed."},
@@ -77,7 +79,7 @@ class CriterionSpec:
 def preset_criterion(name: str, application: str | None = None) -> CriterionSpec:
     """A named default criterion: fluency, meaning (seed 003, yes/no), adequacy,
     fluency3, usability (seed 004, 3-point), quality5 (5-point), replacement (seed 004 §3.6, yes/no per unit
-    replacement), choice (seed 001), preference (issue 30: two systems' candidates side by side)."""
+    replacement), choice (seed 001), preference (issue 30: two systems' candidates side by side), da (issue 30: WMT's direct assessment, 0-100)."""
     if name == "fluency":
         return CriterionSpec("fluency", "Is the following sentence good English?", "binary", tuple(_BINARY), False)
     if name == "meaning":
@@ -105,6 +107,9 @@ def preset_criterion(name: str, application: str | None = None) -> CriterionSpec
     if name == "preference":
         return CriterionSpec("preference", "Which paraphrase of the source is better?", "preference",
                              tuple(_PREFERENCE), True)
+    if name == "da":
+        return CriterionSpec("da", "How well does the paraphrase say what the source says, in good English? "
+                             f"Score it from {DA_LOWEST} (not at all) to {DA_HIGHEST} (perfectly).", "da", (), True)
     raise ValueError(f"unknown criterion {name!r}; expected one of {', '.join(PRESET_CRITERIA)}")
 
 
@@ -121,6 +126,11 @@ def normalize_value(criterion: Criterion, value: Any, text_value: str | None = N
         if answer is not None:
             return answer, None
         raise ValueError(f"criterion {criterion.name!r} takes yes or no, not {raw!r}")
+    if criterion.scale == "da":
+        if raw.isascii() and raw.isdigit() and DA_LOWEST <= int(raw) <= DA_HIGHEST:
+            return str(int(raw)), None
+        raise ValueError(f"criterion {criterion.name!r} takes a whole number from {DA_LOWEST} to {DA_HIGHEST}, "
+                         f"not {raw!r}")
     if criterion.scale == "preference":
         answer = preference(low)
         if answer is not None:
@@ -146,7 +156,7 @@ def normalize_value(criterion: Criterion, value: Any, text_value: str | None = N
 
 def scale_labels(criterion: Criterion) -> tuple[str, ...]:
     """The labels of the criterion's scale in order; empty for a choice task (its answers are not a scale)."""
-    if criterion.scale == "choice" or not criterion.levels:
+    if criterion.scale in ("choice", "da") or not criterion.levels:
         return ()
     return tuple(str(level["value"]) for level in criterion.levels)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import os
+import statistics
+from collections import defaultdict
 from typing import Iterator
 
 from sqlalchemy import select
@@ -26,7 +28,7 @@ from core.textio import atomic_output
 EXPORT_COLUMNS = ("item", "annotator", "criterion", "value", "text", "sentence", "system", "systems", "application",
                   "levels", "kind", "candidate", "source",
                   "started_at", "answered_at", "duration_ms", "comment", "flag", "status", "origin",
-                  "judgment_id", "assignment_id")
+                  "judgment_id", "assignment_id", "z")
 
 
 def iter_judgments(db: Database, study_id: int, *, history: bool = False,
@@ -122,6 +124,25 @@ def judgment_records(db: Database, study_id: int) -> list[dict]:
     return records
 
 
+def da_standardizer(rows: list[dict]):
+    """For direct assessment rows (issue 30): the score standardized by its judge's mean and sample standard
+    deviation over the judge's live scores of normal items among ``rows`` (as :mod:`core.stats.direct_assessment`
+    defines it, and as the report reads them), so a control's or repeat's z is on the same scale; None for
+    another criterion, a superseded row, or a judge whose scores do not vary."""
+    scores: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for row in rows:
+        if row["scale"] == "da" and row["status"] == "live" and row["kind"] == "normal":
+            scores[(row["annotator"], row["criterion"])].append(float(row["value"]))
+    moments = {key: (statistics.mean(v), statistics.stdev(v)) for key, v in scores.items() if len(v) > 1}
+
+    def z(row: dict) -> float | None:
+        mean, sd = moments.get((row["annotator"], row["criterion"]), (0.0, 0.0))
+        if row["scale"] != "da" or row["status"] != "live" or sd == 0:
+            return None
+        return (float(row["value"]) - mean) / sd
+    return z
+
+
 def export_judgments(db: Database, study_id: int, output: str | os.PathLike, file_format: str = "csv", *,
                      history: bool = False, include_qc: bool = False, inputs=(), raw: bool = False) -> int:
     """Write judgments as CSV (``item,annotator,criterion,value`` first, so the
@@ -131,11 +152,17 @@ def export_judgments(db: Database, study_id: int, output: str | os.PathLike, fil
     if file_format not in ("csv", "jsonl"):
         raise ValueError(f"unknown format {file_format!r}; expected csv or jsonl")
     count = 0
+    rows = iter_judgments(db, study_id, history=history, include_qc=include_qc)
+    standardized = None
+    if any(c == "da" for c in _scales(db, study_id)):  # z needs every score of a judge first
+        rows = list(rows)
+        standardized = da_standardizer(rows)
     with atomic_output(output, inputs=inputs) as handle:
         if file_format == "csv":
             writer = csv.DictWriter(handle, fieldnames=EXPORT_COLUMNS, extrasaction="ignore", lineterminator="\n")
             writer.writeheader()
-        for row in iter_judgments(db, study_id, history=history, include_qc=include_qc):
+        for row in rows:
+            row["z"] = standardized(row) if standardized is not None else None
             if file_format == "csv":
                 writer.writerow(safe_row({**row, "system": row["systems"][0] if row["systems"] else "-",
                                           "systems": ";".join(row["systems"]), "levels": ";".join(row["levels"]),
@@ -146,3 +173,8 @@ def export_judgments(db: Database, study_id: int, output: str | os.PathLike, fil
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             count += 1
     return count
+
+
+def _scales(db: Database, study_id: int) -> list[str]:
+    with db.reading() as session:
+        return list(session.scalars(select(Criterion.scale).where(Criterion.study_id == study_id)))

@@ -154,12 +154,14 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
         uid = study.uid
         study_name = study.name
         patterns = (study.settings or {}).get("kind") == PATTERN_STUDY
-    asked = [name for name, c in all_criteria.items() if c.scale not in ("choice", "replacement")]
+    # Preference and direct assessment have their own records (core.tuning.comparison_devset).
+    own_records = ("choice", "replacement", "preference", "da")
+    asked = [name for name, c in all_criteria.items() if c.scale not in own_records]
     if criteria is not None:
         unknown = [name for name in criteria if name not in all_criteria]
         if unknown:
             raise ValueError(f"the study has no criterion {', '.join(unknown)}; it asks {', '.join(all_criteria)}")
-        asked = [name for name in criteria if all_criteria[name].scale not in ("choice", "replacement")]
+        asked = [name for name in criteria if all_criteria[name].scale not in own_records]
     replacement_criteria = [name for name, c in all_criteria.items() if c.scale == "replacement"]
     if derive_from is None:
         defaults = (PATTERN_CORRECT,) if patterns else DERIVE_FROM_DEFAULTS
