@@ -18,7 +18,7 @@ from core.stats.judgment_records import JudgmentRecords
 from core.stats.direct_assessment import DAScore, JudgeReliability, judge_reliability
 from core.stats.preference import PreferenceJudgment
 from core.store import operations as ops
-from core.store.criteria import scale_labels
+from core.store.criteria import SCORE_SCALES, scale_labels
 from core.store.database import Database
 from core.store.models import Criterion
 from core.store.preference_pairs import ties_by_construction
@@ -64,7 +64,7 @@ def study_da_scores(db: Database, study_id: int) -> list[DAScore]:
     """The live direct assessment scores on normal items, each with every system that produced the candidate."""
     return [DAScore(row["item"], row["annotator"], float(row["value"]), tuple(row["systems"]) or ("-",),
                     row["criterion"])
-            for row in ops.iter_judgments(db, study_id) if row["scale"] == "da"]
+            for row in ops.iter_judgments(db, study_id) if row["scale"] in SCORE_SCALES]
 
 
 def da_reliability(db: Database, study_id: int) -> list[JudgeReliability]:

@@ -58,6 +58,7 @@ from desktop.changed_spans import highlighted_display_html, highlighted_html
 from desktop.judging_clock import JudgingClock
 from desktop.judgment_writer import JudgmentWriter
 from desktop.da_view import DAView, da_help
+from desktop.esa_view import ESAView, esa_help
 from desktop.preference_view import PreferenceView, preference_for_key, preference_help
 from desktop.progress_bars import ProgressBars
 from core.vocabulary import YES
@@ -190,6 +191,12 @@ class AnnotationScreen(QWidget):
         self.da_view = DAView()
         self.da_view.answered.connect(self.answer)
         self.pages.addWidget(self.da_view)
+        self.esa_view = ESAView()
+        self.esa_view.answered.connect(self.answer)
+        self.esa_view.phase_changed.connect(lambda scoring: self.keys_help.setText(esa_help(scoring)))
+        self.pages.addWidget(self.esa_view)
+        # Issue 30's protocols, each a page of its own (desktop/*_view.py) that reads its keys first.
+        self.protocol_views = {"preference": self.preference_view, "da": self.da_view, "esa": self.esa_view}
         # On a small screen (1024 x 600) a long item scrolls instead of pushing the window past the screen.
         scroller = QScrollArea()
         scroller.setWidget(self.pages)
@@ -415,15 +422,14 @@ class AnnotationScreen(QWidget):
         self.question_label.setText(item.question)
         if item.scale == "choice":
             self._show_choice(item)
-        elif item.scale in ("preference", "da"):
-            view = self.preference_view if item.scale == "preference" else self.da_view
-            view.show_item(item)
-            self.pages.setCurrentWidget(view)
+        elif item.scale in self.protocol_views:
+            self.protocol_views[item.scale].show_item(item)
+            self.pages.setCurrentWidget(self.protocol_views[item.scale])
         else:
             self._show_candidate(item)
         self._show_answer()
-        self.keys_help.setText({"preference": preference_help, "da": da_help}.get(item.scale, lambda: help_line(
-            item.scale))())
+        self.keys_help.setText({"preference": preference_help, "da": da_help, "esa": lambda: esa_help(False)}.get(
+            item.scale, lambda: help_line(item.scale))())
         if self.session is not None and self.session.held_back is not None:
             # Blind phases: the item due shows a source whose sentence still has this question open.
             self.status.setText(f"This {html.escape(item.criterion)} question of the sentence comes first: the "
@@ -670,7 +676,8 @@ class AnnotationScreen(QWidget):
         if self.item is not None and self.item.scale == "preference" and (value := preference_for_key(event)):
             self.answer(value)
             return
-        if self.item is not None and self.item.scale == "da" and self.da_view.handle_key(event):
+        if self.item is not None and self.item.scale in ("da", "esa") and \
+                self.protocol_views[self.item.scale].handle_key(event):
             return
         binding = self._binding_for(event)
         if binding is not None:

@@ -167,7 +167,7 @@ def test_a_da_study_end_to_end(tmp_path):
     code, out, err = run_cli("report", path, "--format", "json", "--bootstrap", "0")
     assert code == 0, err
     tables = {t["key"]: t for t in json.loads(out)["tables"]}
-    systems = [row[0] for row in tables["da_systems"]["rows"]]
+    systems = [row[0] for row in tables["da_systems:da"]["rows"]]
     assert systems == ["good", "bad"] and "seed004_table1" not in tables
     devset = tmp_path / "da.jsonl"
     code, _, err = run_cli("export-devset", path, "--records", "da", "-o", devset)

@@ -13,6 +13,7 @@ from typing import Sequence
 
 from sqlalchemy import func, insert, select
 
+from core.store.criteria import SCORE_SCALES
 from core.store.database import Database
 from core.store.events import log_event
 from core.store.items import replacement_units
@@ -136,7 +137,7 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
                                    .order_by(Criterion.position)).all()
         candidate_criteria = [c.id for c in criteria if c.scale not in ("choice", "preference")]
         preference_criteria = [c.id for c in criteria if c.scale == "preference"]
-        degrades = any(c.scale == "da" for c in criteria)
+        degrades = any(c.scale in SCORE_SCALES for c in criteria)
         per_unit = {c.id for c in criteria if c.scale == "replacement"}  # one assignment per unit replacement
         units_of: dict[int, int] = {}
         if per_unit:

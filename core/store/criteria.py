@@ -14,9 +14,11 @@ as WMT's relative ranking reduced to two outputs), and WMT's direct assessment
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from core.store.error_spans import parse_spans
 from core.store.models import Criterion
 from core.vocabulary import APPLICATIONS, DA_HIGHEST, DA_LOWEST, NO, PREFERENCE_LABELS, PRESET_CRITERIA, YES, \
     preference, yes_or_no
@@ -110,9 +112,14 @@ def preset_criterion(name: str, application: str | None = None) -> CriterionSpec
     if name == "da":
         return CriterionSpec("da", "How well does the paraphrase say what the source says, in good English? "
                              f"Score it from {DA_LOWEST} (not at all) to {DA_HIGHEST} (perfectly).", "da", (), True)
+    if name == "esa":
+        return CriterionSpec("esa", "Mark the words that are wrong (minor or major), then score the paraphrase "
+                             f"from {DA_LOWEST} to {DA_HIGHEST}.", "esa", (), True)
     raise ValueError(f"unknown criterion {name!r}; expected one of {', '.join(PRESET_CRITERIA)}")
 
 
+# Scales answered with a score from 0 to 100: direct assessment, and error span annotation's final score.
+SCORE_SCALES = ("da", "esa")
 # Scales answered yes or no (a replacement is correct or not).
 YES_NO_SCALES = ("binary", "replacement")
 
@@ -126,9 +133,10 @@ def normalize_value(criterion: Criterion, value: Any, text_value: str | None = N
         if answer is not None:
             return answer, None
         raise ValueError(f"criterion {criterion.name!r} takes yes or no, not {raw!r}")
-    if criterion.scale == "da":
+    if criterion.scale in SCORE_SCALES:
         if raw.isascii() and raw.isdigit() and DA_LOWEST <= int(raw) <= DA_HIGHEST:
-            return str(int(raw)), None
+            spans = parse_spans(text_value) if criterion.scale == "esa" else None
+            return str(int(raw)), None if spans is None else json.dumps(spans)
         raise ValueError(f"criterion {criterion.name!r} takes a whole number from {DA_LOWEST} to {DA_HIGHEST}, "
                          f"not {raw!r}")
     if criterion.scale == "preference":
@@ -156,7 +164,7 @@ def normalize_value(criterion: Criterion, value: Any, text_value: str | None = N
 
 def scale_labels(criterion: Criterion) -> tuple[str, ...]:
     """The labels of the criterion's scale in order; empty for a choice task (its answers are not a scale)."""
-    if criterion.scale in ("choice", "da") or not criterion.levels:
+    if criterion.scale == "choice" or criterion.scale in SCORE_SCALES or not criterion.levels:
         return ()
     return tuple(str(level["value"]) for level in criterion.levels)
 

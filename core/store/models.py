@@ -24,8 +24,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 # Scale kinds a criterion can use. "choice" is the seed 001 §4.2 task; "replacement" is seed 004 §3.6's:
 # one unit replacement of a candidate highlighted at a time, judged correct or not (yes/no); "preference" is
 # a pairwise comparison of two systems' candidates for one source sentence (a PreferencePair, issue 30); "da"
-# is WMT's direct assessment, a whole number from 0 to 100 (issue 30).
-SCALE_KINDS = ("binary", "3-point", "5-point", "custom", "choice", "replacement", "preference", "da")
+# is WMT's direct assessment, a whole number from 0 to 100; "esa" is error span annotation, the same score
+# after marking the wrong words (core.store.error_spans; issue 30).
+SCALE_KINDS = ("binary", "3-point", "5-point", "custom", "choice", "replacement", "preference", "da", "esa")
 # Assignment kinds: a normal item, a repeat of one already assigned (checks
 # consistency), a planted control expected to be judged bad, or an adjudication
 # (a third annotator's decision on an item two judges disagree on; never a judge's label).

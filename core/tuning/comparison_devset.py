@@ -10,10 +10,14 @@ that was drawn per pair and is in the study); each label's value is ``a``, ``b``
 the answer more than half the judges gave, null when no answer has a majority; a pair both systems answered
 with the same string is ``identical`` with verdict ``tie`` and no labels (no judge saw it).
 
-``export-devset --records da``: one record per candidate scored by direct assessment::
+``export-devset --records da``: one record per candidate scored by direct assessment or error span
+annotation::
 
     {"id", "sentence_id", "source", "candidate", "systems", "criterion",
-     "scores": [{"annotator", "score", "z"}], "mean", "mean_z"}
+     "scores": [{"annotator", "score", "z"[, "spans", "units"]}], "mean", "mean_z"}
+
+(an ``esa`` score adds the judge's ``spans`` and, per unit replacement of the derivation, the worst severity
+marked on its words or null: :func:`core.store.error_spans.blamed_units`)
 
 ``z`` is the score standardized by its judge (:func:`core.store.judgments_out.da_standardizer`, the
 definition of :mod:`core.stats.direct_assessment`); ``mean_z`` the mean over the judges with a z.
@@ -27,6 +31,8 @@ from sqlalchemy import select
 
 from core.store import operations as ops
 from core.store.database import Database
+from core.store.criteria import SCORE_SCALES
+from core.store.error_spans import blamed_units, parse_spans
 from core.store.judgments_out import da_standardizer
 from core.store.models import Candidate, PreferencePair, SourceSentence, Study
 from core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
@@ -73,7 +79,10 @@ def da_records(db: Database, study_id: int) -> list[dict]:
     """Every candidate scored by direct assessment, with each judge's raw score and z (module docstring)."""
     with db.reading() as session:
         uid = session.get(Study, study_id).uid
-    rows = [row for row in ops.iter_judgments(db, study_id) if row["scale"] == "da"]
+    rows = [row for row in ops.iter_judgments(db, study_id) if row["scale"] in SCORE_SCALES]
+    with db.reading() as session:
+        derivations = dict(session.execute(select(Candidate.id, Candidate.derivation)
+                                           .where(Candidate.study_id == study_id)).all())
     z_of = da_standardizer(rows)
     by_item: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for row in rows:
@@ -81,8 +90,13 @@ def da_records(db: Database, study_id: int) -> list[dict]:
     records = []
     for (item, criterion), scored in sorted(by_item.items(), key=lambda kv: (int(kv[0][0]), kv[0][1])):
         first = scored[0]
-        scores = [{"annotator": r["annotator"], "score": int(r["value"]), "z": z_of(r)}
-                  for r in sorted(scored, key=lambda r: r["annotator"])]
+        scores = []
+        for r in sorted(scored, key=lambda r: r["annotator"]):
+            score = {"annotator": r["annotator"], "score": int(r["value"]), "z": z_of(r)}
+            if r["scale"] == "esa":  # the words marked, and each unit replacement's worst mark
+                spans = parse_spans(r["text"])
+                score.update(spans=spans, units=blamed_units(derivations.get(r["candidate_id"]), spans))
+            scores.append(score)
         zs = [s["z"] for s in scores if s["z"] is not None]
         records.append({"id": f"{uid}:{item}", "sentence_id": first["sentence"], "source": first["source"],
                         "candidate": first["candidate"], "systems": first["systems"], "criterion": criterion,

@@ -155,7 +155,7 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
         study_name = study.name
         patterns = (study.settings or {}).get("kind") == PATTERN_STUDY
     # Preference and direct assessment have their own records (core.tuning.comparison_devset).
-    own_records = ("choice", "replacement", "preference", "da")
+    own_records = ("choice", "replacement", "preference", "da", "esa")
     asked = [name for name, c in all_criteria.items() if c.scale not in own_records]
     if criteria is not None:
         unknown = [name for name in criteria if name not in all_criteria]
