@@ -13,7 +13,7 @@ from collections import defaultdict
 from sqlalchemy import select
 
 from core.store.database import Database
-from core.store.models import Candidate, CandidateSystem, ChoiceTask, SourceSentence, System
+from core.store.models import Candidate, CandidateSystem, ChoiceTask, PreferencePair, SourceSentence, System
 
 
 def item_key(candidate_id: int | None, choice_task_id: int | None = None, unit: int | None = None,
@@ -79,7 +79,8 @@ def systems_by_candidate(session, study_id: int) -> dict[int, list[str]]:
 
 def list_items(db: Database, study_id: int) -> list[dict]:
     """``{"item", "kind", "sentence", "source", "text", "systems"}`` per item: candidates (planted controls
-    marked by their kind), then choice tasks (``text`` the highlighted span, ``systems`` the approach)."""
+    marked by their kind), then choice tasks (``text`` the highlighted span, ``systems`` the approach), then
+    preference pairs shown to judges (``text`` the two candidates, left ``|||`` right, ``systems`` left, right)."""
     rows = []
     with db.reading() as session:
         systems = systems_by_candidate(session, study_id)
@@ -94,4 +95,12 @@ def list_items(db: Database, study_id: int) -> list[dict]:
             span = " ".join(source.split()[task.span_start:task.span_end])
             rows.append({"item": item_key(None, task.id), "kind": "choice", "sentence": sentence, "source": source,
                          "text": span, "systems": [task.system] if task.system else []})
+        texts = dict(session.execute(select(Candidate.id, Candidate.text).where(Candidate.study_id == study_id)).all())
+        for pair, sentence, source in session.execute(
+                select(PreferencePair, SourceSentence.external_id, SourceSentence.text).join(SourceSentence)
+                .where(PreferencePair.study_id == study_id, PreferencePair.identical.is_(False))
+                .order_by(PreferencePair.id)):
+            text = f"{texts[pair.left_candidate_id]} ||| {texts[pair.right_candidate_id]}"
+            rows.append({"item": item_key(None, None, None, pair.id), "kind": "preference", "sentence": sentence,
+                         "source": source, "text": text, "systems": [pair.left_system, pair.right_system]})
     return rows
