@@ -264,3 +264,45 @@ def test_cli_end_to_end_import_assign_judge_report(tmp_path):
         assert record["a"] == f"alpha words {sentence}"
         assert record["b"] in (f"beta words {sentence}", f"shared words {sentence}")
         assert [label["value"] for label in record["labels"]] == ["a", "a"] and record["verdict"] == "a"
+
+
+def judge_pairs_and_spans(db, study_id, name):
+    judge = annotator_id(db, name)
+    count = 0
+    while (item := ops.next_item(db, judge)) is not None:
+        ops.record_judgment(db, item.assignment_id, "b" if item.scale == "preference" else "55",
+                            text='[{"start": 0, "end": 1, "severity": "minor"}]' if item.scale == "esa" else None)
+        count += 1
+    return count
+
+
+def test_preference_and_error_spans_on_postgresql(postgres_url):
+    with open_database(postgres_url, create=True) as db:
+        study_id = ops.create_study(db, "prefs", criteria=["preference", "esa"], seed=7)
+        ops.import_candidates(db, study_id, candidate_rows())
+        report = ops.assign(db, study_id, ["ann", "bob"])
+        assert report.pairs.sentences == {"alpha:beta": 11, "alpha:gamma": 11, "beta:gamma": 11}
+        judged = judge_pairs_and_spans(db, study_id, "ann")
+        rows = list(ops.iter_judgments(db, study_id))
+        assert len(rows) == judged > 0
+        assert {r["value"] for r in rows if r["scale"] == "preference"} == {"right"}
+        assert {r["text"] for r in rows if r["scale"] == "esa"} == {'[{"start": 0, "end": 1, "severity": "minor"}]'}
+        assert len(study_preferences(db, study_id)) == 30 + 3  # ann's answers and the ties by construction
+
+
+def test_a_package_keeps_judging_blind_and_merges_back_the_pairs(db, tmp_path):
+    study_id, _ = make_study(db)
+    package = tmp_path / "ann.parastudio"
+    ops.export_package(db, study_id, "ann", package)
+    with open_database(package) as copy:
+        with copy.reading() as session:
+            shown = {name for p in session.scalars(select(PreferencePair)) for name in (p.left_system, p.right_system)}
+        assert shown and not shown & set(SYSTEMS)  # the package cannot tell which system is on which side
+        copy_study = ops.find_study(copy)
+        judged = judge_pairs_and_spans(copy, copy_study, "ann")
+    merged = ops.merge_package(db, package)
+    assert merged.applied == judged > 0 and not merged.conflicts
+    mine = [j for j in study_preferences(db, study_id) if j.annotator == "ann"]
+    assert len(mine) == judged and all(j.value == "right" for j in mine)
+    with db.reading() as session:
+        assert None not in set(session.scalars(select(Judgment.pair_id).where(Judgment.origin == "merge")))
