@@ -192,6 +192,12 @@ def run_agreement(args: argparse.Namespace) -> int:
         return 0
     print(f"criterion {criterion}: {summary.n_items} items, {summary.n_annotators} annotators, {summary.n_categories} labels ({', '.join(matrix.categories)}); "
           f"fixed-chance kappa with q = {q} ({q_from})")
+    shared = int(((matrix.codes >= 0).sum(axis=1) >= 2).sum())
+    if shared == 0:
+        # Every statistic below is undefined; say why instead of leaving a reader to guess.
+        print("  no item has two judges yet: agreement needs items judged by at least two annotators")
+    else:
+        print(f"  {shared} of them judged by two or more annotators")
     for name in STATISTIC_NAMES:
         value = summary.statistics[name]
         interval = summary.ci95[name]
