@@ -157,6 +157,7 @@ class InspectScreen(QWidget):
         self.table = self.lm = None  # the engine the details recompute scores with (set by set_engine)
         self.bilingual = None  # the Moses table a pivot table was built from: each rule's pivot phrases
         self._details_asked = 0  # the newest details request; an older one's answer is dropped
+        self._plot_asked = 0  # the newest plot request: the screen shows the rows the filters keep, as exported
         self.plots_dir = Path(tempfile.mkdtemp(prefix="parastudio-inspect-"))
         self.loaded = False
         layout = QVBoxLayout(self)
@@ -313,7 +314,6 @@ class InspectScreen(QWidget):
             combo.blockSignals(False)
         self.model.load(rows)
         self.apply_filters()
-        self.draw_plot()
 
     def apply_filters(self) -> None:
         def chosen(combo):
@@ -328,6 +328,7 @@ class InspectScreen(QWidget):
         self.status.setText(f"{shown} of {total} judged candidates shown · {rejected} rejected")
         if shown:
             self.view.selectRow(0)
+        self.draw_plot()  # the plot on screen is always the rows shown (the one exported)
 
     # the selected candidate -------------------------------------------------------------------
     def current(self) -> CandidateRow | None:
@@ -460,19 +461,27 @@ class InspectScreen(QWidget):
         if not self.model.all_rows:
             return
         choice = self.plot_choice.currentIndex()
-        path = self.plots_dir / f"plot-{choice}.png"
+        self._plot_asked += 1
+        asked = self._plot_asked
+        path = self.plots_dir / f"plot-{asked}.png"
         rows = list(self.model.rows)
         plot = plot_rejection_rates if choice == 0 else plot_score_histograms
-        worker = Worker(lambda report: plot(rows, path))
+        worker = Worker(lambda report: (asked, plot(rows, path)))
         worker.signals.finished.connect(self._show_plot)
         # A plot that cannot be drawn says so; the screen goes on.
         worker.signals.failed.connect(lambda message: self.plot_label.setText(f"could not draw the plot: {message}"))
         self._plot_worker = worker
         QThreadPool.globalInstance().start(worker)
 
-    def _show_plot(self, drawn) -> None:
-        """The plot scaled to the space the tab has (a full-size image would push the table aside)."""
+    def _show_plot(self, result) -> None:
+        """The plot scaled to the space the tab has (a full-size image would push the table aside); an older
+        request's plot (the filters changed since) is dropped."""
+        asked, drawn = result
+        if asked != self._plot_asked:
+            Path(drawn).unlink(missing_ok=True)
+            return
         pixmap = QPixmap(str(drawn))
+        Path(drawn).unlink(missing_ok=True)
         width = max(200, self.side.width() - 24)
         self.plot_label.setPixmap(pixmap if pixmap.width() <= width else
                                   pixmap.scaledToWidth(width, Qt.SmoothTransformation))

@@ -108,3 +108,24 @@ def test_the_model_filters_the_sorted_rows_in_order_and_sorts_missing_values_las
         assert model.rows == filter_rows(expected, system="beam", verdict="rejected")
         assert model.rows and model.rows[-1].true_score is None or all(r.true_score is not None for r in model.rows)
     assert model.same_sentence("1") == [r for r in rows if r.sentence == "1"]
+
+
+def test_the_plot_on_screen_follows_the_filters_and_is_the_plot_exported(qtbot, window, tmp_path):
+    """Issue 28 Found 2: after a verdict filter the screen showed every row while the export showed the filtered ones."""
+    from PySide6.QtGui import QPixmap
+
+    qtbot.keyClick(window, Qt.Key_7, Qt.ControlModifier)
+    inspect = window.inspect
+    qtbot.waitUntil(lambda: inspect.loaded, timeout=10_000)
+    inspect.side.setCurrentIndex(3)  # the Plots tab
+    qtbot.waitUntil(lambda: inspect.plot_label.pixmap() is not None and not inspect.plot_label.pixmap().isNull(),
+                    timeout=20_000)
+    inspect.verdict_combo.setCurrentText(REJECTED)
+    assert inspect.model.rows and all(row.verdict == REJECTED for row in inspect.model.rows)
+    exported = QPixmap(inspect.export_plot(str(tmp_path / "rejected.png")))
+
+    def screen_shows_the_export() -> bool:
+        shown = inspect.plot_label.pixmap()
+        return shown.toImage() == exported.scaledToWidth(shown.width(), Qt.SmoothTransformation).toImage()
+
+    qtbot.waitUntil(screen_shows_the_export, timeout=20_000)

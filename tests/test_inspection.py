@@ -217,3 +217,25 @@ def test_inspect_rules_shows_the_pivot_phrases_behind_each_blamed_rule(judged, t
     assert (top["source"], top["target"]) == ("dog", "hound")
     assert [(p["pivot"], pytest.approx(p["term"])) for p in top["pivots"]] == [("perro", 0.7 * 0.4)]
 
+
+
+def test_the_rejection_plots_labels_stay_clear_of_its_title_at_a_rate_of_100_percent():
+    """Issue 28 Found 2: the exported labels (13/13 over a bar at 100 %) overlapped the title."""
+    from core.inspection.candidate_rows import CandidateRow
+    from core.inspection.plots import rejection_rates_figure
+
+    rows = [CandidateRow(candidate_id=n, item=str(n), sentence="s", source="a b", text="a c", systems=(system,),
+                         verdict=REJECTED if n % 2 or system == "beam" else ACCEPTED, criteria={}, labels={},
+                         source_length=2, rules=1, model_score=None, true_score=None)
+            for n in range(13) for system in ("beam", "mcpg-true")]
+    figure = rejection_rates_figure(rows)
+    axes = figure.axes[0]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    title = axes.title.get_window_extent(renderer)
+    labels = [text.get_window_extent(renderer) for text in axes.texts]
+    assert len(labels) == 2
+    assert [text.get_text() for text in axes.texts] == ["13/13", "6/13"]
+    assert not any(label.overlaps(title) for label in labels)
+    assert all(axes.get_window_extent(renderer).contains(label.x0, label.y1) for label in labels)
