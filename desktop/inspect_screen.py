@@ -155,6 +155,8 @@ class InspectScreen(QWidget):
         self.study_id: int | None = None
         self.study_name = ""
         self.table = self.lm = None  # the engine the details recompute scores with (set by set_engine)
+        self.engine_paths: tuple[str, str] | None = None  # where Inspect loads its own engine from
+        self.engine_state = "none"  # "none" (no engine files), "loading", "ready" or "failed: …"
         self.bilingual = None  # the Moses table a pivot table was built from: each rule's pivot phrases
         self._details_asked = 0  # the newest details request; an older one's answer is dropped
         self._plot_asked = 0  # the newest plot request: the screen shows the rows the filters keep, as exported
@@ -273,12 +275,60 @@ class InspectScreen(QWidget):
                            "in red (researchers only)")
 
     def set_engine(self, table, lm) -> None:
-        """The paraphrase table and LM the details recompute scores with (the Scorer's, once loaded)."""
+        """The paraphrase table and LM the details recompute scores with (the Scorer's, or Inspect's own)."""
         self.table, self.lm = table, lm
+        self.engine_state = "ready"
+
+    def set_engine_paths(self, table_path: str, lm_path: str) -> None:
+        """Where Inspect loads its own engine (in a worker, when first shown) for the LM, channel and exact true
+        score of the details; none there: the details say why those scores are missing."""
+        self.engine_paths = (table_path, lm_path)
+
+    def load_engine(self) -> None:
+        """The table and LM, loaded once in a worker; the status and the details say so meanwhile."""
+        if self.engine_state in ("ready", "loading") or self.engine_paths is None:
+            return
+        table_path, lm_path = self.engine_paths
+        if not (Path(table_path).is_file() and Path(lm_path).is_file()):
+            self.engine_state = "none"
+            return
+        from desktop.scorer_window import load_engine
+
+        self.engine_state = "loading"
+        worker = Worker(load_engine, table_path, lm_path)
+        worker.signals.finished.connect(self._engine_loaded)
+        worker.signals.failed.connect(self._engine_failed)
+        self._engine_worker = self._start(worker, f"loading the engine ({Path(table_path).name}, "
+                                                  f"{Path(lm_path).name}) for the LM, channel and true scores…")
+
+    def _engine_loaded(self, result) -> None:
+        if self.engine_state == "ready":
+            return  # the Scorer's engine came first
+        self.set_engine(*result)
+        self.status.setText("engine loaded: the details show the LM, channel and exact true score")
+        self.show_details(self.view.currentIndex().row())
+
+    def _engine_failed(self, message: str) -> None:
+        self.engine_state = f"failed: {message}"
+        self.status.setText(f"could not load the engine: {message}")
+        self.show_details(self.view.currentIndex().row())
+
+    def engine_note(self) -> str:
+        """Why the details have no LM, channel or true score yet ('' once they do)."""
+        if self.engine_state == "ready":
+            return ""
+        if self.engine_state == "loading":
+            return "loading the engine: the LM, channel and exact true score appear when it is loaded"
+        if self.engine_state.startswith("failed"):
+            return f"no engine ({self.engine_state[len('failed: '):]}): no LM, channel or exact true score"
+        where = " / ".join(self.engine_paths) if self.engine_paths else "(none given)"
+        return (f"no table or LM at {where}: start with `parastudio app --table T --lm LM` for the LM, channel "
+                "and exact true score")
 
     def refresh(self) -> None:
         if self.study_id is None:
             return
+        self.load_engine()
         db, study_id = self.db, self.study_id
         worker = Worker(lambda report: (study_id, candidate_rows(db, study_id)))
         worker.signals.finished.connect(self._loaded)
@@ -354,7 +404,7 @@ class InspectScreen(QWidget):
     def _details_ready(self, result) -> None:
         asked, details = result
         if asked == self._details_asked:
-            self.details.setHtml(details_html(details))
+            self.details.setHtml(details_html(details, self.engine_note()))
 
     def choose_bilingual(self, path: str | None = None) -> None:
         """Load the bilingual Moses table the pivot table came from (in a worker), so each rule of a derivation
@@ -496,8 +546,9 @@ class InspectScreen(QWidget):
         return path
 
 
-def details_html(details) -> str:
-    """The details pane: changed words, the derivation rule by rule, the scores side by side, the judges."""
+def details_html(details, engine_note: str = "") -> str:
+    """The details pane: changed words, the derivation rule by rule, the scores side by side, the judges;
+    ``engine_note`` says why the LM, channel and true score are missing."""
     source_html = highlighted_html(details.source.split(), details.changed_source)
     candidate_html = highlighted_html(details.text.split(), details.changed_candidate)
     parts = [f"<p><b>Source</b>: {source_html}</p><p><b>Candidate</b> ({html.escape(', '.join(details.systems))}): "
@@ -523,6 +574,8 @@ def details_html(details) -> str:
                      f"<td>{shown(score.get('true_score'))}</td></tr>")
     parts.append(f"</table><p>LM: {shown(details.lm_log10)} · channel of this derivation: "
                  f"{shown(details.channel_log10)} · exact true score: {shown(details.true_log10)}</p>")
+    if engine_note:
+        parts.append(f"<p style='color:#666'><i>{html.escape(engine_note)}</i></p>")
     if details.search_error:
         parts.append("<p style='color:#b00000'><b>Search error</b> (seed 000): the system's score is below the exact "
                      "true score of this candidate: it kept a worse derivation than the best one.</p>")

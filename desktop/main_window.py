@@ -210,6 +210,7 @@ class MainWindow(QMainWindow):
         self.dashboard = DashboardScreen(self.db)
         self.inspect = InspectScreen(self.db)
         self.inspect.open_in_scorer.connect(self.score_candidate)
+        self.inspect.set_engine_paths(self.table_path, self.lm_path)
         self.tune = TuneScreen(self.db)
         self.tune.study_made.connect(lambda _: self.reload())
         self.translator = TranslatorScreen(self.db, self.identity, lm=self.lm_path)
