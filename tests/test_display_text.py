@@ -48,3 +48,10 @@ def test_capitalizing_never_moves_a_character(text):
 
 def test_without_a_model_it_still_detokenizes():
     assert SentenceDisplay(None)("hello , world .") == "Hello, world."
+
+
+def test_an_entity_in_the_stored_tokens_is_shown_as_stored():
+    """The project tokenizes with escape=False: '&amp;' stored is five characters, and judges read those."""
+    shown = SentenceDisplay().show("tom &amp; jerry say &lt;hello&gt; .")
+    assert shown.text == "Tom &amp; jerry say &lt;hello&gt;."
+    assert [shown.text[a:b] for a, b in shown.spans] == ["Tom", "&amp;", "jerry", "say", "&lt;hello&gt;", "."]

@@ -88,7 +88,9 @@ class SentenceDisplay:
                  else list(words))
         if len(cased) != len(words):  # the truecaser keeps tokens one for one; if not, show them as they are
             cased = list(words)
-        text = self._detokenizer.detokenize(cased)
+        # unescape=False: the project tokenizes with escape=False, so a stored "&amp;" is those five characters,
+        # and the judge must read the string that is stored (issue 28: '&amp;' was shown as '&').
+        text = self._detokenizer.detokenize(cased, unescape=False)
         spans, position = [], 0
         for word in cased:
             found = text.find(word, position)
