@@ -80,7 +80,8 @@ class AdjudicationDialog(QDialog):
 
     # loading ------------------------------------------------------------------------------
     def reload(self) -> Worker:
-        worker = Worker(lambda report: ops.disagreements(self.db, self.study_id))
+        # Through the role's door: a name the researcher did not make adjudicator reads no label.
+        worker = Worker(lambda report: ops.disagreements_for(self.db, self.study_id, self.adjudicator))
         worker.signals.finished.connect(self._loaded)
         worker.signals.failed.connect(lambda message: self.header.setText(f"<b>could not read</b>: {html.escape(message)}"))
         self.worker = worker

@@ -301,8 +301,9 @@ class MainWindow(QMainWindow):
 
     # adjudication ---------------------------------------------------------------------------
     def adjudicate(self) -> None:
-        """The disagreements of the study chosen on Annotate, decided by whoever judges in this window (a third
-        annotator: the store refuses an item's own judge)."""
+        """The disagreements of the study chosen on Annotate, decided by whoever judges in this window when the
+        researcher named them adjudicator; anyone else (a judge) is refused before any label is read."""
+        from core.store import operations as ops
         from desktop.adjudication_screen import AdjudicationDialog
 
         study = self.annotate.current_study()
@@ -313,6 +314,9 @@ class MainWindow(QMainWindow):
             self.judge_as()
             if not self.identity.name:
                 return
+        if not ops.is_adjudicator(self.db, study, self.identity.name):
+            self.statusBar().showMessage(str(ops.NotAnAdjudicator(self.identity.name, study)))
+            return
         name = self.annotate.study_names[self.annotate.study_ids.index(study)]
         self.adjudication = AdjudicationDialog(self.db, study, name, self.identity.name, self)
         self.adjudication.finished.connect(lambda _: self._back_from_dialog())

@@ -15,6 +15,7 @@ from core.demo import demo_files  # noqa: E402
 from core.experiments.silver_judges import judge_study  # noqa: E402
 from core.store import operations as ops  # noqa: E402
 from core.store.adjudication import disagreements  # noqa: E402
+from core.store.adjudicator_role import set_adjudicators  # noqa: E402
 from core.store.database import open_database  # noqa: E402
 from core.store.models import Judgment  # noqa: E402
 
@@ -84,6 +85,7 @@ def test_adjudication_dialog_shows_both_labels_and_records_a_third_annotators_de
             while (item := ops.next_item(db, annotator)) is not None:
                 ops.record_judgment(db, item.assignment_id, answer)
     db = open_database(path)
+    set_adjudicators(db, study, ["adjudicator"])  # the researcher names the role
     dialog = AdjudicationDialog(db, study, "replacements", "adjudicator")
     qtbot.addWidget(dialog)
     dialog.show()

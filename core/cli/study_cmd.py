@@ -103,6 +103,11 @@ def register(subparsers) -> None:
     prog = command("progress", "judged / assigned, per annotator and in all", _progress)
     prog.add_argument("--json", action="store_true")
 
+    adjudicators = command("adjudicators", "who may read the judges' labels on a disagreement and decide it "
+                           "(Ctrl+Shift+A in the app); judges never may. Without --set: list them", _adjudicators)
+    adjudicators.add_argument("--set", dest="names", metavar="NAMES",
+                              help="comma-separated names: exactly these are the study's adjudicators ('' for none)")
+
     def study_command(name: str, help_text: str, func) -> argparse.ArgumentParser:
         # These take the study database first, like `report` and `signtest` (--db also works).
         parser = commands.add_parser(name, help=help_text, description=help_text)
@@ -325,6 +330,20 @@ def _qc(args) -> int:
         control = "-" if r.control_pass_rate is None else f"{r.control_pass_rate:.3f}"
         result = "n/a" if r.passed is None else "PASS" if r.passed else "FAIL: " + "; ".join(r.reasons)
         print(f"{r.annotator:<20} {r.repeat_pairs:>7} {consistency:>11} {r.controls_judged:>8} {control:>12}  {result}")
+    return 0
+
+
+def _adjudicators(args) -> int:
+    from core.store.adjudicator_role import adjudicators, set_adjudicators
+
+    try:
+        db, study_id = _open(args)
+    except LookupError as error:
+        return _fail(str(error))
+    with db:
+        names = (set_adjudicators(db, study_id, args.names.split(",")) if args.names is not None
+                 else adjudicators(db, study_id))
+    print("\n".join(names) if names else "(no adjudicator)")
     return 0
 
 
