@@ -494,6 +494,8 @@ class AnnotationScreen(QWidget):
             button.deleteLater()
         self.option_buttons = []
         for number, option in enumerate(item.options[:MAX_OPTIONS], 1):
+            if self.readable and self.display is not None:  # the option as it would read in the sentence above
+                option = self.display.show_in_place(item.source, (start, end), option)
             button = self._button(f"[{number}]  {option}", lambda _=False, n=number: self.answer_choice(f"option:{n}"))
             button.setCheckable(True)
             button.setStyleSheet("text-align:left; padding:6px")

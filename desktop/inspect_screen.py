@@ -30,6 +30,7 @@ from PySide6.QtGui import QColor, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
@@ -170,6 +171,7 @@ class InspectScreen(QWidget):
         self.splitter = splitter = QSplitter(Qt.Horizontal)
         self.model = CandidateRowsModel()
         self.view = rows_view(self.model, self.show_details)
+        self._candidate_first()
         splitter.addWidget(self.view)
         self.side = QTabWidget()
         self.details = QTextBrowser()
@@ -201,6 +203,17 @@ class InspectScreen(QWidget):
         if not self._split_once and self.width() > 0:
             self._split_once = True
             self.splitter.setSizes([self.width() * 55 // 100, self.width() * 45 // 100])
+            self.view.setColumnWidth(len(COLUMNS) - 1, max(240, self.width() * 55 // 100 * 6 // 10))
+
+    def _candidate_first(self) -> None:
+        """The candidate's text, the column a researcher reads, right after the verdict and wide (the numbers
+        scroll after it): at 1024 px it was off screen, at 1280 about 20 px wide (issue 28)."""
+        header = self.view.horizontalHeader()
+        candidate = len(COLUMNS) - 1
+        header.moveSection(candidate, 1)
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(candidate, QHeaderView.Interactive)
+        self.view.setColumnWidth(candidate, 320)
 
     # layout -------------------------------------------------------------------------------
     def _filters(self) -> QHBoxLayout:
@@ -237,7 +250,10 @@ class InspectScreen(QWidget):
         self.blame_view = QTableView()
         self.blame_view.setModel(self.blame_model)
         self.blame_view.verticalHeader().setVisible(False)
-        self.blame_view.horizontalHeader().setStretchLastSection(True)
+        header = self.blame_view.horizontalHeader()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)  # no clipped count or p-value
+        header.moveSection(4, 0)  # the rule first: what the row is about
         layout.addWidget(self.blame_view, 1)
         buttons = QHBoxLayout()
         self.blame_button = QPushButton("Find the rules to blame")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import html
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, QSize, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -44,6 +44,7 @@ from desktop.studies_screen import StudiesScreen
 from desktop.suggestion_inspect_screen import SuggestionInspectScreen
 from desktop.translator_screen import TranslatorScreen
 from desktop.tune_screen import TuneScreen
+from desktop.window_fit import fit_to_screen
 
 SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer", "Inspect", "Tune",
            "Suggestions", "Translator")
@@ -225,6 +226,7 @@ class MainWindow(QMainWindow):
                                  SCREENS):
             self.tabs.addTab(widget, f"{title}  [{SCREEN_KEYS[title]}]")
         self.setCentralWidget(self.tabs)
+        self._screen_chooser()
         self.identity_status = QLabel()
         self.statusBar().addPermanentWidget(self.identity_status)
         self._actions()
@@ -243,15 +245,29 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.judge_as)
 
     def _fit_to_screen(self) -> None:
-        """The last size, else 1200 x 800, never beyond the screen's free area; laid out for 1024 x 600."""
+        """The last size, else 1200 x 800, never beyond the screen's free area with the frame; laid out for
+        1024 x 700 (:mod:`desktop.window_fit`; checked again once shown, with the real frame)."""
         geometry = self.settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
-        available = self.screen().availableGeometry() if self.screen() is not None else None
-        width, height = (self.width(), self.height()) if geometry is not None else (1200, 800)
-        if available is not None:
-            width, height = min(width, available.width()), min(height, available.height())
-        self.resize(width, height)
+        fit_to_screen(self, self.size() if geometry is not None else QSize(1200, 800))
+
+    def _screen_chooser(self) -> None:
+        """Every screen one pick away at any width: a list in the menu bar's corner (and the Screens menu)
+        instead of a tab bar that scrolls ten tabs past a small window's edge."""
+        self.tabs.tabBar().hide()
+        self.screen_chooser = corner = QWidget(self.menuBar())
+        row = QHBoxLayout(corner)
+        row.setContentsMargins(0, 0, 6, 0)
+        label = QLabel("Screen:")
+        self.screen_combo = QComboBox()
+        self.screen_combo.setFocusPolicy(Qt.NoFocus)  # arrows and letters stay with the judging screen
+        self.screen_combo.addItems([f"{title}  ({SCREEN_KEYS[title]})" for title in SCREENS])
+        self.screen_combo.activated.connect(self.tabs.setCurrentIndex)
+        self.tabs.currentChanged.connect(self.screen_combo.setCurrentIndex)
+        row.addWidget(label)
+        row.addWidget(self.screen_combo)
+        self.menuBar().setCornerWidget(corner, Qt.TopRightCorner)
 
     def _actions(self) -> None:
         menu = self.menuBar().addMenu("&File")
@@ -361,6 +377,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
+        fit_to_screen(self)  # the real frame is known now
         QTimer.singleShot(0, self.focus_current_screen)
         QTimer.singleShot(0, lambda: self._first_time_instructions(self.annotate))
 

@@ -97,7 +97,7 @@ class TuneScreen(QWidget):
         self.plot.setAlignment(Qt.AlignCenter)
         self.plot.setMinimumHeight(200)
         right.addWidget(self.plot, 1)
-        row.addLayout(right, 2)
+        row.addLayout(right, 1)  # half the width for the form: the tables' and LM's paths show whole
         layout.addLayout(row, 1)
         buttons = QHBoxLayout()
         self.buttons = {}

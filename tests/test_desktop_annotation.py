@@ -426,7 +426,7 @@ def test_an_ampersand_in_an_option_is_shown_as_written_and_is_no_shortcut(qtbot,
         ops.assign(db, study, ["ann"])
         screen = screen_for(db, study)
         texts = [button.text().replace("&&", "&") for button in screen.option_buttons]
-        assert texts == ["[1]  rock &amp; roll", "[2]  Tom & Jerry", "[3]  R&B"]
+        assert texts == ["[1]  Rock &amp; roll", "[2]  Tom & Jerry", "[3]  R&B"]  # as they read in the sentence
         assert all(button.shortcut().isEmpty() for button in screen.option_buttons)
         qtbot.keyClick(screen, Qt.Key_A, Qt.AltModifier)
         qtbot.keyClick(screen, Qt.Key_B, Qt.AltModifier)

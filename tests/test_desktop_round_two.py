@@ -71,3 +71,60 @@ def test_an_adjudicator_named_by_the_researcher_sees_both_labels(qtbot, disagree
     assert "ann</b> said" in dialog.labels.text() and "bob</b> said" in dialog.labels.text()
     dialog.close()
     window.close()
+
+
+@pytest.mark.parametrize("width,height", [(1024, 700), (1280, 800)])
+def test_every_screen_fits_and_is_one_pick_away_at_both_sizes(tmp_path, width, height):
+    """Issue 28 Found 7 / Deliver 2: the window (frame included) inside the screen's free area on every screen, every
+    screen reachable without a scrolling tab bar, the Inspect table's candidate text visible."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    config = tmp_path / "screen.json"
+    config.write_text(json.dumps({"screens": [{"name": "s", "x": 0, "y": 0, "width": width, "height": height,
+                                               "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={config}", "PYTHONPATH": str(root),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    done = subprocess.run([sys.executable, str(root / "tests" / "screen_fit_probe.py")], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["screen"] == [width, height]
+    for title, seen in found["screens"].items():
+        assert seen["current"], title
+        assert all(reach == [0, 0] for reach in seen["overflow"].values()), (title, seen["overflow"])
+    inspect = found["screens"]["Inspect"]
+    assert inspect["rows"] > 0 and inspect["candidate_column_visible"] >= 200
+    assert found["screens"]["Tune"]["path_fields_short_by"] == [0, 0]  # the whole path shows, not only its end
+
+
+def test_choice_options_read_like_the_readable_sentence_above_them(qtbot, tmp_path):
+    """Issue 28 Found 7: the options stayed tokenized and lowercase under a readable sentence."""
+    from desktop.annotation_screen import AnnotationScreen
+    from desktop.judgment_writer import JudgmentWriter
+
+    db = open_database(tmp_path / "choice.sqlite", create=True)
+    study = ops.create_study(db, "choice", criteria=("choice",), seed=5)
+    ops.add_choice_tasks(db, study, [{"id": "t1", "sentence": "the dog doesn 't run after the cat .", "span": [0, 2],
+                                      "options": ["a dog 's friend", "the beast"]}])
+    ops.assign(db, study, ["ann"])
+    writer = JudgmentWriter(db)
+    screen = AnnotationScreen(db, writer)
+    qtbot.addWidget(screen)
+    screen.show()
+    screen.open(study, "ann", "choice")
+    assert [button.text() for button in screen.option_buttons] == ["[1]  A dog's friend", "[2]  The beast"]
+    import html
+    import re
+
+    assert html.unescape(re.sub(r"<[^>]+>", "", screen.choice_sentence_label.text())) == "The dog doesn't run after the cat."
+    qtbot.keyClick(screen, Qt.Key_1)
+    writer.drain()
+    assert [row["value"] for row in ops.judgment_records(db, study)] == ["option:1"]
+    screen.close_session()
+    writer.close()
+    db.close()

@@ -118,6 +118,20 @@ class SentenceDisplay:
             position = found + len(word)
         return DisplayedSentence(text, tuple(spans))
 
+    def show_in_place(self, tokens: str | Sequence[str], span: tuple[int, int], phrase: str | Sequence[str]) -> str:
+        """``phrase`` as it reads in place of ``tokens[span[0]:span[1]]``: cased and detokenized within the whole
+        sentence (capitalized at its start, "doesn 't" joined), so a choice option reads like the sentence above it."""
+        words = tokens.split() if isinstance(tokens, str) else list(tokens)
+        inserted = phrase.split() if isinstance(phrase, str) else list(phrase)
+        start, end = span
+        if not inserted or not 0 <= start <= end <= len(words):
+            return self.show(inserted).text if inserted else ""
+        shown = self.show(words[:start] + inserted + words[end:])
+        first, last = shown.spans[start], shown.spans[start + len(inserted) - 1]
+        if first[1] <= first[0] or last[1] <= last[0]:  # a token the detokenizer rewrote: the phrase on its own
+            return self.show(inserted).text
+        return shown.text[first[0]:last[1]]
+
     def __call__(self, tokens: str | Sequence[str]) -> str:
         return self.show(tokens).text
 
