@@ -48,3 +48,21 @@ def test_the_researcher_names_adjudicators_on_the_command_line(study, capsys):
     assert main(["study", "adjudicators", "--db", str(path), "--set", ""]) == 0
     with open_database(path) as db:
         assert adjudicators(db, study_id) == ()
+
+
+def test_an_adjudicator_is_no_judge_in_progress_quality_control_or_a_new_choice_tasks_judges(study):
+    """Issue 28 Found 8: QC listed the adjudicator as an annotator, progress counted adjudications as assignments,
+    and Ctrl+T named an adjudicator among a choice task's judges."""
+    from core.inspection.suggestion_study import judge_names
+
+    path, study_id = study
+    with open_database(path) as db:
+        before = ops.study_progress(db, study_id)
+        set_adjudicators(db, study_id, ["carol"])
+        [entry] = disagreements_for(db, study_id, "carol")
+        ops.record_adjudication(db, study_id, "carol", entry.key, "yes")
+        after = ops.study_progress(db, study_id)
+        assert (after.done, after.total, after.per_annotator) == (before.done, before.total, before.per_annotator)
+        assert set(after.per_annotator) == {"ann", "bob"}
+        assert [report.annotator for report in ops.quality_control(db, study_id)] == ["ann", "bob"]
+        assert judge_names(db) == ["ann", "bob"]
