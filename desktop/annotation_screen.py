@@ -378,6 +378,8 @@ class AnnotationScreen(QWidget):
 
     # showing an item ---------------------------------------------------------------
     def _show(self, item: ops.ItemView | None) -> None:
+        if item is None or self.item is None or item.assignment_id != self.item.assignment_id:
+            self.status.clear()  # a status line belongs to the item it was said on (issue 28: it stayed for hundreds)
         self.item = item
         self.pending_flag, self.pending_comment = False, None
         self.comment_edit.hide()
@@ -600,10 +602,10 @@ class AnnotationScreen(QWidget):
             self.status.setText("nothing to undo")
             return
         self.progress.answer_committed()
-        self.status.setText("last answer undone")
         reopened = self.session.undone(assignment_id)
         if reopened is not None:
             self._show(reopened)
+        self.status.setText("last answer undone")
 
     def _on_committed(self, _assignment_id: int, _judgment_id: int) -> None:
         self.progress.answer_committed()
@@ -668,6 +670,10 @@ class AnnotationScreen(QWidget):
             value = self._key_values.get(event.text().upper()) if event.text() else None
             if value is not None:
                 self.answer(value)
+            elif event.text().strip() and event.text().isalnum():
+                # A key of another scale (Y on a 1-3 question): say which keys answer this one.
+                self.status.setText(f"{html.escape(event.text().upper())} is not an answer to this question: press "
+                                    f"{html.escape(' / '.join(self._key_values))}")
             else:
                 super().keyPressEvent(event)
 
