@@ -159,3 +159,31 @@ def test_cancelling_the_tuning_writes_nothing(qtbot, tmp_path):
     folder = Path(str(path)).with_name(f"{path.stem}-study{study}-tuning")
     assert not (folder / "weights.json").exists()
     db.close()
+
+
+def test_a_cancelled_tuning_leaves_nothing_of_the_previous_run(qtbot, tmp_path):
+    """Issue 28 Found 8: after a cancelled tuning the previous run's table and 'New study from re-generated
+    candidates' stayed."""
+    from desktop.tune_screen import TuneScreen
+
+    path = tmp_path / "s.sqlite"
+    study = _demo_study(path, sentences=8)
+    db = open_database(path)
+    judge_study(db, study)
+    screen = TuneScreen(db)
+    qtbot.addWidget(screen)
+    screen.show()
+    screen.set_study(study, "replacements")
+    screen.iterations_spin.setValue(1)
+    screen.restarts_spin.setValue(0)
+    screen.nbest_spin.setValue(5)
+    screen.start_tuning()
+    qtbot.waitUntil(lambda: screen.last_result is not None, timeout=60000)
+    assert screen.model.rowCount() == 4 and screen.buttons["start_restudy"].isEnabled()
+    worker = screen.start_tuning()
+    worker.cancel()  # stops at its first progress report
+    qtbot.waitUntil(lambda: screen.last_result is not None, timeout=60000)
+    assert screen.last_result == "cancelled"
+    assert screen.model.rowCount() == 0 and not screen.buttons["start_restudy"].isEnabled()
+    assert screen.result is None and screen.start_restudy() is None
+    db.close()
