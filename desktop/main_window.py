@@ -121,11 +121,16 @@ class JudgingTab(QWidget):
         except LookupError:
             return  # the screen says the annotator has nothing here
         except SessionTaken as taken:
-            answer = QMessageBox.question(
-                self, "Paraphrase Studio",
-                f"{name} is already judging “{title}” in another window ({taken.holder}, last seen "
-                f"{taken.seconds_ago:.0f} s ago).\n\nJudging in two windows would ask the same items twice. "
-                "Take over here (the other window stops)?", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+            # One question per judge and window: the answer holds for the other judging screen too (issue 28: two
+            # refusal dialogs in a row).
+            answer = self.identity.take_over_answers.get(name)
+            if answer is None:
+                answer = QMessageBox.question(
+                    self, "Paraphrase Studio",
+                    f"{name} is already judging “{title}” in another window ({taken.holder}, last seen "
+                    f"{taken.seconds_ago:.0f} s ago).\n\nJudging in two windows would ask the same items twice. "
+                    "Take over here (the other window stops)?", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+                self.identity.take_over_answers[name] = answer
             if answer == QMessageBox.Yes:
                 self._study_chosen(take_over=True)
             else:
@@ -149,6 +154,7 @@ class Identity(QObject):
     def __init__(self, name: str | None = None):
         super().__init__()
         self.name = name
+        self.take_over_answers: dict[str, object] = {}  # name -> the judge's answer to "take over here?"
 
     def set(self, name: str) -> None:
         if name and name != self.name:

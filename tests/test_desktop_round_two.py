@@ -181,3 +181,23 @@ def test_a_status_line_goes_with_the_item_it_was_said_on(qtbot, tmp_path, screen
     qtbot.keyClick(screen, Qt.Key_Z, Qt.ControlModifier)  # undo: its message stays on the item it reopens
     qtbot.waitUntil(lambda: "undone" in screen.status.text(), timeout=5000)
     db.close()
+
+
+def test_a_judge_already_judging_elsewhere_is_asked_once_not_once_per_screen(qtbot, tmp_path, monkeypatch):
+    """Issue 28 Found 8: two refusal dialogs in a row when a judge is already judging (Annotate, then Choice task)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from desktop_study_fixtures import make_choice_study
+
+    path = tmp_path / "study.sqlite"
+    make_study(path)
+    make_choice_study(path, annotators=("ann", "bob"))
+    first = open_window(qtbot, path, "ann")
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *args, **kwargs: asked.append(args[2]) or QMessageBox.No)
+    second = open_window(qtbot, path, "ann")
+    assert len(asked) == 1 and "already judging" in asked[0]
+    for tab in (second.annotate, second.choice):
+        assert tab.screen.item is None and "another window" in tab.screen.done_label.text()
+    second.close()
+    first.close()
