@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QThreadPool, Signal
-from PySide6.QtGui import QColor, QKeySequence, QPixmap, QShortcut
+from PySide6.QtGui import QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -44,108 +44,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.engine.changed_words import changed_tokens
-from core.inspection.candidate_rows import CandidateRow, candidate_rows, filter_rows
+from core.inspection.candidate_rows import CandidateRow, candidate_rows
 from core.inspection.details import candidate_details, pivot_phrases
 from core.inspection.plots import plot_rejection_rates, plot_score_histograms
 from core.inspection.rule_blame import rule_blame, write_prune_list
-from core.inspection.verdicts import ACCEPTED, REJECTED, VERDICTS
+from core.inspection.verdicts import REJECTED, VERDICTS
 from core.store.database import Database
-from desktop.changed_spans import highlighted_html
 from desktop import file_dialogs
-from desktop.row_views import ListRowsModel, rows_view
+from desktop.inspect_html import details_html, sentence_systems_html
+from desktop.inspect_rows_model import ANY, COLUMNS, CandidateRowsModel
+from desktop.row_views import rows_view
 from desktop.rows_model import RowsTableModel
 from desktop.workers import Worker
-
-COLOURS = {ACCEPTED: "#d9f2d9", REJECTED: "#f7d4d4", "disagreed": "#fbe7c2"}
-COLUMNS = ("verdict", "systems", "length", "rules", "model score", "true score", "search error", "candidate")
-ANY = "(any)"
-
-
-class CandidateRowsModel(ListRowsModel):
-    """The filtered, sorted rows of a study.
-
-    Every row is sorted once when the sort changes (keys computed once per row); a filter then keeps the
-    sorted rows that pass, in order, so filtering never sorts again (``benchmarks/bench_inspect.py``:
-    100,000 rows)."""
-
-    COLUMNS = COLUMNS
-
-    def __init__(self):
-        super().__init__()
-        self.all_rows: list[CandidateRow] = []
-        self.rows: list[CandidateRow] = []
-        self._sorted_rows: list[CandidateRow] = []
-        self._filters: dict = {}
-        self._sort = (0, Qt.AscendingOrder)
-        self._by_sentence: dict[str, list[CandidateRow]] | None = None
-
-    def load(self, rows: list[CandidateRow]) -> None:
-        self.all_rows = rows
-        self._by_sentence = None
-        self._sorted_rows = self._in_order(rows)
-        self.apply(**self._filters)
-
-    def apply(self, **filters) -> None:
-        self.beginResetModel()
-        self._filters = filters
-        self.rows = filter_rows(self._sorted_rows, **filters) if filters else list(self._sorted_rows)
-        self.endResetModel()
-
-    def same_sentence(self, sentence: str) -> list[CandidateRow]:
-        """Every loaded row of one source sentence (an index built on first use)."""
-        if self._by_sentence is None:
-            self._by_sentence = {}
-            for row in self.all_rows:
-                self._by_sentence.setdefault(row.sentence, []).append(row)
-        return self._by_sentence.get(sentence, [])
-
-    @staticmethod
-    def value(row: CandidateRow, column: int):
-        return _COLUMN_VALUES[column](row)
-
-    def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid():
-            return None
-        row = self.rows[index.row()]
-        if role == Qt.DisplayRole:
-            value = self.value(row, index.column())
-            return f"{value:.3f}" if isinstance(value, float) else ("" if value is None else str(value))
-        if role == Qt.BackgroundRole:
-            return QColor(COLOURS.get(row.verdict, "#ffffff"))
-        if role == Qt.ToolTipRole and index.column() == len(COLUMNS) - 1:
-            return row.source
-        return None
-
-    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
-        self.beginResetModel()
-        self._sort = (column, order)
-        self._sorted_rows = self._in_order(self.all_rows)
-        self.rows = filter_rows(self._sorted_rows, **self._filters) if self._filters else list(self._sorted_rows)
-        self.endResetModel()
-
-    def _in_order(self, rows: list[CandidateRow]) -> list[CandidateRow]:
-        """``rows`` by the sort column, stable, rows without a value last in either direction."""
-        column, order = self._sort
-        of = _COLUMN_VALUES[column]
-        present = [row for row in rows if of(row) is not None]
-        missing = [row for row in rows if of(row) is None]
-        present.sort(key=of, reverse=order == Qt.DescendingOrder)
-        return present + missing
-
-
-# One function per column of COLUMNS: what it shows and sorts by.
-_COLUMN_VALUES = (
-    lambda row: row.verdict or "-",
-    lambda row: ", ".join(row.systems),
-    lambda row: row.source_length,
-    lambda row: row.rules,
-    lambda row: row.model_score,
-    lambda row: row.true_score,
-    lambda row: "yes" if row.search_error else "",
-    lambda row: row.text,
-)
-
 
 class InspectScreen(QWidget):
     open_in_scorer = Signal(str, str)  # source, candidate
@@ -447,30 +357,7 @@ class InspectScreen(QWidget):
             self._show_blame_rows()
 
     def _sentence_html(self, selected: CandidateRow) -> str:
-        """Every system's candidates of the selected row's sentence, side by side: one column per system."""
-        by_system: dict[str, list[CandidateRow]] = {}
-        for row in self.model.same_sentence(selected.sentence):
-            for system in row.systems:
-                by_system.setdefault(system, []).append(row)
-        systems = sorted(by_system)
-        parts = [f"<p><b>Source</b>: {html.escape(selected.source)}</p>",
-                 "<table border=1 cellspacing=0 cellpadding=4 width='100%'><tr>"]
-        for system in systems:
-            rejected = sum(row.verdict == REJECTED for row in by_system[system])
-            parts.append(f"<th>{html.escape(system)}<br><small>{len(by_system[system])} judged, "
-                         f"{rejected} rejected</small></th>")
-        parts.append("</tr><tr>")
-        for system in systems:
-            cells = []
-            for row in sorted(by_system[system], key=lambda r: r.scores.get(system, {}).get("rank") or 0):
-                _, marked = changed_tokens(row.source, row.text)
-                mark = " ◀" if row is selected else ""
-                cells.append(f"<p style='background:{COLOURS.get(row.verdict, '#fff')}'>"
-                             f"<b>{html.escape(row.verdict or '-')}</b>{mark}: "
-                             f"{highlighted_html(row.text.split(), marked)}</p>")
-            parts.append(f"<td valign='top'>{''.join(cells)}</td>")
-        parts.append("</tr></table>")
-        return "".join(parts)
+        return sentence_systems_html(selected, self.model.same_sentence(selected.sentence))
 
     def send_to_scorer(self) -> None:
         row = self.current()
@@ -560,47 +447,3 @@ class InspectScreen(QWidget):
         (plot_rejection_rates if self.plot_choice.currentIndex() == 0 else plot_score_histograms)(
             self.model.rows, path)
         return path
-
-
-def details_html(details, engine_note: str = "") -> str:
-    """The details pane: changed words, the derivation rule by rule, the scores side by side, the judges;
-    ``engine_note`` says why the LM, channel and true score are missing."""
-    source_html = highlighted_html(details.source.split(), details.changed_source)
-    candidate_html = highlighted_html(details.text.split(), details.changed_candidate)
-    parts = [f"<p><b>Source</b>: {source_html}</p><p><b>Candidate</b> ({html.escape(', '.join(details.systems))}): "
-             f"{candidate_html}</p>", "<h4>Derivation</h4>"]
-    if details.steps:
-        parts.append("<table border=1 cellspacing=0 cellpadding=3><tr><th>rule</th><th>p</th><th>share of the rules' "
-                     "log10</th><th>pivot phrases</th></tr>")
-        for step in details.steps:
-            pivots = ", ".join(f"{html.escape(f)} ({term:.3g})" for f, term in step.pivots) or "–"
-            parts.append(f"<tr><td>{html.escape(step.source)} → {html.escape(step.target)}</td>"
-                         f"<td>{step.probability:.4g}</td><td>{step.log10_share:.0%}</td><td>{pivots}</td></tr>")
-        parts.append("</table>")
-    else:
-        parts.append("<p><i>No derivation stored (an imported candidate): changes found by a word diff.</i></p>")
-
-    def shown(value):
-        return "–" if value is None else f"{value:.4f}"
-
-    parts.append("<h4>Scores (log10)</h4><table border=1 cellspacing=0 cellpadding=3><tr><th>system</th>"
-                 "<th>model score</th><th>true score (reported)</th></tr>")
-    for system, score in details.scores.items():
-        parts.append(f"<tr><td>{html.escape(system)}</td><td>{shown(score.get('model_score'))}</td>"
-                     f"<td>{shown(score.get('true_score'))}</td></tr>")
-    parts.append(f"</table><p>LM: {shown(details.lm_log10)} · channel of this derivation: "
-                 f"{shown(details.channel_log10)} · exact true score: {shown(details.true_log10)}</p>")
-    if engine_note:
-        parts.append(f"<p style='color:#666'><i>{html.escape(engine_note)}</i></p>")
-    if details.search_error:
-        parts.append("<p style='color:#b00000'><b>Search error</b> (seed 000): the system's score is below the exact "
-                     "true score of this candidate: it kept a worse derivation than the best one.</p>")
-    parts.append("<h4>Judges</h4><ul>")
-    for judge in details.judges:
-        comment = f" — <i>{html.escape(judge.comment)}</i>" if judge.comment else ""
-        took = f", {judge.duration_ms / 1000:.1f} s" if judge.duration_ms is not None else ""
-        parts.append(f"<li>{html.escape(judge.annotator)}, {html.escape(judge.criterion)}: "
-                     f"<b>{html.escape(judge.value or '')}</b> ({html.escape(judge.answered_at or '')}{took})"
-                     f"{' ⚑' if judge.flag else ''}{comment}</li>")
-    parts.append("</ul>")
-    return "".join(parts)

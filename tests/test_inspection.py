@@ -239,3 +239,23 @@ def test_the_rejection_plots_labels_stay_clear_of_its_title_at_a_rate_of_100_per
     assert [text.get_text() for text in axes.texts] == ["13/13", "6/13"]
     assert not any(label.overlaps(title) for label in labels)
     assert all(axes.get_window_extent(renderer).contains(label.x0, label.y1) for label in labels)
+
+
+def test_systems_on_a_sentence_each_with_its_rows_by_rank_and_its_tallies():
+    """The per-system tallies of Inspect's 'Systems on this sentence', out of the widget (issue 28 Found 9)."""
+    from core.inspection.candidate_rows import CandidateRow
+    from core.inspection.sentence_systems import systems_on_sentence
+
+    def row(n, verdict, *producers):
+        return CandidateRow(candidate_id=n, item=str(n), sentence="s", source="a b", text=f"t{n}",
+                            systems=tuple(system for system, _ in producers), verdict=verdict, criteria={},
+                            labels={}, source_length=2, rules=1, model_score=None, true_score=None,
+                            producers=tuple((n, system, rank, None, None) for system, rank in producers))
+
+    shared = row(1, REJECTED, ("mcpg", 0), ("beam", 1))
+    rows = [row(2, ACCEPTED, ("beam", 0)), shared, row(3, None, ("beam", 2)), row(4, ACCEPTED, ("mcpg", 1))]
+    columns = systems_on_sentence(rows)
+    assert [c.system for c in columns] == ["beam", "mcpg"]
+    beam, mcpg = columns
+    assert [r.candidate_id for r in beam.rows] == [2, 1, 3] and (beam.judged, beam.rejected) == (3, 1)
+    assert [r.candidate_id for r in mcpg.rows] == [1, 4] and (mcpg.judged, mcpg.rejected) == (2, 1)
