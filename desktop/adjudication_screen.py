@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QPushButton, QTable
 from core.engine.changed_words import changed_tokens
 from core.store import operations as ops
 from core.store.database import Database
-from desktop.annotation_screen import KeyBinding, key_for_level, replacement_marks
+from core.judging_view import key_for_level, replacement_marks
+from desktop.judging_keys import KeyBinding
 from desktop.changed_spans import highlighted_html
 from desktop.rows_model import RowsTableModel
 from desktop.workers import Worker

@@ -26,7 +26,6 @@ shows the candidate alone and without highlights, meaning shows both.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
 from pathlib import Path
 from datetime import datetime, timezone
 
@@ -53,74 +52,12 @@ from core.store import session_lock
 from core.store.annotation_session import AnnotationSession
 from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
-from core.engine.changed_words import changed_tokens
+from core.judging_view import JudgingView, ShownSentence, judging_view
 from desktop.changed_spans import highlighted_display_html, highlighted_html
+from desktop.judging_keys import KEY_BY_ACTION, KEYS, KeyBinding, help_line
 from desktop.judging_clock import JudgingClock
 from desktop.judgment_writer import JudgmentWriter
 from desktop.progress_bars import ProgressBars
-from core.vocabulary import YES
-
-MAX_OPTIONS = 5
-
-
-@dataclass(frozen=True)
-class KeyBinding:
-    """Keys (as QKeySequence text), the screen's method they call, the button label; ``scope`` limits them to
-    choice tasks ("choice") or to every item ("any")."""
-
-    keys: tuple[str, ...]
-    action: str
-    label: str
-    scope: str = "any"
-
-    @property
-    def shown(self) -> str:
-        return " / ".join(_KEY_NAMES.get(key, key) for key in self.keys)
-
-    def button_text(self) -> str:
-        return f"{self.label}  [{self.shown}]"
-
-
-_KEY_NAMES = {"Right": "→", "Left": "←", "Down": "↓", "Up": "↑"}
-# Every key of the screen besides the answer levels (those come from each criterion's scale).
-KEYS = (
-    KeyBinding(("Left", "Up"), "previous", "◀ Previous"),
-    KeyBinding(("Right", "Down"), "next", "Next ▶"),
-    KeyBinding(("Ctrl+Z",), "undo", "Undo"),
-    KeyBinding(("F",), "toggle_flag", "Flag"),
-    KeyBinding(("C",), "start_comment", "Comment"),
-    KeyBinding(("0", "O"), "keep_original", "Keep the original", "choice"),
-    KeyBinding(("T",), "start_custom", "Custom paraphrase", "choice"),
-)
-KEY_BY_ACTION = {binding.action: binding for binding in KEYS}
-
-
-def help_line(scope: str) -> str:
-    """The keys that work on this kind of item, as one line."""
-    return " · ".join(f"<b>{html.escape(b.shown)}</b> {html.escape(b.label.strip('◀▶ ').lower())}"
-                      for b in KEYS if b.scope in ("any", scope))
-
-
-def key_for_level(scale: str, index: int, level: dict) -> tuple[str, ...]:
-    """The keys that give a level: Y/1 and N/0 for yes/no, else the level's digit."""
-    value = str(level["value"])
-    if scale in YES_NO_SCALES:
-        return ("Y", "1") if value == YES else ("N", "0")
-    if value.isdigit() and len(value) == 1:
-        return (value,)
-    return (str(index + 1),) if index < 9 else ()
-
-
-def replacement_marks(derivation, unit: int | None) -> tuple[range, range, str]:
-    """The one unit replacement a replacement-task item asks about: its source and candidate tokens, and a title
-    saying which of the candidate's replacements it is."""
-    units = ops.replacement_units(derivation)
-    if unit is None or not 0 <= unit < len(units):
-        return range(0), range(0), "Source sentence"
-    found = units[unit]
-    return (range(*found["src"]), range(*found["tgt"]),
-            f"Source sentence · replacement {unit + 1} of {len(units)}: “{found['source']}” → “{found['target']}”")
-
 
 class AnnotationScreen(QWidget):
     """Judging one study as one annotator. ``item_shown`` fires after each new item is laid out."""
@@ -140,7 +77,7 @@ class AnnotationScreen(QWidget):
         self.session: AnnotationSession | None = None  # what to show next; set by open()
         self.readable = True  # sentences detokenized and truecased (the study's "display" setting)
         self.display = None
-        self._key_values: dict[str, str] = {}
+        self.view: JudgingView | None = None  # what the item shown looks like (core.judging_view)
         self.pending_flag = False
         self.pending_comment: str | None = None
         self.shown_at = datetime.now(timezone.utc)
@@ -407,10 +344,11 @@ class AnnotationScreen(QWidget):
             return
         item = self.item
         self.question_label.setText(item.question)
+        self.view = judging_view(item, self.display if self.readable else None)
         if item.scale == "choice":
-            self._show_choice(item)
+            self._show_choice(self.view)
         else:
-            self._show_candidate(item)
+            self._show_candidate(self.view)
         self._show_answer()
         self.keys_help.setText(help_line(item.scale))
         if self.session is not None and self.session.held_back is not None:
@@ -425,79 +363,50 @@ class AnnotationScreen(QWidget):
         self.header_label.setText(f"<b>{html.escape(self.study_name)}</b> · annotator "
                                   f"<b>{html.escape(self.annotator_name)}</b>{where} · system names hidden")
 
-    def _show_candidate(self, item: ops.ItemView) -> None:
+    def _show_candidate(self, view: JudgingView) -> None:
         self.pages.setCurrentIndex(0)
-        candidate = item.candidate or ""
         # The source box stays in place (no show/hide: that re-lays out the window on every key).
-        if item.scale == "replacement":
-            source_changed, candidate_changed, title = replacement_marks(item.derivation, item.unit)
-            self.source_box.setTitle(title)
-            self.source_label.setText(self._sentence_html(item, item.source, source_changed))
-            self.candidate_label.setText(self._sentence_html(item, candidate, candidate_changed))
-        elif item.shows_source:
-            source_changed, candidate_changed = changed_tokens(item.source, candidate, item.derivation)
-            self.source_box.setTitle("Source sentence")
-            self.source_label.setText(self._sentence_html(item, item.source, source_changed))
-            self.candidate_label.setText(self._sentence_html(item, candidate, candidate_changed))
-        else:
-            # Form alone (seed 003's first step): no source, and no highlight that would hint at one.
-            self.source_box.setTitle("Source sentence: not shown for this question")
-            self.source_label.setText("<i style='color:#777'>Judge the sentence below on its own.</i>")
-            self.candidate_label.setText(self._sentence_html(item, candidate, set()))
-        self._set_level_buttons(item)
+        self.source_box.setTitle(view.source_title)
+        self.source_label.setText(sentence_html(view.source) if view.source is not None else
+                                  "<i style='color:#777'>Judge the sentence below on its own.</i>")
+        self.candidate_label.setText(sentence_html(view.candidate))
+        self._set_level_buttons(view)
 
-    def _sentence_html(self, item: ops.ItemView, tokens: str, marked) -> str:
-        """A sentence as the study shows it: readable (the published source where the text is the source's,
-        else detokenized and truecased) or tokenized, with the ``marked`` tokens highlighted."""
-        if not self.readable or self.display is None:
-            return highlighted_html(tokens.split(), marked)
-        if item.source_display and tokens.split() == item.source.split():
-            shown = self.display.show_original(item.source_display, tokens)
-        else:
-            shown = self.display.show(tokens)
-        return highlighted_display_html(shown.text, shown.spans, marked)
-
-    def _set_level_buttons(self, item: ops.ItemView) -> None:
-        signature = (item.scale, tuple((str(level["value"]), level.get("label")) for level in item.levels))
+    def _set_level_buttons(self, view: JudgingView) -> None:
+        item = view.item
+        signature = (item.scale, tuple((level.value, level.label) for level in view.levels))
         if signature not in self._level_pages:
             row = QWidget()
             layout = QHBoxLayout(row)
             layout.setContentsMargins(0, 0, 0, 0)
-            key_values: dict[str, str] = {}
             buttons, help_lines = [], []
-            for index, level in enumerate(item.levels):
-                keys = key_for_level(item.scale, index, level)
-                value = str(level["value"])
-                for key in keys:
-                    key_values[key] = value
-                label = level.get("label") or value
-                button = self._button(f"{label}  [{' / '.join(keys)}]", lambda _=False, v=value: self.answer(v))
-                button.setToolTip(level.get("description", ""))
+            for level in view.levels:
+                button = self._button(f"{level.label}  [{' / '.join(level.keys)}]",
+                                      lambda _=False, v=level.value: self.answer(v))
+                button.setToolTip(level.description)
                 button.setCheckable(True)  # pressed while it is the answer of the item shown
                 button.setMinimumHeight(36)
                 layout.addWidget(button)
                 buttons.append(button)
                 if item.scale not in YES_NO_SCALES:
-                    help_lines.append(f"<b>{html.escape(value)}</b> {html.escape(label)}: "
-                                      f"{html.escape(level.get('description', ''))}")
-            self._level_pages[signature] = (self.levels_stack.addWidget(row), key_values, buttons,
-                                            "<br>".join(help_lines), [str(level["value"]) for level in item.levels])
-        index, self._key_values, self.level_buttons, help_text, self._button_values = self._level_pages[signature]
+                    help_lines.append(f"<b>{html.escape(level.value)}</b> {html.escape(level.label)}: "
+                                      f"{html.escape(level.description)}")
+            self._level_pages[signature] = (self.levels_stack.addWidget(row), buttons, "<br>".join(help_lines))
+        index, self.level_buttons, help_text = self._level_pages[signature]
+        self._button_values = [level.value for level in view.levels]
         self.levels_stack.setCurrentIndex(index)
         self.levels_help.setText(help_text)
 
-    def _show_choice(self, item: ops.ItemView) -> None:
+    def _show_choice(self, view: JudgingView) -> None:
+        item = view.item
         self.pages.setCurrentIndex(1)
-        start, end = item.span or (0, 0)
-        self.choice_sentence_label.setText(self._sentence_html(item, item.source, range(start, end)))
+        self.choice_sentence_label.setText(sentence_html(view.candidate))
         for button in self.option_buttons:
             self.options_layout.removeWidget(button)
             button.hide()
             button.deleteLater()
         self.option_buttons = []
-        for number, option in enumerate(item.options[:MAX_OPTIONS], 1):
-            if self.readable and self.display is not None:  # the option as it would read in the sentence above
-                option = self.display.show_in_place(item.source, (start, end), option)
+        for number, option in enumerate(view.options, 1):  # as each would read in the sentence above
             button = self._button(f"[{number}]  {option}", lambda _=False, n=number: self.answer_choice(f"option:{n}"))
             button.setCheckable(True)
             button.setStyleSheet("text-align:left; padding:6px")
@@ -667,13 +576,13 @@ class AnnotationScreen(QWidget):
         if self.item is not None and self.item.scale == "choice":
             self._choice_key(key)
         elif self.item is not None:
-            value = self._key_values.get(event.text().upper()) if event.text() else None
+            value = self.view.value_of_key(event.text()) if event.text() and self.view is not None else None
             if value is not None:
                 self.answer(value)
             elif event.text().strip() and event.text().isalnum():
                 # A key of another scale (Y on a 1-3 question): say which keys answer this one.
                 self.status.setText(f"{html.escape(event.text().upper())} is not an answer to this question: press "
-                                    f"{html.escape(' / '.join(self._key_values))}")
+                                    f"{html.escape(' / '.join(self.view.answer_keys))}")
             else:
                 super().keyPressEvent(event)
 
@@ -691,3 +600,10 @@ class AnnotationScreen(QWidget):
     def _choice_key(self, key: int) -> None:
         if Qt.Key_1 <= key <= Qt.Key_5:
             self.answer_choice(f"option:{key - Qt.Key_0}")
+
+
+def sentence_html(shown: ShownSentence) -> str:
+    """A shown sentence as escaped HTML with its marked tokens highlighted (readable or tokenized)."""
+    if shown.text is None:
+        return highlighted_html(list(shown.tokens), shown.marked)
+    return highlighted_display_html(shown.text, shown.spans, shown.marked)

@@ -45,6 +45,7 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.adaptive_assignment", "bridges"),
     ("core.demo", "bridges"),
     ("core.spark_generation", "bridges"),
+    ("core.judging_view", "bridges"),
     ("core.errors", "base"),
     ("core.textio", "base"),
     ("core.output_files", "base"),
