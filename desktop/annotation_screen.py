@@ -78,8 +78,6 @@ class AnnotationScreen(QWidget):
         self.readable = True  # sentences detokenized and truecased (the study's "display" setting)
         self.display = None
         self.view: JudgingView | None = None  # what the item shown looks like (core.judging_view)
-        self.pending_flag = False
-        self.pending_comment: str | None = None
         self.shown_at = datetime.now(timezone.utc)
         self.clock = JudgingClock()  # time spent judging the item shown (paused when hidden or idle)
         self.lock: session_lock.SessionLock | None = None  # this window's judging session
@@ -318,7 +316,8 @@ class AnnotationScreen(QWidget):
         if item is None or self.item is None or item.assignment_id != self.item.assignment_id:
             self.status.clear()  # a status line belongs to the item it was said on (issue 28: it stayed for hundreds)
         self.item = item
-        self.pending_flag, self.pending_comment = False, None
+        if self.session is not None:
+            self.session.showing(item)
         self.comment_edit.hide()
         self.shown_at = datetime.now(timezone.utc)
         self.clock.start()
@@ -435,8 +434,7 @@ class AnnotationScreen(QWidget):
         for number, button in enumerate(self.option_buttons, 1):
             button.setChecked(item.value == f"option:{number}")
         self.original_button.setChecked(item.value == "original")
-        flagged = item.flag if item.value is not None else self.pending_flag
-        comment = item.comment if item.value is not None else self.pending_comment
+        flagged, comment = self.session.remarks(item)
         if flagged:
             parts.append("<b style='color:#b00000'>⚑ flagged</b>")
         if comment:
@@ -448,9 +446,7 @@ class AnnotationScreen(QWidget):
         item = self.item
         if item is None or self.annotator_id is None:
             return
-        was_open = item.value is None
-        flag = item.flag if not was_open else self.pending_flag
-        comment = item.comment if not was_open else self.pending_comment
+        flag, comment = self.session.remarks(item)
         now = datetime.now(timezone.utc)
         self.writer.answer(item.assignment_id, value, text=text, started_at=self.shown_at, answered_at=now,
                            comment=comment, flag=flag, duration_ms=self.clock.elapsed_ms())
@@ -520,41 +516,35 @@ class AnnotationScreen(QWidget):
         self.progress.answer_committed()
 
     def toggle_flag(self) -> None:
-        item = self.item
-        if item is None:
-            return
-        if item.value is None:
-            self.pending_flag = not self.pending_flag
-            self.status.setText("the flag is saved with your answer" if self.pending_flag else "flag removed")
-        else:
-            flag = not item.flag
-            self.writer.annotate(item.assignment_id, flag=flag)
-            self.item = self.session.annotated(item, flag=flag)
-            self.status.setText("flagged" if flag else "flag removed")
-        self._show_answer()
+        if self.item is not None:
+            self._remarked(self.session.toggle_flag(self.item), "flag")
 
     def start_comment(self) -> None:
         if self.item is None:
             return
-        current = self.item.comment if self.item.value is not None else self.pending_comment
-        self.comment_edit.setText(current or "")
+        self.comment_edit.setText(self.session.remarks(self.item)[1] or "")
         self.comment_edit.show()
         self.comment_edit.setFocus()
 
     def _save_comment(self) -> None:
-        item = self.item
-        comment = self.comment_edit.text().strip() or None
         self.comment_edit.hide()
         self.setFocus()
-        if item is None:
-            return
-        if item.value is None:
-            self.pending_comment = comment
-            self.status.setText("the comment is saved with your answer")
-        else:
-            self.writer.annotate(item.assignment_id, comment=comment or "")
-            self.item = self.session.annotated(item, comment=comment or "")
+        if self.item is not None:
+            self._remarked(self.session.set_comment(self.item, self.comment_edit.text().strip() or None), "comment")
+
+    def _remarked(self, remark, what: str) -> None:
+        """A flag or comment the session took: written now (an answered item) or kept for the answer."""
+        if remark.write_now and what == "flag":
+            self.writer.annotate(remark.item.assignment_id, flag=remark.flag)
+            self.status.setText("flagged" if remark.flag else "flag removed")
+        elif remark.write_now:
+            self.writer.annotate(remark.item.assignment_id, comment=remark.comment or "")
             self.status.setText("comment saved")
+        elif what == "flag":
+            self.status.setText("the flag is saved with your answer" if remark.flag else "flag removed")
+        else:
+            self.status.setText("the comment is saved with your answer")
+        self.item = remark.item
         self._show_answer()
 
     # keys ------------------------------------------------------------------------------
