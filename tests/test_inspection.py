@@ -259,3 +259,21 @@ def test_systems_on_a_sentence_each_with_its_rows_by_rank_and_its_tallies():
     beam, mcpg = columns
     assert [r.candidate_id for r in beam.rows] == [2, 1, 3] and (beam.judged, beam.rejected) == (3, 1)
     assert [r.candidate_id for r in mcpg.rows] == [1, 4] and (mcpg.judged, mcpg.rejected) == (2, 1)
+
+
+def test_inspect_jsonl_carries_the_derivation_rule_by_rule_and_the_verdict_per_criterion(judged, capsys):
+    """Issue 28 Deliver 3: the JSONL gave a rule count but not the derivation a researcher needs."""
+    db, study = judged
+    capsys.readouterr()
+    assert main(["inspect", db.engine.url.database, "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 10
+    for row in rows:
+        [step] = row["derivation"]  # one rewrite each; the kept words are not rules
+        words = row["source"].split()
+        start, end = step["source_span"]
+        assert " ".join(words[start:end]) == step["source"]
+        assert (step["source"], step["target"], step["probability"]) in (("dog", "hound", 0.2), ("runs", "walks", 0.5))
+        assert step["target"] in row["candidate"].split()
+        assert row["criteria"] == {"meaning": row["verdict"]}
+        assert row["verdict"] == ("rejected" if step["target"] == "hound" else "accepted")
