@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.engine.changed_words import changed_tokens
-from core.engine.display_text import SentenceDisplay
+from pathlib import Path
+
+from core.engine.display_text import SentenceDisplay, sentence_display
 from core.store.annotation import ItemView
 from core.store.criteria import YES_NO_SCALES
 from core.store.items import replacement_units
@@ -59,6 +61,16 @@ class JudgingView:
     @property
     def answer_keys(self) -> tuple[str, ...]:
         return tuple(key for level in self.levels for key in level.keys)
+
+
+def study_display(settings: dict, default_model: str | None = None) -> SentenceDisplay | None:
+    """The one display rule of a study, for every screen that shows its sentences (judging, adjudication): None
+    (tokenized, as stored) when its "display" setting says "tokenized", else readable, truecased with the study's
+    ``truecase_model`` or ``default_model`` when that file exists (else only detokenized and capitalized)."""
+    if settings.get("display", "readable") != "readable":
+        return None
+    model = settings.get("truecase_model") or default_model
+    return sentence_display(model if model and Path(model).is_file() else None)
 
 
 def key_for_level(scale: str, index: int, level: dict) -> tuple[str, ...]:

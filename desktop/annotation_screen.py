@@ -29,7 +29,6 @@ shows the candidate alone and without highlights, meaning shows both.
 from __future__ import annotations
 
 import html
-from pathlib import Path
 from datetime import datetime, timezone
 
 from PySide6.QtCore import QKeyCombination, Qt, QTimer, Signal
@@ -38,12 +37,11 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from core.store import operations as ops
 from core.demo import demo_files
-from core.engine.display_text import sentence_display
 from core.store import session_lock
 from core.store.annotation_session import AnnotationSession
 from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
-from core.judging_view import JudgingView, ShownSentence, judging_view
+from core.judging_view import JudgingView, ShownSentence, judging_view, study_display
 from desktop.changed_spans import highlighted_display_html, highlighted_html
 from desktop.judging_keys import KEY_BY_ACTION, KEYS, KeyBinding, help_line
 from desktop.judging_clock import JudgingClock
@@ -67,8 +65,7 @@ class AnnotationScreen(AnnotationLayout, QWidget):
         self.annotator_name = ""
         self.item: ops.ItemView | None = None
         self.session: AnnotationSession | None = None  # what to show next; set by open()
-        self.readable = True  # sentences detokenized and truecased (the study's "display" setting)
-        self.display = None
+        self.display = None  # the study's display rule (core.judging_view.study_display); None: tokenized
         self.view: JudgingView | None = None  # what the item shown looks like (core.judging_view)
         self.shown_at = datetime.now(timezone.utc)
         self.clock = JudgingClock()  # time spent judging the item shown (paused when hidden or idle)
@@ -115,9 +112,7 @@ class AnnotationScreen(AnnotationLayout, QWidget):
         self._heartbeat.start()
         self.session = AnnotationSession(self.db, self.annotator_id)
         settings = ops.study_settings(self.db, study_id)
-        self.readable = settings.get("display", "readable") == "readable"
-        model = settings.get("truecase_model") or str(demo_files().truecase_model)
-        self.display = sentence_display(model if model and Path(model).is_file() else None)
+        self.display = study_display(settings, str(demo_files().truecase_model))  # None: tokenized
         self._show(self.session.first())
         self.progress.follow(self.db, study_id, self.annotator_id)
 
@@ -202,7 +197,7 @@ class AnnotationScreen(AnnotationLayout, QWidget):
             return
         item = self.item
         self.question_label.setText(item.question)
-        self.view = judging_view(item, self.display if self.readable else None)
+        self.view = judging_view(item, self.display)
         if item.scale == "choice":
             self._show_choice(self.view)
         else:

@@ -201,3 +201,32 @@ def test_a_judge_already_judging_elsewhere_is_asked_once_not_once_per_screen(qtb
         assert tab.screen.item is None and "another window" in tab.screen.done_label.text()
     second.close()
     first.close()
+
+
+def test_the_adjudicator_reads_the_string_the_judges_read(qtbot, tmp_path):
+    """Issue 28 Found 5: one display rule; adjudication showed the tokenized form the judges never saw."""
+    import html
+    import re
+
+    from desktop.adjudication_screen import AdjudicationDialog
+
+    path = tmp_path / "s.sqlite"
+    with open_database(path, create=True) as db:
+        study = ops.create_study(db, "s", criteria=("meaning",))
+        ops.import_candidates(db, study, [ops.CandidateRow(sentence_id="0", text="tom &amp; jerry don 't run .",
+                                                           system="x", source="tom &amp; jerry do not run .")])
+        ops.assign(db, study, ["ann", "bob"])
+        for name, value in (("ann", "yes"), ("bob", "no")):
+            item = ops.next_item(db, ops.find_annotator(db, study, name))
+            ops.record_judgment(db, item.assignment_id, value)
+        set_adjudicators(db, study, ["carol"])
+    db = open_database(path)
+    dialog = AdjudicationDialog(db, study, "s", "carol")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitUntil(lambda: bool(dialog.items), timeout=10_000)
+    paragraphs = [html.unescape(re.sub(r"<[^>]+>", "", part)) for part in dialog.sentences.text().split("<br>")[1:]]
+    source, candidate = (part.split("Paraphrase")[0].lower() for part in paragraphs)
+    assert (source, candidate) == ("tom &amp; jerry do not run.", "tom &amp; jerry don't run.")  # as judges read them
+    dialog.close()
+    db.close()

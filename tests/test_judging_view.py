@@ -52,3 +52,11 @@ def test_a_choice_tasks_options_read_in_place_and_a_scale_gives_its_digits(tmp_p
                                                                          source="a c")])
     keys = [level.keys for level in judging_view(usability, None).levels]
     assert keys == [("1",), ("2",), ("3",)]
+
+
+def test_one_display_rule_for_every_screen_tokenized_when_the_study_says_so():
+    from core.judging_view import study_display
+
+    assert study_display({"display": "tokenized"}, None) is None
+    readable = study_display({}, "/nonexistent/truecase.model")
+    assert readable is not None and readable.show("tom &amp; jerry don 't run .").text == "Tom &amp; jerry don't run."
