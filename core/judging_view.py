@@ -113,6 +113,17 @@ def shown_sentence(item: ItemView, tokens: str, marked, display: SentenceDisplay
     return ShownSentence(words, frozenset(marked), shown.text, shown.spans)
 
 
+def shown_text(tokens: str, display: SentenceDisplay | None, *, source: str | None = None,
+               original: str | None = None) -> str:
+    """The string a judge reads for ``tokens`` (the text of :func:`shown_sentence`, for exports): the published
+    ``original`` of ``source`` where ``tokens`` are the source's, else readable, else the tokens as stored."""
+    if display is None:
+        return " ".join(tokens.split())
+    if original and source is not None and tokens.split() == source.split():
+        return display.show_original(original, tokens).text
+    return display.show(tokens).text
+
+
 def judging_view(item: ItemView, display: SentenceDisplay | None) -> JudgingView:
     """The view of ``item``; ``display`` None shows sentences tokenized (the study's "display" setting)."""
     if item.scale == "choice":
