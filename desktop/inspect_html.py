@@ -8,7 +8,7 @@ import html
 from core.engine.changed_words import changed_tokens
 from core.inspection.candidate_rows import CandidateRow
 from core.inspection.sentence_systems import systems_on_sentence
-from desktop.changed_spans import highlighted_html
+from desktop.changed_spans import highlighted_display_html, highlighted_html
 from desktop.inspect_rows_model import COLOURS
 
 
@@ -34,13 +34,21 @@ def sentence_systems_html(selected: CandidateRow, same_sentence: list[CandidateR
     return "".join(parts)
 
 
-def details_html(details, engine_note: str = "") -> str:
+def details_html(details, engine_note: str = "", display=None) -> str:
     """The details pane: changed words, the derivation rule by rule, the scores side by side, the judges;
-    ``engine_note`` says why the LM, channel and true score are missing."""
+    ``engine_note`` says why the LM, channel and true score are missing; ``display`` (the study's display rule,
+    :func:`core.judging_view.study_display`) adds the strings as the judges read them."""
     source_html = highlighted_html(details.source.split(), details.changed_source)
     candidate_html = highlighted_html(details.text.split(), details.changed_candidate)
     parts = [f"<p><b>Source</b>: {source_html}</p><p><b>Candidate</b> ({html.escape(', '.join(details.systems))}): "
-             f"{candidate_html}</p>", "<h4>Derivation</h4>"]
+             f"{candidate_html}</p>"]
+    if display is not None:
+        shown_source, shown_candidate = display.show(details.source), display.show(details.text)
+        parts.append("<p style='color:#333'><b>As the judges read them</b>:<br>"
+                     f"{highlighted_display_html(shown_source.text, shown_source.spans, details.changed_source)}<br>"
+                     f"{highlighted_display_html(shown_candidate.text, shown_candidate.spans, details.changed_candidate)}"
+                     "</p>")
+    parts.append("<h4>Derivation</h4>")
     if details.steps:
         parts.append("<table border=1 cellspacing=0 cellpadding=3><tr><th>rule</th><th>p</th><th>share of the rules' "
                      "log10</th><th>pivot phrases</th></tr>")

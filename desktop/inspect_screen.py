@@ -44,11 +44,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.demo import demo_files
 from core.inspection.candidate_rows import CandidateRow, candidate_rows
 from core.inspection.details import candidate_details, pivot_phrases
 from core.inspection.plots import plot_rejection_rates, plot_score_histograms
 from core.inspection.rule_blame import rule_blame, write_prune_list
 from core.inspection.verdicts import REJECTED, VERDICTS
+from core.judging_view import study_display
+from core.store import operations as ops
 from core.store.database import Database
 from desktop import file_dialogs
 from desktop.inspect_html import details_html, sentence_systems_html
@@ -66,6 +69,7 @@ class InspectScreen(QWidget):
         self.study_id: int | None = None
         self.study_name = ""
         self.table = self.lm = None  # the engine the details recompute scores with (set by set_engine)
+        self.display = None  # the study's display rule: the details show the strings as the judges read them
         self.engine_paths: tuple[str, str] | None = None  # where Inspect loads its own engine from
         self.engine_state = "none"  # "none" (no engine files), "loading", "ready" or "failed: …"
         self.bilingual = None  # the Moses table a pivot table was built from: each rule's pivot phrases
@@ -256,7 +260,8 @@ class InspectScreen(QWidget):
             return
         self.load_engine()
         db, study_id = self.db, self.study_id
-        worker = Worker(lambda report: (study_id, candidate_rows(db, study_id)))
+        worker = Worker(lambda report: (study_id, candidate_rows(db, study_id),
+                                        study_display(ops.study_settings(db, study_id), str(demo_files().truecase_model))))
         worker.signals.finished.connect(self._loaded)
         worker.signals.failed.connect(lambda message: self.status.setText(f"could not load: {message}"))
         self._worker = self._start(worker, "loading the judged candidates…")
@@ -277,7 +282,7 @@ class InspectScreen(QWidget):
         return worker
 
     def _loaded(self, result) -> None:
-        study_id, rows = result
+        study_id, rows, self.display = result
         if study_id != self.study_id:
             return
         self.loaded = True
@@ -330,7 +335,7 @@ class InspectScreen(QWidget):
     def _details_ready(self, result) -> None:
         asked, details = result
         if asked == self._details_asked:
-            self.details.setHtml(details_html(details, self.engine_note()))
+            self.details.setHtml(details_html(details, self.engine_note(), self.display))
 
     def choose_bilingual(self, path: str | None = None) -> None:
         """Load the bilingual Moses table the pivot table came from (in a worker), so each rule of a derivation

@@ -166,3 +166,14 @@ def test_without_engine_files_the_details_say_why_the_scores_are_missing(qtbot, 
     qtbot.waitUntil(lambda: inspect.loaded and "Judges" in inspect.details.toPlainText(), timeout=20_000)
     details = inspect.details.toPlainText()
     assert "LM: –" in details and "no table or LM at none.gz / none.bin" in details
+
+
+def test_the_details_show_the_strings_as_the_judges_read_them(qtbot, window):
+    """Issue 28 Found 5: one display rule; Inspect showed only the tokenized form the judges never saw."""
+    qtbot.keyClick(window, Qt.Key_7, Qt.ControlModifier)
+    inspect = window.inspect
+    qtbot.waitUntil(lambda: inspect.loaded and "Judges" in inspect.details.toPlainText(), timeout=20_000)
+    row = inspect.current()
+    shown = inspect.display.show(row.text).text
+    assert shown != row.text and shown[0].isupper()
+    assert "As the judges read them" in inspect.details.toPlainText() and shown in inspect.details.toPlainText()
