@@ -106,6 +106,11 @@ def register(subparsers) -> None:
     prog = command("progress", "judged / assigned, per annotator and in all", _progress)
     prog.add_argument("--json", action="store_true")
 
+    adjudicators = command("adjudicators", "who may read the judges' labels on a disagreement and decide it "
+                           "(Ctrl+Shift+A in the app); judges never may. Without --set: list them", _adjudicators)
+    adjudicators.add_argument("--set", dest="names", metavar="NAMES",
+                              help="comma-separated names: exactly these are the study's adjudicators ('' for none)")
+
     def study_command(name: str, help_text: str, func) -> argparse.ArgumentParser:
         # These take the study database first, like `report` and `signtest` (--db also works).
         parser = commands.add_parser(name, help=help_text, description=help_text)
@@ -342,6 +347,20 @@ def _qc(args) -> int:
         drop = "-" if r.mean_drop is None else f"{r.mean_drop:.1f}"
         print(f"direct assessment, {name}: {r.pairs} degraded candidates scored {drop} lower on average; "
               f"one-sided Wilcoxon p {p} ({'reliable' if r.p_value is not None and r.p_value < 0.05 else 'not shown reliable'} at 0.05)")
+    return 0
+
+
+def _adjudicators(args) -> int:
+    from core.store.adjudicator_role import adjudicators, set_adjudicators
+
+    try:
+        db, study_id = _open(args)
+    except LookupError as error:
+        return _fail(str(error))
+    with db:
+        names = (set_adjudicators(db, study_id, args.names.split(",")) if args.names is not None
+                 else adjudicators(db, study_id))
+    print("\n".join(names) if names else "(no adjudicator)")
     return 0
 
 

@@ -14,6 +14,7 @@ collection hands notes, decks and cards to their own modules):
 * :mod:`core.store.exchange`: judgments in from a CSV, annotator packages out and back;
 * :mod:`core.store.items`: public item ids, unit replacements and the item listing;
 * :mod:`core.store.adjudication`: the items judges disagree on and a third annotator's decisions;
+* :mod:`core.store.adjudicator_role`: who may read and decide them (named by the researcher);
 * :mod:`core.store.da_keys`: direct assessment by keys, where each key moves the score;
 * :mod:`core.store.error_spans`: error span annotation: spans checked, marked by keys, mapped onto rewrites.
 """
@@ -21,6 +22,8 @@ collection hands notes, decks and cards to their own modules):
 from __future__ import annotations
 
 from core.store.adjudication import Disagreement, disagreements, record_adjudication
+from core.store.adjudicator_role import NotAnAdjudicator, adjudicators, disagreements_for, is_adjudicator, \
+    set_adjudicators
 from core.store.annotation import ItemView, annotate_judgment, item_at, judgment_with_uid, neighbour_position, \
     next_item, record_judgment, undo_last
 from core.store.assignment import AssignReport, assign, make_control_text, next_free_positions
@@ -41,7 +44,8 @@ from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 __all__ = [
     "APPLICATIONS", "AssignReport", "DA_RECORD_KEYS", "da_score_after_key", "SpanMarking", "blamed_units",
-    "parse_spans", "Disagreement", "disagreements", "parse_unit_item_key", "record_adjudication",
+    "parse_spans", "Disagreement", "disagreements", "NotAnAdjudicator", "adjudicators",
+    "disagreements_for", "is_adjudicator", "set_adjudicators", "parse_unit_item_key", "record_adjudication",
     "replacement_units", "CandidateRow", "CriterionSpec", "DEFAULT_CRITERIA", "DEFAULT_QC_THRESHOLDS",
     "EXPORT_COLUMNS", "ImportReport", "ItemView", "MergeReport", "PRESET_CRITERIA", "QualityReport", "StudyProgress",
     "add_choice_tasks", "annotate_judgment", "assign", "bad_values", "create_study", "export_judgments",

@@ -28,7 +28,9 @@ def study_progress(db: Database, study_id: int, annotator_id: int | None = None)
     with db.reading() as session:
         query = (select(Annotator.name, func.count(Assignment.id), func.count(Assignment.live_judgment_id))
                  .join(Assignment, Assignment.annotator_id == Annotator.id)
-                 .where(Assignment.study_id == study_id).group_by(Annotator.name))
+                 # an adjudicator's decisions are not assignments of the study's judges (issue 28)
+                 .where(Assignment.study_id == study_id, Assignment.kind != "adjudication")
+                 .group_by(Annotator.name))
         if annotator_id is not None:
             query = query.where(Assignment.annotator_id == annotator_id)
         per = {name: (done, total) for name, total, done in session.execute(query)}
@@ -59,7 +61,11 @@ def quality_control(db: Database, study_id: int, thresholds: dict | None = None)
         study = session.get(Study, study_id)
         limits = {**DEFAULT_QC_THRESHOLDS, **(study.settings or {}).get("qc", {}), **(thresholds or {})}
         criteria = {c.id: c for c in session.scalars(select(Criterion).where(Criterion.study_id == study_id))}
-        names = dict(session.execute(select(Annotator.id, Annotator.name).where(Annotator.study_id == study_id)).all())
+        # Judges only: an annotator whose only assignments are adjudications is not one (issue 28).
+        names = dict(session.execute(
+            select(Annotator.id, Annotator.name).where(Annotator.study_id == study_id).where(
+                select(Assignment.id).where(Assignment.annotator_id == Annotator.id,
+                                            Assignment.kind != "adjudication").exists())).all())
         live_value = dict(session.execute(select(Judgment.id, Judgment.value).join(
             Assignment, Assignment.live_judgment_id == Judgment.id).where(Assignment.study_id == study_id)).all())
         rows = session.execute(select(Assignment.id, Assignment.annotator_id, Assignment.kind,
