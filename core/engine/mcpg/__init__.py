@@ -109,6 +109,7 @@ def generate_mcpg(
     profile: str | MCPGOptions = "tuned",
     start_from: Sequence[Sequence[str]] = (),
     stats: MCPGStats | None = None,
+    core: str = "python",
 ) -> list[Result]:
     """Paraphrase ``source_tokens`` with MCPG; the ``nbest`` best distinct outputs, best first.
 
@@ -124,6 +125,8 @@ def generate_mcpg(
     episode runs whatever the cap; an empty list means no paraphrase was
     reachable. Results depend only on the inputs and ``seed``, except when the
     cap ``time_budget`` (seconds) cuts the search: ``stats.cut`` says so.
+    ``core="native"`` runs the tree search in C++ (:mod:`~core.engine.mcpg.native`:
+    the same tree and results; the settings it runs are checked there).
     """
     from core.engine.mcpg.polish import Polish
     from core.engine.mcpg.search import MCPGStats, TreeSearch
@@ -147,7 +150,13 @@ def generate_mcpg(
             search.stats.cut = True
         return search.stats.cut
 
-    if inputs.source and not all(space.identity):  # translator mode with only identity actions: nothing to do
+    if core == "native" and inputs.source:
+        from core.engine.mcpg.native import NativeSearch
+
+        pace = FixedPace(eta)
+        left = None if time_budget is None else time_budget - (time.perf_counter() - started)
+        pace.etas = NativeSearch(search, eta, limit).run(left)
+    elif inputs.source and not all(space.identity):  # translator mode with only identity actions: nothing to do
         pace = FixedPace(eta)
 
         def out_of_limits() -> bool:

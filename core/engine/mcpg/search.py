@@ -143,6 +143,7 @@ class TreeSearch:
         self.finals = Finals(inputs, self.space)
         self.playouts = Playouts(inputs, self.space)
         self.stats = MCPGStats()
+        self.tree: dict[Key, Node] = {}
 
     # -- states -------------------------------------------------------------------------------
     def state(self, applied: tuple[int, ...], covered: int, is_root: bool = False) -> Node:
@@ -296,7 +297,7 @@ class TreeSearch:
         space, stats = self.space, self.stats
         root = self.root()
         root_key = self.key(())
-        tree = {root_key: root}
+        tree = self.tree = {root_key: root}  # self.tree: the current tree, for tests and inspection
         since_commit = 0
         while root.actions:
             self.episode(tree, root_key, root)
@@ -320,5 +321,5 @@ class TreeSearch:
                 if self.options.rerank_on_commit and self.options.needs_priors:
                     self.rerank(root)
                 # Keep only the new root's subtree (supersets of its coverage).
-                tree = {key: node for key, node in tree.items() if node.covered & covered == covered}
+                tree = self.tree = {key: node for key, node in tree.items() if node.covered & covered == covered}
         return False

@@ -1,0 +1,713 @@
+// MCPG's tree search (seed 003 §3, seed 000 §4.1 true-score mode) in C++: core/engine/mcpg/search.py's
+// TreeSearch.descend, the uniform playout of playouts.py and the true-score objective of finals.py, operation
+// for operation, so that the same inputs and seed give the same tree (visits, values) and the same outputs
+// (tests/test_mcpg_native.py checks both against the Python reference with hypothesis).
+//
+// What is the same bits as the reference and why:
+// * random numbers: the counter-based SplitMix64 stream of core/engine/mcpg/counter_random.py;
+// * rewards: the scalar pow / min / max of Finals.reward, cached per maximum as search.py caches them;
+// * the selection index: the same expression in the same order (the extension is built with
+//   -ffp-contract=off, so no fused multiply-add changes a rounding);
+// * the language model: KenLM's C++ model summed in a float, as the kenlm module's score() does;
+// * the true score: best_rules_log10's backward dynamic program (log_p + rest, edges in its order).
+// The action space (rules at places, their order) is built in Python (ActionSpace) and passed in.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "lm/model.hh"
+#include "lm/state.hh"
+#include "lm/virtual_interface.hh"
+#include "util/exception.hh"
+
+namespace py = pybind11;
+
+namespace {
+
+constexpr int32_t kStop = -1;
+constexpr double kUnseen = -std::numeric_limits<double>::infinity();
+constexpr size_t kCacheLimit = 200000;  // finals.py's _CACHE_LIMIT
+
+// ---- random numbers (core/engine/mcpg/counter_random.py) ----------------------------------------------------
+uint64_t Mix(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+double Unit(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
+class CounterRandom {
+ public:
+  explicit CounterRandom(uint64_t seed) : seed_key_(Mix(seed)) { Start(0); }
+  void Start(uint64_t episode) {
+    episode_key_ = Mix(seed_key_ ^ episode);
+    draws_ = 0;
+  }
+  double Random() { return Unit(Mix(episode_key_ ^ draws_++)); }
+
+ private:
+  uint64_t seed_key_, episode_key_ = 0, draws_ = 0;
+};
+
+// ---- keys -------------------------------------------------------------------------------------------------
+using Words = std::vector<int32_t>;
+
+struct WordsHash {
+  size_t operator()(const Words &words) const {
+    uint64_t h = 1469598103934665603ULL;  // FNV-1a over the ids
+    for (int32_t w : words) {
+      h ^= static_cast<uint32_t>(w);
+      h *= 1099511628211ULL;
+    }
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
+// ---- the language model -----------------------------------------------------------------------------------
+class Model {
+ public:
+  explicit Model(const std::string &path) {
+    lm::ngram::Config config;
+    config.messages = nullptr;
+    try {
+      model_.reset(lm::ngram::LoadVirtual(path.c_str(), config));
+    } catch (const util::Exception &error) {
+      throw std::runtime_error(path + ": " + error.what());
+    }
+    if (model_->StateSize() != sizeof(lm::ngram::State))
+      throw std::runtime_error(path + ": not an n-gram model KenLM's State fits");
+  }
+
+  std::vector<lm::WordIndex> Indices(const std::vector<std::string> &words) const {
+    std::vector<lm::WordIndex> out;
+    const lm::base::Vocabulary &vocabulary = model_->BaseVocabulary();
+    for (const std::string &word : words) out.push_back(vocabulary.Index(word));
+    return out;
+  }
+
+  // log10 P(<s> words </s>) summed in a float, as kenlm's ScoreSentence does.
+  float Sentence(const Words &words, const std::vector<lm::WordIndex> &index) const {
+    lm::ngram::State states[2];
+    lm::ngram::State *state = &states[0], *next = &states[1];
+    model_->BeginSentenceWrite(state);
+    float total = 0.0f;
+    for (int32_t w : words) {
+      total += model_->BaseScore(state, index[w], next);
+      std::swap(state, next);
+    }
+    total += model_->BaseScore(state, model_->BaseVocabulary().EndSentence(), next);
+    return total;
+  }
+
+ private:
+  std::unique_ptr<lm::base::Model> model_;
+};
+
+// ---- the true score's rules (core/engine/truescore.py's SourceRuleIndex, best_rules_log10) -----------------
+struct RuleEntry {
+  int32_t start, end;
+  double log_p;
+};
+
+class TrueRules {
+ public:
+  TrueRules(Words source, const std::vector<int32_t> &target_words, const std::vector<int32_t> &target_offsets,
+            const std::vector<int32_t> &rule_group, const std::vector<int32_t> &rule_start,
+            const std::vector<int32_t> &rule_end, const std::vector<double> &rule_log_p, int32_t vocabulary_size)
+      : source_(std::move(source)), positions_(vocabulary_size) {
+    const size_t groups = target_offsets.empty() ? 0 : target_offsets.size() - 1;
+    entries_.resize(groups);
+    std::vector<bool> present;
+    for (size_t g = 0; g < groups; ++g) {
+      Words target(target_words.begin() + target_offsets[g], target_words.begin() + target_offsets[g + 1]);
+      if (target.size() >= present.size()) present.resize(target.size() + 1, false);
+      present[target.size()] = true;
+      by_target_.emplace(std::move(target), static_cast<int32_t>(g));
+    }
+    for (size_t r = 0; r < rule_group.size(); ++r)
+      entries_.at(rule_group[r]).push_back(RuleEntry{rule_start[r], rule_end[r], rule_log_p[r]});
+    for (size_t length = 0; length < present.size(); ++length)
+      if (present[length]) lengths_.push_back(static_cast<int32_t>(length));
+    for (size_t i = 0; i < source_.size(); ++i) positions_.at(source_[i]).push_back(static_cast<int32_t>(i));
+  }
+
+  // Best sum of log10 p over disjoint rule sets turning the source into target; -inf when none.
+  double Best(const Words &target) {
+    const int n = static_cast<int>(source_.size()), m = static_cast<int>(target.size());
+    if (static_cast<int>(edges_.size()) < n) edges_.resize(n);
+    for (int i = 0; i < n; ++i) edges_[i].clear();
+    Words piece;
+    for (int32_t length : lengths_) {
+      if (length > m) break;
+      for (int k = 0; k + length <= m; ++k) {
+        piece.assign(target.begin() + k, target.begin() + k + length);
+        auto found = by_target_.find(piece);
+        if (found == by_target_.end()) continue;
+        for (const RuleEntry &e : entries_[found->second]) edges_[e.start].push_back(Edge{e.end, k, k + length, e.log_p});
+      }
+    }
+    for (int k = 0; k < m; ++k) {
+      const int32_t word = target[k];
+      if (word < 0 || word >= static_cast<int32_t>(positions_.size())) continue;
+      for (int32_t i : positions_[word]) edges_[i].push_back(Edge{i + 1, k, k + 1, 0.0});
+    }
+    const int width = m + 1;
+    cells_.assign(static_cast<size_t>(n + 1) * width, kUnseen);
+    set_.assign(cells_.size(), 0);
+    cells_[static_cast<size_t>(n) * width + m] = 0.0;
+    set_[static_cast<size_t>(n) * width + m] = 1;
+    for (int i = n - 1; i >= 0; --i) {
+      for (const Edge &edge : edges_[i]) {
+        const size_t rest = static_cast<size_t>(edge.end) * width + edge.k_end;
+        if (!set_[rest]) continue;
+        const double value = edge.log_p + cells_[rest];
+        const size_t here = static_cast<size_t>(i) * width + edge.k;
+        if (value > cells_[here]) {  // an unset cell holds -inf, as best.get((i, k), unseen) gives
+          cells_[here] = value;
+          set_[here] = 1;
+        }
+      }
+    }
+    return cells_[0];
+  }
+
+ private:
+  struct Edge {
+    int32_t end, k, k_end;
+    double log_p;
+  };
+  Words source_;
+  std::unordered_map<Words, int32_t, WordsHash> by_target_;
+  std::vector<std::vector<RuleEntry>> entries_;
+  std::vector<int32_t> lengths_;
+  std::vector<std::vector<int32_t>> positions_;  // word id -> its source positions, increasing
+  std::vector<std::vector<Edge>> edges_;
+  std::vector<double> cells_;
+  std::vector<char> set_;
+};
+
+// ---- tree states (search.py's Node) ------------------------------------------------------------------------
+struct Node {
+  std::vector<int32_t> applied;  // sorted action indexes
+  uint64_t covered = 0;
+  bool may_stop = false;
+  bool allocated = false;
+  int64_t visits = 0;
+  int32_t tried = 0;
+  std::vector<int32_t> actions;  // once allocated: STOP first when it may stop, then the free actions in order
+  std::vector<double> count, reward_sum, reward_squares, best, best_reward, rave_best, rave_reward;
+  std::vector<std::pair<int32_t, double>> pending;  // RAVE maxima before allocation (search.py's pending_rave)
+};
+
+using NodePtr = std::shared_ptr<Node>;
+using Tree = std::unordered_map<Words, NodePtr, WordsHash>;
+
+struct Final {
+  double objective, model;
+  std::vector<int32_t> applied;
+};
+
+struct Settings {
+  int64_t eta;
+  int64_t limit;  // -1: none
+  double exploration;
+  bool widening;
+  double widening_c, widening_alpha;
+  bool log_reward;
+  double half_over_scale;
+  bool restart;
+  int64_t nbest;
+  uint64_t seed;
+};
+
+class Search {
+ public:
+  Search(const Model *model, std::vector<std::string> words, Words source, std::vector<int32_t> starts,
+         std::vector<int32_t> ends, const std::vector<int32_t> &target_words, const std::vector<int32_t> &target_offsets,
+         std::vector<int32_t> order, TrueRules rules, double source_lm, Settings settings)
+      : model_(model), words_(std::move(words)), source_(std::move(source)), starts_(std::move(starts)),
+        ends_(std::move(ends)), order_(std::move(order)), rules_(std::move(rules)), source_lm_(source_lm),
+        settings_(settings), rng_(settings.seed) {
+    const size_t actions = starts_.size();
+    if (ends_.size() != actions || target_offsets.size() != actions + 1 || order_.size() != actions)
+      throw std::invalid_argument("action arrays of different lengths");
+    if (source_.size() > 64) throw std::invalid_argument("the compiled MCPG takes sentences of at most 64 words");
+    for (size_t a = 0; a < actions; ++a) {
+      targets_.emplace_back(target_words.begin() + target_offsets[a], target_words.begin() + target_offsets[a + 1]);
+      if (starts_[a] < 0 || starts_[a] >= ends_[a] || ends_[a] > static_cast<int32_t>(source_.size()))
+        throw std::invalid_argument("an action outside the source");
+      const int width = ends_[a] - starts_[a];
+      masks_.push_back((width == 64 ? ~0ULL : ((1ULL << width) - 1)) << starts_[a]);
+    }
+    rank_.assign(actions, 0);
+    for (size_t i = 0; i < actions; ++i) rank_.at(order_[i]) = static_cast<int32_t>(i);
+    if (model_ != nullptr) lm_index_ = model_->Indices(words_);
+  }
+
+  void AddKnown(const Words &sentence, double objective) {
+    auto found = by_sentence_.find(sentence);
+    if (found == by_sentence_.end() || objective > found->second.objective)
+      by_sentence_[sentence] = Final{objective, objective, {}};
+  }
+
+  // generate_mcpg's loop: descents from the source (restarted while restart_until_budget and episodes are left).
+  void Run(double time_budget) {
+    started_ = std::chrono::steady_clock::now();
+    time_budget_ = time_budget;
+    if (source_.empty() || starts_.empty()) return;
+    while (!Descend()) {
+      if (!settings_.restart || settings_.limit < 0) break;
+      ++restarts_;
+    }
+  }
+
+  // Only episodes from the source, no commit (tests compare single episodes' trees).
+  void Episodes(int64_t count) {
+    if (tree_.empty()) {
+      root_ = State({}, 0, true);
+      root_key_ = source_;
+      tree_[root_key_] = root_;
+    }
+    for (int64_t e = 0; e < count; ++e) {
+      Allocate(*root_);
+      if (root_->actions.empty()) break;
+      Episode();
+    }
+  }
+
+  double Draw(uint64_t episode, int64_t index) const {
+    CounterRandom stream(settings_.seed);
+    stream.Start(episode);
+    double value = 0.0;
+    for (int64_t i = 0; i <= index; ++i) value = stream.Random();
+    return value;
+  }
+
+  double LmScore(const Words &sentence) const { return model_ != nullptr ? model_->Sentence(sentence, lm_index_) : 0.0; }
+  double TrueRulesLog10(const Words &sentence) { return rules_.Best(sentence); }
+
+  py::list TreeSnapshot() const {
+    py::list out;
+    for (const auto &item : tree_) out.append(NodeSnapshot(item.first, *item.second));
+    return out;
+  }
+  py::tuple RootSnapshot() const { return NodeSnapshot(root_key_, *root_); }
+
+  py::list Finals() const {
+    py::list out;
+    for (const auto &item : by_sentence_)
+      out.append(py::make_tuple(item.first, item.second.objective, item.second.model, item.second.applied));
+    return out;
+  }
+
+  int64_t episodes_ = 0, commits_ = 0, restarts_ = 0, tree_states_ = 0;
+  bool cut_ = false;
+  std::vector<int32_t> committed_;  // root actions committed, -1 for stop
+  std::vector<int64_t> etas_;
+
+ private:
+  // ---- states --------------------------------------------------------------------------------------------
+  NodePtr State(std::vector<int32_t> applied, uint64_t covered, bool is_root) {
+    auto node = std::make_shared<Node>();
+    node->applied = std::move(applied);
+    node->covered = covered;
+    node->may_stop = !is_root;
+    return node;
+  }
+
+  // The free actions of covered, in order, and the union of their masks.
+  uint64_t Free(uint64_t covered, std::vector<int32_t> &pool) const {
+    pool.clear();
+    uint64_t reach = 0;
+    for (int32_t a : order_)
+      if (!(masks_[a] & covered)) {
+        pool.push_back(a);
+        reach |= masks_[a];
+      }
+    return reach;
+  }
+
+  void Allocate(Node &node) {
+    if (node.allocated) return;
+    node.allocated = true;
+    node.actions.clear();
+    if (node.may_stop) node.actions.push_back(kStop);
+    for (int32_t a : order_)
+      if (!(masks_[a] & node.covered)) node.actions.push_back(a);
+    const size_t size = node.actions.size();
+    node.count.assign(size, 0.0);
+    node.reward_sum.assign(size, 0.0);
+    node.reward_squares.assign(size, 0.0);
+    node.best.assign(size, kUnseen);
+    node.best_reward.assign(size, 0.0);
+    node.rave_best.assign(size, std::numeric_limits<double>::quiet_NaN());
+    node.rave_reward.assign(size, std::numeric_limits<double>::quiet_NaN());
+    for (const auto &item : node.pending) {
+      const int32_t i = Local(node, item.first);
+      if (i >= 0) {
+        node.rave_best[i] = item.second;
+        node.rave_reward[i] = Reward(item.second);
+      }
+    }
+    node.pending.clear();
+    node.pending.shrink_to_fit();
+  }
+
+  // The slot of action a in node.actions (-1 when it is not there): the free actions are in order.
+  int32_t Local(const Node &node, int32_t a) const {
+    const int32_t first = node.may_stop ? 1 : 0;
+    const int32_t target = rank_[a];
+    auto begin = node.actions.begin() + first;
+    auto found = std::lower_bound(begin, node.actions.end(), target,
+                                  [this](int32_t b, int32_t r) { return rank_[b] < r; });
+    if (found == node.actions.end() || *found != a) return -1;
+    return static_cast<int32_t>(found - node.actions.begin());
+  }
+
+  Words Sentence(const std::vector<int32_t> &applied) const {
+    sorted_.assign(applied.begin(), applied.end());
+    std::sort(sorted_.begin(), sorted_.end(), [this](int32_t a, int32_t b) { return starts_[a] < starts_[b]; });
+    Words out;
+    int32_t position = 0;
+    for (int32_t a : sorted_) {
+      out.insert(out.end(), source_.begin() + position, source_.begin() + starts_[a]);
+      out.insert(out.end(), targets_[a].begin(), targets_[a].end());
+      position = ends_[a];
+    }
+    out.insert(out.end(), source_.begin() + position, source_.end());
+    return out;
+  }
+
+  std::vector<int32_t> Child(const Node &node, int32_t action, uint64_t &covered) const {
+    std::vector<int32_t> applied(node.applied);
+    applied.insert(std::upper_bound(applied.begin(), applied.end(), action), action);
+    covered = node.covered | masks_[action];
+    return applied;
+  }
+
+  // ---- rewards (finals.py) -------------------------------------------------------------------------------
+  double Reward(double log_value) const {
+    const double gap = log_value - source_lm_;
+    if (settings_.log_reward) return std::min(1.0, std::max(0.0, 0.5 + gap * settings_.half_over_scale));
+    return gap >= 0.0 ? 1.0 : std::pow(10.0, gap);
+  }
+
+  std::pair<double, double> Evaluate(const std::vector<int32_t> &applied) {
+    Words sentence = Sentence(applied);
+    if (sentence == source_) return {kUnseen, 0.0};
+    double objective;
+    auto cached = true_cache_.find(sentence);
+    if (cached != true_cache_.end()) {
+      objective = cached->second;
+    } else {
+      if (true_cache_.size() >= kCacheLimit) true_cache_.clear();
+      objective = rules_.Best(sentence) + LmScore(sentence);
+      true_cache_.emplace(sentence, objective);
+    }
+    auto known = by_sentence_.find(sentence);
+    if (known == by_sentence_.end() || objective > known->second.objective) {
+      by_sentence_[sentence] = Final{objective, objective, applied};
+      if (by_sentence_.size() >= kCacheLimit) KeepBest();
+    }
+    return {objective, Reward(objective)};
+  }
+
+  // finals.py's _keep_best: the best by (objective, model) descending, then the sentence's words in order.
+  void KeepBest() {
+    using Item = std::pair<const Words *, const Final *>;
+    std::vector<Item> items;
+    for (const auto &item : by_sentence_) items.emplace_back(&item.first, &item.second);
+    std::sort(items.begin(), items.end(), [this](const Item &x, const Item &y) {
+      if (x.second->objective != y.second->objective) return x.second->objective > y.second->objective;
+      if (x.second->model != y.second->model) return x.second->model > y.second->model;
+      return std::lexicographical_compare(x.first->begin(), x.first->end(), y.first->begin(), y.first->end(),
+                                          [this](int32_t a, int32_t b) { return words_[a] < words_[b]; });
+    });
+    const size_t keep = std::min(items.size(), static_cast<size_t>(std::max<int64_t>(1000, 10 * settings_.nbest)));
+    std::unordered_map<Words, Final, WordsHash> kept;
+    for (size_t i = 0; i < keep; ++i) kept.emplace(*items[i].first, *items[i].second);
+    by_sentence_.swap(kept);
+  }
+
+  // ---- selection (search.py's select) --------------------------------------------------------------------
+  int32_t Offered(const Node &node) const {
+    const int32_t size = static_cast<int32_t>(node.actions.size());
+    if (!settings_.widening) return size;
+    const double open = std::ceil(settings_.widening_c * std::pow(static_cast<double>(node.visits + 1),
+                                                                   settings_.widening_alpha));
+    return static_cast<int32_t>(std::min<double>(size, std::max(1.0, open)));
+  }
+
+  int32_t Select(Node &node) {
+    Allocate(node);
+    if (node.tried < Offered(node)) return node.tried++;
+    const double visits = static_cast<double>(node.visits);
+    const double log_n = node.visits > 1 ? std::log(visits) : 0.0;
+    const double k = settings_.exploration;
+    const double beta = std::sqrt(k / (3.0 * visits + k));
+    int32_t chosen = 0;
+    double top = 0.0;
+    for (int32_t i = 0; i < node.tried; ++i) {
+      const double count = node.count[i];
+      const double q = node.best_reward[i];
+      const double q_rave = std::isnan(node.rave_reward[i]) ? q : node.rave_reward[i];
+      const double mean = node.reward_sum[i] / count;
+      const double variance = node.reward_squares[i] / count - mean * mean + std::sqrt(2.0 * log_n / count);
+      const double capped = std::isnan(variance) ? variance : (variance < 0.25 ? variance : 0.25);  // np.minimum
+      const double index = (1.0 - beta) * q + beta * q_rave + std::sqrt(log_n / count * capped);
+      if (std::isnan(index)) return i;  // np.argmax: the first NaN
+      if (i == 0 || index > top) {
+        chosen = i;
+        top = index;
+      }
+    }
+    return chosen;
+  }
+
+  // ---- the uniform playout (playouts.py's uniform) -------------------------------------------------------
+  void Playout(const Node &node, std::vector<int32_t> &taken) {
+    taken.clear();
+    const uint64_t reach = Free(node.covered, pool_);
+    const int64_t m = static_cast<int64_t>(pool_.size());
+    const int64_t limit = static_cast<int64_t>(rng_.Random() * static_cast<double>(m + 1));
+    uint64_t covered = node.covered;
+    for (int64_t i = 0; i < limit; ++i) {
+      if ((covered & reach) == reach) break;  // every remaining action is blocked
+      const int64_t j = i + static_cast<int64_t>(rng_.Random() * static_cast<double>(m - i));
+      const int32_t a = pool_[j];
+      pool_[j] = pool_[i];
+      if (!(masks_[a] & covered)) {
+        taken.push_back(a);
+        covered |= masks_[a];
+      }
+    }
+  }
+
+  // ---- one episode (search.py's episode) -----------------------------------------------------------------
+  void Episode() {
+    path_.clear();
+    on_path_.clear();
+    on_path_.push_back(root_key_);
+    Node *node = root_.get();
+    playout_.clear();
+    std::vector<int32_t> applied = node->applied;
+    rng_.Start(static_cast<uint64_t>(episodes_));
+    while (true) {
+      Allocate(*node);
+      if (node->actions.empty()) break;
+      const int32_t index = Select(*node);
+      path_.emplace_back(node, index);
+      const int32_t action = node->actions[index];
+      if (action == kStop) break;
+      uint64_t covered;
+      applied = Child(*node, action, covered);
+      Words key = Sentence(applied);
+      auto found = tree_.find(key);
+      if (found == tree_.end()) {
+        NodePtr child = State(applied, covered, false);
+        tree_.emplace(std::move(key), child);
+        ++tree_states_;
+        Playout(*child, playout_);
+        path_.emplace_back(child.get(), -2);
+        applied.insert(applied.end(), playout_.begin(), playout_.end());
+        std::sort(applied.begin(), applied.end());
+        break;
+      }
+      if (std::find(on_path_.begin(), on_path_.end(), key) != on_path_.end()) break;  // back to an earlier sentence
+      on_path_.push_back(std::move(key));
+      node = found->second.get();
+      applied = node->applied;
+    }
+    const auto [objective, reward] = Evaluate(applied);
+    later_.assign(playout_.begin(), playout_.end());
+    for (auto step = path_.rbegin(); step != path_.rend(); ++step) {
+      Node &at = *step->first;
+      const int32_t index = step->second;
+      at.visits += 1;
+      if (index >= 0) {
+        const int32_t action = at.actions[index];
+        if (action != kStop) later_.push_back(action);
+        at.count[index] += 1.0;
+        at.reward_sum[index] += reward;
+        at.reward_squares[index] += reward * reward;
+        if (objective > at.best[index]) {
+          at.best[index] = objective;
+          at.best_reward[index] = reward;
+        }
+      }
+      if (!at.allocated) {
+        for (int32_t a : later_) {
+          auto it = std::find_if(at.pending.begin(), at.pending.end(), [a](const auto &p) { return p.first == a; });
+          const double known = it == at.pending.end() ? kUnseen : it->second;
+          if (objective > known) {
+            if (it == at.pending.end()) at.pending.emplace_back(a, objective);
+            else it->second = objective;
+          }
+        }
+      } else {
+        for (int32_t a : later_) {
+          const int32_t i = Local(at, a);
+          if (i >= 0 && !(objective <= at.rave_best[i])) {  // NaN (unseen) compares false
+            at.rave_best[i] = objective;
+            at.rave_reward[i] = reward;
+          }
+        }
+      }
+    }
+    ++episodes_;
+  }
+
+  int32_t BestRootAction(const Node &root) const {
+    if (!root.allocated || root.tried == 0) return kStop;
+    int32_t chosen = 0;
+    for (int32_t i = 1; i < root.tried; ++i)
+      if (root.best[i] > root.best[chosen] || (root.best[i] == root.best[chosen] && root.count[i] > root.count[chosen]))
+        chosen = i;
+    return root.actions[chosen];
+  }
+
+  bool OutOfLimits() {
+    if (settings_.limit >= 0 && episodes_ >= settings_.limit) return true;
+    if (time_budget_ >= 0.0 && !cut_) {
+      const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started_;
+      if (spent.count() >= time_budget_) cut_ = true;
+    }
+    return cut_;
+  }
+
+  // search.py's descend: sample, commit every eta episodes; true when a limit ended it.
+  bool Descend() {
+    root_ = State({}, 0, true);
+    root_key_ = source_;
+    tree_.clear();
+    tree_[root_key_] = root_;
+    int64_t since_commit = 0;
+    while (true) {
+      Allocate(*root_);
+      if (root_->actions.empty()) break;
+      Episode();
+      ++since_commit;
+      if (OutOfLimits()) return true;
+      if (since_commit >= settings_.eta) {
+        etas_.push_back(since_commit);
+        since_commit = 0;
+        const int32_t action = BestRootAction(*root_);
+        ++commits_;
+        committed_.push_back(action);
+        if (action == kStop) return false;
+        uint64_t covered;
+        std::vector<int32_t> applied = Child(*root_, action, covered);
+        root_key_ = Sentence(applied);
+        auto found = tree_.find(root_key_);
+        if (found == tree_.end()) throw std::logic_error("the committed state is not in the tree");
+        root_ = found->second;
+        for (auto it = tree_.begin(); it != tree_.end();) {  // keep only the new root's subtree
+          if ((it->second->covered & covered) == covered) ++it;
+          else it = tree_.erase(it);
+        }
+      }
+    }
+    return false;
+  }
+
+  py::tuple NodeSnapshot(const Words &key, const Node &node) const {
+    py::dict pending;
+    for (const auto &item : node.pending) pending[py::int_(item.first)] = item.second;
+    if (!node.allocated)
+      return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, py::none(), py::none(), py::none(),
+                            py::none(), py::none(), py::none(), pending);
+    return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, node.actions, node.count,
+                          node.reward_sum, node.reward_squares, node.best, node.rave_best, pending);
+  }
+
+  const Model *model_;
+  std::vector<std::string> words_;
+  Words source_;
+  std::vector<int32_t> starts_, ends_, order_, rank_;
+  std::vector<Words> targets_;
+  std::vector<uint64_t> masks_;
+  TrueRules rules_;
+  double source_lm_;
+  Settings settings_;
+  CounterRandom rng_;
+  std::vector<lm::WordIndex> lm_index_;
+  std::chrono::steady_clock::time_point started_;
+  double time_budget_ = -1.0;
+
+  Tree tree_;
+  NodePtr root_;
+  Words root_key_;
+  std::unordered_map<Words, double, WordsHash> true_cache_;
+  std::unordered_map<Words, Final, WordsHash> by_sentence_;
+
+  // scratch buffers
+  std::vector<std::pair<Node *, int32_t>> path_;
+  std::vector<Words> on_path_;
+  std::vector<int32_t> playout_, later_, pool_;
+  mutable std::vector<int32_t> sorted_;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_mcpg_core, module) {
+  module.doc() = "MCPG's tree search (core/engine/mcpg/search.py, true-score mode, uniform playout) in C++.";
+  module.attr("INTERFACE") = 1;
+  module.def("draw", [](uint64_t seed, uint64_t episode, uint64_t index) { return Unit(Mix(Mix(Mix(seed) ^ episode) ^ index)); },
+             py::arg("seed"), py::arg("episode"), py::arg("index"));
+  py::class_<Model>(module, "Model").def(py::init<const std::string &>(), py::arg("path"));
+  py::class_<Search>(module, "Search")
+      .def(py::init([](const Model *model, std::vector<std::string> words, Words source, std::vector<int32_t> starts,
+                       std::vector<int32_t> ends, const std::vector<int32_t> &target_words,
+                       const std::vector<int32_t> &target_offsets, std::vector<int32_t> order,
+                       const std::vector<int32_t> &rule_words, const std::vector<int32_t> &rule_offsets,
+                       const std::vector<int32_t> &rule_group, const std::vector<int32_t> &rule_start,
+                       const std::vector<int32_t> &rule_end, const std::vector<double> &rule_log_p, double source_lm,
+                       int64_t eta, int64_t limit, double exploration, std::optional<std::pair<double, double>> widening,
+                       bool log_reward, double half_over_scale, bool restart, int64_t nbest, uint64_t seed) {
+             const int32_t vocabulary = static_cast<int32_t>(words.size());
+             TrueRules rules(source, rule_words, rule_offsets, rule_group, rule_start, rule_end, rule_log_p, vocabulary);
+             Settings settings{eta, limit, exploration, widening.has_value(), widening ? widening->first : 0.0,
+                               widening ? widening->second : 0.0, log_reward, half_over_scale, restart, nbest, seed};
+             return std::make_unique<Search>(model, std::move(words), std::move(source), std::move(starts),
+                                             std::move(ends), target_words, target_offsets, std::move(order),
+                                             std::move(rules), source_lm, settings);
+           }),
+           py::arg("model").none(true), py::arg("words"), py::arg("source"), py::arg("starts"), py::arg("ends"),
+           py::arg("target_words"), py::arg("target_offsets"), py::arg("order"), py::arg("rule_words"),
+           py::arg("rule_offsets"), py::arg("rule_group"), py::arg("rule_start"), py::arg("rule_end"),
+           py::arg("rule_log_p"), py::arg("source_lm"), py::arg("eta"), py::arg("limit"), py::arg("exploration"),
+           py::arg("widening").none(true), py::arg("log_reward"), py::arg("half_over_scale"), py::arg("restart"),
+           py::arg("nbest"), py::arg("seed"), py::keep_alive<1, 2>())
+      .def("add_known", &Search::AddKnown, py::arg("sentence"), py::arg("objective"))
+      .def("run", &Search::Run, py::arg("time_budget"), py::call_guard<py::gil_scoped_release>())
+      .def("run_episodes", &Search::Episodes, py::arg("count"))
+      .def("draw", &Search::Draw, py::arg("episode"), py::arg("index"))
+      .def("lm_score", &Search::LmScore, py::arg("sentence"))
+      .def("true_rules_log10", &Search::TrueRulesLog10, py::arg("sentence"))
+      .def("tree", &Search::TreeSnapshot)
+      .def("root", &Search::RootSnapshot)
+      .def("finals", &Search::Finals)
+      .def_readonly("episodes", &Search::episodes_)
+      .def_readonly("commits", &Search::commits_)
+      .def_readonly("restarts", &Search::restarts_)
+      .def_readonly("tree_states", &Search::tree_states_)
+      .def_readonly("cut", &Search::cut_)
+      .def_readonly("committed", &Search::committed_)
+      .def_readonly("etas", &Search::etas_);
+}
