@@ -205,3 +205,37 @@ def test_demo_verses_give_the_same_outputs_and_record(demo):
             outcomes.append((results, stats.provenance(), stats.tree_states, stats.distinct_finals))
         assert outcomes[0] == outcomes[1]
         assert outcomes[0][0] and outcomes[0][1]["decisions"]
+
+
+def _generate(argv, tmp_path, text):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "core", "generate", *argv], input=text, capture_output=True,
+                          text=True, cwd=tmp_path, env=env)
+
+
+def test_generate_core_flag_runs_either_search_and_records_it(example1_table_path, tiny_lm, tmp_path):
+    """``generate --core native|python``: the same candidates, the core in params; settings the compiled search
+    does not run are refused with one line (exit 2)."""
+    import json
+
+    common = ["--system", "mcpg-true", "--profile", "faithful", "--table", str(example1_table_path), "--lm",
+              str(tiny_lm["binary"]), "--episodes-per-step", "40", "--max-episodes", "400", "--nbest", "3", "--json"]
+    text = "the young cat sat after the dog\nthe dog saw the young cat\n"
+    runs = {}
+    for core in ("native", "python"):
+        done = _generate([*common, "--core", core], tmp_path, text)
+        assert done.returncode == 0, done.stderr
+        runs[core] = [json.loads(line) for line in done.stdout.splitlines()]
+    assert runs["native"] and len(runs["native"]) == len(runs["python"])
+    for native_row, python_row in zip(runs["native"], runs["python"]):
+        assert native_row["params"].pop("core") == "native" and python_row["params"].pop("core") == "python"
+        assert native_row == python_row
+    default = _generate(common, tmp_path, text)
+    assert [json.loads(line)["params"]["core"] for line in default.stdout.splitlines()][0] == "native"
+    refused = _generate([*common[:3], "tuned", *common[4:], "--core", "native"], tmp_path, text)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "use --core python" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from core.engine.lm import LanguageModel
 from core.engine.mcpg.counter_random import MASK
 from core.engine.mcpg.options import MCPGOptions, Mode
+
+if TYPE_CHECKING:
+    from core.engine.lm import LanguageModel
 
 INTERFACE = 1  # the version of mcpg_core.cpp's Python interface this module speaks
 MAX_WORDS = 64  # coverage is one 64-bit mask
@@ -72,7 +74,7 @@ def unsupported(options: MCPGOptions, mode: Mode) -> str | None:
 _MODELS: dict[tuple[str, int, int], object] = {}
 
 
-def native_model(lm: LanguageModel):
+def native_model(lm: "LanguageModel"):
     """The C++ KenLM model of ``lm``'s file, opened once per process (keyed by path, size and mtime)."""
     stat = lm.path.stat()
     key = (str(lm.path.resolve()), stat.st_size, stat.st_mtime_ns)
