@@ -101,15 +101,44 @@ class Model {
     return out;
   }
 
-  // log10 P(<s> words </s>) summed in a float, as kenlm's ScoreSentence does.
-  float Sentence(const Words &words, const std::vector<lm::WordIndex> &index) const {
+  unsigned Order() const { return model_->Order(); }
+
+  // The source's words scored in order: the state and float partial sum after each prefix, each word's
+  // score, and the end of sentence's.
+  void Prefixes(const Words &source, const std::vector<lm::WordIndex> &index, std::vector<lm::ngram::State> &states,
+                std::vector<float> &sums, std::vector<float> &scores, float &end) const {
+    states.resize(source.size() + 1);
+    sums.resize(source.size() + 1);
+    scores.resize(source.size());
+    model_->BeginSentenceWrite(&states[0]);
+    sums[0] = 0.0f;
+    for (size_t p = 0; p < source.size(); ++p) {
+      scores[p] = model_->BaseScore(&states[p], index[source[p]], &states[p + 1]);
+      sums[p + 1] = sums[p] + scores[p];
+    }
+    lm::ngram::State out;
+    end = model_->BaseScore(&states[source.size()], model_->BaseVocabulary().EndSentence(), &out);
+  }
+
+  // log10 P(<s> words </s>) summed in a float, as kenlm's ScoreSentence does, from the state and partial sum
+  // after the first `start` words, asking the model for the words before `known` only: from there on the
+  // caller gives each word's score (`known_scores`, then `end_score`), because the last order - 1 words are
+  // the same as where those scores were computed. The same additions in the same order: the same bits.
+  float Sentence(const Words &words, const std::vector<lm::WordIndex> &index, size_t start,
+                 const lm::ngram::State &start_state, float start_sum, size_t known, const float *known_scores,
+                 float end_score) const {
     lm::ngram::State states[2];
     lm::ngram::State *state = &states[0], *next = &states[1];
-    model_->BeginSentenceWrite(state);
-    float total = 0.0f;
-    for (int32_t w : words) {
-      total += model_->BaseScore(state, index[w], next);
+    *state = start_state;
+    float total = start_sum;
+    size_t p = start;
+    for (const size_t asked = std::min(known, words.size()); p < asked; ++p) {
+      total += model_->BaseScore(state, index[words[p]], next);
       std::swap(state, next);
+    }
+    if (known <= words.size()) {
+      for (; p < words.size(); ++p) total += known_scores[p - known];
+      return total + end_score;
     }
     total += model_->BaseScore(state, model_->BaseVocabulary().EndSentence(), next);
     return total;
@@ -133,33 +162,54 @@ class TrueRules {
       : source_(std::move(source)), positions_(vocabulary_size) {
     const size_t groups = target_offsets.empty() ? 0 : target_offsets.size() - 1;
     entries_.resize(groups);
+    group_words_ = target_words;
+    group_offsets_ = target_offsets;
     std::vector<bool> present;
+    size_t slots = 16;
+    while (slots < 2 * groups + 16) slots *= 2;
+    slots_.assign(slots, Slot{0, -1});
     for (size_t g = 0; g < groups; ++g) {
-      Words target(target_words.begin() + target_offsets[g], target_words.begin() + target_offsets[g + 1]);
-      if (target.size() >= present.size()) present.resize(target.size() + 1, false);
-      present[target.size()] = true;
-      by_target_.emplace(std::move(target), static_cast<int32_t>(g));
+      const int32_t length = target_offsets[g + 1] - target_offsets[g];
+      if (static_cast<size_t>(length) >= present.size()) present.resize(length + 1, false);
+      present[length] = true;
+      uint64_t h = kHashStart;
+      for (int32_t i = target_offsets[g]; i < target_offsets[g + 1]; ++i) h = HashStep(h, target_words[i]);
+      size_t at = h & (slots_.size() - 1);
+      while (slots_[at].group >= 0) at = (at + 1) & (slots_.size() - 1);
+      slots_[at] = Slot{h, static_cast<int32_t>(g)};
     }
     for (size_t r = 0; r < rule_group.size(); ++r)
       entries_.at(rule_group[r]).push_back(RuleEntry{rule_start[r], rule_end[r], rule_log_p[r]});
     for (size_t length = 0; length < present.size(); ++length)
       if (present[length]) lengths_.push_back(static_cast<int32_t>(length));
+    longest_ = lengths_.empty() ? 0 : lengths_.back();
     for (size_t i = 0; i < source_.size(); ++i) positions_.at(source_[i]).push_back(static_cast<int32_t>(i));
   }
 
-  // Best sum of log10 p over disjoint rule sets turning the source into target; -inf when none.
+  // Best sum of log10 p over disjoint rule sets turning the source into target; -inf when none. The edges are
+  // made in best_rules_log10's order (rules by target length, then target position; then identities) and the
+  // cells filled from the last source position down, each the max of log_p + rest.
   double Best(const Words &target) {
     const int n = static_cast<int>(source_.size()), m = static_cast<int>(target.size());
     if (static_cast<int>(edges_.size()) < n) edges_.resize(n);
     for (int i = 0; i < n; ++i) edges_[i].clear();
-    Words piece;
+    // found_[k * (longest + 1) + length]: the target phrase group of target[k : k + length], -1 if none.
+    const int stride = longest_ + 1;
+    found_.assign(static_cast<size_t>(m) * stride, -1);
+    for (int k = 0; k < m; ++k) {
+      uint64_t h = kHashStart;
+      for (int length = 1; length <= longest_ && k + length <= m; ++length) {
+        h = HashStep(h, target[k + length - 1]);
+        found_[static_cast<size_t>(k) * stride + length] = Find(h, target.data() + k, length);
+      }
+    }
     for (int32_t length : lengths_) {
       if (length > m) break;
       for (int k = 0; k + length <= m; ++k) {
-        piece.assign(target.begin() + k, target.begin() + k + length);
-        auto found = by_target_.find(piece);
-        if (found == by_target_.end()) continue;
-        for (const RuleEntry &e : entries_[found->second]) edges_[e.start].push_back(Edge{e.end, k, k + length, e.log_p});
+        const int32_t group = length == 0 ? Find(kHashStart, target.data(), 0)
+                                          : found_[static_cast<size_t>(k) * stride + length];
+        if (group < 0) continue;
+        for (const RuleEntry &e : entries_[group]) edges_[e.start].push_back(Edge{e.end, k, k + length, e.log_p});
       }
     }
     for (int k = 0; k < m; ++k) {
@@ -168,38 +218,52 @@ class TrueRules {
       for (int32_t i : positions_[word]) edges_[i].push_back(Edge{i + 1, k, k + 1, 0.0});
     }
     const int width = m + 1;
-    cells_.assign(static_cast<size_t>(n + 1) * width, kUnseen);
-    set_.assign(cells_.size(), 0);
+    cells_.assign(static_cast<size_t>(n + 1) * width, kUnseen);  // an unset cell holds -inf: no set one can
     cells_[static_cast<size_t>(n) * width + m] = 0.0;
-    set_[static_cast<size_t>(n) * width + m] = 1;
     for (int i = n - 1; i >= 0; --i) {
       for (const Edge &edge : edges_[i]) {
-        const size_t rest = static_cast<size_t>(edge.end) * width + edge.k_end;
-        if (!set_[rest]) continue;
-        const double value = edge.log_p + cells_[rest];
-        const size_t here = static_cast<size_t>(i) * width + edge.k;
-        if (value > cells_[here]) {  // an unset cell holds -inf, as best.get((i, k), unseen) gives
-          cells_[here] = value;
-          set_[here] = 1;
-        }
+        const double rest = cells_[static_cast<size_t>(edge.end) * width + edge.k_end];
+        if (rest == kUnseen) continue;
+        const double value = edge.log_p + rest;
+        double &here = cells_[static_cast<size_t>(i) * width + edge.k];
+        if (value > here) here = value;
       }
     }
     return cells_[0];
   }
 
  private:
+  static constexpr uint64_t kHashStart = 1469598103934665603ULL;
+  static uint64_t HashStep(uint64_t h, int32_t word) { return (h ^ static_cast<uint32_t>(word)) * 1099511628211ULL; }
+
+  int32_t Find(uint64_t h, const int32_t *words, int length) const {
+    for (size_t at = h & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
+      const Slot &slot = slots_[at];
+      if (slot.group < 0) return -1;
+      if (slot.hash != h) continue;
+      const int32_t begin = group_offsets_[slot.group], end = group_offsets_[slot.group + 1];
+      if (end - begin == length && std::equal(words, words + length, group_words_.begin() + begin)) return slot.group;
+    }
+  }
+
   struct Edge {
     int32_t end, k, k_end;
     double log_p;
   };
+  struct Slot {
+    uint64_t hash;
+    int32_t group;
+  };
   Words source_;
-  std::unordered_map<Words, int32_t, WordsHash> by_target_;
+  std::vector<int32_t> group_words_, group_offsets_;
+  std::vector<Slot> slots_;  // open addressing on the phrase's FNV-1a hash
   std::vector<std::vector<RuleEntry>> entries_;
   std::vector<int32_t> lengths_;
+  int32_t longest_ = 0;
   std::vector<std::vector<int32_t>> positions_;  // word id -> its source positions, increasing
   std::vector<std::vector<Edge>> edges_;
+  std::vector<int32_t> found_;
   std::vector<double> cells_;
-  std::vector<char> set_;
 };
 
 // ---- tree states (search.py's Node) ------------------------------------------------------------------------
@@ -257,7 +321,11 @@ class Search {
     }
     rank_.assign(actions, 0);
     for (size_t i = 0; i < actions; ++i) rank_.at(order_[i]) = static_cast<int32_t>(i);
-    if (model_ != nullptr) lm_index_ = model_->Indices(words_);
+    if (model_ != nullptr) {
+      lm_index_ = model_->Indices(words_);
+      model_->Prefixes(source_, lm_index_, prefix_states_, prefix_sums_, source_scores_, source_end_);
+      context_ = model_->Order() - 1;
+    }
   }
 
   void AddKnown(const Words &sentence, double objective) {
@@ -299,7 +367,22 @@ class Search {
     return value;
   }
 
-  double LmScore(const Words &sentence) const { return model_ != nullptr ? model_->Sentence(sentence, lm_index_) : 0.0; }
+  // The sentence's start shared with the source resumes from the source's state and sum; in its end shared
+  // with the source, the words after the first order - 1 have the source's scores (an n-gram model's state is
+  // a function of the last order - 1 words).
+  double LmScore(const Words &sentence) const {
+    if (model_ == nullptr) return 0.0;
+    const size_t m = sentence.size(), n = source_.size();
+    size_t same = 0;
+    while (same < m && same < n && sentence[same] == source_[same]) ++same;
+    size_t tail = 0;
+    while (tail < m && tail < n && sentence[m - 1 - tail] == source_[n - 1 - tail]) ++tail;
+    size_t known = m + 1;  // none: the model scores every word and the end
+    if (tail >= context_ && m - tail + context_ >= same) known = m - tail + context_;
+    const float *known_scores = known <= m ? source_scores_.data() + (n - (m - known)) : nullptr;
+    return model_->Sentence(sentence, lm_index_, same, prefix_states_[same], prefix_sums_[same], known,
+                            known_scores, source_end_);
+  }
   double TrueRulesLog10(const Words &sentence) { return rules_.Best(sentence); }
 
   py::list TreeSnapshot() const {
@@ -381,9 +464,15 @@ class Search {
   }
 
   Words Sentence(const std::vector<int32_t> &applied) const {
+    Words out;
+    SentenceInto(applied, out);
+    return out;
+  }
+
+  void SentenceInto(const std::vector<int32_t> &applied, Words &out) const {
     sorted_.assign(applied.begin(), applied.end());
     std::sort(sorted_.begin(), sorted_.end(), [this](int32_t a, int32_t b) { return starts_[a] < starts_[b]; });
-    Words out;
+    out.clear();
     int32_t position = 0;
     for (int32_t a : sorted_) {
       out.insert(out.end(), source_.begin() + position, source_.begin() + starts_[a]);
@@ -391,7 +480,6 @@ class Search {
       position = ends_[a];
     }
     out.insert(out.end(), source_.begin() + position, source_.end());
-    return out;
   }
 
   std::vector<int32_t> Child(const Node &node, int32_t action, uint64_t &covered) const {
@@ -408,23 +496,17 @@ class Search {
     return gap >= 0.0 ? 1.0 : std::pow(10.0, gap);
   }
 
+  // finals.py's evaluate. Its cache of true scores is by_sentence itself here: a sentence's objective is the
+  // same bits whenever it is computed (add_known computes it as evaluate does), so a final already recorded
+  // keeps its entry (objective > known is false) and one trimmed by KeepBest is computed again.
   std::pair<double, double> Evaluate(const std::vector<int32_t> &applied) {
-    Words sentence = Sentence(applied);
-    if (sentence == source_) return {kUnseen, 0.0};
-    double objective;
-    auto cached = true_cache_.find(sentence);
-    if (cached != true_cache_.end()) {
-      objective = cached->second;
-    } else {
-      if (true_cache_.size() >= kCacheLimit) true_cache_.clear();
-      objective = rules_.Best(sentence) + LmScore(sentence);
-      true_cache_.emplace(sentence, objective);
-    }
-    auto known = by_sentence_.find(sentence);
-    if (known == by_sentence_.end() || objective > known->second.objective) {
-      by_sentence_[sentence] = Final{objective, objective, applied};
-      if (by_sentence_.size() >= kCacheLimit) KeepBest();
-    }
+    SentenceInto(applied, sentence_);
+    if (sentence_ == source_) return {kUnseen, 0.0};
+    auto known = by_sentence_.find(sentence_);
+    if (known != by_sentence_.end()) return {known->second.objective, Reward(known->second.objective)};
+    const double objective = rules_.Best(sentence_) + LmScore(sentence_);
+    by_sentence_.emplace(sentence_, Final{objective, objective, applied});
+    if (by_sentence_.size() >= kCacheLimit) KeepBest();
     return {objective, Reward(objective)};
   }
 
@@ -517,11 +599,11 @@ class Search {
       if (action == kStop) break;
       uint64_t covered;
       applied = Child(*node, action, covered);
-      Words key = Sentence(applied);
-      auto found = tree_.find(key);
+      SentenceInto(applied, key_);
+      auto found = tree_.find(key_);
       if (found == tree_.end()) {
         NodePtr child = State(applied, covered, false);
-        tree_.emplace(std::move(key), child);
+        tree_.emplace(key_, child);
         ++tree_states_;
         Playout(*child, playout_);
         path_.emplace_back(child.get(), -2);
@@ -529,8 +611,8 @@ class Search {
         std::sort(applied.begin(), applied.end());
         break;
       }
-      if (std::find(on_path_.begin(), on_path_.end(), key) != on_path_.end()) break;  // back to an earlier sentence
-      on_path_.push_back(std::move(key));
+      if (std::find(on_path_.begin(), on_path_.end(), key_) != on_path_.end()) break;  // back to an earlier sentence
+      on_path_.push_back(key_);
       node = found->second.get();
       applied = node->applied;
     }
@@ -647,19 +729,23 @@ class Search {
   Settings settings_;
   CounterRandom rng_;
   std::vector<lm::WordIndex> lm_index_;
+  std::vector<lm::ngram::State> prefix_states_;
+  std::vector<float> prefix_sums_, source_scores_;
+  float source_end_ = 0.0f;
+  size_t context_ = 0;  // the model's order - 1
   std::chrono::steady_clock::time_point started_;
   double time_budget_ = -1.0;
 
   Tree tree_;
   NodePtr root_;
   Words root_key_;
-  std::unordered_map<Words, double, WordsHash> true_cache_;
   std::unordered_map<Words, Final, WordsHash> by_sentence_;
 
   // scratch buffers
   std::vector<std::pair<Node *, int32_t>> path_;
   std::vector<Words> on_path_;
   std::vector<int32_t> playout_, later_, pool_;
+  Words key_, sentence_;
   mutable std::vector<int32_t> sorted_;
 };
 
