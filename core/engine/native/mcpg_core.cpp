@@ -184,56 +184,94 @@ class TrueRules {
       if (present[length]) lengths_.push_back(static_cast<int32_t>(length));
     longest_ = lengths_.empty() ? 0 : lengths_.back();
     for (size_t i = 0; i < source_.size(); ++i) positions_.at(source_[i]).push_back(static_cast<int32_t>(i));
+    empty_group_ = Find(kHashStart, source_.data(), 0);
+    // The source's own phrases, and every cell of the source turned into itself: cell (i, j) is the best way
+    // to turn source[i:] into source[j:], what a target whose end is source[j:] needs there.
+    const int n = static_cast<int>(source_.size()), stride = longest_ + 1;
+    source_found_.assign(static_cast<size_t>(n) * stride, -1);
+    for (int k = 0; k < n; ++k) {
+      uint64_t h = kHashStart;
+      for (int length = 1; length <= longest_ && k + length <= n; ++length) {
+        h = HashStep(h, source_[k + length - 1]);
+        source_found_[static_cast<size_t>(k) * stride + length] = Find(h, source_.data() + k, length);
+      }
+    }
+    Fill(source_, 0, n, n, nullptr);
+    source_cells_ = cells_;
   }
 
   // Best sum of log10 p over disjoint rule sets turning the source into target; -inf when none. The edges are
   // made in best_rules_log10's order (rules by target length, then target position; then identities) and the
   // cells filled from the last source position down, each the max of log_p + rest.
+  //
+  // A cell's value depends only on source[i:] and target[k:], and a maximum does not depend on the order its
+  // candidates come in, so the cells of the target's end shared with the source (k >= first) are the source's
+  // own (source_cells_), and the phrases inside its start shared with the source are the source's.
   double Best(const Words &target) {
     const int n = static_cast<int>(source_.size()), m = static_cast<int>(target.size());
+    int same = 0, tail = 0;
+    while (same < m && same < n && target[same] == source_[same]) ++same;
+    while (tail < m && tail < n && target[m - 1 - tail] == source_[n - 1 - tail]) ++tail;
+    const int first = m - tail;
+    if (first == 0) return source_cells_[static_cast<size_t>(n - m)];  // cell (0, n - m) of the source's
+    Fill(target, same, first, n, source_cells_.data());
+    return cells_[0];
+  }
+
+ private:
+  static constexpr uint64_t kHashStart = 1469598103934665603ULL;
+
+  // best_rules_log10's cells (i, k) for k < first, in cells_ (width first): edges in its order (rules by target
+  // length, then target position; then identities), filled from the last source position down, each the max
+  // of log_p + rest. A rest cell at k >= first is read from known (width n + 1, the target's k is the source's
+  // k + n - m); without known, first is m + 1 and the goal cell (n, m) is set here. Phrases inside
+  // target[:same] are the source's (same <= n).
+  void Fill(const Words &target, int same, int first, int n, const double *known) {
+    const int m = static_cast<int>(target.size());
+    const int width = known == nullptr ? m + 1 : first;
+    const int shift = n - m;
     if (static_cast<int>(edges_.size()) < n) edges_.resize(n);
     for (int i = 0; i < n; ++i) edges_[i].clear();
     // found_[k * (longest + 1) + length]: the target phrase group of target[k : k + length], -1 if none.
     const int stride = longest_ + 1;
-    found_.assign(static_cast<size_t>(m) * stride, -1);
-    for (int k = 0; k < m; ++k) {
+    const int starts = std::min(first, m);
+    found_.assign(static_cast<size_t>(starts) * stride, -1);
+    for (int k = 0; k < starts; ++k) {
       uint64_t h = kHashStart;
       for (int length = 1; length <= longest_ && k + length <= m; ++length) {
         h = HashStep(h, target[k + length - 1]);
-        found_[static_cast<size_t>(k) * stride + length] = Find(h, target.data() + k, length);
+        found_[static_cast<size_t>(k) * stride + length] =
+            k + length <= same && known != nullptr ? source_found_[static_cast<size_t>(k) * stride + length]
+                                                   : Find(h, target.data() + k, length);
       }
     }
     for (int32_t length : lengths_) {
       if (length > m) break;
-      for (int k = 0; k + length <= m; ++k) {
-        const int32_t group = length == 0 ? Find(kHashStart, target.data(), 0)
-                                          : found_[static_cast<size_t>(k) * stride + length];
+      for (int k = 0; k + length <= m && k < width; ++k) {
+        const int32_t group = length == 0 ? empty_group_ : found_[static_cast<size_t>(k) * stride + length];
         if (group < 0) continue;
         for (const RuleEntry &e : entries_[group]) edges_[e.start].push_back(Edge{e.end, k, k + length, e.log_p});
       }
     }
-    for (int k = 0; k < m; ++k) {
+    for (int k = 0; k < starts; ++k) {
       const int32_t word = target[k];
       if (word < 0 || word >= static_cast<int32_t>(positions_.size())) continue;
       for (int32_t i : positions_[word]) edges_[i].push_back(Edge{i + 1, k, k + 1, 0.0});
     }
-    const int width = m + 1;
     cells_.assign(static_cast<size_t>(n + 1) * width, kUnseen);  // an unset cell holds -inf: no set one can
-    cells_[static_cast<size_t>(n) * width + m] = 0.0;
+    if (known == nullptr) cells_[static_cast<size_t>(n) * width + m] = 0.0;
     for (int i = n - 1; i >= 0; --i) {
       for (const Edge &edge : edges_[i]) {
-        const double rest = cells_[static_cast<size_t>(edge.end) * width + edge.k_end];
+        const double rest = edge.k_end < width ? cells_[static_cast<size_t>(edge.end) * width + edge.k_end]
+                                               : known[static_cast<size_t>(edge.end) * (n + 1) + edge.k_end + shift];
         if (rest == kUnseen) continue;
         const double value = edge.log_p + rest;
         double &here = cells_[static_cast<size_t>(i) * width + edge.k];
         if (value > here) here = value;
       }
     }
-    return cells_[0];
   }
 
- private:
-  static constexpr uint64_t kHashStart = 1469598103934665603ULL;
   static uint64_t HashStep(uint64_t h, int32_t word) { return (h ^ static_cast<uint32_t>(word)) * 1099511628211ULL; }
 
   int32_t Find(uint64_t h, const int32_t *words, int length) const {
@@ -262,8 +300,9 @@ class TrueRules {
   int32_t longest_ = 0;
   std::vector<std::vector<int32_t>> positions_;  // word id -> its source positions, increasing
   std::vector<std::vector<Edge>> edges_;
-  std::vector<int32_t> found_;
-  std::vector<double> cells_;
+  std::vector<int32_t> found_, source_found_;
+  int32_t empty_group_ = -1;
+  std::vector<double> cells_, source_cells_;
 };
 
 // ---- tree states (search.py's Node) ------------------------------------------------------------------------
