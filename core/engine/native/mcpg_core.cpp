@@ -178,8 +178,13 @@ class TrueRules {
       while (slots_[at].group >= 0) at = (at + 1) & (slots_.size() - 1);
       slots_[at] = Slot{h, static_cast<int32_t>(g)};
     }
-    for (size_t r = 0; r < rule_group.size(); ++r)
+    rules_at_.resize(source_.size());
+    for (size_t r = 0; r < rule_group.size(); ++r) {
       entries_.at(rule_group[r]).push_back(RuleEntry{rule_start[r], rule_end[r], rule_log_p[r]});
+      const int32_t begin = target_offsets[rule_group[r]], length = target_offsets[rule_group[r] + 1] - begin;
+      rules_at_.at(rule_start[r]).push_back(
+          StartRule{rule_end[r], begin, length, length > 0 ? target_words[begin] : -1, rule_log_p[r]});
+    }
     for (size_t length = 0; length < present.size(); ++length)
       if (present[length]) lengths_.push_back(static_cast<int32_t>(length));
     longest_ = lengths_.empty() ? 0 : lengths_.back();
@@ -207,14 +212,57 @@ class TrueRules {
   // A cell's value depends only on source[i:] and target[k:], and a maximum does not depend on the order its
   // candidates come in, so the cells of the target's end shared with the source (k >= first) are the source's
   // own (source_cells_), and the phrases inside its start shared with the source are the source's.
+  //
+  // Only the cells reachable from (0, 0) can change its value, so they alone are filled: a first pass walks
+  // the edges forward from (0, 0) by increasing source position (each source position's rules matched
+  // against the target where the walk is), the second takes the maxima over those edges backwards.
   double Best(const Words &target) {
     const int n = static_cast<int>(source_.size()), m = static_cast<int>(target.size());
-    int same = 0, tail = 0;
-    while (same < m && same < n && target[same] == source_[same]) ++same;
+    int tail = 0;
     while (tail < m && tail < n && target[m - 1 - tail] == source_[n - 1 - tail]) ++tail;
     const int first = m - tail;
-    if (first == 0) return source_cells_[static_cast<size_t>(n - m)];  // cell (0, n - m) of the source's
-    Fill(target, same, first, n, source_cells_.data());
+    const int shift = n - m, width = m + 1;
+    if (first == 0) return source_cells_[static_cast<size_t>(shift)];  // cell (0, n - m) of the source's
+    cells_.assign(static_cast<size_t>(n + 1) * width, kUnseen);
+    reached_.assign(cells_.size(), 0);
+    if (static_cast<int>(open_.size()) < n + 1) open_.resize(n + 1);
+    for (int i = 0; i <= n; ++i) open_[i].clear();
+    walked_.clear();
+    open_[0].push_back(0);
+    reached_[0] = 1;
+    auto reach = [&](int i, int k, int end, int k_end, double log_p) {
+      walked_.push_back(Walked{i * width + k, end, k_end, log_p});
+      const size_t to = static_cast<size_t>(end) * width + k_end;
+      if (k_end >= first) {  // the target's end from here is the source's: the source's own cell
+        if (!reached_[to]) {
+          reached_[to] = 1;
+          cells_[to] = source_cells_[static_cast<size_t>(end) * (n + 1) + k_end + shift];
+        }
+      } else if (!reached_[to]) {
+        reached_[to] = 1;
+        open_[end].push_back(k_end);
+      }
+    };
+    for (int i = 0; i < n; ++i) {
+      for (int k : open_[i]) {
+        if (k < m && target[k] == source_[i]) reach(i, k, i + 1, k + 1, 0.0);
+        for (const StartRule &rule : rules_at_[i]) {
+          if (k + rule.length > m || (rule.length > 0 && target[k] != rule.first)) continue;
+          if (!std::equal(target.begin() + k, target.begin() + k + rule.length, group_words_.begin() + rule.begin))
+            continue;
+          reach(i, k, rule.end, k + rule.length, rule.log_p);
+        }
+      }
+    }
+    // The edges were walked by increasing source position and each goes to a larger one: backwards, every
+    // cell is complete before an edge reads it.
+    for (auto edge = walked_.rbegin(); edge != walked_.rend(); ++edge) {
+      const double rest = cells_[static_cast<size_t>(edge->end) * width + edge->k_end];
+      if (rest == kUnseen) continue;
+      const double value = edge->log_p + rest;
+      double &here = cells_[edge->from];
+      if (value > here) here = value;
+    }
     return cells_[0];
   }
 
@@ -292,6 +340,18 @@ class TrueRules {
     uint64_t hash;
     int32_t group;
   };
+  struct StartRule {  // a rule by its source start: source end, target phrase (in group_words_), log10 p
+    int32_t end, begin, length, first;
+    double log_p;
+  };
+  struct Walked {  // an edge from cell `from` (i * width + k) to (end, k_end)
+    int32_t from, end, k_end;
+    double log_p;
+  };
+  std::vector<std::vector<StartRule>> rules_at_;
+  std::vector<std::vector<int32_t>> open_;
+  std::vector<Walked> walked_;
+  std::vector<char> reached_;
   Words source_;
   std::vector<int32_t> group_words_, group_offsets_;
   std::vector<Slot> slots_;  // open addressing on the phrase's FNV-1a hash
