@@ -120,29 +120,10 @@ class Model {
     end = model_->BaseScore(&states[source.size()], model_->BaseVocabulary().EndSentence(), &out);
   }
 
-  // log10 P(<s> words </s>) summed in a float, as kenlm's ScoreSentence does, from the state and partial sum
-  // after the first `start` words, asking the model for the words before `known` only: from there on the
-  // caller gives each word's score (`known_scores`, then `end_score`), because the last order - 1 words are
-  // the same as where those scores were computed. The same additions in the same order: the same bits.
-  float Sentence(const Words &words, const std::vector<lm::WordIndex> &index, size_t start,
-                 const lm::ngram::State &start_state, float start_sum, size_t known, const float *known_scores,
-                 float end_score) const {
-    lm::ngram::State states[2];
-    lm::ngram::State *state = &states[0], *next = &states[1];
-    *state = start_state;
-    float total = start_sum;
-    size_t p = start;
-    for (const size_t asked = std::min(known, words.size()); p < asked; ++p) {
-      total += model_->BaseScore(state, index[words[p]], next);
-      std::swap(state, next);
-    }
-    if (known <= words.size()) {
-      for (; p < words.size(); ++p) total += known_scores[p - known];
-      return total + end_score;
-    }
-    total += model_->BaseScore(state, model_->BaseVocabulary().EndSentence(), next);
-    return total;
+  float Score(const lm::ngram::State &in, lm::WordIndex word, lm::ngram::State &out) const {
+    return model_->BaseScore(&in, word, &out);
   }
+  lm::WordIndex EndSentence() const { return model_->BaseVocabulary().EndSentence(); }
 
  private:
   std::unique_ptr<lm::base::Model> model_;
@@ -424,6 +405,7 @@ class Search {
       lm_index_ = model_->Indices(words_);
       model_->Prefixes(source_, lm_index_, prefix_states_, prefix_sums_, source_scores_, source_end_);
       context_ = model_->Order() - 1;
+      lm_cache_.resize(1 << 16);
     }
   }
 
@@ -469,6 +451,10 @@ class Search {
   // The sentence's start shared with the source resumes from the source's state and sum; in its end shared
   // with the source, the words after the first order - 1 have the source's scores (an n-gram model's state is
   // a function of the last order - 1 words).
+  //
+  // log10 P(<s> words </s>) summed in a float, as kenlm's ScoreSentence does: the same additions in the same
+  // order give the same bits, whether a word's score comes from the model, from the source's or from the
+  // cache of (state, word) -> (score, next state) (a state is its context words, KenLM's own equality).
   double LmScore(const Words &sentence) const {
     if (model_ == nullptr) return 0.0;
     const size_t m = sentence.size(), n = source_.size();
@@ -476,11 +462,37 @@ class Search {
     while (same < m && same < n && sentence[same] == source_[same]) ++same;
     size_t tail = 0;
     while (tail < m && tail < n && sentence[m - 1 - tail] == source_[n - 1 - tail]) ++tail;
-    size_t known = m + 1;  // none: the model scores every word and the end
+    size_t known = m + 1;  // none: every word and the end are scored here
     if (tail >= context_ && m - tail + context_ >= same) known = m - tail + context_;
-    const float *known_scores = known <= m ? source_scores_.data() + (n - (m - known)) : nullptr;
-    return model_->Sentence(sentence, lm_index_, same, prefix_states_[same], prefix_sums_[same], known,
-                            known_scores, source_end_);
+    lm::ngram::State states[2];
+    lm::ngram::State *state = &states[0], *next = &states[1];
+    *state = prefix_states_[same];
+    float total = prefix_sums_[same];
+    size_t p = same;
+    for (const size_t asked = std::min(known, m); p < asked; ++p) {
+      total += CachedScore(*state, lm_index_[sentence[p]], *next);
+      std::swap(state, next);
+    }
+    if (known <= m) {
+      for (const float *scores = source_scores_.data() + (n - (m - known)); p < m; ++p) total += *scores++;
+      return total + source_end_;
+    }
+    return total + CachedScore(*state, model_->EndSentence(), *next);
+  }
+
+  float CachedScore(const lm::ngram::State &in, lm::WordIndex word, lm::ngram::State &out) const {
+    LmCacheEntry &entry = lm_cache_[lm::ngram::hash_value(in, word) & (lm_cache_.size() - 1)];
+    if (entry.used && entry.word == word && entry.in == in) {
+      out = entry.out;
+      return entry.score;
+    }
+    const float score = model_->Score(in, word, out);
+    entry.in = in;
+    entry.word = word;
+    entry.used = true;
+    entry.score = score;
+    entry.out = out;
+    return score;
   }
   double TrueRulesLog10(const Words &sentence) { return rules_.Best(sentence); }
 
@@ -832,6 +844,13 @@ class Search {
   std::vector<float> prefix_sums_, source_scores_;
   float source_end_ = 0.0f;
   size_t context_ = 0;  // the model's order - 1
+  struct LmCacheEntry {
+    lm::ngram::State in, out;
+    lm::WordIndex word = 0;
+    float score = 0.0f;
+    bool used = false;
+  };
+  mutable std::vector<LmCacheEntry> lm_cache_;  // direct-mapped by the hash of (state, word)
   std::chrono::steady_clock::time_point started_;
   double time_budget_ = -1.0;
 
