@@ -356,6 +356,7 @@ struct Node {
   int32_t tried = 0;
   std::vector<int32_t> actions;  // once allocated: STOP first when it may stop, then the free actions in order
   std::vector<double> count, reward_sum, reward_squares, best, best_reward, rave_best, rave_reward;
+  std::vector<double> spread;  // reward_squares / count - mean * mean, kept as backup changes them
   std::vector<std::pair<int32_t, double>> pending;  // RAVE maxima before allocation (search.py's pending_rave)
 };
 
@@ -548,6 +549,7 @@ class Search {
     node.count.assign(size, 0.0);
     node.reward_sum.assign(size, 0.0);
     node.reward_squares.assign(size, 0.0);
+    node.spread.assign(size, 0.0);
     node.best.assign(size, kUnseen);
     node.best_reward.assign(size, 0.0);
     node.rave_best.assign(size, std::numeric_limits<double>::quiet_NaN());
@@ -654,21 +656,22 @@ class Search {
     const double log_n = node.visits > 1 ? std::log(visits) : 0.0;
     const double k = settings_.exploration;
     const double beta = std::sqrt(k / (3.0 * visits + k));
-    int32_t chosen = 0;
-    double top = 0.0;
-    for (int32_t i = 0; i < node.tried; ++i) {
-      const double count = node.count[i];
-      const double q = node.best_reward[i];
-      const double q_rave = std::isnan(node.rave_reward[i]) ? q : node.rave_reward[i];
-      const double mean = node.reward_sum[i] / count;
-      const double variance = node.reward_squares[i] / count - mean * mean + std::sqrt(2.0 * log_n / count);
+    const double two_log_n = 2.0 * log_n, keep = 1.0 - beta;
+    const int32_t tried = node.tried;
+    index_.resize(tried);
+    double *index = index_.data();
+    const double *count = node.count.data(), *spread = node.spread.data(), *q = node.best_reward.data(),
+                 *rave = node.rave_reward.data();
+    for (int32_t i = 0; i < tried; ++i) {  // no branch: the compiler may vectorise it (the same IEEE operations)
+      const double q_rave = std::isnan(rave[i]) ? q[i] : rave[i];
+      const double variance = spread[i] + std::sqrt(two_log_n / count[i]);
       const double capped = std::isnan(variance) ? variance : (variance < 0.25 ? variance : 0.25);  // np.minimum
-      const double index = (1.0 - beta) * q + beta * q_rave + std::sqrt(log_n / count * capped);
-      if (std::isnan(index)) return i;  // np.argmax: the first NaN
-      if (i == 0 || index > top) {
-        chosen = i;
-        top = index;
-      }
+      index[i] = keep * q[i] + beta * q_rave + std::sqrt(log_n / count[i] * capped);
+    }
+    int32_t chosen = 0;
+    for (int32_t i = 0; i < tried; ++i) {
+      if (std::isnan(index[i])) return i;  // np.argmax: the first NaN
+      if (index[i] > index[chosen]) chosen = i;
     }
     return chosen;
   }
@@ -739,6 +742,8 @@ class Search {
         at.count[index] += 1.0;
         at.reward_sum[index] += reward;
         at.reward_squares[index] += reward * reward;
+        const double mean = at.reward_sum[index] / at.count[index];
+        at.spread[index] = at.reward_squares[index] / at.count[index] - mean * mean;
         if (objective > at.best[index]) {
           at.best[index] = objective;
           at.best_reward[index] = reward;
@@ -863,6 +868,7 @@ class Search {
   std::vector<std::pair<Node *, int32_t>> path_;
   std::vector<Words> on_path_;
   std::vector<int32_t> playout_, later_, pool_;
+  std::vector<double> index_;
   Words key_, sentence_;
   mutable std::vector<int32_t> sorted_;
 };
