@@ -33,7 +33,9 @@ The package, one idea per module:
   episodes, max backup, commits;
 * :mod:`~core.engine.mcpg.playouts`: uniform, greedy and context playouts;
 * :mod:`~core.engine.mcpg.finals`: objective and reward of a final state, the best finals;
-* :mod:`~core.engine.mcpg.polish`: hill climbing on the best finals.
+* :mod:`~core.engine.mcpg.polish`: hill climbing on the best finals;
+* :mod:`~core.engine.mcpg.counter_random`: the random numbers, a function of (seed, episode, draw);
+* :mod:`~core.engine.mcpg.native`: the same tree search compiled (``core="native"``, issue 24).
 
 Measured figures (episodes/s, quality against time, the profiles compared)
 are in ``evaldata/results/mcpg-profiles.md`` and ``mcpg-vs-beam.md``.
@@ -144,6 +146,7 @@ def generate_mcpg(
     for sentence in start_from:
         finals.add_known(sentence)
     pace = None
+    distinct = None  # the compiled search's count of finals (only the best come back)
 
     def out_of_time() -> bool:
         if time_budget is not None and time.perf_counter() - started >= time_budget:
@@ -157,7 +160,9 @@ def generate_mcpg(
 
         pace = FixedPace(eta)
         left = None if time_budget is None else time_budget - (time.perf_counter() - started)
-        pace.etas = NativeSearch(search, eta, limit).run(left)
+        compiled = NativeSearch(search, eta, limit)
+        pace.etas = compiled.run(left)
+        distinct = compiled.distinct_finals
     elif inputs.source and not all(space.identity):  # translator mode with only identity actions: nothing to do
         pace = FixedPace(eta)
 
@@ -183,7 +188,7 @@ def generate_mcpg(
     if stats is not None:
         if pace is not None:
             search.stats.episodes_per_commit = list(pace.etas)
-        search.stats.distinct_finals = len(finals.by_sentence)
+        search.stats.distinct_finals = len(finals.by_sentence) if distinct is None else distinct
         search.stats.seconds = time.perf_counter() - started
         for name in (f.name for f in fields(MCPGStats)):
             setattr(stats, name, getattr(search.stats, name))

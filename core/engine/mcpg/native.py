@@ -135,14 +135,17 @@ class NativeSearch:
         return tuple(self.words[i] for i in ids)
 
     def run(self, time_budget: float | None) -> list[int]:
-        """Search (the finals given so far compete); fill the Python search's finals and stats; the etas."""
+        """Search (the finals given so far compete); the etas. The Python search's finals get the ``nbest``
+        best, its stats the counts; ``distinct_finals`` is how many finals the search recorded."""
         search, core = self.search, self.core
         finals, stats, space = search.finals, search.stats, search.space
         for sentence, (objective, _, _) in finals.by_sentence.items():
             core.add_known(self.to_ids(sentence), objective)
         core.run(-1.0 if time_budget is None else max(0.0, time_budget))
+        # Only the finals that are output come back (ranked() orders them again, the same way).
         finals.by_sentence = {self.sentence(ids): (objective, model, tuple(applied))
-                              for ids, objective, model, applied in core.finals()}
+                              for ids, objective, model, applied in core.best_finals(search.inputs.nbest)}
+        self.distinct_finals = core.final_count
         stats.episodes, stats.commits, stats.restarts = core.episodes, core.commits, core.restarts
         stats.tree_states, stats.cut = core.tree_states, core.cut
         stats.committed = ["stop" if a < 0 else f"{space.starts[a]}-{space.ends[a]}: {space.rules[a]}"

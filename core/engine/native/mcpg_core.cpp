@@ -511,6 +511,24 @@ class Search {
     return out;
   }
 
+  // The `count` best finals as finals.py's ranked() orders them (the unreachable left out): only what the
+  // caller outputs crosses into Python.
+  py::list BestFinals(size_t count) const {
+    std::vector<Item> items;
+    for (const auto &item : by_sentence_)
+      if (item.second.objective != kUnseen) items.emplace_back(&item.first, &item.second);
+    count = std::min(count, items.size());
+    std::partial_sort(items.begin(), items.begin() + count, items.end(),
+                      [this](const Item &x, const Item &y) { return Better(x, y); });
+    py::list out;
+    for (size_t i = 0; i < count; ++i)
+      out.append(py::make_tuple(*items[i].first, items[i].second->objective, items[i].second->model,
+                                items[i].second->applied));
+    return out;
+  }
+
+  size_t FinalCount() const { return by_sentence_.size(); }
+
   int64_t episodes_ = 0, commits_ = 0, restarts_ = 0, tree_states_ = 0;
   bool cut_ = false;
   std::vector<int32_t> committed_;  // root actions committed, -1 for stop
@@ -624,16 +642,19 @@ class Search {
   }
 
   // finals.py's _keep_best: the best by (objective, model) descending, then the sentence's words in order.
+  using Item = std::pair<const Words *, const Final *>;
+
+  bool Better(const Item &x, const Item &y) const {
+    if (x.second->objective != y.second->objective) return x.second->objective > y.second->objective;
+    if (x.second->model != y.second->model) return x.second->model > y.second->model;
+    return std::lexicographical_compare(x.first->begin(), x.first->end(), y.first->begin(), y.first->end(),
+                                        [this](int32_t a, int32_t b) { return words_[a] < words_[b]; });
+  }
+
   void KeepBest() {
-    using Item = std::pair<const Words *, const Final *>;
     std::vector<Item> items;
     for (const auto &item : by_sentence_) items.emplace_back(&item.first, &item.second);
-    std::sort(items.begin(), items.end(), [this](const Item &x, const Item &y) {
-      if (x.second->objective != y.second->objective) return x.second->objective > y.second->objective;
-      if (x.second->model != y.second->model) return x.second->model > y.second->model;
-      return std::lexicographical_compare(x.first->begin(), x.first->end(), y.first->begin(), y.first->end(),
-                                          [this](int32_t a, int32_t b) { return words_[a] < words_[b]; });
-    });
+    std::sort(items.begin(), items.end(), [this](const Item &x, const Item &y) { return Better(x, y); });
     const size_t keep = std::min(items.size(), static_cast<size_t>(std::max<int64_t>(1000, 10 * settings_.nbest)));
     std::unordered_map<Words, Final, WordsHash> kept;
     for (size_t i = 0; i < keep; ++i) kept.emplace(*items[i].first, *items[i].second);
@@ -913,6 +934,8 @@ PYBIND11_MODULE(_mcpg_core, module) {
       .def("tree", &Search::TreeSnapshot)
       .def("root", &Search::RootSnapshot)
       .def("finals", &Search::Finals)
+      .def("best_finals", &Search::BestFinals, py::arg("count"))
+      .def_property_readonly("final_count", &Search::FinalCount)
       .def_readonly("episodes", &Search::episodes_)
       .def_readonly("commits", &Search::commits_)
       .def_readonly("restarts", &Search::restarts_)
