@@ -9,7 +9,8 @@
 // * the selection index: the same expression in the same order (the extension is built with
 //   -ffp-contract=off, so no fused multiply-add changes a rounding);
 // * the language model: KenLM's C++ model summed in a float, as the kenlm module's score() does;
-// * the true score: best_rules_log10's backward dynamic program (log_p + rest, edges in its order).
+// * the true score: best_rules_log10's backward dynamic program, each cell the max of log_p + rest (a max
+//   does not depend on the order of its candidates, so only the cells reachable from (0, 0) are filled).
 // The action space (rules at places, their order) is built in Python (ActionSpace) and passed in.
 
 #include <pybind11/pybind11.h>
@@ -171,18 +172,9 @@ class TrueRules {
     longest_ = lengths_.empty() ? 0 : lengths_.back();
     for (size_t i = 0; i < source_.size(); ++i) positions_.at(source_[i]).push_back(static_cast<int32_t>(i));
     empty_group_ = Find(kHashStart, source_.data(), 0);
-    // The source's own phrases, and every cell of the source turned into itself: cell (i, j) is the best way
-    // to turn source[i:] into source[j:], what a target whose end is source[j:] needs there.
-    const int n = static_cast<int>(source_.size()), stride = longest_ + 1;
-    source_found_.assign(static_cast<size_t>(n) * stride, -1);
-    for (int k = 0; k < n; ++k) {
-      uint64_t h = kHashStart;
-      for (int length = 1; length <= longest_ && k + length <= n; ++length) {
-        h = HashStep(h, source_[k + length - 1]);
-        source_found_[static_cast<size_t>(k) * stride + length] = Find(h, source_.data() + k, length);
-      }
-    }
-    Fill(source_, 0, n, n, nullptr);
+    // Every cell of the source turned into itself: cell (i, j) is the best way to turn source[i:] into
+    // source[j:], what a target whose end is source[j:] needs there.
+    FillAll(source_);
     source_cells_ = cells_;
   }
 
@@ -250,28 +242,22 @@ class TrueRules {
  private:
   static constexpr uint64_t kHashStart = 1469598103934665603ULL;
 
-  // best_rules_log10's cells (i, k) for k < first, in cells_ (width first): edges in its order (rules by target
-  // length, then target position; then identities), filled from the last source position down, each the max
-  // of log_p + rest. A rest cell at k >= first is read from known (width n + 1, the target's k is the source's
-  // k + n - m); without known, first is m + 1 and the goal cell (n, m) is set here. Phrases inside
-  // target[:same] are the source's (same <= n).
-  void Fill(const Words &target, int same, int first, int n, const double *known) {
-    const int m = static_cast<int>(target.size());
-    const int width = known == nullptr ? m + 1 : first;
-    const int shift = n - m;
+  // Every cell of best_rules_log10 in cells_ (width m + 1): edges in its order (rules by target length, then
+  // target position; then identities), filled from the last source position down, each the max of
+  // log_p + rest.
+  void FillAll(const Words &target) {
+    const int n = static_cast<int>(source_.size()), m = static_cast<int>(target.size());
+    const int width = m + 1;
     if (static_cast<int>(edges_.size()) < n) edges_.resize(n);
     for (int i = 0; i < n; ++i) edges_[i].clear();
     // found_[k * (longest + 1) + length]: the target phrase group of target[k : k + length], -1 if none.
     const int stride = longest_ + 1;
-    const int starts = std::min(first, m);
-    found_.assign(static_cast<size_t>(starts) * stride, -1);
-    for (int k = 0; k < starts; ++k) {
+    found_.assign(static_cast<size_t>(m) * stride, -1);
+    for (int k = 0; k < m; ++k) {
       uint64_t h = kHashStart;
       for (int length = 1; length <= longest_ && k + length <= m; ++length) {
         h = HashStep(h, target[k + length - 1]);
-        found_[static_cast<size_t>(k) * stride + length] =
-            k + length <= same && known != nullptr ? source_found_[static_cast<size_t>(k) * stride + length]
-                                                   : Find(h, target.data() + k, length);
+        found_[static_cast<size_t>(k) * stride + length] = Find(h, target.data() + k, length);
       }
     }
     for (int32_t length : lengths_) {
@@ -282,17 +268,16 @@ class TrueRules {
         for (const RuleEntry &e : entries_[group]) edges_[e.start].push_back(Edge{e.end, k, k + length, e.log_p});
       }
     }
-    for (int k = 0; k < starts; ++k) {
+    for (int k = 0; k < m; ++k) {
       const int32_t word = target[k];
       if (word < 0 || word >= static_cast<int32_t>(positions_.size())) continue;
       for (int32_t i : positions_[word]) edges_[i].push_back(Edge{i + 1, k, k + 1, 0.0});
     }
     cells_.assign(static_cast<size_t>(n + 1) * width, kUnseen);  // an unset cell holds -inf: no set one can
-    if (known == nullptr) cells_[static_cast<size_t>(n) * width + m] = 0.0;
+    cells_[static_cast<size_t>(n) * width + m] = 0.0;
     for (int i = n - 1; i >= 0; --i) {
       for (const Edge &edge : edges_[i]) {
-        const double rest = edge.k_end < width ? cells_[static_cast<size_t>(edge.end) * width + edge.k_end]
-                                               : known[static_cast<size_t>(edge.end) * (n + 1) + edge.k_end + shift];
+        const double rest = cells_[static_cast<size_t>(edge.end) * width + edge.k_end];
         if (rest == kUnseen) continue;
         const double value = edge.log_p + rest;
         double &here = cells_[static_cast<size_t>(i) * width + edge.k];
@@ -341,7 +326,7 @@ class TrueRules {
   int32_t longest_ = 0;
   std::vector<std::vector<int32_t>> positions_;  // word id -> its source positions, increasing
   std::vector<std::vector<Edge>> edges_;
-  std::vector<int32_t> found_, source_found_;
+  std::vector<int32_t> found_;
   int32_t empty_group_ = -1;
   std::vector<double> cells_, source_cells_;
 };
