@@ -106,10 +106,13 @@ def kenlm_query_sources(root: Path) -> list[str]:
 
 
 BEAM_CORE = "core.engine._beam_core"
+MCPG_CORE = "core.engine._mcpg_core"
+WITH_KENLM = (BEAM_CORE, MCPG_CORE)
 WHAT_IT_IS = {BEAM_CORE: "the compiled search core (the beam decoder runs its Python search: same results, "
                          "several times slower)",
               "core.engine._truescore_core": "the compiled true-score core (the Python dynamic program runs: "
-                                             "same results, about half as fast)"}
+                                             "same results, about half as fast)",
+              MCPG_CORE: "the compiled MCPG core (MCPG runs its Python search: same results, many times slower)"}
 
 
 class build_ext_with_kenlm(build_ext):
@@ -121,7 +124,7 @@ class build_ext_with_kenlm(build_ext):
         for extension in wanted:
             sources, include_dirs = list(extension.sources), list(extension.include_dirs)
             try:
-                if extension.name == BEAM_CORE:
+                if extension.name in WITH_KENLM:
                     root = kenlm_source()
                     extension.sources += kenlm_query_sources(root)
                     extension.include_dirs.append(str(root))
@@ -156,6 +159,15 @@ def extensions() -> list[Pybind11Extension]:
         define_macros=macros,
         libraries=libraries,
         extra_compile_args=["-O3", "-w"],  # KenLM's own warnings are not ours to fix
+        cxx_std=17,
+    ), Pybind11Extension(
+        MCPG_CORE,
+        ["core/engine/native/mcpg_core.cpp"],
+        define_macros=macros,
+        libraries=libraries,
+        # No fused multiply-add: the selection index must round as the Python reference's does (errno is
+        # never read: without it sqrt can be vectorised, the same IEEE operation).
+        extra_compile_args=["-O3", "-w", "-ffp-contract=off", "-fno-math-errno"],
         cxx_std=17,
     ), Pybind11Extension(
         "core.engine._truescore_core",

@@ -3,6 +3,10 @@
 * episodes/s of both modes on ~30-token sentences;
 * a new state's free actions: numpy bit masks against the plain loop
   (ActionSpace.free on the first sentence's actions, tuned and faithful);
+* the compiled search against the Python reference (issue 24): episodes per
+  CPU second of each on the same sentences and settings (the faithful
+  profile, true-score mode), side by side with the ratio, and whether they
+  give the same outputs (``--cores-only`` prints only this);
 * quality against time: mean true-score gap (log10, MCPG minus reference,
   higher is better) at 0.1, 0.3, 1, 2, 3, 10 s per sentence, true-score mode.
 
@@ -22,6 +26,7 @@ most frequent words of the LM corpus, probabilities Dirichlet(1)); else the
 toy corpus of the tests.
 
     python benchmarks/bench_mcpg.py [--sentences 10] [--budgets 0.1,0.3,1,2,3,10] [--length 30] [--data auto]
+    python benchmarks/bench_mcpg.py --cores-only [--core-eta 1000] [--core-episodes 20000]
 
 episodes/s in the curve is episodes over the budget (a search that commits
 stop before its budget ends, or the tuned profile's polish, which takes the
@@ -190,6 +195,40 @@ def run_curve(sentences, table, lm, scorer, refs, budgets, profile, start_from_b
     return rows
 
 
+def core_speed(sentences, table, lm, eta: int, episodes: int) -> None:
+    """Episodes per CPU second of the compiled and the Python search, the same verses and settings, and the ratio.
+
+    CPU time of the whole ``generate_mcpg`` call (process time: the machine is shared, so wall time would
+    measure the other processes too); building the action space in Python is counted for both.
+    """
+    from core.engine.mcpg import native
+
+    print(f"\n== compiled vs Python search: faithful profile, true-score mode, eta {eta:,}, "
+          f"at most {episodes:,} episodes per verse, episodes per CPU second ==")
+    if not native.available():
+        print("(the compiled MCPG core is not built: python setup.py build_ext --inplace)")
+        return
+    totals = {"native": [0, 0.0], "python": [0, 0.0]}
+    same = 0
+    for index, source in enumerate(sentences):
+        outcome = {}
+        for core in ("native", "python"):
+            stats = MCPGStats()
+            started = time.process_time()
+            results = generate_mcpg(source, table, lm, profile=FAITHFUL, episodes_per_step=eta, max_episodes=episodes,
+                                    seed=index, nbest=5, stats=stats, core=core, time_budget=None)
+            totals[core][0] += stats.episodes
+            totals[core][1] += time.process_time() - started
+            outcome[core] = (results, stats.provenance())
+        same += outcome["native"] == outcome["python"]
+    rates = {core: count / seconds for core, (count, seconds) in totals.items()}
+    for core in ("native", "python"):
+        count, seconds = totals[core]
+        print(f"{core:7s} {count:9,} episodes  {seconds:8.2f} CPU s  {rates[core]:10,.0f} episodes/s")
+    print(f"ratio native / python: {rates['native'] / rates['python']:.1f}x; the same outputs and search record "
+          f"on {same} of {len(sentences)} verses")
+
+
 def state_filter(source, table, lm, options, states: int = 2000) -> None:
     """Time ActionSpace.free on random coverages, vectorised and with the plain loop, side by side."""
     space = ActionSpace(SearchInputs(source, table, lm, options=options))
@@ -228,6 +267,11 @@ def main() -> int:
     parser.add_argument("--translator-budgets", default="1,2",
                         help="budgets for the translator-mode rows (empty: none)")
     parser.add_argument("--profiles", default="faithful,tuned")
+    parser.add_argument("--cores-only", action="store_true",
+                        help="only the compiled search against the Python reference")
+    parser.add_argument("--core-eta", type=int, default=1000, help="eta of the compiled-vs-Python rows")
+    parser.add_argument("--core-episodes", type=int, default=20000,
+                        help="at most this many episodes per verse in the compiled-vs-Python rows")
     parser.add_argument("--start-from-beam", action="store_true",
                         help="also run the tuned profile with the beam 1-best given as a known final")
     args = parser.parse_args()
@@ -238,6 +282,9 @@ def main() -> int:
     print(f"data: {label}; {len(sentences)} sentences, mean length "
           f"{statistics.mean(len(s) for s in sentences):.1f}; "
           f"mean matches/sentence {statistics.mean(len(table.matches(s)) for s in sentences):.0f}")
+    core_speed(sentences, table, lm, args.core_eta, args.core_episodes)
+    if args.cores_only:
+        return 0
 
     print(f"\n== episodes/s (first sentence, {args.speed_seconds:g} s each, episodes_per_step default) ==")
     for profile in profiles:

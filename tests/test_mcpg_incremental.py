@@ -110,7 +110,7 @@ def test_vectorised_state_equals_the_plain_filter(lm, seed):
         reach |= space.masks[a]
     assert node.reach == reach
     assert node.actions == [STOP] + expected_pool
-    node.allocate(len(space))
+    node.allocate(len(space), search.finals.reward)
     for i, a in enumerate(node.actions):
         assert node.local[a] == i
     assert sum(1 for a in range(len(space)) if node.local[a] >= 0) == len(expected_pool)

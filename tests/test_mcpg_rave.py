@@ -82,7 +82,7 @@ def _node_with(search, best, rave, visits=10):
     """The root with every action tried ``visits / len`` times and equal reward moments, so the UCB1-tuned
     bonus is the same for each and only Q and Q_RAVE tell them apart."""
     root = search.root()
-    root.allocate(len(search.space))
+    root.allocate(len(search.space), search.finals.reward)
     n = len(root.actions)
     root.tried, root.visits = n, visits
     root.count[:] = visits / n
@@ -90,6 +90,9 @@ def _node_with(search, best, rave, visits=10):
     root.reward_squares[:] = 0.1 * visits / n
     root.best[:] = best
     root.rave_best[:] = rave
+    reward = search.finals.reward
+    root.best_reward[:] = [reward(value) for value in root.best]
+    root.rave_reward[:] = [np.nan if np.isnan(value) else reward(value) for value in root.rave_best]
     return root
 
 

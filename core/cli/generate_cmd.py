@@ -19,11 +19,11 @@ OPTION_FLAGS = {
     "stack_size": "--stack-size", "weights": "--weights", "pattern_score": "--pattern-score",
     "seed": "--seed", "profile": "--profile", "episodes_per_step": "--episodes-per-step",
     "max_episodes": "--max-episodes", "time_budget": "--time-budget", "exploration": "--exploration",
-    "reward": "--reward",
+    "reward": "--reward", "core": "--core",
 }
 # Options set by their flag's value as it is (the flags above that need reading go through _option_values).
 DIRECT_OPTIONS = ("nbest", "exclude_source", "stack_size", "pattern_score", "seed", "profile", "episodes_per_step",
-                  "max_episodes", "time_budget", "exploration", "reward")
+                  "max_episodes", "time_budget", "exploration", "reward", "core")
 # Inputs and outputs that only some systems take (refused in core for the others).
 SYSTEM_ONLY_FLAGS = {"--pattern-table": "SPG", "--reference": "spg-similarity", "--search-graph": "beam"}
 
@@ -90,6 +90,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     mcpg = parser.add_argument_group("MCPG (seed 003)")
     mcpg.add_argument("--profile", choices=("faithful", "tuned"), default=unset,
                       help="faithful: the seeds' MCPG; tuned (default): its measured improvements")
+    mcpg.add_argument("--core", choices=("native", "python"), default=unset,
+                      help="native: the compiled tree search (the same results, many times faster; it runs the "
+                      "faithful profile's search, true-score mode); python: the reference search (default: native "
+                      "when it is built and runs these settings, else python)")
     mcpg.add_argument("--episodes-per-step", type=int, metavar="ETA", default=unset,
                       help=f"episodes per root decision, seed 003's eta, a count (default {DEFAULT_EPISODES_PER_STEP:,}: "
                       f"the seed's {SEED_EPISODES_PER_STEP:,} scaled to our Python search's speed)")

@@ -110,7 +110,7 @@ class MCPGGenerator:
                              time_budget=options.time_budget, max_episodes=options.max_episodes, seed=options.seed,
                              profile=options.search_options, episodes_per_step=options.episodes_per_step,
                              exploration=options.exploration, translator_reward=options.translator_reward,
-                             stats=self.last_stats)
+                             stats=self.last_stats, core=options.core)
 
     def search_record(self) -> dict | None:
         return self.last_stats.provenance() if self.last_stats is not None else None

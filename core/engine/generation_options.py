@@ -144,6 +144,7 @@ class MCPGRunOptions(_RunOptions):
     time_budget: float | None = DEFAULT_TIME_CAP
     exploration: float = DEFAULT_EXPLORATION
     reward: str | None = None
+    core: str | None = None  # "native" (the compiled search) or "python"; None: native where it runs these settings
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -177,6 +178,25 @@ class MCPGRunOptions(_RunOptions):
             if self.reward not in (None, *TRANSLATOR_REWARDS):
                 raise OptionsError(f"reward must be one of {', '.join(TRANSLATOR_REWARDS)}, not {self.reward!r}")
             object.__setattr__(self, "reward", self.reward or "channel")
+        object.__setattr__(self, "core", self._resolved_core())
+
+    def _resolved_core(self) -> str:
+        """The search that runs: what was asked, native by default where it runs these settings (recorded)."""
+        from core.engine.mcpg import native
+
+        if self.core not in (None, "native", "python"):
+            raise OptionsError(f"core must be native or python, not {self.core!r}")
+        if self.core == "python":
+            return "python"
+        why = native.unsupported(self.search_options, self.mode)
+        if why is not None:
+            if self.core == "native":
+                raise OptionsError(f"{why}; use --core python")
+            return "python"
+        if not native.available():
+            native.say_the_python_search_runs()
+            return "python"
+        return "native"
 
     @property
     def mode(self) -> str:

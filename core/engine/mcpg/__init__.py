@@ -33,7 +33,9 @@ The package, one idea per module:
   episodes, max backup, commits;
 * :mod:`~core.engine.mcpg.playouts`: uniform, greedy and context playouts;
 * :mod:`~core.engine.mcpg.finals`: objective and reward of a final state, the best finals;
-* :mod:`~core.engine.mcpg.polish`: hill climbing on the best finals.
+* :mod:`~core.engine.mcpg.polish`: hill climbing on the best finals;
+* :mod:`~core.engine.mcpg.counter_random`: the random numbers, a function of (seed, episode, draw);
+* :mod:`~core.engine.mcpg.native`: the same tree search compiled (``core="native"``, issue 24).
 
 Measured figures (episodes/s, quality against time, the profiles compared)
 are in ``evaldata/results/mcpg-profiles.md`` and ``mcpg-vs-beam.md``.
@@ -109,6 +111,7 @@ def generate_mcpg(
     profile: str | MCPGOptions = "tuned",
     start_from: Sequence[Sequence[str]] = (),
     stats: MCPGStats | None = None,
+    core: str = "python",
 ) -> list[Result]:
     """Paraphrase ``source_tokens`` with MCPG; the ``nbest`` best distinct outputs, best first.
 
@@ -124,6 +127,8 @@ def generate_mcpg(
     episode runs whatever the cap; an empty list means no paraphrase was
     reachable. Results depend only on the inputs and ``seed``, except when the
     cap ``time_budget`` (seconds) cuts the search: ``stats.cut`` says so.
+    ``core="native"`` runs the tree search in C++ (:mod:`~core.engine.mcpg.native`:
+    the same tree and results; the settings it runs are checked there).
     """
     from core.engine.mcpg.polish import Polish
     from core.engine.mcpg.search import MCPGStats, TreeSearch
@@ -141,13 +146,24 @@ def generate_mcpg(
     for sentence in start_from:
         finals.add_known(sentence)
     pace = None
+    distinct = None  # the compiled search's count of finals (only the best come back)
 
     def out_of_time() -> bool:
         if time_budget is not None and time.perf_counter() - started >= time_budget:
             search.stats.cut = True
         return search.stats.cut
 
-    if inputs.source and not all(space.identity):  # translator mode with only identity actions: nothing to do
+    if core == "native" and len(inputs.source) > 64:
+        core = "python"  # coverage masks are 64 bits in C++; the reference gives the same results
+    if core == "native" and inputs.source:
+        from core.engine.mcpg.native import NativeSearch
+
+        pace = FixedPace(eta)
+        left = None if time_budget is None else time_budget - (time.perf_counter() - started)
+        compiled = NativeSearch(search, eta, limit)
+        pace.etas = compiled.run(left)
+        distinct = compiled.distinct_finals
+    elif inputs.source and not all(space.identity):  # translator mode with only identity actions: nothing to do
         pace = FixedPace(eta)
 
         def out_of_limits() -> bool:
@@ -172,7 +188,7 @@ def generate_mcpg(
     if stats is not None:
         if pace is not None:
             search.stats.episodes_per_commit = list(pace.etas)
-        search.stats.distinct_finals = len(finals.by_sentence)
+        search.stats.distinct_finals = len(finals.by_sentence) if distinct is None else distinct
         search.stats.seconds = time.perf_counter() - started
         for name in (f.name for f in fields(MCPGStats)):
             setattr(stats, name, getattr(search.stats, name))

@@ -27,8 +27,6 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-import numpy as np
-
 from core.engine.derivation import Segment
 from core.engine.mcpg.actions import ActionSpace
 from core.engine.mcpg.options import SearchInputs
@@ -138,10 +136,3 @@ class Finals:
         if self._log_reward:
             return min(1.0, max(0.0, 0.5 + gap * self._half_over_scale))
         return 1.0 if gap >= 0.0 else 10.0**gap
-
-    def rewards(self, log_values: np.ndarray) -> np.ndarray:
-        """:meth:`reward` of an array (``-inf`` -> 0, NaN stays NaN)."""
-        gap = log_values - self.source_lm
-        if self._log_reward:
-            return np.clip(0.5 + gap * self._half_over_scale, 0.0, 1.0)
-        return np.minimum(np.power(10.0, gap), 1.0)

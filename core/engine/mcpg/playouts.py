@@ -15,10 +15,10 @@ state tiles the sentence.
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING
 
 from core.engine.mcpg.actions import STOP, ActionSpace
+from core.engine.mcpg.counter_random import CounterRandom
 from core.engine.mcpg.options import SearchInputs
 
 if TYPE_CHECKING:
@@ -26,13 +26,16 @@ if TYPE_CHECKING:
 
 
 class Playouts:
-    """The playout policy of one search, drawing from its own random stream (``seed``)."""
+    """The playout policy of one search, drawing from its counter-based random stream (``seed``, episode, draw).
+
+    The tree search calls ``rng.start(episode)`` before each episode (:mod:`~core.engine.mcpg.counter_random`).
+    """
 
     def __init__(self, inputs: SearchInputs, space: ActionSpace):
         self.space = space
         self.options = inputs.options
         self.translator = inputs.translator
-        self.rng = random.Random(inputs.seed)
+        self.rng = CounterRandom(inputs.seed)
 
     def run(self, node: Node, last: int | None = None) -> list[int]:
         """The actions the playout applies from ``node``; ``last``: the tree action that led to it."""

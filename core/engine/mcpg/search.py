@@ -37,7 +37,12 @@ Selection in a tree state ``s`` with ``n(s)`` visits, for action ``a`` with
   only the first ``ceil(c (n(s)+1)^alpha)`` actions are offered.
 
 Statistics are numpy arrays per state, allocated only once a state is
-selected from.
+selected from. Beside the maxima ``best`` and ``rave_best`` a state keeps
+their rewards (``best_reward``, ``rave_reward``), computed once by
+:meth:`~core.engine.mcpg.finals.Finals.reward` when a maximum changes: the
+compiled search (``core/engine/native/mcpg_core.cpp``) computes the same
+scalar ``pow``, so both index the same bits (numpy's vectorised ``power``
+differs from the C library's in the last bit on some inputs).
 """
 
 from __future__ import annotations
@@ -67,7 +72,8 @@ class Node:
     """
 
     __slots__ = ("applied", "covered", "actions", "pool", "reach", "visits", "tried", "local",
-                 "count", "reward_sum", "reward_squares", "best", "rave_best", "pending_rave")
+                 "count", "reward_sum", "reward_squares", "best", "rave_best", "pending_rave",
+                 "best_reward", "rave_reward")
 
     def __init__(self, applied: tuple[int, ...], covered: int, actions: list[int], pool: list[int], reach: int):
         self.applied = applied
@@ -80,7 +86,7 @@ class Node:
         self.local: np.ndarray | None = None
         self.pending_rave: dict[int, float] = {}
 
-    def allocate(self, action_count: int) -> None:
+    def allocate(self, action_count: int, reward: Callable[[float], float]) -> None:
         """Create the statistics arrays (and ``local``, action -> slot) once the state is selected from."""
         size = len(self.actions)
         # local[a] = index of action a in self.actions, -1 if unavailable; STOP (-1) uses the last slot.
@@ -91,10 +97,13 @@ class Node:
         self.reward_squares = np.zeros(size)
         self.best = np.full(size, -np.inf)  # max log10 objective through (s, a)
         self.rave_best = np.full(size, np.nan)  # max log10 objective, all moves as first
+        self.best_reward = np.zeros(size)  # reward of best (-inf -> 0)
+        self.rave_reward = np.full(size, np.nan)  # reward of rave_best
         for a, value in self.pending_rave.items():
             i = self.local[a]
             if i >= 0:
                 self.rave_best[i] = value
+                self.rave_reward[i] = reward(value)
         self.pending_rave = {}
 
 
@@ -134,6 +143,7 @@ class TreeSearch:
         self.finals = Finals(inputs, self.space)
         self.playouts = Playouts(inputs, self.space)
         self.stats = MCPGStats()
+        self.tree: dict[Key, Node] = {}
 
     # -- states -------------------------------------------------------------------------------
     def state(self, applied: tuple[int, ...], covered: int, is_root: bool = False) -> Node:
@@ -167,7 +177,7 @@ class TreeSearch:
     def select(self, node: Node) -> int:
         """Local index of the action to take from ``node`` (module docstring: the index)."""
         if node.local is None:
-            node.allocate(len(self.space))
+            node.allocate(len(self.space), self.finals.reward)
         if node.tried < self.offered(node):
             # An untried action has an infinite UCB index: try them in order.
             node.tried += 1
@@ -176,9 +186,8 @@ class TreeSearch:
         log_n = math.log(node.visits) if node.visits > 1 else 0.0
         beta = math.sqrt(self.k / (3.0 * node.visits + self.k))
         count = node.count[:tried]
-        rewards = self.finals.rewards
-        q = rewards(node.best[:tried])
-        q_rave = rewards(node.rave_best[:tried])
+        q = node.best_reward[:tried]
+        q_rave = node.rave_reward[:tried]
         q_rave = np.where(np.isnan(q_rave), q, q_rave)
         mean = node.reward_sum[:tried] / count
         variance = node.reward_squares[:tried] / count - mean * mean + np.sqrt(2.0 * log_n / count)
@@ -193,6 +202,7 @@ class TreeSearch:
         node = root
         playout: list[int] = []
         applied = root.applied
+        self.playouts.rng.start(self.stats.episodes)  # draws are a function of (seed, episode, draw)
         while node.actions:
             index = self.select(node)
             path.append((node, index))
@@ -228,17 +238,19 @@ class TreeSearch:
                 node.reward_squares[index] += reward * reward
                 if objective > node.best[index]:
                     node.best[index] = objective
+                    node.best_reward[index] = reward
             if node.local is None:
                 pending = node.pending_rave
                 for a in later:
                     if objective > pending.get(a, UNSEEN):
                         pending[a] = objective
             else:
-                local, rave = node.local, node.rave_best
+                local, rave, rave_reward = node.local, node.rave_best, node.rave_reward
                 for a in later:
                     i = local[a]
                     if i >= 0 and not objective <= rave[i]:  # NaN (unseen) compares False
                         rave[i] = objective
+                        rave_reward[i] = reward
         self.stats.episodes += 1
         return objective, reward
 
@@ -266,14 +278,16 @@ class TreeSearch:
         root.actions = head + rest
         root.pool = sorted(root.pool, key=rank.__getitem__)
         if root.local is not None:
-            pending = {a: root.rave_best[i] for i, a in enumerate(root.actions[tried:], tried)
+            pending = {a: (root.rave_best[i], root.rave_reward[i]) for i, a in enumerate(root.actions[tried:], tried)
                        if not np.isnan(root.rave_best[i])}
             # Untried entries have no count/best yet; only their RAVE maxima move with them.
             root.local[:] = -1
             root.local[np.array(root.actions, dtype=np.int64)] = np.arange(len(root.actions))
             root.rave_best[tried:] = np.nan
-            for a, value in pending.items():
+            root.rave_reward[tried:] = np.nan
+            for a, (value, value_reward) in pending.items():
                 root.rave_best[root.local[a]] = value
+                root.rave_reward[root.local[a]] = value_reward
 
     def descend(self, pace: Pace, out_of_limits: Callable[[], bool]) -> bool:
         """One MCPG run from the source: sample, commit when ``pace`` says so; True if a limit ended it.
@@ -283,7 +297,7 @@ class TreeSearch:
         space, stats = self.space, self.stats
         root = self.root()
         root_key = self.key(())
-        tree = {root_key: root}
+        tree = self.tree = {root_key: root}  # self.tree: the current tree, for tests and inspection
         since_commit = 0
         while root.actions:
             self.episode(tree, root_key, root)
@@ -307,5 +321,5 @@ class TreeSearch:
                 if self.options.rerank_on_commit and self.options.needs_priors:
                     self.rerank(root)
                 # Keep only the new root's subtree (supersets of its coverage).
-                tree = {key: node for key, node in tree.items() if node.covered & covered == covered}
+                tree = self.tree = {key: node for key, node in tree.items() if node.covered & covered == covered}
         return False

@@ -1,0 +1,931 @@
+// MCPG's tree search (seed 003 §3, seed 000 §4.1 true-score mode) in C++: core/engine/mcpg/search.py's
+// TreeSearch.descend, the uniform playout of playouts.py and the true-score objective of finals.py, operation
+// for operation, so that the same inputs and seed give the same tree (visits, values) and the same outputs
+// (tests/test_mcpg_native.py checks both against the Python reference with hypothesis).
+//
+// What is the same bits as the reference and why:
+// * random numbers: the counter-based SplitMix64 stream of core/engine/mcpg/counter_random.py;
+// * rewards: the scalar pow / min / max of Finals.reward, cached per maximum as search.py caches them;
+// * the selection index: the same expression in the same order (the extension is built with
+//   -ffp-contract=off, so no fused multiply-add changes a rounding);
+// * the language model: KenLM's C++ model summed in a float, as the kenlm module's score() does;
+// * the true score: best_rules_log10's backward dynamic program, each cell the max of log_p + rest (a max
+//   does not depend on the order of its candidates, so only the cells reachable from (0, 0) are filled).
+// The action space (rules at places, their order) is built in Python (ActionSpace) and passed in.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "lm/model.hh"
+#include "lm/state.hh"
+#include "lm/virtual_interface.hh"
+#include "util/exception.hh"
+
+namespace py = pybind11;
+
+namespace {
+
+constexpr int32_t kStop = -1;
+constexpr double kUnseen = -std::numeric_limits<double>::infinity();
+constexpr size_t kCacheLimit = 200000;  // finals.py's _CACHE_LIMIT
+
+// ---- random numbers (core/engine/mcpg/counter_random.py) ----------------------------------------------------
+uint64_t Mix(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+double Unit(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
+class CounterRandom {
+ public:
+  explicit CounterRandom(uint64_t seed) : seed_key_(Mix(seed)) { Start(0); }
+  void Start(uint64_t episode) {
+    episode_key_ = Mix(seed_key_ ^ episode);
+    draws_ = 0;
+  }
+  double Random() { return Unit(Mix(episode_key_ ^ draws_++)); }
+
+ private:
+  uint64_t seed_key_, episode_key_ = 0, draws_ = 0;
+};
+
+// ---- keys -------------------------------------------------------------------------------------------------
+using Words = std::vector<int32_t>;
+
+struct WordsHash {
+  size_t operator()(const Words &words) const {
+    uint64_t h = 1469598103934665603ULL;  // FNV-1a over the ids
+    for (int32_t w : words) {
+      h ^= static_cast<uint32_t>(w);
+      h *= 1099511628211ULL;
+    }
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
+// ---- the language model -----------------------------------------------------------------------------------
+class Model {
+ public:
+  explicit Model(const std::string &path) {
+    lm::ngram::Config config;
+    config.messages = nullptr;
+    try {
+      model_.reset(lm::ngram::LoadVirtual(path.c_str(), config));
+    } catch (const util::Exception &error) {
+      throw std::runtime_error(path + ": " + error.what());
+    }
+    if (model_->StateSize() != sizeof(lm::ngram::State))
+      throw std::runtime_error(path + ": not an n-gram model KenLM's State fits");
+  }
+
+  std::vector<lm::WordIndex> Indices(const std::vector<std::string> &words) const {
+    std::vector<lm::WordIndex> out;
+    const lm::base::Vocabulary &vocabulary = model_->BaseVocabulary();
+    for (const std::string &word : words) out.push_back(vocabulary.Index(word));
+    return out;
+  }
+
+  unsigned Order() const { return model_->Order(); }
+
+  // The source's words scored in order: the state and float partial sum after each prefix, each word's
+  // score, and the end of sentence's.
+  void Prefixes(const Words &source, const std::vector<lm::WordIndex> &index, std::vector<lm::ngram::State> &states,
+                std::vector<float> &sums, std::vector<float> &scores, float &end) const {
+    states.resize(source.size() + 1);
+    sums.resize(source.size() + 1);
+    scores.resize(source.size());
+    model_->BeginSentenceWrite(&states[0]);
+    sums[0] = 0.0f;
+    for (size_t p = 0; p < source.size(); ++p) {
+      scores[p] = model_->BaseScore(&states[p], index[source[p]], &states[p + 1]);
+      sums[p + 1] = sums[p] + scores[p];
+    }
+    lm::ngram::State out;
+    end = model_->BaseScore(&states[source.size()], model_->BaseVocabulary().EndSentence(), &out);
+  }
+
+  float Score(const lm::ngram::State &in, lm::WordIndex word, lm::ngram::State &out) const {
+    return model_->BaseScore(&in, word, &out);
+  }
+  lm::WordIndex EndSentence() const { return model_->BaseVocabulary().EndSentence(); }
+
+ private:
+  std::unique_ptr<lm::base::Model> model_;
+};
+
+// ---- the true score's rules (core/engine/truescore.py's SourceRuleIndex, best_rules_log10) -----------------
+struct RuleEntry {
+  int32_t start, end;
+  double log_p;
+};
+
+class TrueRules {
+ public:
+  TrueRules(Words source, const std::vector<int32_t> &target_words, const std::vector<int32_t> &target_offsets,
+            const std::vector<int32_t> &rule_group, const std::vector<int32_t> &rule_start,
+            const std::vector<int32_t> &rule_end, const std::vector<double> &rule_log_p, int32_t vocabulary_size)
+      : source_(std::move(source)), positions_(vocabulary_size) {
+    const size_t groups = target_offsets.empty() ? 0 : target_offsets.size() - 1;
+    entries_.resize(groups);
+    group_words_ = target_words;
+    group_offsets_ = target_offsets;
+    std::vector<bool> present;
+    size_t slots = 16;
+    while (slots < 2 * groups + 16) slots *= 2;
+    slots_.assign(slots, Slot{0, -1});
+    for (size_t g = 0; g < groups; ++g) {
+      const int32_t length = target_offsets[g + 1] - target_offsets[g];
+      if (static_cast<size_t>(length) >= present.size()) present.resize(length + 1, false);
+      present[length] = true;
+      uint64_t h = kHashStart;
+      for (int32_t i = target_offsets[g]; i < target_offsets[g + 1]; ++i) h = HashStep(h, target_words[i]);
+      size_t at = h & (slots_.size() - 1);
+      while (slots_[at].group >= 0) at = (at + 1) & (slots_.size() - 1);
+      slots_[at] = Slot{h, static_cast<int32_t>(g)};
+    }
+    rules_at_.resize(source_.size());
+    for (size_t r = 0; r < rule_group.size(); ++r) {
+      entries_.at(rule_group[r]).push_back(RuleEntry{rule_start[r], rule_end[r], rule_log_p[r]});
+      const int32_t begin = target_offsets[rule_group[r]], length = target_offsets[rule_group[r] + 1] - begin;
+      rules_at_.at(rule_start[r]).push_back(
+          StartRule{rule_end[r], begin, length, length > 0 ? target_words[begin] : -1, rule_log_p[r]});
+    }
+    for (size_t length = 0; length < present.size(); ++length)
+      if (present[length]) lengths_.push_back(static_cast<int32_t>(length));
+    longest_ = lengths_.empty() ? 0 : lengths_.back();
+    for (size_t i = 0; i < source_.size(); ++i) positions_.at(source_[i]).push_back(static_cast<int32_t>(i));
+    empty_group_ = Find(kHashStart, source_.data(), 0);
+    // Every cell of the source turned into itself: cell (i, j) is the best way to turn source[i:] into
+    // source[j:], what a target whose end is source[j:] needs there.
+    FillAll(source_);
+    source_cells_ = cells_;
+  }
+
+  // Best sum of log10 p over disjoint rule sets turning the source into target; -inf when none. The edges are
+  // made in best_rules_log10's order (rules by target length, then target position; then identities) and the
+  // cells filled from the last source position down, each the max of log_p + rest.
+  //
+  // A cell's value depends only on source[i:] and target[k:], and a maximum does not depend on the order its
+  // candidates come in, so the cells of the target's end shared with the source (k >= first) are the source's
+  // own (source_cells_), and the phrases inside its start shared with the source are the source's.
+  //
+  // Only the cells reachable from (0, 0) can change its value, so they alone are filled: a first pass walks
+  // the edges forward from (0, 0) by increasing source position (each source position's rules matched
+  // against the target where the walk is), the second takes the maxima over those edges backwards.
+  double Best(const Words &target) {
+    const int n = static_cast<int>(source_.size()), m = static_cast<int>(target.size());
+    int tail = 0;
+    while (tail < m && tail < n && target[m - 1 - tail] == source_[n - 1 - tail]) ++tail;
+    const int first = m - tail;
+    const int shift = n - m, width = m + 1;
+    if (first == 0) return source_cells_[static_cast<size_t>(shift)];  // cell (0, n - m) of the source's
+    cells_.assign(static_cast<size_t>(n + 1) * width, kUnseen);
+    reached_.assign(cells_.size(), 0);
+    if (static_cast<int>(open_.size()) < n + 1) open_.resize(n + 1);
+    for (int i = 0; i <= n; ++i) open_[i].clear();
+    walked_.clear();
+    open_[0].push_back(0);
+    reached_[0] = 1;
+    auto reach = [&](int i, int k, int end, int k_end, double log_p) {
+      walked_.push_back(Walked{i * width + k, end, k_end, log_p});
+      const size_t to = static_cast<size_t>(end) * width + k_end;
+      if (k_end >= first) {  // the target's end from here is the source's: the source's own cell
+        if (!reached_[to]) {
+          reached_[to] = 1;
+          cells_[to] = source_cells_[static_cast<size_t>(end) * (n + 1) + k_end + shift];
+        }
+      } else if (!reached_[to]) {
+        reached_[to] = 1;
+        open_[end].push_back(k_end);
+      }
+    };
+    for (int i = 0; i < n; ++i) {
+      for (int k : open_[i]) {
+        if (k < m && target[k] == source_[i]) reach(i, k, i + 1, k + 1, 0.0);
+        for (const StartRule &rule : rules_at_[i]) {
+          if (k + rule.length > m || (rule.length > 0 && target[k] != rule.first)) continue;
+          if (!std::equal(target.begin() + k, target.begin() + k + rule.length, group_words_.begin() + rule.begin))
+            continue;
+          reach(i, k, rule.end, k + rule.length, rule.log_p);
+        }
+      }
+    }
+    // The edges were walked by increasing source position and each goes to a larger one: backwards, every
+    // cell is complete before an edge reads it.
+    for (auto edge = walked_.rbegin(); edge != walked_.rend(); ++edge) {
+      const double rest = cells_[static_cast<size_t>(edge->end) * width + edge->k_end];
+      if (rest == kUnseen) continue;
+      const double value = edge->log_p + rest;
+      double &here = cells_[edge->from];
+      if (value > here) here = value;
+    }
+    return cells_[0];
+  }
+
+ private:
+  static constexpr uint64_t kHashStart = 1469598103934665603ULL;
+
+  // Every cell of best_rules_log10 in cells_ (width m + 1): edges in its order (rules by target length, then
+  // target position; then identities), filled from the last source position down, each the max of
+  // log_p + rest.
+  void FillAll(const Words &target) {
+    const int n = static_cast<int>(source_.size()), m = static_cast<int>(target.size());
+    const int width = m + 1;
+    if (static_cast<int>(edges_.size()) < n) edges_.resize(n);
+    for (int i = 0; i < n; ++i) edges_[i].clear();
+    // found_[k * (longest + 1) + length]: the target phrase group of target[k : k + length], -1 if none.
+    const int stride = longest_ + 1;
+    found_.assign(static_cast<size_t>(m) * stride, -1);
+    for (int k = 0; k < m; ++k) {
+      uint64_t h = kHashStart;
+      for (int length = 1; length <= longest_ && k + length <= m; ++length) {
+        h = HashStep(h, target[k + length - 1]);
+        found_[static_cast<size_t>(k) * stride + length] = Find(h, target.data() + k, length);
+      }
+    }
+    for (int32_t length : lengths_) {
+      if (length > m) break;
+      for (int k = 0; k + length <= m && k < width; ++k) {
+        const int32_t group = length == 0 ? empty_group_ : found_[static_cast<size_t>(k) * stride + length];
+        if (group < 0) continue;
+        for (const RuleEntry &e : entries_[group]) edges_[e.start].push_back(Edge{e.end, k, k + length, e.log_p});
+      }
+    }
+    for (int k = 0; k < m; ++k) {
+      const int32_t word = target[k];
+      if (word < 0 || word >= static_cast<int32_t>(positions_.size())) continue;
+      for (int32_t i : positions_[word]) edges_[i].push_back(Edge{i + 1, k, k + 1, 0.0});
+    }
+    cells_.assign(static_cast<size_t>(n + 1) * width, kUnseen);  // an unset cell holds -inf: no set one can
+    cells_[static_cast<size_t>(n) * width + m] = 0.0;
+    for (int i = n - 1; i >= 0; --i) {
+      for (const Edge &edge : edges_[i]) {
+        const double rest = cells_[static_cast<size_t>(edge.end) * width + edge.k_end];
+        if (rest == kUnseen) continue;
+        const double value = edge.log_p + rest;
+        double &here = cells_[static_cast<size_t>(i) * width + edge.k];
+        if (value > here) here = value;
+      }
+    }
+  }
+
+  static uint64_t HashStep(uint64_t h, int32_t word) { return (h ^ static_cast<uint32_t>(word)) * 1099511628211ULL; }
+
+  int32_t Find(uint64_t h, const int32_t *words, int length) const {
+    for (size_t at = h & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
+      const Slot &slot = slots_[at];
+      if (slot.group < 0) return -1;
+      if (slot.hash != h) continue;
+      const int32_t begin = group_offsets_[slot.group], end = group_offsets_[slot.group + 1];
+      if (end - begin == length && std::equal(words, words + length, group_words_.begin() + begin)) return slot.group;
+    }
+  }
+
+  struct Edge {
+    int32_t end, k, k_end;
+    double log_p;
+  };
+  struct Slot {
+    uint64_t hash;
+    int32_t group;
+  };
+  struct StartRule {  // a rule by its source start: source end, target phrase (in group_words_), log10 p
+    int32_t end, begin, length, first;
+    double log_p;
+  };
+  struct Walked {  // an edge from cell `from` (i * width + k) to (end, k_end)
+    int32_t from, end, k_end;
+    double log_p;
+  };
+  std::vector<std::vector<StartRule>> rules_at_;
+  std::vector<std::vector<int32_t>> open_;
+  std::vector<Walked> walked_;
+  std::vector<char> reached_;
+  Words source_;
+  std::vector<int32_t> group_words_, group_offsets_;
+  std::vector<Slot> slots_;  // open addressing on the phrase's FNV-1a hash
+  std::vector<std::vector<RuleEntry>> entries_;
+  std::vector<int32_t> lengths_;
+  int32_t longest_ = 0;
+  std::vector<std::vector<int32_t>> positions_;  // word id -> its source positions, increasing
+  std::vector<std::vector<Edge>> edges_;
+  std::vector<int32_t> found_;
+  int32_t empty_group_ = -1;
+  std::vector<double> cells_, source_cells_;
+};
+
+// ---- tree states (search.py's Node) ------------------------------------------------------------------------
+struct Node {
+  std::vector<int32_t> applied;  // sorted action indexes
+  uint64_t covered = 0;
+  bool may_stop = false;
+  bool allocated = false;
+  int64_t visits = 0;
+  int32_t tried = 0;
+  std::vector<int32_t> actions;  // once allocated: STOP first when it may stop, then the free actions in order
+  std::vector<double> count, reward_sum, reward_squares, best, best_reward, rave_best, rave_reward;
+  std::vector<double> spread;  // reward_squares / count - mean * mean, kept as backup changes them
+  std::vector<std::pair<int32_t, double>> pending;  // RAVE maxima before allocation (search.py's pending_rave)
+};
+
+using NodePtr = std::shared_ptr<Node>;
+using Tree = std::unordered_map<Words, NodePtr, WordsHash>;
+
+struct Final {
+  double objective, model;
+  std::vector<int32_t> applied;
+};
+
+struct Settings {
+  int64_t eta;
+  int64_t limit;  // -1: none
+  double exploration;
+  bool widening;
+  double widening_c, widening_alpha;
+  bool log_reward;
+  double half_over_scale;
+  bool restart;
+  int64_t nbest;
+  uint64_t seed;
+};
+
+class Search {
+ public:
+  Search(const Model *model, std::vector<std::string> words, Words source, std::vector<int32_t> starts,
+         std::vector<int32_t> ends, const std::vector<int32_t> &target_words, const std::vector<int32_t> &target_offsets,
+         std::vector<int32_t> order, TrueRules rules, double source_lm, Settings settings)
+      : model_(model), words_(std::move(words)), source_(std::move(source)), starts_(std::move(starts)),
+        ends_(std::move(ends)), order_(std::move(order)), rules_(std::move(rules)), source_lm_(source_lm),
+        settings_(settings), rng_(settings.seed) {
+    const size_t actions = starts_.size();
+    if (ends_.size() != actions || target_offsets.size() != actions + 1 || order_.size() != actions)
+      throw std::invalid_argument("action arrays of different lengths");
+    if (source_.size() > 64) throw std::invalid_argument("the compiled MCPG takes sentences of at most 64 words");
+    for (size_t a = 0; a < actions; ++a) {
+      targets_.emplace_back(target_words.begin() + target_offsets[a], target_words.begin() + target_offsets[a + 1]);
+      if (starts_[a] < 0 || starts_[a] >= ends_[a] || ends_[a] > static_cast<int32_t>(source_.size()))
+        throw std::invalid_argument("an action outside the source");
+      const int width = ends_[a] - starts_[a];
+      masks_.push_back((width == 64 ? ~0ULL : ((1ULL << width) - 1)) << starts_[a]);
+    }
+    rank_.assign(actions, 0);
+    for (size_t i = 0; i < actions; ++i) rank_.at(order_[i]) = static_cast<int32_t>(i);
+    if (model_ != nullptr) {
+      lm_index_ = model_->Indices(words_);
+      model_->Prefixes(source_, lm_index_, prefix_states_, prefix_sums_, source_scores_, source_end_);
+      context_ = model_->Order() - 1;
+      lm_cache_.resize(1 << 16);
+    }
+  }
+
+  void AddKnown(const Words &sentence, double objective) {
+    auto found = by_sentence_.find(sentence);
+    if (found == by_sentence_.end() || objective > found->second.objective)
+      by_sentence_[sentence] = Final{objective, objective, {}};
+  }
+
+  // generate_mcpg's loop: descents from the source (restarted while restart_until_budget and episodes are left).
+  void Run(double time_budget) {
+    started_ = std::chrono::steady_clock::now();
+    time_budget_ = time_budget;
+    if (source_.empty() || starts_.empty()) return;
+    while (!Descend()) {
+      if (!settings_.restart || settings_.limit < 0) break;
+      ++restarts_;
+    }
+  }
+
+  // Only episodes from the source, no commit (tests compare single episodes' trees).
+  void Episodes(int64_t count) {
+    if (tree_.empty()) {
+      root_ = State({}, 0, true);
+      root_key_ = source_;
+      tree_[root_key_] = root_;
+    }
+    for (int64_t e = 0; e < count; ++e) {
+      Allocate(*root_);
+      if (root_->actions.empty()) break;
+      Episode();
+    }
+  }
+
+  double Draw(uint64_t episode, int64_t index) const {
+    CounterRandom stream(settings_.seed);
+    stream.Start(episode);
+    double value = 0.0;
+    for (int64_t i = 0; i <= index; ++i) value = stream.Random();
+    return value;
+  }
+
+  // The sentence's start shared with the source resumes from the source's state and sum; in its end shared
+  // with the source, the words after the first order - 1 have the source's scores (an n-gram model's state is
+  // a function of the last order - 1 words).
+  //
+  // log10 P(<s> words </s>) summed in a float, as kenlm's ScoreSentence does: the same additions in the same
+  // order give the same bits, whether a word's score comes from the model, from the source's or from the
+  // cache of (state, word) -> (score, next state) (a state is its context words, KenLM's own equality).
+  double LmScore(const Words &sentence) const {
+    if (model_ == nullptr) return 0.0;
+    const size_t m = sentence.size(), n = source_.size();
+    size_t same = 0;
+    while (same < m && same < n && sentence[same] == source_[same]) ++same;
+    size_t tail = 0;
+    while (tail < m && tail < n && sentence[m - 1 - tail] == source_[n - 1 - tail]) ++tail;
+    size_t known = m + 1;  // none: every word and the end are scored here
+    if (tail >= context_ && m - tail + context_ >= same) known = m - tail + context_;
+    lm::ngram::State states[2];
+    lm::ngram::State *state = &states[0], *next = &states[1];
+    *state = prefix_states_[same];
+    float total = prefix_sums_[same];
+    size_t p = same;
+    for (const size_t asked = std::min(known, m); p < asked; ++p) {
+      total += CachedScore(*state, lm_index_[sentence[p]], *next);
+      std::swap(state, next);
+    }
+    if (known <= m) {
+      for (const float *scores = source_scores_.data() + (n - (m - known)); p < m; ++p) total += *scores++;
+      return total + source_end_;
+    }
+    return total + CachedScore(*state, model_->EndSentence(), *next);
+  }
+
+  float CachedScore(const lm::ngram::State &in, lm::WordIndex word, lm::ngram::State &out) const {
+    LmCacheEntry &entry = lm_cache_[lm::ngram::hash_value(in, word) & (lm_cache_.size() - 1)];
+    if (entry.used && entry.word == word && entry.in == in) {
+      out = entry.out;
+      return entry.score;
+    }
+    const float score = model_->Score(in, word, out);
+    entry.in = in;
+    entry.word = word;
+    entry.used = true;
+    entry.score = score;
+    entry.out = out;
+    return score;
+  }
+  double TrueRulesLog10(const Words &sentence) { return rules_.Best(sentence); }
+
+  py::list TreeSnapshot() const {
+    py::list out;
+    for (const auto &item : tree_) out.append(NodeSnapshot(item.first, *item.second));
+    return out;
+  }
+  py::tuple RootSnapshot() const { return NodeSnapshot(root_key_, *root_); }
+
+  py::list Finals() const {
+    py::list out;
+    for (const auto &item : by_sentence_)
+      out.append(py::make_tuple(item.first, item.second.objective, item.second.model, item.second.applied));
+    return out;
+  }
+
+  // The `count` best finals as finals.py's ranked() orders them (the unreachable left out): only what the
+  // caller outputs crosses into Python.
+  py::list BestFinals(size_t count) const {
+    std::vector<Item> items;
+    for (const auto &item : by_sentence_)
+      if (item.second.objective != kUnseen) items.emplace_back(&item.first, &item.second);
+    count = std::min(count, items.size());
+    std::partial_sort(items.begin(), items.begin() + count, items.end(),
+                      [this](const Item &x, const Item &y) { return Better(x, y); });
+    py::list out;
+    for (size_t i = 0; i < count; ++i)
+      out.append(py::make_tuple(*items[i].first, items[i].second->objective, items[i].second->model,
+                                items[i].second->applied));
+    return out;
+  }
+
+  size_t FinalCount() const { return by_sentence_.size(); }
+
+  int64_t episodes_ = 0, commits_ = 0, restarts_ = 0, tree_states_ = 0;
+  bool cut_ = false;
+  std::vector<int32_t> committed_;  // root actions committed, -1 for stop
+  std::vector<int64_t> etas_;
+
+ private:
+  // ---- states --------------------------------------------------------------------------------------------
+  NodePtr State(std::vector<int32_t> applied, uint64_t covered, bool is_root) {
+    auto node = std::make_shared<Node>();
+    node->applied = std::move(applied);
+    node->covered = covered;
+    node->may_stop = !is_root;
+    return node;
+  }
+
+  // The free actions of covered, in order, and the union of their masks.
+  uint64_t Free(uint64_t covered, std::vector<int32_t> &pool) const {
+    pool.clear();
+    uint64_t reach = 0;
+    for (int32_t a : order_)
+      if (!(masks_[a] & covered)) {
+        pool.push_back(a);
+        reach |= masks_[a];
+      }
+    return reach;
+  }
+
+  void Allocate(Node &node) {
+    if (node.allocated) return;
+    node.allocated = true;
+    node.actions.clear();
+    if (node.may_stop) node.actions.push_back(kStop);
+    for (int32_t a : order_)
+      if (!(masks_[a] & node.covered)) node.actions.push_back(a);
+    const size_t size = node.actions.size();
+    node.count.assign(size, 0.0);
+    node.reward_sum.assign(size, 0.0);
+    node.reward_squares.assign(size, 0.0);
+    node.spread.assign(size, 0.0);
+    node.best.assign(size, kUnseen);
+    node.best_reward.assign(size, 0.0);
+    node.rave_best.assign(size, std::numeric_limits<double>::quiet_NaN());
+    node.rave_reward.assign(size, std::numeric_limits<double>::quiet_NaN());
+    for (const auto &item : node.pending) {
+      const int32_t i = Local(node, item.first);
+      if (i >= 0) {
+        node.rave_best[i] = item.second;
+        node.rave_reward[i] = Reward(item.second);
+      }
+    }
+    node.pending.clear();
+    node.pending.shrink_to_fit();
+  }
+
+  // The slot of action a in node.actions (-1 when it is not there): the free actions are in order.
+  int32_t Local(const Node &node, int32_t a) const {
+    const int32_t first = node.may_stop ? 1 : 0;
+    const int32_t target = rank_[a];
+    auto begin = node.actions.begin() + first;
+    auto found = std::lower_bound(begin, node.actions.end(), target,
+                                  [this](int32_t b, int32_t r) { return rank_[b] < r; });
+    if (found == node.actions.end() || *found != a) return -1;
+    return static_cast<int32_t>(found - node.actions.begin());
+  }
+
+  Words Sentence(const std::vector<int32_t> &applied) const {
+    Words out;
+    SentenceInto(applied, out);
+    return out;
+  }
+
+  void SentenceInto(const std::vector<int32_t> &applied, Words &out) const {
+    sorted_.assign(applied.begin(), applied.end());
+    std::sort(sorted_.begin(), sorted_.end(), [this](int32_t a, int32_t b) { return starts_[a] < starts_[b]; });
+    out.clear();
+    int32_t position = 0;
+    for (int32_t a : sorted_) {
+      out.insert(out.end(), source_.begin() + position, source_.begin() + starts_[a]);
+      out.insert(out.end(), targets_[a].begin(), targets_[a].end());
+      position = ends_[a];
+    }
+    out.insert(out.end(), source_.begin() + position, source_.end());
+  }
+
+  std::vector<int32_t> Child(const Node &node, int32_t action, uint64_t &covered) const {
+    std::vector<int32_t> applied(node.applied);
+    applied.insert(std::upper_bound(applied.begin(), applied.end(), action), action);
+    covered = node.covered | masks_[action];
+    return applied;
+  }
+
+  // ---- rewards (finals.py) -------------------------------------------------------------------------------
+  double Reward(double log_value) const {
+    const double gap = log_value - source_lm_;
+    if (settings_.log_reward) return std::min(1.0, std::max(0.0, 0.5 + gap * settings_.half_over_scale));
+    return gap >= 0.0 ? 1.0 : std::pow(10.0, gap);
+  }
+
+  // finals.py's evaluate. Its cache of true scores is by_sentence itself here: a sentence's objective is the
+  // same bits whenever it is computed (add_known computes it as evaluate does), so a final already recorded
+  // keeps its entry (objective > known is false) and one trimmed by KeepBest is computed again.
+  std::pair<double, double> Evaluate(const std::vector<int32_t> &applied) {
+    SentenceInto(applied, sentence_);
+    if (sentence_ == source_) return {kUnseen, 0.0};
+    auto known = by_sentence_.find(sentence_);
+    if (known != by_sentence_.end()) return {known->second.objective, Reward(known->second.objective)};
+    const double objective = rules_.Best(sentence_) + LmScore(sentence_);
+    by_sentence_.emplace(sentence_, Final{objective, objective, applied});
+    if (by_sentence_.size() >= kCacheLimit) KeepBest();
+    return {objective, Reward(objective)};
+  }
+
+  // finals.py's _keep_best: the best by (objective, model) descending, then the sentence's words in order.
+  using Item = std::pair<const Words *, const Final *>;
+
+  bool Better(const Item &x, const Item &y) const {
+    if (x.second->objective != y.second->objective) return x.second->objective > y.second->objective;
+    if (x.second->model != y.second->model) return x.second->model > y.second->model;
+    return std::lexicographical_compare(x.first->begin(), x.first->end(), y.first->begin(), y.first->end(),
+                                        [this](int32_t a, int32_t b) { return words_[a] < words_[b]; });
+  }
+
+  void KeepBest() {
+    std::vector<Item> items;
+    for (const auto &item : by_sentence_) items.emplace_back(&item.first, &item.second);
+    std::sort(items.begin(), items.end(), [this](const Item &x, const Item &y) { return Better(x, y); });
+    const size_t keep = std::min(items.size(), static_cast<size_t>(std::max<int64_t>(1000, 10 * settings_.nbest)));
+    std::unordered_map<Words, Final, WordsHash> kept;
+    for (size_t i = 0; i < keep; ++i) kept.emplace(*items[i].first, *items[i].second);
+    by_sentence_.swap(kept);
+  }
+
+  // ---- selection (search.py's select) --------------------------------------------------------------------
+  int32_t Offered(const Node &node) const {
+    const int32_t size = static_cast<int32_t>(node.actions.size());
+    if (!settings_.widening) return size;
+    const double open = std::ceil(settings_.widening_c * std::pow(static_cast<double>(node.visits + 1),
+                                                                   settings_.widening_alpha));
+    return static_cast<int32_t>(std::min<double>(size, std::max(1.0, open)));
+  }
+
+  int32_t Select(Node &node) {
+    Allocate(node);
+    if (node.tried < Offered(node)) return node.tried++;
+    const double visits = static_cast<double>(node.visits);
+    const double log_n = node.visits > 1 ? std::log(visits) : 0.0;
+    const double k = settings_.exploration;
+    const double beta = std::sqrt(k / (3.0 * visits + k));
+    const double two_log_n = 2.0 * log_n, keep = 1.0 - beta;
+    const int32_t tried = node.tried;
+    index_.resize(tried);
+    double *index = index_.data();
+    const double *count = node.count.data(), *spread = node.spread.data(), *q = node.best_reward.data(),
+                 *rave = node.rave_reward.data();
+    for (int32_t i = 0; i < tried; ++i) {  // no branch: the compiler may vectorise it (the same IEEE operations)
+      const double q_rave = std::isnan(rave[i]) ? q[i] : rave[i];
+      const double variance = spread[i] + std::sqrt(two_log_n / count[i]);
+      const double capped = std::isnan(variance) ? variance : (variance < 0.25 ? variance : 0.25);  // np.minimum
+      index[i] = keep * q[i] + beta * q_rave + std::sqrt(log_n / count[i] * capped);
+    }
+    int32_t chosen = 0;
+    for (int32_t i = 0; i < tried; ++i) {
+      if (std::isnan(index[i])) return i;  // np.argmax: the first NaN
+      if (index[i] > index[chosen]) chosen = i;
+    }
+    return chosen;
+  }
+
+  // ---- the uniform playout (playouts.py's uniform) -------------------------------------------------------
+  void Playout(const Node &node, std::vector<int32_t> &taken) {
+    taken.clear();
+    const uint64_t reach = Free(node.covered, pool_);
+    const int64_t m = static_cast<int64_t>(pool_.size());
+    const int64_t limit = static_cast<int64_t>(rng_.Random() * static_cast<double>(m + 1));
+    uint64_t covered = node.covered;
+    for (int64_t i = 0; i < limit; ++i) {
+      if ((covered & reach) == reach) break;  // every remaining action is blocked
+      const int64_t j = i + static_cast<int64_t>(rng_.Random() * static_cast<double>(m - i));
+      const int32_t a = pool_[j];
+      pool_[j] = pool_[i];
+      if (!(masks_[a] & covered)) {
+        taken.push_back(a);
+        covered |= masks_[a];
+      }
+    }
+  }
+
+  // ---- one episode (search.py's episode) -----------------------------------------------------------------
+  void Episode() {
+    path_.clear();
+    on_path_.clear();
+    on_path_.push_back(root_key_);
+    Node *node = root_.get();
+    playout_.clear();
+    std::vector<int32_t> applied = node->applied;
+    rng_.Start(static_cast<uint64_t>(episodes_));
+    while (true) {
+      Allocate(*node);
+      if (node->actions.empty()) break;
+      const int32_t index = Select(*node);
+      path_.emplace_back(node, index);
+      const int32_t action = node->actions[index];
+      if (action == kStop) break;
+      uint64_t covered;
+      applied = Child(*node, action, covered);
+      SentenceInto(applied, key_);
+      auto found = tree_.find(key_);
+      if (found == tree_.end()) {
+        NodePtr child = State(applied, covered, false);
+        tree_.emplace(key_, child);
+        ++tree_states_;
+        Playout(*child, playout_);
+        path_.emplace_back(child.get(), -2);
+        applied.insert(applied.end(), playout_.begin(), playout_.end());
+        std::sort(applied.begin(), applied.end());
+        break;
+      }
+      if (std::find(on_path_.begin(), on_path_.end(), key_) != on_path_.end()) break;  // back to an earlier sentence
+      on_path_.push_back(key_);
+      node = found->second.get();
+      applied = node->applied;
+    }
+    const auto [objective, reward] = Evaluate(applied);
+    later_.assign(playout_.begin(), playout_.end());
+    for (auto step = path_.rbegin(); step != path_.rend(); ++step) {
+      Node &at = *step->first;
+      const int32_t index = step->second;
+      at.visits += 1;
+      if (index >= 0) {
+        const int32_t action = at.actions[index];
+        if (action != kStop) later_.push_back(action);
+        at.count[index] += 1.0;
+        at.reward_sum[index] += reward;
+        at.reward_squares[index] += reward * reward;
+        const double mean = at.reward_sum[index] / at.count[index];
+        at.spread[index] = at.reward_squares[index] / at.count[index] - mean * mean;
+        if (objective > at.best[index]) {
+          at.best[index] = objective;
+          at.best_reward[index] = reward;
+        }
+      }
+      if (!at.allocated) {
+        for (int32_t a : later_) {
+          auto it = std::find_if(at.pending.begin(), at.pending.end(), [a](const auto &p) { return p.first == a; });
+          const double known = it == at.pending.end() ? kUnseen : it->second;
+          if (objective > known) {
+            if (it == at.pending.end()) at.pending.emplace_back(a, objective);
+            else it->second = objective;
+          }
+        }
+      } else {
+        for (int32_t a : later_) {
+          const int32_t i = Local(at, a);
+          if (i >= 0 && !(objective <= at.rave_best[i])) {  // NaN (unseen) compares false
+            at.rave_best[i] = objective;
+            at.rave_reward[i] = reward;
+          }
+        }
+      }
+    }
+    ++episodes_;
+  }
+
+  int32_t BestRootAction(const Node &root) const {
+    if (!root.allocated || root.tried == 0) return kStop;
+    int32_t chosen = 0;
+    for (int32_t i = 1; i < root.tried; ++i)
+      if (root.best[i] > root.best[chosen] || (root.best[i] == root.best[chosen] && root.count[i] > root.count[chosen]))
+        chosen = i;
+    return root.actions[chosen];
+  }
+
+  bool OutOfLimits() {
+    if (settings_.limit >= 0 && episodes_ >= settings_.limit) return true;
+    if (time_budget_ >= 0.0 && !cut_) {
+      const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - started_;
+      if (spent.count() >= time_budget_) cut_ = true;
+    }
+    return cut_;
+  }
+
+  // search.py's descend: sample, commit every eta episodes; true when a limit ended it.
+  bool Descend() {
+    root_ = State({}, 0, true);
+    root_key_ = source_;
+    tree_.clear();
+    tree_[root_key_] = root_;
+    int64_t since_commit = 0;
+    while (true) {
+      Allocate(*root_);
+      if (root_->actions.empty()) break;
+      Episode();
+      ++since_commit;
+      if (OutOfLimits()) return true;
+      if (since_commit >= settings_.eta) {
+        etas_.push_back(since_commit);
+        since_commit = 0;
+        const int32_t action = BestRootAction(*root_);
+        ++commits_;
+        committed_.push_back(action);
+        if (action == kStop) return false;
+        uint64_t covered;
+        std::vector<int32_t> applied = Child(*root_, action, covered);
+        root_key_ = Sentence(applied);
+        auto found = tree_.find(root_key_);
+        if (found == tree_.end()) throw std::logic_error("the committed state is not in the tree");
+        root_ = found->second;
+        for (auto it = tree_.begin(); it != tree_.end();) {  // keep only the new root's subtree
+          if ((it->second->covered & covered) == covered) ++it;
+          else it = tree_.erase(it);
+        }
+      }
+    }
+    return false;
+  }
+
+  py::tuple NodeSnapshot(const Words &key, const Node &node) const {
+    py::dict pending;
+    for (const auto &item : node.pending) pending[py::int_(item.first)] = item.second;
+    if (!node.allocated)
+      return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, py::none(), py::none(), py::none(),
+                            py::none(), py::none(), py::none(), pending);
+    return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, node.actions, node.count,
+                          node.reward_sum, node.reward_squares, node.best, node.rave_best, pending);
+  }
+
+  const Model *model_;
+  std::vector<std::string> words_;
+  Words source_;
+  std::vector<int32_t> starts_, ends_, order_, rank_;
+  std::vector<Words> targets_;
+  std::vector<uint64_t> masks_;
+  TrueRules rules_;
+  double source_lm_;
+  Settings settings_;
+  CounterRandom rng_;
+  std::vector<lm::WordIndex> lm_index_;
+  std::vector<lm::ngram::State> prefix_states_;
+  std::vector<float> prefix_sums_, source_scores_;
+  float source_end_ = 0.0f;
+  size_t context_ = 0;  // the model's order - 1
+  struct LmCacheEntry {
+    lm::ngram::State in, out;
+    lm::WordIndex word = 0;
+    float score = 0.0f;
+    bool used = false;
+  };
+  mutable std::vector<LmCacheEntry> lm_cache_;  // direct-mapped by the hash of (state, word)
+  std::chrono::steady_clock::time_point started_;
+  double time_budget_ = -1.0;
+
+  Tree tree_;
+  NodePtr root_;
+  Words root_key_;
+  std::unordered_map<Words, Final, WordsHash> by_sentence_;
+
+  // scratch buffers
+  std::vector<std::pair<Node *, int32_t>> path_;
+  std::vector<Words> on_path_;
+  std::vector<int32_t> playout_, later_, pool_;
+  std::vector<double> index_;
+  Words key_, sentence_;
+  mutable std::vector<int32_t> sorted_;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_mcpg_core, module) {
+  module.doc() = "MCPG's tree search (core/engine/mcpg/search.py, true-score mode, uniform playout) in C++.";
+  module.attr("INTERFACE") = 1;
+  module.def("draw", [](uint64_t seed, uint64_t episode, uint64_t index) { return Unit(Mix(Mix(Mix(seed) ^ episode) ^ index)); },
+             py::arg("seed"), py::arg("episode"), py::arg("index"));
+  py::class_<Model>(module, "Model").def(py::init<const std::string &>(), py::arg("path"));
+  py::class_<Search>(module, "Search")
+      .def(py::init([](const Model *model, std::vector<std::string> words, Words source, std::vector<int32_t> starts,
+                       std::vector<int32_t> ends, const std::vector<int32_t> &target_words,
+                       const std::vector<int32_t> &target_offsets, std::vector<int32_t> order,
+                       const std::vector<int32_t> &rule_words, const std::vector<int32_t> &rule_offsets,
+                       const std::vector<int32_t> &rule_group, const std::vector<int32_t> &rule_start,
+                       const std::vector<int32_t> &rule_end, const std::vector<double> &rule_log_p, double source_lm,
+                       int64_t eta, int64_t limit, double exploration, std::optional<std::pair<double, double>> widening,
+                       bool log_reward, double half_over_scale, bool restart, int64_t nbest, uint64_t seed) {
+             const int32_t vocabulary = static_cast<int32_t>(words.size());
+             TrueRules rules(source, rule_words, rule_offsets, rule_group, rule_start, rule_end, rule_log_p, vocabulary);
+             Settings settings{eta, limit, exploration, widening.has_value(), widening ? widening->first : 0.0,
+                               widening ? widening->second : 0.0, log_reward, half_over_scale, restart, nbest, seed};
+             return std::make_unique<Search>(model, std::move(words), std::move(source), std::move(starts),
+                                             std::move(ends), target_words, target_offsets, std::move(order),
+                                             std::move(rules), source_lm, settings);
+           }),
+           py::arg("model").none(true), py::arg("words"), py::arg("source"), py::arg("starts"), py::arg("ends"),
+           py::arg("target_words"), py::arg("target_offsets"), py::arg("order"), py::arg("rule_words"),
+           py::arg("rule_offsets"), py::arg("rule_group"), py::arg("rule_start"), py::arg("rule_end"),
+           py::arg("rule_log_p"), py::arg("source_lm"), py::arg("eta"), py::arg("limit"), py::arg("exploration"),
+           py::arg("widening").none(true), py::arg("log_reward"), py::arg("half_over_scale"), py::arg("restart"),
+           py::arg("nbest"), py::arg("seed"), py::keep_alive<1, 2>())
+      .def("add_known", &Search::AddKnown, py::arg("sentence"), py::arg("objective"))
+      .def("run", &Search::Run, py::arg("time_budget"), py::call_guard<py::gil_scoped_release>())
+      .def("run_episodes", &Search::Episodes, py::arg("count"))
+      .def("draw", &Search::Draw, py::arg("episode"), py::arg("index"))
+      .def("lm_score", &Search::LmScore, py::arg("sentence"))
+      .def("true_rules_log10", &Search::TrueRulesLog10, py::arg("sentence"))
+      .def("tree", &Search::TreeSnapshot)
+      .def("root", &Search::RootSnapshot)
+      .def("finals", &Search::Finals)
+      .def("best_finals", &Search::BestFinals, py::arg("count"))
+      .def_property_readonly("final_count", &Search::FinalCount)
+      .def_readonly("episodes", &Search::episodes_)
+      .def_readonly("commits", &Search::commits_)
+      .def_readonly("restarts", &Search::restarts_)
+      .def_readonly("tree_states", &Search::tree_states_)
+      .def_readonly("cut", &Search::cut_)
+      .def_readonly("committed", &Search::committed_)
+      .def_readonly("etas", &Search::etas_);
+}
