@@ -185,3 +185,18 @@ def test_relative_input_paths_are_read_against_the_candidates_folder_not_the_wor
     status, report = reproduce(bundle / "candidates.jsonl", capsys)
     assert status == 2 and str(bundle / "table.txt") in report["runs"][0]["refused"]
 
+
+DEMO = ROOT / "evaldata" / "demo"
+
+
+@pytest.mark.skipif(not (DEMO / "candidates.jsonl").is_file(), reason="evaldata/demo is not built")
+def test_the_bundled_demo_candidates_reproduce_identically_from_the_checkout_root(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    status, report = reproduce("evaldata/demo/candidates.jsonl", capsys)
+    bundled = [json.loads(line) for line in (DEMO / "candidates.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {row["params"]["inputs"]["tables"][0]["path"] for row in bundled} == {"paraphrase-table.gz"}
+    sentences = len((DEMO / "test.en").read_text(encoding="utf-8").splitlines())
+    assert status == 0
+    assert report["summary"] == {"runs": 1, "refused": 0, "sentences": sentences, "identical": sentences,
+                                 "different": 0}
+    assert [s["sentence_id"] for s in report["runs"][0]["sentences"]] == list(range(sentences))
