@@ -39,7 +39,7 @@ def study_judgment_records(db: Database, study_id: int) -> JudgmentRecords:
         systems=[r["system"] or "-" for r in records],
         applications=[r["application"] or "-" for r in records],
         producers=[tuple(r["systems"]) or (r["system"] or "-",) for r in records],
-        sentences=[r["sentence"] or r["item"] for r in records],
+        sentences=[r["source_key"] or r["item"] for r in records],
         scales=criterion_scales(db, study_id),
     )
 

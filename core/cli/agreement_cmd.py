@@ -30,8 +30,8 @@ def register(subparsers) -> None:
         "agreement",
         help="inter-annotator agreement of one criterion (kappas, alpha, bootstrap CIs)",
         description="Agreement of the judgments of one criterion in a study database (SQLite file) or a long-format "
-        "CSV with columns item,annotator,criterion,value (optional system,systems,application,sentence,levels, "
-        "as `study export-judgments` writes them). The fixed-chance kappa's q is the number of labels of the "
+        "CSV with columns item,annotator,criterion,value (optional system,systems,application,sentence_id,"
+        "source_key,levels, as `study export-judgments` writes them; an older export's sentence is read too). The fixed-chance kappa's q is the number of labels of the "
         "criterion's scale: from the study, or from the CSV's levels column; --categories sets it.",
     )
     agreement.add_argument("file", metavar="STUDY|FILE.csv", help="a study database (.sqlite) or a judgments CSV")

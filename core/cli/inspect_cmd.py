@@ -18,8 +18,8 @@ import sys
 from core.csv_cells import safe_row
 from core.inspection.verdicts import VERDICTS
 
-ROW_COLUMNS = ("item", "sentence", "verdict", "systems", "source_length", "rules", "model_score", "true_score",
-               "search_error", "source", "candidate")
+ROW_COLUMNS = ("item", "sentence_id", "source_key", "verdict", "systems", "source_length", "rules", "model_score",
+               "true_score", "search_error", "source", "candidate")
 
 
 def register(subparsers) -> None:

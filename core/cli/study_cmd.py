@@ -400,7 +400,7 @@ def _items(args) -> int:
         writer.writerows(safe_row({**row, "systems": ";".join(row["systems"])}, args.raw) for row in rows)
     else:
         for row in rows:
-            buffer.write(f"{row['item']:<10} {row['sentence']:<8} {';'.join(row['systems']) or '-':<24} "
+            buffer.write(f"{row['item']:<10} {row['source_key']:<8} {';'.join(row['systems']) or '-':<24} "
                          f"{row['text']}\n")
     with atomic_output(args.output or "-", inputs=[args.db]) as handle:
         handle.write(buffer.getvalue())

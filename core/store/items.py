@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from core.store.database import Database
 from core.store.models import Candidate, CandidateSystem, ChoiceTask, SourceSentence, System
+from core.store.sentence_ids import sentence_id
 
 
 def item_key(candidate_id: int | None, choice_task_id: int | None = None, unit: int | None = None) -> str:
@@ -64,20 +65,23 @@ def systems_by_candidate(session, study_id: int) -> dict[int, list[str]]:
 
 
 def list_items(db: Database, study_id: int) -> list[dict]:
-    """``{"item", "kind", "sentence", "source", "text", "systems"}`` per item: candidates (planted controls
-    marked by their kind), then choice tasks (``text`` the highlighted span, ``systems`` the approach)."""
+    """``{"item", "kind", "sentence_id", "source_key", "source", "text", "systems"}`` per item
+    (:mod:`core.store.sentence_ids`): candidates (planted controls marked by their kind), then choice tasks
+    (``text`` the highlighted span, ``systems`` the approach)."""
     rows = []
     with db.reading() as session:
         systems = systems_by_candidate(session, study_id)
         for candidate, sentence, source in session.execute(
                 select(Candidate, SourceSentence.external_id, SourceSentence.text).join(SourceSentence)
                 .where(Candidate.study_id == study_id).order_by(Candidate.id)):
-            rows.append({"item": item_key(candidate.id), "kind": candidate.kind, "sentence": sentence,
-                         "source": source, "text": candidate.text, "systems": systems.get(candidate.id, [])})
+            rows.append({"item": item_key(candidate.id), "kind": candidate.kind, "sentence_id": sentence_id(sentence),
+                         "source_key": sentence, "source": source, "text": candidate.text,
+                         "systems": systems.get(candidate.id, [])})
         for task, sentence, source in session.execute(
                 select(ChoiceTask, SourceSentence.external_id, SourceSentence.text).join(SourceSentence)
                 .where(ChoiceTask.study_id == study_id).order_by(ChoiceTask.id)):
             span = " ".join(source.split()[task.span_start:task.span_end])
-            rows.append({"item": item_key(None, task.id), "kind": "choice", "sentence": sentence, "source": source,
+            rows.append({"item": item_key(None, task.id), "kind": "choice", "sentence_id": sentence_id(sentence),
+                         "source_key": sentence, "source": source,
                          "text": span, "systems": [task.system] if task.system else []})
     return rows
