@@ -31,8 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.store.database import open_database
-    from core.store.operations import find_study
+    from core.cli.study_access import open_study
     from core.tuning.devset import devset_records
     from core.tuning.devset_files import write_devset
 
@@ -40,12 +39,12 @@ def run(args: argparse.Namespace) -> int:
 
     criteria = [c.strip() for c in args.criteria.split(",") if c.strip()] if args.criteria else None
     resolve_output(args.output, [args.study], folder=args.format == "hf")  # refused before the study is read
-    with open_database(args.study) as db:
+    db, study_id = open_study(args.study, args.study_name)
+    with db:
         try:
-            study_id = find_study(db, args.study_name)
             records = devset_records(db, study_id, aggregate=args.aggregate, criteria=criteria,
                                      derive_from=args.derive_from)
-        except (LookupError, ValueError) as error:
+        except ValueError as error:
             print(f"parastudio: error: {error}", file=sys.stderr)
             return 2
     count = write_devset(records, args.output, args.format, inputs=[args.study], raw=args.raw)

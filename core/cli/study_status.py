@@ -53,11 +53,7 @@ def run_status(args: argparse.Namespace, open_study) -> int:
     from core.stats.anytime_sign_test import AnytimeSignTest
     from core.study_judgments import study_judgment_records
 
-    try:
-        db, study_id = open_study(args)
-    except LookupError as error:
-        print(f"parastudio: error: {error}", file=sys.stderr)
-        return 1
+    db, study_id = open_study(args)
     with db:
         records = study_judgment_records(db, study_id)
     criteria = records.criterion_names()
