@@ -76,3 +76,8 @@ def code_identity() -> dict:
     """``{"version", "commit"}`` of the running code (module docstring)."""
     version, commit = _identity()
     return {"version": version, "commit": commit}
+
+
+def code_version() -> str:
+    """The running code's version alone (``0.1.0.dev191+ge114d6b``): what a statistic's signature names."""
+    return _identity()[0]

@@ -15,10 +15,15 @@ import stat
 from sqlalchemy import select
 
 from core.stats.judgment_records import JudgmentRecords
+from core.stats.direct_assessment import DAScore, JudgeReliability, judge_reliability
+from core.stats.preference import PreferenceJudgment
 from core.store import operations as ops
-from core.store.criteria import scale_labels
+from core.store.criteria import SCORE_SCALES, scale_labels
 from core.store.database import Database
 from core.store.models import Criterion
+from core.store.preference_pairs import ties_by_construction
+from core.store.quality import da_control_pairs
+from core.vocabulary import PREFER_TIE
 
 
 def criterion_scales(db: Database, study_id: int) -> dict[str, tuple[str, ...]]:
@@ -42,6 +47,30 @@ def study_judgment_records(db: Database, study_id: int) -> JudgmentRecords:
         sentences=[r["source_key"] or r["item"] for r in records],
         scales=criterion_scales(db, study_id),
     )
+
+
+def study_preferences(db: Database, study_id: int) -> list[PreferenceJudgment]:
+    """The live answers of the study's preference criterion on normal items, each with the systems shown left
+    and right, and one tie per pair that was never shown because both systems produced the same string."""
+    judgments = [PreferenceJudgment(row["source_key"], row["systems"][0], row["systems"][1], row["value"],
+                                    row["annotator"])
+                 for row in ops.iter_judgments(db, study_id) if row["scale"] == "preference"]
+    ties = [PreferenceJudgment(sentence, left, right, PREFER_TIE)
+            for sentence, left, right in ties_by_construction(db, study_id)]
+    return judgments + ties
+
+
+def study_da_scores(db: Database, study_id: int) -> list[DAScore]:
+    """The live direct assessment scores on normal items, each with every system that produced the candidate."""
+    return [DAScore(row["item"], row["annotator"], float(row["value"]), tuple(row["systems"]) or ("-",),
+                    row["criterion"])
+            for row in ops.iter_judgments(db, study_id) if row["scale"] in SCORE_SCALES]
+
+
+def da_reliability(db: Database, study_id: int) -> list[JudgeReliability]:
+    """Each judge's reliability on the degraded candidates they scored (:func:`judge_reliability`)."""
+    return [judge_reliability(name, [p[0] for p in pairs], [p[1] for p in pairs])
+            for name, pairs in sorted(da_control_pairs(db, study_id).items())]
 
 
 def pattern_pairs_extracted(db: Database, study_id: int) -> dict[str, int] | None:

@@ -21,7 +21,10 @@ from typing import Literal
 Application = Literal["compression", "simplification", "similarity"]
 APPLICATIONS: tuple[Application, ...] = ("compression", "simplification", "similarity")
 
-PRESET_CRITERIA = ("fluency", "meaning", "adequacy", "fluency3", "usability", "quality5", "replacement", "choice")
+PRESET_CRITERIA = ("fluency", "meaning", "adequacy", "fluency3", "usability", "quality5", "replacement", "choice",
+                   "preference", "da", "esa")
+# Direct assessment (issue 30, WMT's DA): a whole-number score from 0 to 100.
+DA_LOWEST, DA_HIGHEST = 0, 100
 DEFAULT_CRITERIA = ("fluency", "meaning", "usability")
 
 YES = "yes"
@@ -38,6 +41,20 @@ def yes_or_no(word: str) -> str | None:
     if low in NO_WORDS:
         return NO
     return None
+
+
+# Pairwise preference (issue 30): the stored answers, worst to best for the left candidate, and the words read
+# as each (the screen's keys A/B/T among them).
+PREFER_LEFT, PREFER_TIE, PREFER_RIGHT = "left", "tie", "right"
+PREFERENCE_LABELS = (PREFER_RIGHT, PREFER_TIE, PREFER_LEFT)
+_PREFERENCE_WORDS = {PREFER_LEFT: ("left", "a", "l"), PREFER_RIGHT: ("right", "b", "r"),
+                     PREFER_TIE: ("tie", "t", "same", "no difference")}
+
+
+def preference(word: str) -> str | None:
+    """``"left"``, ``"right"`` or ``"tie"`` for a word of the preference vocabulary (case and spaces ignored)."""
+    low = str(word).strip().lower()
+    return next((label for label, words in _PREFERENCE_WORDS.items() if low in words), None)
 
 
 # Seed 002 §4.1: pairs of the log-linear model and of the MLE model (Bannard and Callison-Burch) judged blind.

@@ -18,8 +18,10 @@ from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QPushButton, QTable
 from core.engine.changed_words import changed_tokens
 from core.store import operations as ops
 from core.store.database import Database
-from desktop.annotation_screen import KeyBinding, key_for_level, replacement_marks
-from desktop.changed_spans import highlighted_html
+from core.demo import demo_files
+from core.judging_view import key_for_level, replacement_marks, study_display
+from desktop.judging_keys import KeyBinding
+from desktop.changed_spans import highlighted_display_html, highlighted_html
 from desktop.rows_model import RowsTableModel
 from desktop.workers import Worker
 
@@ -38,6 +40,7 @@ class AdjudicationDialog(QDialog):
     def __init__(self, db: Database, study_id: int, study_name: str, adjudicator: str, parent=None):
         super().__init__(parent)
         self.db, self.study_id, self.adjudicator = db, study_id, adjudicator
+        self.display = study_display(ops.study_settings(db, study_id), str(demo_files().truecase_model))
         self.items: list[ops.Disagreement] = []
         self.index = 0
         self.setWindowTitle(f"Adjudicate “{study_name}” as {adjudicator}")
@@ -80,7 +83,8 @@ class AdjudicationDialog(QDialog):
 
     # loading ------------------------------------------------------------------------------
     def reload(self) -> Worker:
-        worker = Worker(lambda report: ops.disagreements(self.db, self.study_id))
+        # Through the role's door: a name the researcher did not make adjudicator reads no label.
+        worker = Worker(lambda report: ops.disagreements_for(self.db, self.study_id, self.adjudicator))
         worker.signals.finished.connect(self._loaded)
         worker.signals.failed.connect(lambda message: self.header.setText(f"<b>could not read</b>: {html.escape(message)}"))
         self.worker = worker
@@ -118,12 +122,20 @@ class AdjudicationDialog(QDialog):
         else:
             source_marks, candidate_marks = changed_tokens(item.source, candidate, item.derivation)
             title = "Source sentence"
-        self.sentences.setText(f"<p><b>{html.escape(title)}</b><br>{highlighted_html(item.source.split(), source_marks)}"
-                               f"</p><p><b>Paraphrase</b><br>{highlighted_html(candidate.split(), candidate_marks)}</p>")
+        # The study's one display rule: the strings the judges read (core.judging_view.study_display).
+        source_html, candidate_html = (self._shown(item.source, source_marks), self._shown(candidate, candidate_marks))
+        self.sentences.setText(f"<p><b>{html.escape(title)}</b><br>{source_html}</p><p><b>Paraphrase</b><br>"
+                               f"{candidate_html}</p>")
         self.labels.setText("Judges: " + " · ".join(f"<b>{html.escape(n)}</b> said <b>{html.escape(v)}</b>"
                                                     for n, v in item.labels.items())
                             + (f" · your decision: <b>{html.escape(item.decision)}</b>" if item.decision else ""))
         self._set_buttons(item)
+
+    def _shown(self, tokens: str, marks) -> str:
+        if self.display is None:
+            return highlighted_html(tokens.split(), marks)
+        shown = self.display.show(tokens)
+        return highlighted_display_html(shown.text, shown.spans, marks)
 
     def _set_buttons(self, item: ops.Disagreement) -> None:
         while self.buttons_row.count():

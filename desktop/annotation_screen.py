@@ -10,8 +10,11 @@ Keys (each button shows its key):
 * Right / Left move through the order without answering, Ctrl+Z undoes the
   last answer, F flags, C comments (Enter saves, Esc cancels).
 
-The keys are one table (:data:`KEYS`, as Anki's reviewer declares its
-shortcuts) from which the buttons' labels and the help line are written.
+The keys are one table (:data:`desktop.judging_keys.KEYS`, as Anki's reviewer
+declares its shortcuts) from which the buttons' labels and the help line are
+written. What an item looks like (texts as judges see them, highlighted spans,
+levels and their keys) is :func:`core.judging_view.judging_view`'s; the screen
+paints it. The widgets are built by :class:`desktop.annotation_layout.AnnotationLayout`.
 
 An answer goes on the writer's queue (:mod:`desktop.judgment_writer`) and the
 next open item is shown at once; which item comes next is the Qt-free
@@ -26,103 +29,30 @@ shows the candidate alone and without highlights, meaning shows both.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
-from pathlib import Path
 from datetime import datetime, timezone
 
 from PySide6.QtCore import QKeyCombination, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import (
-    QFrame,
-    QGroupBox,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QPushButton,
-    QScrollArea,
-    QSizePolicy,
-    QStackedWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from core.store import operations as ops
 from core.demo import demo_files
-from core.engine.display_text import sentence_display
 from core.store import session_lock
 from core.store.annotation_session import AnnotationSession
 from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
-from core.engine.changed_words import changed_tokens
+from core.judging_view import JudgingView, ShownSentence, judging_view, study_display
 from desktop.changed_spans import highlighted_display_html, highlighted_html
+from desktop.judging_keys import KEY_BY_ACTION, KEYS, KeyBinding, help_line
 from desktop.judging_clock import JudgingClock
 from desktop.judgment_writer import JudgmentWriter
-from desktop.progress_bars import ProgressBars
-from core.vocabulary import YES
-
-MAX_OPTIONS = 5
-
-
-@dataclass(frozen=True)
-class KeyBinding:
-    """Keys (as QKeySequence text), the screen's method they call, the button label; ``scope`` limits them to
-    choice tasks ("choice") or to every item ("any")."""
-
-    keys: tuple[str, ...]
-    action: str
-    label: str
-    scope: str = "any"
-
-    @property
-    def shown(self) -> str:
-        return " / ".join(_KEY_NAMES.get(key, key) for key in self.keys)
-
-    def button_text(self) -> str:
-        return f"{self.label}  [{self.shown}]"
+from desktop.annotation_layout import AnnotationLayout
+from desktop.da_view import da_help
+from desktop.esa_view import esa_help
+from desktop.preference_view import preference_for_key, preference_help
 
 
-_KEY_NAMES = {"Right": "→", "Left": "←", "Down": "↓", "Up": "↑"}
-# Every key of the screen besides the answer levels (those come from each criterion's scale).
-KEYS = (
-    KeyBinding(("Left", "Up"), "previous", "◀ Previous"),
-    KeyBinding(("Right", "Down"), "next", "Next ▶"),
-    KeyBinding(("Ctrl+Z",), "undo", "Undo"),
-    KeyBinding(("F",), "toggle_flag", "Flag"),
-    KeyBinding(("C",), "start_comment", "Comment"),
-    KeyBinding(("0", "O"), "keep_original", "Keep the original", "choice"),
-    KeyBinding(("T",), "start_custom", "Custom paraphrase", "choice"),
-)
-KEY_BY_ACTION = {binding.action: binding for binding in KEYS}
-
-
-def help_line(scope: str) -> str:
-    """The keys that work on this kind of item, as one line."""
-    return " · ".join(f"<b>{html.escape(b.shown)}</b> {html.escape(b.label.strip('◀▶ ').lower())}"
-                      for b in KEYS if b.scope in ("any", scope))
-
-
-def key_for_level(scale: str, index: int, level: dict) -> tuple[str, ...]:
-    """The keys that give a level: Y/1 and N/0 for yes/no, else the level's digit."""
-    value = str(level["value"])
-    if scale in YES_NO_SCALES:
-        return ("Y", "1") if value == YES else ("N", "0")
-    if value.isdigit() and len(value) == 1:
-        return (value,)
-    return (str(index + 1),) if index < 9 else ()
-
-
-def replacement_marks(derivation, unit: int | None) -> tuple[range, range, str]:
-    """The one unit replacement a replacement-task item asks about: its source and candidate tokens, and a title
-    saying which of the candidate's replacements it is."""
-    units = ops.replacement_units(derivation)
-    if unit is None or not 0 <= unit < len(units):
-        return range(0), range(0), "Source sentence"
-    found = units[unit]
-    return (range(*found["src"]), range(*found["tgt"]),
-            f"Source sentence · replacement {unit + 1} of {len(units)}: “{found['source']}” → “{found['target']}”")
-
-
-class AnnotationScreen(QWidget):
+class AnnotationScreen(AnnotationLayout, QWidget):
     """Judging one study as one annotator. ``item_shown`` fires after each new item is laid out."""
 
     item_shown = Signal(object)
@@ -138,11 +68,8 @@ class AnnotationScreen(QWidget):
         self.annotator_name = ""
         self.item: ops.ItemView | None = None
         self.session: AnnotationSession | None = None  # what to show next; set by open()
-        self.readable = True  # sentences detokenized and truecased (the study's "display" setting)
-        self.display = None
-        self._key_values: dict[str, str] = {}
-        self.pending_flag = False
-        self.pending_comment: str | None = None
+        self.display = None  # the study's display rule (core.judging_view.study_display); None: tokenized
+        self.view: JudgingView | None = None  # what the item shown looks like (core.judging_view)
         self.shown_at = datetime.now(timezone.utc)
         self.clock = JudgingClock()  # time spent judging the item shown (paused when hidden or idle)
         self.lock: session_lock.SessionLock | None = None  # this window's judging session
@@ -159,144 +86,11 @@ class AnnotationScreen(QWidget):
         writer.closed.connect(self._heartbeat.stop)
         writer.failed.connect(lambda message: self.status.setText(f"<b>could not save</b>: {html.escape(message)}"))
 
-    # layout ---------------------------------------------------------------------------
-    def _build(self) -> None:
-        outer = QVBoxLayout(self)
-        header = QHBoxLayout()
-        self.header_label = QLabel()
-        self.header_label.setTextFormat(Qt.RichText)
-        header.addWidget(self.header_label, 1)
-        self.progress = ProgressBars()
-        header.addWidget(self.progress)
-        outer.addLayout(header)
-
-        self.question_label = QLabel()
-        self.question_label.setWordWrap(True)
-        font = self.question_label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.35)
-        font.setBold(True)
-        self.question_label.setFont(font)
-        outer.addWidget(self.question_label)
-
-        self.pages = QStackedWidget()
-        self.pages.addWidget(self._build_candidate_page())
-        self.pages.addWidget(self._build_choice_page())
-        self.pages.addWidget(self._build_done_page())
-        # On a small screen (1024 x 600) a long item scrolls instead of pushing the window past the screen.
-        scroller = QScrollArea()
-        scroller.setWidget(self.pages)
-        scroller.setWidgetResizable(True)
-        scroller.setFrameShape(QFrame.NoFrame)
-        scroller.setFocusPolicy(Qt.NoFocus)
-        outer.addWidget(scroller, 1)
-
-        self.answer_label = QLabel()
-        self.answer_label.setTextFormat(Qt.RichText)
-        outer.addWidget(self.answer_label)
-
-        self.comment_edit = QLineEdit(placeholderText="Comment on this item: Enter saves, Esc cancels")
-        self.comment_edit.hide()
-        self.comment_edit.returnPressed.connect(self._save_comment)
-        outer.addWidget(self.comment_edit)
-
-        actions = QHBoxLayout()
-        self.prev_button, self.next_button, self.undo_button, self.flag_button, self.comment_button = (
-            self._key_button(action) for action in ("previous", "next", "undo", "toggle_flag", "start_comment"))
-        for button in (self.prev_button, self.next_button, self.undo_button, self.flag_button, self.comment_button):
-            actions.addWidget(button)
-        actions.addStretch(1)
-        outer.addLayout(actions)
-        self.keys_help = QLabel()
-        self.keys_help.setTextFormat(Qt.RichText)
-        self.keys_help.setStyleSheet("color:#555")
-        outer.addWidget(self.keys_help)
-        self.status = QLabel()
-        self.status.setTextFormat(Qt.RichText)
-        outer.addWidget(self.status)
-
-    def _key_button(self, action: str) -> QPushButton:
-        """The button of a key in :data:`KEYS`, labelled from the table."""
-        return self._button(KEY_BY_ACTION[action].button_text(), getattr(self, action))
-
-    def _button(self, text: str, slot) -> QPushButton:
-        # A button's "&" marks its Alt shortcut: text from a study ("rock &amp; roll") would record an answer
-        # with Alt+A and show "amp;". Doubled, it shows as written and makes no shortcut.
-        button = QPushButton(text.replace("&", "&&"))
-        button.setFocusPolicy(Qt.NoFocus)  # keys always reach the screen
-        button.pressed.connect(self._note_activity)
-        button.clicked.connect(slot)
-        return button
-
     def _note_activity(self) -> None:
         if not self.clock.running and self.item is not None:
             self.status.setText("The clock paused while you were away (over a minute without a key); judging "
                                 "time counts only while you judge.")
         self.clock.activity()
-
-    @staticmethod
-    def _text_box(title: str) -> tuple[QGroupBox, QLabel]:
-        box = QGroupBox(title)
-        layout = QVBoxLayout(box)
-        label = QLabel()
-        label.setTextFormat(Qt.RichText)
-        label.setWordWrap(True)
-        label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        font = label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        label.setFont(font)
-        label.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
-        layout.addWidget(label)
-        return box, label
-
-    def _build_candidate_page(self) -> QWidget:
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        self.source_box, self.source_label = self._text_box("Source sentence")
-        self.candidate_box, self.candidate_label = self._text_box("Paraphrase")
-        layout.addWidget(self.source_box)
-        layout.addWidget(self.candidate_box)
-        # One row of buttons per scale, made once: switching pages is cheaper than rebuilding buttons.
-        self.levels_stack = QStackedWidget()
-        self.levels_stack.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
-        self._level_pages: dict[tuple, tuple[int, dict[str, str], list[QPushButton], str]] = {}
-        layout.addWidget(self.levels_stack)
-        self.levels_help = QLabel()
-        self.levels_help.setTextFormat(Qt.RichText)
-        self.levels_help.setWordWrap(True)
-        self.levels_help.setAlignment(Qt.AlignTop | Qt.AlignLeft)
-        layout.addWidget(self.levels_help)
-        layout.addStretch(1)
-        return page
-
-    def _build_choice_page(self) -> QWidget:
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        self.choice_box, self.choice_sentence_label = self._text_box("Sentence (the highlighted words are to be "
-                                                                     "paraphrased)")
-        layout.addWidget(self.choice_box)
-        options_box = QGroupBox("Options")
-        self.options_layout = QVBoxLayout(options_box)
-        layout.addWidget(options_box)
-        self.original_button = self._key_button("keep_original")
-        self.original_button.setCheckable(True)
-        layout.addWidget(self.original_button)
-        custom_row = QHBoxLayout()
-        custom_row.addWidget(QLabel(KEY_BY_ACTION["start_custom"].button_text() + ":"))
-        self.custom_edit = QLineEdit(placeholderText="Press T, type your own paraphrase, Enter submits, Esc leaves")
-        self.custom_edit.returnPressed.connect(self._submit_custom)
-        custom_row.addWidget(self.custom_edit, 1)
-        layout.addLayout(custom_row)
-        layout.addStretch(1)
-        return page
-
-    def _build_done_page(self) -> QWidget:
-        page = QFrame()
-        layout = QVBoxLayout(page)
-        self.done_label = QLabel()
-        self.done_label.setAlignment(Qt.AlignCenter)
-        self.done_label.setTextFormat(Qt.RichText)
-        layout.addWidget(self.done_label)
-        return page
 
     # study and annotator --------------------------------------------------------------
     def open(self, study_id: int, annotator_name: str, study_name: str = "", *, take_over: bool = False) -> None:
@@ -321,9 +115,7 @@ class AnnotationScreen(QWidget):
         self._heartbeat.start()
         self.session = AnnotationSession(self.db, self.annotator_id)
         settings = ops.study_settings(self.db, study_id)
-        self.readable = settings.get("display", "readable") == "readable"
-        model = settings.get("truecase_model") or str(demo_files().truecase_model)
-        self.display = sentence_display(model if model and Path(model).is_file() else None)
+        self.display = study_display(settings, str(demo_files().truecase_model))  # None: tokenized
         self._show(self.session.first())
         self.progress.follow(self.db, study_id, self.annotator_id)
 
@@ -378,8 +170,11 @@ class AnnotationScreen(QWidget):
 
     # showing an item ---------------------------------------------------------------
     def _show(self, item: ops.ItemView | None) -> None:
+        if item is None or self.item is None or item.assignment_id != self.item.assignment_id:
+            self.status.clear()  # a status line belongs to the item it was said on (issue 28: it stayed for hundreds)
         self.item = item
-        self.pending_flag, self.pending_comment = False, None
+        if self.session is not None:
+            self.session.showing(item)
         self.comment_edit.hide()
         self.shown_at = datetime.now(timezone.utc)
         self.clock.start()
@@ -405,12 +200,17 @@ class AnnotationScreen(QWidget):
             return
         item = self.item
         self.question_label.setText(item.question)
+        self.view = judging_view(item, self.display)
         if item.scale == "choice":
-            self._show_choice(item)
+            self._show_choice(self.view)
+        elif item.scale in self.protocol_views:
+            self.protocol_views[item.scale].show_item(item)
+            self.pages.setCurrentWidget(self.protocol_views[item.scale])
         else:
-            self._show_candidate(item)
+            self._show_candidate(self.view)
         self._show_answer()
-        self.keys_help.setText(help_line(item.scale))
+        self.keys_help.setText({"preference": preference_help, "da": da_help, "esa": lambda: esa_help(False)}.get(
+            item.scale, lambda: help_line(item.scale))())
         if self.session is not None and self.session.held_back is not None:
             # Blind phases: the item due shows a source whose sentence still has this question open.
             self.status.setText(f"This {html.escape(item.criterion)} question of the sentence comes first: the "
@@ -423,77 +223,50 @@ class AnnotationScreen(QWidget):
         self.header_label.setText(f"<b>{html.escape(self.study_name)}</b> · annotator "
                                   f"<b>{html.escape(self.annotator_name)}</b>{where} · system names hidden")
 
-    def _show_candidate(self, item: ops.ItemView) -> None:
+    def _show_candidate(self, view: JudgingView) -> None:
         self.pages.setCurrentIndex(0)
-        candidate = item.candidate or ""
         # The source box stays in place (no show/hide: that re-lays out the window on every key).
-        if item.scale == "replacement":
-            source_changed, candidate_changed, title = replacement_marks(item.derivation, item.unit)
-            self.source_box.setTitle(title)
-            self.source_label.setText(self._sentence_html(item, item.source, source_changed))
-            self.candidate_label.setText(self._sentence_html(item, candidate, candidate_changed))
-        elif item.shows_source:
-            source_changed, candidate_changed = changed_tokens(item.source, candidate, item.derivation)
-            self.source_box.setTitle("Source sentence")
-            self.source_label.setText(self._sentence_html(item, item.source, source_changed))
-            self.candidate_label.setText(self._sentence_html(item, candidate, candidate_changed))
-        else:
-            # Form alone (seed 003's first step): no source, and no highlight that would hint at one.
-            self.source_box.setTitle("Source sentence: not shown for this question")
-            self.source_label.setText("<i style='color:#777'>Judge the sentence below on its own.</i>")
-            self.candidate_label.setText(self._sentence_html(item, candidate, set()))
-        self._set_level_buttons(item)
+        self.source_box.setTitle(view.source_title)
+        self.source_label.setText(sentence_html(view.source) if view.source is not None else
+                                  "<i style='color:#777'>Judge the sentence below on its own.</i>")
+        self.candidate_label.setText(sentence_html(view.candidate))
+        self._set_level_buttons(view)
 
-    def _sentence_html(self, item: ops.ItemView, tokens: str, marked) -> str:
-        """A sentence as the study shows it: readable (the published source where the text is the source's,
-        else detokenized and truecased) or tokenized, with the ``marked`` tokens highlighted."""
-        if not self.readable or self.display is None:
-            return highlighted_html(tokens.split(), marked)
-        if item.source_display and tokens.split() == item.source.split():
-            shown = self.display.show_original(item.source_display, tokens)
-        else:
-            shown = self.display.show(tokens)
-        return highlighted_display_html(shown.text, shown.spans, marked)
-
-    def _set_level_buttons(self, item: ops.ItemView) -> None:
-        signature = (item.scale, tuple((str(level["value"]), level.get("label")) for level in item.levels))
+    def _set_level_buttons(self, view: JudgingView) -> None:
+        item = view.item
+        signature = (item.scale, tuple((level.value, level.label) for level in view.levels))
         if signature not in self._level_pages:
             row = QWidget()
             layout = QHBoxLayout(row)
             layout.setContentsMargins(0, 0, 0, 0)
-            key_values: dict[str, str] = {}
             buttons, help_lines = [], []
-            for index, level in enumerate(item.levels):
-                keys = key_for_level(item.scale, index, level)
-                value = str(level["value"])
-                for key in keys:
-                    key_values[key] = value
-                label = level.get("label") or value
-                button = self._button(f"{label}  [{' / '.join(keys)}]", lambda _=False, v=value: self.answer(v))
-                button.setToolTip(level.get("description", ""))
+            for level in view.levels:
+                button = self._button(f"{level.label}  [{' / '.join(level.keys)}]",
+                                      lambda _=False, v=level.value: self.answer(v))
+                button.setToolTip(level.description)
                 button.setCheckable(True)  # pressed while it is the answer of the item shown
                 button.setMinimumHeight(36)
                 layout.addWidget(button)
                 buttons.append(button)
                 if item.scale not in YES_NO_SCALES:
-                    help_lines.append(f"<b>{html.escape(value)}</b> {html.escape(label)}: "
-                                      f"{html.escape(level.get('description', ''))}")
-            self._level_pages[signature] = (self.levels_stack.addWidget(row), key_values, buttons,
-                                            "<br>".join(help_lines), [str(level["value"]) for level in item.levels])
-        index, self._key_values, self.level_buttons, help_text, self._button_values = self._level_pages[signature]
+                    help_lines.append(f"<b>{html.escape(level.value)}</b> {html.escape(level.label)}: "
+                                      f"{html.escape(level.description)}")
+            self._level_pages[signature] = (self.levels_stack.addWidget(row), buttons, "<br>".join(help_lines))
+        index, self.level_buttons, help_text = self._level_pages[signature]
+        self._button_values = [level.value for level in view.levels]
         self.levels_stack.setCurrentIndex(index)
         self.levels_help.setText(help_text)
 
-    def _show_choice(self, item: ops.ItemView) -> None:
+    def _show_choice(self, view: JudgingView) -> None:
+        item = view.item
         self.pages.setCurrentIndex(1)
-        start, end = item.span or (0, 0)
-        self.choice_sentence_label.setText(self._sentence_html(item, item.source, range(start, end)))
+        self.choice_sentence_label.setText(sentence_html(view.candidate))
         for button in self.option_buttons:
             self.options_layout.removeWidget(button)
             button.hide()
             button.deleteLater()
         self.option_buttons = []
-        for number, option in enumerate(item.options[:MAX_OPTIONS], 1):
+        for number, option in enumerate(view.options, 1):  # as each would read in the sentence above
             button = self._button(f"[{number}]  {option}", lambda _=False, n=number: self.answer_choice(f"option:{n}"))
             button.setCheckable(True)
             button.setStyleSheet("text-align:left; padding:6px")
@@ -522,8 +295,7 @@ class AnnotationScreen(QWidget):
         for number, button in enumerate(self.option_buttons, 1):
             button.setChecked(item.value == f"option:{number}")
         self.original_button.setChecked(item.value == "original")
-        flagged = item.flag if item.value is not None else self.pending_flag
-        comment = item.comment if item.value is not None else self.pending_comment
+        flagged, comment = self.session.remarks(item)
         if flagged:
             parts.append("<b style='color:#b00000'>⚑ flagged</b>")
         if comment:
@@ -535,9 +307,7 @@ class AnnotationScreen(QWidget):
         item = self.item
         if item is None or self.annotator_id is None:
             return
-        was_open = item.value is None
-        flag = item.flag if not was_open else self.pending_flag
-        comment = item.comment if not was_open else self.pending_comment
+        flag, comment = self.session.remarks(item)
         now = datetime.now(timezone.utc)
         self.writer.answer(item.assignment_id, value, text=text, started_at=self.shown_at, answered_at=now,
                            comment=comment, flag=flag, duration_ms=self.clock.elapsed_ms())
@@ -598,50 +368,44 @@ class AnnotationScreen(QWidget):
             self.status.setText("nothing to undo")
             return
         self.progress.answer_committed()
-        self.status.setText("last answer undone")
         reopened = self.session.undone(assignment_id)
         if reopened is not None:
             self._show(reopened)
+        self.status.setText("last answer undone")
 
     def _on_committed(self, _assignment_id: int, _judgment_id: int) -> None:
         self.progress.answer_committed()
 
     def toggle_flag(self) -> None:
-        item = self.item
-        if item is None:
-            return
-        if item.value is None:
-            self.pending_flag = not self.pending_flag
-            self.status.setText("the flag is saved with your answer" if self.pending_flag else "flag removed")
-        else:
-            flag = not item.flag
-            self.writer.annotate(item.assignment_id, flag=flag)
-            self.item = self.session.annotated(item, flag=flag)
-            self.status.setText("flagged" if flag else "flag removed")
-        self._show_answer()
+        if self.item is not None:
+            self._remarked(self.session.toggle_flag(self.item), "flag")
 
     def start_comment(self) -> None:
         if self.item is None:
             return
-        current = self.item.comment if self.item.value is not None else self.pending_comment
-        self.comment_edit.setText(current or "")
+        self.comment_edit.setText(self.session.remarks(self.item)[1] or "")
         self.comment_edit.show()
         self.comment_edit.setFocus()
 
     def _save_comment(self) -> None:
-        item = self.item
-        comment = self.comment_edit.text().strip() or None
         self.comment_edit.hide()
         self.setFocus()
-        if item is None:
-            return
-        if item.value is None:
-            self.pending_comment = comment
-            self.status.setText("the comment is saved with your answer")
-        else:
-            self.writer.annotate(item.assignment_id, comment=comment or "")
-            self.item = self.session.annotated(item, comment=comment or "")
+        if self.item is not None:
+            self._remarked(self.session.set_comment(self.item, self.comment_edit.text().strip() or None), "comment")
+
+    def _remarked(self, remark, what: str) -> None:
+        """A flag or comment the session took: written now (an answered item) or kept for the answer."""
+        if remark.write_now and what == "flag":
+            self.writer.annotate(remark.item.assignment_id, flag=remark.flag)
+            self.status.setText("flagged" if remark.flag else "flag removed")
+        elif remark.write_now:
+            self.writer.annotate(remark.item.assignment_id, comment=remark.comment or "")
             self.status.setText("comment saved")
+        elif what == "flag":
+            self.status.setText("the flag is saved with your answer" if remark.flag else "flag removed")
+        else:
+            self.status.setText("the comment is saved with your answer")
+        self.item = remark.item
         self._show_answer()
 
     # keys ------------------------------------------------------------------------------
@@ -653,6 +417,13 @@ class AnnotationScreen(QWidget):
                 self.setFocus()
                 return
             return super().keyPressEvent(event)
+        # On a preference item A/B/T and the arrows answer (desktop/preference_view.py), before they navigate.
+        if self.item is not None and self.item.scale == "preference" and (value := preference_for_key(event)):
+            self.answer(value)
+            return
+        if self.item is not None and self.item.scale in ("da", "esa") and \
+                self.protocol_views[self.item.scale].handle_key(event):
+            return
         binding = self._binding_for(event)
         if binding is not None:
             getattr(self, binding.action)()
@@ -663,9 +434,13 @@ class AnnotationScreen(QWidget):
         if self.item is not None and self.item.scale == "choice":
             self._choice_key(key)
         elif self.item is not None:
-            value = self._key_values.get(event.text().upper()) if event.text() else None
+            value = self.view.value_of_key(event.text()) if event.text() and self.view is not None else None
             if value is not None:
                 self.answer(value)
+            elif event.text().strip() and event.text().isalnum():
+                # A key of another scale (Y on a 1-3 question): say which keys answer this one.
+                self.status.setText(f"{html.escape(event.text().upper())} is not an answer to this question: press "
+                                    f"{html.escape(' / '.join(self.view.answer_keys))}")
             else:
                 super().keyPressEvent(event)
 
@@ -683,3 +458,10 @@ class AnnotationScreen(QWidget):
     def _choice_key(self, key: int) -> None:
         if Qt.Key_1 <= key <= Qt.Key_5:
             self.answer_choice(f"option:{key - Qt.Key_0}")
+
+
+def sentence_html(shown: ShownSentence) -> str:
+    """A shown sentence as escaped HTML with its marked tokens highlighted (readable or tokenized)."""
+    if shown.text is None:
+        return highlighted_html(list(shown.tokens), shown.marked)
+    return highlighted_display_html(shown.text, shown.spans, shown.marked)

@@ -100,8 +100,8 @@ def build_demo_then(app, then) -> bool:
     return True
 
 
-def take_screenshots(window, directory: Path) -> None:
-    """Visit every screen, let its workers finish, save the window as PNG, then close."""
+def take_screenshots(window, directory: Path, then=None) -> None:
+    """Visit every screen, let its workers finish, save the window as PNG, then close (or call ``then``)."""
     from PySide6.QtCore import QTimer
 
     directory.mkdir(parents=True, exist_ok=True)
@@ -109,7 +109,7 @@ def take_screenshots(window, directory: Path) -> None:
 
     def visit() -> None:
         if not order:
-            window.close()
+            (then or window.close)()
             return
         index, name = order.pop(0)
         window.tabs.setCurrentIndex(index)

@@ -26,10 +26,11 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QThreadPool, Signal
-from PySide6.QtGui import QColor, QKeySequence, QPixmap, QShortcut
+from PySide6.QtGui import QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
@@ -43,108 +44,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.engine.changed_words import changed_tokens
-from core.inspection.candidate_rows import CandidateRow, candidate_rows, filter_rows
+from core.demo import demo_files
+from core.inspection.candidate_rows import CandidateRow, candidate_rows
 from core.inspection.details import candidate_details, pivot_phrases
 from core.inspection.plots import plot_rejection_rates, plot_score_histograms
 from core.inspection.rule_blame import rule_blame, write_prune_list
-from core.inspection.verdicts import ACCEPTED, REJECTED, VERDICTS
+from core.inspection.verdicts import REJECTED, VERDICTS
+from core.judging_view import study_display
+from core.store import operations as ops
 from core.store.database import Database
-from desktop.changed_spans import highlighted_html
 from desktop import file_dialogs
-from desktop.row_views import ListRowsModel, rows_view
+from desktop.inspect_html import details_html, sentence_systems_html
+from desktop.inspect_rows_model import ANY, COLUMNS, CandidateRowsModel
+from desktop.row_views import rows_view
 from desktop.rows_model import RowsTableModel
 from desktop.workers import Worker
-
-COLOURS = {ACCEPTED: "#d9f2d9", REJECTED: "#f7d4d4", "disagreed": "#fbe7c2"}
-COLUMNS = ("verdict", "systems", "length", "rules", "model score", "true score", "search error", "candidate")
-ANY = "(any)"
-
-
-class CandidateRowsModel(ListRowsModel):
-    """The filtered, sorted rows of a study.
-
-    Every row is sorted once when the sort changes (keys computed once per row); a filter then keeps the
-    sorted rows that pass, in order, so filtering never sorts again (``benchmarks/bench_inspect.py``:
-    100,000 rows)."""
-
-    COLUMNS = COLUMNS
-
-    def __init__(self):
-        super().__init__()
-        self.all_rows: list[CandidateRow] = []
-        self.rows: list[CandidateRow] = []
-        self._sorted_rows: list[CandidateRow] = []
-        self._filters: dict = {}
-        self._sort = (0, Qt.AscendingOrder)
-        self._by_sentence: dict[str, list[CandidateRow]] | None = None
-
-    def load(self, rows: list[CandidateRow]) -> None:
-        self.all_rows = rows
-        self._by_sentence = None
-        self._sorted_rows = self._in_order(rows)
-        self.apply(**self._filters)
-
-    def apply(self, **filters) -> None:
-        self.beginResetModel()
-        self._filters = filters
-        self.rows = filter_rows(self._sorted_rows, **filters) if filters else list(self._sorted_rows)
-        self.endResetModel()
-
-    def same_sentence(self, sentence: str) -> list[CandidateRow]:
-        """Every loaded row of one source sentence (an index built on first use)."""
-        if self._by_sentence is None:
-            self._by_sentence = {}
-            for row in self.all_rows:
-                self._by_sentence.setdefault(row.sentence, []).append(row)
-        return self._by_sentence.get(sentence, [])
-
-    @staticmethod
-    def value(row: CandidateRow, column: int):
-        return _COLUMN_VALUES[column](row)
-
-    def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid():
-            return None
-        row = self.rows[index.row()]
-        if role == Qt.DisplayRole:
-            value = self.value(row, index.column())
-            return f"{value:.3f}" if isinstance(value, float) else ("" if value is None else str(value))
-        if role == Qt.BackgroundRole:
-            return QColor(COLOURS.get(row.verdict, "#ffffff"))
-        if role == Qt.ToolTipRole and index.column() == len(COLUMNS) - 1:
-            return row.source
-        return None
-
-    def sort(self, column: int, order=Qt.AscendingOrder) -> None:
-        self.beginResetModel()
-        self._sort = (column, order)
-        self._sorted_rows = self._in_order(self.all_rows)
-        self.rows = filter_rows(self._sorted_rows, **self._filters) if self._filters else list(self._sorted_rows)
-        self.endResetModel()
-
-    def _in_order(self, rows: list[CandidateRow]) -> list[CandidateRow]:
-        """``rows`` by the sort column, stable, rows without a value last in either direction."""
-        column, order = self._sort
-        of = _COLUMN_VALUES[column]
-        present = [row for row in rows if of(row) is not None]
-        missing = [row for row in rows if of(row) is None]
-        present.sort(key=of, reverse=order == Qt.DescendingOrder)
-        return present + missing
-
-
-# One function per column of COLUMNS: what it shows and sorts by.
-_COLUMN_VALUES = (
-    lambda row: row.verdict or "-",
-    lambda row: ", ".join(row.systems),
-    lambda row: row.source_length,
-    lambda row: row.rules,
-    lambda row: row.model_score,
-    lambda row: row.true_score,
-    lambda row: "yes" if row.search_error else "",
-    lambda row: row.text,
-)
-
 
 class InspectScreen(QWidget):
     open_in_scorer = Signal(str, str)  # source, candidate
@@ -155,8 +69,12 @@ class InspectScreen(QWidget):
         self.study_id: int | None = None
         self.study_name = ""
         self.table = self.lm = None  # the engine the details recompute scores with (set by set_engine)
+        self.display = None  # the study's display rule: the details show the strings as the judges read them
+        self.engine_paths: tuple[str, str] | None = None  # where Inspect loads its own engine from
+        self.engine_state = "none"  # "none" (no engine files), "loading", "ready" or "failed: …"
         self.bilingual = None  # the Moses table a pivot table was built from: each rule's pivot phrases
         self._details_asked = 0  # the newest details request; an older one's answer is dropped
+        self._plot_asked = 0  # the newest plot request: the screen shows the rows the filters keep, as exported
         self.plots_dir = Path(tempfile.mkdtemp(prefix="parastudio-inspect-"))
         self.loaded = False
         layout = QVBoxLayout(self)
@@ -167,6 +85,7 @@ class InspectScreen(QWidget):
         self.splitter = splitter = QSplitter(Qt.Horizontal)
         self.model = CandidateRowsModel()
         self.view = rows_view(self.model, self.show_details)
+        self._candidate_first()
         splitter.addWidget(self.view)
         self.side = QTabWidget()
         self.details = QTextBrowser()
@@ -198,6 +117,17 @@ class InspectScreen(QWidget):
         if not self._split_once and self.width() > 0:
             self._split_once = True
             self.splitter.setSizes([self.width() * 55 // 100, self.width() * 45 // 100])
+            self.view.setColumnWidth(len(COLUMNS) - 1, max(240, self.width() * 55 // 100 * 6 // 10))
+
+    def _candidate_first(self) -> None:
+        """The candidate's text, the column a researcher reads, right after the verdict and wide (the numbers
+        scroll after it): at 1024 px it was off screen, at 1280 about 20 px wide (issue 28)."""
+        header = self.view.horizontalHeader()
+        candidate = len(COLUMNS) - 1
+        header.moveSection(candidate, 1)
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(candidate, QHeaderView.Interactive)
+        self.view.setColumnWidth(candidate, 320)
 
     # layout -------------------------------------------------------------------------------
     def _filters(self) -> QHBoxLayout:
@@ -234,7 +164,10 @@ class InspectScreen(QWidget):
         self.blame_view = QTableView()
         self.blame_view.setModel(self.blame_model)
         self.blame_view.verticalHeader().setVisible(False)
-        self.blame_view.horizontalHeader().setStretchLastSection(True)
+        header = self.blame_view.horizontalHeader()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)  # no clipped count or p-value
+        header.moveSection(4, 0)  # the rule first: what the row is about
         layout.addWidget(self.blame_view, 1)
         buttons = QHBoxLayout()
         self.blame_button = QPushButton("Find the rules to blame")
@@ -272,14 +205,63 @@ class InspectScreen(QWidget):
                            "in red (researchers only)")
 
     def set_engine(self, table, lm) -> None:
-        """The paraphrase table and LM the details recompute scores with (the Scorer's, once loaded)."""
+        """The paraphrase table and LM the details recompute scores with (the Scorer's, or Inspect's own)."""
         self.table, self.lm = table, lm
+        self.engine_state = "ready"
+
+    def set_engine_paths(self, table_path: str, lm_path: str) -> None:
+        """Where Inspect loads its own engine (in a worker, when first shown) for the LM, channel and exact true
+        score of the details; none there: the details say why those scores are missing."""
+        self.engine_paths = (table_path, lm_path)
+
+    def load_engine(self) -> None:
+        """The table and LM, loaded once in a worker; the status and the details say so meanwhile."""
+        if self.engine_state in ("ready", "loading") or self.engine_paths is None:
+            return
+        table_path, lm_path = self.engine_paths
+        if not (Path(table_path).is_file() and Path(lm_path).is_file()):
+            self.engine_state = "none"
+            return
+        from desktop.scorer_window import load_engine
+
+        self.engine_state = "loading"
+        worker = Worker(load_engine, table_path, lm_path)
+        worker.signals.finished.connect(self._engine_loaded)
+        worker.signals.failed.connect(self._engine_failed)
+        self._engine_worker = self._start(worker, f"loading the engine ({Path(table_path).name}, "
+                                                  f"{Path(lm_path).name}) for the LM, channel and true scores…")
+
+    def _engine_loaded(self, result) -> None:
+        if self.engine_state == "ready":
+            return  # the Scorer's engine came first
+        self.set_engine(*result)
+        self.status.setText("engine loaded: the details show the LM, channel and exact true score")
+        self.show_details(self.view.currentIndex().row())
+
+    def _engine_failed(self, message: str) -> None:
+        self.engine_state = f"failed: {message}"
+        self.status.setText(f"could not load the engine: {message}")
+        self.show_details(self.view.currentIndex().row())
+
+    def engine_note(self) -> str:
+        """Why the details have no LM, channel or true score yet ('' once they do)."""
+        if self.engine_state == "ready":
+            return ""
+        if self.engine_state == "loading":
+            return "loading the engine: the LM, channel and exact true score appear when it is loaded"
+        if self.engine_state.startswith("failed"):
+            return f"no engine ({self.engine_state[len('failed: '):]}): no LM, channel or exact true score"
+        where = " / ".join(self.engine_paths) if self.engine_paths else "(none given)"
+        return (f"no table or LM at {where}: start with `parastudio app --table T --lm LM` for the LM, channel "
+                "and exact true score")
 
     def refresh(self) -> None:
         if self.study_id is None:
             return
+        self.load_engine()
         db, study_id = self.db, self.study_id
-        worker = Worker(lambda report: (study_id, candidate_rows(db, study_id)))
+        worker = Worker(lambda report: (study_id, candidate_rows(db, study_id),
+                                        study_display(ops.study_settings(db, study_id), str(demo_files().truecase_model))))
         worker.signals.finished.connect(self._loaded)
         worker.signals.failed.connect(lambda message: self.status.setText(f"could not load: {message}"))
         self._worker = self._start(worker, "loading the judged candidates…")
@@ -300,7 +282,7 @@ class InspectScreen(QWidget):
         return worker
 
     def _loaded(self, result) -> None:
-        study_id, rows = result
+        study_id, rows, self.display = result
         if study_id != self.study_id:
             return
         self.loaded = True
@@ -313,7 +295,6 @@ class InspectScreen(QWidget):
             combo.blockSignals(False)
         self.model.load(rows)
         self.apply_filters()
-        self.draw_plot()
 
     def apply_filters(self) -> None:
         def chosen(combo):
@@ -328,6 +309,7 @@ class InspectScreen(QWidget):
         self.status.setText(f"{shown} of {total} judged candidates shown · {rejected} rejected")
         if shown:
             self.view.selectRow(0)
+        self.draw_plot()  # the plot on screen is always the rows shown (the one exported)
 
     # the selected candidate -------------------------------------------------------------------
     def current(self) -> CandidateRow | None:
@@ -353,7 +335,7 @@ class InspectScreen(QWidget):
     def _details_ready(self, result) -> None:
         asked, details = result
         if asked == self._details_asked:
-            self.details.setHtml(details_html(details))
+            self.details.setHtml(details_html(details, self.engine_note(), self.display))
 
     def choose_bilingual(self, path: str | None = None) -> None:
         """Load the bilingual Moses table the pivot table came from (in a worker), so each rule of a derivation
@@ -380,30 +362,7 @@ class InspectScreen(QWidget):
             self._show_blame_rows()
 
     def _sentence_html(self, selected: CandidateRow) -> str:
-        """Every system's candidates of the selected row's sentence, side by side: one column per system."""
-        by_system: dict[str, list[CandidateRow]] = {}
-        for row in self.model.same_sentence(selected.sentence):
-            for system in row.systems:
-                by_system.setdefault(system, []).append(row)
-        systems = sorted(by_system)
-        parts = [f"<p><b>Source</b>: {html.escape(selected.source)}</p>",
-                 "<table border=1 cellspacing=0 cellpadding=4 width='100%'><tr>"]
-        for system in systems:
-            rejected = sum(row.verdict == REJECTED for row in by_system[system])
-            parts.append(f"<th>{html.escape(system)}<br><small>{len(by_system[system])} judged, "
-                         f"{rejected} rejected</small></th>")
-        parts.append("</tr><tr>")
-        for system in systems:
-            cells = []
-            for row in sorted(by_system[system], key=lambda r: r.scores.get(system, {}).get("rank") or 0):
-                _, marked = changed_tokens(row.source, row.text)
-                mark = " ◀" if row is selected else ""
-                cells.append(f"<p style='background:{COLOURS.get(row.verdict, '#fff')}'>"
-                             f"<b>{html.escape(row.verdict or '-')}</b>{mark}: "
-                             f"{highlighted_html(row.text.split(), marked)}</p>")
-            parts.append(f"<td valign='top'>{''.join(cells)}</td>")
-        parts.append("</tr></table>")
-        return "".join(parts)
+        return sentence_systems_html(selected, self.model.same_sentence(selected.sentence))
 
     def send_to_scorer(self) -> None:
         row = self.current()
@@ -460,19 +419,27 @@ class InspectScreen(QWidget):
         if not self.model.all_rows:
             return
         choice = self.plot_choice.currentIndex()
-        path = self.plots_dir / f"plot-{choice}.png"
+        self._plot_asked += 1
+        asked = self._plot_asked
+        path = self.plots_dir / f"plot-{asked}.png"
         rows = list(self.model.rows)
         plot = plot_rejection_rates if choice == 0 else plot_score_histograms
-        worker = Worker(lambda report: plot(rows, path))
+        worker = Worker(lambda report: (asked, plot(rows, path)))
         worker.signals.finished.connect(self._show_plot)
         # A plot that cannot be drawn says so; the screen goes on.
         worker.signals.failed.connect(lambda message: self.plot_label.setText(f"could not draw the plot: {message}"))
         self._plot_worker = worker
         QThreadPool.globalInstance().start(worker)
 
-    def _show_plot(self, drawn) -> None:
-        """The plot scaled to the space the tab has (a full-size image would push the table aside)."""
+    def _show_plot(self, result) -> None:
+        """The plot scaled to the space the tab has (a full-size image would push the table aside); an older
+        request's plot (the filters changed since) is dropped."""
+        asked, drawn = result
+        if asked != self._plot_asked:
+            Path(drawn).unlink(missing_ok=True)
+            return
         pixmap = QPixmap(str(drawn))
+        Path(drawn).unlink(missing_ok=True)
         width = max(200, self.side.width() - 24)
         self.plot_label.setPixmap(pixmap if pixmap.width() <= width else
                                   pixmap.scaledToWidth(width, Qt.SmoothTransformation))
@@ -485,44 +452,3 @@ class InspectScreen(QWidget):
         (plot_rejection_rates if self.plot_choice.currentIndex() == 0 else plot_score_histograms)(
             self.model.rows, path)
         return path
-
-
-def details_html(details) -> str:
-    """The details pane: changed words, the derivation rule by rule, the scores side by side, the judges."""
-    source_html = highlighted_html(details.source.split(), details.changed_source)
-    candidate_html = highlighted_html(details.text.split(), details.changed_candidate)
-    parts = [f"<p><b>Source</b>: {source_html}</p><p><b>Candidate</b> ({html.escape(', '.join(details.systems))}): "
-             f"{candidate_html}</p>", "<h4>Derivation</h4>"]
-    if details.steps:
-        parts.append("<table border=1 cellspacing=0 cellpadding=3><tr><th>rule</th><th>p</th><th>share of the rules' "
-                     "log10</th><th>pivot phrases</th></tr>")
-        for step in details.steps:
-            pivots = ", ".join(f"{html.escape(f)} ({term:.3g})" for f, term in step.pivots) or "–"
-            parts.append(f"<tr><td>{html.escape(step.source)} → {html.escape(step.target)}</td>"
-                         f"<td>{step.probability:.4g}</td><td>{step.log10_share:.0%}</td><td>{pivots}</td></tr>")
-        parts.append("</table>")
-    else:
-        parts.append("<p><i>No derivation stored (an imported candidate): changes found by a word diff.</i></p>")
-
-    def shown(value):
-        return "–" if value is None else f"{value:.4f}"
-
-    parts.append("<h4>Scores (log10)</h4><table border=1 cellspacing=0 cellpadding=3><tr><th>system</th>"
-                 "<th>model score</th><th>true score (reported)</th></tr>")
-    for system, score in details.scores.items():
-        parts.append(f"<tr><td>{html.escape(system)}</td><td>{shown(score.get('model_score'))}</td>"
-                     f"<td>{shown(score.get('true_score'))}</td></tr>")
-    parts.append(f"</table><p>LM: {shown(details.lm_log10)} · channel of this derivation: "
-                 f"{shown(details.channel_log10)} · exact true score: {shown(details.true_log10)}</p>")
-    if details.search_error:
-        parts.append("<p style='color:#b00000'><b>Search error</b> (seed 000): the system's score is below the exact "
-                     "true score of this candidate: it kept a worse derivation than the best one.</p>")
-    parts.append("<h4>Judges</h4><ul>")
-    for judge in details.judges:
-        comment = f" — <i>{html.escape(judge.comment)}</i>" if judge.comment else ""
-        took = f", {judge.duration_ms / 1000:.1f} s" if judge.duration_ms is not None else ""
-        parts.append(f"<li>{html.escape(judge.annotator)}, {html.escape(judge.criterion)}: "
-                     f"<b>{html.escape(judge.value or '')}</b> ({html.escape(judge.answered_at or '')}{took})"
-                     f"{' ⚑' if judge.flag else ''}{comment}</li>")
-    parts.append("</ul>")
-    return "".join(parts)

@@ -13,13 +13,12 @@ from pathlib import Path
 
 import html
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEvent, QEventLoop, QSettings, QSize, Qt, QThreadPool, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -30,156 +29,25 @@ from PySide6.QtWidgets import (
 )
 
 from core.demo import demo_files
-from core.store.annotation_queries import annotator_names, study_summaries
+from core.store.annotation_queries import study_summaries
 from core.errors import InputFileError
 from core.store.database import Database, open_database
-from core.store.session_lock import SessionTaken
-from desktop.annotation_screen import AnnotationScreen
 from desktop.dashboard_screen import DashboardScreen
 from desktop.inspect_screen import InspectScreen
 from desktop import file_dialogs
+from desktop.judging_tab import Identity, JudgingTab, all_annotator_names, ask_annotator
 from desktop.judgment_writer import JudgmentWriter
 from desktop.quality_screen import QualityScreen
 from desktop.studies_screen import StudiesScreen
 from desktop.suggestion_inspect_screen import SuggestionInspectScreen
 from desktop.translator_screen import TranslatorScreen
 from desktop.tune_screen import TuneScreen
+from desktop.window_fit import fit_to_screen
 
 SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer", "Inspect", "Tune",
            "Suggestions", "Translator")
 # Ctrl+N for the N-th screen, except those given their own key.
 SCREEN_KEYS = {**{title: f"Ctrl+{index + 1}" for index, title in enumerate(SCREENS[:9])}, "Translator": "Ctrl+0"}
-
-
-class JudgingTab(QWidget):
-    """A study picker above an annotation screen; who judges is the window's, chosen once (:class:`Identity`)."""
-
-    def __init__(self, db: Database, writer: JudgmentWriter, *, choice: bool, settings: QSettings,
-                 identity: "Identity"):
-        super().__init__()
-        self.db, self.choice, self.settings, self.identity = db, choice, settings, identity
-        self.study_ids: list[int] = []
-        self.study_names: list[str] = []
-        layout = QVBoxLayout(self)
-        row = QHBoxLayout()
-        self.study_combo = QComboBox()
-        study_label = QLabel("&Study:")
-        study_label.setBuddy(self.study_combo)
-        row.addWidget(study_label)
-        row.addWidget(self.study_combo, 1)
-        self.identity_label = QLabel()
-        self.identity_label.setTextFormat(Qt.RichText)
-        row.addWidget(self.identity_label)
-        layout.addLayout(row)
-        self.screen = AnnotationScreen(db, writer)
-        layout.addWidget(self.screen, 1)
-        self.study_combo.activated.connect(lambda _: self._study_chosen())
-
-    def reload(self, prefer_study: int | None = None) -> None:
-        summaries = [s for s in study_summaries(self.db) if (s.choice_tasks > 0) == self.choice]
-        self.study_ids = [s.id for s in summaries]
-        self.study_names = [s.name for s in summaries]
-        self.study_combo.clear()
-        self.study_combo.addItems(self.study_names)
-        if not summaries:
-            kind = "choice-task studies" if self.choice else "studies of candidates"
-            self.screen.close_session()
-            self.screen.show_message(f"<h2>No {kind} in this database yet.</h2><p>Make one in the Studies "
-                                     "screen (Ctrl+3): from the engine, or from a candidates file. Ctrl+O opens "
-                                     "another study database.</p>")
-            return
-        remembered = self.settings.value(self._key("study"))
-        wanted = prefer_study if prefer_study in self.study_ids else (
-            int(remembered) if remembered is not None and int(remembered) in self.study_ids else self.study_ids[0])
-        self.study_combo.setCurrentIndex(self.study_ids.index(wanted))
-        self._study_chosen()
-
-    def _key(self, name: str) -> str:
-        return f"{'choice' if self.choice else 'annotate'}/{self.db.engine.url.database}/{name}"
-
-    def current_study(self) -> int | None:
-        index = self.study_combo.currentIndex()
-        return self.study_ids[index] if 0 <= index < len(self.study_ids) else None
-
-    def _study_chosen(self, take_over: bool = False) -> None:
-        study = self.current_study()
-        if study is None:
-            return
-        self.settings.setValue(self._key("study"), study)
-        name = self.identity.name
-        self.identity_label.setText(f"Judging as <b>{html.escape(name or '(nobody)')}</b> "
-                                    "<span style='color:#666'>(File ▸ Judge as…, Ctrl+Shift+J)</span>")
-        if not name:
-            self.screen.close_session()
-            self.screen.show_message("<h2>Who is judging?</h2><p>Choose your name with File ▸ Judge as… "
-                                     "(Ctrl+Shift+J).</p>")
-            return
-        title = self.study_names[self.study_ids.index(study)]
-        try:
-            self.screen.open(study, name, title, take_over=take_over)
-        except LookupError:
-            return  # the screen says the annotator has nothing here
-        except SessionTaken as taken:
-            answer = QMessageBox.question(
-                self, "Paraphrase Studio",
-                f"{name} is already judging “{title}” in another window ({taken.holder}, last seen "
-                f"{taken.seconds_ago:.0f} s ago).\n\nJudging in two windows would ask the same items twice. "
-                "Take over here (the other window stops)?", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
-            if answer == QMessageBox.Yes:
-                self._study_chosen(take_over=True)
-            else:
-                self.screen.show_message(f"<h2>{html.escape(name)} is judging “{html.escape(title)}” in another "
-                                         "window.</h2><p>Judge there, or reopen the study here to take over.</p>")
-            return
-        self.screen.setFocus()
-
-    def open_study(self, study_id: int) -> None:
-        if study_id in self.study_ids:
-            self.study_combo.setCurrentIndex(self.study_ids.index(study_id))
-            self._study_chosen()
-
-
-class Identity(QObject):
-    """Who judges in this window: chosen once (``--annotator``, the last name used on this database, or a
-    dialog), shown on every judging screen, changed only through File ▸ Judge as…"""
-
-    changed = Signal(str)
-
-    def __init__(self, name: str | None = None):
-        super().__init__()
-        self.name = name
-
-    def set(self, name: str) -> None:
-        if name and name != self.name:
-            self.name = name
-            self.changed.emit(name)
-
-
-def all_annotator_names(db: Database) -> list[str]:
-    names: list[str] = []
-    for summary in study_summaries(db):
-        for name in annotator_names(db, summary.id):
-            if name not in names:
-                names.append(name)
-    return names
-
-
-def ask_annotator(parent: QWidget, db: Database, current: str | None) -> str | None:
-    """The deliberate dialog that says who judges: one of the study's annotators, or a new name."""
-    names = all_annotator_names(db)
-    items = names + (["(another name…)"] if names else [])
-    if not items:
-        name, ok = QInputDialog.getText(parent, "Who is judging?", "Your annotator name:")
-        return name.strip() if ok and name.strip() else None
-    index = names.index(current) if current in names else 0
-    chosen, ok = QInputDialog.getItem(parent, "Who is judging?",
-                                      "Judge as (your answers are stored under this name):", items, index, False)
-    if not ok:
-        return None
-    if chosen == "(another name…)":
-        name, ok = QInputDialog.getText(parent, "Who is judging?", "Your annotator name:")
-        return name.strip() if ok and name.strip() else None
-    return chosen
 
 
 class MainWindow(QMainWindow):
@@ -210,6 +78,7 @@ class MainWindow(QMainWindow):
         self.dashboard = DashboardScreen(self.db)
         self.inspect = InspectScreen(self.db)
         self.inspect.open_in_scorer.connect(self.score_candidate)
+        self.inspect.set_engine_paths(self.table_path, self.lm_path)
         self.tune = TuneScreen(self.db)
         self.tune.study_made.connect(lambda _: self.reload())
         self.translator = TranslatorScreen(self.db, self.identity, lm=self.lm_path)
@@ -224,6 +93,7 @@ class MainWindow(QMainWindow):
                                  SCREENS):
             self.tabs.addTab(widget, f"{title}  [{SCREEN_KEYS[title]}]")
         self.setCentralWidget(self.tabs)
+        self._screen_chooser()
         self.identity_status = QLabel()
         self.statusBar().addPermanentWidget(self.identity_status)
         self._actions()
@@ -242,15 +112,29 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.judge_as)
 
     def _fit_to_screen(self) -> None:
-        """The last size, else 1200 x 800, never beyond the screen's free area; laid out for 1024 x 600."""
+        """The last size, else 1200 x 800, never beyond the screen's free area with the frame; laid out for
+        1024 x 700 (:mod:`desktop.window_fit`; checked again once shown, with the real frame)."""
         geometry = self.settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
-        available = self.screen().availableGeometry() if self.screen() is not None else None
-        width, height = (self.width(), self.height()) if geometry is not None else (1200, 800)
-        if available is not None:
-            width, height = min(width, available.width()), min(height, available.height())
-        self.resize(width, height)
+        fit_to_screen(self, self.size() if geometry is not None else QSize(1200, 800))
+
+    def _screen_chooser(self) -> None:
+        """Every screen one pick away at any width: a list in the menu bar's corner (and the Screens menu)
+        instead of a tab bar that scrolls ten tabs past a small window's edge."""
+        self.tabs.tabBar().hide()
+        self.screen_chooser = corner = QWidget(self.menuBar())
+        row = QHBoxLayout(corner)
+        row.setContentsMargins(0, 0, 6, 0)
+        label = QLabel("Screen:")
+        self.screen_combo = QComboBox()
+        self.screen_combo.setFocusPolicy(Qt.NoFocus)  # arrows and letters stay with the judging screen
+        self.screen_combo.addItems([f"{title}  ({SCREEN_KEYS[title]})" for title in SCREENS])
+        self.screen_combo.activated.connect(self.tabs.setCurrentIndex)
+        self.tabs.currentChanged.connect(self.screen_combo.setCurrentIndex)
+        row.addWidget(label)
+        row.addWidget(self.screen_combo)
+        self.menuBar().setCornerWidget(corner, Qt.TopRightCorner)
 
     def _actions(self) -> None:
         menu = self.menuBar().addMenu("&File")
@@ -300,8 +184,9 @@ class MainWindow(QMainWindow):
 
     # adjudication ---------------------------------------------------------------------------
     def adjudicate(self) -> None:
-        """The disagreements of the study chosen on Annotate, decided by whoever judges in this window (a third
-        annotator: the store refuses an item's own judge)."""
+        """The disagreements of the study chosen on Annotate, decided by whoever judges in this window when the
+        researcher named them adjudicator; anyone else (a judge) is refused before any label is read."""
+        from core.store import operations as ops
         from desktop.adjudication_screen import AdjudicationDialog
 
         study = self.annotate.current_study()
@@ -312,6 +197,9 @@ class MainWindow(QMainWindow):
             self.judge_as()
             if not self.identity.name:
                 return
+        if not ops.is_adjudicator(self.db, study, self.identity.name):
+            self.statusBar().showMessage(str(ops.NotAnAdjudicator(self.identity.name, study)))
+            return
         name = self.annotate.study_names[self.annotate.study_ids.index(study)]
         self.adjudication = AdjudicationDialog(self.db, study, name, self.identity.name, self)
         self.adjudication.finished.connect(lambda _: self._back_from_dialog())
@@ -356,6 +244,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
+        fit_to_screen(self)  # the real frame is known now
         QTimer.singleShot(0, self.focus_current_screen)
         QTimer.singleShot(0, lambda: self._first_time_instructions(self.annotate))
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from core.store import operations as ops
 from core.store.database import Database
+from core.study_judgments import da_reliability
 from desktop.rows_model import RowsTableModel
 from desktop.workers import Worker
 
@@ -76,6 +77,12 @@ class QualityScreen(QWidget):
             "the source. An annotator passes when every measured rate reaches its minimum.")
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
+        # Direct assessment (issue 30): each judge's one-sided test on the degraded candidates they scored.
+        self.da_label = QLabel()
+        self.da_label.setTextFormat(Qt.RichText)
+        self.da_label.setWordWrap(True)
+        layout.addWidget(self.da_label)
+        self.reliability = []
         self.min_consistency.valueChanged.connect(self.refresh)
         self.min_control.valueChanged.connect(self.refresh)
 
@@ -92,16 +99,24 @@ class QualityScreen(QWidget):
         study_id, db = self.study_id, self.db
         self._request += 1
         request = self._request
-        worker = Worker(lambda _report: (request, ops.quality_control(db, study_id, thresholds)))
+        worker = Worker(lambda _report: (request, ops.quality_control(db, study_id, thresholds),
+                                         da_reliability(db, study_id)))
         worker.signals.finished.connect(self._show)  # bound: dropped if this screen goes first
         self._worker = worker
         QThreadPool.globalInstance().start(worker)
 
-    def _show(self, outcome: tuple[int, list[ops.QualityReport]]) -> None:
-        request, reports = outcome
+    def _show(self, outcome: tuple) -> None:
+        """``outcome``: (request, quality reports[, direct assessment reliability per judge])."""
+        request, reports, *more = outcome
+        reliability = more[0] if more else []
         if request != self._request:
             return  # a refresh started before the latest one: its judgments may be out of date
-        self.reports = reports
+        self.reports, self.reliability = reports, reliability
+        self.da_label.setText("" if not reliability else "<b>Direct assessment</b>, degraded candidates (words "
+                              "dropped or repeated) scored lower, one-sided Wilcoxon: " + "; ".join(
+            f"{r.annotator}: {r.pairs} pairs, p {'–' if r.p_value is None else f'{r.p_value:.3g}'}"
+            f" ({'reliable' if r.p_value is not None and r.p_value < 0.05 else 'not shown reliable'})"
+            for r in reliability))
         rows, keys, colours = [], [], []
         for r in reports:
             result = "not measured yet" if r.passed is None else ("PASS" if r.passed else "FAIL")

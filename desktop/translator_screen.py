@@ -1,20 +1,17 @@
 """The Translator screen (seed 001 §3, §5): a source sentence, its machine translation, suggestions for any span.
 
-The translator reads the Spanish verse and its English machine translation
-(the demo's direct search graphs), edits the translation freely, and selects
-any span of it with the mouse or Shift+arrows: up to five suggestions from
-seed 001's paraphraser appear beside it. A click, Enter or a key 1-5 puts one
-in place of the span (the words highlighted in yellow: the aligner may widen a
-selection to whole phrases) and stores the pick as a choice judgment in the
-study ``translator-choices`` of the open database. "More like this" re-asks
-with a suggestion as feedback; "expand abbreviation" keeps expansions whose
-initials spell the selection.
+The translator reads the Spanish verse and its English machine translation (the demo's direct search graphs),
+edits the translation freely, and selects any span of it with the mouse or Shift+arrows: up to five suggestions
+from seed 001's paraphraser appear beside it. A click, Enter or a key 1-5 puts one in place of the span (the words
+highlighted in yellow: the aligner may widen a selection to whole phrases) and stores the pick as a choice judgment
+in the study ``translator-choices`` of the open database. "More like this" re-asks with a suggestion as feedback;
+"expand abbreviation" keeps expansions whose initials spell the selection.
 
-Everything runs in :class:`core.inspection.translator_session.TranslatorSession`;
-this widget only shows it. Opening the graph store and the LM runs once in a
-worker with progress and Cancel; each request runs in a worker too (p95 about
-10 ms on the demo, but a long span can take over 100 ms), and a result that
-arrives after the selection or the text changed is dropped. Keys: :data:`KEYS`.
+Everything runs in :class:`core.inspection.translator_session.TranslatorSession`; this widget only shows it.
+Opening the graph store and the LM runs once in a worker with progress and Cancel; each request runs in a worker
+too (p95 about 10 ms on the demo, but a long span can take over 100 ms), and a result that arrives after the
+selection or the text changed is dropped. Keys: one table, :data:`desktop.translator_keys.KEYS`, dispatched by
+:meth:`TranslatorScreen.handle_key`.
 """
 
 from __future__ import annotations
@@ -23,15 +20,14 @@ import html
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QThreadPool, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QModelIndex, Qt, QThreadPool, Signal
+from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -55,62 +51,10 @@ from core.inspection.translator_session import (
 )
 from core.store.database import Database
 from desktop.rows_model import RowsTableModel
+from desktop.translator_keys import ListKeys, TranslationEdit, action_for, key_help
 from desktop.workers import Worker
 
-# The screen's keys, one table: (keys as shown, what they do, the action name the handlers dispatch on).
-KEYS = (
-    ("Shift+←/→", "select a span of the translation (Ctrl+Shift by word; or the mouse)", None),
-    ("1–5 / Enter", "put that / the highlighted suggestion in place of the span", "pick"),
-    ("Alt+↑/↓", "highlight another suggestion", "move"),
-    ("Ctrl+M", "more like the highlighted suggestion", "more"),
-    ("Ctrl+E", "expand the selection as an abbreviation", "expand"),
-    ("Ctrl+R", "back to the machine translation", "restore"),
-    ("PgUp/PgDn, Alt+←/→", "previous / next sentence", "sentence"),
-)
 SELECTION_COLOUR, PICKED_COLOUR, SOURCE_COLOUR = "#fff2a8", "#d9f2d9", "#fff2a8"
-
-
-def key_help() -> str:
-    return " · ".join(f"<b>{html.escape(keys)}</b> {html.escape(what)}" for keys, what, _ in KEYS)
-
-
-class TranslationEdit(QPlainTextEdit):
-    """The editable translation: one paragraph (Enter never breaks it); the screen's keys come first."""
-
-    def __init__(self, screen: "TranslatorScreen"):
-        super().__init__()
-        self.screen = screen
-        self.setTabChangesFocus(True)
-
-    def event(self, event) -> bool:
-        # Page keys would scroll the editor before any shortcut saw them: claim them for sentence navigation.
-        if event.type() == QEvent.ShortcutOverride and self.screen.action_for(event) is not None:
-            event.accept()
-            return True
-        return super().event(event)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
-        if self.screen.handle_key(event, from_editor=True):
-            return
-        if event.key() in (Qt.Key_Return, Qt.Key_Enter):
-            return  # the translation stays one paragraph
-        super().keyPressEvent(event)
-
-    def insertFromMimeData(self, source) -> None:  # noqa: N802
-        self.insertPlainText(" ".join(source.text().split()))  # a pasted line break becomes a space
-
-
-class _ListKeys(QObject):
-    """The suggestion list's keys: the same table as the editor's."""
-
-    def __init__(self, screen: "TranslatorScreen"):
-        super().__init__(screen)
-        self.screen = screen
-
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802
-        if event.type() == QEvent.KeyPress:
-            return self.screen.handle_key(event, from_editor=False)
-        return False
 
 
 class TranslatorScreen(QWidget):
@@ -203,7 +147,7 @@ class TranslatorScreen(QWidget):
         self.view.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeToContents)
         self.view.setFont(self._larger(self.view.font()))
         self.view.clicked.connect(self._clicked)
-        self.view.installEventFilter(_ListKeys(self))
+        self.view.installEventFilter(ListKeys(self))
         self.suggestions_label.setBuddy(self.view)
         buttons = QHBoxLayout()
         self.more_button = QPushButton("More like this  [Ctrl+M]")
@@ -243,7 +187,7 @@ class TranslatorScreen(QWidget):
 
     @staticmethod
     def _larger(font):
-        font.setPointSizeF(font.pointSizeF() * 1.15)
+        font.setPointSizeF(font.pointSizeF() * 1.15)  # the sentences read a little larger than the chrome
         return font
 
     def _enable(self, on: bool) -> None:
@@ -369,7 +313,7 @@ class TranslatorScreen(QWidget):
             self._picked = None
             self.show_sentence()
 
-    def restore(self) -> None:
+    def restore(self, _argument=None) -> None:
         if self.session is not None:
             self.session.restore()
             self._picked = None
@@ -482,7 +426,7 @@ class TranslatorScreen(QWidget):
         except (LookupError, AttributeError):
             self.status.setText("Select a span first: “more like this” needs suggestions on screen.")
 
-    def expand_abbreviation(self) -> None:
+    def expand_abbreviation(self, _argument=None) -> None:
         try:
             self.ask(self.session.expand_request())
         except (LookupError, AttributeError):
@@ -532,52 +476,25 @@ class TranslatorScreen(QWidget):
         self.choice_recorded.emit(recorded)
 
     # keys ------------------------------------------------------------------------------------------
-    def action_for(self, event) -> tuple[str, int] | None:
-        """The action (name, argument) a key press means on this screen, from :data:`KEYS`; None: not ours."""
-        key, modifiers = event.key(), event.modifiers() & ~Qt.KeypadModifier
-        alt, ctrl = modifiers == Qt.AltModifier, modifiers == Qt.ControlModifier
-        if modifiers == Qt.NoModifier and key in (Qt.Key_PageUp, Qt.Key_PageDown):
-            return "sentence", -1 if key == Qt.Key_PageUp else 1
-        if alt and key in (Qt.Key_Left, Qt.Key_Right):
-            return "sentence", -1 if key == Qt.Key_Left else 1
-        if alt and key in (Qt.Key_Up, Qt.Key_Down):
-            return "move", -1 if key == Qt.Key_Up else 1
-        if ctrl and key == Qt.Key_M:
-            return "more", 0
-        if ctrl and key == Qt.Key_E:
-            return "expand", 0
-        if ctrl and key == Qt.Key_R:
-            return "restore", 0
-        return None
-
     def handle_key(self, event, *, from_editor: bool) -> bool:
-        """Run the screen's action for a key press; False leaves the key to the widget (typing)."""
-        action = self.action_for(event)
+        """Run the screen's action for a key press, dispatched from :data:`KEYS`; False leaves the key to the
+        widget (typing). The digits pick only while suggestions are shown and a span is selected (or the list has
+        the keys), Enter only while suggestions are shown: otherwise they are typing."""
         shown = self.session.shown if self.session else None
-        key = event.key()
-        plain = (event.modifiers() & ~Qt.KeypadModifier) == Qt.NoModifier
-        if action is None and shown is not None and shown.texts and plain:
-            has_selection = self.editor.textCursor().hasSelection()
-            if Qt.Key_1 <= key <= Qt.Key_5 and (has_selection or not from_editor):
-                action = ("pick", key - Qt.Key_0)
-            elif key in (Qt.Key_Return, Qt.Key_Enter):
-                action = ("pick", 0)
+        action = action_for(event, suggestions=shown is not None and bool(shown.texts),
+                            selection=self.editor.textCursor().hasSelection() or not from_editor)
         if action is None:
             return False
         name, argument = action
-        if name == "sentence":
-            self.step(argument)
-        elif name == "move":
-            rows = self.model.rowCount()
-            if rows:
-                self.view.selectRow(max(0, min(rows - 1, self.current_number() - 1 + argument)))
-        elif name == "more":
-            self.more_like()
-        elif name == "expand":
-            self.expand_abbreviation()
-        elif name == "restore":
-            self.restore()
-        elif name == "pick":
-            self.pick(argument or None)
-            self.editor.setFocus()
+        getattr(self, name)(argument)
         return True
+
+    def highlight(self, step: int) -> None:
+        """Highlight the suggestion ``step`` rows above (-1) or below (+1) the highlighted one."""
+        rows = self.model.rowCount()
+        if rows:
+            self.view.selectRow(max(0, min(rows - 1, self.current_number() - 1 + step)))
+
+    def pick_by_key(self, number: int | None) -> None:
+        self.pick(number)
+        self.editor.setFocus()

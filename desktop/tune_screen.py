@@ -97,7 +97,7 @@ class TuneScreen(QWidget):
         self.plot.setAlignment(Qt.AlignCenter)
         self.plot.setMinimumHeight(200)
         right.addWidget(self.plot, 1)
-        row.addLayout(right, 2)
+        row.addLayout(right, 1)  # half the width for the form: the tables' and LM's paths show whole
         layout.addLayout(row, 1)
         buttons = QHBoxLayout()
         self.buttons = {}
@@ -176,6 +176,7 @@ class TuneScreen(QWidget):
         if self.study_id is None or self.worker is not None:
             return None
         settings = self.settings()
+        self._forget_result()
         return self._run(tune_study, self.study_id, settings, title=f"Tuning {settings.system} on {self.study_name}",
                          done=self.show_result)
 
@@ -188,6 +189,15 @@ class TuneScreen(QWidget):
     def cancel(self) -> None:
         if self.worker is not None:
             self.worker.cancel()
+
+    def _forget_result(self) -> None:
+        """A new run replaces the last one's figures, plot and re-study button at once: a run cancelled or
+        failed leaves none of the previous run's on the screen (issue 28)."""
+        self.result = None
+        self.model.set_rows([])
+        self.plot.clear()
+        self.plot.setText("the objective per iteration appears here after tuning")
+        self.buttons["start_restudy"].setEnabled(False)
 
     def _study_made(self, study_id: int) -> None:
         self.summary.setText(self.summary.text() + f"<br>New study made (id {study_id}): judge it on Annotate.")

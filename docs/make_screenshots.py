@@ -1,6 +1,6 @@
 """Run the demo study end to end with two scripted judges, then screenshot every screen.
 
-    xvfb-run -a python3 docs/make_screenshots.py [--out docs/screenshots]
+    xvfb-run -a -s "-screen 0 1280x800x24" python3 docs/make_screenshots.py [--out docs/screenshots]
 
 Builds the bundled demo study (``core.demo``) in a fresh data
 directory, then two simulated annotators judge it *by keys* on the real
@@ -9,7 +9,8 @@ theirs (the screenshot shows them mid-study), both a few choice tasks. A
 simulated judge says "no" to a candidate whose changes are long or which is a
 planted control, and each judge disagrees on a fixed share of items, so the
 dashboard's agreement figures are not trivial. Then the real main window is
-shown and every screen saved as PNG. Run under ``xvfb-run`` for a real X11
+shown and every screen saved as PNG at each size of ``SIZES``: 1024 x 700 in
+``--out`` itself, 1280 x 800 in ``--out/1280x800``. Run under ``xvfb-run`` for a real X11
 window (``QT_QPA_PLATFORM=offscreen`` also works, with offscreen fonts).
 """
 
@@ -25,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 WINDOW_SIZE = (1024, 700)
+SIZES = (WINDOW_SIZE, (1280, 800))  # a small laptop and a common one (issue 28): every screen must fit both
 
 
 def simulated_answer(item, judge: str) -> str:
@@ -146,7 +148,22 @@ def main() -> int:
                 else Qt.Key_Left)
     window.dashboard.refresh(force=True)
     window.quality.refresh()
-    take_screenshots(window, out)
+    from PySide6.QtCore import QSize
+
+    from desktop.window_fit import fit_to_screen
+
+    sizes = list(SIZES)
+
+    def next_size() -> None:
+        if not sizes:
+            window.close()
+            return
+        width, height = sizes.pop(0)
+        fit_to_screen(window, QSize(width, height))
+        print(f"screenshots at {window.width()} x {window.height()} (asked {width} x {height})")
+        take_screenshots(window, out if (width, height) == WINDOW_SIZE else out / f"{width}x{height}", next_size)
+
+    next_size()
     app.exec()
     print(f"screenshots in {args.out}; study database {path}")
     return 0

@@ -70,6 +70,17 @@ def test_agreement_text_names_where_q_came_from(study, capsys):
     assert "q = 3 (the criterion's scale)" in capsys.readouterr().out
 
 
+def test_agreement_text_says_how_many_items_two_judges_share(study, tmp_path, capsys):
+    assert main(["agreement", str(study), "--criterion", "usability", "--bootstrap", "0"]) == 0
+    assert "8 of them judged by two or more annotators" in capsys.readouterr().out
+    # Two judges who never judged the same item: every statistic is undefined, and the text says why.
+    path = tmp_path / "apart.csv"
+    path.write_text("item,annotator,criterion,value\na,x,u,1\nb,y,u,2\nc,x,u,2\n", encoding="utf-8")
+    assert main(["agreement", str(path), "--criterion", "u", "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "no item has two judges yet" in out and "cohen_kappa                  undefined" in out
+
+
 def test_a_csv_whose_levels_disagree_for_one_criterion_is_an_input_error(tmp_path, capsys):
     path = tmp_path / "j.csv"
     path.write_text("item,annotator,criterion,value,levels\na,x,u,1,1;2;3\na,y,u,2,1;2\n", encoding="utf-8")

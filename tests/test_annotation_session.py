@@ -108,3 +108,28 @@ def test_answers_skipped_with_the_arrows_come_back_after_the_last_open_item(stud
         shown = session.answered(shown, "yes")
     assert seen == list(range(1, 8)) and shown.assignment_id == first.assignment_id
     assert session.answered(shown, "no") is None
+
+
+def test_a_flag_and_comment_given_before_the_answer_go_with_it_and_after_it_are_written_at_once(study):
+    """The pending flag and comment live in the session, not the widget (issue 28 Found 9)."""
+    db, study_id = study
+    session = AnnotationSession(db, ops.find_annotator(db, study_id, "a"))
+    item = session.first()
+    session.showing(item)
+    assert session.remarks(item) == (False, None)
+    flagged = session.toggle_flag(item)
+    assert (flagged.write_now, flagged.flag) == (False, True)
+    commented = session.set_comment(item, "odd word")
+    assert (commented.write_now, commented.flag, commented.comment) == (False, True, "odd word")
+    assert session.remarks(item) == (True, "odd word")
+    session.showing(session.neighbour(item, 1))  # moved away: the pending remarks were for that showing
+    assert session.remarks(item) == (False, None)
+    session.showing(item)
+    session.toggle_flag(item)
+    flag, comment = session.remarks(item)
+    session.answered(item, "yes", flag=flag, comment=comment)
+    answered = session.at(item.position)
+    assert (answered.value, answered.flag) == ("yes", True)
+    unflagged = session.toggle_flag(answered)
+    assert unflagged.write_now and unflagged.flag is False and unflagged.item.flag is False
+    assert session.remarks(unflagged.item) == (False, None)

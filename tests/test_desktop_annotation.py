@@ -426,7 +426,7 @@ def test_an_ampersand_in_an_option_is_shown_as_written_and_is_no_shortcut(qtbot,
         ops.assign(db, study, ["ann"])
         screen = screen_for(db, study)
         texts = [button.text().replace("&&", "&") for button in screen.option_buttons]
-        assert texts == ["[1]  rock &amp; roll", "[2]  Tom & Jerry", "[3]  R&B"]
+        assert texts == ["[1]  Rock &amp; roll", "[2]  Tom & Jerry", "[3]  R&B"]  # as they read in the sentence
         assert all(button.shortcut().isEmpty() for button in screen.option_buttons)
         qtbot.keyClick(screen, Qt.Key_A, Qt.AltModifier)
         qtbot.keyClick(screen, Qt.Key_B, Qt.AltModifier)
@@ -434,3 +434,19 @@ def test_an_ampersand_in_an_option_is_shown_as_written_and_is_no_shortcut(qtbot,
         assert list(ops.iter_judgments(db, study)) == []
     finally:
         db.close()
+
+
+def test_judges_read_the_stored_string_an_entity_stays_as_stored(qtbot, tmp_path, screen_for):
+    """Issue 28 Found 5: the readable display turned a stored '&amp;' into '&' and '&lt;hello&gt;' into '<hello>'
+    (the project tokenizes with escape=False, so those are the characters stored)."""
+    source = "tom &amp; jerry say &lt;hello&gt; ."
+    candidate = "tom &amp; jerry said &lt;hello&gt; ."
+    db = open_database(tmp_path / "entities.sqlite", create=True)
+    study = ops.create_study(db, "entities", criteria=["meaning"])
+    ops.import_candidates(db, study, [ops.CandidateRow(sentence_id="0", text=candidate, system="x", source=source)])
+    ops.assign(db, study, ["ann"])
+    screen = screen_for(db, study)
+    shown = html.unescape(re.sub(r"<[^>]+>", "", screen.candidate_label.text()))
+    assert shown.lower() == "tom &amp; jerry said &lt;hello&gt;."  # (casing is the truecaser's)
+    assert html.unescape(re.sub(r"<[^>]+>", "", screen.source_label.text())).lower() == "tom &amp; jerry say &lt;hello&gt;."
+    db.close()

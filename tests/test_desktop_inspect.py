@@ -108,3 +108,72 @@ def test_the_model_filters_the_sorted_rows_in_order_and_sorts_missing_values_las
         assert model.rows == filter_rows(expected, system="beam", verdict="rejected")
         assert model.rows and model.rows[-1].true_score is None or all(r.true_score is not None for r in model.rows)
     assert model.same_sentence("1") == [r for r in rows if r.sentence == "1"]
+
+
+def test_the_plot_on_screen_follows_the_filters_and_is_the_plot_exported(qtbot, window, tmp_path):
+    """Issue 28 Found 2: after a verdict filter the screen showed every row while the export showed the filtered ones."""
+    from PySide6.QtGui import QPixmap
+
+    qtbot.keyClick(window, Qt.Key_7, Qt.ControlModifier)
+    inspect = window.inspect
+    qtbot.waitUntil(lambda: inspect.loaded, timeout=10_000)
+    inspect.side.setCurrentIndex(3)  # the Plots tab
+    qtbot.waitUntil(lambda: inspect.plot_label.pixmap() is not None and not inspect.plot_label.pixmap().isNull(),
+                    timeout=20_000)
+    inspect.verdict_combo.setCurrentText(REJECTED)
+    assert inspect.model.rows and all(row.verdict == REJECTED for row in inspect.model.rows)
+    exported = QPixmap(inspect.export_plot(str(tmp_path / "rejected.png")))
+
+    def screen_shows_the_export() -> bool:
+        shown = inspect.plot_label.pixmap()
+        return shown.toImage() == exported.scaledToWidth(shown.width(), Qt.SmoothTransformation).toImage()
+
+    qtbot.waitUntil(screen_shows_the_export, timeout=20_000)
+
+
+def test_inspect_loads_its_own_engine_and_says_so_without_the_scorer_ever_opened(qtbot, tmp_path):
+    """Issue 28 Found 1: the LM, channel and exact true score showed '–' until the Scorer (Ctrl+6) was opened."""
+    from core.demo import demo_files
+    from desktop.main_window import MainWindow
+
+    demo = demo_files()
+    if not (demo.table.is_file() and demo.lm.is_file()):
+        pytest.skip("no demo table and LM")
+    path = tmp_path / "study.sqlite"
+    study = make_study(path)
+    db = open_database(path)
+    annotator = ops.find_annotator(db, study, "ann")
+    while (item := ops.next_item(db, annotator)) is not None:
+        ops.record_judgment(db, item.assignment_id, "yes" if item.scale == "binary" else "3")
+    db.close()
+    window = MainWindow(path, annotator="ann", table=str(demo.table), lm=str(demo.lm))
+    qtbot.addWidget(window)
+    window.show()
+    window.tabs.setCurrentWidget(window.inspect)
+    inspect = window.inspect
+    assert window.scorer is None
+    qtbot.waitUntil(lambda: inspect.loaded and "Judges" in inspect.details.toPlainText(), timeout=20_000)
+    qtbot.waitUntil(lambda: "LM: –" not in inspect.details.toPlainText(), timeout=60_000)
+    details = inspect.details.toPlainText()
+    assert "loading the engine" not in details and "no table or LM" not in details
+    assert window.scorer is None  # Inspect's own engine, not the Scorer's
+    window.close()
+
+
+def test_without_engine_files_the_details_say_why_the_scores_are_missing(qtbot, window):
+    qtbot.keyClick(window, Qt.Key_7, Qt.ControlModifier)
+    inspect = window.inspect
+    qtbot.waitUntil(lambda: inspect.loaded and "Judges" in inspect.details.toPlainText(), timeout=20_000)
+    details = inspect.details.toPlainText()
+    assert "LM: –" in details and "no table or LM at none.gz / none.bin" in details
+
+
+def test_the_details_show_the_strings_as_the_judges_read_them(qtbot, window):
+    """Issue 28 Found 5: one display rule; Inspect showed only the tokenized form the judges never saw."""
+    qtbot.keyClick(window, Qt.Key_7, Qt.ControlModifier)
+    inspect = window.inspect
+    qtbot.waitUntil(lambda: inspect.loaded and "Judges" in inspect.details.toPlainText(), timeout=20_000)
+    row = inspect.current()
+    shown = inspect.display.show(row.text).text
+    assert shown != row.text and shown[0].isupper()
+    assert "As the judges read them" in inspect.details.toPlainText() and shown in inspect.details.toPlainText()

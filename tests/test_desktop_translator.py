@@ -171,3 +171,27 @@ def test_only_the_newest_of_quick_selections_is_shown(qtbot, window):
     screen.editor.insertPlainText("x")
     qtbot.wait(300)
     assert len(shown) == 1 and screen.session.shown is None
+
+
+def test_the_translator_dispatches_every_key_from_its_table():
+    """Issue 28 Found 9: the key table was prose while an if-chain dispatched the keys."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QKeyEvent, QKeySequence
+
+    from desktop.translator_keys import KEYS, action_for, key_help
+    from desktop.translator_screen import TranslatorScreen
+
+    def event(press: str) -> QKeyEvent:
+        combination = QKeySequence(press)[0]
+        return QKeyEvent(QEvent.KeyPress, combination.key(), combination.keyboardModifiers())
+
+    assert all(f"<b>{key.shown}</b>" in key_help() for key in KEYS if "&" not in key.shown)
+    for key in KEYS:
+        for press, argument in key.presses:
+            assert action_for(event(press), suggestions=True, selection=True) == (key.action, argument), press
+            assert callable(getattr(TranslatorScreen, key.action))
+    # Digits are typing unless suggestions are shown and a span is selected; Enter unless suggestions are shown.
+    assert action_for(event("3"), suggestions=True, selection=False) is None
+    assert action_for(event("3"), suggestions=False, selection=True) is None
+    assert action_for(event("Return")) is None and action_for(event("PgDown")) == ("step", 1)
+    assert action_for(event("Ctrl+Q")) is None

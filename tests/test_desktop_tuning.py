@@ -15,6 +15,7 @@ from core.demo import demo_files  # noqa: E402
 from core.experiments.silver_judges import judge_study  # noqa: E402
 from core.store import operations as ops  # noqa: E402
 from core.store.adjudication import disagreements  # noqa: E402
+from core.store.adjudicator_role import set_adjudicators  # noqa: E402
 from core.store.database import open_database  # noqa: E402
 from core.store.models import Judgment  # noqa: E402
 
@@ -84,6 +85,7 @@ def test_adjudication_dialog_shows_both_labels_and_records_a_third_annotators_de
             while (item := ops.next_item(db, annotator)) is not None:
                 ops.record_judgment(db, item.assignment_id, answer)
     db = open_database(path)
+    set_adjudicators(db, study, ["adjudicator"])  # the researcher names the role
     dialog = AdjudicationDialog(db, study, "replacements", "adjudicator")
     qtbot.addWidget(dialog)
     dialog.show()
@@ -156,4 +158,32 @@ def test_cancelling_the_tuning_writes_nothing(qtbot, tmp_path):
     assert screen.last_result == "cancelled"
     folder = Path(str(path)).with_name(f"{path.stem}-study{study}-tuning")
     assert not (folder / "weights.json").exists()
+    db.close()
+
+
+def test_a_cancelled_tuning_leaves_nothing_of_the_previous_run(qtbot, tmp_path):
+    """Issue 28 Found 8: after a cancelled tuning the previous run's table and 'New study from re-generated
+    candidates' stayed."""
+    from desktop.tune_screen import TuneScreen
+
+    path = tmp_path / "s.sqlite"
+    study = _demo_study(path, sentences=8)
+    db = open_database(path)
+    judge_study(db, study)
+    screen = TuneScreen(db)
+    qtbot.addWidget(screen)
+    screen.show()
+    screen.set_study(study, "replacements")
+    screen.iterations_spin.setValue(1)
+    screen.restarts_spin.setValue(0)
+    screen.nbest_spin.setValue(5)
+    screen.start_tuning()
+    qtbot.waitUntil(lambda: screen.last_result is not None, timeout=60000)
+    assert screen.model.rowCount() == 4 and screen.buttons["start_restudy"].isEnabled()
+    worker = screen.start_tuning()
+    worker.cancel()  # stops at its first progress report
+    qtbot.waitUntil(lambda: screen.last_result is not None, timeout=60000)
+    assert screen.last_result == "cancelled"
+    assert screen.model.rowCount() == 0 and not screen.buttons["start_restudy"].isEnabled()
+    assert screen.result is None and screen.start_restudy() is None
     db.close()

@@ -255,3 +255,24 @@ def test_a_devset_field_of_the_wrong_type_is_named_with_its_line(tmp_path, capsy
     err = capsys.readouterr().err
     assert f"{bad}:2: expected a dev-set record with {expected}" in err and "Traceback" not in err
     assert not (tmp_path / "w.json").exists()
+
+
+def test_the_dev_set_keeps_the_tokens_and_the_strings_the_judges_read(tmp_path):
+    """Issue 28 Found 5: exports show the readable string judges read, and keep the stored tokenized text."""
+    from core.tuning.devset import devset_records
+
+    db = open_database(tmp_path / "s.sqlite", create=True)
+    study_id = ops.create_study(db, "shown", criteria=["meaning"], seed=5)
+    source = "he said , \" don 't go . \""
+    ops.import_candidates(db, study_id, [
+        ops.CandidateRow(sentence_id="0", text="he said , \" do not go . \"", system="x", source=source),
+        ops.CandidateRow(sentence_id="0", text=source, system="x", source=source)],
+        displays={"0": "He said, “Don’t go.”"})
+    by_text = {record["candidate"]: record for record in devset_records(db, study_id)}
+    rewrite, unchanged = by_text["he said , \" do not go . \""], by_text[source]
+    assert rewrite["source"] == source  # the stored tokens stay
+    assert rewrite["shown"] == {"source": 'He said, "Don\'t go."', "candidate": 'He said, "Do not go."'}
+    assert unchanged["shown"]["candidate"] == 'He said, "Don\'t go."'  # the published source, as judges read it
+    ops.update_study_settings(db, study_id, display="tokenized")
+    assert devset_records(db, study_id)[0]["shown"]["candidate"] == rewrite["candidate"]
+    db.close()

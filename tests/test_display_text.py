@@ -48,3 +48,18 @@ def test_capitalizing_never_moves_a_character(text):
 
 def test_without_a_model_it_still_detokenizes():
     assert SentenceDisplay(None)("hello , world .") == "Hello, world."
+
+
+def test_an_entity_in_the_stored_tokens_is_shown_as_stored():
+    """The project tokenizes with escape=False: '&amp;' stored is five characters, and judges read those."""
+    shown = SentenceDisplay().show("tom &amp; jerry say &lt;hello&gt; .")
+    assert shown.text == "Tom &amp; jerry say &lt;hello&gt;."
+    assert [shown.text[a:b] for a, b in shown.spans] == ["Tom", "&amp;", "jerry", "say", "&lt;hello&gt;", "."]
+
+
+def test_a_phrase_reads_in_place_as_the_sentence_around_it_reads():
+    display = SentenceDisplay()
+    sentence = "the dog doesn 't run after the cat ."
+    assert display.show_in_place(sentence, (0, 2), "a dog 's friend") == "A dog's friend"
+    assert display.show_in_place(sentence, (2, 4), "can 't") == "can't"
+    assert display.show_in_place(sentence, (5, 7), "the kitten") == "the kitten"

@@ -217,3 +217,63 @@ def test_inspect_rules_shows_the_pivot_phrases_behind_each_blamed_rule(judged, t
     assert (top["source"], top["target"]) == ("dog", "hound")
     assert [(p["pivot"], pytest.approx(p["term"])) for p in top["pivots"]] == [("perro", 0.7 * 0.4)]
 
+
+
+def test_the_rejection_plots_labels_stay_clear_of_its_title_at_a_rate_of_100_percent():
+    """Issue 28 Found 2: the exported labels (13/13 over a bar at 100 %) overlapped the title."""
+    from core.inspection.candidate_rows import CandidateRow
+    from core.inspection.plots import rejection_rates_figure
+
+    rows = [CandidateRow(candidate_id=n, item=str(n), sentence="s", source="a b", text="a c", systems=(system,),
+                         verdict=REJECTED if n % 2 or system == "beam" else ACCEPTED, criteria={}, labels={},
+                         source_length=2, rules=1, model_score=None, true_score=None)
+            for n in range(13) for system in ("beam", "mcpg-true")]
+    figure = rejection_rates_figure(rows)
+    axes = figure.axes[0]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    title = axes.title.get_window_extent(renderer)
+    labels = [text.get_window_extent(renderer) for text in axes.texts]
+    assert len(labels) == 2
+    assert [text.get_text() for text in axes.texts] == ["13/13", "6/13"]
+    assert not any(label.overlaps(title) for label in labels)
+    assert all(axes.get_window_extent(renderer).contains(label.x0, label.y1) for label in labels)
+
+
+def test_systems_on_a_sentence_each_with_its_rows_by_rank_and_its_tallies():
+    """The per-system tallies of Inspect's 'Systems on this sentence', out of the widget (issue 28 Found 9)."""
+    from core.inspection.candidate_rows import CandidateRow
+    from core.inspection.sentence_systems import systems_on_sentence
+
+    def row(n, verdict, *producers):
+        return CandidateRow(candidate_id=n, item=str(n), sentence="s", source="a b", text=f"t{n}",
+                            systems=tuple(system for system, _ in producers), verdict=verdict, criteria={},
+                            labels={}, source_length=2, rules=1, model_score=None, true_score=None,
+                            producers=tuple((n, system, rank, None, None) for system, rank in producers))
+
+    shared = row(1, REJECTED, ("mcpg", 0), ("beam", 1))
+    rows = [row(2, ACCEPTED, ("beam", 0)), shared, row(3, None, ("beam", 2)), row(4, ACCEPTED, ("mcpg", 1))]
+    columns = systems_on_sentence(rows)
+    assert [c.system for c in columns] == ["beam", "mcpg"]
+    beam, mcpg = columns
+    assert [r.candidate_id for r in beam.rows] == [2, 1, 3] and (beam.judged, beam.rejected) == (3, 1)
+    assert [r.candidate_id for r in mcpg.rows] == [1, 4] and (mcpg.judged, mcpg.rejected) == (2, 1)
+
+
+def test_inspect_jsonl_carries_the_derivation_rule_by_rule_and_the_verdict_per_criterion(judged, capsys):
+    """Issue 28 Deliver 3: the JSONL gave a rule count but not the derivation a researcher needs."""
+    db, study = judged
+    capsys.readouterr()
+    assert main(["inspect", db.engine.url.database, "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 10
+    for row in rows:
+        [step] = row["derivation"]  # one rewrite each; the kept words are not rules
+        words = row["source"].split()
+        start, end = step["source_span"]
+        assert " ".join(words[start:end]) == step["source"]
+        assert (step["source"], step["target"], step["probability"]) in (("dog", "hound", 0.2), ("runs", "walks", 0.5))
+        assert step["target"] in row["candidate"].split()
+        assert row["criteria"] == {"meaning": row["verdict"]}
+        assert row["verdict"] == ("rejected" if step["target"] == "hound" else "accepted")

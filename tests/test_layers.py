@@ -45,6 +45,7 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.adaptive_assignment", "bridges"),
     ("core.demo", "bridges"),
     ("core.spark_generation", "bridges"),
+    ("core.judging_view", "bridges"),
     ("core.errors", "base"),
     ("core.textio", "base"),
     ("core.output_files", "base"),
@@ -216,4 +217,12 @@ def test_no_core_module_is_over_500_lines():
     """One idea per module (docs/ARCHITECTURE.md): a core file past 500 lines holds several; split it."""
     long = [f"{p.relative_to(ROOT)}: {n} lines" for p in sorted((ROOT / "core").rglob("*.py"))
             if "migrations" not in p.parts and (n := len(p.read_text(encoding="utf-8").splitlines())) > 500]
+    assert long == []
+
+
+def test_no_desktop_module_is_over_500_lines():
+    """The app is thin glue over core (docs/ARCHITECTURE.md): a desktop file past 500 lines holds logic that belongs
+    in core, or several screens' parts; split it along a seam (issue 28: four files were 528 to 685 lines)."""
+    long = [f"{p.relative_to(ROOT)}: {n} lines" for p in sorted((ROOT / "desktop").rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500]
     assert long == []

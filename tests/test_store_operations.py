@@ -76,6 +76,16 @@ def test_duplicate_study_name_is_refused(db):
         ops.create_study(db, "same")
 
 
+def test_a_database_of_several_studies_names_them_when_none_is_chosen(tmp_path, db):
+    from core.store.studies import find_study
+    with pytest.raises(LookupError, match="no study"):
+        find_study(db)
+    ops.create_study(db, "pilot")
+    ops.create_study(db, "pilot 2")
+    with pytest.raises(LookupError, match=r"2 studies \('pilot', 'pilot 2'\); name one with --study"):
+        find_study(db)
+
+
 def test_one_string_from_two_systems_is_one_candidate_credited_to_both(db, study):
     with db.reading() as session:
         assert session.scalar(select(func.count(Candidate.id))) == 20

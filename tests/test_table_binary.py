@@ -255,3 +255,27 @@ def test_binarize_command_writes_the_binary_every_reader_then_uses(small_table, 
     report = LoadReport(str(small_table))
     ParaphraseTable.load(small_table, report=report)
     assert report.binary == str(binary_path(small_table))
+
+
+def test_the_data_checksum_is_read_once_per_version_of_the_file(small_table, tmp_path, monkeypatch):
+    """Reading every byte to check the CRC runs on a file version's first open only; a write in place (even one
+    that sets the mtime back) is a new version, checked again and refused when damaged."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    binary = binary_path(small_table)
+    reads = []
+    original = BinaryTable._data_crc
+    monkeypatch.setattr(BinaryTable, "_data_crc", staticmethod(lambda handle, start: reads.append(1)
+                                                                or original(handle, start)))
+    assert BinaryTable(binary).rules == 3
+    assert BinaryTable(binary).rules == 3
+    assert len(reads) == 1
+    before = os.stat(binary)
+    with open(binary, "r+b") as handle:
+        handle.seek(-9, os.SEEK_END)
+        byte = handle.read(1)
+        handle.seek(-9, os.SEEK_END)
+        handle.write(bytes([byte[0] ^ 0x40]))
+    os.utime(binary, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.raises(BinaryTableError, match="checksum mismatch"):
+        BinaryTable(binary)
+    assert len(reads) == 2

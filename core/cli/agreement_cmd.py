@@ -134,6 +134,22 @@ def _sampling_note(path: str, study: str | None):
         return sampling_note(db, study_id)
 
 
+def _preferences_and_da(path: str, study: str | None):
+    """A study's pairwise preferences with the systems compared and its direct assessment scores
+    (:func:`core.study_judgments.study_preferences`, :func:`core.study_judgments.study_da_scores`); none for a
+    CSV."""
+    from core.study_judgments import is_sqlite_file
+
+    if not is_sqlite_file(path):
+        return [], []
+    from core.cli.study_access import open_study
+    from core.study_judgments import study_da_scores, study_preferences
+
+    db, study_id = open_study(path, study)
+    with db:
+        return study_preferences(db, study_id), study_da_scores(db, study_id)
+
+
 def run_agreement(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
 
@@ -172,6 +188,12 @@ def run_agreement(args: argparse.Namespace) -> int:
         return 0
     print(f"criterion {criterion}: {summary.n_items} items, {summary.n_annotators} annotators, {summary.n_categories} labels ({', '.join(matrix.categories)}); "
           f"fixed-chance kappa with q = {q} ({q_from})")
+    shared = int(((matrix.codes >= 0).sum(axis=1) >= 2).sum())
+    if shared == 0:
+        # Every statistic below is undefined; say why instead of leaving a reader to guess.
+        print("  no item has two judges yet: agreement needs items judged by at least two annotators")
+    else:
+        print(f"  {shared} of them judged by two or more annotators")
     for name in STATISTIC_NAMES:
         value = summary.statistics[name]
         interval = summary.ci95[name]
@@ -230,9 +252,11 @@ def run_report(args: argparse.Namespace) -> int:
         resolve_output(args.output, [args.file])  # refused before the report is computed
     records = _judgment_records(args.file, args.study)
     extracted = _pattern_pairs_extracted(args.file, args.study)
+    preferences, da_scores = _preferences_and_da(args.file, args.study)
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
                           title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
-                          pairs_extracted=extracted, sampling=_sampling_note(args.file, args.study))
+                          pairs_extracted=extracted, sampling=_sampling_note(args.file, args.study),
+                          preferences=preferences, da_scores=da_scores)
     text = render(report, args.format, raw=args.raw)
     with atomic_output(args.output or "-", inputs=[args.file]) as handle:
         handle.write(text)

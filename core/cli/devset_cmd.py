@@ -25,6 +25,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="how judges' labels become one: agree (all judges agree), majority (more than half), "
                         "adjudicated (agreement, else the adjudicator's decision; default)")
     parser.add_argument("--criteria", help="comma-separated criteria to export (default: every candidate criterion)")
+    parser.add_argument("--records", choices=("candidates", "preference", "da"), default="candidates",
+                        help="candidates (default: one record per candidate, as above), preference (one record "
+                        'per preference pair: {"source", "a", "b", "systems", "labels", "verdict"}) or da (one '
+                        "record per candidate with each judge's direct assessment score and z); the last two "
+                        "as JSONL only")
     parser.add_argument("--derive-from", help="criterion replacement labels are derived from when no replacement "
                         "task judged them (default: meaning, else adequacy)")
     parser.set_defaults(func=run)
@@ -37,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
 
     from core.output_files import resolve_output
 
+    if args.records != "candidates":
+        return _run_comparison(args)
     criteria = [c.strip() for c in args.criteria.split(",") if c.strip()] if args.criteria else None
     resolve_output(args.output, [args.study], folder=args.format == "hf")  # refused before the study is read
     db, study_id = open_study(args.study, args.study_name)
@@ -57,4 +64,24 @@ def run(args: argparse.Namespace) -> int:
           f"({sum(r['label'] is not None for r in replacements)} labelled, "
           f"{sum(r['origin'] == 'derived' for r in replacements)} derived) -> {args.output}; labels: "
           + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())), file=sys.stderr)
+    return 0
+
+
+def _run_comparison(args: argparse.Namespace) -> int:
+    """``--records preference`` or ``--records da`` (:mod:`core.tuning.comparison_devset`)."""
+    from core.cli.study_access import open_study
+    from core.output_files import resolve_output
+    from core.tuning.comparison_devset import da_records, preference_records
+    from core.tuning.devset_files import write_devset
+
+    if args.format != "jsonl":
+        print(f"parastudio: error: --records {args.records} writes JSONL only, not --format {args.format}",
+              file=sys.stderr)
+        return 2
+    resolve_output(args.output, [args.study])
+    db, study_id = open_study(args.study, args.study_name)
+    with db:
+        records = (preference_records if args.records == "preference" else da_records)(db, study_id)
+    count = write_devset(records, args.output, "jsonl", inputs=[args.study])
+    print(f"{count} {args.records} records -> {args.output}", file=sys.stderr)
     return 0

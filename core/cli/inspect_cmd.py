@@ -59,12 +59,16 @@ def run_inspect(args: argparse.Namespace) -> int:
     from core.inspection.candidate_rows import candidate_rows, filter_rows
 
     db, study_id = _study(args)
+    from core.inspection.derivation_steps import derivations_of
+
     with db:
         rows = candidate_rows(db, study_id, criteria={args.criterion} if args.criterion else None)
-    rows = filter_rows(rows, system=args.system, criterion=args.criterion, verdict=args.verdict)
+        rows = filter_rows(rows, system=args.system, criterion=args.criterion, verdict=args.verdict)
+        derivations = derivations_of(db, [row.candidate_id for row in rows]) if args.format == "jsonl" else {}
     if args.format == "jsonl":
         for row in rows:
-            print(json.dumps(row.to_json(), ensure_ascii=False))
+            # The verdict per criterion is "criteria"; the derivation rule by rule is "derivation".
+            print(json.dumps({**row.to_json(), "derivation": derivations.get(row.candidate_id)}, ensure_ascii=False))
         return 0
     records = [{**{k: v for k, v in row.to_json().items() if k in ROW_COLUMNS},
                 "systems": ";".join(row.systems)} for row in rows]

@@ -69,6 +69,9 @@ def register(subparsers) -> None:
     assign.add_argument("--repeats", type=float, default=0.0, help="fraction of items repeated (consistency)")
     assign.add_argument("--controls", type=float, default=0.0, help="fraction of planted control items")
     assign.add_argument("--seed", type=int, help="order seed (default: the study's)")
+    assign.add_argument("--pairs", metavar="A:B,...",
+                        help="preference criterion: compare only these pairs of systems (default: every pair); "
+                        "each pair gets the same number of source sentences")
 
     imj = command("import-judgments", "import judgments in long format: item,annotator,criterion,value",
                   _import_judgments)
@@ -102,6 +105,11 @@ def register(subparsers) -> None:
 
     prog = command("progress", "judged / assigned, per annotator and in all", _progress)
     prog.add_argument("--json", action="store_true")
+
+    adjudicators = command("adjudicators", "who may read the judges' labels on a disagreement and decide it "
+                           "(Ctrl+Shift+A in the app); judges never may. Without --set: list them", _adjudicators)
+    adjudicators.add_argument("--set", dest="names", metavar="NAMES",
+                              help="comma-separated names: exactly these are the study's adjudicators ('' for none)")
 
     def study_command(name: str, help_text: str, func) -> argparse.ArgumentParser:
         # These take the study database first, like `report` and `signtest` (--db also works).
@@ -199,16 +207,22 @@ def _import_candidates(args) -> int:
 
 def _assign(args) -> int:
     from core.store import operations as ops
+    from core.store.preference_pairs import parse_system_pairs
 
     db, study_id = _open(args)
     with db:
         names = [n.strip() for n in args.annotators.split(",") if n.strip()]
         try:
+            pairs = parse_system_pairs(args.pairs) if args.pairs is not None else None
             report = ops.assign(db, study_id, names, judges_per_item=args.judges, overlap=args.overlap,
-                                repeat_fraction=args.repeats, control_fraction=args.controls, seed=args.seed)
+                                repeat_fraction=args.repeats, control_fraction=args.controls, seed=args.seed,
+                                system_pairs=pairs)
         except ValueError as error:
             return _fail(str(error))
     print(f"assigned {report.items} items")
+    for pair, sentences in report.pairs.sentences.items():
+        print(f"  preference {pair}: {sentences} sentences ({report.pairs.identical[pair]} ties by construction: "
+              "the same string from both systems, not shown)")
     for name in names:
         print(f"  {name}: {report.assignments.get(name, 0)} assignments "
               f"({report.repeats.get(name, 0)} repeated items, {report.controls.get(name, 0)} control items)")
@@ -280,6 +294,7 @@ def _merge_package(args) -> int:
 
 def _qc(args) -> int:
     from core.store import operations as ops
+    from core.study_judgments import da_reliability
 
     db, study_id = _open(args)
     thresholds = {}
@@ -289,8 +304,10 @@ def _qc(args) -> int:
         thresholds["min_control_pass"] = args.min_control_pass
     with db:
         reports = ops.quality_control(db, study_id, thresholds)
+        reliability = {r.annotator: r for r in da_reliability(db, study_id)}
     if args.json:
-        print(json.dumps([asdict(r) for r in reports], indent=2))
+        print(json.dumps([{**asdict(r), "da_reliability": asdict(reliability[r.annotator])
+                           if r.annotator in reliability else None} for r in reports], indent=2))
         return 0
     print(f"{'annotator':<20} {'repeats':>7} {'consistency':>11} {'controls':>8} {'control pass':>12}  result")
     for r in reports:
@@ -298,6 +315,22 @@ def _qc(args) -> int:
         control = "-" if r.control_pass_rate is None else f"{r.control_pass_rate:.3f}"
         result = "n/a" if r.passed is None else "PASS" if r.passed else "FAIL: " + "; ".join(r.reasons)
         print(f"{r.annotator:<20} {r.repeat_pairs:>7} {consistency:>11} {r.controls_judged:>8} {control:>12}  {result}")
+    for name, r in sorted(reliability.items()):
+        p = "-" if r.p_value is None else f"{r.p_value:.4g}"
+        drop = "-" if r.mean_drop is None else f"{r.mean_drop:.1f}"
+        print(f"direct assessment, {name}: {r.pairs} degraded candidates scored {drop} lower on average; "
+              f"one-sided Wilcoxon p {p} ({'reliable' if r.p_value is not None and r.p_value < 0.05 else 'not shown reliable'} at 0.05)")
+    return 0
+
+
+def _adjudicators(args) -> int:
+    from core.store.adjudicator_role import adjudicators, set_adjudicators
+
+    db, study_id = _open(args)
+    with db:
+        names = (set_adjudicators(db, study_id, args.names.split(",")) if args.names is not None
+                 else adjudicators(db, study_id))
+    print("\n".join(names) if names else "(no adjudicator)")
     return 0
 
 

@@ -4,7 +4,9 @@ Output contract (``--json``): one object ``{"pairs": [{"criterion", "system_a",
 "system_b", "n", "wins_a", "wins_b", "ties", "p_anytime", "p_anytime_pair",
 "decision", "win_rate_cs": [lo, hi], "log_evidence"}], "criteria", "alpha",
 "correction", "judged_items", "judgments", "skipped_criteria", "guarantee",
-"signature"}``. ``n = wins_a + wins_b`` (ties dropped); ``p_anytime`` is
+"signature", "preference"}``; ``preference`` is null without preference judgments, else the Bradley–Terry
+strengths with bootstrap intervals and the fixed-sample sign tests with Holm of the pairwise preferences
+(:func:`core.stats.report_preference.preference_status`). ``n = wins_a + wins_b`` (ties dropped); ``p_anytime`` is
 Holm-adjusted over the criterion's pairs and is the one ``decision`` reads
 ("A better", "B better" or "undecided"); ``p_anytime_pair`` is the pair's own.
 Definitions: :mod:`core.stats.anytime_sign_test`, :mod:`core.stats.anytime_comparisons`.
@@ -45,18 +47,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prior-a", type=positive_number, default=1.0, metavar="A",
                         help="Beta(A, B) prior over the win rate of the mixture martingale (default 1)")
     parser.add_argument("--prior-b", type=positive_number, default=1.0, metavar="B", help="(default 1)")
+    parser.add_argument("--bootstrap", type=int, default=1000, metavar="B",
+                        help="bootstrap replicates of the Bradley–Terry intervals of a preference study (default 1000)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run_status(args: argparse.Namespace, open_study) -> int:
     from core.stats.anytime_comparisons import anytime_status
     from core.stats.anytime_sign_test import AnytimeSignTest
-    from core.study_judgments import study_judgment_records
+    from core.stats.report_preference import preference_status
+    from core.vocabulary import PREFERENCE_LABELS
+    from core.study_judgments import study_judgment_records, study_preferences
 
     db, study_id = open_study(args)
     with db:
         records = study_judgment_records(db, study_id)
-    criteria = records.criterion_names()
+        preferences = study_preferences(db, study_id)
+    # A preference compares two systems in one answer: its tests are the "preference" part, not per-system scores.
+    criteria = [c for c in records.criterion_names() if records.scale_of(c) != PREFERENCE_LABELS]
     if args.criterion is not None:
         if args.criterion not in criteria:
             print(f"parastudio: error: no judgments of criterion {args.criterion!r}; the study has: "
@@ -65,8 +73,9 @@ def run_status(args: argparse.Namespace, open_study) -> int:
         criteria = [args.criterion]
     test = AnytimeSignTest(alpha=args.alpha, prior_a=args.prior_a, prior_b=args.prior_b)
     status = anytime_status(records, criteria, test)
+    preference = preference_status(preferences, bootstrap=args.bootstrap) if preferences else None
     if args.json:
-        print(json.dumps(status.to_json_dict()))
+        print(json.dumps({**status.to_json_dict(), "preference": preference}))
         return 0
     print(f"{'criterion':<12} {'system A':<16} {'system B':<16} {'n':>5} {'wins A':>6} {'wins B':>6} {'ties':>5} "
           f"{'p anytime':>10}  {'decision':<9}  win rate of A")
@@ -80,4 +89,14 @@ def run_status(args: argparse.Namespace, open_study) -> int:
           f"criterion's pairs")
     print(status.guarantee)
     print(status.signature)
+    if preference is not None:
+        print("\nBradley–Terry strengths from pairwise preferences (95 % bootstrap intervals over sentences):")
+        for row in preference["bradley_terry"]:
+            low, high = row["ci95"]
+            print(f"  {row['system']:<16} {row['strength']:>7.3f}  [{low:.3f}, {high:.3f}]  "
+                  f"won {row['wins']}, lost {row['losses']}, tied {row['ties']}")
+        print(preference["note"] or preference["bradley_terry_signature"])
+        for c in preference["sign_tests"]:
+            print(f"  sign test {c['system_a']} vs {c['system_b']}: {c['wins_a']}-{c['wins_b']} "
+                  f"({c['ties']} ties) over {c['sentences']} sentences, p {c['p_value']:.4g}, Holm {c['p_holm']:.4g}")
     return 0

@@ -88,7 +88,9 @@ class SentenceDisplay:
                  else list(words))
         if len(cased) != len(words):  # the truecaser keeps tokens one for one; if not, show them as they are
             cased = list(words)
-        text = self._detokenizer.detokenize(cased)
+        # unescape=False: the project tokenizes with escape=False, so a stored "&amp;" is those five characters,
+        # and the judge must read the string that is stored (issue 28: '&amp;' was shown as '&').
+        text = self._detokenizer.detokenize(cased, unescape=False)
         spans, position = [], 0
         for word in cased:
             found = text.find(word, position)
@@ -115,6 +117,20 @@ class SentenceDisplay:
             spans.append((found, found + len(word)))
             position = found + len(word)
         return DisplayedSentence(text, tuple(spans))
+
+    def show_in_place(self, tokens: str | Sequence[str], span: tuple[int, int], phrase: str | Sequence[str]) -> str:
+        """``phrase`` as it reads in place of ``tokens[span[0]:span[1]]``: cased and detokenized within the whole
+        sentence (capitalized at its start, "doesn 't" joined), so a choice option reads like the sentence above it."""
+        words = tokens.split() if isinstance(tokens, str) else list(tokens)
+        inserted = phrase.split() if isinstance(phrase, str) else list(phrase)
+        start, end = span
+        if not inserted or not 0 <= start <= end <= len(words):
+            return self.show(inserted).text if inserted else ""
+        shown = self.show(words[:start] + inserted + words[end:])
+        first, last = shown.spans[start], shown.spans[start + len(inserted) - 1]
+        if first[1] <= first[0] or last[1] <= last[0]:  # a token the detokenizer rewrote: the phrase on its own
+            return self.show(inserted).text
+        return shown.text[first[0]:last[1]]
 
     def __call__(self, tokens: str | Sequence[str]) -> str:
         return self.show(tokens).text

@@ -8,7 +8,8 @@ takes seconds, so the digest is kept in a small cache file,
 rename gets a new key and is hashed again. The cache is written atomically
 (:func:`core.textio.atomic_output`); two processes writing it at once lose at most one
 entry, which is recomputed the next time. A cache that cannot be read or written
-costs only the time of hashing again.
+costs only the time of hashing again. The same cache keeps the outcome of other whole-file checks
+(:func:`checked_before`, :func:`remember_check`: a binary table's CRC-32) per file version.
 """
 
 from __future__ import annotations
@@ -64,6 +65,36 @@ def sha256_of(path: str | os.PathLike) -> str:
             with atomic_output(cache) as handle:
                 json.dump(kept, handle)
     return value
+
+
+def _check_key(path: Path) -> str:
+    """The key of a file version for a check kept in the cache: :func:`_key` plus the inode's change time, which
+    any write moves and no one can set back (``touch -d`` can set the mtime back, not the ctime)."""
+    real = os.path.realpath(path)
+    status = os.stat(real)
+    return f"{real}\0{status.st_size}\0{status.st_mtime_ns}\0{status.st_ino}\0{status.st_ctime_ns}"
+
+
+def checked_before(path: str | os.PathLike, check: str) -> tuple[str, str | None]:
+    """(this file version's key, the value ``check`` gave on it when it ran on this very version, else None).
+
+    For checks that read a whole file (a binary table's CRC-32) and need not run again on bytes that have not
+    changed; pass the key back to :func:`remember_check` once the check has passed."""
+    key = _check_key(Path(path))
+    return key, _read_cache(cache_path()).get(f"{check}\0{key}")
+
+
+def remember_check(path: str | os.PathLike, key: str, check: str, value: str) -> None:
+    """Record that ``check`` gave ``value`` on the file version ``key``, unless the file changed meanwhile."""
+    with contextlib.suppress(OSError):
+        if _check_key(Path(path)) != key:
+            return
+        cache = cache_path()
+        entries = _read_cache(cache)
+        entries[f"{check}\0{key}"] = value
+        kept = dict(list(entries.items())[-CACHE_ENTRIES:])
+        with atomic_output(cache) as handle:
+            json.dump(kept, handle)
 
 
 def fingerprint(path: str | os.PathLike | None) -> dict | None:

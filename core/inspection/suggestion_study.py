@@ -21,7 +21,7 @@ from core.inspection.suggestion_cases import CaseRow, choice_task
 from core.store import operations as ops
 from core.store.annotation_queries import annotator_names
 from core.store.database import Database
-from core.store.models import Annotator, ChoiceTask, SourceSentence, Study
+from core.store.models import Annotator, Assignment, ChoiceTask, SourceSentence, Study
 from core.study_builder import StudyPlan, make_choice_study
 
 DEFAULT_STUDY = "suggestion-cases"
@@ -45,9 +45,12 @@ class SentTask:
 
 
 def judge_names(db: Database) -> list[str]:
-    """Every annotator name in the database, in the order first seen."""
+    """Every judge's name in the database, in the order first seen (an adjudicator who only adjudicated is no
+    judge: issue 28)."""
     with db.reading() as session:
-        names = session.scalars(select(Annotator.name).order_by(Annotator.id)).all()
+        names = session.scalars(select(Annotator.name).where(
+            select(Assignment.id).where(Assignment.annotator_id == Annotator.id,
+                                        Assignment.kind != "adjudication").exists()).order_by(Annotator.id)).all()
     return list(dict.fromkeys(names))
 
 

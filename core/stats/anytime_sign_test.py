@@ -47,7 +47,7 @@ from typing import Sequence
 
 import numpy as np
 
-from core import __version__
+from core.code_identity import code_version
 
 # Robbins' uniform mixture: no view of the effect size before the study starts.
 DEFAULT_PRIOR = (1.0, 1.0)
@@ -164,4 +164,4 @@ class AnytimeSignTest:
                  f"prior:beta({self.prior_a:g},{self.prior_b:g})", f"alpha:{self.alpha:g}", "ties:dropped",
                  "p:inverse-running-max"]
         parts += [f"{name.replace('_', '-')}:{value}" for name, value in options.items()]
-        return "|".join(parts + [f"version:{__version__}"])
+        return "|".join(parts + [f"version:{code_version()}"])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core import __version__
+from core.code_identity import code_version
 from core.csv_cells import safe_row
 from core.stats.report_model import Report, ReportTable
 
@@ -101,7 +101,7 @@ def render_csv(report: Report, raw: bool = False) -> str:
 def report_to_json_dict(report: Report) -> dict:
     return {
         "title": report.title,
-        "version": __version__,
+        "version": code_version(),
         "tables": [
             {
                 "key": table.key,

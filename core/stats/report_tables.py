@@ -46,10 +46,14 @@ from core.stats.report_model import Column, PlotSpec, Report, ReportTable
 from core.stats.report_agreement import agreement_table
 from core.stats.report_anytime import anytime_sign_test_table
 from core.stats.report_pairs import pair_tables
+from core.stats.direct_assessment import DAScore
+from core.stats.preference import PreferenceJudgment
+from core.stats.report_da import da_tables
 from core.stats.report_patterns import pattern_tables
+from core.stats.report_preference import preference_tables
 from core.stats.significance import PairwiseTests
 from core.stats.system_scores import is_choice_label, sentence_scores
-from core.vocabulary import NO_WORDS, YES_WORDS
+from core.vocabulary import NO_WORDS, PREFERENCE_LABELS, YES_WORDS
 
 POSITIVE_LABELS = YES_WORDS
 
@@ -303,10 +307,15 @@ def build_report(
     progress: Progress = no_progress,
     pairs_extracted: Mapping[str, int] | None = None,
     sampling: str | None = None,
+    preferences: Sequence[PreferenceJudgment] = (),
+    da_scores: Sequence[DAScore] = (),
 ) -> Report:
     """Every table that applies to the judgments at hand (``bootstrap``: replicates of the agreement CIs;
     ``pairs_extracted``: a pattern-pair study's #PP per model, for seed 002's Table 2; ``sampling``: how the
-    items were sampled, when not all at once, added to the per-system tables' notes)."""
+    items were sampled, when not all at once, added to the per-system tables' notes; ``preferences``: the
+    answers of a pairwise preference criterion with the systems they compare, for its own tables, since its
+    labels are not a score of one system; ``da_scores``: direct assessment scores with their systems, for the
+    z-score table that replaces a mean of raw labels)."""
     report = Report(title=title)
     criteria = records.criterion_names()
     if criteria:
@@ -314,7 +323,9 @@ def build_report(
     labels = {name: set(records.select(criterion=name).values) for name in criteria}
     choice = [name for name in criteria if labels[name] and all(is_choice_label(v) for v in labels[name])]
     binary = [name for name in criteria if name not in choice and is_binary(labels[name], positive)]
-    scales = [name for name in criteria if name not in binary and name not in choice]
+    comparative = [name for name in criteria if labels[name] <= set(PREFERENCE_LABELS)]
+    comparative += sorted({s.criterion for s in da_scores})
+    scales = [name for name in criteria if name not in binary and name not in choice and name not in comparative]
     if binary:
         report.tables.append(seed003_table(records, binary, positive))
         judges = len(records.annotator_names())
@@ -328,6 +339,8 @@ def build_report(
     if scales:
         report.tables.append(seed004_table(records, scales))
     report.tables.extend(pattern_tables(records, positive, pairs_extracted))
+    report.tables.extend(preference_tables(preferences, bootstrap=bootstrap))
+    report.tables.extend(da_tables(da_scores))
     for name in binary + choice:
         table, tests = seed001_tables(records, name, positive, unified_min)
         report.tables.append(table)

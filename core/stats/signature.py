@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import ClassVar
 
-from core import __version__
+from core.code_identity import code_version
 
 
 def _shown(value: object) -> str:
@@ -28,7 +28,7 @@ def signature(statistic: str, n_items: int, n_judges: int, **options) -> str:
     """``stat:<statistic>|<option>:<value>|...|items:N|judges:J|version:V``."""
     parts = [f"stat:{statistic}"]
     parts += [f"{name.replace('_', '-')}:{_shown(value)}" for name, value in options.items()]
-    parts += [f"items:{n_items}", f"judges:{n_judges}", f"version:{__version__}"]
+    parts += [f"items:{n_items}", f"judges:{n_judges}", f"version:{code_version()}"]
     return "|".join(parts)
 
 

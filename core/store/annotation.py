@@ -23,7 +23,8 @@ from core.store.criteria import normalize_value
 from core.store.database import Database
 from core.store.events import log_event
 from core.store.items import item_key
-from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, EventLog, Judgment, SourceSentence
+from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, EventLog, Judgment, PreferencePair, \
+    SourceSentence
 
 
 @dataclass(frozen=True)
@@ -52,16 +53,22 @@ class ItemView:
     flag: bool
     comment: str | None
     source_id: int | None = None  # the source sentence's row (blind phases: which fluency items it must wait for)
+    # Preference criteria: the two candidates in the pair's recorded order (their systems are not shown).
+    left: str | None = None
+    right: str | None = None
 
 
 @functools.cache
 def _item_query():
     """One round trip for everything the screen shows: assignment, criterion,
     candidate or choice task, source sentence, live judgment."""
-    a, c, k, t, s, j = (Assignment.__table__, Criterion.__table__, Candidate.__table__, ChoiceTask.__table__,
-                        SourceSentence.__table__, Judgment.__table__)
-    source_id = func.coalesce(k.c.source_id, t.c.source_id)
-    return (select(a.c.id, a.c.position, source_id.label("source_id"), a.c.candidate_id, a.c.choice_task_id, a.c.unit, c.c.name, c.c.question, c.c.scale,
+    a, c, k, t, s, j, p = (Assignment.__table__, Criterion.__table__, Candidate.__table__, ChoiceTask.__table__,
+                           SourceSentence.__table__, Judgment.__table__, PreferencePair.__table__)
+    left, right = Candidate.__table__.alias("left_candidate"), Candidate.__table__.alias("right_candidate")
+    source_id = func.coalesce(k.c.source_id, t.c.source_id, p.c.source_id)
+    return (select(a.c.id, a.c.position, source_id.label("source_id"), a.c.candidate_id, a.c.choice_task_id,
+                   a.c.pair_id, left.c.text.label("left"), right.c.text.label("right"),
+                   a.c.unit, c.c.name, c.c.question, c.c.scale,
                    c.c.levels, c.c.shows_source, s.c.text.label("source"), s.c.display.label("source_display"),
                    s.c.references, k.c.text.label("candidate"),
                    k.c.kind.label("candidate_kind"), k.c.derivation, t.c.span_start, t.c.span_end, t.c.options,
@@ -69,6 +76,9 @@ def _item_query():
             .select_from(a.join(c, c.c.id == a.c.criterion_id)
                          .outerjoin(k, k.c.id == a.c.candidate_id)
                          .outerjoin(t, t.c.id == a.c.choice_task_id)
+                         .outerjoin(p, p.c.id == a.c.pair_id)
+                         .outerjoin(left, left.c.id == p.c.left_candidate_id)
+                         .outerjoin(right, right.c.id == p.c.right_candidate_id)
                          .join(s, s.c.id == source_id)
                          .outerjoin(j, j.c.id == a.c.live_judgment_id)))
 
@@ -91,7 +101,7 @@ def _first_open_position():
 def _assignment_for_answer():
     a, c, t = Assignment.__table__, Criterion.__table__, ChoiceTask.__table__
     return (select(a.c.study_id, a.c.annotator_id, a.c.candidate_id, a.c.choice_task_id, a.c.criterion_id,
-                   a.c.unit, a.c.live_judgment_id, c.c.name, c.c.scale, c.c.levels, t.c.options)
+                   a.c.unit, a.c.pair_id, a.c.live_judgment_id, c.c.name, c.c.scale, c.c.levels, t.c.options)
             .select_from(a.join(c, c.c.id == a.c.criterion_id).outerjoin(t, t.c.id == a.c.choice_task_id))
             .where(a.c.id == bindparam("assignment")))
 
@@ -99,7 +109,8 @@ def _assignment_for_answer():
 def _item_view(row) -> ItemView:
     is_task = row.choice_task_id is not None
     return ItemView(
-        assignment_id=row.id, position=row.position, item=item_key(row.candidate_id, row.choice_task_id, row.unit),
+        assignment_id=row.id, position=row.position,
+        item=item_key(row.candidate_id, row.choice_task_id, row.unit, row.pair_id),
         criterion=row.name, question=row.question, scale=row.scale, levels=list(row.levels or []),
         shows_source=bool(row.shows_source), source=row.source, source_display=row.source_display,
         references=list(row.references or []),
@@ -107,7 +118,8 @@ def _item_view(row) -> ItemView:
         # A planted control shows no derivation: the screen highlights it by diff like any import.
         derivation=row.derivation if row.candidate_kind == "candidate" else None,
         span=(row.span_start, row.span_end) if is_task else None, unit=row.unit, options=list(row.options or []),
-        value=row.value, text=row.answer_text, flag=bool(row.flag), comment=row.comment, source_id=row.source_id)
+        value=row.value, text=row.answer_text, flag=bool(row.flag), comment=row.comment, source_id=row.source_id,
+        left=row.left, right=row.right)
 
 
 def next_item(db: Database, annotator_id: int) -> ItemView | None:
@@ -174,7 +186,7 @@ def record_judgment(db: Database, assignment_id: int, value: Any, *, text: str |
         judgment_id = connection.scalar(_insert_judgment(), dict(
             uid=uid or str(uuid.uuid4()), study_id=row.study_id, assignment_id=assignment_id,
             annotator_id=row.annotator_id, candidate_id=row.candidate_id, choice_task_id=row.choice_task_id,
-            criterion_id=row.criterion_id, unit=row.unit, action="answer", value=label, text=stored_text, started_at=started_at,
+            criterion_id=row.criterion_id, unit=row.unit, pair_id=row.pair_id, action="answer", value=label, text=stored_text, started_at=started_at,
             answered_at=answered_at, duration_ms=duration, comment=comment, flag=flag, origin=origin,
             supersedes=row.live_judgment_id))
         if row.live_judgment_id is not None:
@@ -222,6 +234,7 @@ def undo_last(db: Database, annotator_id: int) -> int | None:
         undo = Judgment(uid=str(uuid.uuid4()), study_id=last.study_id, assignment_id=last.assignment_id,
                         annotator_id=annotator_id, candidate_id=last.candidate_id,
                         choice_task_id=last.choice_task_id, criterion_id=last.criterion_id, unit=last.unit,
+                        pair_id=last.pair_id,
                         action="undo",
                         value=None, answered_at=now(), flag=False, supersedes=last.id, origin="app")
         session.add(undo)

@@ -95,6 +95,14 @@ def annotator_names(db: Database, study_id: int) -> list[str]:
                                     .order_by(Annotator.name)))
 
 
+def every_annotator_name(db: Database) -> list[str]:
+    """Every annotator name in the database, study by study (by id), by name within a study, each once: one
+    query (the app asked once per study)."""
+    with db.reading() as session:
+        names = session.scalars(select(Annotator.name).order_by(Annotator.study_id, Annotator.name))
+        return list(dict.fromkeys(names))
+
+
 @dataclass(frozen=True)
 class StudySummary:
     id: int

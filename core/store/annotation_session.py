@@ -42,6 +42,17 @@ class LocalAnswer:
     stamp: int = 0  # when it was given, in this session's count of answers
 
 
+@dataclass(frozen=True)
+class Remark:
+    """A flag or comment given to the item shown: the item as now shown, and whether the writer stores it now (an
+    answered item) or it waits for the item's answer (an open item: it goes with the answer)."""
+
+    item: ItemView
+    write_now: bool
+    flag: bool
+    comment: str | None
+
+
 class AnnotationSession:
     """One annotator judging one study in this process (see the module docstring)."""
 
@@ -56,6 +67,8 @@ class AnnotationSession:
         self._source_free_ids = frozenset(self._source_free.values())
         # The item that was due when a source-free item of its sentence was shown first instead (else None).
         self.held_back: ItemView | None = None
+        # A flag and comment given to the open item shown, before its answer (they go with the answer).
+        self._pending: tuple[int | None, bool, str | None] = (None, False, None)
 
     # what to show ------------------------------------------------------------------------
     def first(self) -> ItemView | None:
@@ -113,6 +126,32 @@ class AnnotationSession:
         if comment is not None:
             state.comment = comment or None
         return self._merged(item)
+
+    # flags and comments ------------------------------------------------------------------
+    def showing(self, item: ItemView | None) -> None:
+        """``item`` is shown now: a flag or comment pending for another showing is dropped."""
+        self._pending = (None, False, None)
+
+    def remarks(self, item: ItemView) -> tuple[bool, str | None]:
+        """The flag and comment shown with ``item``: its answer's, or those pending for its answer."""
+        if item.value is not None:
+            return item.flag, item.comment
+        pending_id, flag, comment = self._pending
+        return (flag, comment) if pending_id == item.assignment_id else (False, None)
+
+    def toggle_flag(self, item: ItemView) -> Remark:
+        flag, comment = self.remarks(item)
+        return self._remark(item, not flag, comment)
+
+    def set_comment(self, item: ItemView, comment: str | None) -> Remark:
+        flag, _ = self.remarks(item)
+        return self._remark(item, flag, comment or None)
+
+    def _remark(self, item: ItemView, flag: bool, comment: str | None) -> Remark:
+        if item.value is None:
+            self._pending = (item.assignment_id, flag, comment)
+            return Remark(item, False, flag, comment)
+        return Remark(self.annotated(item, flag=flag, comment=comment or ""), True, flag, comment)
 
     def undo_queued(self) -> None:
         """An undo went on the writer's queue: answers given from now on come after it and survive it."""

@@ -13,10 +13,13 @@ from typing import Sequence
 
 from sqlalchemy import func, insert, select
 
+from core.store.criteria import SCORE_SCALES
 from core.store.database import Database
 from core.store.events import log_event
 from core.store.items import replacement_units
-from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, Judgment, SourceSentence, Study
+from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, Judgment, PreferencePair, \
+    SourceSentence, Study
+from core.store.preference_pairs import PairsReport, make_preference_pairs
 from core.store.studies import annotator_in
 
 
@@ -56,6 +59,8 @@ class AssignReport:
     # judged with (an earlier batch), so they cannot be blind. Items go to annotators who have not seen the
     # source first; this counts what could not be placed so.
     not_blind: dict[str, int] = field(default_factory=dict)
+    # Preference criteria: the pairs of systems' candidates made by this batch (issue 30).
+    pairs: PairsReport = field(default_factory=PairsReport)
 
 
 def make_control_text(candidate: str, other_sentence: str, rng: random.Random) -> str | None:
@@ -74,9 +79,24 @@ def make_control_text(candidate: str, other_sentence: str, rng: random.Random) -
     return None
 
 
+def degrade_text(candidate: str, rng: random.Random) -> tuple[str, str] | None:
+    """WMT's direct-assessment quality control (Graham et al. 2017 §3): a degraded copy of a candidate that a
+    careful judge scores lower. A run of about a quarter of the words (at least one) is dropped or repeated in
+    place; returns (text, "dropped" or "repeated"), None for a candidate of fewer than two words."""
+    tokens = candidate.split()
+    if len(tokens) < 2:
+        return None
+    length = max(1, round(len(tokens) / 4))
+    start = rng.randrange(len(tokens) - length + 1)
+    if rng.random() < 0.5:
+        return " ".join(tokens[:start] + tokens[start + length:]), "dropped"
+    return " ".join(tokens[:start + length] + tokens[start:start + length] + tokens[start + length:]), "repeated"
+
+
 def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per_item: int | None = None,
            overlap: float = 1.0, repeat_fraction: float = 0.0, control_fraction: float = 0.0,
-           seed: int | None = None, repeat_gap: int = 10, only_candidates: set[int] | None = None) -> AssignReport:
+           seed: int | None = None, repeat_gap: int = 10, only_candidates: set[int] | None = None,
+           system_pairs: Sequence[tuple[str, str]] | None = None) -> AssignReport:
     """Assign every not yet assigned item (one transaction).
 
     Each item goes to ``judges_per_item`` annotators (the study's, 2 by
@@ -86,9 +106,13 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
     within one item the criteria keep their order, so fluency (candidate
     alone) comes before meaning (with the source), seed 003's two steps.
     ``repeat_fraction`` of an annotator's items come back at least
-    ``repeat_gap`` items later; ``control_fraction`` adds planted controls.
+    ``repeat_gap`` items later; ``control_fraction`` adds planted controls (in a study with a direct
+    assessment criterion, degraded copies of the judge's own candidates: :func:`degrade_text`).
     ``only_candidates`` limits the batch to those candidates (and no choice tasks): the adaptive mode's
     next batch (:mod:`core.adaptive_assignment`).
+
+    Preference criteria judge pairs of systems' candidates (:mod:`core.store.preference_pairs`): this makes
+    them first, for every pair of systems or only ``system_pairs``, the same number of sentences each.
 
     Blind phases (the study setting ``blind_phases``, on by default when the
     study has a criterion that hides the source and one that shows it): seed
@@ -111,7 +135,9 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
         seed = study.seed if seed is None else seed
         criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)
                                    .order_by(Criterion.position)).all()
-        candidate_criteria = [c.id for c in criteria if c.scale != "choice"]
+        candidate_criteria = [c.id for c in criteria if c.scale not in ("choice", "preference")]
+        preference_criteria = [c.id for c in criteria if c.scale == "preference"]
+        degrades = any(c.scale in SCORE_SCALES for c in criteria)
         per_unit = {c.id for c in criteria if c.scale == "replacement"}  # one assignment per unit replacement
         units_of: dict[int, int] = {}
         if per_unit:
@@ -132,6 +158,16 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
         if choice_criteria and only_candidates is None:
             items += [("t", i) for i in session.scalars(select(ChoiceTask.id).where(
                 ChoiceTask.study_id == study_id).order_by(ChoiceTask.id)) if i not in assigned_tasks]
+        pairs_report = PairsReport()
+        if preference_criteria and only_candidates is None:
+            pairs_report = make_preference_pairs(session, study_id, seed, system_pairs)
+            assigned_pairs = set(session.scalars(select(Assignment.pair_id).distinct().where(
+                Assignment.study_id == study_id, Assignment.pair_id.is_not(None))))
+            # A tie by construction (one string from both systems) is recorded, never shown.
+            items += [("p", i) for i in session.scalars(select(PreferencePair.id).where(
+                PreferencePair.study_id == study_id, PreferencePair.identical.is_(False))
+                .order_by(PreferencePair.id)) if i not in assigned_pairs]
+        criteria_of_kind = {"c": candidate_criteria, "t": choice_criteria, "p": preference_criteria}
 
         seen = sources_seen(session, study_id, phases) if len(phases) > 1 else set()
         source_of = ({i: s for i, s in session.execute(select(Candidate.id, Candidate.source_id)
@@ -180,14 +216,19 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
             for item in rng.sample(candidate_items, min(len(candidate_items), wanted_controls)):
                 source_id, candidate_text = candidate_info[item[1]]
                 donor = rng.choice([s for s in source_texts if s != source_id])
-                control_text = make_control_text(candidate_text, source_texts[donor], rng)
+                if degrades:  # direct assessment: WMT's degraded candidates
+                    degraded = degrade_text(candidate_text, rng)
+                    control_text, made_by = (None, None) if degraded is None else degraded
+                else:
+                    control_text, made_by = make_control_text(candidate_text, source_texts[donor], rng), None
                 if control_text is None:
                     continue
                 key = (source_id, control_text)
                 if key not in control_ids:
                     control = Candidate(study_id=study_id, source_id=source_id, text=control_text, kind="control",
                                         control_of=item[1], scores={},
-                                        derivation=[{"control": {"donor_source": donor}}])
+                                        derivation=[{"control": {"degraded": made_by} if made_by else
+                                                     {"donor_source": donor}}])
                     session.add(control)
                     session.flush()
                     control_ids[key] = control.id
@@ -198,7 +239,7 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
             first_rows, repeat_rows = [], []
             for phase in phases:  # one pass over the blocks per phase, the same block order in each
                 for _key, kind, (item_kind, item_id), original_index in blocks:
-                    for criterion_id in (candidate_criteria if item_kind == "c" else choice_criteria):
+                    for criterion_id in criteria_of_kind[item_kind]:
                         if criterion_id not in phase:
                             continue
                         units = range(units_of.get(item_id, 0)) if criterion_id in per_unit else (None,)
@@ -206,19 +247,20 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
                             row = {"study_id": study_id, "annotator_id": annotator_id, "criterion_id": criterion_id,
                                    "candidate_id": item_id if item_kind == "c" else None,
                                    "choice_task_id": item_id if item_kind == "t" else None, "unit": unit,
+                                   "pair_id": item_id if item_kind == "p" else None,
                                    "position": position, "kind": kind, "repeat_of": None}
                             position += 1
                             (repeat_rows if kind == "repeat" else first_rows).append(row)
             if first_rows:
                 session.execute(insert(Assignment.__table__), first_rows)
             if repeat_rows:
-                originals = {(c, t, k, u): i for i, c, t, k, u in session.execute(
-                    select(Assignment.id, Assignment.candidate_id, Assignment.choice_task_id, Assignment.criterion_id,
-                           Assignment.unit)
+                originals = {(c, t, p, k, u): i for i, c, t, p, k, u in session.execute(
+                    select(Assignment.id, Assignment.candidate_id, Assignment.choice_task_id, Assignment.pair_id,
+                           Assignment.criterion_id, Assignment.unit)
                     .where(Assignment.annotator_id == annotator_id, Assignment.kind == "normal"))}
                 for row in repeat_rows:
-                    row["repeat_of"] = originals[(row["candidate_id"], row["choice_task_id"], row["criterion_id"],
-                                                  row["unit"])]
+                    row["repeat_of"] = originals[(row["candidate_id"], row["choice_task_id"], row["pair_id"],
+                                                  row["criterion_id"], row["unit"])]
                 session.execute(insert(Assignment.__table__), repeat_rows)
             report.assignments[names[annotator_id]] = len(first_rows) + len(repeat_rows)
             report.repeats[names[annotator_id]] = sum(1 for block in blocks if block[1] == "repeat")
@@ -226,6 +268,7 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
             report.not_blind[names[annotator_id]] = sum(
                 1 for row in first_rows + repeat_rows if row["criterion_id"] in phases[0] and len(phases) > 1
                 and (annotator_id, source_of.get(row["candidate_id"])) in seen)
+        report.pairs = pairs_report
         log_event(session, study_id, "assigned", {**asdict(report), "judges_per_item": judges, "overlap": overlap,
                                              "repeat_fraction": repeat_fraction,
                                              "control_fraction": control_fraction, "seed": seed})

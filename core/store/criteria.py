@@ -7,16 +7,21 @@ reconstructed from the published paper's table), seed 004 §3.6 (the
 replacement task: raters label each unit replacement correct or incorrect;
 one replacement is highlighted at a time, answered yes or no), seed 001 §4.2
 (the choice task: pick an option, keep the original or type a custom
-paraphrase).
+paraphrase), issue 30 (pairwise preference between two systems' candidates,
+as WMT's relative ranking reduced to two outputs), and WMT's direct assessment
+(a 0-100 score of the candidate against the source, Graham et al. 2013/2017).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from core.store.error_spans import parse_spans
 from core.store.models import Criterion
-from core.vocabulary import APPLICATIONS, NO, PRESET_CRITERIA, YES, yes_or_no
+from core.vocabulary import APPLICATIONS, DA_HIGHEST, DA_LOWEST, NO, PREFERENCE_LABELS, PRESET_CRITERIA, YES, \
+    preference, yes_or_no
 
 _THREE_POINT_ADEQUACY = [
     {"value": "1", "label": "Changed", "description": "The meaning is evidently changed."},
@@ -45,6 +50,13 @@ _BINARY = [
 ]
 
 
+_PREFERENCE = [
+    {"value": PREFERENCE_LABELS[0], "label": "Right better", "description": "The right paraphrase is better."},
+    {"value": PREFERENCE_LABELS[1], "label": "No difference", "description": "Neither is better."},
+    {"value": PREFERENCE_LABELS[2], "label": "Left better", "description": "The left paraphrase is better."},
+]
+
+
 _FIVE_POINT = [{"value": str(v), "label": str(v), "description": d} for v, d in
                zip(range(1, 6), ("Very bad.", "Bad.", "Acceptable.", "Good.", "Very good."))]
 
@@ -69,7 +81,7 @@ class CriterionSpec:
 def preset_criterion(name: str, application: str | None = None) -> CriterionSpec:
     """A named default criterion: fluency, meaning (seed 003, yes/no), adequacy,
     fluency3, usability (seed 004, 3-point), quality5 (5-point), replacement (seed 004 §3.6, yes/no per unit
-    replacement), choice (seed 001)."""
+    replacement), choice (seed 001), preference (issue 30: two systems' candidates side by side), da (issue 30: WMT's direct assessment, 0-100)."""
     if name == "fluency":
         return CriterionSpec("fluency", "Is the following sentence good English?", "binary", tuple(_BINARY), False)
     if name == "meaning":
@@ -94,9 +106,20 @@ def preset_criterion(name: str, application: str | None = None) -> CriterionSpec
     if name == "choice":
         return CriterionSpec("choice", "Pick the best paraphrase of the highlighted words, keep the original, "
                              "or type your own.", "choice", (), True)
+    if name == "preference":
+        return CriterionSpec("preference", "Which paraphrase of the source is better?", "preference",
+                             tuple(_PREFERENCE), True)
+    if name == "da":
+        return CriterionSpec("da", "How well does the paraphrase say what the source says, in good English? "
+                             f"Score it from {DA_LOWEST} (not at all) to {DA_HIGHEST} (perfectly).", "da", (), True)
+    if name == "esa":
+        return CriterionSpec("esa", "Mark the words that are wrong (minor or major), then score the paraphrase "
+                             f"from {DA_LOWEST} to {DA_HIGHEST}.", "esa", (), True)
     raise ValueError(f"unknown criterion {name!r}; expected one of {', '.join(PRESET_CRITERIA)}")
 
 
+# Scales answered with a score from 0 to 100: direct assessment, and error span annotation's final score.
+SCORE_SCALES = ("da", "esa")
 # Scales answered yes or no (a replacement is correct or not).
 YES_NO_SCALES = ("binary", "replacement")
 
@@ -110,6 +133,17 @@ def normalize_value(criterion: Criterion, value: Any, text_value: str | None = N
         if answer is not None:
             return answer, None
         raise ValueError(f"criterion {criterion.name!r} takes yes or no, not {raw!r}")
+    if criterion.scale in SCORE_SCALES:
+        if raw.isascii() and raw.isdigit() and DA_LOWEST <= int(raw) <= DA_HIGHEST:
+            spans = parse_spans(text_value) if criterion.scale == "esa" else None
+            return str(int(raw)), None if spans is None else json.dumps(spans)
+        raise ValueError(f"criterion {criterion.name!r} takes a whole number from {DA_LOWEST} to {DA_HIGHEST}, "
+                         f"not {raw!r}")
+    if criterion.scale == "preference":
+        answer = preference(low)
+        if answer is not None:
+            return answer, None
+        raise ValueError(f"criterion {criterion.name!r} takes left (a), right (b) or tie (t), not {raw!r}")
     if criterion.scale == "choice":
         if low == "original":
             return "original", None
@@ -130,7 +164,7 @@ def normalize_value(criterion: Criterion, value: Any, text_value: str | None = N
 
 def scale_labels(criterion: Criterion) -> tuple[str, ...]:
     """The labels of the criterion's scale in order; empty for a choice task (its answers are not a scale)."""
-    if criterion.scale == "choice" or not criterion.levels:
+    if criterion.scale == "choice" or criterion.scale in SCORE_SCALES or not criterion.levels:
         return ()
     return tuple(str(level["value"]) for level in criterion.levels)
 

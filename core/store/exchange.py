@@ -21,8 +21,9 @@ from core.store.clock import duration_ms, iso_time, now, parse_time
 from core.store.criteria import normalize_value
 from core.store.database import Database, open_database
 from core.store.events import log_event
-from core.store.items import item_key, parse_unit_item_key
-from core.store.models import Annotator, Assignment, Base, Candidate, ChoiceTask, Criterion, Judgment, Study
+from core.store.items import item_key, parse_pair_key, parse_unit_item_key
+from core.store.models import Annotator, Assignment, Base, Candidate, ChoiceTask, Criterion, Judgment, \
+    PreferencePair, Study
 from core.store.sqlite_file import building_sqlite_file
 from core.store.studies import annotator_in
 from core.textio import read_csv
@@ -65,14 +66,20 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
             # As csv.DictReader reads a row: a missing column is None.
             row = {name: cells[index] if index < len(cells) else None for index, name in enumerate(header)}
             try:
-                candidate_id, task_id, unit = parse_unit_item_key(row["item"] or "")
+                pair_id = parse_pair_key(row["item"] or "")
+                candidate_id, task_id, unit = (None, None, None) if pair_id is not None else \
+                    parse_unit_item_key(row["item"] or "")
             except ValueError:
                 raise InputFormatError(path, number, "an item id (a candidate id, N.u for its unit replacement u, "
-                                       "or choice-N)", row["item"]) from None
+                                       "choice-N or pair-N)", row["item"]) from None
             criterion = criteria.get((row["criterion"] or "").strip())
             if criterion is None:
                 raise InputFormatError(path, number, f"a criterion among {', '.join(criteria)}", row["criterion"])
+            if (pair_id is not None) != (criterion.scale == "preference"):
+                raise InputFormatError(path, number, "a pair-N item for a preference criterion, and only there",
+                                       f"{row['item']} judged on {criterion.name}")
             exists = (session.get(Candidate, candidate_id) if candidate_id is not None
+                      else session.get(PreferencePair, pair_id) if pair_id is not None
                       else session.get(ChoiceTask, task_id))
             if exists is None or exists.study_id != study_id:
                 raise InputFormatError(path, number, "an item of this study", row["item"])
@@ -101,6 +108,7 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
                 annotators[name] = annotator_in(session, study_id, name)
             annotator_id = annotators[name]
             same_item = ((Assignment.candidate_id == candidate_id) if candidate_id is not None
+                         else (Assignment.pair_id == pair_id) if pair_id is not None
                          else (Assignment.choice_task_id == task_id))
             same_item = same_item & (Assignment.unit.is_(None) if unit is None else Assignment.unit == unit)
             mine = select(Assignment).where(Assignment.annotator_id == annotator_id,
@@ -120,7 +128,7 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
                 positions[annotator_id] = position + 1
                 assignment = Assignment(study_id=study_id, annotator_id=annotator_id, candidate_id=candidate_id,
                                         choice_task_id=task_id, criterion_id=criterion.id, position=position,
-                                        unit=unit, kind=role, repeat_of=repeat_of.id if repeat_of is not None else None)
+                                        unit=unit, pair_id=pair_id, kind=role, repeat_of=repeat_of.id if repeat_of is not None else None)
                 session.add(assignment)
                 session.flush()
             if assignment.live_judgment_id is not None:
@@ -137,7 +145,7 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
             duration = duration_ms(started_at, answered_at, recorded=int(recorded) if recorded else None)
             judgment = Judgment(uid=str(uuid.uuid4()), study_id=study_id, assignment_id=assignment.id,
                                 annotator_id=annotator_id, candidate_id=candidate_id, choice_task_id=task_id,
-                                criterion_id=criterion.id, unit=unit, action="answer", value=label, text=stored_text,
+                                criterion_id=criterion.id, unit=unit, pair_id=pair_id, action="answer", value=label, text=stored_text,
                                 started_at=started_at, answered_at=answered_at, duration_ms=duration,
                                 comment=row.get("comment") or None, flag=flag, origin="import")
             session.add(judgment)
@@ -173,6 +181,11 @@ def export_package(db: Database, study_id: int, annotator_name: str, output: str
         assignment_rows = _rows(session, tables["assignment"], tables["assignment"].c.annotator_id == annotator_id)
         judgment_rows = _rows(session, tables["judgment"], tables["judgment"].c.annotator_id == annotator_id)
         candidate_ids = {r["candidate_id"] for r in assignment_rows if r["candidate_id"] is not None}
+        pair_ids = {r["pair_id"] for r in assignment_rows if r["pair_id"] is not None}
+        pair_rows = _rows(session, tables["preference_pair"], tables["preference_pair"].c.id.in_(pair_ids))
+        for row in pair_rows:  # blind: which system is on which side stays in the master study
+            row.update(left_system=f"left-{row['id']}", right_system=f"right-{row['id']}")
+            candidate_ids |= {row["left_candidate_id"], row["right_candidate_id"]}
         candidate_rows = _rows(session, tables["candidate"], tables["candidate"].c.id.in_(candidate_ids))
         originals = {r["control_of"] for r in candidate_rows if r["control_of"] is not None} - candidate_ids
         if originals:
@@ -195,6 +208,7 @@ def export_package(db: Database, study_id: int, annotator_name: str, output: str
                 for name, rows in (("study", study_rows), ("criterion", criterion_rows),
                                    ("annotator", annotator_rows), ("source_sentence", source_rows),
                                    ("candidate", candidate_rows), ("choice_task", task_rows),
+                                   ("preference_pair", pair_rows),
                                    ("assignment", assignment_rows), ("judgment", judgment_rows)):
                     if rows:
                         connection.execute(insert(tables[name]), rows)
@@ -274,7 +288,8 @@ def merge_package(db: Database, package_path: str | os.PathLike) -> MergeReport:
             altered = [r for r in rows if r.uid in known_answers and (r.action, r.value, r.text) != known_answers[r.uid]]
             if altered:  # a judgment merged before has another answer now: the package was edited, not judged
                 conflict = {"assignment": assignment_id, "annotator": annotator_name,
-                            "item": item_key(assignment.candidate_id, assignment.choice_task_id, assignment.unit),
+                            "item": item_key(assignment.candidate_id, assignment.choice_task_id, assignment.unit,
+                                             assignment.pair_id),
                             "criterion": criterion.name, "master": known_answers[altered[0].uid][1],
                             "package": altered[0].value, "reason": "altered since it was merged"}
                 report.conflicts.append(conflict)
@@ -295,7 +310,8 @@ def merge_package(db: Database, package_path: str | os.PathLike) -> MergeReport:
                     report.duplicates += 1
                     continue
                 conflict = {"assignment": assignment_id, "annotator": annotator_name,
-                            "item": item_key(assignment.candidate_id, assignment.choice_task_id, assignment.unit),
+                            "item": item_key(assignment.candidate_id, assignment.choice_task_id, assignment.unit,
+                                             assignment.pair_id),
                             "criterion": session.get(Criterion, assignment.criterion_id).name,
                             "master": master_live.value, "package": package_live.value if package_live else None,
                             "reason": "judged differently"}
@@ -311,7 +327,7 @@ def merge_package(db: Database, package_path: str | os.PathLike) -> MergeReport:
                 judgment = Judgment(uid=r.uid, study_id=study.id, assignment_id=assignment_id,
                                     annotator_id=assignment.annotator_id, candidate_id=assignment.candidate_id,
                                     choice_task_id=assignment.choice_task_id, criterion_id=assignment.criterion_id,
-                                    unit=assignment.unit, action=r.action, value=r.value, text=r.text, started_at=r.started_at,
+                                    unit=assignment.unit, pair_id=assignment.pair_id, action=r.action, value=r.value, text=r.text, started_at=r.started_at,
                                     answered_at=r.answered_at, duration_ms=r.duration_ms, comment=r.comment,
                                     flag=r.flag, supersedes=id_map.get(r.supersedes), origin="merge")
                 session.add(judgment)

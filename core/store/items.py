@@ -2,7 +2,8 @@
 
 A candidate's id is its number; a choice task's is ``choice-N``; unit replacement ``u`` of candidate ``N``
 (a replacement criterion, seed 004 §3.6) is item ``N.u`` (each replacement is its own item for agreement). The listing
-lets a person writing an ``import-judgments`` CSV find item ids without SQL.
+lets a person writing an ``import-judgments`` CSV find item ids without SQL. A preference pair (issue 30) is
+``pair-N``.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ from collections import defaultdict
 from sqlalchemy import select
 
 from core.store.database import Database
-from core.store.models import Candidate, CandidateSystem, ChoiceTask, SourceSentence, System
+from core.store.models import Candidate, CandidateSystem, ChoiceTask, PreferencePair, SourceSentence, System
 from core.store.sentence_ids import sentence_id
 
 
-def item_key(candidate_id: int | None, choice_task_id: int | None = None, unit: int | None = None) -> str:
-    """The public id of an item: the candidate id (``N.u`` for its unit replacement ``u``), or ``choice-N``."""
+def item_key(candidate_id: int | None, choice_task_id: int | None = None, unit: int | None = None,
+             pair_id: int | None = None) -> str:
+    """The public id of an item: the candidate id (``N.u`` for its unit replacement ``u``), ``choice-N``, or
+    ``pair-N`` (a preference pair)."""
     if candidate_id is None:
-        return f"choice-{choice_task_id}"
+        return f"pair-{pair_id}" if pair_id is not None else f"choice-{choice_task_id}"
     return str(candidate_id) if unit is None else f"{candidate_id}.{unit}"
 
 
@@ -27,6 +30,17 @@ def parse_item_key(key: str) -> tuple[int | None, int | None]:
     """``(candidate id, choice task id)`` of a public id; ValueError when it is neither."""
     candidate_id, task_id, _unit = parse_unit_item_key(key)
     return candidate_id, task_id
+
+
+def parse_pair_key(key: str) -> int | None:
+    """The pair id of ``pair-N``; None for any other kind of id; ValueError for ``pair-`` with no number."""
+    key = key.strip()
+    if not key.startswith("pair-"):
+        return None
+    number = key[5:]
+    if not (number.isascii() and number.isdigit() and len(number) <= 18):
+        raise ValueError(key)
+    return int(number)
 
 
 def parse_unit_item_key(key: str) -> tuple[int | None, int | None, int | None]:
@@ -67,7 +81,8 @@ def systems_by_candidate(session, study_id: int) -> dict[int, list[str]]:
 def list_items(db: Database, study_id: int) -> list[dict]:
     """``{"item", "kind", "sentence_id", "source_key", "source", "text", "systems"}`` per item
     (:mod:`core.store.sentence_ids`): candidates (planted controls marked by their kind), then choice tasks
-    (``text`` the highlighted span, ``systems`` the approach)."""
+    (``text`` the highlighted span, ``systems`` the approach), then preference pairs shown to judges (``text``
+    the two candidates, left ``|||`` right, ``systems`` left, right)."""
     rows = []
     with db.reading() as session:
         systems = systems_by_candidate(session, study_id)
@@ -84,4 +99,12 @@ def list_items(db: Database, study_id: int) -> list[dict]:
             rows.append({"item": item_key(None, task.id), "kind": "choice", "sentence_id": sentence_id(sentence),
                          "source_key": sentence, "source": source,
                          "text": span, "systems": [task.system] if task.system else []})
+        texts = dict(session.execute(select(Candidate.id, Candidate.text).where(Candidate.study_id == study_id)).all())
+        for pair, sentence, source in session.execute(
+                select(PreferencePair, SourceSentence.external_id, SourceSentence.text).join(SourceSentence)
+                .where(PreferencePair.study_id == study_id, PreferencePair.identical.is_(False))
+                .order_by(PreferencePair.id)):
+            text = f"{texts[pair.left_candidate_id]} ||| {texts[pair.right_candidate_id]}"
+            rows.append({"item": item_key(None, None, None, pair.id), "kind": "preference",
+                         "sentence_id": sentence_id(sentence), "source_key": sentence, "source": source, "text": text, "systems": [pair.left_system, pair.right_system]})
     return rows

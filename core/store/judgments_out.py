@@ -5,16 +5,20 @@ from __future__ import annotations
 import csv
 import json
 import os
+import statistics
+from collections import defaultdict
 from typing import Iterator
 
 from sqlalchemy import select
+from sqlalchemy.orm import aliased
 
 from core.csv_cells import safe_row
 from core.store.clock import iso_time
-from core.store.criteria import scale_labels
+from core.store.criteria import SCORE_SCALES, scale_labels
 from core.store.database import Database
 from core.store.items import item_key, systems_by_candidate
-from core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, SourceSentence, Study
+from core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, PreferencePair, \
+    SourceSentence, Study
 from core.store.sentence_ids import sentence_id
 from core.textio import atomic_output
 
@@ -28,7 +32,7 @@ EXPORT_COLUMNS = ("item", "annotator", "criterion", "value", "text", "sentence_i
                   "application",
                   "levels", "kind", "candidate", "source",
                   "started_at", "answered_at", "duration_ms", "comment", "flag", "status", "origin",
-                  "judgment_id", "assignment_id")
+                  "judgment_id", "assignment_id", "z")
 
 
 def iter_judgments(db: Database, study_id: int, *, history: bool = False,
@@ -38,7 +42,9 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
     repeats and controls, ``adjudications`` (only) an adjudicator's decisions instead of the judges'
     labels (kind ``adjudication``: never a judge's label in any statistic). A planted control is never a normal item, whatever
     path its judgment came in by. A choice task's ``systems`` is the approach
-    (or system) that offered its options."""
+    (or system) that offered its options. A preference pair's ``systems`` are its left and right systems in
+    that order (what ``left`` and ``right`` answers point at), its ``candidate`` the two texts, left then right,
+    with `` ||| `` between."""
     with db.reading() as session:
         study = session.get(Study, study_id)
         systems = systems_by_candidate(session, study_id)
@@ -54,6 +60,7 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
                 .where(ChoiceTask.study_id == study_id)):
             span = " ".join(source.split()[task.span_start:task.span_end])
             task_rows[task.id] = (sentence, span, source, [task.system] if task.system else [])
+        pair_rows = preference_pair_rows(session, study_id)
         query = (select(Judgment, Assignment.kind).join(Assignment, Judgment.assignment_id == Assignment.id)
                  .where(Judgment.study_id == study_id).order_by(Judgment.id))
         if not history:
@@ -75,10 +82,12 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
                     kind = "control"
                     if not include_qc:
                         continue
+            elif judgment.pair_id is not None:
+                sentence, item_text, source, producers = pair_rows[judgment.pair_id]
             else:
                 sentence, item_text, source, producers = task_rows[judgment.choice_task_id]
             yield {
-                "item": item_key(judgment.candidate_id, judgment.choice_task_id, judgment.unit),
+                "item": item_key(judgment.candidate_id, judgment.choice_task_id, judgment.unit, judgment.pair_id),
                 "candidate_id": judgment.candidate_id, "unit": judgment.unit,
                 "annotator": annotators[judgment.annotator_id], "criterion": criterion.name,
                 "value": judgment.value, "text": judgment.text, "sentence_id": sentence_id(sentence),
@@ -91,6 +100,18 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
                 "status": status, "origin": judgment.origin, "judgment_id": judgment.id,
                 "assignment_id": judgment.assignment_id, "scale": criterion.scale,
                 "levels": list(scale_labels(criterion))}
+
+
+def preference_pair_rows(session, study_id: int) -> dict[int, tuple[str, str, str, list[str]]]:
+    """Pair id -> (sentence id, "left ||| right", source text, [left system, right system])."""
+    left, right = aliased(Candidate), aliased(Candidate)
+    return {pair.id: (sentence, f"{left_text} ||| {right_text}", source, [pair.left_system, pair.right_system])
+            for pair, sentence, source, left_text, right_text in session.execute(
+                select(PreferencePair, SourceSentence.external_id, SourceSentence.text, left.text, right.text)
+                .join(SourceSentence, SourceSentence.id == PreferencePair.source_id)
+                .join(left, left.id == PreferencePair.left_candidate_id)
+                .join(right, right.id == PreferencePair.right_candidate_id)
+                .where(PreferencePair.study_id == study_id))}
 
 
 def judgment_records(db: Database, study_id: int) -> list[dict]:
@@ -109,6 +130,25 @@ def judgment_records(db: Database, study_id: int) -> list[dict]:
     return records
 
 
+def da_standardizer(rows: list[dict]):
+    """For direct assessment rows (issue 30): the score standardized by its judge's mean and sample standard
+    deviation over the judge's live scores of normal items among ``rows`` (as :mod:`core.stats.direct_assessment`
+    defines it, and as the report reads them), so a control's or repeat's z is on the same scale; None for
+    another criterion, a superseded row, or a judge whose scores do not vary."""
+    scores: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for row in rows:
+        if row["scale"] in SCORE_SCALES and row["status"] == "live" and row["kind"] == "normal":
+            scores[(row["annotator"], row["criterion"])].append(float(row["value"]))
+    moments = {key: (statistics.mean(v), statistics.stdev(v)) for key, v in scores.items() if len(v) > 1}
+
+    def z(row: dict) -> float | None:
+        mean, sd = moments.get((row["annotator"], row["criterion"]), (0.0, 0.0))
+        if row["scale"] not in SCORE_SCALES or row["status"] != "live" or sd == 0:
+            return None
+        return (float(row["value"]) - mean) / sd
+    return z
+
+
 def export_judgments(db: Database, study_id: int, output: str | os.PathLike, file_format: str = "csv", *,
                      history: bool = False, include_qc: bool = False, inputs=(), raw: bool = False) -> int:
     """Write judgments as CSV (``item,annotator,criterion,value`` first, so the
@@ -118,11 +158,17 @@ def export_judgments(db: Database, study_id: int, output: str | os.PathLike, fil
     if file_format not in ("csv", "jsonl"):
         raise ValueError(f"unknown format {file_format!r}; expected csv or jsonl")
     count = 0
+    rows = iter_judgments(db, study_id, history=history, include_qc=include_qc)
+    standardized = None
+    if any(c in SCORE_SCALES for c in _scales(db, study_id)):  # z needs every score of a judge first
+        rows = list(rows)
+        standardized = da_standardizer(rows)
     with atomic_output(output, inputs=inputs) as handle:
         if file_format == "csv":
             writer = csv.DictWriter(handle, fieldnames=EXPORT_COLUMNS, extrasaction="ignore", lineterminator="\n")
             writer.writeheader()
-        for row in iter_judgments(db, study_id, history=history, include_qc=include_qc):
+        for row in rows:
+            row["z"] = standardized(row) if standardized is not None else None
             if file_format == "csv":
                 writer.writerow(safe_row({**row, "system": row["systems"][0] if row["systems"] else "-",
                                           "systems": ";".join(row["systems"]), "levels": ";".join(row["levels"]),
@@ -133,3 +179,8 @@ def export_judgments(db: Database, study_id: int, output: str | os.PathLike, fil
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             count += 1
     return count
+
+
+def _scales(db: Database, study_id: int) -> list[str]:
+    with db.reading() as session:
+        return list(session.scalars(select(Criterion.scale).where(Criterion.study_id == study_id)))

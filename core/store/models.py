@@ -22,8 +22,11 @@ from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, Stri
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 # Scale kinds a criterion can use. "choice" is the seed 001 §4.2 task; "replacement" is seed 004 §3.6's:
-# one unit replacement of a candidate highlighted at a time, judged correct or not (yes/no).
-SCALE_KINDS = ("binary", "3-point", "5-point", "custom", "choice", "replacement")
+# one unit replacement of a candidate highlighted at a time, judged correct or not (yes/no); "preference" is
+# a pairwise comparison of two systems' candidates for one source sentence (a PreferencePair, issue 30); "da"
+# is WMT's direct assessment, a whole number from 0 to 100; "esa" is error span annotation, the same score
+# after marking the wrong words (core.store.error_spans; issue 30).
+SCALE_KINDS = ("binary", "3-point", "5-point", "custom", "choice", "replacement", "preference", "da", "esa")
 # Assignment kinds: a normal item, a repeat of one already assigned (checks
 # consistency), a planted control expected to be judged bad, or an adjudication
 # (a third annotator's decision on an item two judges disagree on; never a judge's label).
@@ -134,6 +137,30 @@ class ChoiceTask(Base):
     source: Mapped[SourceSentence] = relationship()
 
 
+class PreferencePair(Base):
+    """Pairwise preference (issue 30): one source sentence and two systems' candidates for it, shown left and
+    right in an order drawn for this pair from ``order_seed`` (recorded, so the draw can be checked).
+
+    The systems are never shown. Two systems that produced the same string make a tie by construction:
+    the pair is kept (``identical``) so the tie counts, and it is never assigned.
+    """
+
+    __tablename__ = "preference_pair"
+    __table_args__ = (UniqueConstraint("source_id", "left_system", "right_system"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    study_id: Mapped[int] = mapped_column(ForeignKey("study.id"), index=True)
+    source_id: Mapped[int] = mapped_column(ForeignKey("source_sentence.id"), index=True)
+    left_system: Mapped[str] = mapped_column(String(200))
+    right_system: Mapped[str] = mapped_column(String(200))
+    left_candidate_id: Mapped[int] = mapped_column(ForeignKey("candidate.id"))
+    right_candidate_id: Mapped[int] = mapped_column(ForeignKey("candidate.id"))
+    order_seed: Mapped[str] = mapped_column(String(200))
+    identical: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    source: Mapped[SourceSentence] = relationship()
+
+
 class Criterion(Base):
     __tablename__ = "criterion"
     __table_args__ = (UniqueConstraint("study_id", "name"),)
@@ -191,6 +218,9 @@ class Assignment(Base):
     # Replacement criteria: which unit replacement of the candidate (its index among the derivation's
     # changed segments, left to right); None for every other criterion (revision 0005).
     unit: Mapped[int | None] = mapped_column(Integer)
+    # Preference criteria: the PreferencePair judged (revision 0006); None for every other criterion. Not a
+    # foreign key: SQLite cannot add one to an existing table in place (the migration says why).
+    pair_id: Mapped[int | None] = mapped_column(Integer)
     # Cache of the live judgment, kept in the same transaction as every write
     # to judgment (revision 0002); not a foreign key, it is derived data.
     live_judgment_id: Mapped[int | None] = mapped_column(Integer)
@@ -218,6 +248,7 @@ class Judgment(Base):
     choice_task_id: Mapped[int | None] = mapped_column(ForeignKey("choice_task.id"))
     criterion_id: Mapped[int] = mapped_column(ForeignKey("criterion.id"))
     unit: Mapped[int | None] = mapped_column(Integer)  # as Assignment.unit
+    pair_id: Mapped[int | None] = mapped_column(Integer)  # as Assignment.pair_id
     action: Mapped[str] = mapped_column(String(10), default="answer")
     # The scale label as text: "yes"/"no", "1".."5", a custom level, or for a
     # choice task "original", "option:N" or "custom".

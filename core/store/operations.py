@@ -13,12 +13,17 @@ collection hands notes, decks and cards to their own modules):
 * :mod:`core.store.judgments_out`: judgments out, one self-contained row each;
 * :mod:`core.store.exchange`: judgments in from a CSV, annotator packages out and back;
 * :mod:`core.store.items`: public item ids, unit replacements and the item listing;
-* :mod:`core.store.adjudication`: the items judges disagree on and a third annotator's decisions.
+* :mod:`core.store.adjudication`: the items judges disagree on and a third annotator's decisions;
+* :mod:`core.store.adjudicator_role`: who may read and decide them (named by the researcher);
+* :mod:`core.store.da_keys`: direct assessment by keys, where each key moves the score;
+* :mod:`core.store.error_spans`: error span annotation: spans checked, marked by keys, mapped onto rewrites.
 """
 
 from __future__ import annotations
 
 from core.store.adjudication import Disagreement, disagreements, record_adjudication
+from core.store.adjudicator_role import NotAnAdjudicator, adjudicators, disagreements_for, is_adjudicator, \
+    set_adjudicators
 from core.store.annotation import ItemView, annotate_judgment, item_at, judgment_with_uid, neighbour_position, \
     next_item, record_judgment, undo_last
 from core.store.assignment import AssignReport, assign, make_control_text, next_free_positions
@@ -26,6 +31,8 @@ from core.store.candidate_files import CandidateRow, read_candidates, read_candi
     read_choice_tasks, read_sources
 from core.store.candidates import ImportReport, add_choice_tasks, import_candidates
 from core.store.clock import iso_time
+from core.store.da_keys import DA_RECORD_KEYS, da_score_after_key
+from core.store.error_spans import SpanMarking, blamed_units, parse_spans
 from core.store.criteria import CriterionSpec, bad_values, normalize_value, preset_criterion
 from core.store.exchange import MergeReport, export_package, import_judgments_csv, merge_package
 from core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
@@ -36,7 +43,9 @@ from core.store.studies import create_study, find_annotator, find_study, study_c
 from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 __all__ = [
-    "APPLICATIONS", "AssignReport", "Disagreement", "disagreements", "parse_unit_item_key", "record_adjudication",
+    "APPLICATIONS", "AssignReport", "DA_RECORD_KEYS", "da_score_after_key", "SpanMarking", "blamed_units",
+    "parse_spans", "Disagreement", "disagreements", "NotAnAdjudicator", "adjudicators",
+    "disagreements_for", "is_adjudicator", "set_adjudicators", "parse_unit_item_key", "record_adjudication",
     "replacement_units", "CandidateRow", "CriterionSpec", "DEFAULT_CRITERIA", "DEFAULT_QC_THRESHOLDS",
     "EXPORT_COLUMNS", "ImportReport", "ItemView", "MergeReport", "PRESET_CRITERIA", "QualityReport", "StudyProgress",
     "add_choice_tasks", "annotate_judgment", "assign", "bad_values", "create_study", "export_judgments",

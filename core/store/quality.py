@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, select
 
-from core.store.criteria import bad_values
+from core.store.criteria import SCORE_SCALES, bad_values
 from core.store.database import Database
-from core.store.models import Annotator, Assignment, Criterion, Judgment, Study
+from core.store.models import Annotator, Assignment, Candidate, Criterion, Judgment, Study
 
 
 @dataclass
@@ -28,7 +28,9 @@ def study_progress(db: Database, study_id: int, annotator_id: int | None = None)
     with db.reading() as session:
         query = (select(Annotator.name, func.count(Assignment.id), func.count(Assignment.live_judgment_id))
                  .join(Assignment, Assignment.annotator_id == Annotator.id)
-                 .where(Assignment.study_id == study_id).group_by(Annotator.name))
+                 # an adjudicator's decisions are not assignments of the study's judges (issue 28)
+                 .where(Assignment.study_id == study_id, Assignment.kind != "adjudication")
+                 .group_by(Annotator.name))
         if annotator_id is not None:
             query = query.where(Assignment.annotator_id == annotator_id)
         per = {name: (done, total) for name, total, done in session.execute(query)}
@@ -59,7 +61,11 @@ def quality_control(db: Database, study_id: int, thresholds: dict | None = None)
         study = session.get(Study, study_id)
         limits = {**DEFAULT_QC_THRESHOLDS, **(study.settings or {}).get("qc", {}), **(thresholds or {})}
         criteria = {c.id: c for c in session.scalars(select(Criterion).where(Criterion.study_id == study_id))}
-        names = dict(session.execute(select(Annotator.id, Annotator.name).where(Annotator.study_id == study_id)).all())
+        # Judges only: an annotator whose only assignments are adjudications is not one (issue 28).
+        names = dict(session.execute(
+            select(Annotator.id, Annotator.name).where(Annotator.study_id == study_id).where(
+                select(Assignment.id).where(Assignment.annotator_id == Annotator.id,
+                                            Assignment.kind != "adjudication").exists())).all())
         live_value = dict(session.execute(select(Judgment.id, Judgment.value).join(
             Assignment, Assignment.live_judgment_id == Judgment.id).where(Assignment.study_id == study_id)).all())
         rows = session.execute(select(Assignment.id, Assignment.annotator_id, Assignment.kind,
@@ -78,7 +84,8 @@ def quality_control(db: Database, study_id: int, thresholds: dict | None = None)
                                                == live_value[original.live_judgment_id])
         elif row.kind == "control":
             criterion = criteria[row.criterion_id]
-            if criterion.shows_source and criterion.scale != "choice":
+            # A degraded candidate's direct assessment is a score, not a verdict: its test is da_control_pairs'.
+            if criterion.shows_source and criterion.scale != "choice" and criterion.scale not in SCORE_SCALES:
                 controls[row.annotator_id].append(live_value[row.live_judgment_id] in bad_values(criterion))
     reports = []
     for annotator_id, name in sorted(names.items(), key=lambda kv: kv[1]):
@@ -94,3 +101,25 @@ def quality_control(db: Database, study_id: int, thresholds: dict | None = None)
         reports.append(QualityReport(name, len(agree), consistency, len(caught), control_rate,
                                      (not reasons) if measured else None, reasons))
     return reports
+
+
+def da_control_pairs(db: Database, study_id: int) -> dict[str, list[tuple[float, float]]]:
+    """Per judge, (score of the original, score of its degraded copy) on each direct assessment criterion,
+    for every planted control the judge scored along with its original (issue 30; WMT's DA quality control)."""
+    with db.reading() as session:
+        rows = session.execute(
+            select(Annotator.name, Assignment.criterion_id, Assignment.kind, Assignment.candidate_id,
+                   Candidate.control_of, Judgment.value)
+            .join(Annotator, Annotator.id == Assignment.annotator_id)
+            .join(Criterion, Criterion.id == Assignment.criterion_id)
+            .join(Candidate, Candidate.id == Assignment.candidate_id)
+            .join(Judgment, Judgment.id == Assignment.live_judgment_id)
+            .where(Assignment.study_id == study_id, Criterion.scale.in_(SCORE_SCALES),
+                   Assignment.kind.in_(("normal", "control")))).all()
+    originals = {(name, criterion, candidate): float(value) for name, criterion, kind, candidate, _of, value in rows
+                 if kind == "normal"}
+    pairs: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for name, criterion, kind, _candidate, control_of, value in rows:
+        if kind == "control" and (name, criterion, control_of) in originals:
+            pairs[name].append((originals[(name, criterion, control_of)], float(value)))
+    return dict(pairs)

@@ -24,10 +24,13 @@ def find_study(db: Database, name: str | None = None) -> int:
             if found is None:
                 raise LookupError(f"no study named {name!r} in {db.engine.url.database or db.engine.url}")
             return found
-        ids = session.scalars(select(Study.id)).all()
-    if len(ids) != 1:
-        raise LookupError(f"the database holds {len(ids)} studies; name one with --study")
-    return ids[0]
+        rows = session.execute(select(Study.id, Study.name).order_by(Study.id)).all()
+    if not rows:
+        raise LookupError("the database holds no study")
+    if len(rows) > 1:
+        names = ", ".join(repr(row.name) for row in rows)
+        raise LookupError(f"the database holds {len(rows)} studies ({names}); name one with --study")
+    return rows[0].id
 
 
 def annotator_in(session, study_id: int, name: str, *, create: bool = True) -> int:

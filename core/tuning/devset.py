@@ -43,7 +43,9 @@ from typing import Sequence
 
 from sqlalchemy import select
 
+from core.demo import demo_files
 from core.inspection.verdicts import is_positive
+from core.judging_view import shown_text, study_display
 from core.stats.label_aggregation import AGGREGATION_RULES, AggregatedLabel, aggregate_labels
 from core.store import operations as ops
 from core.store.criteria import YES_NO_SCALES
@@ -144,6 +146,8 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
                                                              Candidate.kind == "candidate")
                                      .order_by(Candidate.id)).all()
         sources = {s.id: s for s in session.scalars(select(SourceSentence).where(SourceSentence.study_id == study_id))}
+        # What the judges read (the study's one display rule), kept beside the stored tokenized text.
+        display = study_display(study.settings or {}, str(demo_files().truecase_model))
         producers: dict[int, list[dict]] = defaultdict(list)
         for link, name in session.execute(select(CandidateSystem, System.name).join(System)
                                           .where(System.study_id == study_id).order_by(System.name)):
@@ -154,12 +158,14 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
         uid = study.uid
         study_name = study.name
         patterns = (study.settings or {}).get("kind") == PATTERN_STUDY
-    asked = [name for name, c in all_criteria.items() if c.scale not in ("choice", "replacement")]
+    # Preference and direct assessment have their own records (core.tuning.comparison_devset).
+    own_records = ("choice", "replacement", "preference", "da", "esa")
+    asked = [name for name, c in all_criteria.items() if c.scale not in own_records]
     if criteria is not None:
         unknown = [name for name in criteria if name not in all_criteria]
         if unknown:
             raise ValueError(f"the study has no criterion {', '.join(unknown)}; it asks {', '.join(all_criteria)}")
-        asked = [name for name in criteria if all_criteria[name].scale not in ("choice", "replacement")]
+        asked = [name for name in criteria if all_criteria[name].scale not in own_records]
     replacement_criteria = [name for name, c in all_criteria.items() if c.scale == "replacement"]
     if derive_from is None:
         defaults = (PATTERN_CORRECT,) if patterns else DERIVE_FROM_DEFAULTS
@@ -215,6 +221,8 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
         records.append({
             "id": f"{uid}:{candidate.id}", "study": study_name, "item": str(candidate.id),
             "sentence_id": sentence_number(source.external_id, study_name), "source": source.text, "candidate": candidate.text,
+            "shown": {"source": shown_text(source.text, display, source=source.text, original=source.display),
+                      "candidate": shown_text(candidate.text, display, source=source.text, original=source.display)},
             "references": list(source.references or []),
             "system": first.get("system"), "systems": made_by,
             "provenance": {"tables": [str(t) for t in candidate.tables or []], "lm": candidate.lm,

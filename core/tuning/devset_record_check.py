@@ -67,7 +67,8 @@ RECORD = {"id": (STRING, True), "study": (STRING, False), "item": (STRING, False
           "system": (_or_null(STRING), False), "systems": ([SYSTEM], False), "provenance": (PROVENANCE, False),
           "model_score": (_or_null(NUMBER), False), "true_score": (_or_null(NUMBER), False),
           "derivation": ([SEGMENT], True), "replacements": ([REPLACEMENT], True), "judgments": ([JUDGMENT], True),
-          "acceptable": (_or_null(BOOLEAN), False)}
+          "acceptable": (_or_null(BOOLEAN), False),
+          "shown": ({"source": (STRING, True), "candidate": (STRING, True)}, False)}
 
 
 def record_problem(record: Any) -> tuple[str, Any] | None:

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from core import __version__
+from core.code_identity import code_version
 from core.progress import Progress, no_progress, scaled
 from core.tuning.dev_labels import DevLabels, DevSentence, split_sentences
 from core.tuning.mert import Hypothesis, mert
@@ -37,7 +37,7 @@ class TuneOptions:
 
     def signature(self, system: str, devset_sha256: str | None, extra: str = "") -> str:
         """What a figure was computed with, in one line (as sacrebleu prints a metric's signature)."""
-        parts = [f"parastudio-tune:{__version__}", f"system:{system}", f"objective:{self.objective}",
+        parts = [f"parastudio-tune:{code_version()}", f"system:{system}", f"objective:{self.objective}",
                  f"unlabelled:{self.unlabelled}", f"devset:sha256={(devset_sha256 or 'unknown')[:16]}",
                  f"heldout:{self.heldout:g}", f"seed:{self.seed}",
                  f"mert:restarts={self.restarts},directions={self.random_directions},iterations={self.iterations}"]

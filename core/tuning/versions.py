@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from core import __version__
+from core.code_identity import code_version
 
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "kenlm", "duckdb")
 
 
 def library_versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {"parastudio": __version__}
+    versions: dict[str, str | None] = {"parastudio": code_version()}
     for name in LIBRARIES:
         try:
             versions[name] = metadata.version(name)

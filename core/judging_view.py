@@ -1,0 +1,145 @@
+"""What a judge sees of one item, worked out once without Qt: the texts as the study shows them (readable or
+tokenized), the tokens to highlight, the choice options as they read in the sentence, and the answer levels with
+the keys that give them. The annotation screen paints this view and nothing more (issue 28: the value of an
+answer passed back and forth between the screen, the session, the display and the word diff).
+
+A bridge: it joins the store's :class:`core.store.annotation.ItemView` with the engine's
+:mod:`core.engine.display_text` and :mod:`core.engine.changed_words`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.engine.changed_words import changed_tokens
+from pathlib import Path
+
+from core.engine.display_text import SentenceDisplay, sentence_display
+from core.store.annotation import ItemView
+from core.store.criteria import YES_NO_SCALES
+from core.store.items import replacement_units
+from core.vocabulary import YES
+
+MAX_OPTIONS = 5
+
+
+@dataclass(frozen=True)
+class ShownSentence:
+    """A sentence as shown: its tokens, and when readable the text and each token's span in it; ``marked``:
+    the tokens highlighted."""
+
+    tokens: tuple[str, ...]
+    marked: frozenset[int]
+    text: str | None = None  # None: shown tokenized
+    spans: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Level:
+    value: str
+    label: str
+    keys: tuple[str, ...]
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class JudgingView:
+    item: ItemView
+    source_title: str
+    source: ShownSentence | None  # None: the source is not shown for this question (form alone, seed 003)
+    candidate: ShownSentence | None  # the candidate, or a choice task's sentence with its span marked
+    options: tuple[str, ...] = ()  # a choice task's options as they read in the sentence
+    levels: tuple[Level, ...] = ()
+
+    def value_of_key(self, key: str) -> str | None:
+        """The level a key gives on this item (keys as the keyboard types them, upper case), if any."""
+        for level in self.levels:
+            if key.upper() in level.keys:
+                return level.value
+        return None
+
+    @property
+    def answer_keys(self) -> tuple[str, ...]:
+        return tuple(key for level in self.levels for key in level.keys)
+
+
+def study_display(settings: dict, default_model: str | None = None) -> SentenceDisplay | None:
+    """The one display rule of a study, for every screen that shows its sentences (judging, adjudication): None
+    (tokenized, as stored) when its "display" setting says "tokenized", else readable, truecased with the study's
+    ``truecase_model`` or ``default_model`` when that file exists (else only detokenized and capitalized)."""
+    if settings.get("display", "readable") != "readable":
+        return None
+    model = settings.get("truecase_model") or default_model
+    return sentence_display(model if model and Path(model).is_file() else None)
+
+
+def key_for_level(scale: str, index: int, level: dict) -> tuple[str, ...]:
+    """The keys that give a level: Y/1 and N/0 for yes/no, else the level's digit."""
+    value = str(level["value"])
+    if scale in YES_NO_SCALES:
+        return ("Y", "1") if value == YES else ("N", "0")
+    if value.isdigit() and len(value) == 1:
+        return (value,)
+    return (str(index + 1),) if index < 9 else ()
+
+
+def replacement_marks(derivation, unit: int | None) -> tuple[range, range, str]:
+    """The one unit replacement a replacement-task item asks about: its source and candidate tokens, and a title
+    saying which of the candidate's replacements it is."""
+    units = replacement_units(derivation)
+    if unit is None or not 0 <= unit < len(units):
+        return range(0), range(0), "Source sentence"
+    found = units[unit]
+    return (range(*found["src"]), range(*found["tgt"]),
+            f"Source sentence · replacement {unit + 1} of {len(units)}: “{found['source']}” → “{found['target']}”")
+
+
+def levels_of(item: ItemView) -> tuple[Level, ...]:
+    return tuple(Level(str(level["value"]), level.get("label") or str(level["value"]),
+                       key_for_level(item.scale, index, level), level.get("description", ""))
+                 for index, level in enumerate(item.levels))
+
+
+def shown_sentence(item: ItemView, tokens: str, marked, display: SentenceDisplay | None) -> ShownSentence:
+    """``tokens`` as the study shows them: readable (the published source where the text is the source's, else
+    detokenized and truecased) when ``display`` is given, else tokenized."""
+    words = tuple(tokens.split())
+    if display is None:
+        return ShownSentence(words, frozenset(marked))
+    if item.source_display and list(words) == item.source.split():
+        shown = display.show_original(item.source_display, words)
+    else:
+        shown = display.show(words)
+    return ShownSentence(words, frozenset(marked), shown.text, shown.spans)
+
+
+def shown_text(tokens: str, display: SentenceDisplay | None, *, source: str | None = None,
+               original: str | None = None) -> str:
+    """The string a judge reads for ``tokens`` (the text of :func:`shown_sentence`, for exports): the published
+    ``original`` of ``source`` where ``tokens`` are the source's, else readable, else the tokens as stored."""
+    if display is None:
+        return " ".join(tokens.split())
+    if original and source is not None and tokens.split() == source.split():
+        return display.show_original(original, tokens).text
+    return display.show(tokens).text
+
+
+def judging_view(item: ItemView, display: SentenceDisplay | None) -> JudgingView:
+    """The view of ``item``; ``display`` None shows sentences tokenized (the study's "display" setting)."""
+    if item.scale == "choice":
+        start, end = item.span or (0, 0)
+        options = tuple(display.show_in_place(item.source, (start, end), option) if display is not None else option
+                        for option in item.options[:MAX_OPTIONS])
+        return JudgingView(item, "Sentence", None, shown_sentence(item, item.source, range(start, end), display),
+                           options)
+    candidate = item.candidate or ""
+    if item.scale == "replacement":
+        source_changed, candidate_changed, title = replacement_marks(item.derivation, item.unit)
+    elif item.shows_source:
+        source_changed, candidate_changed = changed_tokens(item.source, candidate, item.derivation)
+        title = "Source sentence"
+    else:  # form alone: no source, and no highlight that would hint at one
+        return JudgingView(item, "Source sentence: not shown for this question", None,
+                           shown_sentence(item, candidate, (), display), levels=levels_of(item))
+    return JudgingView(item, title, shown_sentence(item, item.source, source_changed, display),
+                       shown_sentence(item, candidate, candidate_changed, display), levels=levels_of(item))

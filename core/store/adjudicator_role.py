@@ -1,0 +1,46 @@
+"""The adjudicator role: who may read the judges' labels on a disagreement and decide it.
+
+Judges never see each other's labels, so reading a disagreement is a role the researcher gives by name
+(``parastudio study adjudicators --set NAMES``, kept in the study's settings as ``adjudicators``), never one a
+judge takes by opening a dialog. :func:`disagreements_for` is the one door the app reads disagreements through:
+anyone not named is refused before any label is read.
+"""
+
+from __future__ import annotations
+
+from core.store.adjudication import Disagreement, disagreements
+from core.store.database import Database
+from core.store.studies import study_settings, update_study_settings
+
+
+class NotAnAdjudicator(PermissionError):
+    """``name`` was not named an adjudicator of the study by the researcher."""
+
+    def __init__(self, name: str, study_id: int):
+        self.name, self.study_id = name, study_id
+        super().__init__(f"{name} is not an adjudicator of this study: judges never see each other's labels; the "
+                         "researcher names adjudicators with `parastudio study adjudicators --set NAME`")
+
+
+def adjudicators(db: Database, study_id: int) -> tuple[str, ...]:
+    """The names the researcher made adjudicators of the study (none by default)."""
+    return tuple(study_settings(db, study_id).get("adjudicators") or ())
+
+
+def set_adjudicators(db: Database, study_id: int, names) -> tuple[str, ...]:
+    """Make exactly ``names`` the study's adjudicators (one logged settings change); returns them."""
+    cleaned = tuple(dict.fromkeys(name.strip() for name in names if name and name.strip()))
+    update_study_settings(db, study_id, adjudicators=list(cleaned))
+    return cleaned
+
+
+def is_adjudicator(db: Database, study_id: int, name: str | None) -> bool:
+    return bool(name) and name in adjudicators(db, study_id)
+
+
+def disagreements_for(db: Database, study_id: int, adjudicator: str, *,
+                      include_decided: bool = True) -> list[Disagreement]:
+    """The study's disagreements, for a named adjudicator only (:class:`NotAnAdjudicator` otherwise)."""
+    if not is_adjudicator(db, study_id, adjudicator):
+        raise NotAnAdjudicator(adjudicator, study_id)
+    return disagreements(db, study_id, include_decided=include_decided)

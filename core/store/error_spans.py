@@ -1,0 +1,95 @@
+"""Error span annotation (ESA; Kocmi et al. 2024, WMT since 2024): the words a judge marks wrong, with a
+severity, before scoring the candidate 0-100 (issue 30).
+
+A judgment of an ``esa`` criterion stores the score as its value and the spans as JSON in its text:
+``[{"start": i, "end": j, "severity": "minor" | "major"}]``, token indices of the candidate (``end``
+exclusive), sorted and not overlapping. :func:`blamed_units` maps them onto the derivation's unit
+replacements, so rule blame can come from the words judges marked rather than from a whole-candidate verdict.
+"""
+
+from __future__ import annotations
+
+import json
+
+from core.store.items import replacement_units
+
+SEVERITIES = ("minor", "major")
+
+
+def parse_spans(text: str | None) -> list[dict]:
+    """The spans of a stored or submitted answer, checked; ValueError saying what a span must be."""
+    if text is None or not str(text).strip():
+        return []
+    try:
+        spans = json.loads(text)
+    except json.JSONDecodeError:
+        raise ValueError('error spans as JSON: [{"start": i, "end": j, "severity": "minor" or "major"}]') from None
+    if not isinstance(spans, list):
+        raise ValueError('error spans as a JSON list of {"start", "end", "severity"}')
+    checked, last_end = [], 0
+    for span in sorted(spans, key=lambda s: s.get("start", -1) if isinstance(s, dict) else -1):
+        if not (isinstance(span, dict) and set(span) == {"start", "end", "severity"}
+                and all(isinstance(span[k], int) and not isinstance(span[k], bool) for k in ("start", "end"))
+                and 0 <= span["start"] < span["end"] and span["severity"] in SEVERITIES):
+            raise ValueError(f'an error span {{"start": i, "end": j, "severity": "minor" or "major"}} with '
+                             f"0 <= i < j, not {json.dumps(span)}")
+        if span["start"] < last_end:
+            raise ValueError(f"error spans that do not overlap, not {json.dumps(span)} after one ending at "
+                             f"{last_end}")
+        last_end = span["end"]
+        checked.append({"start": span["start"], "end": span["end"], "severity": span["severity"]})
+    return checked
+
+
+def blamed_units(derivation, spans: list[dict]) -> list[str | None]:
+    """Per unit replacement of the derivation (left to right), the worst severity of the marked spans that
+    overlap its target words, None when no mark touches it."""
+    blame: list[str | None] = []
+    for unit in replacement_units(derivation):
+        start, end = unit["tgt"]
+        touching = [s["severity"] for s in spans if s["start"] < end and start < s["end"]]
+        blame.append(max(touching, key=SEVERITIES.index) if touching else None)
+    return blame
+
+
+class SpanMarking:
+    """Marking by keys, one candidate at a time (the screen shows it): a cursor on a word, a selection from
+    ``anchor`` to the cursor, the spans marked so far. ``move(step)`` moves the cursor and collapses the
+    selection, ``move(step, extend=True)`` extends it, ``mark(severity)`` marks the selection (replacing the
+    marks it overlaps), ``unmark()`` removes the marks under the selection."""
+
+    def __init__(self, words: int, spans: list[dict] | None = None):
+        self.words = words
+        self.spans = [dict(s) for s in spans or [] if s["end"] <= words]
+        self.cursor = self.anchor = 0
+
+    @property
+    def selection(self) -> tuple[int, int]:
+        """``(start, end)`` word indices of the selection, ``end`` exclusive; empty for a candidate with no words."""
+        if self.words == 0:
+            return 0, 0
+        return min(self.cursor, self.anchor), max(self.cursor, self.anchor) + 1
+
+    def move(self, step: int, extend: bool = False) -> None:
+        self.cursor = max(0, min(self.words - 1, self.cursor + step)) if self.words else 0
+        if not extend:
+            self.anchor = self.cursor
+
+    def _without_selection(self) -> list[dict]:
+        start, end = self.selection
+        return [s for s in self.spans if s["end"] <= start or end <= s["start"]]
+
+    def mark(self, severity: str) -> None:
+        if severity not in SEVERITIES:
+            raise ValueError(f"severity is minor or major, not {severity!r}")
+        start, end = self.selection
+        if end > start:
+            self.spans = sorted(self._without_selection() + [{"start": start, "end": end, "severity": severity}],
+                                key=lambda s: s["start"])
+        self.anchor = self.cursor
+
+    def unmark(self) -> None:
+        self.spans = self._without_selection()
+
+    def as_text(self) -> str:
+        return json.dumps(self.spans)

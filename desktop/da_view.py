@@ -1,0 +1,91 @@
+"""The judging page of a direct assessment item (issue 30): source, paraphrase, a 0-100 score set by keys.
+
+The keys and where they move the score are :mod:`core.store.da_keys`'; Enter records. The slider shows the
+score (and takes a mouse drag); the keys reach it through the annotation screen, which asks
+:meth:`DAView.handle_key` first on a DA item.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QKeyCombination, Qt, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QVBoxLayout, QWidget
+
+from core.store.operations import DA_RECORD_KEYS, ItemView, da_score_after_key
+from core.vocabulary import DA_HIGHEST, DA_LOWEST
+
+
+def da_help() -> str:
+    return (f"<b>← / →</b> ±1 · <b>Shift+← / Shift+→</b> or <b>PgDn / PgUp</b> ±10 · <b>0–9</b> jump to 0–90 · "
+            f"<b>Home / End</b> {DA_LOWEST} / {DA_HIGHEST} · <b>Enter</b> record · <b>↑</b> previous · "
+            "<b>Ctrl+Z</b> undo · <b>F</b> flag · <b>C</b> comment")
+
+
+class DAView(QWidget):
+    """``answered`` carries the score (as text) when Enter records it."""
+
+    answered = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.score: int | None = None
+        layout = QVBoxLayout(self)
+        self.source_box, self.source_label = self._text_box("Source sentence")
+        self.candidate_box, self.candidate_label = self._text_box("Paraphrase")
+        layout.addWidget(self.source_box)
+        layout.addWidget(self.candidate_box)
+        row = QHBoxLayout()
+        row.addWidget(QLabel(str(DA_LOWEST)))
+        self.slider = QSlider(Qt.Horizontal, minimum=DA_LOWEST, maximum=DA_HIGHEST)
+        self.slider.setFocusPolicy(Qt.NoFocus)  # keys go to the screen
+        self.slider.sliderMoved.connect(self._set)
+        row.addWidget(self.slider, 1)
+        row.addWidget(QLabel(str(DA_HIGHEST)))
+        self.score_label = QLabel()
+        font = self.score_label.font()
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        self.score_label.setFont(font)
+        self.score_label.setMinimumWidth(self.score_label.fontMetrics().horizontalAdvance("100 ✓ "))
+        row.addWidget(self.score_label)
+        layout.addLayout(row)
+        layout.addStretch(1)
+
+    @staticmethod
+    def _text_box(title: str) -> tuple[QGroupBox, QLabel]:
+        box = QGroupBox(title)
+        label = QLabel()
+        label.setTextFormat(Qt.RichText)
+        label.setWordWrap(True)
+        font = label.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        label.setFont(font)
+        label.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
+        QVBoxLayout(box).addWidget(label)
+        return box, label
+
+    def show_item(self, item: ItemView) -> None:
+        self.source_label.setText(html.escape(item.source_display or item.source))
+        self.candidate_label.setText(html.escape(item.candidate or ""))
+        self._set(int(item.value) if item.value is not None else None)
+
+    def _set(self, score: int | None) -> None:
+        self.score = score
+        self.slider.setValue(DA_LOWEST if score is None else score)
+        self.score_label.setText("–" if score is None else str(score))
+
+    def handle_key(self, event) -> bool:
+        """Move or record the score; False for a key that is not the score's."""
+        pressed = QKeySequence(QKeyCombination(event.modifiers() & ~Qt.KeypadModifier,
+                                               Qt.Key(event.key()))).toString()
+        if pressed in DA_RECORD_KEYS:
+            if self.score is not None:
+                self.answered.emit(str(self.score))
+            return True
+        score = da_score_after_key(self.score, pressed)
+        if score is None:
+            return False
+        self._set(score)
+        return True

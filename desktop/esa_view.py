@@ -1,0 +1,121 @@
+"""The judging page of an error span annotation item (ESA, issue 30): mark the wrong words, then score.
+
+Marking: ← / → move the cursor a word, Shift+← / Shift+→ extend the selection, M marks it minor, J major,
+Backspace removes the marks under it, Enter goes on to the score. Scoring: the direct assessment keys
+(:mod:`core.store.da_keys`), Enter records the score with the spans, Esc goes back to marking. The marking
+itself is :class:`core.store.error_spans.SpanMarking`'s.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QKeyCombination, Qt, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QGroupBox, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from core.store.operations import DA_RECORD_KEYS, ItemView, SpanMarking, da_score_after_key, parse_spans
+
+_MARK_STYLE = {"minor": "background:#ffe0a0", "major": "background:#f4a0a0"}
+_MARK_KEYS = {"M": "minor", "J": "major"}
+
+
+def esa_help(scoring: bool) -> str:
+    if scoring:
+        return ("<b>← / →</b> ±1 · <b>Shift+← / Shift+→</b> or <b>PgDn / PgUp</b> ±10 · <b>0–9</b> deciles · "
+                "<b>Enter</b> record score and marks · <b>Esc</b> back to marking")
+    return ("<b>← / →</b> move · <b>Shift+← / Shift+→</b> extend · <b>M</b> minor · <b>J</b> major · "
+            "<b>Backspace</b> unmark · <b>Enter</b> score · <b>↑</b> previous · <b>Ctrl+Z</b> undo")
+
+
+class ESAView(QWidget):
+    """``answered`` carries (score, spans as JSON) when Enter records."""
+
+    answered = Signal(str, str)
+    phase_changed = Signal(bool)  # True when scoring
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.words: list[str] = []
+        self.marking = SpanMarking(0)
+        self.scoring = False
+        self.score: int | None = None
+        layout = QVBoxLayout(self)
+        self.source_box, self.source_label = self._text_box("Source sentence")
+        self.candidate_box, self.candidate_label = self._text_box("Paraphrase: mark the wrong words")
+        layout.addWidget(self.source_box)
+        layout.addWidget(self.candidate_box)
+        self.score_label = QLabel()
+        font = self.score_label.font()
+        font.setPointSizeF(font.pointSizeF() * 1.4)
+        font.setBold(True)
+        self.score_label.setFont(font)
+        layout.addWidget(self.score_label)
+        layout.addStretch(1)
+
+    @staticmethod
+    def _text_box(title: str) -> tuple[QGroupBox, QLabel]:
+        box = QGroupBox(title)
+        label = QLabel()
+        label.setTextFormat(Qt.RichText)
+        label.setWordWrap(True)
+        font = label.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        label.setFont(font)
+        label.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
+        QVBoxLayout(box).addWidget(label)
+        return box, label
+
+    def show_item(self, item: ItemView) -> None:
+        self.words = (item.candidate or "").split()
+        self.marking = SpanMarking(len(self.words), parse_spans(item.text) if item.value is not None else [])
+        self.score = int(item.value) if item.value is not None else None
+        self.scoring = False
+        self.source_label.setText(html.escape(item.source_display or item.source))
+        self._render()
+
+    def _render(self) -> None:
+        start, end = self.marking.selection
+        severity = {i: s["severity"] for s in self.marking.spans for i in range(s["start"], s["end"])}
+        parts = []
+        for index, word in enumerate(self.words):
+            styles = [_MARK_STYLE[severity[index]]] if index in severity else []
+            if not self.scoring and start <= index < end:
+                styles.append("border-bottom:3px solid #2060c0; text-decoration:underline")
+            text = html.escape(word)
+            parts.append(f"<span style='{';'.join(styles)}'>{text}</span>" if styles else text)
+        self.candidate_label.setText(" ".join(parts))
+        marks = ", ".join(f"{' '.join(self.words[s['start']:s['end']])} ({s['severity']})"
+                          for s in self.marking.spans) or "none"
+        shown = "–" if self.score is None else str(self.score)
+        self.score_label.setText(f"Score {shown}" + ("  (scoring)" if self.scoring else "") + f" · marked: {marks}")
+
+    def handle_key(self, event) -> bool:
+        """Mark, move or score; False for a key that is not the page's."""
+        pressed = QKeySequence(QKeyCombination(event.modifiers() & ~Qt.KeypadModifier,
+                                               Qt.Key(event.key()))).toString()
+        if self.scoring:
+            if pressed in DA_RECORD_KEYS:
+                if self.score is not None:
+                    self.answered.emit(str(self.score), self.marking.as_text())
+                return True
+            if pressed == "Esc":
+                self.scoring = False
+            else:
+                score = da_score_after_key(self.score, pressed)
+                if score is None:
+                    return False
+                self.score = score
+        elif pressed in DA_RECORD_KEYS:
+            self.scoring = True
+        elif pressed in ("Left", "Right", "Shift+Left", "Shift+Right"):
+            self.marking.move(-1 if pressed.endswith("Left") else 1, extend=pressed.startswith("Shift"))
+        elif pressed in _MARK_KEYS:
+            self.marking.mark(_MARK_KEYS[pressed])
+        elif pressed in ("Backspace", "Del"):
+            self.marking.unmark()
+        else:
+            return False
+        self.phase_changed.emit(self.scoring)
+        self._render()
+        return True

@@ -1,0 +1,48 @@
+"""The judging screen's keys besides the answer levels, one table (:data:`KEYS`): its buttons, its help line and
+its key presses all come from it (the levels' keys come from each criterion's scale:
+:func:`core.judging_view.key_for_level`)."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KeyBinding:
+    """Keys (as QKeySequence text), the screen's method they call, the button label; ``scope`` limits them to
+    choice tasks ("choice") or to every item ("any")."""
+
+    keys: tuple[str, ...]
+    action: str
+    label: str
+    scope: str = "any"
+
+    @property
+    def shown(self) -> str:
+        return " / ".join(_KEY_NAMES.get(key, key) for key in self.keys)
+
+    def button_text(self) -> str:
+        return f"{self.label}  [{self.shown}]"
+
+
+_KEY_NAMES = {"Right": "→", "Left": "←", "Down": "↓", "Up": "↑"}
+# Every key of the screen besides the answer levels (those come from each criterion's scale).
+KEYS = (
+    KeyBinding(("Left", "Up"), "previous", "◀ Previous"),
+    KeyBinding(("Right", "Down"), "next", "Next ▶"),
+    KeyBinding(("Ctrl+Z",), "undo", "Undo"),
+    KeyBinding(("F",), "toggle_flag", "Flag"),
+    KeyBinding(("C",), "start_comment", "Comment"),
+    KeyBinding(("0", "O"), "keep_original", "Keep the original", "choice"),
+    KeyBinding(("T",), "start_custom", "Custom paraphrase", "choice"),
+)
+KEY_BY_ACTION = {binding.action: binding for binding in KEYS}
+
+
+def help_line(scope: str) -> str:
+    """The keys that work on this kind of item, as one line."""
+    return " · ".join(f"<b>{html.escape(b.shown)}</b> {html.escape(b.label.strip('◀▶ ').lower())}"
+                      for b in KEYS if b.scope in ("any", scope))
+
+

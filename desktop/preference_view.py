@@ -1,0 +1,93 @@
+"""The judging page of a pairwise preference item (issue 30): the source, two paraphrases side by side.
+
+Keys: A or ← the left one is better, B or → the right one, T or ↓ no difference. On a preference item these
+keys answer (the arrows do not move, as they do elsewhere; ↑ still goes back, and an answer moves on). The
+systems are never named. The answer is recorded by the annotation screen like any other.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QKeyCombination, Qt, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+
+from core.store.operations import ItemView
+from core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
+
+# (keys as QKeySequence text, stored answer, button label), in the order the buttons stand.
+PREFERENCE_KEYS = (
+    (("A", "Left"), PREFER_LEFT, "Left is better"),
+    (("T", "Down"), PREFER_TIE, "No difference"),
+    (("B", "Right"), PREFER_RIGHT, "Right is better"),
+)
+_SHOWN = {"Left": "←", "Right": "→", "Down": "↓"}
+
+
+def _keys_text(keys: tuple[str, ...]) -> str:
+    return " / ".join(_SHOWN.get(key, key) for key in keys)
+
+
+def preference_for_key(event) -> str | None:
+    """The answer a key press gives on a preference item (keypad arrows too), None for any other key."""
+    pressed = QKeySequence(QKeyCombination(event.modifiers() & ~Qt.KeypadModifier, Qt.Key(event.key()))).toString()
+    return next((value for keys, value, _label in PREFERENCE_KEYS if pressed in keys), None)
+
+
+def preference_help() -> str:
+    """The key line shown under a preference item."""
+    parts = [f"<b>{html.escape(_keys_text(keys))}</b> {html.escape(label.lower())}"
+             for keys, _value, label in PREFERENCE_KEYS]
+    return " · ".join(parts + ["<b>↑</b> previous", "<b>Ctrl+Z</b> undo", "<b>F</b> flag", "<b>C</b> comment"])
+
+
+class PreferenceView(QWidget):
+    """Source above, left and right paraphrases below, one button per answer; ``answered`` carries the
+    answer of a clicked button (keys are read by the annotation screen through :func:`preference_for_key`)."""
+
+    answered = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        self.source_box, self.source_label = self._text_box("Source sentence")
+        layout.addWidget(self.source_box)
+        sides = QHBoxLayout()
+        self.left_box, self.left_label = self._text_box(f"Left paraphrase  [{_keys_text(PREFERENCE_KEYS[0][0])}]")
+        self.right_box, self.right_label = self._text_box(f"Right paraphrase  [{_keys_text(PREFERENCE_KEYS[2][0])}]")
+        sides.addWidget(self.left_box, 1)
+        sides.addWidget(self.right_box, 1)
+        layout.addLayout(sides)
+        buttons = QHBoxLayout()
+        self.buttons: dict[str, QPushButton] = {}
+        for keys, value, label in PREFERENCE_KEYS:
+            button = QPushButton(f"{label}  [{_keys_text(keys)}]")
+            button.setCheckable(True)
+            button.setFocusPolicy(Qt.NoFocus)  # keys go to the screen, never to a focused button
+            button.clicked.connect(lambda _=False, v=value: self.answered.emit(v))
+            buttons.addWidget(button)
+            self.buttons[value] = button
+        layout.addLayout(buttons)
+        layout.addStretch(1)
+
+    @staticmethod
+    def _text_box(title: str) -> tuple[QGroupBox, QLabel]:
+        box = QGroupBox(title)
+        label = QLabel()
+        label.setTextFormat(Qt.RichText)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        font = label.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        label.setFont(font)
+        label.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
+        QVBoxLayout(box).addWidget(label)
+        return box, label
+
+    def show_item(self, item: ItemView) -> None:
+        self.source_label.setText(html.escape(item.source_display or item.source))
+        self.left_label.setText(html.escape(item.left or ""))
+        self.right_label.setText(html.escape(item.right or ""))
+        for value, button in self.buttons.items():
+            button.setChecked(item.value == value)

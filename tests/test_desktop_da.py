@@ -1,0 +1,92 @@
+"""Direct assessment judged by keys on the app's annotation screen (issue 30), real SQLite study, offscreen."""
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from sqlalchemy import select  # noqa: E402
+
+from core.store import operations as ops  # noqa: E402
+from core.store.da_keys import da_score_after_key as moved  # noqa: E402
+from core.store.database import open_database  # noqa: E402
+from core.store.models import Assignment, Judgment  # noqa: E402
+from desktop.annotation_screen import AnnotationScreen  # noqa: E402
+from desktop.judgment_writer import JudgmentWriter  # noqa: E402
+from desktop_study_fixtures import candidate_rows  # noqa: E402
+
+SHIFT = Qt.ShiftModifier
+NONE = Qt.NoModifier
+# Key presses for one item, and the score they must record (counted by hand from the key contract).
+SCRIPTS = [
+    ([(Qt.Key_7, NONE), (Qt.Key_Right, NONE), (Qt.Key_Right, NONE)], 72),
+    ([(Qt.Key_Right, NONE)], 51),  # an untouched score starts at 50
+    ([(Qt.Key_5, NONE), (Qt.Key_Left, SHIFT)], 40),
+    ([(Qt.Key_9, NONE), (Qt.Key_PageUp, NONE), (Qt.Key_PageUp, NONE)], 100),
+    ([(Qt.Key_Home, NONE), (Qt.Key_Left, NONE)], 0),
+    ([(Qt.Key_3, NONE), (Qt.Key_PageDown, NONE), (Qt.Key_Right, SHIFT), (Qt.Key_Left, NONE)], 29),
+]
+
+
+@pytest.fixture
+def da_screen(qtbot, tmp_path):
+    db = open_database(tmp_path / "da.sqlite", create=True)
+    study_id = ops.create_study(db, "da", criteria=["da"], seed=4)
+    ops.import_candidates(db, study_id, candidate_rows())
+    ops.assign(db, study_id, ["ann"])
+    writer = JudgmentWriter(db)
+    screen = AnnotationScreen(db, writer)
+    qtbot.addWidget(screen)
+    screen.resize(1024, 600)
+    screen.show()
+    screen.open(study_id, "ann", "da")
+    yield screen, db
+    screen.close_session()
+    screen.progress.stop()
+    writer.close()
+    db.close()
+
+
+def test_scores_are_set_by_keys_and_recorded_by_enter(qtbot, da_screen):
+    screen, db = da_screen
+    expected, turn = {}, 0
+    while screen.item is not None:
+        item = screen.item
+        assert screen.pages.currentWidget() is screen.da_view
+        assert screen.da_view.candidate_label.text() == item.candidate
+        qtbot.keyClick(screen, Qt.Key_Return)  # nothing to record yet: the item stays
+        assert screen.item.assignment_id == item.assignment_id
+        keys, score = SCRIPTS[turn % len(SCRIPTS)]
+        for key, modifier in keys:
+            qtbot.keyClick(screen, key, modifier)
+        assert screen.da_view.slider.value() == score == screen.da_view.score
+        qtbot.keyClick(screen, Qt.Key_Return)
+        expected[item.assignment_id] = str(score)
+        turn += 1
+    screen.writer.drain()
+    with db.reading() as session:
+        stored = dict(session.execute(select(Assignment.id, Judgment.value)
+                                      .join(Judgment, Judgment.id == Assignment.live_judgment_id)).all())
+    assert turn > len(SCRIPTS) and stored == expected
+
+
+def test_going_back_shows_the_recorded_score_and_keys_start_from_it(qtbot, da_screen):
+    screen, db = da_screen
+    first = screen.item
+    for key in (Qt.Key_6, Qt.Key_Return):
+        qtbot.keyClick(screen, key)
+    qtbot.keyClick(screen, Qt.Key_Up)
+    assert screen.item.assignment_id == first.assignment_id and screen.da_view.score == 60
+    qtbot.keyClick(screen, Qt.Key_Right)
+    qtbot.keyClick(screen, Qt.Key_Return)
+    screen.writer.drain()
+    with db.reading() as session:
+        live = session.scalar(select(Judgment.value).join(Assignment, Assignment.live_judgment_id == Judgment.id)
+                              .where(Assignment.id == first.assignment_id))
+    assert live == "61"
+
+
+def test_moves_are_clamped_to_the_scale():
+    assert moved(100, "Right") == 100 and moved(0, "Shift+Left") == 0 and moved(95, "PgUp") == 100
+    assert moved(None, "Left") == 49 and moved(None, "F") is None

@@ -1,0 +1,87 @@
+"""Pairwise preference judged by keys on the app's annotation screen (issue 30), real SQLite study, offscreen."""
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from sqlalchemy import select  # noqa: E402
+
+from core.store import operations as ops  # noqa: E402
+from core.store.database import open_database  # noqa: E402
+from core.store.models import Assignment, Judgment, PreferencePair  # noqa: E402
+from desktop.annotation_screen import AnnotationScreen  # noqa: E402
+from desktop.judgment_writer import JudgmentWriter  # noqa: E402
+from desktop_study_fixtures import candidate_rows  # noqa: E402
+
+# Each key and the answer it must store, used in turn.
+KEYS = [(Qt.Key_A, "left"), (Qt.Key_Right, "right"), (Qt.Key_T, "tie"), (Qt.Key_Left, "left"),
+        (Qt.Key_B, "right"), (Qt.Key_Down, "tie")]
+
+
+@pytest.fixture
+def preference_screen(qtbot, tmp_path):
+    db = open_database(tmp_path / "prefs.sqlite", create=True)
+    study_id = ops.create_study(db, "prefs", criteria=["preference"], seed=4)
+    ops.import_candidates(db, study_id, candidate_rows())
+    ops.assign(db, study_id, ["ann", "bob"])
+    writer = JudgmentWriter(db)
+    screen = AnnotationScreen(db, writer)
+    qtbot.addWidget(screen)
+    screen.resize(1024, 600)  # the small screen
+    screen.show()
+    screen.open(study_id, "ann", "prefs")
+    yield screen, db
+    screen.close_session()
+    screen.progress.stop()
+    writer.close()
+    db.close()
+
+
+def stored(db):
+    with db.reading() as session:
+        return dict(session.execute(select(Assignment.id, Judgment.value)
+                                    .join(Judgment, Judgment.id == Assignment.live_judgment_id)).all())
+
+
+def test_a_judge_answers_every_pair_by_keys_without_seeing_systems(qtbot, preference_screen):
+    screen, db = preference_screen
+    with db.reading() as session:
+        systems = {name for p in session.scalars(select(PreferencePair)) for name in (p.left_system, p.right_system)}
+    expected, turn = {}, 0
+    while screen.item is not None:
+        item = screen.item
+        assert screen.pages.currentWidget() is screen.preference_view
+        view = screen.preference_view
+        assert (view.left_label.text(), view.right_label.text()) == (item.left, item.right)
+        assert item.left != item.right
+        shown = " ".join([view.left_label.text(), view.right_label.text(), view.source_label.text(),
+                          screen.header_label.text(), screen.question_label.text()])
+        assert not any(name in shown for name in systems)
+        key, value = KEYS[turn % len(KEYS)]
+        qtbot.keyClick(screen, key)
+        expected[item.assignment_id] = value
+        turn += 1
+    screen.writer.drain()
+    with db.reading() as session:
+        pairs_shown = len(session.scalars(select(PreferencePair).where(PreferencePair.identical.is_(False))).all())
+    assert turn == pairs_shown > 0 and stored(db) == expected  # both judges get every pair shown
+
+
+def test_undo_and_going_back_show_the_answer_and_a_new_key_replaces_it(qtbot, preference_screen):
+    screen, db = preference_screen
+    first = screen.item
+    qtbot.keyClick(screen, Qt.Key_A)
+    second = screen.item
+    assert second.assignment_id != first.assignment_id
+    qtbot.keyClick(screen, Qt.Key_Up)  # back: the earlier answer's button is pressed
+    assert screen.item.assignment_id == first.assignment_id
+    assert screen.preference_view.buttons["left"].isChecked()
+    qtbot.keyClick(screen, Qt.Key_B)
+    with qtbot.waitSignal(screen.writer.undone, timeout=5000):
+        qtbot.keyClick(screen, Qt.Key_Z, Qt.ControlModifier)
+    assert screen.item.assignment_id == first.assignment_id and screen.item.value is None
+    qtbot.keyClick(screen, Qt.Key_Down)
+    screen.writer.drain()
+    assert stored(db)[first.assignment_id] == "tie"
