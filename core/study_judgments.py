@@ -44,7 +44,7 @@ def study_judgment_records(db: Database, study_id: int) -> JudgmentRecords:
         systems=[r["system"] or "-" for r in records],
         applications=[r["application"] or "-" for r in records],
         producers=[tuple(r["systems"]) or (r["system"] or "-",) for r in records],
-        sentences=[r["sentence"] or r["item"] for r in records],
+        sentences=[r["source_key"] or r["item"] for r in records],
         scales=criterion_scales(db, study_id),
     )
 
@@ -52,7 +52,7 @@ def study_judgment_records(db: Database, study_id: int) -> JudgmentRecords:
 def study_preferences(db: Database, study_id: int) -> list[PreferenceJudgment]:
     """The live answers of the study's preference criterion on normal items, each with the systems shown left
     and right, and one tie per pair that was never shown because both systems produced the same string."""
-    judgments = [PreferenceJudgment(row["sentence"], row["systems"][0], row["systems"][1], row["value"],
+    judgments = [PreferenceJudgment(row["source_key"], row["systems"][0], row["systems"][1], row["value"],
                                     row["annotator"])
                  for row in ops.iter_judgments(db, study_id) if row["scale"] == "preference"]
     ties = [PreferenceJudgment(sentence, left, right, PREFER_TIE)

@@ -109,7 +109,7 @@ def test_spg_rates_table_recomputed_from_its_jsonl(inputs):
     assert len(records) == 3 * len(SENTENCES)
     for application in ("compression", "simplification", "similarity"):
         rows = [r for r in records if r["application"] == application]
-        assert [r["sentence"] for r in rows] == [1, 2, 3, 4]
+        assert [r["sentence_id"] for r in rows] == [0, 1, 2, 3]
         n = len(rows)
         paraphrased = [r for r in rows if r["replacements"] > 0]
         units = [u for r in rows for u in r["units"]]
@@ -154,7 +154,7 @@ def test_mcpg_vs_beam_tables_recomputed_from_its_jsonl(inputs):
 
     for system in systems:
         rows = [r for r in records if r["system"] == system]
-        assert [r["sentence"] for r in rows] == [1, 2, 3, 4] and not any(r["cut"] for r in rows)
+        assert [r["sentence_id"] for r in rows] == [0, 1, 2, 3] and not any(r["cut"] for r in rows)
         assert all(eta == 20 for r in rows for eta in r["episodes_per_decision"])
         cells = table_row(markdown, system)
         assert cells[2:4] == list(against(rows, "beam_best"))
@@ -166,8 +166,8 @@ def test_mcpg_vs_beam_tables_recomputed_from_its_jsonl(inputs):
         assert cells[8] == f"{mean(r['seconds'] for r in rows):.2f}"
     for profile in ("tuned-no-polish", "faithful"):
         true_rows = [r for r in records if r["system"] == f"MCPG true-score, {profile}"]
-        translator = {r["sentence"]: r["true_score"] for r in records if r["system"] == f"MCPG translator, {profile}"}
-        gains = [r["true_score"] - translator[r["sentence"]] for r in true_rows]
+        translator = {r["sentence_id"]: r["true_score"] for r in records if r["system"] == f"MCPG translator, {profile}"}
+        gains = [r["true_score"] - translator[r["sentence_id"]] for r in true_rows]
         average, sd = mean_and_population_sd(gains)
         at_least = sum(g >= -1e-4 for g in gains)
         assert table_row(markdown, profile)[2:4] == [f"{average:+.3f} ± {sd:.3f}",
@@ -224,7 +224,7 @@ def test_seed000_reranking_table_recomputed_from_its_jsonl(inputs):
     header, records = read_per_sentence(out / "seed000-reranking.jsonl.gz")
     checked_provenance(header, inputs, "seed000-reranking")
     assert "`seed000-reranking.jsonl.gz`" in markdown and header["nbest"] == 3
-    assert [r["sentence"] for r in records] == [1, 2, 3, 4] * 3
+    assert [r["sentence_id"] for r in records] == [0, 1, 2, 3] * 3
     check_seed000_table(markdown, header, records, (1, 2, 50))
 
 

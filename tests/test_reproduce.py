@@ -159,3 +159,44 @@ def test_a_run_given_relative_paths_reproduces_from_another_folder(example1_tabl
     (elsewhere / "candidates.jsonl").write_text(out, encoding="utf-8")
     monkeypatch.chdir(elsewhere)
     assert reproduce("candidates.jsonl", capsys)[0] == 0
+
+
+def test_relative_input_paths_are_read_against_the_candidates_folder_not_the_working_directory(
+        example1_table_path, tiny_lm, tmp_path, monkeypatch, capsys):
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "table.txt").write_bytes(example1_table_path.read_bytes())
+    (bundle / "model.bin").write_bytes(tiny_lm["binary"].read_bytes())
+    out = generate_json(RUNS["beam"], bundle / "table.txt", bundle / "model.bin", monkeypatch, capsys)
+    rows = [json.loads(line) for line in out.splitlines()]
+    for row in rows:  # what the demo release writes: paths relative to the candidates' folder
+        inputs = row["params"]["inputs"]
+        inputs["tables"][0]["path"], inputs["lm"]["path"] = "table.txt", "model.bin"
+    relative = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    (bundle / "candidates.jsonl").write_text(relative, encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"  # a working directory holding other files of the same names
+    elsewhere.mkdir()
+    (elsewhere / "table.txt").write_text("the dog ||| the beast ||| 0.5\n", encoding="utf-8")
+    (elsewhere / "model.bin").write_bytes(b"not a model")
+    monkeypatch.chdir(elsewhere)
+    status, report = reproduce(bundle / "candidates.jsonl", capsys)
+    assert status == 0 and report["summary"]["identical"] == 3
+    (bundle / "table.txt").write_text("the dog ||| the beast ||| 0.5\n", encoding="utf-8")
+    status, report = reproduce(bundle / "candidates.jsonl", capsys)
+    assert status == 2 and str(bundle / "table.txt") in report["runs"][0]["refused"]
+
+
+DEMO = ROOT / "evaldata" / "demo"
+
+
+@pytest.mark.skipif(not (DEMO / "candidates.jsonl").is_file(), reason="evaldata/demo is not built")
+def test_the_bundled_demo_candidates_reproduce_identically_from_the_checkout_root(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    status, report = reproduce("evaldata/demo/candidates.jsonl", capsys)
+    bundled = [json.loads(line) for line in (DEMO / "candidates.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {row["params"]["inputs"]["tables"][0]["path"] for row in bundled} == {"paraphrase-table.gz"}
+    sentences = len((DEMO / "test.en").read_text(encoding="utf-8").splitlines())
+    assert status == 0
+    assert report["summary"] == {"runs": 1, "refused": 0, "sentences": sentences, "identical": sentences,
+                                 "different": 0}
+    assert [s["sentence_id"] for s in report["runs"][0]["sentences"]] == list(range(sentences))

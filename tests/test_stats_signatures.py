@@ -136,3 +136,90 @@ def test_a_numeric_scale_gets_weighted_kappas_and_says_so():
     a, b = [pair[0] for pair in levels], [pair[1] for pair in levels]
     for weighting in weights[1:]:
         assert pairs.rows[0][names.index(f"κ {weighting}")] == pytest.approx(cohen_kappa_score(a, b, weights=weighting))
+
+
+# Seed 003's, seed 004's and seed 001's per-system tables: each signed by the object that computed it.
+from core.stats.judged_shares import FixedChanceShares, PositiveShares, UnifiedSuccesses  # noqa: E402
+from core.stats.report_tables import POSITIVE_LABELS  # noqa: E402
+
+SHARES_CHANGED = [
+    (PositiveShares(("yes",)), "min_judges", 3, "min-judges:3"),
+    (PositiveShares(("yes",)), "positive", ("yes", "good"), "positive:yes,good"),
+    (UnifiedSuccesses(("yes",)), "unified_min", 3, "unified-min:3"),
+    (UnifiedSuccesses(("yes",)), "positive", ("yes", "ok"), "positive:yes,ok"),
+    (FixedChanceShares((("use", ("1", "2", "3")),), (("use", "scale"),)), "scales",
+     (("use", ("1", "2", "3", "4")),), "q:use=4"),
+    (FixedChanceShares((("use", ("1", "2", "3")),), (("use", "scale"),)), "q_from", (("use", "observed"),),
+     "q-from:use=observed"),
+]
+
+
+@pytest.mark.parametrize("statistic, field, value, part", SHARES_CHANGED)
+def test_changing_a_setting_of_a_per_system_table_changes_its_signature(statistic, field, value, part):
+    changed = dataclasses.replace(statistic, **{field: value})
+    assert changed.signature(10, 2) != statistic.signature(10, 2)
+    assert part in changed.signature(10, 2).split("|") and part not in statistic.signature(10, 2).split("|")
+
+
+def three_judges() -> JudgmentRecords:
+    """Three judges; yes/no meaning, a 1-3 usability scale and a choice task per item; two systems."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for system, rate in (("beam", 0.4), ("spg", 0.8)):
+        for i in range(8):
+            for judge in ("J0", "J1", "J2"):
+                rows.append((f"{system}{i}", judge, "meaning", "yes" if rng.random() < rate else "no", system))
+                rows.append((f"{system}{i}", judge, "usability", str(rng.integers(1, 4)), system))
+                rows.append((f"{system}{i}", judge, "choice", "option:1" if rng.random() < rate else "original",
+                             system))
+    return JudgmentRecords.from_columns(*zip(*rows))
+
+
+def test_seed003_004_001_tables_carry_their_computations_signatures_and_the_settings_recompute_them():
+    judged = three_judges()
+    for unified_min in (2, 3):
+        tables = {t.key: t for t in build_report(judged, unified_min=unified_min, bootstrap=10).tables}
+        seed003, seed004 = tables["seed003_table1"], tables["seed004_table1"]
+        seed001 = tables["seed001_fig4_5:choice"]
+        assert seed003.signature == PositiveShares(tuple(POSITIVE_LABELS)).signature(16, 3, kappa="fleiss")
+        assert seed001.signature == UnifiedSuccesses(tuple(POSITIVE_LABELS), unified_min).signature(8, 3)
+        assert parse(seed004.signature)["q"] == "usability=3" and parse(seed004.signature)["pe"] == "1/q"
+        # Read the settings back from the signatures and compute the numbers by hand.
+        needed = int(parse(seed001.signature)["unified-min"])
+        assert needed == unified_min
+        for row in seed001.rows:
+            votes = {}
+            for item, value, system in zip(judged.items, judged.values, judged.systems):
+                if system == row[0] and value.startswith("option:"):
+                    votes[item] = votes.get(item, 0) + 1
+            assert row[4] == sum(count >= needed for count in votes.values())
+        q = int(parse(seed004.signature)["q"].split("=")[1])
+        for row in seed004.rows:
+            labels = {}
+            for item, judge, criterion, value, system in zip(judged.items, judged.annotators, judged.criteria,
+                                                             judged.values, judged.systems):
+                if criterion == "usability" and row[0] == system:
+                    labels.setdefault(item, []).append(value)
+            pairs = [(a, b) for values in labels.values() for i, a in enumerate(values) for b in values[i + 1:]]
+            observed = sum(a == b for a, b in pairs) / len(pairs)  # Fleiss' P-bar with 3 judges on every item
+            assert row[4] == pytest.approx((observed - 1 / q) / (1 - 1 / q))
+
+
+def test_seed001_results_describe_and_sign_their_sign_tests_from_the_tests_that_ran(monkeypatch):
+    from types import SimpleNamespace
+
+    from core.experiments import seed001_report
+
+    rng = np.random.default_rng(5)
+    rates = {"approach-1": 0.2, "approach-2": 0.5, "approach-10": 0.8}
+    result = {"results": {name: [SimpleNamespace(case=SimpleNamespace(id=f"c{i}"), success=bool(rng.random() < rate))
+                                 for i in range(30)] for name, rate in rates.items()}}
+    lines, comparisons = seed001_report.sign_tests(result)
+    signature = lines[0].split("Signature: `")[1].split("`")[0]
+    assert signature == PairwiseTests("sign", "holm").signature(30, 0, unit="case", score="success-in-top-5")
+    assert "exact-binomial-two-sided" in lines[0] and "holm" in lines[0] and "the 3 pairs" in lines[0]
+    # Another correction is another computation: its own description, signature and marks.
+    monkeypatch.setattr(seed001_report, "SIGN_TESTS", PairwiseTests("sign", "none"))
+    uncorrected, again = seed001_report.sign_tests(result)
+    assert "correction:none" in uncorrected[0] and "correction:holm" not in uncorrected[0]
+    assert [c.p_holm for c in again] == [c.p_value for c in comparisons]

@@ -16,6 +16,7 @@ import importlib
 import os
 import sys
 
+from core.cli.study_access import StudyChoiceError
 from core.errors import InputFileError, InputFormatError, OptionsError, OutputFileError
 from core.terminal_text import escape_controls, escaping_streams
 
@@ -105,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     except (InputFormatError, InputFileError, OptionsError, OutputFileError) as error:
         print(f"parastudio: error: {escape_controls(str(error))}", file=sys.stderr)
         return 2
+    except StudyChoiceError as error:  # no such study, or which of several (core.cli.study_access)
+        print(f"parastudio: error: {escape_controls(str(error))}", file=sys.stderr)
+        return 1
     except BrokenPipeError:  # before OSError, of which it is one
         return _reader_went_away()
     except OSError as error:  # a missing file, a full disk, no permission: the system's words, no traceback

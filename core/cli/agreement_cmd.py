@@ -30,8 +30,8 @@ def register(subparsers) -> None:
         "agreement",
         help="inter-annotator agreement of one criterion (kappas, alpha, bootstrap CIs)",
         description="Agreement of the judgments of one criterion in a study database (SQLite file) or a long-format "
-        "CSV with columns item,annotator,criterion,value (optional system,systems,application,sentence,levels, "
-        "as `study export-judgments` writes them). The fixed-chance kappa's q is the number of labels of the "
+        "CSV with columns item,annotator,criterion,value (optional system,systems,application,sentence_id,"
+        "source_key,levels, as `study export-judgments` writes them; an older export's sentence is read too). The fixed-chance kappa's q is the number of labels of the "
         "criterion's scale: from the study, or from the CSV's levels column; --categories sets it.",
     )
     agreement.add_argument("file", metavar="STUDY|FILE.csv", help="a study database (.sqlite) or a judgments CSV")
@@ -91,19 +91,19 @@ def _judgment_records(path: str, study: str | None):
     """The judgments of a study database (its live answers on normal items) or of a judgments CSV.
 
     One reading for ``agreement``, ``signtest`` and ``report``: a file is a
-    study when it starts with SQLite's header. LookupError: no such study.
+    study when it starts with SQLite's header (:func:`core.cli.study_access.open_study`).
     """
     from core.stats.judgment_records import read_judgments
     from core.study_judgments import is_sqlite_file
 
     if not is_sqlite_file(path):
         return read_judgments(path)
-    from core.store.database import open_database
-    from core.store.operations import find_study
+    from core.cli.study_access import open_study
     from core.study_judgments import study_judgment_records
 
-    with open_database(path) as db:
-        return study_judgment_records(db, find_study(db, study))
+    db, study_id = open_study(path, study)
+    with db:
+        return study_judgment_records(db, study_id)
 
 
 def _pattern_pairs_extracted(path: str, study: str | None):
@@ -112,12 +112,12 @@ def _pattern_pairs_extracted(path: str, study: str | None):
 
     if not is_sqlite_file(path):
         return None
-    from core.store.database import open_database
-    from core.store.operations import find_study
+    from core.cli.study_access import open_study
     from core.study_judgments import pattern_pairs_extracted
 
-    with open_database(path) as db:
-        return pattern_pairs_extracted(db, find_study(db, study))
+    db, study_id = open_study(path, study)
+    with db:
+        return pattern_pairs_extracted(db, study_id)
 
 
 def _sampling_note(path: str, study: str | None):
@@ -126,12 +126,12 @@ def _sampling_note(path: str, study: str | None):
 
     if not is_sqlite_file(path):
         return None
-    from core.store.database import open_database
-    from core.store.operations import find_study
+    from core.cli.study_access import open_study
     from core.study_judgments import sampling_note
 
-    with open_database(path) as db:
-        return sampling_note(db, find_study(db, study))
+    db, study_id = open_study(path, study)
+    with db:
+        return sampling_note(db, study_id)
 
 
 def _preferences_and_da(path: str, study: str | None):
@@ -142,12 +142,11 @@ def _preferences_and_da(path: str, study: str | None):
 
     if not is_sqlite_file(path):
         return [], []
-    from core.store.database import open_database
-    from core.store.operations import find_study
+    from core.cli.study_access import open_study
     from core.study_judgments import study_da_scores, study_preferences
 
-    with open_database(path) as db:
-        study_id = find_study(db, study)
+    db, study_id = open_study(path, study)
+    with db:
         return study_preferences(db, study_id), study_da_scores(db, study_id)
 
 
@@ -156,10 +155,7 @@ def run_agreement(args: argparse.Namespace) -> int:
 
     from core.stats.agreement import STATISTIC_NAMES, AgreementStatistics, landis_koch_label
 
-    try:
-        records = _judgment_records(args.file, args.study)
-    except LookupError as error:
-        return _fail(str(error))
+    records = _judgment_records(args.file, args.study)
     criteria = records.criterion_names()
     criterion = args.criterion
     if criterion is None:
@@ -219,10 +215,7 @@ def run_signtest(args: argparse.Namespace) -> int:
     if is_sqlite_file(args.file):
         from core.stats.system_scores import sentence_scores
 
-        try:
-            records = _judgment_records(args.file, args.study)
-        except LookupError as error:
-            return _fail(str(error))
+        records = _judgment_records(args.file, args.study)
         criteria = records.criterion_names()
         if args.criterion is None or args.criterion not in criteria:
             return _fail(f"{args.file}: name the criterion with --criterion; the study has: {', '.join(criteria) or 'none'}")
@@ -257,12 +250,9 @@ def run_report(args: argparse.Namespace) -> int:
         return _fail("--unified-min and --block must be at least 1")
     if args.output:
         resolve_output(args.output, [args.file])  # refused before the report is computed
-    try:
-        records = _judgment_records(args.file, args.study)
-        extracted = _pattern_pairs_extracted(args.file, args.study)
-        preferences, da_scores = _preferences_and_da(args.file, args.study)
-    except LookupError as error:
-        return _fail(str(error))
+    records = _judgment_records(args.file, args.study)
+    extracted = _pattern_pairs_extracted(args.file, args.study)
+    preferences, da_scores = _preferences_and_da(args.file, args.study)
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
                           title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
                           pairs_extracted=extracted, sampling=_sampling_note(args.file, args.study),

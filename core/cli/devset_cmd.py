@@ -36,8 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.store.database import open_database
-    from core.store.operations import find_study
+    from core.cli.study_access import open_study
     from core.tuning.devset import devset_records
     from core.tuning.devset_files import write_devset
 
@@ -47,12 +46,12 @@ def run(args: argparse.Namespace) -> int:
         return _run_comparison(args)
     criteria = [c.strip() for c in args.criteria.split(",") if c.strip()] if args.criteria else None
     resolve_output(args.output, [args.study], folder=args.format == "hf")  # refused before the study is read
-    with open_database(args.study) as db:
+    db, study_id = open_study(args.study, args.study_name)
+    with db:
         try:
-            study_id = find_study(db, args.study_name)
             records = devset_records(db, study_id, aggregate=args.aggregate, criteria=criteria,
                                      derive_from=args.derive_from)
-        except (LookupError, ValueError) as error:
+        except ValueError as error:
             print(f"parastudio: error: {error}", file=sys.stderr)
             return 2
     count = write_devset(records, args.output, args.format, inputs=[args.study], raw=args.raw)
@@ -70,9 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_comparison(args: argparse.Namespace) -> int:
     """``--records preference`` or ``--records da`` (:mod:`core.tuning.comparison_devset`)."""
+    from core.cli.study_access import open_study
     from core.output_files import resolve_output
-    from core.store.database import open_database
-    from core.store.operations import find_study
     from core.tuning.comparison_devset import da_records, preference_records
     from core.tuning.devset_files import write_devset
 
@@ -81,12 +79,8 @@ def _run_comparison(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     resolve_output(args.output, [args.study])
-    with open_database(args.study) as db:
-        try:
-            study_id = find_study(db, args.study_name)
-        except LookupError as error:
-            print(f"parastudio: error: {error}", file=sys.stderr)
-            return 2
+    db, study_id = open_study(args.study, args.study_name)
+    with db:
         records = (preference_records if args.records == "preference" else da_records)(db, study_id)
     count = write_devset(records, args.output, "jsonl", inputs=[args.study])
     print(f"{count} {args.records} records -> {args.output}", file=sys.stderr)

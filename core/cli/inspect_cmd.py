@@ -18,8 +18,8 @@ import sys
 from core.csv_cells import safe_row
 from core.inspection.verdicts import VERDICTS
 
-ROW_COLUMNS = ("item", "sentence", "verdict", "systems", "source_length", "rules", "model_score", "true_score",
-               "search_error", "source", "candidate")
+ROW_COLUMNS = ("item", "sentence_id", "source_key", "verdict", "systems", "source_length", "rules", "model_score",
+               "true_score", "search_error", "source", "candidate")
 
 
 def register(subparsers) -> None:
@@ -50,25 +50,15 @@ def register(subparsers) -> None:
 
 
 def _study(args):
-    from core.store.database import open_database
-    from core.store.operations import find_study
+    from core.cli.study_access import open_study
 
-    db = open_database(args.study)
-    try:
-        return db, find_study(db, args.study_name)
-    except LookupError:
-        db.close()
-        raise
+    return open_study(args.study, args.study_name)
 
 
 def run_inspect(args: argparse.Namespace) -> int:
     from core.inspection.candidate_rows import candidate_rows, filter_rows
 
-    try:
-        db, study_id = _study(args)
-    except LookupError as error:
-        print(f"parastudio: error: {error}", file=sys.stderr)
-        return 1
+    db, study_id = _study(args)
     from core.inspection.derivation_steps import derivations_of
 
     with db:
@@ -100,11 +90,7 @@ def run_inspect(args: argparse.Namespace) -> int:
 def run_rules(args: argparse.Namespace) -> int:
     from core.inspection.rule_blame import rule_blame, write_prune_list
 
-    try:
-        db, study_id = _study(args)
-    except LookupError as error:
-        print(f"parastudio: error: {error}", file=sys.stderr)
-        return 1
+    db, study_id = _study(args)
     with db:
         blamed = rule_blame(db, study_id, criteria=set(args.criterion) if args.criterion else None,
                             system=args.system)

@@ -14,7 +14,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Groups the candidates by their params (one group per run), checks that every input file "
                     "still has its recorded sha256 (a run whose input changed or is missing is refused, with the "
                     "reason), generates the run's sentences again with the recorded options and says per "
-                    "sentence whether the output is identical. Exit status: 0 all identical, 1 some sentence "
+                    "sentence whether the output is identical. A relative input path in params.inputs is read "
+                    "against the folder of CANDIDATES.jsonl (evaldata/demo/candidates.jsonl names "
+                    "paraphrase-table.gz), not the working directory. Exit status: 0 all identical, 1 some sentence "
                     "different, 2 a run refused.",
     )
     parser.add_argument("candidates", metavar="CANDIDATES.jsonl", help="parastudio generate --json output")

@@ -29,11 +29,7 @@ def run_assign_next(args: argparse.Namespace, open_study) -> int:
     from core.stats.anytime_sign_test import AnytimeSignTest
     from core.store import operations as ops
 
-    try:
-        db, study_id = open_study(args)
-    except LookupError as error:
-        print(f"parastudio: error: {error}", file=sys.stderr)
-        return 1
+    db, study_id = open_study(args)
     with db:
         saved = ops.study_settings(db, study_id).get("sampling") or {}
         try:

@@ -144,20 +144,11 @@ def register(subparsers) -> None:
 
 
 def _open(args):
-    from core.store import operations as ops
-    from core.store.database import open_database
+    from core.cli.study_access import open_study
 
     if getattr(args, "db_option", None):
-        args.db = args.db_option
-    if not args.db:
-        raise LookupError("name the study database (a SQLite file or a URL)")
-    db = open_database(args.db)
-    try:
-        study_id = ops.find_study(db, getattr(args, "study", None))
-    except LookupError:
-        db.close()
-        raise
-    return db, study_id
+        args.db = args.db_option  # the later steps name the database args.db (an output must not be it)
+    return open_study(args.db, getattr(args, "study", None))
 
 
 def _summary_stream(output):
@@ -193,10 +184,7 @@ def _import_candidates(args) -> int:
 
     from core.cli.progress_bar import progress_bar
 
-    try:
-        db, study_id = _open(args)
-    except LookupError as error:
-        return _fail(str(error))
+    db, study_id = _open(args)
     with db:
         if args.choice_tasks:
             added = ops.add_choice_tasks(db, study_id, ops.read_choice_tasks(args.file), path=args.file)
@@ -221,10 +209,7 @@ def _assign(args) -> int:
     from core.store import operations as ops
     from core.store.preference_pairs import parse_system_pairs
 
-    try:
-        db, study_id = _open(args)
-    except LookupError as error:
-        return _fail(str(error))
+    db, study_id = _open(args)
     with db:
         names = [n.strip() for n in args.annotators.split(",") if n.strip()]
         try:
@@ -257,10 +242,7 @@ def _print_merge(report: ops.MergeReport, label: str) -> None:
 def _import_judgments(args) -> int:
     from core.store import operations as ops
 
-    try:
-        db, study_id = _open(args)
-    except LookupError as error:
-        return _fail(str(error))
+    db, study_id = _open(args)
     with db:
         report = ops.import_judgments_csv(db, study_id, args.file)
     _print_merge(report, args.file)
@@ -270,10 +252,7 @@ def _import_judgments(args) -> int:
 def _export_judgments(args) -> int:
     from core.store import operations as ops
 
-    try:
-        db, study_id = _open(args)
-    except LookupError as error:
-        return _fail(str(error))
+    db, study_id = _open(args)
     with db:
         count = ops.export_judgments(db, study_id, args.output or "-", args.format, history=args.history,
                                      include_qc=args.include_qc, inputs=[args.db], raw=args.raw)
@@ -285,10 +264,7 @@ def _export_judgments(args) -> int:
 def _export_package(args) -> int:
     from core.store import operations as ops
 
-    try:
-        db, study_id = _open(args)
-    except LookupError as error:
-        return _fail(str(error))
+    db, study_id = _open(args)
     with db:
         try:
             count = ops.export_package(db, study_id, args.annotator, args.output, inputs=[args.db])
@@ -320,10 +296,7 @@ def _qc(args) -> int:
     from core.store import operations as ops
     from core.study_judgments import da_reliability
 
-    try:
-        db, study_id = _open(args)
-    except LookupError as error:
-        return _fail(str(error))
+    db, study_id = _open(args)
     thresholds = {}
     if args.min_consistency is not None:
         thresholds["min_consistency"] = args.min_consistency
@@ -353,10 +326,7 @@ def _qc(args) -> int:
 def _adjudicators(args) -> int:
     from core.store.adjudicator_role import adjudicators, set_adjudicators
 
-    try:
-        db, study_id = _open(args)
-    except LookupError as error:
-        return _fail(str(error))
+    db, study_id = _open(args)
     with db:
         names = (set_adjudicators(db, study_id, args.names.split(",")) if args.names is not None
                  else adjudicators(db, study_id))
@@ -367,10 +337,7 @@ def _adjudicators(args) -> int:
 def _progress(args) -> int:
     from core.store import operations as ops
 
-    try:
-        db, study_id = _open(args)
-    except LookupError as error:
-        return _fail(str(error))
+    db, study_id = _open(args)
     with db:
         report = ops.study_progress(db, study_id)
     if args.json:
@@ -392,10 +359,7 @@ def _export_scores(args) -> int:
     from core.study_judgments import study_judgment_records
     from core.textio import atomic_output
 
-    try:
-        db, study_id = _open(args)
-    except LookupError as error:
-        return _fail(str(error))
+    db, study_id = _open(args)
     with db:
         records = study_judgment_records(db, study_id)
     if args.criterion not in records.criterion_names():
@@ -421,10 +385,7 @@ def _items(args) -> int:
     from core.store.items import list_items
     from core.textio import atomic_output
 
-    try:
-        db, study_id = _open(args)
-    except LookupError as error:
-        return _fail(str(error))
+    db, study_id = _open(args)
     with db:
         rows = list_items(db, study_id)
     buffer = io.StringIO()
@@ -436,7 +397,7 @@ def _items(args) -> int:
         writer.writerows(safe_row({**row, "systems": ";".join(row["systems"])}, args.raw) for row in rows)
     else:
         for row in rows:
-            buffer.write(f"{row['item']:<10} {row['sentence']:<8} {';'.join(row['systems']) or '-':<24} "
+            buffer.write(f"{row['item']:<10} {row['source_key']:<8} {';'.join(row['systems']) or '-':<24} "
                          f"{row['text']}\n")
     with atomic_output(args.output or "-", inputs=[args.db]) as handle:
         handle.write(buffer.getvalue())

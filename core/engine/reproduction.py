@@ -11,6 +11,13 @@ as recorded and the run's sentences (each candidate's ``source``, and
 *identical* when the new lines are byte for byte the recorded ones, the code's
 version and commit being the recorded ones (a different commit is reported
 once per run, not as a difference of every line).
+
+A relative input path is relative to the folder of the candidates file, not to
+the working directory: a folder of candidates and their inputs (the bundled
+``evaldata/demo``, whose ``candidates.jsonl`` names ``paraphrase-table.gz`` and
+``lm.bin``) reproduces wherever it is moved and from wherever it is run. Such a
+run's lines are compared with the recorded relative paths (``generate`` itself
+writes absolute ones).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterator
 
 from core.code_identity import code_identity
@@ -34,6 +42,7 @@ class RecordedRun:
     """The lines of one run, by sentence in the order first seen."""
 
     params: dict
+    folder: Path = Path(".")  # the candidates file's folder, against which relative input paths are read
     lines: dict[tuple, list[str]] = field(default_factory=dict)  # (sentence_id, source, reference) -> lines
 
 
@@ -84,13 +93,27 @@ def read_runs(path: str | os.PathLike) -> list[RecordedRun]:
                                                      "parastudio generate that records provenance)", text)
             references = record.get("references")
             reference = references[0] if isinstance(references, list) and references else None
-            run = runs.setdefault(_run_key(record["params"]), RecordedRun(record["params"]))
+            run = runs.setdefault(_run_key(record["params"]),
+                                  RecordedRun(record["params"], Path(os.path.abspath(path)).parent))
             run.lines.setdefault((record["sentence_id"], record["source"], reference), []).append(text)
     return list(runs.values())
 
 
+def _resolved(inputs, folder: Path):
+    """``inputs`` with every relative file path read against ``folder`` (module docstring)."""
+    if isinstance(inputs, list):
+        return [_resolved(value, folder) for value in inputs]
+    if not isinstance(inputs, dict):
+        return inputs
+    found = {key: _resolved(value, folder) for key, value in inputs.items()}
+    if isinstance(inputs.get("path"), str) and "sha256" in inputs and inputs["path"]:
+        found["path"] = os.path.abspath(os.path.join(folder, inputs["path"]))  # an absolute path stays
+    return found
+
+
 def _refusal(params: dict) -> str | None:
-    """Why a run cannot be reproduced here: an input missing, changed or never recorded."""
+    """Why a run cannot be reproduced here: an input missing, changed or never recorded (``params`` with
+    its input paths resolved)."""
     inputs = params.get("inputs")
     if not isinstance(inputs, dict) or not inputs.get("tables"):
         return "the candidates record no input files (params.inputs)"
@@ -125,7 +148,8 @@ def reproduce_run(run: RecordedRun, *, processes: int | None = None,
     from core.engine.generation_options import options_from_json
     from core.engine.generation_resources import load_resources
 
-    params = run.params
+    recorded_inputs = run.params.get("inputs")
+    params = {**run.params, "inputs": _resolved(recorded_inputs, run.folder)}
     outcome = RunOutcome(str(params.get("system")), sum(len(lines) for lines in run.lines.values()))
     outcome.refused = _refusal(params)
     if outcome.refused:
@@ -157,18 +181,23 @@ def reproduce_run(run: RecordedRun, *, processes: int | None = None,
     for index, candidates, _ in generate_batches(options, sentences, resources, progress=progress,
                                                  processes=processes, sentence_ids=range(len(keys)),
                                                  references=references):
-        produced[index] = [_line(candidate, recorded_code, keys[index][0]) for candidate in candidates]
+        produced[index] = [_line(candidate, recorded_code, keys[index][0], (inputs, recorded_inputs))
+                           for candidate in candidates]
     for index, key in enumerate(keys):
         difference = _first_difference(run.lines[key], produced.get(index, []))
         outcome.sentences.append(SentenceOutcome(key[0], difference is None, difference))
     return outcome
 
 
-def _line(candidate, code: dict, sentence_id) -> str:
-    """The candidate's ``generate --json`` line, with the recorded code identity and sentence id."""
+def _line(candidate, code: dict, sentence_id, inputs: tuple[dict, dict]) -> str:
+    """The candidate's ``generate --json`` line, with the recorded code identity and sentence id, and the
+    recorded (perhaps relative) paths when its inputs are the recorded ones once resolved."""
+    resolved, recorded = inputs
     record = candidate.to_json()
     record["sentence_id"] = sentence_id
     record["params"] = {**record["params"], **code}
+    if record["params"].get("inputs") == resolved:
+        record["params"]["inputs"] = recorded
     return json.dumps(record, ensure_ascii=False)
 
 

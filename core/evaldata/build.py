@@ -3,23 +3,24 @@
 Stages (in order; each reads what the earlier ones wrote under ``OUT/build``, so
 any stage can be rerun alone):
 
-=============  ===============================================================
-extract        SWORD modules -> ``corpus/verses.jsonl`` (plain text by OSIS ref)
-tokenize       -> ``corpus/tokenized.jsonl`` (``core.engine.tokenization``)
-split          -> ``split/*.ids`` and the parallel ``corpus/{train,dev,test}.*``
-phrase-table   WEB -> RV1909 Moses phrase table (part B's eflomal builder)
-pivot          pivot paraphrase table over the RV1909 pivot (``core.tablebuild.pivot``)
-webkjv-table   WEB -> KJV phrase table, kept as a paraphrase table p(e2|e1)
-lm             5-gram modified Kneser-Ney LM on the WEB training verses
-testcases      seed 001 §4.1 cases for the dev and test verses
-rv-web-table   the Spanish -> English table (``core.evaldata.translation_stages``)
-rv-lm          Spanish 5-gram LMs on the RV1909 training verses
-roundtrip      seed 001 §4.1.1: WEB -> Spanish -> English, search graphs, round-trip cases
-parse          spaCy dependency parses of the WEB training verses (seed 002 §3.1)
-patterns       the pattern paraphrase table over the RV1909 pivot (seed 002 §3.2-3.3)
-demo           the committed ``OUT/demo`` files and their MANIFEST
-manifest       sha256 of every artifact in ``OUT/build/MANIFEST``
-=============  ===============================================================
+===============  ===============================================================
+extract          SWORD modules -> ``corpus/verses.jsonl`` (plain text by OSIS ref)
+tokenize         -> ``corpus/tokenized.jsonl`` (``core.engine.tokenization``)
+split            -> ``split/*.ids`` and the parallel ``corpus/{train,dev,test}.*``
+phrase-table     WEB -> RV1909 Moses phrase table (part B's eflomal builder)
+pivot            pivot paraphrase table over the RV1909 pivot (``core.tablebuild.pivot``)
+webkjv-table     WEB -> KJV phrase table, kept as a paraphrase table p(e2|e1)
+lm               5-gram modified Kneser-Ney LM on the WEB training verses
+testcases        seed 001 §4.1 cases for the dev and test verses
+rv-web-table     the Spanish -> English table (``core.evaldata.translation_stages``)
+rv-lm            Spanish 5-gram LMs on the RV1909 training verses
+roundtrip        seed 001 §4.1.1: WEB -> Spanish -> English, search graphs, round-trip cases
+parse            spaCy dependency parses of the WEB training verses (seed 002 §3.1)
+patterns         the pattern paraphrase table over the RV1909 pivot (seed 002 §3.2-3.3)
+demo             the committed ``OUT/demo`` files and their MANIFEST
+demo-candidates  ``OUT/demo/candidates.jsonl`` (the demo study's) from the demo files alone, and the MANIFEST
+manifest         sha256 of every artifact in ``OUT/build/MANIFEST``
+===============  ===============================================================
 
 Every number the README quotes is in ``OUT/build/report.json``.
 """
@@ -38,7 +39,8 @@ from core.tablebuild.spark_session import SparkSettings
 from core.textio import atomic_output
 
 STAGES = ("extract", "tokenize", "split", "phrase-table", "pivot", "webkjv-table", "lm", "testcases",
-          "rv-web-table", "rv-lm", "roundtrip", "parse", "patterns", "demo", "manifest")
+          "rv-web-table", "rv-lm", "roundtrip", "parse", "patterns", "demo", "demo-candidates",
+          "manifest")
 # Two chains of stages that share nothing but the split run side by side, one per core: each is
 # single-threaded (eflomal with one thread and DuckDB with one thread, both for bit-identical output).
 CONCURRENT_CHAINS = (("phrase-table", "pivot", "rv-web-table"), ("webkjv-table", "lm", "testcases", "rv-lm"))
@@ -64,7 +66,8 @@ STAGE_FUNCTIONS: dict[str, Callable[[BuildContext], dict]] = {
     "rv-web-table": translation_stages.stage_rv_web_table, "rv-lm": translation_stages.stage_rv_lm,
     "roundtrip": translation_stages.stage_roundtrip,
     "parse": parse_stage.stage_parse, "patterns": pattern_stage.stage_patterns,
-    "demo": demo_release.stage_demo, "manifest": demo_release.stage_manifest,
+    "demo": demo_release.stage_demo, "demo-candidates": demo_release.stage_demo_candidates,
+    "manifest": demo_release.stage_manifest,
 }
 
 

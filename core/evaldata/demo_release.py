@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from core.evaldata.stage_context import BuildContext, read_jsonl, read_lines, sha256_of
+from core.evaldata.stage_context import BuildContext, StageSkipped, read_jsonl, read_lines, sha256_of
 from core.evaldata.translation_stages import DEMO_CAT_FILES
 from core.tablebuild.table_converters import prune_paraphrase_table
 from core.textio import atomic_output
@@ -53,6 +53,27 @@ def write_demo_candidates(demo: Path) -> None:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
+def write_demo_manifest(demo: Path) -> list[str]:
+    """``demo/MANIFEST``: the sha256 of every demo file present; returns their names."""
+    present = [name for name in DEMO_FILES if (demo / name).exists()]
+    with atomic_output(demo / "MANIFEST") as handle:
+        for name in present:
+            handle.write(f"{sha256_of(demo / name)}  {name}\n")
+    return present
+
+
+def stage_demo_candidates(context: BuildContext) -> dict:
+    """The demo study's candidates, made from the committed demo files alone (after ``demo``, or alone to
+    refresh ``candidates.jsonl`` when the code's output format changes, without rebuilding the rest)."""
+    needed = [name for name in ("paraphrase-table.gz", "lm.bin", "test.en") if not (context.demo / name).exists()]
+    if needed:
+        raise StageSkipped(f"{context.demo} has no {', '.join(needed)}")
+    write_demo_candidates(context.demo)
+    write_demo_manifest(context.demo)
+    return {"candidates_bytes": (context.demo / "candidates.jsonl").stat().st_size,
+            "sha256": sha256_of(context.demo / "candidates.jsonl")}
+
+
 def write_readable_text(context: BuildContext) -> dict:
     """What judges read: ``test.original.en`` (the WEB text of each test verse as published, line by line with
     ``test.en``) and ``truecase-model.en`` (a Moses truecaser trained on the WEB training verses, our tokens with
@@ -94,15 +115,10 @@ def stage_demo(context: BuildContext) -> dict:
         if source.exists():
             copy_atomically(source, context.demo / name)
             copied[name] = source.stat().st_size
-    if all((context.demo / name).exists() for name in ("paraphrase-table.gz", "lm.bin", "test.en")):
-        write_demo_candidates(context.demo)
     readable = None
     if context.path("corpus", "verses.jsonl").exists() and context.path("split", "train.ids").exists():
         readable = write_readable_text(context)
-    present = [name for name in DEMO_FILES if (context.demo / name).exists()]
-    with atomic_output(context.demo / "MANIFEST") as handle:
-        for name in present:
-            handle.write(f"{sha256_of(context.demo / name)}  {name}\n")
+    present = write_demo_manifest(context.demo)
     total = sum((context.demo / name).stat().st_size for name in present)
     if total > DEMO_BUDGET_BYTES:
         context.say(f"  WARNING: demo is {total / 2**20:.1f} MB, over the {DEMO_BUDGET_BYTES / 2**20:.0f} MB budget")

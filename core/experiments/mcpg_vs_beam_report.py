@@ -146,7 +146,7 @@ def _samples(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem], c
 
 
 PER_SENTENCE_FIELDS = {
-    "sentence": "the line number of the sentence in the input (1-based)",
+    "sentence_id": "generate's sentence_id: the sentence's number in the input, from 0 (the line number minus 1)",
     "system": "\"beam decoder\" or \"MCPG <mode>, <profile>\" (a row of the table)",
     "output": "the system's 1-best (the beam's: its distinct n-best reranked by true score); null: no output",
     "true_score": "the output's exact true score, log10; null: no output",
@@ -165,14 +165,14 @@ PER_SENTENCE_FIELDS = {
 def per_sentence_records(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem]) -> list[dict]:
     """One record per sentence and system, the beam decoder first (:data:`PER_SENTENCE_FIELDS`)."""
     records = []
-    for index, result in enumerate(results, start=1):
+    for index, result in enumerate(results):
         shared = {"beam_best": result.beam_best, "beam_best_is_source": result.beam_best_is_source,
                   "beam_best_paraphrase": result.beam_best_paraphrase}
-        records.append({"sentence": index, "system": "beam decoder", "output": result.beam_text,
+        records.append({"sentence_id": index, "system": "beam decoder", "output": result.beam_text,
                         "true_score": result.beam_best, **shared, "seconds": result.beam_seconds,
                         "episodes_per_decision": None, "episodes": None, "cut": None})
         for system in systems:
-            records.append({"sentence": index, "system": system.label, "output": result.texts.get(system),
+            records.append({"sentence_id": index, "system": system.label, "output": result.texts.get(system),
                             "true_score": result.scores.get(system), **shared,
                             "seconds": result.seconds.get(system),
                             "episodes_per_decision": result.commits.get(system),

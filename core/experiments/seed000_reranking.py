@@ -65,7 +65,8 @@ SCORE_TOLERANCE = 1e-4
 PER_SENTENCE = "seed000-reranking.jsonl.gz"
 PER_SENTENCE_FIELDS = {
     "stack_size": "the decoder's stack size (a column of the table)",
-    "sentence": "the sentence's position among the non-empty input lines (1-based)",
+    "sentence_id": "the sentence's number among the non-empty input lines, from 0 (generate's sentence_id on "
+                   "those lines)",
     "decoder_scores": "the distinct n-best's decoder scores in decoder order, log10 (a list shorter than the "
                       "n-best size is not a full list and is left out of every row but the first)",
     "true_scores": "the same candidates' exact true scores, log10, in decoder order (\"changes\": more than "
@@ -238,9 +239,9 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
 
 def per_sentence_records(reports: Sequence[StackReport]) -> list[dict]:
     """One record per sentence and stack size (:data:`PER_SENTENCE_FIELDS`)."""
-    return [{"stack_size": report.stack_size, "sentence": number, "decoder_scores": list(rerank.decoder_scores),
+    return [{"stack_size": report.stack_size, "sentence_id": number, "decoder_scores": list(rerank.decoder_scores),
              "true_scores": list(rerank.true_scores)}
-            for report in reports for number, rerank in enumerate(report.sentences, start=1)]
+            for report in reports for number, rerank in enumerate(report.sentences)]
 
 
 def write_markdown(path: Path, reports: Sequence[StackReport], provenance: dict, lengths: Sequence[int],

@@ -9,7 +9,7 @@ from pathlib import Path
 from core.engine.cat.approaches import APPROACHES, PAPER_CASES, PAPER_FEEDBACK_SUCCESSES, PAPER_SUCCESSES
 from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
 from core.experiments.seed001_approaches import diagnostic_approaches
-from core.stats.significance import pairwise_tests
+from core.stats.significance import PairwiseTests
 from core.textio import atomic_output
 
 LENGTH_GROUPS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 6), (7, 10), (11, 10_000))
@@ -117,15 +117,24 @@ def feedback_table(result: dict) -> list[str]:
     return lines
 
 
+# Seed 001 §4.1.2 compares the approaches with exact sign tests at 0.05; Holm's correction over all pairs is ours.
+SIGN_TESTS = PairwiseTests("sign", "holm")
+
+
 def sign_tests(result: dict) -> tuple[list[str], list]:
+    """The pairwise sign-test table, described and signed by :data:`SIGN_TESTS`, the object that computes it."""
     scores = {name: {r.case.id: float(r.success) for r in rows}
               for name, rows in result["results"].items() if name in APPROACHES}
-    comparisons = pairwise_tests(scores, "sign")
+    comparisons = SIGN_TESTS.compare(scores)
     names = list(scores)
     p = {(c.system_a, c.system_b): c for c in comparisons}
     short = [n.replace("approach-", "") for n in names]
-    lines = ["Exact two-sided sign test per pair over cases (ties dropped): p, with `*` where p < 0.05 (the paper's "
-             "criterion) and `†` where Holm's adjusted p < 0.05 over the 45 pairs.", "",
+    cases = len({case for by_case in scores.values() for case in by_case})
+    settings = SIGN_TESTS.settings()
+    lines = [f"Sign test per pair over cases ({settings['test']}, ties {settings['ties']}): p, with `*` where "
+             f"p < 0.05 (the paper's criterion) and `†` where the p adjusted by {settings['correction']} < 0.05 over "
+             f"the {len(comparisons)} pairs. Signature: "
+             f"`{SIGN_TESTS.signature(cases, 0, unit='case', score='success-in-top-5')}`.", "",
              "| | " + " | ".join(short) + " |", "|---" * (len(names) + 1) + "|"]
     for a in names:
         cells = []

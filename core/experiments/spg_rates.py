@@ -69,7 +69,7 @@ SAMPLES = 3
 PER_SENTENCE = "spg-rates.jsonl"
 PER_SENTENCE_FIELDS = {
     "application": "the table's row: compression, simplification or similarity",
-    "sentence": "the line number of the sentence in the input (1-based)",
+    "sentence_id": "generate's sentence_id: the sentence's number in the input, from 0 (the line number minus 1)",
     "source": "the sentence, tokenized",
     "output": "SPG's 1-best, tokenized (the source when SPG found nothing)",
     "replacements": "its unit replacements (\"paraphrased\": at least 1; \"replacements / sentence\": their mean)",
@@ -82,13 +82,13 @@ PER_SENTENCE_FIELDS = {
 
 def per_sentence_records(reports: Sequence[ApplicationRates]) -> list[dict]:
     """One record per sentence and application (:data:`PER_SENTENCE_FIELDS`)."""
-    return [{"application": rates.application, "sentence": number, "source": " ".join(outcome.source),
+    return [{"application": rates.application, "sentence_id": number, "source": " ".join(outcome.source),
              "output": " ".join(outcome.output), "replacements": outcome.replacements, "achieves": outcome.achieves,
              "seconds": outcome.seconds,
              "units": [{"source": " ".join(unit.source), "target": " ".join(unit.target),
                         "shortens": len(unit.target) < len(unit.source), "drops_content_word": unit.drops_content_words}
                        for unit in outcome.units]}
-            for rates in reports for number, outcome in enumerate(rates.outcomes, start=1)]
+            for rates in reports for number, outcome in enumerate(rates.outcomes)]
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from sqlalchemy import text
 
 from core.inspection.verdicts import candidate_verdict, is_positive, verdict_of_votes
 from core.store.database import Database
+from core.store.sentence_ids import sentence_id
 
 # Systems whose model_score and true_score are the same model in the same units (log10).
 TRUE_SCORE_COMPARABLE = ("beam", "mcpg-true", "mcpg-translator")
@@ -32,7 +33,7 @@ SEARCH_ERROR_TOLERANCE = 1e-4
 class CandidateRow:
     candidate_id: int
     item: str
-    sentence: str
+    sentence: str  # the study's key of the source (written as source_key, and as sentence_id when a number)
     source: str
     text: str
     systems: tuple[str, ...]
@@ -61,7 +62,8 @@ class CandidateRow:
         return False
 
     def to_json(self) -> dict:
-        return {"item": self.item, "sentence": self.sentence, "source": self.source, "candidate": self.text,
+        return {"item": self.item, "sentence_id": sentence_id(self.sentence), "source_key": self.sentence,
+                "source": self.source, "candidate": self.text,
                 "systems": list(self.systems), "verdict": self.verdict, "criteria": self.criteria,
                 "labels": self.labels, "source_length": self.source_length, "rules": self.rules,
                 "model_score": self.model_score, "true_score": self.true_score, "search_error": self.search_error}

@@ -40,7 +40,9 @@ from core.errors import InputFormatError
 
 JUDGMENT_COLUMNS = ("item", "annotator", "criterion", "value")
 # "levels": the criterion's scale, its labels in order separated by ";" (as `study export-judgments` writes it).
-OPTIONAL_JUDGMENT_COLUMNS = ("system", "systems", "application", "sentence", "levels")
+# The source sentence: "source_key" and "sentence_id" (study export-judgments), "sentence" in older exports.
+SENTENCE_COLUMNS = ("source_key", "sentence_id", "sentence")
+OPTIONAL_JUDGMENT_COLUMNS = ("system", "systems", "application", *SENTENCE_COLUMNS, "levels")
 SYSTEMS_SEPARATOR = ";"
 SCORE_COLUMNS = ("item", "system", "score")
 
@@ -276,7 +278,7 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
         systems.append(system)
         producers.append(produced or (system,))
         applications.append(fields.get("application", ""))
-        sentences.append(fields.get("sentence", ""))
+        sentences.append(next((fields[name] for name in SENTENCE_COLUMNS if fields.get(name)), ""))
         levels = tuple(label.strip() for label in fields.get("levels", "").split(SYSTEMS_SEPARATOR) if label.strip())
         if levels:
             known = scales.setdefault(fields["criterion"], levels)
@@ -297,7 +299,7 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
         line_numbers=lines,
         source=path,
         producers=producers if has["systems"] else None,
-        sentences=sentences if has["sentence"] else None,
+        sentences=sentences if any(has[name] for name in SENTENCE_COLUMNS) else None,
         scales=scales or None,
     )
 

@@ -39,17 +39,10 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from core.progress import Progress, no_progress
-from core.stats.agreement import (
-    MISSING,
-    RatingMatrix,
-    category_counts,
-    cohen_kappa,
-    fixed_chance_kappa,
-    fleiss_kappa,
-    observed_agreement,
-)
+from core.stats.agreement import MISSING
+from core.stats.judged_shares import FixedChanceShares, PositiveShares, UnifiedSuccesses
 from core.stats.judgment_records import JudgmentRecords, ScoreRecords
-from core.stats.report_model import Column, PlotSpec, Report, ReportTable, signature
+from core.stats.report_model import Column, PlotSpec, Report, ReportTable
 from core.stats.report_agreement import agreement_table
 from core.stats.report_anytime import anytime_sign_test_table
 from core.stats.report_pairs import pair_tables
@@ -76,35 +69,6 @@ def is_binary(labels: Iterable[str], positive: Sequence[str]) -> bool:
     return bool(labels) and labels <= vocabulary
 
 
-def _positive_codes(matrix: RatingMatrix, positive: Sequence[str]) -> np.ndarray:
-    """Units x annotators: 1 positive, 0 negative, -1 missing."""
-    wanted = {label.lower() for label in positive}
-    is_positive = np.array([category.lower() in wanted for category in matrix.categories] + [False], dtype=np.int64)
-    # Index -1 (missing) reads the padding entry; then restore the marker.
-    binary = is_positive[matrix.codes]
-    return np.where(matrix.codes == MISSING, MISSING, binary)
-
-
-def _two_judge_kappa(binary_codes: np.ndarray) -> tuple[float | None, str]:
-    """Cohen's kappa for exactly two annotators, otherwise Fleiss' kappa."""
-    if binary_codes.shape[1] == 2:
-        a, b = binary_codes[:, 0], binary_codes[:, 1]
-        both = (a != MISSING) & (b != MISSING)
-        return cohen_kappa(a[both], b[both], 2), "cohen"
-    return fleiss_kappa(category_counts(binary_codes, 2)), "fleiss"
-
-
-def _yes_shares(binary_codes: np.ndarray) -> tuple[float | None, float | None, int]:
-    """Share of units (judged at least twice) that all judges / at least one judge call positive."""
-    judged = (binary_codes != MISSING).sum(axis=1)
-    yes = (binary_codes == 1).sum(axis=1)
-    pairable = judged >= 2
-    n = int(pairable.sum())
-    if n == 0:
-        return None, None, 0
-    return float(np.mean(yes[pairable] == judged[pairable])), float(np.mean(yes[pairable] >= 1)), n
-
-
 def _group_keys(records: JudgmentRecords) -> list[tuple[str | None, str | None]]:
     applications = records.application_names() or [None]
     systems = records.system_names() or [None]
@@ -121,7 +85,10 @@ def _group_label(application: str | None, system: str | None) -> str:
 # Seed 003, Table 1
 
 
-def seed003_table(records: JudgmentRecords, binary_criteria: Sequence[str], positive: Sequence[str]) -> ReportTable:
+def seed003_table(records: JudgmentRecords, binary_criteria: Sequence[str], positive: Sequence[str],
+                  shares: PositiveShares | None = None) -> ReportTable:
+    """Seed 003's Table 1, computed and signed by ``shares`` (by default items judged by at least 2 judges)."""
+    shares = shares or PositiveShares(tuple(positive))
     columns = [Column("system")]
     names = list(binary_criteria) + (["all criteria"] if len(binary_criteria) > 1 else [])
     for name in names:
@@ -136,15 +103,15 @@ def seed003_table(records: JudgmentRecords, binary_criteria: Sequence[str], posi
         conjunction = None
         n_items = 0
         for name in binary_criteria:
-            binary = _aligned_binary(group, name, positive)
+            binary = _aligned_binary(group, name, shares)
             conjunction = binary if conjunction is None else _and(conjunction, binary)
-            both, any_yes, n_items = _yes_shares(binary.codes)
-            kappa, kind = _two_judge_kappa(binary.codes)
+            both, any_yes, n_items = shares.shares(binary.codes)
+            kappa, kind = shares.kappa(binary.codes)
             kappa_kinds.add(kind)
             row += [both, kappa, any_yes]
         if len(binary_criteria) > 1 and conjunction is not None:
-            both, any_yes, n_items = _yes_shares(conjunction.codes)
-            kappa, kind = _two_judge_kappa(conjunction.codes)
+            both, any_yes, n_items = shares.shares(conjunction.codes)
+            kappa, kind = shares.kappa(conjunction.codes)
             row += [both, kappa, any_yes]
         row.append(n_items)
         n_total += n_items
@@ -155,17 +122,9 @@ def seed003_table(records: JudgmentRecords, binary_criteria: Sequence[str], posi
         title="Human evaluation per system (seed 003, Table 1)",
         columns=columns,
         rows=rows,
-        signature=signature(
-            "share-positive+kappa",
-            n_total,
-            judges,
-            positive=",".join(positive),
-            both="all-judges-positive",
-            kappa="+".join(sorted(kappa_kinds)) or "none",
-            units="items-judged-twice",
-        ),
-        note="% both yes: every judge of the item says yes; % ≥1 yes: at least one judge does. "
-        "κ: Cohen's kappa with two judges, Fleiss' kappa with more.",
+        signature=shares.signature(n_total, judges, kappa="+".join(sorted(kappa_kinds)) or "none"),
+        note=f"% both yes: every judge of the item says yes; % ≥1 yes: at least one judge does; items judged by "
+        f"at least {shares.min_judges} judges. κ: Cohen's kappa with two judges, Fleiss' kappa with more.",
         plot=PlotSpec("bar", 0, tuple(1 + 3 * i for i in range(len(names))), "% items both judges say yes"),
     )
 
@@ -177,9 +136,9 @@ class _BinaryMatrix:
     codes: np.ndarray
 
 
-def _aligned_binary(group: JudgmentRecords, criterion: str, positive: Sequence[str]) -> _BinaryMatrix:
+def _aligned_binary(group: JudgmentRecords, criterion: str, shares: PositiveShares) -> _BinaryMatrix:
     matrix = group.rating_matrix(criterion)
-    return _BinaryMatrix(matrix.unit_ids, matrix.annotator_ids, _positive_codes(matrix, positive))
+    return _BinaryMatrix(matrix.unit_ids, matrix.annotator_ids, shares.codes(matrix))
 
 
 def _and(left: _BinaryMatrix, right: _BinaryMatrix) -> _BinaryMatrix:
@@ -214,6 +173,9 @@ def seed004_table(records: JudgmentRecords, scale_criteria: Sequence[str]) -> Re
         observed = records.rating_matrix(name).categories
         known = records.scale_of(name)
         scales[name] = tuple(known) + tuple(label for label in observed if label not in known) if known else observed
+    statistic = FixedChanceShares(tuple((name, tuple(scales[name])) for name in scale_criteria),
+                                  tuple((name, "scale" if records.scale_of(name) else "observed")
+                                        for name in scale_criteria))
     columns = [Column("application / system")]
     for name in scale_criteria:
         columns += [Column(f"{name}: {label}", "percent") for label in scales[name]]
@@ -229,25 +191,19 @@ def seed004_table(records: JudgmentRecords, scale_criteria: Sequence[str]) -> Re
             if len(chosen) == 0:
                 row += [None] * (len(scales[name]) + 1)
                 continue
-            matrix = chosen.rating_matrix(categories=scales[name])
-            counts = matrix.category_counts()
-            shares = counts.sum(axis=0) / counts.sum()
-            row += [float(share) for share in shares]
-            row.append(fixed_chance_kappa(observed_agreement(counts), len(scales[name])))
-            n_judgments += int(counts.sum())
-            n_items = max(n_items, matrix.n_units)
+            shares, kappa, judgments, units = statistic.shares_and_kappa(chosen, name)
+            row += [*shares, kappa]
+            n_judgments += judgments
+            n_items = max(n_items, units)
         row.append(n_judgments)
         rows.append(row)
     judges = len(records.annotator_names())
-    q = ",".join(f"{name}={len(scales[name])}" for name in scale_criteria)
-    q_from = ",".join(f"{name}={'scale' if records.scale_of(name) else 'observed'}" for name in scale_criteria)
     return ReportTable(
         key="seed004_table1",
         title="Label shares and fixed-chance kappa per application (seed 004, Table 1)",
         columns=columns,
         rows=rows,
-        signature=signature("label-share+kappa-fixed-chance", n_items, judges, pe="1/q", q=q, q_from=q_from,
-                            pa="fleiss-p-bar", systems="every-producer"),
+        signature=statistic.signature(n_items, judges),
         note="Shares pool the labels of all judges. κ = (P(A) − 1/q) / (1 − 1/q), q = number of labels of the "
         "scale. A candidate made by several systems counts for each.",
         plot=PlotSpec("bar", 0, tuple(i for i, column in enumerate(columns) if column.kind == "percent"), "share of labels"),
@@ -279,21 +235,15 @@ def seed001_tables(
     """
     chosen = as_success(records, criterion, positive).per_system()
     annotators = chosen.annotator_names()
-    wanted = {label.lower() for label in positive} | {"yes"}
+    statistic = UnifiedSuccesses(tuple(positive), unified_min)
     systems = chosen.system_names() or [None]
     rows = []
     n_items_max = 0
     for system in systems:
         group = chosen.select(system=system) if system is not None else chosen
-        successes = {annotator: 0 for annotator in annotators}
-        votes: dict[str, int] = {}
-        for item, annotator, value in zip(group.items, group.annotators, group.values):
-            positive_vote = value.lower() in wanted
-            successes[annotator] += positive_vote
-            votes[item] = votes.get(item, 0) + positive_vote
-        unified = sum(count >= unified_min for count in votes.values())
-        n_items_max = max(n_items_max, len(votes))
-        rows.append([system if system is not None else "all", *[successes[a] for a in annotators], unified, len(votes)])
+        successes, unified, n_items = statistic.count(group, annotators)
+        n_items_max = max(n_items_max, n_items)
+        rows.append([system if system is not None else "all", *[successes[a] for a in annotators], unified, n_items])
     columns = [Column("approach")] + [Column(annotator, "count") for annotator in annotators]
     columns += [Column(f"unified (≥{unified_min} say success)", "count"), Column("items", "count")]
     table = ReportTable(
@@ -301,15 +251,14 @@ def seed001_tables(
         title=f"Successes per approach and annotator, '{criterion}' (seed 001, Fig. 4.5)",
         columns=columns,
         rows=rows,
-        signature=signature("successes+unified", n_items_max, len(annotators), positive=",".join(positive),
-                            unified_min=unified_min, systems="every-producer"),
+        signature=statistic.signature(n_items_max, len(annotators)),
         note=f"Unified score: an item succeeds when at least {unified_min} annotators say so "
         "(a choice: picked one of the offered options).",
         plot=PlotSpec("bar", 0, tuple(range(1, len(annotators) + 2)), "successful items"),
     )
     if len(systems) < 2:
         return table, None
-    scores = sentence_scores(chosen, criterion, "unified", unified_min=unified_min, positive=tuple(wanted))
+    scores = sentence_scores(chosen, criterion, "unified", unified_min=unified_min, positive=tuple({label.lower() for label in positive} | {"yes"}))
     return table, sign_test_table(scores, f"seed001_sign_tests:{criterion}",
                                   f"Sign tests between approaches on the unified score, '{criterion}'",
                                   len(annotators), aggregate=f"unified-{unified_min}")

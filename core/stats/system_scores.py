@@ -23,8 +23,9 @@ For one criterion:
    candidates of the sentence (one with a 1-best study, the n-best's mean
    otherwise); a candidate several systems produced counts for each of them.
 
-Items with no sentence (a CSV without the ``sentence`` column) are their own
-sentence, so such files keep pairing on item ids, as before.
+Items with no sentence (a CSV without the ``source_key``, ``sentence_id`` or older
+``sentence`` column) are their own sentence, so such files keep pairing on item
+ids, as before.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from sqlalchemy import select
 
 from core.store.database import Database
 from core.store.models import Candidate, CandidateSystem, ChoiceTask, PreferencePair, SourceSentence, System
+from core.store.sentence_ids import sentence_id
 
 
 def item_key(candidate_id: int | None, choice_task_id: int | None = None, unit: int | None = None,
@@ -78,22 +79,25 @@ def systems_by_candidate(session, study_id: int) -> dict[int, list[str]]:
 
 
 def list_items(db: Database, study_id: int) -> list[dict]:
-    """``{"item", "kind", "sentence", "source", "text", "systems"}`` per item: candidates (planted controls
-    marked by their kind), then choice tasks (``text`` the highlighted span, ``systems`` the approach), then
-    preference pairs shown to judges (``text`` the two candidates, left ``|||`` right, ``systems`` left, right)."""
+    """``{"item", "kind", "sentence_id", "source_key", "source", "text", "systems"}`` per item
+    (:mod:`core.store.sentence_ids`): candidates (planted controls marked by their kind), then choice tasks
+    (``text`` the highlighted span, ``systems`` the approach), then preference pairs shown to judges (``text``
+    the two candidates, left ``|||`` right, ``systems`` left, right)."""
     rows = []
     with db.reading() as session:
         systems = systems_by_candidate(session, study_id)
         for candidate, sentence, source in session.execute(
                 select(Candidate, SourceSentence.external_id, SourceSentence.text).join(SourceSentence)
                 .where(Candidate.study_id == study_id).order_by(Candidate.id)):
-            rows.append({"item": item_key(candidate.id), "kind": candidate.kind, "sentence": sentence,
-                         "source": source, "text": candidate.text, "systems": systems.get(candidate.id, [])})
+            rows.append({"item": item_key(candidate.id), "kind": candidate.kind, "sentence_id": sentence_id(sentence),
+                         "source_key": sentence, "source": source, "text": candidate.text,
+                         "systems": systems.get(candidate.id, [])})
         for task, sentence, source in session.execute(
                 select(ChoiceTask, SourceSentence.external_id, SourceSentence.text).join(SourceSentence)
                 .where(ChoiceTask.study_id == study_id).order_by(ChoiceTask.id)):
             span = " ".join(source.split()[task.span_start:task.span_end])
-            rows.append({"item": item_key(None, task.id), "kind": "choice", "sentence": sentence, "source": source,
+            rows.append({"item": item_key(None, task.id), "kind": "choice", "sentence_id": sentence_id(sentence),
+                         "source_key": sentence, "source": source,
                          "text": span, "systems": [task.system] if task.system else []})
         texts = dict(session.execute(select(Candidate.id, Candidate.text).where(Candidate.study_id == study_id)).all())
         for pair, sentence, source in session.execute(
@@ -101,6 +105,6 @@ def list_items(db: Database, study_id: int) -> list[dict]:
                 .where(PreferencePair.study_id == study_id, PreferencePair.identical.is_(False))
                 .order_by(PreferencePair.id)):
             text = f"{texts[pair.left_candidate_id]} ||| {texts[pair.right_candidate_id]}"
-            rows.append({"item": item_key(None, None, None, pair.id), "kind": "preference", "sentence": sentence,
-                         "source": source, "text": text, "systems": [pair.left_system, pair.right_system]})
+            rows.append({"item": item_key(None, None, None, pair.id), "kind": "preference",
+                         "sentence_id": sentence_id(sentence), "source_key": sentence, "source": source, "text": text, "systems": [pair.left_system, pair.right_system]})
     return rows

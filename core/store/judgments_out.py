@@ -19,13 +19,17 @@ from core.store.database import Database
 from core.store.items import item_key, systems_by_candidate
 from core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, PreferencePair, \
     SourceSentence, Study
+from core.store.sentence_ids import sentence_id
 from core.textio import atomic_output
 
 
 # "system" (the first that produced the item) is the report group; "systems" lists all. The candidate's and the
 # source sentence's text travel with each row, and "levels" the criterion's scale (its labels in order, ";"
 # between), so an exported CSV reads alone: a statistic needing q, the number of labels, gets the study's.
-EXPORT_COLUMNS = ("item", "annotator", "criterion", "value", "text", "sentence", "system", "systems", "application",
+# "sentence_id" is generate's sentence number (null when the study's id is not one), "source_key" the study's id
+# of the source (:mod:`core.store.sentence_ids`).
+EXPORT_COLUMNS = ("item", "annotator", "criterion", "value", "text", "sentence_id", "source_key", "system", "systems",
+                  "application",
                   "levels", "kind", "candidate", "source",
                   "started_at", "answered_at", "duration_ms", "comment", "flag", "status", "origin",
                   "judgment_id", "assignment_id", "z")
@@ -86,7 +90,8 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
                 "item": item_key(judgment.candidate_id, judgment.choice_task_id, judgment.unit, judgment.pair_id),
                 "candidate_id": judgment.candidate_id, "unit": judgment.unit,
                 "annotator": annotators[judgment.annotator_id], "criterion": criterion.name,
-                "value": judgment.value, "text": judgment.text, "sentence": sentence,
+                "value": judgment.value, "text": judgment.text, "sentence_id": sentence_id(sentence),
+                "source_key": sentence,
                 "systems": producers,
                 "application": criterion.application or study.application, "kind": kind,
                 "candidate": item_text, "source": source,
@@ -113,13 +118,14 @@ def judgment_records(db: Database, study_id: int) -> list[dict]:
     """The live judgments on normal items, as the agreement/report module reads
     them: item, annotator, criterion, value (the scale label as text, so
     "yes"/"no" or "1".."5"), scale, system (first), systems (all that produced
-    the candidate), application, sentence."""
+    the candidate), application, sentence_id, source_key (:mod:`core.store.sentence_ids`)."""
     records = []
     for row in iter_judgments(db, study_id):
         records.append({"item": row["item"], "annotator": row["annotator"], "criterion": row["criterion"],
                         "value": row["value"], "scale": row["scale"],
                         "system": row["systems"][0] if row["systems"] else None, "systems": row["systems"],
-                        "application": row["application"], "sentence": row["sentence"],
+                        "application": row["application"], "sentence_id": row["sentence_id"],
+                        "source_key": row["source_key"],
                         "judgment_id": row["judgment_id"]})
     return records
 

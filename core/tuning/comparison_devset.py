@@ -35,6 +35,7 @@ from core.store.criteria import SCORE_SCALES
 from core.store.error_spans import blamed_units, parse_spans
 from core.store.judgments_out import da_standardizer
 from core.store.models import Candidate, PreferencePair, SourceSentence, Study
+from core.store.sentence_ids import sentence_id
 from core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
 
 RECORD_KINDS = ("candidates", "preference", "da")
@@ -69,7 +70,7 @@ def preference_records(db: Database, study_id: int) -> list[dict]:
         labels = [{"annotator": name, "value": side[value]}
                   for name, value in sorted(answers.get(ops.item_key(None, None, None, pair.id), []))]
         verdict = "tie" if pair.identical else _majority([label["value"] for label in labels])
-        records.append({"id": f"{uid}:pair-{pair.id}", "sentence_id": sentence, "source": source,
+        records.append({"id": f"{uid}:pair-{pair.id}", "sentence_id": sentence_id(sentence), "source": source,
                         "a": a_text, "b": b_text, "systems": [a_system, b_system], "labels": labels,
                         "verdict": verdict, "identical": bool(pair.identical)})
     return records
@@ -98,7 +99,7 @@ def da_records(db: Database, study_id: int) -> list[dict]:
                 score.update(spans=spans, units=blamed_units(derivations.get(r["candidate_id"]), spans))
             scores.append(score)
         zs = [s["z"] for s in scores if s["z"] is not None]
-        records.append({"id": f"{uid}:{item}", "sentence_id": first["sentence"], "source": first["source"],
+        records.append({"id": f"{uid}:{item}", "sentence_id": first["sentence_id"], "source": first["source"],
                         "candidate": first["candidate"], "systems": first["systems"], "criterion": criterion,
                         "scores": scores, "mean": sum(s["score"] for s in scores) / len(scores),
                         "mean_z": sum(zs) / len(zs) if zs else None})

@@ -1,0 +1,31 @@
+"""The study a command names, opened in one place: its database and the study's id, or one clear error.
+
+Every command that reads a study (``study ...``, ``inspect``, ``agreement`` and
+its siblings on a database) calls :func:`open_study`. A database that holds no
+study by that name, several studies and no ``--study``, or no database named at
+all raise :class:`StudyChoiceError`, which :func:`core.cli.main` reports as
+``parastudio: error: ...`` with exit status 1, as these commands always did;
+a subcommand no longer catches it itself.
+"""
+
+from __future__ import annotations
+
+
+class StudyChoiceError(Exception):
+    """Which study a command means cannot be told (module docstring)."""
+
+
+def open_study(target: str | None, name: str | None = None):
+    """``(database, study id)`` of study ``name`` (the only one when None) in the database at ``target`` (a SQLite
+    file or a SQLAlchemy URL); the caller closes the database (``with db:``)."""
+    from core.store.database import open_database
+    from core.store.operations import find_study
+
+    if not target:
+        raise StudyChoiceError("name the study database (a SQLite file or a URL)")
+    db = open_database(target)
+    try:
+        return db, find_study(db, name)
+    except LookupError as error:
+        db.close()
+        raise StudyChoiceError(str(error)) from None
