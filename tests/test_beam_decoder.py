@@ -242,12 +242,52 @@ def test_a_hypothesis_inserted_before_a_better_one_stays_as_in_moses(lm):
     entries = result.nbest(2)
     assert [e.tokens for e in entries] == [source, ("a", "cat")]
     assert [e.score for e in entries] == [pytest.approx(unchanged, abs=1e-4), pytest.approx(rewritten, abs=1e-4)]
-    assert len(result.final_stack) == 2
+    assert len(result.final_stack) == 1 and len(result.final_stack[0].arcs) == 1  # complete: one LM state
     # A hypothesis arriving after the best, more than the threshold below it, is still dropped.
     table = table_of([("the dog", "a cat", 1e-6), ("dog", "cat", 1e-6)])
     stack = BeamDecoder(table, lm, DecoderSettings(beam_threshold=1e-2)).decode(source).final_stack
     members = {h.option.target for winner in stack for h in (winner, *winner.arcs)}
     assert members == {("dog",), ("a", "cat")}  # "the cat" came after "the dog"
+
+
+@pytest.mark.parametrize("core", ["python", "compiled"])
+def test_complete_hypotheses_recombine_into_one_winner_as_in_moses(lm, core):
+    """Moses recombines hypotheses on their feature states, and a complete one's LM state is KenLM's after
+    </s>: empty, whatever words came before. So every complete hypothesis recombines into one winner and the
+    others stay as its arcs, out of reach of histogram pruning (the final stack never holds two): with a stack
+    of 1 the 3-best list is still the 3 best outputs of all derivations (each within the beam threshold)."""
+    source = ("the", "dog")
+    table = table_of([("the dog", "a cat", 0.5), ("the dog", "the kitten", 0.3)])
+    result = BeamDecoder(table, lm, DecoderSettings(stack_size=1), core=core).decode(source)
+    assert len(result.final_stack) == 1
+    oracle = oracle_scores(source, table, lm)
+    expected = sorted(oracle, key=lambda target: -oracle[target])
+    assert len(expected) == 3 and oracle[expected[0]] - oracle[expected[-1]] < 5  # all within 1e-5
+    entries = result.nbest(3)
+    assert [e.tokens for e in entries] == expected
+    assert [e.score for e in entries] == pytest.approx([oracle[target] for target in expected], abs=1e-5)
+
+
+@pytest.mark.parametrize("core", ["python", "compiled"])
+def test_a_stack_is_expanded_in_moses_hash_set_order_not_best_first(lm, core):
+    """Moses expands a stack in the iteration order of its boost::unordered_set, where a node inserted goes
+    before the nodes already there when the set holds two (tests/test_moses_order.py checks the order against
+    Boost). The root's options are tried best estimate first, so stack 1 holds "kitten" (inserted first) and
+    "slowly" (p = 0.1, inserted second), and Moses expands "slowly" first: "slowly after" reaches the final
+    stack when it is the best there and stays (as an arc of "kitten after", which arrives later), although it
+    is more than the threshold (1.7 in log10) below it. Expanding the best first would drop it."""
+    source = ("kitten", "after")
+    table = table_of([("kitten", "slowly", 0.1)])
+    decoder = BeamDecoder(table, lm, DecoderSettings(beam_threshold=0.02), core=core)
+    kept, other = decoder.translation_options(source)[0]
+    assert (kept.target, other.target) == (("kitten",), ("slowly",)) and kept.estimate > other.estimate
+    oracle = oracle_scores(source, table, lm)
+    first, second = ("kitten", "after"), ("slowly", "after")
+    start_gap = lm.score(("kitten",), eos=False) - (-1 + lm.score(("slowly",), eos=False))
+    assert start_gap < 1.7 < oracle[first] - oracle[second]  # both in stack 1; apart by more at the end
+    entries = decoder.decode(source).nbest(2)
+    assert [e.tokens for e in entries] == [first, second]
+    assert [e.score for e in entries] == pytest.approx([oracle[first], oracle[second]], abs=1e-5)
 
 
 def test_decoding_without_lm_uses_rule_probabilities_only():
