@@ -290,6 +290,25 @@ def test_a_stack_is_expanded_in_moses_hash_set_order_not_best_first(lm, core):
     assert [e.score for e in entries] == pytest.approx([oracle[first], oracle[second]], abs=1e-5)
 
 
+@pytest.mark.parametrize("first", ["better back", "worse back"])
+def test_histogram_pruning_breaks_ties_as_moses_hypothesis_beats(first):
+    """Moses sorts a stack with Hypothesis::beats: equal future scores are ordered by the future cost, then by
+    the hypotheses they extend, the better first. Of two tied hypotheses, a stack of one keeps the one that
+    extends the better hypothesis, whichever came first (not the one its hash set happens to list first)."""
+    from core.engine.beam_decoder import Hypothesis, _Stack
+
+    root = Hypothesis(0, None, None, 0, 0.0, 0.0, "root", -4.0)
+    better, worse = (Hypothesis(i, root, None, 1, score, score, f"s{i}", score - 2.0) for i, score in ((1, -1.0),
+                                                                                                        (2, -3.0)))
+    tails = [-4.0, -3.0, -2.0, 0.0]
+    extends_better = Hypothesis(3, better, None, 2, -3.0, -2.0, "x", -5.0)
+    extends_worse = Hypothesis(4, worse, None, 2, -3.0, 0.0, "y", -5.0)
+    stack = _Stack(1, -5.0, 2, 3, tails)
+    for hypothesis in ((extends_better, extends_worse) if first == "better back" else (extends_worse, extends_better)):
+        stack.add(hypothesis)
+    assert stack.hypotheses() == [extends_better]
+
+
 def test_decoding_without_lm_uses_rule_probabilities_only():
     table = table_of(EXAMPLE1_RULES)
     entries = BeamDecoder(table, None, EXHAUSTIVE).decode(SOURCE).nbest(3)

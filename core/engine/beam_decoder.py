@@ -45,6 +45,7 @@ share a vocabulary, except that the identity options copy unknown words.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -53,7 +54,7 @@ from typing import Sequence
 from core.engine.derivation import Segment
 from core.engine.kbest import KBestPaths
 from core.engine.lm import LanguageModel
-from core.engine.moses_order import MosesOrder, bitmap_hash, expansion_options, hypothesis_hash
+from core.engine.moses_order import MosesOrder, beats, bitmap_hash, expansion_options, hypothesis_hash
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.scoring import DEFAULT_WEIGHTS, ScoreWeights
 from core.engine.translation_options import (
@@ -254,18 +255,15 @@ class _Stack:
     """One stack of the search with Moses' pruning (``HypothesisStackNormal``: ``AddPrune``, ``Add``, ``PruneToSize``).
 
     ``best`` is the best future score inserted so far; ``worst`` the floor a
-    new hypothesis must reach: ``best + width`` (``width`` = log10 of the beam
-    threshold), raised to the ``size``-th best score when histogram pruning
-    fills the stack. The floor applies when a hypothesis is inserted, against
-    the best *so far*; nothing is dropped for the threshold afterwards unless
-    the stack outgrows its size. So what a stack keeps depends on the order of
-    insertions: the winners are expanded in the order Moses iterates its hash
-    set (``order``, :mod:`core.engine.moses_order`), not best first.
+    new hypothesis must reach when inserted: ``best + width`` (``width`` = log10
+    of the beam threshold), raised to the ``size``-th best score when histogram
+    pruning fills the stack. What a stack keeps so depends on the order of
+    insertions: winners are expanded in Moses' order (``order``).
     """
 
-    __slots__ = ("by_state", "size", "width", "best", "worst", "order", "members", "bitmap", "covered")
+    __slots__ = ("by_state", "size", "width", "best", "worst", "order", "members", "bitmap", "covered", "tails")
 
-    def __init__(self, size: int, width: float, covered: int, length: int):
+    def __init__(self, size: int, width: float, covered: int, length: int, tails: Sequence[float]):
         self.by_state: dict[object, Hypothesis] = {}
         self.size = size  # 0: no histogram limit, as in Moses
         self.width = width
@@ -275,6 +273,7 @@ class _Stack:
         self.members: dict[int, Hypothesis] = {}
         self.covered = covered
         self.bitmap = bitmap_hash(covered, length)
+        self.tails = tails  # per stack: its future cost
 
     def add(self, hypothesis: Hypothesis) -> None:
         """Insert ``hypothesis`` (Moses ``AddPrune``): drop it, keep it, or recombine it with its LM state's winner."""
@@ -314,8 +313,7 @@ class _Stack:
             self.worst = max(self.worst, self.best + self.width)
 
     def prune_to_size(self) -> None:
-        """Moses ``PruneToSize``: over ``size``, keep the ``size`` best that are strictly within the threshold
-        (detached from the set, then inserted again best first)."""
+        """Moses ``PruneToSize``: over ``size``, the ``size`` best strictly within the threshold, inserted again."""
         if not self.size or len(self.by_state) <= self.size:
             return
         ordered = self.hypotheses()
@@ -333,13 +331,17 @@ class _Stack:
                 self.worst = hypothesis.future_score
 
     def expansion_order(self) -> list[Hypothesis]:
-        """The winners in Moses' iteration order: the order ``ProcessOneStack`` expands them in."""
+        """The winners in Moses' iteration order, the order ``ProcessOneStack`` expands them in."""
         return [self.members[node] for node in self.order]
 
     def hypotheses(self) -> list[Hypothesis]:
-        """The winners, best future score first (ties: in iteration order, as Moses' sort finds them)."""
-        position = {node: index for index, node in enumerate(self.order)}
-        return sorted(self.members.values(), key=lambda h: (-h.future_score, position[h.id]))
+        """The winners, best first as Moses sorts them (``beats``); complete ties in iteration order."""
+        tails = self.tails
+
+        def compare(a: Hypothesis, b: Hypothesis) -> int:
+            return -1 if beats(a, b, tails) else 1 if beats(b, a, tails) else 0
+
+        return sorted(self.expansion_order(), key=functools.cmp_to_key(compare))
 
 
 class _TargetPrefixes:
@@ -447,7 +449,8 @@ class BeamDecoder:
         threshold = math.log10(settings.beam_threshold) if settings.beam_threshold > 0 else -math.inf
         ids = itertools.count()
         root = Hypothesis(next(ids), None, None, 0, 0.0, 0.0, self.lm.begin_state(), future[0][n])
-        building = [_Stack(settings.stack_size, threshold, k, n) for k in range(n + 1)]
+        tails = [future[k][n] for k in range(n + 1)]
+        building = [_Stack(settings.stack_size, threshold, k, n, tails) for k in range(n + 1)]
         building[0].add(root)
         stacks: list[list[Hypothesis]] = [[] for _ in range(n + 1)]
         lm = self.lm

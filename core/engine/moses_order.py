@@ -167,3 +167,19 @@ def expansion_options(options) -> list[int]:
     (``SearchNormal::ProcessOneHypothesis``), each span's best estimate first (``TranslationOptionCollection::Sort``;
     ties in the order given)."""
     return sorted(range(len(options)), key=lambda index: (options[index].end, -options[index].estimate))
+
+
+def beats(a, b, tails) -> bool:
+    """Moses' ``Hypothesis::beats``, the order ``PruneToSize`` sorts a stack in: the better future score, then the
+    better future cost (``tails[covered]``), then the same for the hypotheses they extend; a hypothesis that
+    extends one beats the root."""
+    while True:
+        if a.future_score != b.future_score:
+            return a.future_score > b.future_score
+        if tails[a.covered] != tails[b.covered]:
+            return tails[a.covered] > tails[b.covered]
+        if a.back is None:
+            return False
+        if b.back is None:
+            return True
+        a, b = a.back, b.back

@@ -217,8 +217,8 @@ class MosesOrder {
 // _Stack of beam_decoder.py.
 class Stack {
  public:
-  Stack(int64_t size, double width, int covered, int length)
-      : size_(size), width_(width), covered_(covered), bitmap_(BitmapHash(covered, length)) {}
+  Stack(int64_t size, double width, int covered, int length, const std::vector<double> *tails)
+      : size_(size), width_(width), covered_(covered), bitmap_(BitmapHash(covered, length)), tails_(tails) {}
 
   void Add(std::vector<Hyp> &hyps, int32_t index) {
     Hyp &hyp = hyps[index];
@@ -262,10 +262,21 @@ class Stack {
   // The winners in Moses' iteration order: the order they are expanded in.
   std::vector<int32_t> InOrder(const std::vector<Hyp> &hyps) const { return order_.Nodes(hyps); }
 
-  // The winners, best future score first, ties in iteration order.
+  // The winners, best first as Moses sorts them (moses_order.beats), complete ties in iteration order.
   std::vector<int32_t> Sorted(const std::vector<Hyp> &hyps) const {
     std::vector<int32_t> out = order_.Nodes(hyps);
-    std::stable_sort(out.begin(), out.end(), [&hyps](int32_t a, int32_t b) { return hyps[a].future > hyps[b].future; });
+    const std::vector<double> &tails = *tails_;
+    std::stable_sort(out.begin(), out.end(), [&hyps, &tails](int32_t a, int32_t b) {
+      while (true) {
+        const Hyp &x = hyps[a], &y = hyps[b];
+        if (x.future != y.future) return x.future > y.future;
+        if (tails[x.covered] != tails[y.covered]) return tails[x.covered] > tails[y.covered];
+        if (x.back < 0) return false;
+        if (y.back < 0) return true;
+        a = x.back;
+        b = y.back;
+      }
+    });
     return out;
   }
 
@@ -293,6 +304,7 @@ class Stack {
   double width_;
   int covered_;
   uint64_t bitmap_;
+  const std::vector<double> *tails_;  // per stack: its future cost
 };
 
 // The options of one start position as a prefix trie of their targets, so that a hypothesis scores
@@ -673,7 +685,9 @@ std::unique_ptr<Lattice> Decode(const Model *model, const OptionStore &store, in
 
   std::vector<Stack> building;
   building.reserve(n + 1);
-  for (int k = 0; k <= n; ++k) building.emplace_back(stack_size, width, k, n);
+  std::vector<double> tails(n + 1);
+  for (int k = 0; k <= n; ++k) tails[k] = out.future[k][n];
+  for (int k = 0; k <= n; ++k) building.emplace_back(stack_size, width, k, n, &tails);
   int64_t ids = 0;
   Hyp root{ids++, -1, -1, 0, 0.0, 0.0, out.future[0][n], State()};
   if (model) {
