@@ -309,6 +309,48 @@ def test_histogram_pruning_breaks_ties_as_moses_hypothesis_beats(first):
     assert stack.hypotheses() == [extends_better]
 
 
+TIE_ARPA = """\\data\\
+ngram 1=7
+ngram 2=4
+
+\\1-grams:
+-100\t<unk>\t0
+-99\t<s>\t0
+-1\t</s>\t0
+-1\tx\t0
+-1\tp\t0
+-1\ty
+-1\tz\t0
+
+\\2-grams:
+-1\t<s> x
+-1.5\t<s> p
+-0.5\tp y
+-0.5\tx z
+
+\\end\\
+"""
+
+
+@pytest.mark.parametrize("core", ["python", "compiled"])
+def test_a_decoder_with_a_stack_of_one_keeps_the_tied_hypothesis_moses_keeps(tmp_path, core):
+    """A hand-written LM whose log10s sum exactly: "a b -> x" (p = 0.1) after <s> scores -1 - 1 = -2, and
+    "a -> p", "b -> y" score -1.5 - 0.5 = -2: a tie in stack 2, where a stack of one keeps one. Moses' beats
+    keeps "x", which extends the root (future score -3, the sentence's future cost), over "p y", which extends
+    "p" (-1.5 plus the future cost of "b c", -2: -3.5), though "p y" arrives second and so comes first in the
+    hash set. Every output then begins with "x"."""
+    arpa = tmp_path / "tie.arpa"
+    arpa.write_text(TIE_ARPA, encoding="utf-8")
+    table = table_of([("a b", "x", 0.1), ("a", "p", 1.0), ("b", "y", 1.0), ("c", "z", 1.0)])
+    decoder = BeamDecoder(table, LanguageModel(arpa), DecoderSettings(stack_size=1), core=core)
+    result = decoder.decode(("a", "b", "c"))
+    assert result.future_costs[0][3] == -3.0 and result.future_costs[1][3] == -2.0
+    assert [(h.option.target, h.score) for h in result.stacks[1]] == [(("p",), -1.5)]
+    assert [(h.option.target, h.score) for h in result.stacks[2]] == [(("x",), -2.0)]
+    entries = result.nbest(5)
+    assert entries[0].tokens == ("x", "z") and all(e.tokens[0] == "x" for e in entries)
+
+
 def test_decoding_without_lm_uses_rule_probabilities_only():
     table = table_of(EXAMPLE1_RULES)
     entries = BeamDecoder(table, None, EXHAUSTIVE).decode(SOURCE).nbest(3)
