@@ -797,8 +797,9 @@ std::unique_ptr<Lattice> Decode(const Model *model, const OptionStore &store, in
 
 PYBIND11_MODULE(_beam_core, module) {
   module.doc() = "The beam decoder's search and k-best in C++ (core/engine/native/beam_core.cpp).";
-  // Raised whenever the Python interface changes; compiled_search.py uses only a core of its own version.
-  module.attr("INTERFACE") = 2;
+  // Raised whenever the Python interface or the search changes; compiled_search.py uses only a core of its own
+  // version (3: Moses' expansion order and final recombination).
+  module.attr("INTERFACE") = 3;
 
   py::class_<Model>(module, "Model")
       .def(py::init<const std::string &>(), py::arg("path"))
