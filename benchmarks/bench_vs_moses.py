@@ -23,22 +23,27 @@ opens the table's binary form (``parastudio table binarize``, written with
 it); Moses reads the text (PhraseDictionaryMemory), its own default. The
 moses.ini weighs the table's probability and the LM by 1, the word penalty and
 distortion by 0: Moses' scores are then ours times ln 10. With ``--nbest N``
-both also write distinct N-best lists (Moses ``-n-best-list FILE N distinct``)
-and the share of identical lists is printed; Moses prints a sentence's 1-best
+both also write distinct N-best lists (Moses ``-n-best-list FILE N distinct``);
+it prints how many lists are identical, how many hold the same strings with
+the same scores rank by rank (within 1e-4 nats: Moses sums in single
+precision, so entries whose scores tie may come in another order), and, rank
+by rank, how often ours scores better or worse than Moses' entry of the same
+rank and the mean model score (nats) at some ranks. Moses prints a sentence's 1-best
 before it extracts its n-best list, so part of that work falls outside its
 wall time per sentence (not outside its CPU time).
 
     python benchmarks/bench_vs_moses.py [--limit 100] [--stack 200] [--nbest 1] [--moses PATH [--moses-ini INI]]
 
 Without ``--moses`` it prints ours alone. ``--moses`` without ``--moses-ini``
-writes a moses.ini for the filtered table next to it. Building Moses: see the
-README's Benchmarks section. Prints figures; asserts nothing.
+writes a moses.ini for the filtered table next to it. Building Moses: see
+docs/BENCHMARKS.md. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import math
 import os
 import statistics
 import subprocess
@@ -58,13 +63,21 @@ def default_table() -> Path:
     return FULL_TABLE if FULL_TABLE.is_file() else DEMO / "paraphrase-table.gz"
 
 
-def filtered_table(table: Path, sentences: list[tuple[str, ...]], work: Path) -> Path:
-    """The rules whose source occurs in the input, one line per distinct (source, target), plus pass-through rules."""
+def filtered_table(table: Path, sentences: list[tuple[str, ...]], work: Path, lm: Path) -> Path:
+    """The rules whose source occurs in the input, one line per distinct (source, target), plus pass-through rules;
+    per source phrase only those ours keeps (its 20 best by estimate, the pass-through rule beside them).
+
+    Ours keeps a word's pass-through rule (its identity option) outside the 20 options per span; Moses counts it
+    among them (``table-limit``). Kept to what ours uses, with ``table-limit`` one above, Moses has the same options.
+    """
+    from core.engine.lm import LanguageModel
     from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.rules import Rule
+    from core.engine.translation_options import OptionCache
 
     stat = table.stat()
     key = hashlib.sha256(("\n".join(" ".join(s) for s in sentences) + f"|{table.resolve()}|{stat.st_size}|"
-                          f"{stat.st_mtime_ns}").encode()).hexdigest()[:16]
+                          f"{stat.st_mtime_ns}|{Path(lm).resolve()}|limited {OPTION_LIMIT}").encode()).hexdigest()[:16]
     path = work / f"filtered-{key}.txt"
     if path.is_file() and Path(str(path) + ".pstable").is_file():
         return path
@@ -77,10 +90,16 @@ def filtered_table(table: Path, sentences: list[tuple[str, ...]], work: Path) ->
     for sentence in sentences:
         for word in sentence:
             best[((word,), (word,))] = 1.0  # pass-through: probability 1, as our identity options
+    merged = ParaphraseTable(Rule(source, target, prob) for (source, target), prob in sorted(best.items()))
+    merged.sort()
+    options = OptionCache(merged, LanguageModel(lm), limit=OPTION_LIMIT)
+    kept = {(source, option.target) for source in merged.sources()
+            for option in options.ranked(source, merged.rules_for(source))}
     temporary = path.with_suffix(".tmp")
     with open(temporary, "w", encoding="utf-8") as out:
         for (source, target), prob in sorted(best.items()):
-            out.write(f"{' '.join(source)} ||| {' '.join(target)} ||| {prob!r}\n")
+            if (source, target) in kept or (len(source) == 1 and source == target):
+                out.write(f"{' '.join(source)} ||| {' '.join(target)} ||| {prob!r}\n")
     os.replace(temporary, path)
     ParaphraseTable.binarize(path)  # ours opens its binary form (parastudio table binarize); Moses reads the text
     return path
@@ -101,7 +120,7 @@ def write_moses_ini(path: Path, table: Path, lm: Path, order: int) -> Path:
 UnknownWordPenalty
 WordPenalty
 Distortion
-PhraseDictionaryMemory name=TranslationModel0 num-features=1 path={table} input-factor=0 output-factor=0 table-limit={OPTION_LIMIT}
+PhraseDictionaryMemory name=TranslationModel0 num-features=1 path={table} input-factor=0 output-factor=0 table-limit={OPTION_LIMIT + 1}
 KENLM name=LM0 factor=0 path={lm} order={order}
 
 [weight]
@@ -187,14 +206,54 @@ class Child:
         self.process_seconds = self.start_seconds + sum(self.seconds) + time.perf_counter() - started
 
 
-def read_nbest(path: Path, sentences: int) -> list[list[str]]:
-    """Per sentence, the n-best strings in order ('id ||| text ||| ...' lines, ours and Moses' alike)."""
-    lists: list[list[str]] = [[] for _ in range(sentences)]
+def read_nbest(path: Path, sentences: int, scale: float = 1.0) -> list[list[tuple[str, float]]]:
+    """Per sentence, the n-best (string, score) pairs in order: lines 'id ||| text ||| ... ||| score' (Moses:
+    features, then the total in nats) or 'id ||| text ||| score' (ours, log10: ``scale`` = ln 10 makes nats)."""
+    lists: list[list[tuple[str, float]]] = [[] for _ in range(sentences)]
     with open(path, encoding="utf-8") as handle:
         for line in handle:
             fields = line.split(" ||| ")
-            lists[int(fields[0])].append(" ".join(fields[1].split()))
+            lists[int(fields[0])].append((" ".join(fields[1].split()), scale * float(fields[-1])))
     return lists
+
+
+def same_up_to_ties(mine: list[tuple[str, float]], theirs: list[tuple[str, float]], tolerance: float) -> bool:
+    """The same strings, and at every rank the same score within ``tolerance`` (Moses sums in single
+    precision): the lists can then differ only in the order of entries whose scores tie."""
+    return ({text for text, _ in mine} == {text for text, _ in theirs} and len(mine) == len(theirs)
+            and all(abs(a - b) <= tolerance for (_, a), (_, b) in zip(mine, theirs)))
+
+
+def compare_nbest(mine: list[list[tuple[str, float]]], theirs: list[list[tuple[str, float]]], n: int) -> None:
+    """Identical lists, and rank by rank the model scores (nats) of ours against Moses'."""
+    tie = 1e-4
+    identical = sum([t for t, _ in a] == [t for t, _ in b] for a, b in zip(mine, theirs))
+    tied = sum(same_up_to_ties(a, b, tie) for a, b in zip(mine, theirs))
+    shared = statistics.fmean(len({t for t, _ in a} & {t for t, _ in b}) / max(1, len(b))
+                              for a, b in zip(mine, theirs))
+    print(f"identical {n}-best lists: {identical} / {len(theirs)}; the same up to the order of entries whose "
+          f"scores tie within {tie:g}: {tied} / {len(theirs)}; mean share of Moses' entries also in ours: "
+          f"{shared:.3f}; entries ours / Moses: {sum(map(len, mine))} / {sum(map(len, theirs))}")
+    better = worse = 0
+    differences: list[float] = []
+    by_rank: dict[int, tuple[list[float], list[float]]] = {}
+    for a, b in zip(mine, theirs):
+        for rank, ((_, ours), (_, moses)) in enumerate(zip(a, b)):
+            differences.append(ours - moses)
+            better += ours > moses + tie
+            worse += ours < moses - tie
+            by_rank.setdefault(rank, ([], []))[0].append(ours)
+            by_rank[rank][1].append(moses)
+    if not differences:
+        return
+    print(f"rank by rank (model score, nats; ranks both lists have): ours better on {better}, worse on {worse}, "
+          f"tied within {tie:g} on {len(differences) - better - worse} of {len(differences)}; mean ours - Moses "
+          f"{statistics.fmean(differences):+.4f}")
+    print(f"  {'rank':>5} {'sentences':>9} {'mean ours':>10} {'mean Moses':>11} {'ours - Moses':>13}")
+    for rank in sorted({0, 1, 4, 9, 24, 49, 74, n - 1} & set(by_rank)):
+        ours, moses = by_rank[rank]
+        print(f"  {rank + 1:>5} {len(ours):>9} {statistics.fmean(ours):>10.4f} {statistics.fmean(moses):>11.4f} "
+              f"{statistics.fmean(ours) - statistics.fmean(moses):>+13.4f}")
 
 
 def report(children: list[Child], sentences: int) -> None:
@@ -234,7 +293,7 @@ def main() -> int:
     sentences = [tuple(s) for s in read_token_lines(args.input, args.limit)]
     table = Path(args.table) if args.table else default_table()
     started = time.perf_counter()
-    filtered = filtered_table(table, sentences, work)
+    filtered = filtered_table(table, sentences, work, Path(args.lm))
     print(f"input: {args.input} ({len(sentences)} sentences, "
           f"{statistics.fmean(len(s) for s in sentences):.1f} tokens on average)")
     print(f"table: {table} filtered to the input: {filtered} ({sum(1 for _ in open(filtered))} rules with "
@@ -280,10 +339,9 @@ def main() -> int:
               f"ours/Moses: {ours.peak / moses.peak:.2f}; identical 1-best: {same} / {len(sentences)}")
         if args.nbest > 1:
             # Both lists hold the warm-up sentence first: it is line 0, the timed sentences 1..n.
-            mine, theirs = (read_nbest(c.nbest_file, len(sentences) + 1)[1:] for c in (ours, moses))
-            print(f"identical {args.nbest}-best lists: {sum(a == b for a, b in zip(mine, theirs))} / {len(sentences)}; "
-                  f"mean share of Moses' entries also in ours: "
-                  f"{statistics.fmean(len(set(a) & set(b)) / max(1, len(b)) for a, b in zip(mine, theirs)):.3f}")
+            mine = read_nbest(ours.nbest_file, len(sentences) + 1, math.log(10))[1:]
+            theirs = read_nbest(moses.nbest_file, len(sentences) + 1)[1:]
+            compare_nbest(mine, theirs, args.nbest)
         for index, (a, b) in enumerate(zip(ours.outputs, moses.outputs)):
             if a != b:
                 print(f"  differs on sentence {index + 1}:\n    ours:  {a}\n    moses: {b}")

@@ -242,12 +242,113 @@ def test_a_hypothesis_inserted_before_a_better_one_stays_as_in_moses(lm):
     entries = result.nbest(2)
     assert [e.tokens for e in entries] == [source, ("a", "cat")]
     assert [e.score for e in entries] == [pytest.approx(unchanged, abs=1e-4), pytest.approx(rewritten, abs=1e-4)]
-    assert len(result.final_stack) == 2
+    assert len(result.final_stack) == 1 and len(result.final_stack[0].arcs) == 1  # complete: one LM state
     # A hypothesis arriving after the best, more than the threshold below it, is still dropped.
     table = table_of([("the dog", "a cat", 1e-6), ("dog", "cat", 1e-6)])
     stack = BeamDecoder(table, lm, DecoderSettings(beam_threshold=1e-2)).decode(source).final_stack
     members = {h.option.target for winner in stack for h in (winner, *winner.arcs)}
     assert members == {("dog",), ("a", "cat")}  # "the cat" came after "the dog"
+
+
+@pytest.mark.parametrize("core", ["python", "compiled"])
+def test_complete_hypotheses_recombine_into_one_winner_as_in_moses(lm, core):
+    """Moses recombines hypotheses on their feature states, and a complete one's LM state is KenLM's after
+    </s>: empty, whatever words came before. So every complete hypothesis recombines into one winner and the
+    others stay as its arcs, out of reach of histogram pruning (the final stack never holds two): with a stack
+    of 1 the 3-best list is still the 3 best outputs of all derivations (each within the beam threshold)."""
+    source = ("the", "dog")
+    table = table_of([("the dog", "a cat", 0.5), ("the dog", "the kitten", 0.3)])
+    result = BeamDecoder(table, lm, DecoderSettings(stack_size=1), core=core).decode(source)
+    assert len(result.final_stack) == 1
+    oracle = oracle_scores(source, table, lm)
+    expected = sorted(oracle, key=lambda target: -oracle[target])
+    assert len(expected) == 3 and oracle[expected[0]] - oracle[expected[-1]] < 5  # all within 1e-5
+    entries = result.nbest(3)
+    assert [e.tokens for e in entries] == expected
+    assert [e.score for e in entries] == pytest.approx([oracle[target] for target in expected], abs=1e-5)
+
+
+@pytest.mark.parametrize("core", ["python", "compiled"])
+def test_a_stack_is_expanded_in_moses_hash_set_order_not_best_first(lm, core):
+    """Moses expands a stack in the iteration order of its boost::unordered_set, where a node inserted goes
+    before the nodes already there when the set holds two (tests/test_moses_order.py checks the order against
+    Boost). The root's options are tried best estimate first, so stack 1 holds "kitten" (inserted first) and
+    "slowly" (p = 0.1, inserted second), and Moses expands "slowly" first: "slowly after" reaches the final
+    stack when it is the best there and stays (as an arc of "kitten after", which arrives later), although it
+    is more than the threshold (1.7 in log10) below it. Expanding the best first would drop it."""
+    source = ("kitten", "after")
+    table = table_of([("kitten", "slowly", 0.1)])
+    decoder = BeamDecoder(table, lm, DecoderSettings(beam_threshold=0.02), core=core)
+    kept, other = decoder.translation_options(source)[0]
+    assert (kept.target, other.target) == (("kitten",), ("slowly",)) and kept.estimate > other.estimate
+    oracle = oracle_scores(source, table, lm)
+    first, second = ("kitten", "after"), ("slowly", "after")
+    start_gap = lm.score(("kitten",), eos=False) - (-1 + lm.score(("slowly",), eos=False))
+    assert start_gap < 1.7 < oracle[first] - oracle[second]  # both in stack 1; apart by more at the end
+    entries = decoder.decode(source).nbest(2)
+    assert [e.tokens for e in entries] == [first, second]
+    assert [e.score for e in entries] == pytest.approx([oracle[first], oracle[second]], abs=1e-5)
+
+
+@pytest.mark.parametrize("first", ["better back", "worse back"])
+def test_histogram_pruning_breaks_ties_as_moses_hypothesis_beats(first):
+    """Moses sorts a stack with Hypothesis::beats: equal future scores are ordered by the future cost, then by
+    the hypotheses they extend, the better first. Of two tied hypotheses, a stack of one keeps the one that
+    extends the better hypothesis, whichever came first (not the one its hash set happens to list first)."""
+    from core.engine.beam_decoder import Hypothesis, _Stack
+
+    root = Hypothesis(0, None, None, 0, 0.0, 0.0, "root", -4.0)
+    better, worse = (Hypothesis(i, root, None, 1, score, score, f"s{i}", score - 2.0) for i, score in ((1, -1.0),
+                                                                                                        (2, -3.0)))
+    tails = [-4.0, -3.0, -2.0, 0.0]
+    extends_better = Hypothesis(3, better, None, 2, -3.0, -2.0, "x", -5.0)
+    extends_worse = Hypothesis(4, worse, None, 2, -3.0, 0.0, "y", -5.0)
+    stack = _Stack(1, -5.0, 2, 3, tails)
+    for hypothesis in ((extends_better, extends_worse) if first == "better back" else (extends_worse, extends_better)):
+        stack.add(hypothesis)
+    assert stack.hypotheses() == [extends_better]
+
+
+TIE_ARPA = """\\data\\
+ngram 1=7
+ngram 2=4
+
+\\1-grams:
+-100\t<unk>\t0
+-99\t<s>\t0
+-1\t</s>\t0
+-1\tx\t0
+-1\tp\t0
+-1\ty
+-1\tz\t0
+
+\\2-grams:
+-1\t<s> x
+-1.5\t<s> p
+-0.5\tp y
+-0.5\tx z
+
+\\end\\
+"""
+
+
+@pytest.mark.parametrize("core", ["python", "compiled"])
+def test_a_decoder_with_a_stack_of_one_keeps_the_tied_hypothesis_moses_keeps(tmp_path, core):
+    """A hand-written LM whose log10s sum exactly: "a b -> x" (p = 0.1) after <s> scores -1 - 1 = -2, and
+    "a -> p", "b -> y" score -1.5 - 0.5 = -2: a tie in stack 2, where a stack of one keeps one. Moses' beats
+    keeps "x", which extends the root (future score -3, the sentence's future cost), over "p y", which extends
+    "p" (-1.5 plus the future cost of "b c", -2: -3.5), though "p y" arrives second and so comes first in the
+    hash set. Every output then begins with "x"."""
+    arpa = tmp_path / "tie.arpa"
+    arpa.write_text(TIE_ARPA, encoding="utf-8")
+    table = table_of([("a b", "x", 0.1), ("a", "p", 1.0), ("b", "y", 1.0), ("c", "z", 1.0)])
+    decoder = BeamDecoder(table, LanguageModel(arpa), DecoderSettings(stack_size=1), core=core)
+    result = decoder.decode(("a", "b", "c"))
+    assert result.future_costs[0][3] == -3.0 and result.future_costs[1][3] == -2.0
+    assert [(h.option.target, h.score) for h in result.stacks[1]] == [(("p",), -1.5)]
+    assert [(h.option.target, h.score) for h in result.stacks[2]] == [(("x",), -2.0)]
+    entries = result.nbest(5)
+    assert entries[0].tokens == ("x", "z") and all(e.tokens[0] == "x" for e in entries)
 
 
 def test_decoding_without_lm_uses_rule_probabilities_only():

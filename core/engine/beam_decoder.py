@@ -13,26 +13,24 @@ search restricted to monotone order, the way Moses' own ``SearchNormal`` works
   its target without context). Every source word also gets an identity option
   with probability 1 (seed 000 §2.2), outside the limit, so words without
   rules pass through and any word may stay unchanged.
-* Stack ``k`` holds hypotheses covering ``k`` source words; being monotone,
-  they cover exactly ``[0, k)``. Two hypotheses in one stack with the same
-  KenLM state recombine (the worse becomes an *arc* of the better, as in
-  Moses, so n-best extraction still sees it).
+* Stack ``k`` holds hypotheses covering ``k`` source words (``[0, k)``). Two
+  with the same KenLM state recombine (the worse becomes an *arc* of the
+  better, as in Moses, so n-best extraction still sees it); a complete one's
+  state is the one after ``</s>``, shared by all, so the final stack is one
+  winner and its arcs, as in Moses.
 * Pruning as Moses' ``HypothesisStackNormal`` does it (``AddPrune``,
-  ``PruneToSize``): threshold (Moses ``beam-threshold``, default 1e-5, on the
-  score plus future cost; in our log10 scale a hypothesis is dropped when it
-  is more than ``-log10(1e-5) = 5`` below the best of its stack *at the time
-  it is inserted*: one inserted before a much better one arrives stays) and
-  histogram (Moses ``stack``, default 200: when a stack grows past ``2 *
-  stack - 1`` hypotheses, and again before it is expanded, it keeps its
-  ``stack`` best, those strictly within the threshold of its best, and the
-  ``stack``-th's score becomes the floor for later insertions). See
-  :class:`_Stack`.
+  ``PruneToSize``): threshold (``beam-threshold``, default 1e-5, i.e. 5 in
+  log10, on the score plus future cost) against the best of the stack *at the
+  time a hypothesis is inserted*, and histogram (``stack``, default 200: past
+  ``2 * stack - 1`` hypotheses, and before expansion, the ``stack`` best
+  strictly within the threshold stay; the last one's score becomes the floor).
+  As what is kept depends on the order of insertions, stacks are expanded in
+  Moses' order (its hash set's, :mod:`core.engine.moses_order`), options by
+  span end then best estimate first. See :class:`_Stack`.
 * Future cost (Moses ``FutureScore``): the best option's estimated score per
-  span, combined over spans by dynamic programming. Note that in monotone
-  decoding with stacks by covered-word count every hypothesis of a stack has
-  the same uncovered span, so the future cost is one constant per stack: it
-  is computed, kept for the pruning arithmetic and the estimates we report,
-  but cannot change which hypotheses survive.
+  span, combined over spans by dynamic programming: monotone, one constant
+  per stack (every hypothesis of a stack has the same uncovered span), kept
+  for the pruning arithmetic but unable to change which hypotheses survive.
 
 Scores are base-10 logs (our convention, :mod:`core.engine.scoring`): a path's score
 is ``alpha_phi * sum log10 p(rule) + alpha_LM * log10 P_LM(t) - alpha_W |t|``
@@ -47,6 +45,7 @@ share a vocabulary, except that the identity options copy unknown words.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -55,6 +54,7 @@ from typing import Sequence
 from core.engine.derivation import Segment
 from core.engine.kbest import KBestPaths
 from core.engine.lm import LanguageModel
+from core.engine.moses_order import MosesOrder, beats, bitmap_hash, expansion_options, hypothesis_hash
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.scoring import DEFAULT_WEIGHTS, ScoreWeights
 from core.engine.translation_options import (
@@ -167,9 +167,6 @@ class _NoLM:
     def advance(self, state, word):
         return 0.0, None
 
-    def end(self, state):
-        return 0.0
-
     def score(self, words, *, bos=True, eos=True):
         return 0.0
 
@@ -258,21 +255,25 @@ class _Stack:
     """One stack of the search with Moses' pruning (``HypothesisStackNormal``: ``AddPrune``, ``Add``, ``PruneToSize``).
 
     ``best`` is the best future score inserted so far; ``worst`` the floor a
-    new hypothesis must reach: ``best + width`` (``width`` = log10 of the beam
-    threshold), raised to the ``size``-th best score when histogram pruning
-    fills the stack. The floor applies when a hypothesis is inserted, against
-    the best *so far*; nothing is dropped for the threshold afterwards unless
-    the stack outgrows its size.
+    new hypothesis must reach when inserted: ``best + width`` (``width`` = log10
+    of the beam threshold), raised to the ``size``-th best score when histogram
+    pruning fills the stack. What a stack keeps so depends on the order of
+    insertions: winners are expanded in Moses' order (``order``).
     """
 
-    __slots__ = ("by_state", "size", "width", "best", "worst")
+    __slots__ = ("by_state", "size", "width", "best", "worst", "order", "members", "bitmap", "covered", "tails")
 
-    def __init__(self, size: int, width: float):
+    def __init__(self, size: int, width: float, covered: int, length: int, tails: Sequence[float]):
         self.by_state: dict[object, Hypothesis] = {}
         self.size = size  # 0: no histogram limit, as in Moses
         self.width = width
         self.best = -math.inf
         self.worst = -math.inf
+        self.order = MosesOrder()  # the winners, by hypothesis id, in Moses' iteration order
+        self.members: dict[int, Hypothesis] = {}
+        self.covered = covered
+        self.bitmap = bitmap_hash(covered, length)
+        self.tails = tails  # per stack: its future cost
 
     def add(self, hypothesis: Hypothesis) -> None:
         """Insert ``hypothesis`` (Moses ``AddPrune``): drop it, keep it, or recombine it with its LM state's winner."""
@@ -280,22 +281,31 @@ class _Stack:
             return
         existing = self.by_state.get(hypothesis.lm_state)
         if existing is None:
-            self.by_state[hypothesis.lm_state] = hypothesis
+            self._insert(hypothesis)
             self._raise_best(hypothesis)
             if self.size and len(self.by_state) > 2 * self.size - 1:
                 self.prune_to_size()
         elif hypothesis.future_score > existing.future_score:
-            # The newcomer wins: the old winner and its arcs hang off it now.
+            # The newcomer wins: the old winner and its arcs hang off it now. Moses erases the old winner from
+            # its set and inserts the newcomer, which takes a new place in the iteration order.
             hypothesis.arcs = existing.arcs
             existing.arcs = []
             hypothesis.arcs.append(existing)
             for loser in hypothesis.arcs:
                 loser.winner = hypothesis
-            self.by_state[hypothesis.lm_state] = hypothesis
+            self.order.erase(existing.id)
+            del self.members[existing.id]
+            self._insert(hypothesis)
             self._raise_best(hypothesis)
         else:
             hypothesis.winner = existing
             existing.arcs.append(hypothesis)
+
+    def _insert(self, hypothesis: Hypothesis) -> None:
+        self.by_state[hypothesis.lm_state] = hypothesis
+        self.members[hypothesis.id] = hypothesis
+        state = hypothesis.lm_state
+        self.order.insert(hypothesis.id, hypothesis_hash(self.bitmap, self.covered, 0 if state is None else hash(state)))
 
     def _raise_best(self, hypothesis: Hypothesis) -> None:
         if hypothesis.future_score > self.best:
@@ -303,23 +313,35 @@ class _Stack:
             self.worst = max(self.worst, self.best + self.width)
 
     def prune_to_size(self) -> None:
-        """Moses ``PruneToSize``: over ``size``, keep the ``size`` best that are strictly within the threshold."""
+        """Moses ``PruneToSize``: over ``size``, the ``size`` best strictly within the threshold, inserted again."""
         if not self.size or len(self.by_state) <= self.size:
             return
-        kept: dict[object, Hypothesis] = {}
+        ordered = self.hypotheses()
+        self.by_state = {}
+        self.members = {}
+        self.order.clear()
         floor = self.best + self.width
-        for hypothesis in self.hypotheses():
+        for hypothesis in ordered:
             # Moses keeps only scores strictly above the floor; the best stays even at a threshold of 1.
-            if len(kept) >= self.size or not (hypothesis.future_score > floor or hypothesis.future_score == self.best):
+            if len(self.by_state) >= self.size or not (hypothesis.future_score > floor
+                                                       or hypothesis.future_score == self.best):
                 break
-            kept[hypothesis.lm_state] = hypothesis
-            if len(kept) == self.size:
+            self._insert(hypothesis)
+            if len(self.by_state) == self.size:
                 self.worst = hypothesis.future_score
-        self.by_state = kept
+
+    def expansion_order(self) -> list[Hypothesis]:
+        """The winners in Moses' iteration order, the order ``ProcessOneStack`` expands them in."""
+        return [self.members[node] for node in self.order]
 
     def hypotheses(self) -> list[Hypothesis]:
-        """The winners, best future score first (ties: created first)."""
-        return sorted(self.by_state.values(), key=lambda h: (-h.future_score, h.id))
+        """The winners, best first as Moses sorts them (``beats``); complete ties in iteration order."""
+        tails = self.tails
+
+        def compare(a: Hypothesis, b: Hypothesis) -> int:
+            return -1 if beats(a, b, tails) else 1 if beats(b, a, tails) else 0
+
+        return sorted(self.expansion_order(), key=functools.cmp_to_key(compare))
 
 
 class _TargetPrefixes:
@@ -427,21 +449,23 @@ class BeamDecoder:
         threshold = math.log10(settings.beam_threshold) if settings.beam_threshold > 0 else -math.inf
         ids = itertools.count()
         root = Hypothesis(next(ids), None, None, 0, 0.0, 0.0, self.lm.begin_state(), future[0][n])
-        building = [_Stack(settings.stack_size, threshold) for _ in range(n + 1)]
+        tails = [future[k][n] for k in range(n + 1)]
+        building = [_Stack(settings.stack_size, threshold, k, n, tails) for k in range(n + 1)]
         building[0].add(root)
         stacks: list[list[Hypothesis]] = [[] for _ in range(n + 1)]
         lm = self.lm
         lm_never_adds = weights.lm >= 0
         for k in range(n + 1):
             building[k].prune_to_size()  # Moses ProcessOneStack: lazy pruning before expanding
-            stack = building[k].hypotheses()
-            stacks[k] = stack
+            stacks[k] = building[k].hypotheses()
             if k == n:
                 break
             prefixes = _TargetPrefixes(options[k])
-            for hypothesis in stack:
+            tried = expansion_options(options[k])
+            for hypothesis in building[k].expansion_order():
                 scored: dict[int, tuple[float, object]] = {}  # prefix node -> (LM score, state) after it
-                for index, option in enumerate(options[k]):
+                for index in tried:
+                    option = options[k][index]
                     end = option.end
                     target = building[end]
                     # LM log-probabilities are <= 0, so this bound shows early when the
@@ -451,7 +475,10 @@ class BeamDecoder:
                         continue
                     lm_score, state = prefixes.advance(lm, hypothesis.lm_state, index, scored)
                     if end == n:
-                        lm_score += lm.end(state)
+                        # Complete hypotheses recombine on the state after </s>, as in Moses (KenLM's is
+                        # empty: they all share it, so the final stack is one winner and its arcs).
+                        end_score, state = lm.advance(state, "</s>")
+                        lm_score += end_score
                     transition = option.rule_score + weights.lm * lm_score
                     score = hypothesis.score + transition
                     future_score = score + future[end][n]

@@ -30,7 +30,7 @@ from core.engine.beam_decoder import DecodeResult, DecoderSettings, Hypothesis, 
 from core.engine.lm import LanguageModel
 from core.engine.translation_options import OptionCache, PhraseOption, TranslationOption, TranslationOptions
 
-INTERFACE = 2  # the version of beam_core.cpp's Python interface this module speaks (its INTERFACE)
+INTERFACE = 3  # the version of beam_core.cpp's Python interface and search this module speaks (its INTERFACE)
 
 try:
     from core.engine import _beam_core
