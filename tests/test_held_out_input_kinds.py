@@ -1,0 +1,97 @@
+"""Kinds of bad input the held-out benchmark (benchmarks/malformed_cases_held_out.py) found taken wrongly, one
+test per family over the commands that meet it: lines ended by a carriage return alone, SQLite's in-memory
+database named as a study, a study file this user may not read."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.demo import demo_files
+from fuzz_support import run_cli
+from test_clear_errors_22 import _without_root_overrides
+
+ROOT = Path(__file__).resolve().parent.parent
+JUDGMENTS = "item,annotator,criterion,value\n1,ann1,fluency,yes\n1,ann2,fluency,no\n2,ann1,fluency,no\n"
+
+
+@pytest.fixture
+def study(tmp_path) -> Path:
+    path = tmp_path / "s.sqlite"
+    assert run_cli(["study", "create", "s", "--db", str(path), "--criteria", "fluency"])[0] == 0
+    candidates = tmp_path / "c.jsonl"
+    candidates.write_text('{"sentence_id": 0, "system": "beam", "text": "the beast runs", "source": "the dog runs"}\n'
+                          '{"sentence_id": 1, "system": "beam", "text": "a cat sleeps", "source": "the cat sleeps"}\n')
+    assert run_cli(["study", "import-candidates", str(candidates), "--db", str(path)])[0] == 0
+    return path
+
+
+def _cr_only_commands(tmp_path: Path, study: Path) -> dict:
+    """Each reader of lines, with the file (or standard input) it reads."""
+    demo = demo_files()
+    sentences = "the dog runs\nthe cat sleeps\n"
+    return {
+        "lm score (standard input)": (["lm", "score", str(demo.lm)], None, sentences),
+        "generate (standard input)": (["generate", "--system", "beam", "--table", str(demo.table), "--lm",
+                                       str(demo.lm)], None, sentences),
+        "table stats": (["table", "stats", "{}"], "t.txt", "the dog ||| the hound ||| 0.5\nruns ||| sprints ||| 0.5\n"),
+        "agreement": (["agreement", "{}"], "j.csv", JUDGMENTS),
+        "import-judgments": (["study", "import-judgments", "{}", "--db", str(study)], "j.csv", JUDGMENTS),
+        "patterns extract": (["patterns", "extract", "{}"], "s.txt", sentences),
+    }
+
+
+@pytest.mark.parametrize("command", ["lm score (standard input)", "generate (standard input)", "table stats",
+                                     "agreement", "import-judgments", "patterns extract"])
+def test_lines_ended_by_a_carriage_return_alone_are_refused_with_their_line(tmp_path, study, command):
+    """Read up to LF, two sentences ended by CR alone were one (lm score printed one score for two)."""
+    argv, name, text = _cr_only_commands(tmp_path, study)[command]
+    data = text.replace("\n", "\r").encode()
+    stdin = b""
+    if name is None:
+        stdin, shown = data, "<stdin>"
+    else:
+        (tmp_path / name).write_bytes(data)
+        shown = str(tmp_path / name)
+        argv = [part.replace("{}", shown) for part in argv]
+    status, _out, err = run_cli(argv, stdin=stdin)
+    said = "CSV fields (every quote closed, no carriage return" if name == "j.csv" else "lines ending in LF or CRLF"
+    assert status == 2 and f"{shown}:1: expected {said}" in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:", "sqlite+pysqlite://"])
+@pytest.mark.parametrize("command", ["create", "import-judgments", "progress"])
+def test_sqlite_in_memory_is_no_study(tmp_path, url, command):
+    """A study made or judged in memory is gone when the command ends: `study create --db sqlite://` said
+    "created study" and kept nothing."""
+    judgments = tmp_path / "j.csv"
+    judgments.write_text(JUDGMENTS)
+    argv = {"create": ["study", "create", "s", "--db", url],
+            "import-judgments": ["study", "import-judgments", str(judgments), "--db", url],
+            "progress": ["study", "progress", "--db", url]}[command]
+    status, out, err = run_cli(argv)
+    assert status == 2 and "expected a study file or a database server; got SQLite's in-memory database" in err, err
+    assert "created" not in out and "Traceback" not in err
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs as root giving up its right to read anything")
+@pytest.mark.parametrize("argv", [["study", "progress", "--db", "{}"], ["inspect", "{}"],
+                                  ["export-devset", "{}", "-o", "dev.jsonl"],
+                                  ["study", "import-judgments", "j.csv", "--db", "{}"]])
+def test_a_study_this_user_may_not_read_is_said_so(tmp_path, study, argv):
+    unreadable = tmp_path / "locked-away.sqlite"
+    shutil.copy(study, unreadable)
+    unreadable.chmod(0)
+    (tmp_path / "j.csv").write_text(JUDGMENTS)
+    completed = subprocess.run([sys.executable, "-m", "core", *[part.replace("{}", str(unreadable)) for part in argv]],
+                               cwd=tmp_path, capture_output=True, text=True, preexec_fn=_without_root_overrides,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert completed.returncode == 2, completed.stderr
+    assert f"{unreadable}: the study file cannot be read (permission denied)" in completed.stderr
+    assert "Traceback" not in completed.stderr and not (tmp_path / "dev.jsonl").exists()
