@@ -164,19 +164,26 @@ def _pipe_cases(builder: CaseBuilder, base: Path) -> None:
           stdin=base)
 
 
-def _writers(builder: CaseBuilder, base: Path, core: Path) -> dict:
-    """Each writing command: (its input file, argv given the output)."""
-    judged = base / "judged.sqlite"
+def _writer_inputs(builder: CaseBuilder, folder: Path, core: Path) -> None:
+    """The inputs of every writing command, made once in ``folder`` (each case copies them: a writer that is
+    taken may write its input, as ``export-package`` records the package in its study)."""
+    judged = folder / "judged.sqlite"
     shutil.copy(builder.items_study, judged)
-    _python_core("study", "import-judgments", str(_write(base / "judgments.csv", JUDGMENTS)), "--db", str(judged),
-                 cwd=base, core=core)
-    _python_core("study", "assign", "--db", str(judged), "--annotators", "ann3", cwd=base, core=core)
-    phrases = _write(base / "phrases.txt", PHRASE_TABLE)
-    table = _write(base / "table.txt", TABLE)
-    prune = _write(base / "prune.txt", "runs ||| sprints\n")
-    corpus = _write(base / "corpus.txt", "the dog runs\nthe cat sleeps\n" * 20)
-    patterns = _write(base / "patterns.txt", PATTERN_TABLE)
-    graph = _write(base / "graph.txt", GRAPH)
+    _python_core("study", "import-judgments", str(_write(folder / "judgments.csv", JUDGMENTS)), "--db", str(judged),
+                 cwd=folder, core=core)
+    _python_core("study", "assign", "--db", str(judged), "--annotators", "ann3", cwd=folder, core=core)
+    _write(folder / "phrases.txt", PHRASE_TABLE)
+    _write(folder / "table.txt", TABLE)
+    _write(folder / "prune.txt", "runs ||| sprints\n")
+    _write(folder / "corpus.txt", "the dog runs\nthe cat sleeps\n" * 20)
+    _write(folder / "patterns.txt", PATTERN_TABLE)
+    _write(folder / "graph.txt", GRAPH)
+
+
+def _writers(folder: Path) -> dict:
+    """Each writing command over the inputs in ``folder``: (the input -o must not replace, argv given -o)."""
+    judged, phrases, table, prune, corpus, patterns, graph = (folder / name for name in (
+        "judged.sqlite", "phrases.txt", "table.txt", "prune.txt", "corpus.txt", "patterns.txt", "graph.txt"))
     return {
         "pivot": (phrases, lambda o: ["pivot", str(phrases), "-o", o]),
         "table-prune": (table, lambda o: ["table", "prune", str(table), "--list", str(prune), "-o", o]),
@@ -198,42 +205,52 @@ def _output_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
     os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))  # every write: ENOSPC
     discard = base / "discarding-device"
     os.mknod(discard, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
-    read_only = base / "read-only"
-    read_only.mkdir()
-    read_only.chmod(0o555)
-    folder = base / "a-folder"
-    folder.mkdir()
-    for name, (source, argv) in _writers(builder, base, core).items():
-        links = base / f"links-{name}"
-        links.mkdir()
-        os.symlink(source, links / "symlink")
-        os.link(source, links / "hardlink")
-        relative = os.path.relpath(source, base)
-        untouched = [source]
-        for kind, output, expect, extra in [
-            ("symlink-to-input", str(links / "symlink"), "refuse", {"kept_kinds": [links / "symlink"]}),
-            ("hardlink-to-input", str(links / "hardlink"), "refuse", {}),
-            ("dot-slash-input", "./" + relative, "refuse", {}),
-            ("dot-dot-input", f"{links.name}/../{relative}", "refuse", {}),
-            ("missing-folder", str(base / "no-such-folder" / "out"), "refuse",
-             {"must_not_exist": [base / "no-such-folder"]}),
-            ("read-only-folder", str(read_only / f"{name}.out"), "refuse",
-             {"honour_permissions": True, "must_not_exist": [read_only / f"{name}.out"]}),
-            ("fifo-being-read", str(base / f"{name}.fifo"), "accept", {"drain": [base / f"{name}.fifo"],
-                                                                     "kept_kinds": [base / f"{name}.fifo"]}),
-            ("full-device", str(full), "refuse", {"kept_kinds": [full]}),
-            ("discarding-device", str(discard), "accept", {"kept_kinds": [discard]}),
-            ("a-folder", str(folder), "refuse" if name not in ("lm-train",) else "refuse", {"kept_kinds": [folder]}),
-            ("through-a-file", str(source) + "/out", "refuse", {}),
-        ]:
-            if kind == "fifo-being-read":
-                os.mkfifo(base / f"{name}.fifo")
-            if name == "graph-load" and kind in ("fifo-being-read", "full-device", "discarding-device"):
-                expect = "refuse"  # a SQLite store is a file SQLite opens: never a device or a pipe
-            if name == "export-devset" and kind == "a-folder":
-                expect = "any"  # --format hf writes a folder; JSONL into a folder is refused
-            _case(builder, "outputs", f"{name}/{kind}", argv(output), expect, base,
-                  untouched=untouched + extra.pop("untouched", []), **extra)
+    template = base / "inputs"
+    template.mkdir()
+    _writer_inputs(builder, template, core)
+    for name in _writers(template):
+        for kind in ("symlink-to-input", "hardlink-to-input", "dot-slash-input", "dot-dot-input", "missing-folder",
+                     "read-only-folder", "fifo-being-read", "full-device", "discarding-device", "a-folder",
+                     "through-a-file"):
+            own = base / f"{name}-{kind}"
+            shutil.copytree(template, own)
+            source, argv = _writers(own)[name]
+            relative = os.path.relpath(source, own)
+            expect, extra = "refuse", {}
+            if kind == "symlink-to-input":
+                os.symlink(source, own / "link")
+                output, extra = str(own / "link"), {"kept_kinds": [own / "link"]}
+            elif kind == "hardlink-to-input":
+                os.link(source, own / "hardlink")
+                output = str(own / "hardlink")
+            elif kind == "dot-slash-input":
+                output = "./" + relative
+            elif kind == "dot-dot-input":
+                (own / "sub").mkdir()
+                output = f"sub/../{relative}"
+            elif kind == "missing-folder":  # the writers make the folders an output names (core.textio)
+                output, expect = str(own / "new-folder" / "out"), "accept"
+            elif kind == "read-only-folder":
+                (own / "read-only").mkdir(mode=0o555)
+                output = str(own / "read-only" / "out")
+                extra = {"honour_permissions": True, "must_not_exist": [own / "read-only" / "out"]}
+            elif kind == "fifo-being-read":
+                os.mkfifo(own / "out.fifo")
+                output, expect = str(own / "out.fifo"), "accept"
+                extra = {"drain": [own / "out.fifo"], "kept_kinds": [own / "out.fifo"]}
+            elif kind == "full-device":
+                output, extra = str(full), {"kept_kinds": [full]}
+            elif kind == "discarding-device":
+                output, expect, extra = str(discard), "accept", {"kept_kinds": [discard]}
+            elif kind == "a-folder":
+                (own / "folder").mkdir()
+                output, extra = str(own / "folder"), {"kept_kinds": [own / "folder"]}
+                if name == "export-devset":
+                    expect = "any"  # --format hf writes a folder; JSONL into a folder is refused
+            else:
+                output = str(source) + "/out"
+            untouched = [] if expect == "accept" and name == "export-package" else [source]
+            _case(builder, "outputs", f"{name}/{kind}", argv(output), expect, own, untouched=untouched, **extra)
 
 
 def _encoding_cases(builder: CaseBuilder) -> None:
@@ -264,11 +281,12 @@ def _size_cases(builder: CaseBuilder, base: Path) -> None:
     wide = _write(base / "wide.csv", "item,annotator,criterion,value" + "," * 1_000_000 + "\n1,a,fluency,yes\n")
     wide_row = _write(base / "wide-row.csv", JUDGMENTS.replace("1,ann2,fluency,yes", "1,ann2,fluency,yes"
                                                                + ",x" * 500_000, 1))
-    for name, argv in [("agreement-million-columns", ["agreement", str(wide)]),
-                       ("report-half-million-fields", ["report", str(wide_row)]),
-                       ("import-judgments-half-million-fields", ["study", "import-judgments", str(wide_row), "--db",
-                                                                 str(judged)])]:
-        _case(builder, "sizes", name, argv, "refuse-line", base, untouched=[judged])
+    for name, argv, expect in [  # a million empty header cells (a spreadsheet's padding): taken
+            ("agreement-million-empty-columns", ["agreement", str(wide)], "any"),
+            ("report-half-million-fields", ["report", str(wide_row)], "refuse-line"),
+            ("import-judgments-half-million-fields", ["study", "import-judgments", str(wide_row), "--db", str(judged)],
+             "refuse-line")]:
+        _case(builder, "sizes", name, argv, expect, base, untouched=[judged])
     first = CANDIDATES.split("\n")[0] + "\n"
     numbers = {
         "model-score-1e309": candidate_line(1, model_score="1e309", source='"the cat sleeps"', derivation="null",
@@ -286,12 +304,19 @@ def _size_cases(builder: CaseBuilder, base: Path) -> None:
     for name, line in numbers.items():
         data = (first + line) if not name.startswith("params") else line
         path = _write(base / f"{name}.jsonl", data)
+        if name.startswith("sentence-id"):  # ids are kept as the text they are: 2^70 is an id like another
+            own = base / f"study-{name}.sqlite"
+            shutil.copy(builder.empty_study, own)
+            _case(builder, "sizes", f"import-candidates/{name}", ["study", "import-candidates", str(path), "--db",
+                                                                 str(own)], "any", base)
+            continue
         _case(builder, "sizes", f"import-candidates/{name}", ["study", "import-candidates", str(path), "--db",
                                                              str(study)], "refuse-line", base, untouched=[study])
     deep = _write(base / "deep.jsonl", "[" * DEEP + "]" * DEEP + "\n")
     for name, argv in [("reproduce-nested-100000", ["reproduce", str(deep)]),
                        ("judgment-predictor-nested-100000", ["judgment-predictor", "--devset", str(deep)]),
-                       ("autoeval-cases-nested-100000", ["autoeval", "--cases", str(deep)])]:
+                       ("autoeval-cases-nested-100000", ["autoeval", "--cases", str(deep), "--graph",
+                                                         str(_write(base / "graph.txt", GRAPH))])]:
         _case(builder, "sizes", name, argv, "refuse-line", base)
     for name, value in {"1e309": "1e309", "1e-400": "1e-400", "hex-float": "0x1p-3", "underscored": "0.1_5",
                         "arabic-digits": "\u0660.\u0665", "fullwidth-digits": "\uff10.\uff15"}.items():

@@ -105,6 +105,10 @@ def staged_output(path: str | os.PathLike, *, inputs=(), what: str, text: bool =
         remove_stale_temporaries(destination)
         temporary = temporary_sibling(destination)
         try:
+            try:  # made here, so a folder that takes no new file is said plainly, not as SQLite's "unable to open"
+                temporary.touch(exist_ok=False)
+            except OSError as error:
+                raise OutputFileError(target.shown, f"cannot be written ({error.strerror})") from None
             yield temporary
             with open(temporary, "rb") as handle:
                 os.fsync(handle.fileno())

@@ -95,3 +95,64 @@ def test_a_study_this_user_may_not_read_is_said_so(tmp_path, study, argv):
     assert completed.returncode == 2, completed.stderr
     assert f"{unreadable}: the study file cannot be read (permission denied)" in completed.stderr
     assert "Traceback" not in completed.stderr and not (tmp_path / "dev.jsonl").exists()
+
+
+@pytest.mark.parametrize("argv", [["agreement", "{}", "--bootstrap", "0"], ["report", "{}", "--bootstrap", "0"],
+                                  ["study", "import-judgments", "{}", "--db", "STUDY"]])
+def test_a_value_under_no_column_is_refused_with_its_line(tmp_path, study, argv):
+    """`1,ann2,fluency,yes,no` (an answer "yes,no" left unquoted) was read as "yes": kappa from a value the
+    judge did not give."""
+    judgments = tmp_path / "j.csv"
+    judgments.write_text(JUDGMENTS.replace("1,ann2,fluency,no", "1,ann2,fluency,yes,no"))
+    before = study.read_bytes()
+    status, _out, err = run_cli([part.replace("{}", str(judgments)).replace("STUDY", str(study)) for part in argv])
+    assert status == 2 and f"{judgments}:3: expected at most 4 fields (the header's columns) with a value" in err, err
+    assert study.read_bytes() == before
+    judgments.write_text(JUDGMENTS.replace("\n", ",,\n"))  # empty trailing cells, as a spreadsheet pads rows: taken
+    status, _out, err = run_cli([part.replace("{}", str(judgments)).replace("STUDY", str(study)) for part in argv])
+    assert status == 0, err
+
+
+@pytest.mark.parametrize("field, number", [("model_score", "1e309"), ("true_score", "-1e309"),
+                                           ("model_score", "123456789e400")])
+def test_a_json_number_past_a_double_is_refused_with_its_line(tmp_path, study, field, number):
+    """JSON has no infinity, but Python reads 1e309 as one: a candidate's score became inf, silently."""
+    line = ('{"sentence_id": 5, "system": "beam", "text": "x y", "source": "a b", "model_score": -1.5, '
+            '"true_score": -1.4}\n').replace(f'"{field}": -1.' + ("5" if field == "model_score" else "4"),
+                                             f'"{field}": {number}')
+    assert number in line
+    candidates = tmp_path / "c.jsonl"
+    candidates.write_text(line.replace("5", "6", 1).replace(number, "-2") + line)
+    before = study.read_bytes()
+    status, _out, err = run_cli(["study", "import-candidates", str(candidates), "--db", str(study)])
+    assert status == 2 and f"{candidates}:2: expected a JSON object (no NaN or Infinity)" in err, err
+    assert study.read_bytes() == before
+
+
+def test_reproduce_names_the_line_of_json_nested_too_deep(tmp_path):
+    deep = tmp_path / "runs.jsonl"
+    deep.write_text("\n" + "[" * 100_000 + "]" * 100_000 + "\n")
+    status, _out, err = run_cli(["reproduce", str(deep)])
+    assert status == 2 and f"{deep}:2: expected a JSON object (parastudio generate --json) nested at most" in err, err
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs as root giving up its right to write anything")
+@pytest.mark.parametrize("argv", [["graph", "load", "g.txt", "-o", "{}"],
+                                  ["lm", "train", "corpus.txt", "--order", "2", "--discount-fallback", "-o", "{}"],
+                                  ["study", "export-package", "--db", "s.sqlite", "--annotator", "a3", "-o", "{}"]])
+def test_a_writer_through_another_program_says_its_folder_takes_no_file(tmp_path, study, argv):
+    """graph load into a read-only folder ended in sqlite3's "unable to open database file" traceback."""
+    from cat_graph_fixture import GRAPH
+
+    (tmp_path / "g.txt").write_text(GRAPH)
+    (tmp_path / "corpus.txt").write_text("the dog runs\nthe cat sleeps\n" * 10)
+    assert run_cli(["study", "assign", "--db", str(study), "--annotators", "a3"])[0] == 0
+    folder = tmp_path / "read-only"
+    folder.mkdir(mode=0o555)
+    output = folder / "out"
+    completed = subprocess.run([sys.executable, "-m", "core", *[part.replace("{}", str(output)) for part in argv]],
+                               cwd=tmp_path, capture_output=True, text=True, preexec_fn=_without_root_overrides,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert completed.returncode == 2, completed.stderr
+    assert f"{output}: cannot be written (Permission denied)" in completed.stderr
+    assert "Traceback" not in completed.stderr and os.listdir(folder) == []
