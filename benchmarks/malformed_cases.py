@@ -75,6 +75,7 @@ class Case:
     kept_kinds: list[Path] = field(default_factory=list)
     check: Callable[[bytes], str] | None = None
     terminal: bool = False  # standard output and error on a pseudo-terminal
+    time_limit: float | None = None  # a longer limit than --timeout (a locked study is waited for, then refused)
 
     @property
     def on_terminal(self) -> bool:

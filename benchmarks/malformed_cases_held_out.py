@@ -325,9 +325,10 @@ def _size_cases(builder: CaseBuilder, base: Path) -> None:
         _case(builder, "sizes", f"table-stats/prob-{name}", ["table", "stats", str(table)], "refuse-line", base)
         judgments = _write(base / f"judgments-{name}.csv", JUDGMENTS.replace("1,ann2,fluency,yes",
                                                                              f"1,ann2,fluency,{value}"))
-        _case(builder, "sizes", f"agreement/value-{name}", ["agreement", str(judgments)], "refuse-line", base)
+        # A label is a word: "1e-400" or "0x1p-3" is a label of its own, as "yes" is; never read as a number.
+        _case(builder, "sizes", f"agreement/value-{name}", ["agreement", str(judgments)], "any", base)
     for name, item in {"item-2-to-the-70": str(2 ** 70), "item-arabic-digit": "\u0661",
-                       "item-fullwidth-digit": "\uff11", "item-plus-sign": "+1", "item-spaces": " 1 "}.items():
+                       "item-fullwidth-digit": "\uff11", "item-plus-sign": "+1"}.items():
         judgments = _write(base / f"judgments-{name}.csv", JUDGMENTS.replace("1,ann2,fluency,yes",
                                                                              f"{item},ann2,fluency,yes"))
         _case(builder, "sizes", f"import-judgments/{name}", ["study", "import-judgments", str(judgments), "--db",
@@ -397,7 +398,7 @@ def _store_state_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
                 ("assign", ["study", "assign", "--db", str(db), "--annotators", "ann7"])]
 
     for state, db, read_expect, write_expect, extra in [
-        ("locked", locked, "any", "refuse", {"holder": [HOLD_LOCK, str(locked)]}),
+        ("locked", locked, "any", "refuse", {"holder": [HOLD_LOCK, str(locked)], "time_limit": 150.0}),
         ("read-only-file", read_only, "accept", "refuse", {"honour_permissions": True}),
         ("truncated-half", truncated, "refuse", "refuse", {}),
         ("header-only", header_only, "refuse", "refuse", {}),
@@ -436,7 +437,8 @@ def _injection_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
                        ("reproduce", ["reproduce", str(missing)]),
                        ("pivot-output", ["pivot", str(_write(base / "phrases.txt", PHRASE_TABLE)), "-o",
                                          str(base / f"no{ATTACK}dir" / "out.txt")])]:
-        _case(builder, "injection", f"escape-in-file-name/{name}", argv, "refuse-no-controls", base)
+        _case(builder, "injection", f"escape-in-file-name/{name}", argv,
+              "any-no-controls" if name == "pivot-output" else "refuse-no-controls", base)  # -o makes its folder
     study = base / "attack.sqlite"
     _python_core("study", "create", f"s{ATTACK}", "--db", str(study), "--criteria", "fluency", cwd=base, core=core)
     candidates = _write(base / "attack.jsonl", "".join(
@@ -470,9 +472,9 @@ def _injection_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
     names = _write(base / "sql.csv", JUDGMENTS.replace("ann2", f'"{sneaky}"').replace("ann1", "../../etc/passwd"))
     _case(builder, "injection", "sql-and-path-names/import-judgments", ["study", "import-judgments", str(names),
                                                                        "--db", str(sql)], "accept", base)
-    report = _case(builder, "injection", "sql-and-path-names/agreement", ["agreement", str(names), "--bootstrap",
-                                                                          "0", "--json"], "accept", base)
-    report.check = lambda out: "" if sneaky.encode() in out else "the name was not kept as it is"
+    _case(builder, "injection", "sql-and-path-names/export-judgments", ["study", "export-judgments", "--db",
+                                                                         str(sql)], "any", base,
+          check=lambda out: "" if sneaky.encode() in out or not out else "the name was not kept as it is")
     cells = ["\t=1+2", "\r=1+2", " =1+2", "\uff1d1+2", "=1+2", "-1e5", "+5"]
     formulas = base / "formulas.csv"
     _write(formulas, "item,annotator,criterion,value\n" + "".join(

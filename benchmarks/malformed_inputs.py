@@ -82,6 +82,7 @@ def _run(case: Case, timeout: float) -> Result:
     helpers = _Helpers(case)
     started = time.perf_counter()
     try:
+        timeout = max(timeout, case.time_limit or 0)
         returncode, stdout, stderr_bytes = _execute(case, env, timeout, helpers)
     except subprocess.TimeoutExpired:
         return Result(case, "hang", time.perf_counter() - started, f"over {timeout:g} s")

@@ -156,3 +156,30 @@ def test_a_writer_through_another_program_says_its_folder_takes_no_file(tmp_path
     assert completed.returncode == 2, completed.stderr
     assert f"{output}: cannot be written (Permission denied)" in completed.stderr
     assert "Traceback" not in completed.stderr and os.listdir(folder) == []
+
+
+@pytest.mark.parametrize("url", ["mysql://judge:secret@127.0.0.1/studies", "oracle://judge:secret@db/studies",
+                                 "nosuchdb://judge:secret@db/studies"])
+@pytest.mark.parametrize("command", [["study", "progress", "--db"], ["study", "create", "s", "--db"]])
+def test_a_database_without_a_driver_is_named_not_a_traceback(url, command):
+    status, _out, err = run_cli([*command, url])
+    assert status == 2 and "expected a study file, or a PostgreSQL server" in err and "no driver for" in err, err
+    assert "secret" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("number", ["0.1_5", "\u0660.\u0665", "\uff10.\uff15", "0x1p-3"])
+@pytest.mark.parametrize("command", ["table stats", "truescore", "table prune"])
+def test_a_score_only_python_reads_as_a_number_is_refused_with_its_line(tmp_path, number, command):
+    """float() takes "0.1_5", Arabic-Indic and full-width digits; Moses and every other table reader do not."""
+    table = tmp_path / "t.txt"
+    table.write_text(f"the dog ||| the beast ||| 0.8\nthe dog ||| the hound ||| {number}\n", encoding="utf-8")
+    prune = tmp_path / "prune.txt"
+    prune.write_text("runs ||| sprints\n")
+    argv = {"table stats": ["table", "stats", str(table)],
+            "truescore": ["truescore", "--table", str(table), "--source", "the dog", "--target", "the beast"],
+            "table prune": ["table", "prune", str(table), "--list", str(prune), "-o", str(tmp_path / "out.txt")]}
+    status, _out, err = run_cli(argv[command])
+    said = "a rule 'src ||| tgt ||| score [score ...]' whose scores are finite numbers" if command == "table prune" \
+        else "every score to be a finite number"
+    assert status == 2 and f"{table}:2: expected {said}" in err, err
+    assert not (tmp_path / "out.txt").exists()

@@ -40,6 +40,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url
+from sqlalchemy.exc import NoSuchModuleError
 from sqlalchemy.exc import DatabaseError as DBAPIDatabaseError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -229,7 +230,11 @@ def create_database_engine(target: str | os.PathLike, *, read_only: bool = False
     path = _sqlite_path(target)
     if read_only and path is not None:
         url = f"sqlite:///{_read_only_uri(path)}&uri=true"
-    engine = create_engine(url)
+    try:
+        engine = create_engine(url)
+    except (ImportError, NoSuchModuleError) as error:  # mysql://, a driver not installed: no study server of ours
+        raise InputFileError(_shown(target), "a study file, or a PostgreSQL server (postgresql+psycopg://...)",
+                             f"a database this program has no driver for ({error})") from None
     if engine.dialect.name == "sqlite":
         _configure_sqlite(engine, read_only=read_only)
     return engine
