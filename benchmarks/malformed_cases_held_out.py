@@ -408,13 +408,17 @@ def _store_state_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
         ("garbage-journal-beside", garbage_journal, "any", "any", {}),
         ("folder-named-wal", folder_wal, "refuse", "refuse", {}),
     ]:
-        keep = [db] if state not in ("garbage-wal-beside", "garbage-journal-beside") else []
-        for command, argv in reads(db):
-            _case(builder, "store-states", f"{state}/{command}", argv, read_expect, base, store=True, untouched=keep,
-                  **extra)
-        for command, argv in writes(db):
-            _case(builder, "store-states", f"{state}/{command}", argv, write_expect, base, store=True,
-                  untouched=keep if write_expect == "refuse" else [], **extra)
+        for command, argv in [*reads(db), *writes(db)]:
+            expect = write_expect if (command, argv) in writes(db) else read_expect
+            own, options = db, dict(extra)
+            if state == "locked":  # its own copy and its own holder: two holders of one file would wait on each other
+                own = base / f"locked-{command}.sqlite"
+                shutil.copy(db, own)
+                argv = [str(own) if part == str(db) else part for part in argv]
+                options["holder"] = [HOLD_LOCK, str(own)]
+            keep = [own] if state not in ("garbage-wal-beside", "garbage-journal-beside") and expect != "any" else []
+            _case(builder, "store-states", f"{state}/{command}", argv, expect, base, store=True, untouched=keep,
+                  **options)
     _case(builder, "store-states", "wal-left-behind/export-judgments", ["study", "export-judgments", "--db",
                                                                         str(wal_copy)], "accept", base, store=True,
           check=lambda out: "" if b"judge-from-the-wal" in out else "the answers in the -wal were not read")

@@ -371,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cases = build_cases(directory, CORE)
         if args.only:
-            cases = [case for case in cases if args.only in case.name]
+            cases = [case for case in cases if args.only in case.name or case.is_baseline]  # "same" needs them
         if args.issue:
             cases = [case for case in cases if case.issue == args.issue or case.is_baseline]
         if args.held_out:
