@@ -183,3 +183,27 @@ def test_a_score_only_python_reads_as_a_number_is_refused_with_its_line(tmp_path
         else "every score to be a finite number"
     assert status == 2 and f"{table}:2: expected {said}" in err, err
     assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.parametrize("argv", [["study", "items", "{db}", "--format", "csv"], ["inspect", "{db}", "--format", "csv"],
+                                  ["export-devset", "{db}", "--format", "csv", "-o", "-"]])
+def test_a_csv_cell_holding_a_carriage_return_is_quoted(tmp_path, argv):
+    """Python 3.11's csv, told to end rows with LF, left a bare CR unquoted: a spreadsheet began a new row
+    there, with a formula `=1+2` in its first cell, and our own reader refused the file."""
+    db = tmp_path / "s.sqlite"
+    assert run_cli(["study", "create", "s", "--db", str(db), "--criteria", "fluency"])[0] == 0
+    candidates = tmp_path / "c.jsonl"
+    candidates.write_text('{"sentence_id": 0, "system": "beam", "text": "the beast\\r=1+2", "source": "the dog"}\n')
+    assert run_cli(["study", "import-candidates", str(candidates), "--db", str(db)])[0] == 0
+    judgments = tmp_path / "j.csv"
+    judgments.write_text("item,annotator,criterion,value\n1,ann1,fluency,no\n1,ann2,fluency,no\n")
+    assert run_cli(["study", "import-judgments", str(judgments), "--db", str(db)])[0] == 0
+    status, out, err = run_cli([part.replace("{db}", str(db)) for part in argv])
+    assert status == 0, err
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(out, newline="")))
+    assert len({len(row) for row in rows}) == 1 and len(rows) == 2, rows  # the header and one row, every cell in it
+    assert not any(cell.startswith("=") for row in rows for cell in row)
+    assert out.endswith("\n") and not out.endswith("\r\n")

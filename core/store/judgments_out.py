@@ -9,7 +9,7 @@ from typing import Iterator
 
 from sqlalchemy import select
 
-from core.csv_cells import safe_row
+from core.csv_cells import line_feed_rows, safe_row
 from core.store.clock import iso_time
 from core.store.criteria import scale_labels
 from core.store.database import Database
@@ -114,7 +114,8 @@ def export_judgments(db: Database, study_id: int, output: str | os.PathLike, fil
     count = 0
     with atomic_output(output, inputs=inputs) as handle:
         if file_format == "csv":
-            writer = csv.DictWriter(handle, fieldnames=EXPORT_COLUMNS, extrasaction="ignore", lineterminator="\n")
+            writer = csv.DictWriter(line_feed_rows(handle), fieldnames=EXPORT_COLUMNS, extrasaction="ignore",
+                                    lineterminator="\r\n")
             writer.writeheader()
         for row in iter_judgments(db, study_id, history=history, include_qc=include_qc):
             if file_format == "csv":
