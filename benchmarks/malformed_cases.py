@@ -63,6 +63,24 @@ class Case:
     issue: int = 18  # the issue whose list the case comes from (22: malformed_cases_22.py)
     kind: str = ""  # issue 22's kind of input: filesystem, unicode-size, store-state, silent-change, injection
     honour_permissions: bool = False  # run without root's right to write anything (a read-only folder)
+    # The held-out kinds (malformed_cases_held_out.py): standard input as a pipe of these bytes; a pipe named
+    # /dev/fd/N ("{FD}" in argv) carrying these bytes; named pipes fed with bytes or drained while the command
+    # runs; a process (Python source, arguments) that holds a study's lock while it runs; paths whose kind
+    # (device, FIFO, symlink) must stay; a check of an accepted output (a wrong answer in words, or "").
+    stdin_data: bytes | None = None
+    fd_input: bytes | None = None
+    feed: dict = field(default_factory=dict)
+    drain: list[Path] = field(default_factory=list)
+    holder: list[str] | None = None
+    kept_kinds: list[Path] = field(default_factory=list)
+    check: Callable[[bytes], str] | None = None
+    terminal: bool = False  # standard output and error on a pseudo-terminal
+    time_limit: float | None = None  # a longer limit than --timeout (a locked study is waited for, then refused)
+
+    @property
+    def on_terminal(self) -> bool:
+        """A case that checks for raw control characters runs on a terminal: only a terminal gets them escaped."""
+        return self.terminal or self.expect.endswith("no-controls")
 
     def output_of(self, stdout: bytes) -> bytes:
         data = (self.output_file.read_bytes() if self.output_file.exists() else b"<no output>") \
@@ -148,6 +166,7 @@ class CaseBuilder:
         self.fixtures = directory / "fixtures"
         self.fixtures.mkdir(parents=True, exist_ok=True)
         self.cases: list[Case] = []
+        self.keep_alive: list = []  # objects whose files must stay while the cases run (a bound socket)
         self.table = self._fixture("table.txt", TABLE)
         self.arpa = self._fixture("lm.arpa", ARPA)
         self.sentences = self._fixture("sentences.txt", SENTENCES)
@@ -447,4 +466,7 @@ def build_cases(directory: Path, core: Path = ROOT) -> list[Case]:
     from malformed_cases_22 import build_cases_22  # issue 22's kinds, beside this list
 
     build_cases_22(builder, core)
+    from malformed_cases_held_out import build_held_out_cases  # the held-out kinds, apart from tests/
+
+    build_held_out_cases(builder, core)
     return builder.cases

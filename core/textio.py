@@ -105,6 +105,10 @@ def staged_output(path: str | os.PathLike, *, inputs=(), what: str, text: bool =
         remove_stale_temporaries(destination)
         temporary = temporary_sibling(destination)
         try:
+            try:  # made here, so a folder that takes no new file is said plainly, not as SQLite's "unable to open"
+                temporary.touch(exist_ok=False)
+            except OSError as error:
+                raise OutputFileError(target.shown, f"cannot be written ({error.strerror})") from None
             yield temporary
             with open(temporary, "rb") as handle:
                 os.fsync(handle.fileno())
@@ -286,7 +290,8 @@ class CheckedText:
 
     The one place text input is checked (issue 18): a UTF-8 byte-order mark at
     the start is dropped, CRLF read as LF, and a line that is not UTF-8, holds a
-    NUL byte, a byte-order mark (issue 22: anywhere but the start) or is longer
+    NUL byte, a carriage return not before its line feed, a byte-order mark
+    (issue 22: anywhere but the start) or is longer
     than ``max_line_bytes``, or a gzip stream that is truncated or corrupt, stops
     the read with ``file:line: expected ...``.
     Iterating yields lines ending in ``"\\n"`` (except perhaps the last), as a
@@ -294,8 +299,9 @@ class CheckedText:
     """
 
     def __init__(self, path: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES,
-                 stream: io.BufferedReader | None = None):
+                 stream: io.BufferedReader | None = None, inner_carriage_returns: bool = False):
         self.path = str(path)
+        self._inner_carriage_returns = inner_carriage_returns  # a CSV reader says where its fields hold one
         self.name = self.path
         self.max_line_bytes = max_line_bytes
         self.line_number = 0
@@ -356,6 +362,9 @@ class CheckedText:
                                  f"byte {error.start + 1} of line {self.line_number} is not UTF-8") from None
         if text.endswith("\r\n"):
             text = text[:-2] + "\n"
+        if "\r" in text and not self._inner_carriage_returns:  # lines ended by CR alone (old Mac files): read as one line, two sentences would become one
+            raise self._bad_text("lines ending in LF or CRLF (a carriage return only before a line feed)",
+                                 text[:60], f"line {self.line_number} holds a carriage return")
         return text
 
     def __iter__(self) -> Iterator[str]:
@@ -407,7 +416,7 @@ def read_csv(path: str | os.PathLike, *, delimiter: str = ",") -> Iterator[tuple
     inside a field or a field longer than the csv module takes stops the read
     with ``file:line: expected ...``.
     """
-    with CheckedText(path) as handle:
+    with CheckedText(path, inner_carriage_returns=True) as handle:
         reader = csv.reader(handle, delimiter=delimiter)
         while True:
             try:

@@ -52,6 +52,7 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.structured_text", "base"),
     ("core.terminal_text", "base"),
     ("core.csv_cells", "base"),
+    ("core.number_text", "base"),
     ("core.progress", "base"),
     ("core.vocabulary", "base"),
     ("core.code_identity", "base"),

@@ -15,7 +15,7 @@ import io
 import json
 import sys
 
-from core.csv_cells import safe_row
+from core.csv_cells import line_feed_rows, safe_row
 from core.inspection.verdicts import VERDICTS
 
 ROW_COLUMNS = ("item", "sentence_id", "source_key", "verdict", "systems", "source_length", "rules", "model_score",
@@ -74,7 +74,8 @@ def run_inspect(args: argparse.Namespace) -> int:
                 "systems": ";".join(row.systems)} for row in rows]
     if args.format == "csv":
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=ROW_COLUMNS, lineterminator="\n", extrasaction="ignore")
+        writer = csv.DictWriter(line_feed_rows(buffer), fieldnames=ROW_COLUMNS, lineterminator="\r\n",
+                                extrasaction="ignore")
         writer.writeheader()
         writer.writerows(safe_row(record, args.raw) for record in records)
         sys.stdout.write(buffer.getvalue())

@@ -12,7 +12,7 @@ import sys
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from core.csv_cells import safe_row
+from core.csv_cells import line_feed_rows, safe_row
 from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) is imported by the commands that open a database, not by --help
@@ -367,7 +367,7 @@ def _export_scores(args) -> int:
                      f"{', '.join(records.criterion_names()) or 'none'}")
     scores = sentence_scores(records, args.criterion, args.aggregate, unified_min=args.unified_min)
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(line_feed_rows(buffer), lineterminator="\r\n")
     writer.writerow(["item", "system", "score"])
     for item, system, score in score_rows(scores):
         writer.writerow(safe_row([item, system, repr(score)], args.raw))
@@ -392,7 +392,8 @@ def _items(args) -> int:
     if args.format == "jsonl":
         buffer.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     elif args.format == "csv":
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["item"], lineterminator="\n")
+        writer = csv.DictWriter(line_feed_rows(buffer), fieldnames=list(rows[0]) if rows else ["item"],
+                                lineterminator="\r\n")
         writer.writeheader()
         writer.writerows(safe_row({**row, "systems": ";".join(row["systems"])}, args.raw) for row in rows)
     else:

@@ -32,6 +32,7 @@ from core.code_identity import code_identity
 from core.engine.file_fingerprint import mismatch
 from core.errors import InputFormatError, OptionsError
 from core.progress import Progress, no_progress
+from core.structured_text import too_deep
 from core.textio import open_text_maybe_gzip
 
 CODE_KEYS = ("version", "commit")
@@ -85,6 +86,8 @@ def read_runs(path: str | os.PathLike) -> list[RecordedRun]:
                 record = json.loads(text)
             except ValueError:
                 raise InputFormatError(path, number, "a JSON object (parastudio generate --json)", text) from None
+            except RecursionError:
+                raise too_deep(path, text, "a JSON object (parastudio generate --json)", number) from None
             if not isinstance(record, dict) or not isinstance(record.get("params"), dict) \
                     or "system" not in record["params"]:
                 raise InputFormatError(path, number, "a candidate with params (parastudio generate --json)", text)

@@ -35,6 +35,7 @@ from typing import Iterator
 
 from core.textio import open_text_maybe_gzip
 from core.errors import InputFormatError
+from core.number_text import is_decimal
 from core.engine.rules import Rule
 
 SEPARATOR = " ||| "
@@ -148,7 +149,7 @@ def _phrase_reader():
 
 def _float(text: str, path: str, number: int, line: str, what: str) -> float:
     try:
-        value = float(text)
+        value = float(text) if is_decimal(text) else math.nan
     except ValueError:
         value = math.nan
     if not math.isfinite(value):

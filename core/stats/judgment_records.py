@@ -214,6 +214,9 @@ class JudgmentRecords:
             ) from None
 
 
+_HEADER_WIDTH = "\0width"  # how many columns the header names, beside the positions _read_header returns
+
+
 def _read_header(rows, path: str, required: Sequence[str], optional: Sequence[str] = ()) -> dict[str, int]:
     line_number = 0
     for line_number, row in rows:
@@ -226,7 +229,8 @@ def _read_header(rows, path: str, required: Sequence[str], optional: Sequence[st
             if optional:
                 expected += " (optional: " + ",".join(optional) + ")"
             raise InputFormatError(path, line_number, expected, got=",".join(row))
-        return {name: names.index(name) for name in list(required) + [o for o in optional if o in names]}
+        return {name: names.index(name) for name in list(required) + [o for o in optional if o in names]} \
+            | {_HEADER_WIDTH: len(names)}
     raise InputFormatError(path, max(line_number, 1), "a header with columns " + ",".join(required),
                            got="an empty file")
 
@@ -235,12 +239,17 @@ def _rows(path: str, required: Sequence[str], optional: Sequence[str] = ()):
     """Yield (line_number, {column: stripped value}) for every non-blank row."""
     rows = read_csv(path)
     positions = _read_header(rows, path, required, optional)
+    header_width = positions.pop(_HEADER_WIDTH)
     width = max(positions.values()) + 1
     for line_number, row in rows:
         if not row or (len(row) == 1 and not row[0].strip()):
             continue
         if len(row) < width:
             raise InputFormatError(path, line_number, f"at least {width} comma-separated fields", got=",".join(row))
+        if len(row) > header_width and any(cell.strip() for cell in row[header_width:]):
+            # A value under no column name (a comma inside an unquoted name): dropped, it would change the row.
+            raise InputFormatError(path, line_number, f"at most {header_width} fields (the header's columns) with "
+                                   "a value", got=",".join(row)[:120])
         fields = {name: row[position].strip() for name, position in positions.items()}
         for name in required:
             if not fields[name]:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from core.code_identity import code_version
-from core.csv_cells import safe_row
+from core.csv_cells import line_feed_rows, safe_row
 from core.stats.report_model import Report, ReportTable
 
 FORMATS = ("md", "html", "csv", "json")
@@ -87,7 +87,7 @@ def render_csv(report: Report, raw: bool = False) -> str:
     """Long format, one cell per line: ``table,row,column,value,signature``; full precision. Text cells a
     spreadsheet would run as formulas are quoted (:mod:`core.csv_cells`) unless ``raw``."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(line_feed_rows(buffer), lineterminator="\r\n")
     writer.writerow(["table", "row", "column", "value", "signature"])
     for table in report.tables:
         for row in table.rows:

@@ -136,6 +136,14 @@ def _reject_constant(name: str):
     raise ValueError(name)
 
 
+def _finite_float(text: str) -> float:
+    """A JSON number as a float; one past a double's range (``1e309``) reads as infinity, which is refused."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
 def read_candidates_jsonl(path: str | os.PathLike) -> Iterator[CandidateRow]:
     """Lines of ``parastudio generate --json``: {"sentence_id", "system", "rank",
     "text", "model_score", "true_score", "derivation", "params"}; an optional
@@ -147,7 +155,7 @@ def read_candidates_jsonl(path: str | os.PathLike) -> Iterator[CandidateRow]:
                 continue
             try:
                 # NaN and Infinity are not JSON (RFC 8259), though Python writes and reads them.
-                record = json.loads(line, parse_constant=_reject_constant)
+                record = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
             except (ValueError, RecursionError):
                 raise InputFormatError(path, number, "a JSON object (no NaN or Infinity)", line.strip()) from None
             if not isinstance(record, dict):
@@ -210,7 +218,7 @@ def read_choice_tasks(path: str | os.PathLike) -> Iterator[dict]:
             if not line.strip():
                 continue
             try:
-                task = json.loads(line, parse_constant=_reject_constant)
+                task = json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
             except (ValueError, RecursionError):
                 raise InputFormatError(path, handle.line_number, "a JSON object", line.strip()) from None
             if not isinstance(task, dict):

@@ -40,6 +40,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url
+from sqlalchemy.exc import NoSuchModuleError
 from sqlalchemy.exc import DatabaseError as DBAPIDatabaseError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -61,7 +62,11 @@ def database_url(target: str | os.PathLike) -> str:
     text = str(target)
     if "://" in text:
         url = make_url(text)
-        if url.get_backend_name() != "sqlite" or url.drivername == "sqlite" or not url.database:
+        if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
+            # SQLite's in-memory database: a study made or judged there is gone when the command ends.
+            raise InputFileError(text, "a study file or a database server",
+                                 "SQLite's in-memory database, which nothing outlives")
+        if url.get_backend_name() != "sqlite" or url.drivername == "sqlite":
             return text
         text = url.database
     try:
@@ -225,7 +230,11 @@ def create_database_engine(target: str | os.PathLike, *, read_only: bool = False
     path = _sqlite_path(target)
     if read_only and path is not None:
         url = f"sqlite:///{_read_only_uri(path)}&uri=true"
-    engine = create_engine(url)
+    try:
+        engine = create_engine(url)
+    except (ImportError, NoSuchModuleError) as error:  # mysql://, a driver not installed: no study server of ours
+        raise InputFileError(_shown(target), "a study file, or a PostgreSQL server (postgresql+psycopg://...)",
+                             f"a database this program has no driver for ({error})") from None
     if engine.dialect.name == "sqlite":
         _configure_sqlite(engine, read_only=read_only)
     return engine
@@ -258,12 +267,12 @@ def _check_sqlite_file(path: Path, create: bool) -> bool:
     # Read-only: another program's database must not be touched, not even its journal mode. Only SQLite opens
     # the file: this process may hold the study already (the app opening it again), and closing a descriptor
     # of our own would drop SQLite's locks on it (SQLite's "How to corrupt your database", section 2.2).
-    connection = sqlite3.connect(_read_only_uri(path), uri=True)
+    connection = None
     try:
+        connection = sqlite3.connect(_read_only_uri(path), uri=True)
         application_id = connection.execute("PRAGMA application_id").fetchone()[0]
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as error:
-        connection.close()
         unavailable = unavailable_study_error(str(path), error)
         if unavailable is not None:
             raise unavailable from None
@@ -272,7 +281,8 @@ def _check_sqlite_file(path: Path, create: bool) -> bool:
                                  "a file that is not SQLite") from None
         raise InputFileError(path, "a Paraphrase Studio study database", f"a damaged SQLite file ({error})") from None
     finally:
-        connection.close()
+        if connection is not None:
+            connection.close()
     if application_id == APPLICATION_ID or (application_id == 0 and OUR_TABLES <= tables):
         return False
     if application_id == 0 and not tables and create:

@@ -63,6 +63,9 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
         for number, cells in records:
             if not cells:
                 continue
+            if any(cell.strip() for cell in cells[len(header):]):  # a value under no column: dropped, it changes the row
+                raise InputFormatError(path, number, f"at most {len(header)} fields (the header's columns) with a value",
+                                       ",".join(cells)[:120])
             # As csv.DictReader reads a row: a missing column is None.
             row = {name: cells[index] if index < len(cells) else None for index, name in enumerate(header)}
             try:

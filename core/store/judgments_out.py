@@ -12,7 +12,7 @@ from typing import Iterator
 from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
-from core.csv_cells import safe_row
+from core.csv_cells import line_feed_rows, safe_row
 from core.store.clock import iso_time
 from core.store.criteria import SCORE_SCALES, scale_labels
 from core.store.database import Database
@@ -165,7 +165,8 @@ def export_judgments(db: Database, study_id: int, output: str | os.PathLike, fil
         standardized = da_standardizer(rows)
     with atomic_output(output, inputs=inputs) as handle:
         if file_format == "csv":
-            writer = csv.DictWriter(handle, fieldnames=EXPORT_COLUMNS, extrasaction="ignore", lineterminator="\n")
+            writer = csv.DictWriter(line_feed_rows(handle), fieldnames=EXPORT_COLUMNS, extrasaction="ignore",
+                                    lineterminator="\r\n")
             writer.writeheader()
         for row in rows:
             row["z"] = standardized(row) if standardized is not None else None

@@ -45,6 +45,11 @@ def unavailable_study_error(shown: str, error: BaseException) -> StudyUnavailabl
         name = getattr(cause, "sqlite_errorname", "")
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
             return StudyUnavailableError(shown, LOCKED)
+        if name.startswith("SQLITE_CANTOPEN"):
+            path = Path(shown)
+            if path.exists() and not os.access(path, os.R_OK):
+                return StudyUnavailableError(shown, "the study file cannot be read (permission denied)")
+            return StudyUnavailableError(shown, f"the study file cannot be opened ({cause})")
         if name.startswith("SQLITE_READONLY"):
             path = Path(shown)
             reason = read_only_reason(path) or f"the study's folder is read-only: {path.parent} ({cause})"

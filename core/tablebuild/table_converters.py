@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from core.number_text import is_decimal
 from core.errors import InputFormatError
 from core.textio import WriteBehind, atomic_output, open_text_maybe_gzip
 
@@ -103,7 +104,7 @@ def _rule_problem(line: str, separator: str) -> str | None:
         return f"a rule {shape} with a source, a target and at least one score"
     for score in scores:
         try:
-            finite = math.isfinite(float(score))
+            finite = is_decimal(score) and math.isfinite(float(score))
         except ValueError:
             finite = False
         if not finite:

@@ -23,7 +23,7 @@ from typing import Iterable
 
 from core.errors import InputFileError, InputFormatError, OutputFileError
 from core.output_files import FILE, resolve_output
-from core.csv_cells import safe_row
+from core.csv_cells import line_feed_rows, safe_row
 from core.structured_text import parse_json
 from core.textio import atomic_output, open_text_maybe_gzip, remove_stale_temporaries, temporary_sibling
 from core.tuning.devset_record_check import record_problem
@@ -129,7 +129,7 @@ def write_devset(records: list[dict], output: str | os.PathLike, file_format: st
         criteria = list(dict.fromkeys(j["criterion"] for r in records for j in r["judgments"]))
         columns = list(CSV_COLUMNS) + [f"{c}_{part}" for c in criteria
                                        for part in ("label", "status", "reason", "labels", "adjudication")]
-        writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+        writer = csv.DictWriter(line_feed_rows(handle), fieldnames=columns, lineterminator="\r\n")
         writer.writeheader()
         for record in records:
             writer.writerow(safe_row(_csv_row(record, criteria), raw))
