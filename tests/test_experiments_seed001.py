@@ -24,7 +24,7 @@ def test_fig_4_2_and_feedback_recomputed_from_the_per_case_file(tmp_path):
     assert header["inputs"]["cases"][0]["path"].endswith("testcases-roundtrip.jsonl")
     assert "`seed001-approaches.jsonl.gz`" in markdown
     figure = markdown.split("### Fig. 4.2")[1].split("###")[0]
-    plain = [r for r in records if not r["feedback"]]
+    plain = [r for r in records if not r["feedback"] and r["reading"] == "chosen"]
     approaches = list(dict.fromkeys(r["approach"] for r in plain))
     assert len(approaches) == 12  # the ten and the two diagnostic rows
     for approach in approaches:
