@@ -5,8 +5,9 @@ Keys (each button shows its key):
 * yes/no criteria: Y or 1 = yes, N or 0 = no; scales: the level's digit;
 * replacement task (seed 004 §3.6): one unit replacement highlighted in the source and the candidate,
   Y = correct, N = incorrect (the same keys as yes/no);
-* choice task (seed 001 §4.2): 1-5 pick an option, 0 or O keep the original,
-  T types a custom paraphrase (Enter submits, Esc goes back);
+* choice task (seed 001 §4.2): 1-5 pick an option, 0 or O the original (the sentence shows the pick in
+  place), Enter or A accepts it (:mod:`desktop.choice_accept`), T types a custom paraphrase (Enter submits,
+  Esc goes back); a task the auto-skip rule closed is not shown (the status line says so);
 * Right / Left move through the order without answering, Ctrl+Z undoes the
   last answer, F flags, C comments (Enter saves, Esc cancels).
 
@@ -54,6 +55,7 @@ from core.store.annotation_session import AnnotationSession
 from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
 from core.engine.changed_words import changed_tokens
+from desktop.choice_accept import ChoiceAccept
 from desktop.changed_spans import highlighted_display_html, highlighted_html
 from desktop.judging_clock import JudgingClock
 from desktop.judgment_writer import JudgmentWriter
@@ -90,6 +92,7 @@ KEYS = (
     KeyBinding(("F",), "toggle_flag", "Flag"),
     KeyBinding(("C",), "start_comment", "Comment"),
     KeyBinding(("0", "O"), "keep_original", "Keep the original", "choice"),
+    KeyBinding(("Return", "Enter", "A"), "accept_choice", "Accept selection", "choice"),
     KeyBinding(("T",), "start_custom", "Custom paraphrase", "choice"),
 )
 KEY_BY_ACTION = {binding.action: binding for binding in KEYS}
@@ -122,7 +125,7 @@ def replacement_marks(derivation, unit: int | None) -> tuple[range, range, str]:
             f"Source sentence · replacement {unit + 1} of {len(units)}: “{found['source']}” → “{found['target']}”")
 
 
-class AnnotationScreen(QWidget):
+class AnnotationScreen(ChoiceAccept, QWidget):
     """Judging one study as one annotator. ``item_shown`` fires after each new item is laid out."""
 
     item_shown = Signal(object)
@@ -280,6 +283,7 @@ class AnnotationScreen(QWidget):
         self.original_button = self._key_button("keep_original")
         self.original_button.setCheckable(True)
         layout.addWidget(self.original_button)
+        layout.addWidget(self._key_button("accept_choice"))
         custom_row = QHBoxLayout()
         custom_row.addWidget(QLabel(KEY_BY_ACTION["start_custom"].button_text() + ":"))
         self.custom_edit = QLineEdit(placeholderText="Press T, type your own paraphrase, Enter submits, Esc leaves")
@@ -379,6 +383,7 @@ class AnnotationScreen(QWidget):
     # showing an item ---------------------------------------------------------------
     def _show(self, item: ops.ItemView | None) -> None:
         self.item = item
+        self.note_auto_skips()
         self.pending_flag, self.pending_comment = False, None
         self.comment_edit.hide()
         self.shown_at = datetime.now(timezone.utc)
@@ -494,7 +499,7 @@ class AnnotationScreen(QWidget):
             button.deleteLater()
         self.option_buttons = []
         for number, option in enumerate(item.options[:MAX_OPTIONS], 1):
-            button = self._button(f"[{number}]  {option}", lambda _=False, n=number: self.answer_choice(f"option:{n}"))
+            button = self._button(f"[{number}]  {option}", lambda _=False, n=number: self.preview_choice(f"option:{n}"))
             button.setCheckable(True)
             button.setStyleSheet("text-align:left; padding:6px")
             self.options_layout.addWidget(button)
@@ -505,6 +510,7 @@ class AnnotationScreen(QWidget):
             self.options_layout.addWidget(empty)
             self.option_buttons.append(empty)
         self.custom_edit.setText(item.text if item.value == "custom" and item.text else "")
+        self.previewed = None
 
     def _show_answer(self) -> None:
         item = self.item
@@ -563,7 +569,7 @@ class AnnotationScreen(QWidget):
         self.answer("custom", text)
 
     def keep_original(self) -> None:
-        self.answer_choice("original")
+        self.preview_choice("original")
 
     def start_custom(self) -> None:
         if self.item is not None and self.item.scale == "choice":
@@ -682,4 +688,4 @@ class AnnotationScreen(QWidget):
 
     def _choice_key(self, key: int) -> None:
         if Qt.Key_1 <= key <= Qt.Key_5:
-            self.answer_choice(f"option:{key - Qt.Key_0}")
+            self.preview_choice(f"option:{key - Qt.Key_0}")

@@ -61,7 +61,7 @@ class AnnotationSession:
         # The item that was due when a source-free item of its sentence was shown first instead (else None).
         self.held_back: ItemView | None = None
         self.skipped: list[ItemView] = []  # choice tasks closed by the auto-skip rule in this session
-        self._chosen: dict[int, str] = {}  # choice task id -> the paraphrase picked or typed here
+        self._chosen: dict[int, tuple[int, str]] = {}  # assignment -> (choice task, paraphrase) answered here
 
     # what to show ------------------------------------------------------------------------
     def first(self) -> ItemView | None:
@@ -87,7 +87,7 @@ class AnnotationSession:
     def _skipping(self, item: ItemView | None) -> ItemView | None:
         """``item``, or past it while the auto-skip rule closes the open choice task shown."""
         while item is not None and item.scale == "choice" and self.is_open(item):
-            answer = skip_if_due(self.db, item.assignment_id, self._chosen)
+            answer = skip_if_due(self.db, item.assignment_id, dict(self._chosen.values()))
             if answer is None:
                 break
             self.local[item.assignment_id] = LocalAnswer(*answer, stamp=self._answers_given)
@@ -123,8 +123,9 @@ class AnnotationSession:
         """Record an answer given to ``item`` (queued for the writer); returns the item to show next."""
         self._answers_given += 1
         self.local[item.assignment_id] = LocalAnswer(value, text, flag, comment, self._answers_given)
+        self._chosen.pop(item.assignment_id, None)
         if item.scale == "choice" and item.item.startswith("choice-") and value != "original" and text:
-            self._chosen[int(item.item.removeprefix("choice-"))] = text
+            self._chosen[item.assignment_id] = (int(item.item.removeprefix("choice-")), text)
         self._positions[item.assignment_id] = item.position
         return self.next_open_after(item.position)
 
@@ -150,6 +151,7 @@ class AnnotationSession:
         state = self.local.get(assignment_id)
         if state is not None and state.stamp <= before:
             state.value, state.text, state.flag, state.comment = None, None, False, None
+            self._chosen.pop(assignment_id, None)  # an undone pick no longer makes other tasks skip
         position = self._positions.get(assignment_id)
         if position is None:
             position = assignment_position(self.db, assignment_id)
