@@ -3,14 +3,14 @@
 A digit (or a click) picks an option and 0/O the original: the sentence is shown with the pick in place and
 the pick's button pressed, nothing is recorded. Enter (or A, or the "Accept selection" button) records the
 pick, as the thesis's "Accept Selection" did; a custom paraphrase is submitted with Enter in its field
-("Submit Custom"). What the preview shows comes from :mod:`core.store.choice_preview`.
+("Submit Custom"). What the preview shows comes from :mod:`core.store.choice_preview` (through the operations).
 """
 
 from __future__ import annotations
 
 import html
 
-from core.store.choice_preview import ChoicePreview, preview
+from core.store.operations import ChoicePreview, preview_choice as preview
 
 
 class ChoiceAccept:
