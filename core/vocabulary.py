@@ -86,3 +86,6 @@ def parse_slot(token: str) -> tuple[str, int] | None:
 
 def is_slot(token: str) -> bool:
     return _SLOT.match(token) is not None
+
+# Judges per choice task when a study is made without saying (seed 001 §4.2.1: four annotators, A to D).
+CHOICE_STUDY_JUDGES = 4

@@ -5,8 +5,9 @@ Keys (each button shows its key):
 * yes/no criteria: Y or 1 = yes, N or 0 = no; scales: the level's digit;
 * replacement task (seed 004 §3.6): one unit replacement highlighted in the source and the candidate,
   Y = correct, N = incorrect (the same keys as yes/no);
-* choice task (seed 001 §4.2): 1-5 pick an option, 0 or O keep the original,
-  T types a custom paraphrase (Enter submits, Esc goes back);
+* choice task (seed 001 §4.2): 1-5 pick an option, 0 or O the original (the sentence shows the pick in
+  place), Enter or A accepts it (:mod:`desktop.choice_accept`), T types a custom paraphrase (Enter submits,
+  Esc goes back); a task the auto-skip rule closed is not shown (the status line says so);
 * Right / Left move through the order without answering, Ctrl+Z undoes the
   last answer, F flags, C comments (Enter saves, Esc cancels).
 
@@ -41,18 +42,19 @@ from core.store import session_lock
 from core.store.annotation_session import AnnotationSession
 from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
-from core.judging_view import JudgingView, ShownSentence, judging_view, study_display
-from desktop.changed_spans import highlighted_display_html, highlighted_html
+from core.judging_view import JudgingView, judging_view, study_display
 from desktop.judging_keys import KEY_BY_ACTION, KEYS, KeyBinding, help_line
 from desktop.judging_clock import JudgingClock
 from desktop.judgment_writer import JudgmentWriter
 from desktop.annotation_layout import AnnotationLayout
+from desktop.changed_spans import sentence_html
+from desktop.choice_accept import ChoiceAccept
 from desktop.da_view import da_help
 from desktop.esa_view import esa_help
 from desktop.preference_view import preference_for_key, preference_help
 
 
-class AnnotationScreen(AnnotationLayout, QWidget):
+class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
     """Judging one study as one annotator. ``item_shown`` fires after each new item is laid out."""
 
     item_shown = Signal(object)
@@ -173,6 +175,7 @@ class AnnotationScreen(AnnotationLayout, QWidget):
         if item is None or self.item is None or item.assignment_id != self.item.assignment_id:
             self.status.clear()  # a status line belongs to the item it was said on (issue 28: it stayed for hundreds)
         self.item = item
+        self.note_auto_skips()
         if self.session is not None:
             self.session.showing(item)
         self.comment_edit.hide()
@@ -267,7 +270,7 @@ class AnnotationScreen(AnnotationLayout, QWidget):
             button.deleteLater()
         self.option_buttons = []
         for number, option in enumerate(view.options, 1):  # as each would read in the sentence above
-            button = self._button(f"[{number}]  {option}", lambda _=False, n=number: self.answer_choice(f"option:{n}"))
+            button = self._button(f"[{number}]  {option}", lambda _=False, n=number: self.preview_choice(f"option:{n}"))
             button.setCheckable(True)
             button.setStyleSheet("text-align:left; padding:6px")
             self.options_layout.addWidget(button)
@@ -278,6 +281,7 @@ class AnnotationScreen(AnnotationLayout, QWidget):
             self.options_layout.addWidget(empty)
             self.option_buttons.append(empty)
         self.custom_edit.setText(item.text if item.value == "custom" and item.text else "")
+        self.previewed = None
 
     def _show_answer(self) -> None:
         item = self.item
@@ -333,7 +337,7 @@ class AnnotationScreen(AnnotationLayout, QWidget):
         self.answer("custom", text)
 
     def keep_original(self) -> None:
-        self.answer_choice("original")
+        self.preview_choice("original")
 
     def start_custom(self) -> None:
         if self.item is not None and self.item.scale == "choice":
@@ -457,11 +461,4 @@ class AnnotationScreen(AnnotationLayout, QWidget):
 
     def _choice_key(self, key: int) -> None:
         if Qt.Key_1 <= key <= Qt.Key_5:
-            self.answer_choice(f"option:{key - Qt.Key_0}")
-
-
-def sentence_html(shown: ShownSentence) -> str:
-    """A shown sentence as escaped HTML with its marked tokens highlighted (readable or tokenized)."""
-    if shown.text is None:
-        return highlighted_html(list(shown.tokens), shown.marked)
-    return highlighted_display_html(shown.text, shown.spans, shown.marked)
+            self.preview_choice(f"option:{key - Qt.Key_0}")

@@ -54,3 +54,11 @@ def highlighted_display_html(text: str, spans, marked: set[int] | range, style: 
         position = end
     parts.append(html.escape(text[position:]))
     return "".join(parts)
+
+
+def sentence_html(shown) -> str:
+    """A shown sentence (:class:`core.judging_view.ShownSentence`) as escaped HTML with its marked tokens
+    highlighted (readable or tokenized)."""
+    if shown.text is None:
+        return highlighted_html(list(shown.tokens), shown.marked)
+    return highlighted_display_html(shown.text, shown.spans, shown.marked)

@@ -35,6 +35,7 @@ KEYS = (
     KeyBinding(("F",), "toggle_flag", "Flag"),
     KeyBinding(("C",), "start_comment", "Comment"),
     KeyBinding(("0", "O"), "keep_original", "Keep the original", "choice"),
+    KeyBinding(("Return", "Enter", "A"), "accept_choice", "Accept selection", "choice"),
     KeyBinding(("T",), "start_custom", "Custom paraphrase", "choice"),
 )
 KEY_BY_ACTION = {binding.action: binding for binding in KEYS}

@@ -249,8 +249,10 @@ def test_the_choice_task_by_keys(qtbot, tmp_path, screen_for):
         assert "background-color" in screen.choice_sentence_label.text()
         shown.append(item)
         qtbot.keyClick(screen, Qt.Key_1)
+        qtbot.keyClick(screen, Qt.Key_Return)  # a pick is previewed, Enter accepts it (Fig. 4.4)
         shown.append(screen.item)
         qtbot.keyClick(screen, Qt.Key_O)
+        qtbot.keyClick(screen, Qt.Key_Return)
         shown.append(screen.item)
         qtbot.keyClick(screen, Qt.Key_T)
         assert screen.custom_edit.hasFocus() or screen.focusWidget() is screen.custom_edit
@@ -296,6 +298,7 @@ def test_an_undo_moves_only_the_screen_that_asked(qtbot, tmp_path):
         choice.open(choice_id, "ann", "choice")
         qtbot.keyClick(annotate, KEY[key_for(annotate.item)])
         qtbot.keyClick(choice, Qt.Key_1)
+        qtbot.keyClick(choice, Qt.Key_Return)
         where = choice.item.assignment_id
         with qtbot.waitSignal(writer.undone, timeout=5000):
             qtbot.keyClick(annotate, Qt.Key_Z, Qt.ControlModifier)

@@ -61,6 +61,7 @@ def test_keypad_zero_keeps_the_original_like_the_main_zero(qtbot, tmp_path):
     screen, writer = open_screen(qtbot, db, study, name="choice")
     first = screen.item
     qtbot.keyClick(screen, Qt.Key_0, Qt.KeypadModifier)
+    qtbot.keyClick(screen, Qt.Key_Enter, Qt.KeypadModifier)  # the keypad's Enter accepts, as Return does
     moved = screen.item is None or screen.item.assignment_id != first.assignment_id
     screen.close_session(); writer.close(); screen.progress.stop(); db.close()
     assert moved, "keypad 0 did nothing on a choice item"

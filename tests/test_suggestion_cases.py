@@ -191,3 +191,21 @@ def test_autoeval_compares_two_approaches_and_plots_fig_4_3(rows, autoevals, tmp
     assert f"approach-1 finds {ones} cases approach-10 misses; approach-10 finds {tens} that approach-1" in out
     assert png.read_bytes()[:4] == b"\x89PNG" and ET.parse(svg).getroot().tag.endswith("svg")
     assert main(["autoeval", "--approach", "approach-1", "--plot", str(tmp_path / "fig.jpg")]) == 2
+
+
+def test_a_study_made_from_a_case_gives_each_task_four_of_five_judges(rows, tmp_path):
+    """Seed 001 §4.2.1 had four judges per task; the Suggestions screen's study asks as many, not two."""
+    from sqlalchemy import func, select
+
+    from core.store.models import Assignment
+
+    db = open_database(tmp_path / "study.sqlite", create=True)
+    try:
+        row = next(r for r in rows if r.approach == "approach-10" and len(r.suggestions) == 5)
+        sent = send_case(db, row, "roundtrip", judges=["A", "B", "C", "D", "E"])
+        with db.reading() as session:
+            judges = session.scalar(select(func.count(func.distinct(Assignment.annotator_id)))
+                                    .where(Assignment.study_id == sent.study_id))
+        assert judges == 4
+    finally:
+        db.close()

@@ -13,7 +13,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from core.csv_cells import line_feed_rows, safe_row
-from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
+from core.vocabulary import APPLICATIONS, CHOICE_STUDY_JUDGES, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) is imported by the commands that open a database, not by --help
     from core.store import operations as ops
@@ -36,7 +36,8 @@ def register(subparsers) -> None:
     create.add_argument("name")
     create.add_argument("--criteria", default=",".join(DEFAULT_CRITERIA),
                         help=f"comma-separated, among {', '.join(PRESET_CRITERIA)} (default: %(default)s)")
-    create.add_argument("--judges", type=int, default=2, help="judges per item (default: 2)")
+    create.add_argument("--judges", type=int, help="judges per item (default: 4 for a study with the choice "
+                        "criterion, as seed 001 §4.2 had four judges per task; else 2)")
     create.add_argument("--application", default="simplification", choices=APPLICATIONS,
                         help="application for the usability question (seed 004)")
     create.add_argument("--seed", type=int, default=0, help="seed of the per-annotator random orders")
@@ -163,6 +164,11 @@ def _fail(message: str) -> int:
     return 1
 
 
+def default_judges(criteria: list[str]) -> int:
+    """Judges per item when ``--judges`` is not given: seed 001 §4.2's four for choice tasks, else two."""
+    return CHOICE_STUDY_JUDGES if "choice" in criteria else 2
+
+
 def _create(args) -> int:
     from core.store import operations as ops
     from core.store.database import open_database
@@ -170,7 +176,8 @@ def _create(args) -> int:
     with open_database(args.db, create=True) as db:
         try:
             criteria = [c.strip() for c in args.criteria.split(",") if c.strip()]
-            study_id = ops.create_study(db, args.name, criteria=criteria, judges_per_item=args.judges,
+            judges = args.judges if args.judges is not None else default_judges(criteria)
+            study_id = ops.create_study(db, args.name, criteria=criteria, judges_per_item=judges,
                                         application=args.application, seed=args.seed,
                                         blind_phases=args.blind_phases)
         except ValueError as error:

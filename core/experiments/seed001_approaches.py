@@ -18,6 +18,12 @@ Two diagnostic rows, not the paper's, show what the figures depend on:
 ``approach-10, all spans`` (every hypothesis inside the coverage retrieved, not
 only the spans reached by ``forward`` links) and ``approach-10 without FWPF``.
 
+Two readings of the paper are ours to choose (issue 26 item 3): SDSF's Equation 3.7 as its text describes
+it (chosen) or as its letters print it, and FWPF/FNRF's function words as the closed classes (chosen) or
+NLTK's 2013 stopword list (the paper's); every approach the other reading changes runs under it too, and the
+report gives its counts beside the chosen ones. For cases that carry their source words, the round trip's
+Spanish -> English table is asked whether it can spell each gold at all (:mod:`core.engine.cat.table_spelling`).
+
 Each case's result under each approach goes to ``seed001-approaches.jsonl.gz`` beside the Markdown
 (:mod:`core.experiments.seed001_report`, :mod:`core.experiments.per_sentence`).
 
@@ -63,6 +69,29 @@ def diagnostic_approaches() -> dict[str, Approach]:
     }
 
 
+# The other reading of each choice (core.engine.cat.stages.DEFAULT_PARAMETERS holds the chosen one), and the
+# stages whose approaches it changes.
+OTHER_READINGS = {"SDSF as printed": ({"sdsf_reading": "as-printed"}, ("SDSF",)),
+                  "NLTK stopwords": ({"function_words": "nltk-2013"}, ("FWPF", "FNRF"))}
+
+
+def reading_approaches(reading: str) -> dict[str, Approach]:
+    """The paper's approaches that ``reading`` changes, run under it (same names: the report sets them beside)."""
+    parameters, stages = OTHER_READINGS[reading]
+    return {name: dataclasses.replace(a, parameters={**a.parameters, **parameters})
+            for name, a in APPROACHES.items()
+            if set(stages) & {*a.partial_filters, *a.score_functions, *a.filters}}
+
+
+def es_en_table(set_name: str, part: str) -> Path | None:
+    """The Spanish -> English table that made a set's graphs (for the spellable count), when present."""
+    if "build" in set_name:
+        path = BUILD / "roundtrip" / f"rv-web.{part}.gz"
+    else:
+        path = demo_files().es_en_table
+    return path if path.is_file() else None
+
+
 def case_sets(which: str, part: str) -> list[tuple[str, Path, Path]]:
     """``(name, cases, graph)`` per set: the build's files for ``part`` when present, else the demo's (test)."""
     demo = demo_files()
@@ -81,41 +110,59 @@ def case_sets(which: str, part: str) -> list[tuple[str, Path, Path]]:
     return sets
 
 
-def _run_one(job: tuple[Path, Path, str, Approach, bool, int | None]) -> tuple[str, bool, list[CaseResult], float]:
-    graph_path, lm_path, _, approach, feedback, limit = job
+def _run_one(job: tuple[Path, Path, str, Approach, bool, int | None]) -> tuple[str, str, list[CaseResult], float]:
+    graph_path, lm_path, bucket, approach, feedback, limit = job
     cases = _CASES[:limit] if limit else _CASES
     started = time.perf_counter()
     with open_graph(graph_path) as store:
         evaluation = evaluate(store, cases, approach, lm=LanguageModel(lm_path), feedback=feedback,
                               explain=not feedback)
-    return approach.name, feedback, evaluation.results, time.perf_counter() - started
+    return approach.name, bucket, evaluation.results, time.perf_counter() - started
+
+
+def spellable_cases(table: Path | None, rows: list[CaseResult]) -> dict[str, bool] | None:
+    """Per case id, whether the table spells its gold from the selection's source words (None: no table, or
+    the cases carry no source words)."""
+    from core.engine.cat.table_spelling import needed_phrases, read_targets, spellable
+
+    stretches = {r.case.id: r.case.source[slice(*r.coverage)] for r in rows if r.coverage and r.case.source}
+    if table is None or not stretches:
+        return None
+    targets = read_targets(table, needed_phrases(stretches.values()))
+    return {r.case.id: r.case.id in stretches and spellable(stretches[r.case.id], r.case.gold, targets)
+            for r in rows}
 
 
 _CASES: list[Case] = []  # the set being evaluated, shared with forked workers
 
 
 def run_set(name: str, cases_path: Path, graph_path: Path, lm_path: Path, *, limit: int | None,
-            processes: int, say) -> dict:
+            processes: int, say, table: Path | None = None) -> dict:
     global _CASES
     _CASES = read_cases(cases_path)
     cases = _CASES[:limit] if limit else _CASES
     open_graph(graph_path).close()  # load a dump into the cache once, before the workers fork
     approaches = {**APPROACHES, **diagnostic_approaches()}
-    jobs = [(graph_path, lm_path, name, approach, False, limit) for approach in approaches.values()]
-    jobs += [(graph_path, lm_path, name, APPROACHES[a], True, limit) for a in FEEDBACK_APPROACHES]
-    results: dict[str, list[CaseResult]] = {}
-    feedback: dict[str, list[CaseResult]] = {}
+    jobs = [(graph_path, lm_path, "results", approach, False, limit) for approach in approaches.values()]
+    jobs += [(graph_path, lm_path, "feedback", APPROACHES[a], True, limit) for a in FEEDBACK_APPROACHES]
+    jobs += [(graph_path, lm_path, reading, approach, False, limit)
+             for reading in OTHER_READINGS for approach in reading_approaches(reading).values()]
+    buckets: dict[str, dict[str, list[CaseResult]]] = {"results": {}, "feedback": {},
+                                                       **{reading: {} for reading in OTHER_READINGS}}
     seconds: dict[str, float] = {}
     say(f"  {name}: {len(cases)} cases, {len(jobs)} runs")
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=max(1, processes), mp_context=context) as pool:
-        for approach, with_feedback, rows, spent in pool.map(_run_one, jobs):
-            (feedback if with_feedback else results)[approach] = rows
-            seconds[approach + (" feedback" if with_feedback else "")] = spent
-            say(f"    {approach}{' with feedback' if with_feedback else ''}: "
-                f"{sum(r.success for r in rows)}/{len(rows)} in {spent:.0f} s")
+        for approach, bucket, rows, spent in pool.map(_run_one, jobs):
+            buckets[bucket][approach] = rows
+            label = approach + ("" if bucket == "results" else f" ({bucket})")
+            seconds[label] = spent
+            say(f"    {label}: {sum(r.success for r in rows)}/{len(rows)} in {spent:.0f} s")
+    first = next(iter(buckets["results"].values()), [])
     return {"name": name, "cases_file": str(cases_path), "graph": str(graph_path), "cases": cases,
-            "results": results, "feedback": feedback, "seconds": seconds}
+            "results": buckets["results"], "feedback": buckets["feedback"],
+            "readings": {reading: buckets[reading] for reading in OTHER_READINGS}, "seconds": seconds,
+            "spellable": spellable_cases(table, first)}
 
 
 def compare_with_moses(graph: Path, translations: Path, lm_path: Path) -> dict:
@@ -168,7 +215,8 @@ def run_from_args(args: argparse.Namespace, command: str) -> int:
     code_identity()  # read (and cached) now: the code that ran is the code as the run started
     lm_path = Path(args.lm) if args.lm else demo_files().lm
     started = time.perf_counter()
-    sets = [run_set(name, cases, graph, lm_path, limit=args.limit, processes=args.processes, say=print)
+    sets = [run_set(name, cases, graph, lm_path, limit=args.limit, processes=args.processes, say=print,
+                    table=es_en_table(name, args.set))
             for name, cases, graph in case_sets(args.cases, args.set)]
     moses = compare_with_moses(Path(args.moses_graph), Path(args.moses_translations), lm_path) \
         if args.moses_graph and args.moses_translations else None

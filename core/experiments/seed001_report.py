@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from core.engine.cat.approaches import APPROACHES, PAPER_CASES, PAPER_FEEDBACK_SUCCESSES, PAPER_SUCCESSES
+from core.experiments.seed001_accounting import by_selection_length, readings_table, stage_table, ties_table
 from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
 from core.experiments.seed001_approaches import diagnostic_approaches
 from core.stats.significance import PairwiseTests
@@ -89,12 +90,18 @@ def why_paragraph(result: dict) -> list[str]:
     function_only = sum(1 for r in dropped if not content_words(r.case.gold))
     lost_before = fates_one["not in graph"] + fates_one["not retrieved"]
     verdict = "beats" if wins_ten > wins_one else "does not beat"
+    spellable = result.get("spellable")
+    table_line = [] if not spellable else [
+        f"- The translation table can spell {sum(spellable.values())} golds ({_percent(sum(spellable.values()), cases)}) "
+        "from the selection's source words (any monotone segmentation): what a decoder could at best put in "
+        "the graph. The rest of this list is about the graph, not the data."]
     return [f"Approach 10 {verdict} approach 1 on this set ({wins_ten} against {wins_one} of {cases}; the paper: 691 "
-            "against 135). Where the cases go:", "",
+            "against 135). Where the cases go:", "", *table_line,
             f"- {fates_one['not in graph']} golds ({_percent(fates_one['not in graph'], cases)}) are in no chain of "
             f"hypotheses of the graph inside the selection's coverage, and {fates_one['not retrieved']} more "
             f"({_percent(fates_one['not retrieved'], cases)}) are in the graph but not on the spans §3.4.2's retrieval "
-            f"queries: {lost_before} cases ({_percent(lost_before, cases)}) no approach can solve, the same for all ten.",
+            f"queries: {lost_before} cases ({_percent(lost_before, cases)}) no approach can solve with these graphs, the "
+            "same for all ten.",
             f"- In approaches 2 to 10 a partial filter drops the gold in {fates_ten['dropped by']} cases, {len(dropped)} "
             "of them FWPF: the gold differs from a better-scored partial of its span only in function words "
             f"(\"the cattle\" against \"cattle\"), as FWPF's definition has it; {function_only} of those golds are "
@@ -258,7 +265,10 @@ PER_SENTENCE_FIELDS = {
     "length": "the case's phrase length in tokens (Fig. 4.3's groups)",
     "success": "whether the gold was among the top 5 suggestions (\"successes\"; the sign tests compare these "
                "per case)",
+    "reading": "\"chosen\", or the other reading the run used (\"SDSF as printed\", \"NLTK stopwords\"; "
+               "the other readings table)",
     "fate": "where the gold was lost, the first stage that lost it (null with feedback, which is not traced)",
+    "tie_at_cut": "whether the first list's top-5 cut falls inside a tie (the ties table)",
     "seconds": "the request's time in seconds (\"p95 ms\": the value at index int(0.95 n) of the sorted times)",
 }
 
@@ -266,8 +276,11 @@ PER_SENTENCE_FIELDS = {
 def per_sentence_records(sets: list[dict]) -> list[dict]:
     """One record per case, approach and feedback setting (:data:`PER_SENTENCE_FIELDS`)."""
     return [{"set": result["name"], "approach": name, "feedback": feedback, "case": row.case.id,
-             "length": row.case.length, "success": row.success, "fate": row.fate, "seconds": row.seconds}
-            for result in sets for feedback, runs in ((False, result["results"]), (True, result["feedback"]))
+             "length": row.case.length, "success": row.success, "reading": reading, "fate": row.fate,
+             "tie_at_cut": row.tie_at_cut, "seconds": row.seconds}
+            for result in sets
+            for reading, feedback, runs in (("chosen", False, result["results"]), ("chosen", True, result["feedback"]),
+                                            *((r, False, rows) for r, rows in result.get("readings", {}).items()))
             for name, rows in runs.items() for row in rows]
 
 
@@ -277,6 +290,19 @@ def write_per_sentence_file(sets: list[dict], out: Path, *, command: str, lm: Pa
                             PER_SENTENCE_FIELDS)
     write_per_sentence(out / PER_SENTENCE, header, per_sentence_records(sets))
     return header
+
+
+def graph_note(sets: list[dict]) -> list[str]:
+    """Which graphs the figures stand on: the demo's and the build's round trips are not the thesis's size."""
+    from core.evaldata.translation_stages import ROUNDTRIP
+
+    if not sets:
+        return []
+    return [f"**Graph size.** These graphs (the bundled demo's, or the data build's `roundtrip` stage) are decoded at "
+            f"stack {ROUNDTRIP['second_pass_stack']} with {ROUNDTRIP['option_limit']} translation options per span; "
+            "Rustamli's were decoded at stack 5,000 with 100 (§4.1.1). The stage counts show what that costs (golds "
+            "spellable by the table against golds in the graph); `docs/BENCHMARKS.md` measures larger graphs of the "
+            "demo's sentences. These results are not on thesis-size graphs.", ""]
 
 
 def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds: float,
@@ -295,7 +321,7 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
              "case's gold always differs from its selection, so no case succeeds by echoing the input. A round-trip "
              "case's sentence is its graph's 1-best, so its selection aligns exactly; a WEB-KJV case's sentence is "
              "another translation, aligned by the fuzzy aligner. The diagnostic rows are not the paper's approaches.",
-             ""]
+             "", *graph_note(sets)]
     for result in sets:
         cases = result["cases"]
         lengths = [c.length for c in cases]
@@ -304,6 +330,27 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
                   f"phrase length mean {statistics.mean(lengths):.1f} tokens, median {statistics.median(lengths):g}.",
                   "", "### Fig. 4.2: successes per approach", "", *fig_4_2(result), "", *why_paragraph(result),
                   "### Where each gold was lost (first stage that lost it)", "", *fates_table(result), "",
+                  "### Stage counts: golds that survive each stage", "",
+                  "Each count is of the golds that passed that stage and every one before it (a success passes "
+                  "all); *spellable by the table* is apart: whether the Spanish -> English table can spell the "
+                  "gold from the selection's source words at all. An independent count "
+                  "(`benchmarks/seed001_independent_counts.py`, its own graph parser, aligner and filters) gives the "
+                  "same numbers through the partial filters on the bundled cases (`tests/test_seed001_accounting.py`).",
+                  "", *stage_table(result), "",
+                  "### Fig. 4.2 by selection length (tokens; the thesis's queries are 2-3 words)", "",
+                  "Successes (share of the group's cases); the italic rows are golds spellable by the table, in the "
+                  "graph and retrieved (approach 1's retrieval, §3.4.2, the same for the ten).", "",
+                  *by_selection_length(result), "",
+                  "### Ties at the top-5 cut", "",
+                  "A tie at the cut: the 5th and 6th suggestions have exactly equal scores on the key the list was "
+                  "sorted by (`tie_order` then decides, not spelling); the last column is the successes had every "
+                  "such tie been broken the other way.", "", *ties_table(result), "",
+                  "### The other readings", "",
+                  "Ours: SDSF as its text describes it (`min(|s| / (2 |t|), 1)`: higher when the target's step costs "
+                  "less), FWPF and FNRF with the closed-class function words. The others: Equation 3.7 as the "
+                  "extracted letters print it (`min(|t| / (2 |s|), 1)`), and NLTK's 2013 English stopword list "
+                  "(127 words) that §3.4.4.1 names. Successes and, in brackets, golds FWPF drops; \"same\": the "
+                  "reading does not touch that approach's stages.", "", *readings_table(result), "",
                   "### Fig. 4.3: success by phrase length", "", f"![success by length]({png.name})", "",
                   *by_length_table(result), ""]
         if result["feedback"]:

@@ -23,6 +23,7 @@ from core.store.annotation_queries import annotator_names
 from core.store.database import Database
 from core.store.models import Annotator, Assignment, ChoiceTask, SourceSentence, Study
 from core.study_builder import StudyPlan, make_choice_study
+from core.vocabulary import CHOICE_STUDY_JUDGES
 
 DEFAULT_STUDY = "suggestion-cases"
 
@@ -60,9 +61,10 @@ def study_exists(db: Database, study: str = DEFAULT_STUDY) -> bool:
 
 
 def send_case(db: Database, row: CaseRow, case_set: str, *, study: str = DEFAULT_STUDY,
-              judges: Sequence[str] | None = None) -> SentTask:
-    """Add the case's choice task to ``study`` (made on first use, with ``judges`` or every judge known);
-    raises LookupError when the study must be made and nobody is known to judge it."""
+              judges: Sequence[str] | None = None, judges_per_task: int = CHOICE_STUDY_JUDGES) -> SentTask:
+    """Add the case's choice task to ``study`` (made on first use, with ``judges`` or every judge known, each
+    task for ``judges_per_task`` of them: seed 001's four by default); raises LookupError when the study must
+    be made and nobody is known to judge it."""
     task = choice_task(row, case_set)
     with db.reading() as session:
         study_id = session.scalar(select(Study.id).where(Study.name == study))
@@ -70,7 +72,7 @@ def send_case(db: Database, row: CaseRow, case_set: str, *, study: str = DEFAULT
         names = list(judges or judge_names(db))
         if not names:
             raise LookupError(f"no judges in this database for a new study “{study}”: name them")
-        plan = StudyPlan(study, names, criteria=["choice"], judges_per_item=min(2, len(names)), seed=2013,
+        plan = StudyPlan(study, names, criteria=["choice"], judges_per_item=min(judges_per_task, len(names)), seed=2013,
                          repeat_fraction=0.0, control_fraction=0.0,
                          settings={"made_by": "Suggestions screen (seed 001 §4.2)"})
         study_id = make_choice_study(db, plan, [task], f"suggestion cases: {case_set}")

@@ -213,6 +213,10 @@ def seed004_table(records: JudgmentRecords, scale_criteria: Sequence[str]) -> Re
 # ---------------------------------------------------------------------------
 # Seed 001, Fig. 4.5; sign tests between systems, paired on the source sentence
 
+# The thesis's own figures, to set beside a study's (50 cases, judges A-D, unified at 2 of 4).
+PAPER_FIG_4_5 = ("Seed 001's Fig. 4.5 (50 cases, 4 judges A-D): approach 1: 8, 6, 9, 6, unified 6/50; approach 7: "
+                 "15, 17, 12, 10, unified 13/50; approach 10: 24, 20, 26, 29, unified 26/50.")
+
 
 def as_success(records: JudgmentRecords, criterion: str, positive: Sequence[str]) -> JudgmentRecords:
     """A choice criterion's answers as yes (picked an offered option) or no (kept the original, typed its own)."""
@@ -253,7 +257,8 @@ def seed001_tables(
         rows=rows,
         signature=statistic.signature(n_items_max, len(annotators)),
         note=f"Unified score: an item succeeds when at least {unified_min} annotators say so "
-        "(a choice: picked one of the offered options).",
+        "(a choice: picked one of the offered options, or closed by seed 001 §4.2.1's auto-skip rule because the "
+        f"judge's paraphrase for that case was among the options). {PAPER_FIG_4_5}",
         plot=PlotSpec("bar", 0, tuple(range(1, len(annotators) + 2)), "successful items"),
     )
     if len(systems) < 2:

@@ -18,6 +18,9 @@ it what to show, as Anki's reviewer asks its scheduler for the next card):
   while a source-free item of the same sentence is open here; that item is shown instead, whatever led there
   (an answer, an arrow past the end of the fluency phase, a later assignment batch, an undo). So no fluency
   item is first judged after a display of its own source.
+* choice tasks (seed 001 §4.2.1): a task whose case this annotator already answered for another approach,
+  with a paraphrase that is among this task's options, is closed as an auto-skip
+  (:mod:`core.store.auto_skip`) instead of being shown; ``skipped`` lists them for the screen to say so.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 
 from core.store.annotation import ItemView, item_at, neighbour_position, next_item
+from core.store.auto_skip import skip_if_due
 from core.store.annotation_queries import (assignment_position, first_open_after, last_position,
                                            open_source_free_positions, source_free_criteria)
 from core.store.database import Database
@@ -69,11 +73,13 @@ class AnnotationSession:
         self.held_back: ItemView | None = None
         # A flag and comment given to the open item shown, before its answer (they go with the answer).
         self._pending: tuple[int | None, bool, str | None] = (None, False, None)
+        self.skipped: list[ItemView] = []  # choice tasks closed by the auto-skip rule in this session
+        self._chosen: dict[int, tuple[int, str]] = {}  # assignment -> (choice task, paraphrase) answered here
 
     # what to show ------------------------------------------------------------------------
     def first(self) -> ItemView | None:
         """Where a session starts: the first assignment the store has open."""
-        return self._blind_first(self._merged(next_item(self.db, self.annotator_id)))
+        return self._skipping(self._blind_first(self._merged(next_item(self.db, self.annotator_id))))
 
     def at(self, position: int) -> ItemView | None:
         """The item at ``position``, or the source-free item its display must wait for (see ``held_back``)."""
@@ -89,6 +95,21 @@ class AnnotationSession:
 
     def next_open_after(self, position: int) -> ItemView | None:
         """The first open item after ``position``; then any open one before it (skipped with the arrows)."""
+        return self._skipping(self._next_open_after(position))
+
+    def _skipping(self, item: ItemView | None) -> ItemView | None:
+        """``item``, or past it while the auto-skip rule closes the open choice task shown."""
+        while item is not None and item.scale == "choice" and self.is_open(item):
+            answer = skip_if_due(self.db, item.assignment_id, dict(self._chosen.values()))
+            if answer is None:
+                break
+            self.local[item.assignment_id] = LocalAnswer(*answer, stamp=self._answers_given)
+            self._positions[item.assignment_id] = item.position
+            self.skipped.append(self._merged(item))
+            item = self._next_open_after(item.position)
+        return item
+
+    def _next_open_after(self, position: int) -> ItemView | None:
         for start in (position, -1):
             target = start
             while (target := first_open_after(self.db, self.annotator_id, target)) is not None:
@@ -115,6 +136,9 @@ class AnnotationSession:
         """Record an answer given to ``item`` (queued for the writer); returns the item to show next."""
         self._answers_given += 1
         self.local[item.assignment_id] = LocalAnswer(value, text, flag, comment, self._answers_given)
+        self._chosen.pop(item.assignment_id, None)
+        if item.scale == "choice" and item.item.startswith("choice-") and value != "original" and text:
+            self._chosen[item.assignment_id] = (int(item.item.removeprefix("choice-")), text)
         self._positions[item.assignment_id] = item.position
         return self.next_open_after(item.position)
 
@@ -166,6 +190,7 @@ class AnnotationSession:
         state = self.local.get(assignment_id)
         if state is not None and state.stamp <= before:
             state.value, state.text, state.flag, state.comment = None, None, False, None
+            self._chosen.pop(assignment_id, None)  # an undone pick no longer makes other tasks skip
         position = self._positions.get(assignment_id)
         if position is None:
             position = assignment_position(self.db, assignment_id)

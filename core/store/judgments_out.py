@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
 from core.csv_cells import line_feed_rows, safe_row
+from core.store.auto_skip import ACTION as AUTO_SKIP
 from core.store.clock import iso_time
 from core.store.criteria import SCORE_SCALES, scale_labels
 from core.store.database import Database
@@ -64,7 +65,8 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
         query = (select(Judgment, Assignment.kind).join(Assignment, Judgment.assignment_id == Assignment.id)
                  .where(Judgment.study_id == study_id).order_by(Judgment.id))
         if not history:
-            query = query.where(Judgment.action == "answer", Judgment.superseded_by.is_(None))
+            # An auto-skip (seed 001 §4.2.1, core.store.auto_skip) is live too: Fig. 4.5 counts it a success.
+            query = query.where(Judgment.action.in_(("answer", AUTO_SKIP)), Judgment.superseded_by.is_(None))
         if adjudications:
             query = query.where(Assignment.kind == "adjudication")
         elif not include_qc:
@@ -73,7 +75,7 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
             query = query.where(Assignment.kind != "adjudication")
         for judgment, kind in session.execute(query).yield_per(2000):
             criterion = criteria[judgment.criterion_id]
-            status = ("undo" if judgment.action == "undo" else
+            status = ("undo" if judgment.action == "undo" else AUTO_SKIP if judgment.action == AUTO_SKIP else
                       "superseded" if judgment.superseded_by is not None else "live")
             if judgment.candidate_id is not None:
                 sentence, item_text, source, candidate_kind = candidate_rows[judgment.candidate_id]

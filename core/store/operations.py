@@ -9,6 +9,7 @@ collection hands notes, decks and cards to their own modules):
 * :mod:`core.store.candidates`: candidates and choice tasks in;
 * :mod:`core.store.assignment`: who judges what, in which order, with repeats and controls;
 * :mod:`core.store.annotation`: the next item, recording an answer, undo;
+* :mod:`core.store.choice_preview`: a choice task's pick shown in its sentence before it is accepted;
 * :mod:`core.store.quality`: progress and quality control;
 * :mod:`core.store.judgments_out`: judgments out, one self-contained row each;
 * :mod:`core.store.exchange`: judgments in from a CSV, annotator packages out and back;
@@ -30,6 +31,7 @@ from core.store.assignment import AssignReport, assign, make_control_text, next_
 from core.store.candidate_files import CandidateRow, read_candidates, read_candidates_jsonl, read_candidates_table, \
     read_choice_tasks, read_sources
 from core.store.candidates import ImportReport, add_choice_tasks, import_candidates
+from core.store.choice_preview import ChoicePreview, preview as preview_choice
 from core.store.clock import iso_time
 from core.store.da_keys import DA_RECORD_KEYS, da_score_after_key
 from core.store.error_spans import SpanMarking, blamed_units, parse_spans
@@ -56,5 +58,5 @@ __all__ = [
     "preset_criterion", "quality_control", "read_candidates", "read_candidates_jsonl", "read_candidates_table",
     "read_choice_tasks", "read_sources", "record_judgment", "study_criteria", "study_progress", "study_settings",
     "undo_last",
-    "update_study_settings",
+    "update_study_settings", "ChoicePreview", "preview_choice",
 ]

@@ -100,7 +100,16 @@ def check_approach(approach: Approach, where: str = "") -> Approach:
     if unknown:
         raise ValueError(f"{where}approach {approach.name!r}: unknown parameters {sorted(unknown)} "
                          f"(known: {', '.join(sorted(DEFAULT_PARAMETERS))})")
+    for name, allowed in PARAMETER_CHOICES.items():
+        if name in approach.parameters and approach.parameters[name] not in allowed:
+            raise ValueError(f"{where}approach {approach.name!r}: {name} must be one of {', '.join(allowed)}, "
+                             f"not {approach.parameters[name]!r}")
     return approach
+
+
+# Parameters that name a reading rather than a number (score_functions.sdsf, function_words.FUNCTION_WORD_LISTS).
+PARAMETER_CHOICES = {"sdsf_reading": ("source-over-target", "as-printed"),
+                     "function_words": ("closed-classes", "nltk-2013")}
 
 
 def load_approaches(path: str | os.PathLike) -> dict[str, Approach]:

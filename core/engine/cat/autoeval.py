@@ -35,6 +35,7 @@ class Case:
     sentence: tuple[str, ...]
     span: tuple[int, int]
     gold: tuple[str, ...]
+    source: tuple[str, ...] = ()  # the source sentence's words, when the case carries them (round-trip cases)
 
     @property
     def length(self) -> int:
@@ -59,7 +60,9 @@ def read_cases(path: str | os.PathLike) -> list[Case]:
             ok = False
         if not ok:
             raise InputFormatError(str(path), number, expected, text[:80])
-        cases.append(Case(str(row["id"]), sentence_id, sentence, (start, end), gold))
+        source = row.get("source")
+        cases.append(Case(str(row["id"]), sentence_id, sentence, (start, end), gold,
+                          tuple(source.split()) if isinstance(source, str) else ()))
     return cases
 
 
@@ -73,6 +76,7 @@ class CaseResult:
     fate: str | None = None  # with explain: where the gold was lost (core.engine.cat.gold_trace)
     tie_at_cut: bool = False  # the first list's cut falls inside a tie (SuggestResult.tie_at_cut)
     success_with_ties_reversed: bool | None = None  # the first list's hit had that tie been broken the other way
+    coverage: tuple[int, int] | None = None  # the source words the selection was aligned to
 
     def to_json(self) -> dict:
         return {"id": self.case.id, "sentence_id": self.case.sentence_id, "span": list(self.case.span),
@@ -133,7 +137,7 @@ def evaluate_case(store: GraphStore, case: Case, approach: Approach, *, lm: Lang
     reversed_hit = success if (success and feedback and not first.hit(case.gold)) else \
         first.hit_with_ties_reversed(case.gold)
     return CaseResult(case, success, tuple(s.text for s in first.suggestions), seconds, first.error, fate, tied,
-                      reversed_hit)
+                      reversed_hit, first.alignment.coverage if first.alignment else None)
 
 
 def evaluate(store: GraphStore, cases: Sequence[Case], approach: Approach, *, lm: LanguageModel | None,

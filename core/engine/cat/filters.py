@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import Levenshtein
 
-from core.engine.cat.function_words import content_words
+from core.engine.cat.function_words import FUNCTION_WORD_LISTS, content_words
 from core.engine.cat.stages import Filter, Suggestion, SuggestContext, strip_punctuation
 
 
@@ -29,10 +29,11 @@ def ptrf(suggestions: list[Suggestion], context: SuggestContext) -> list[Suggest
 
 
 def fnrf(suggestions: list[Suggestion], context: SuggestContext) -> list[Suggestion]:
-    """Function Word Filter: FWPF's logic on whole suggestions."""
+    """Function Word Filter: FWPF's logic on whole suggestions (the same ``function_words`` list)."""
+    vocabulary = FUNCTION_WORD_LISTS[context.parameter("function_words")]
     kept, seen = [], set()
     for suggestion in suggestions:
-        key = content_words(suggestion.words)
+        key = content_words(suggestion.words, vocabulary)
         if key not in seen:
             seen.add(key)
             kept.append(suggestion)

@@ -32,11 +32,27 @@ PARTICLES = frozenset("not n't 's 'll 're 've 'd 'm there here".split())
 
 FUNCTION_WORDS = DETERMINERS | PRONOUNS | PREPOSITIONS | CONJUNCTIONS | AUXILIARIES | PARTICLES
 
+# The other reading (seed 001 §3.4.4.1: "list of functions words available within NLTK library"): NLTK's
+# English stopword list as it stood in 2013 (nltk_data corpora/stopwords/english, 127 words, before the
+# contractions were added), in its file order. Kept as data so FWPF and FNRF can be counted under it.
+NLTK_STOPWORDS_2013 = frozenset(
+    "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers "
+    "herself it its itself they them their theirs themselves what which who whom this that these those am is "
+    "are was were be been being have has had having do does did doing a an the and but if or because as until "
+    "while of at by for with about against between into through during before after above below to from up "
+    "down in out on off over under again further then once here there when where why how all any both each "
+    "few more most other some such no nor not only own same so than too very s t can will just don should "
+    "now".split())
+
+# FWPF's and FNRF's list, by the name an approach's ``function_words`` parameter gives.
+FUNCTION_WORD_LISTS = {"closed-classes": FUNCTION_WORDS, "nltk-2013": NLTK_STOPWORDS_2013}
+
 
 def is_function_word(word: str) -> bool:
     return word.lower() in FUNCTION_WORDS
 
 
-def content_words(words) -> tuple[str, ...]:
-    """``words`` without function words (and without punctuation: tokens with no letter or digit)."""
-    return tuple(w for w in words if any(c.isalnum() for c in w) and not is_function_word(w))
+def content_words(words, vocabulary: frozenset[str] = FUNCTION_WORDS) -> tuple[str, ...]:
+    """``words`` without function words of ``vocabulary`` (and without punctuation: tokens with no letter or
+    digit)."""
+    return tuple(w for w in words if any(c.isalnum() for c in w) and w.lower() not in vocabulary)

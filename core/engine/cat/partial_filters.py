@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import Levenshtein
 
-from core.engine.cat.function_words import content_words
+from core.engine.cat.function_words import FUNCTION_WORD_LISTS, content_words
 from core.engine.cat.partials import Partial
 from core.engine.cat.stages import PartialFilter, SuggestContext, strip_punctuation
 
@@ -44,11 +44,13 @@ def sdpf(partials: list[Partial], context: SuggestContext) -> list[Partial]:
 
 
 def fwpf(partials: list[Partial], context: SuggestContext) -> list[Partial]:
-    """Function Word Partial Filter: a partial differing from a better one of its span only in function words goes."""
+    """Function Word Partial Filter: a partial differing from a better one of its span only in function words goes
+    (the words of the ``function_words`` parameter's list)."""
+    vocabulary = FUNCTION_WORD_LISTS[context.parameter("function_words")]
     kept: list[Partial] = []
     seen: set[tuple[tuple[int, int], tuple[str, ...]]] = set()
     for partial in partials:
-        key = (partial.span, content_words(partial.words))
+        key = (partial.span, content_words(partial.words, vocabulary))
         if key in seen:
             continue
         seen.add(key)

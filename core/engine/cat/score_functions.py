@@ -29,11 +29,16 @@ def sdsf(source: Partial | None, target: Partial, context: SuggestContext) -> fl
     source's magnitude over the target's: 0.5 when equal, 1 once the target's
     step costs at most half the source's. A step that costs nothing scores 1;
     the start of a sentence (no source step) scores 1, the same for every path.
+
+    The parameter ``sdsf_reading="as-printed"`` takes the extracted equation's letters instead,
+    ``min(|t| / (2 |s|), 1)``, so the results can give the counts under both readings.
     """
     node = _source_node(source, context)
     if node is None:
         return 1.0
     source_cost, target_cost = abs(node.transition), abs(target.node.transition)
+    if context.parameter("sdsf_reading") == "as-printed":
+        source_cost, target_cost = target_cost, source_cost
     if target_cost == 0.0:
         return 1.0
     return min(source_cost / (2.0 * target_cost), 1.0)

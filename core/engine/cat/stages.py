@@ -34,6 +34,8 @@ DEFAULT_PARAMETERS: dict[str, Any] = {
     "paths": 100,  # K of the K best paths (n per end state = paths // end states)
     "follow_limit": 4,  # source words up to which forward links are followed (§3.4.2: n > 4)
     "retrieval": "forward",  # §3.4.2's retrieval; "all-spans" is ours (core.engine.cat.partials)
+    "sdsf_reading": "source-over-target",  # Eq. 3.7 as the text describes it; "as-printed" is the equation's letters
+    "function_words": "closed-classes",  # FWPF/FNRF's list; "nltk-2013" is the paper's (function_words.py)
 }
 
 

@@ -1,0 +1,230 @@
+"""An independent count of where seed 001's golds are lost, for checking ``seed001-approaches.md`` (issue 26).
+
+It shares nothing with the experiment's pipeline (no graph store, aligner,
+retrieval or filter of ``core.engine.cat``): it parses the search graph's text
+itself, finds each sentence's 1-best by back pointers from the best complete
+hypothesis (the store follows ``forward`` links the other way), aligns the
+selection by §3.4.1's rules written afresh, queries spans by §3.4.2's
+``forward`` rule, applies PTPF, FWPF and SDPF as §3.4.4.1 defines them, and
+asks at each stage whether chained pieces still spell the gold. Only the
+function-word list is shared (it is data, not a stage).
+
+    python3 benchmarks/seed001_independent_counts.py CASES.jsonl GRAPH.gz [--table ES-EN-TABLE.gz]
+
+prints, as JSON, per stage the golds that pass it and every stage before it, for the partial filters of
+approach 1 (PTPF) and approach 2 (PTPF FWPF SDPF).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import Levenshtein
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from core.engine.cat.function_words import FUNCTION_WORDS  # noqa: E402  (the list only)
+
+LINE = re.compile(r"^(\d+) hyp=(\d+) stack=(\d+)(?: back=(-?\d+))?(?: score=(\S+))?(?: transition=(\S+))?"
+                  r"(?: recombined=(\d+))?(?: forward=(-?\d+))?(?: fscore=(\S+))?(?: covered=(\d+)-(\d+))?"
+                  r"(?: out=(.*))?$")
+FOLLOW_LIMIT, SDPF_T = 4, 3
+
+
+def read_graph(path):
+    sentences = defaultdict(dict)
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            m = LINE.match(line.rstrip("\n"))
+            sid, hyp, stack, back, score, _, recombined, forward, _, first, last, out = m.groups()
+            node = {"hyp": int(hyp), "stack": int(stack), "back": None if back is None else int(back),
+                    "score": float(score) if score else 0.0, "recombined": recombined is not None,
+                    "forward": None if forward is None else int(forward),
+                    "span": None if first is None else (int(first), int(last) + 1), "out": tuple((out or "").split())}
+            sentences[int(sid)][node["hyp"]] = node
+    return sentences
+
+
+def one_best(nodes):
+    """Phrases (words, source span) of the best complete, unrecombined hypothesis, by back pointers."""
+    top = max(n["stack"] for n in nodes.values())
+    best = max((n for n in nodes.values() if n["stack"] == top and not n["recombined"]),
+               key=lambda n: (n["score"], -n["hyp"]))
+    chain = []
+    while best["back"] is not None:
+        chain.append((best["out"], best["span"]))
+        best = nodes[best["back"]]
+    return chain[::-1]
+
+
+def function_only(words):
+    return all(w.lower() in FUNCTION_WORDS or not any(c.isalnum() for c in w) for w in words)
+
+
+def align(phrases, start, end):
+    """§3.4.1: touched phrases, extended to whole phrases unless the partly selected part is function words."""
+    cuts, at = [], 0
+    for words, span in phrases:
+        cuts.append((at, at + len(words), span))
+        at += len(words)
+    touched = [c for c in cuts if c[0] < end and c[1] > start and c[1] > c[0]]
+    lo, hi = touched[0][0], touched[-1][1]
+    if start > touched[0][0] and function_only(TOKENS[start:min(end, touched[0][1])]):
+        lo = touched[0][1]
+    if end < touched[-1][1] and function_only(TOKENS[max(start, touched[-1][0]):end]):
+        hi = touched[-1][0]
+    if lo >= hi:
+        lo, hi = touched[0][0], touched[-1][1]
+    kept = [c for c in cuts if c[0] >= lo and c[1] <= hi and c[1] > c[0]]
+    return lo, hi, [c[2] for c in kept]
+
+
+TOKENS: tuple[str, ...] = ()
+
+
+def norm(words):
+    return tuple(w.lower() for w in words if any(c.isalnum() for c in w))
+
+
+def spells(pieces, gold, low, high):
+    ways = defaultdict(list)
+    for (s, e), words in pieces:
+        if low <= s < e <= high:
+            ways[s].append((e, words))
+    seen, todo = {(low, 0)}, [(low, 0)]
+    while todo:
+        at, done = todo.pop()
+        for e, words in ways[at]:
+            if gold[done:done + len(words)] == words and (e, done + len(words)) not in seen:
+                seen.add((e, done + len(words)))
+                todo.append((e, done + len(words)))
+    return (high, len(gold)) in seen
+
+
+def retrieved_spans(nodes, grouping, low, high):
+    spans = list(dict.fromkeys(grouping))
+    if high - low > FOLLOW_LIMIT:
+        return spans
+    queue = list(spans)
+    while queue:
+        span = queue.pop(0)
+        for n in nodes.values():
+            f = n["forward"]
+            if n["span"] != span or f is None or f < 0 or f not in nodes:
+                continue
+            nxt = nodes[f]["span"]
+            if nxt and nxt[0] == span[1] and nxt[1] <= high and nxt not in spans:
+                spans.append(nxt)
+                queue.append(nxt)
+    return spans
+
+
+def partial_filters(partials, names):
+    """``[(stage, kept)]``; a partial is ``(span, words, score, hyp)``, best first."""
+    out = []
+    for name in names:
+        kept, keys, texts = [], set(), defaultdict(list)
+        for span, words, score, hyp in partials:
+            if name == "PTPF":
+                words = tuple(w for w in words if any(c.isalnum() for c in w))
+                key = (span, words)
+            elif name == "FWPF":
+                key = (span, tuple(w for w in words if any(c.isalnum() for c in w) and w.lower() not in FUNCTION_WORDS))
+            else:  # SDPF
+                text = " ".join(words)
+                if any(Levenshtein.distance(text, other) < SDPF_T for other in texts[span]):
+                    continue
+                texts[span].append(text)
+                kept.append((span, words, score, hyp))
+                continue
+            if key in keys:
+                continue
+            keys.add(key)
+            kept.append((span, words, score, hyp))
+        partials = kept
+        out.append((name, kept))
+    return out
+
+
+def table_spellable(table, cases):
+    """Per case id: the table's target sides chain over the selection's source words to the gold."""
+    wanted = {" ".join(src[i:j]) for src, _ in cases.values() for i in range(len(src))
+              for j in range(i + 1, min(len(src), i + 7) + 1)}
+    targets = defaultdict(set)
+    with gzip.open(table, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            parts = line.split(" ||| ")
+            if parts[0].strip() in wanted:
+                targets[parts[0].strip()].add(norm(parts[1].split()))
+    result = {}
+    for case_id, (src, gold) in cases.items():
+        pieces = [((i, j), t) for i in range(len(src)) for j in range(i + 1, min(len(src), i + 7) + 1)
+                  for t in targets.get(" ".join(src[i:j]), ())]
+        result[case_id] = spells(pieces, gold, 0, len(src))
+    return result
+
+
+def count(cases_path, graph_path, table=None) -> dict:
+    global TOKENS
+    graph = read_graph(graph_path)
+    stages = {"approach-1": ["PTPF"], "approach-2": ["PTPF", "FWPF", "SDPF"]}
+    totals = {a: defaultdict(int) for a in stages}
+    stretches, n = {}, 0
+    for line in Path(cases_path).read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        case = json.loads(line)
+        n += 1
+        nodes = graph[case["sentence_id"]]
+        phrases = one_best(nodes)
+        TOKENS = tuple(w for words, _ in phrases for w in words)
+        if TOKENS != tuple(case["sentence"].split()):
+            raise SystemExit(f"{case['id']}: the graph's 1-best is not the case's sentence")
+        lo, hi, spans = align(phrases, *case["span"])
+        low, high = min(s for s, _ in spans), max(e for _, e in spans)
+        gold = norm(case["gold"].split())
+        if "source" in case:
+            stretches[case["id"]] = (case["source"].split()[low:high], gold)
+        for approach, names in stages.items():
+            t = totals[approach]
+            t["aligned"] += 1
+            if gold == norm(TOKENS[lo:hi]):
+                continue
+            t["not the selection"] += 1
+            inside = [(n_["span"], norm(n_["out"])) for n_ in nodes.values() if n_["span"]]
+            if not spells(inside, gold, low, high):
+                continue
+            t["in graph"] += 1
+            wanted = set(retrieved_spans(nodes, spans, low, high))
+            partials = sorted(((n_["span"], n_["out"], n_["score"], n_["hyp"]) for n_ in nodes.values()
+                               if n_["span"] in wanted), key=lambda p: (-p[2], p[0][0], p[0][1], p[3]))
+            if not spells([(p[0], norm(p[1])) for p in partials], gold, low, high):
+                continue
+            t["retrieved"] += 1
+            for name, kept in partial_filters(partials, names):
+                if not spells([(p[0], norm(p[1])) for p in kept], gold, low, high):
+                    break
+                t[f"after {name}"] += 1
+    out = {a: {"cases": n, **dict(t)} for a, t in totals.items()}
+    if table:
+        out["spellable by the table"] = sum(table_spellable(table, stretches).values())
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cases")
+    parser.add_argument("graph")
+    parser.add_argument("--table")
+    args = parser.parse_args(argv)
+    print(json.dumps(count(args.cases, args.graph, args.table), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
