@@ -217,37 +217,43 @@ def read_nbest(path: Path, sentences: int, scale: float = 1.0) -> list[list[tupl
     return lists
 
 
-def same_up_to_ties(mine: list[tuple[str, float]], theirs: list[tuple[str, float]], tolerance: float) -> bool:
-    """The same strings, and at every rank the same score within ``tolerance`` (Moses sums in single
-    precision): the lists can then differ only in the order of entries whose scores tie."""
+def moses_tolerance(moses_score: float) -> float:
+    """How far a score Moses printed may be from the exact one: Moses sums in single precision (1e-4 here at
+    most, the issue's allowance) and prints six significant digits (-117.790: a unit of 0.001)."""
+    printed_unit = 10.0 ** (math.floor(math.log10(abs(moses_score))) - 5) if moses_score else 0.0
+    return 1e-4 + printed_unit
+
+
+def same_up_to_ties(mine: list[tuple[str, float]], theirs: list[tuple[str, float]]) -> bool:
+    """The same strings, and at every rank the same score within :func:`moses_tolerance`: the lists can then
+    differ only in the order of entries whose scores tie."""
     return ({text for text, _ in mine} == {text for text, _ in theirs} and len(mine) == len(theirs)
-            and all(abs(a - b) <= tolerance for (_, a), (_, b) in zip(mine, theirs)))
+            and all(abs(a - b) <= moses_tolerance(b) for (_, a), (_, b) in zip(mine, theirs)))
 
 
 def compare_nbest(mine: list[list[tuple[str, float]]], theirs: list[list[tuple[str, float]]], n: int) -> None:
     """Identical lists, and rank by rank the model scores (nats) of ours against Moses'."""
-    tie = 1e-4
     identical = sum([t for t, _ in a] == [t for t, _ in b] for a, b in zip(mine, theirs))
-    tied = sum(same_up_to_ties(a, b, tie) for a, b in zip(mine, theirs))
+    tied = sum(same_up_to_ties(a, b) for a, b in zip(mine, theirs))
     shared = statistics.fmean(len({t for t, _ in a} & {t for t, _ in b}) / max(1, len(b))
                               for a, b in zip(mine, theirs))
     print(f"identical {n}-best lists: {identical} / {len(theirs)}; the same up to the order of entries whose "
-          f"scores tie within {tie:g}: {tied} / {len(theirs)}; mean share of Moses' entries also in ours: "
-          f"{shared:.3f}; entries ours / Moses: {sum(map(len, mine))} / {sum(map(len, theirs))}")
+          f"scores tie (within Moses' precision, 1e-4 + its printed digits): {tied} / {len(theirs)}; "
+          f"mean share of Moses' entries also in ours: {shared:.3f}; entries ours / Moses: {sum(map(len, mine))} / {sum(map(len, theirs))}")
     better = worse = 0
     differences: list[float] = []
     by_rank: dict[int, tuple[list[float], list[float]]] = {}
     for a, b in zip(mine, theirs):
         for rank, ((_, ours), (_, moses)) in enumerate(zip(a, b)):
             differences.append(ours - moses)
-            better += ours > moses + tie
-            worse += ours < moses - tie
+            better += ours > moses + moses_tolerance(moses)
+            worse += ours < moses - moses_tolerance(moses)
             by_rank.setdefault(rank, ([], []))[0].append(ours)
             by_rank[rank][1].append(moses)
     if not differences:
         return
     print(f"rank by rank (model score, nats; ranks both lists have): ours better on {better}, worse on {worse}, "
-          f"tied within {tie:g} on {len(differences) - better - worse} of {len(differences)}; mean ours - Moses "
+          f"tied within Moses' precision on {len(differences) - better - worse} of {len(differences)}; mean ours - Moses "
           f"{statistics.fmean(differences):+.4f}")
     print(f"  {'rank':>5} {'sentences':>9} {'mean ours':>10} {'mean Moses':>11} {'ours - Moses':>13}")
     for rank in sorted({0, 1, 4, 9, 24, 49, 74, n - 1} & set(by_rank)):
