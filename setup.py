@@ -32,7 +32,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
+from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext, naive_recompile
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
@@ -196,5 +196,7 @@ class build_py_with_identity(build_py):
             target.write_text(json.dumps(found) + "\n", encoding="utf-8")
 
 
-ParallelCompile("PARASTUDIO_BUILD_JOBS", default=0).install()
+# KenLM's query sources go into both the search core and the MCPG core: an object already compiled (and newer
+# than its source) is linked again, not compiled twice.
+ParallelCompile("PARASTUDIO_BUILD_JOBS", default=0, needs_recompile=naive_recompile).install()
 setup(ext_modules=extensions(), cmdclass={"build_ext": build_ext_with_kenlm, "build_py": build_py_with_identity})
