@@ -122,7 +122,10 @@ def test_choice_options_read_like_the_readable_sentence_above_them(qtbot, tmp_pa
     import re
 
     assert html.unescape(re.sub(r"<[^>]+>", "", screen.choice_sentence_label.text())) == "The dog doesn't run after the cat."
-    qtbot.keyClick(screen, Qt.Key_1)
+    qtbot.keyClick(screen, Qt.Key_1)  # a preview (seed 001 Fig. 4.4), read as the sentence reads, not a judgment yet
+    assert html.unescape(re.sub(r"<[^>]+>", "", screen.choice_sentence_label.text())) == \
+        "A dog's friend doesn't run after the cat."
+    qtbot.keyClick(screen, Qt.Key_Return)
     writer.drain()
     assert [row["value"] for row in ops.judgment_records(db, study)] == ["option:1"]
     screen.close_session()
