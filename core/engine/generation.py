@@ -292,7 +292,7 @@ def generate_batches(
         return
     _WORKER = generator
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with fewer_collections(), multiprocessing.get_context("fork").Pool(workers) as pool:  # forked: inherited
             for done, produced in enumerate(pool.imap(_work, items, chunksize=1), start=1):
                 yield produced
                 progress(done, total, f"sentence {done} of {total}")
