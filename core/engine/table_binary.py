@@ -385,6 +385,22 @@ class BinaryTable:
         offsets = self.string_offsets
         return bytes(self.string_text[offsets[index]:offsets[index + 1]]).decode("utf-8")
 
+    def target_of(self, number: int) -> Phrase:
+        """The target phrase of rule ``number`` of the rule arrays."""
+        return self._target(self.rule_target[number])
+
+    def rule(self, number: int, source: Phrase, keep_features: bool) -> Rule:
+        """Rule ``number`` of the rule arrays (one of ``source``'s), as :meth:`bucket` builds it."""
+        target, probability = self.target_of(number), self.rule_prob[number]
+        if not keep_features:
+            return Rule(source, target, probability)
+        keys, textual = self._schema_keys[self.rule_schema[number]]
+        features = dict(zip(keys, self.feature_values[self.feature_offsets[number]:
+                                                      self.feature_offsets[number + 1]].tolist()))
+        for key in textual:
+            features[key] = self._string(int(features[key]))
+        return Rule(source, target, probability, features)
+
     def bucket(self, index: int, source: Phrase, keep_features: bool) -> list[Rule]:
         """The rules of source ``index`` (whose words are ``source``), in the table's order."""
         first, last = self.rule_offsets[index], self.rule_offsets[index + 1]

@@ -47,7 +47,8 @@ import math
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
 from collections.abc import Sequence
-from typing import Iterable, NamedTuple
+from functools import partial
+from typing import Callable, Iterable, NamedTuple
 
 from core.engine.derivation import Segment
 
@@ -175,7 +176,9 @@ class TrueScorer:
     def source_index(self, source: tuple[str, ...]) -> "SourceRuleIndex":
         index = self._indexes.get(source)
         if index is None:
-            index = SourceRuleIndex(source, self.table.span_rules(source))
+            for_target = getattr(self.table, "span_rules_for_target", None)
+            index = SourceRuleIndex(source, self.table.span_rules(source),
+                                    toward=partial(for_target, source) if for_target is not None else None)
             self._indexes[source] = index
             if len(self._indexes) > self._cache_size:
                 self._indexes.popitem(last=False)
@@ -203,9 +206,13 @@ class SourceRuleIndex:
     applicable rule.
     """
 
-    def __init__(self, source: tuple[str, ...], span_rules: Iterable[tuple[int, int, Sequence[Rule]]]):
+    def __init__(self, source: tuple[str, ...], span_rules: Iterable[tuple[int, int, Sequence[Rule]]],
+                 toward: Callable[[tuple[str, ...]], Iterable[tuple[int, int, Sequence[Rule]]]] | None = None):
+        """``span_rules`` is read when first needed; ``toward(target)``, when given, is the part of it
+        :meth:`for_target` needs (ParaphraseTable.span_rules_for_target)."""
         self.source = source
-        self._span_rules = list(span_rules)
+        self._span_rules = span_rules
+        self._toward = toward
         self._by_target: dict[tuple[str, ...], list[tuple[int, int, float, Rule]]] | None = None
         self._target_lengths: list[int] = []
         self.word_positions: dict[str, list[int]] = defaultdict(list)
@@ -230,6 +237,7 @@ class SourceRuleIndex:
         """
         if self._by_target is None:
             by_target = defaultdict(list)
+            self._span_rules = list(self._span_rules)  # read once, whichever reader comes first
             for start, end, rules in self._span_rules:
                 for rule in rules:
                     by_target[rule.target].append((start, end, rule.log10_prob, rule))
@@ -251,7 +259,11 @@ class SourceRuleIndex:
         m = len(target)
         wanted = {target[k:k + length] for length in range(m + 1) for k in range(m - length + 1)}
         by_target: dict[tuple[str, ...], list[tuple[int, int, float, Rule]]] = {}
-        for start, end, rules in self._span_rules:
+        if self._toward is not None:
+            spans = self._toward(target)
+        else:
+            spans = self._span_rules = list(self._span_rules)
+        for start, end, rules in spans:
             for rule in rules:
                 if rule.target in wanted:
                     hits = by_target.get(rule.target)
