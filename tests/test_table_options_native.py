@@ -33,7 +33,10 @@ phrase = st.lists(word, min_size=1, max_size=3).map(tuple)
 probability = st.sampled_from([0.5, 0.25, 1.0, 0.125]) | st.floats(1e-9, 1.0)
 # The second score only tells rules apart: rules of one target and one probability tie on score.
 rows = st.lists(st.tuples(phrase, phrase, probability, st.sampled_from([0.5, 0.1])), min_size=1, max_size=30)
-weights = st.builds(ScoreWeights, phrase=st.sampled_from([1.0, 0.5, 0.3]), lm=st.sampled_from([1.0, 0.0, 0.7]),
+# A word rewritten into itself: its slot's rule when it scores above the identity (a negative phrase weight).
+pass_through = st.tuples(word, probability, st.sampled_from([0.5, 0.1])).map(lambda r: ((r[0],), (r[0],), *r[1:]))
+rows_with_slots = st.tuples(rows, st.lists(pass_through, min_size=1, max_size=3)).map(lambda r: r[0] + r[1])
+weights = st.builds(ScoreWeights, phrase=st.sampled_from([1.0, 0.5, 0.3, -0.5]), lm=st.sampled_from([1.0, 0.0, 0.7]),
                     word_penalty=st.sampled_from([0.0, 1.0, -0.25]))
 
 
@@ -56,9 +59,9 @@ def tables(directory: Path, rows, keep_features: bool) -> tuple[ParaphraseTable,
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
-@given(rows=rows, queries=st.lists(phrase, max_size=5), weights=weights, with_lm=st.booleans(),
+@given(rows=rows_with_slots, queries=st.lists(phrase, max_size=5), weights=weights, with_lm=st.booleans(),
        limit=st.sampled_from([None, 0, 1, 2, 20]), identities=st.booleans(), keep_features=st.booleans())
-def test_the_core_ranks_a_phrases_options_as_the_python_cache(tiny_lm, rows, queries, weights, with_lm, limit,
+def test_the_core_ranks_a_phrases_options_and_its_slot_as_the_python_cache(tiny_lm, rows, queries, weights, with_lm, limit,
                                                               identities, keep_features):
     lm = LanguageModel(tiny_lm["binary"]) if with_lm else None
     with tempfile.TemporaryDirectory() as directory:
@@ -69,6 +72,8 @@ def test_the_core_ranks_a_phrases_options_as_the_python_cache(tiny_lm, rows, que
         native = table_options_native.BinaryOptions(cache, table_options_native.mapped_buckets(mapped),
                                                     native_model(lm) if lm is not None else None)
         for query in [*text.sources(), *queries]:
+            if len(query) == 1:  # the word's own slot: the identity or a better rule rewriting it into itself
+                assert option_view(native.slot(query[0])) == option_view(reference.slot(query[0]))
             rules = text.rules_for(query)
             found = native.ranked(query)
             if not rules:

@@ -159,7 +159,8 @@ class CompiledSearch:
                 word = source[start]
                 known = self._slots.get(word)
                 if known is None:
-                    known = self._slots[word] = _Phrase([cache.slot(word)], self.vocabulary, self.store)
+                    slot = self._binary.slot(word) if self._binary is not None else cache.slot(word)
+                    known = self._slots[word] = _Phrase([slot], self.vocabulary, self.store)
                 pieces.append((start, start + 1, known))
             for end in range(start + 1, min(n, start + longest) + 1):
                 phrase = source[start:end]

@@ -11,6 +11,7 @@ bit for bit (tests/test_table_options_native.py).
 
 from __future__ import annotations
 
+import weakref
 from typing import Iterator, Sequence
 
 from core.engine.rules import Phrase, Rule
@@ -23,22 +24,38 @@ except ImportError:  # not built: the Python path runs
     _beam_core = None
 
 
+# binary table -> {phrase: its rule_range()}: a decoder asks for every span of every sentence.
+_RANGES: "weakref.WeakKeyDictionary[BinaryTable, dict[Phrase, tuple[int, int] | None]]" = weakref.WeakKeyDictionary()
+_RANGES_KEPT = 1 << 17
+
+
+def rule_range(binary: BinaryTable, phrase: Sequence[str]) -> tuple[int, int] | None:
+    """Where the rules of ``phrase`` are in the rule arrays (found as MappedBuckets.get finds a phrase), None if
+    it has none."""
+    phrase = tuple(phrase)
+    ranges = _RANGES.get(binary)
+    if ranges is None:
+        ranges = _RANGES[binary] = {}
+    if phrase in ranges:
+        return ranges[phrase]
+    key = phrase_key(phrase)
+    index = binary.find(key) if key is not None else -1
+    found = None
+    if index >= 0 and key.count(b" ") + 1 == len(phrase):
+        first, last = binary.rule_offsets[index], binary.rule_offsets[index + 1]
+        found = (first, last) if last > first else None
+    if len(ranges) >= _RANGES_KEPT:
+        ranges.clear()
+    ranges[phrase] = found
+    return found
+
+
 def mapped_buckets(table) -> MappedBuckets | None:
     """The mapped binary store behind ``table`` when the compiled core can read it, else None."""
     buckets = getattr(table, "_by_source", None)
     if isinstance(buckets, MappedBuckets) and _beam_core is not None and hasattr(_beam_core, "rank_rules"):
         return buckets
     return None
-
-
-def _rule_range(binary: BinaryTable, phrase: Sequence[str]) -> tuple[int, int] | None:
-    """Where the rules of ``phrase`` are in the rule arrays (as MappedBuckets.get finds them), None if it has none."""
-    key = phrase_key(phrase)
-    index = binary.find(key) if key is not None else -1
-    if index < 0 or key.count(b" ") + 1 != len(phrase):
-        return None
-    first, last = binary.rule_offsets[index], binary.rule_offsets[index + 1]
-    return (first, last) if last > first else None
 
 
 class BinaryOptions:
@@ -52,7 +69,7 @@ class BinaryOptions:
     def ranked(self, phrase: Phrase) -> RankedRules | None:
         """The options of ``phrase`` as ``cache.ranked(phrase, table.rules_for(phrase))``; None if it has no rules."""
         binary, cache = self.buckets.binary, self.cache
-        found = _rule_range(binary, phrase)
+        found = rule_range(binary, phrase)
         if found is None:
             return None
         merged = phrase_key(phrase) if cache.identities and len(phrase) == 1 else None
@@ -62,6 +79,13 @@ class BinaryOptions:
             binary.target_offsets, found[0], found[1], merged, weights.phrase, weights.word_penalty, weights.lm,
             -1 if cache.limit is None else cache.limit)
         return RankedRules(binary, phrase, self.buckets.keep_features, rules, scores, estimates)
+
+
+    def slot(self, word: str) -> PhraseOption:
+        """``cache.slot(word)``, reading from the table only the rules that rewrite ``word`` into itself."""
+        found = span_rules_toward(self.buckets, (word,), (word,))
+        kept = [rule for _, _, rules in found for rule in rules if rule.target == (word,)] if found is not None else None
+        return self.cache.slot(word, kept)
 
 
 class RankedRules(Sequence):
@@ -76,7 +100,7 @@ class RankedRules(Sequence):
         self.numbers = numbers
         self.rule_scores = rule_scores
         self.estimates = estimates
-        self.targets = [binary.target_of(number) for number in numbers]
+        self.targets = binary.targets_of(numbers)
         self._made: dict[int, PhraseOption] = {}
 
     def __len__(self) -> int:
@@ -113,7 +137,7 @@ def span_rules_toward(buckets: MappedBuckets, tokens: Sequence[str], target: Seq
     spans, firsts, lasts = [], [], []
     for start in range(n):
         for end in range(start + 1, min(n, start + binary.max_source_length) + 1):
-            found = _rule_range(binary, tokens[start:end])
+            found = rule_range(binary, tokens[start:end])
             if found is not None:
                 spans.append((start, end))
                 firsts.append(found[0])
