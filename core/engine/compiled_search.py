@@ -29,6 +29,7 @@ from typing import Sequence
 from core.engine.beam_decoder import DecodeResult, DecoderSettings, Hypothesis, NBestEntry
 from core.engine.lm import LanguageModel
 from core.engine.translation_options import OptionCache, PhraseOption, TranslationOption, TranslationOptions
+from core.engine.table_options_native import BinaryOptions, RankedRules, mapped_buckets, usable
 
 INTERFACE = 3  # the version of beam_core.cpp's Python interface and search this module speaks (its INTERFACE)
 
@@ -105,6 +106,13 @@ class _Phrase:
     __slots__ = ("options", "count", "id")
 
     def __init__(self, options: Sequence[PhraseOption], vocabulary: _Vocabulary, store):
+        if isinstance(options, RankedRules):  # its options are built when read: pass their columns
+            self.options = options
+            self.count = len(options)
+            tokens, words = vocabulary.ids([w for target in options.targets for w in target])
+            self.id = store.add(options.rule_scores, options.estimates, [len(t) for t in options.targets], words,
+                                tokens)
+            return
         self.options = list(options)
         self.count = len(self.options)
         tokens, words = vocabulary.ids([w for o in self.options for w in o.target])
@@ -128,6 +136,9 @@ class CompiledSearch:
         self._slots: dict[str, _Phrase] = {}
         self._phrases: dict[tuple[str, ...], _Phrase] = {}
         self._every_phrase = False  # after prepare(): a span not in _phrases has no rules
+        buckets = mapped_buckets(cache.table)
+        # A mapped binary table's phrases are ranked in C++ (the same options as cache.ranked, read from the arrays).
+        self._binary = BinaryOptions(cache, buckets, self.model) if buckets is not None and usable(cache) else None
 
     def prepare(self) -> None:
         """Pack every phrase of the table (see BeamDecoder.prepare): a span then needs no table lookup."""
@@ -148,7 +159,8 @@ class CompiledSearch:
                 word = source[start]
                 known = self._slots.get(word)
                 if known is None:
-                    known = self._slots[word] = _Phrase([cache.slot(word)], self.vocabulary, self.store)
+                    slot = self._binary.slot(word) if self._binary is not None else cache.slot(word)
+                    known = self._slots[word] = _Phrase([slot], self.vocabulary, self.store)
                 pieces.append((start, start + 1, known))
             for end in range(start + 1, min(n, start + longest) + 1):
                 phrase = source[start:end]
@@ -156,13 +168,20 @@ class CompiledSearch:
                 if known is None:
                     if self._every_phrase:
                         continue
-                    rules = table.rules_for(phrase)
-                    if not rules:
+                    ranked = self._ranked(phrase)
+                    if ranked is None:
                         continue
-                    known = self._phrases[phrase] = _Phrase(cache.ranked(phrase, rules), self.vocabulary, self.store)
+                    known = self._phrases[phrase] = _Phrase(ranked, self.vocabulary, self.store)
                 if known.count:
                     pieces.append((start, end, known))
         return pieces
+
+    def _ranked(self, phrase: tuple[str, ...]) -> list[PhraseOption] | None:
+        """The options of ``phrase``, None if the table has no rule for it."""
+        if self._binary is not None:
+            return self._binary.ranked(phrase)
+        rules = self.cache.table.rules_for(phrase)
+        return self.cache.ranked(phrase, rules) if rules else None
 
     def decode(self, source: tuple[str, ...]) -> "CompiledDecodeResult":
         pieces = self._pieces(source)

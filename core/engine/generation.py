@@ -42,6 +42,7 @@ import time
 from typing import Callable, Iterator, Protocol, Sequence
 
 from core.code_identity import code_identity
+from core.engine.collection_pauses import fewer_collections
 from core.engine.beam_decoder import BeamDecoder
 from core.engine.candidate import Candidate
 from core.engine.derivation import Segment
@@ -284,13 +285,14 @@ def generate_batches(
     workers = processes if processes is not None else min(2, os.cpu_count() or 1)
     use_pool = workers > 1 and total >= PARALLEL_MIN_SENTENCES and "fork" in multiprocessing.get_all_start_methods()
     if not use_pool:
-        for done, item in enumerate(items, start=1):
-            yield (item[0], *generator.batch(*item))
-            progress(done, total, f"sentence {done} of {total}")
+        with fewer_collections():
+            for done, item in enumerate(items, start=1):
+                yield (item[0], *generator.batch(*item))
+                progress(done, total, f"sentence {done} of {total}")
         return
     _WORKER = generator
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with fewer_collections(), multiprocessing.get_context("fork").Pool(workers) as pool:  # forked: inherited
             for done, produced in enumerate(pool.imap(_work, items, chunksize=1), start=1):
                 yield produced
                 progress(done, total, f"sentence {done} of {total}")

@@ -253,6 +253,16 @@ class ParaphraseTable:
                 if bucket:
                     yield start, end, bucket
 
+    def span_rules_for_target(self, tokens: Sequence[str], target: Sequence[str]
+                              ) -> Iterable[tuple[int, int, list[Rule]]]:
+        """:meth:`span_rules`, or the part of it that holds every rule whose target is a contiguous part of
+        ``target``: a mapped binary table reads only those (in C++, :mod:`core.engine.table_options_native`)."""
+        from core.engine.table_options_native import mapped_buckets, span_rules_toward
+
+        buckets = mapped_buckets(self)
+        found = span_rules_toward(buckets, tokens, target) if buckets is not None else None
+        return found if found is not None else self.span_rules(tokens)
+
     def matches(self, tokens: Sequence[str], *, limit_per_span: int | None = None) -> list[Match]:
         """Every rule whose source equals a contiguous span of ``tokens``."""
         tokens = tuple(tokens)

@@ -296,6 +296,7 @@ class BinaryTable:
         self._views = views
         self._check_shapes(views)
         self._targets: dict[int, Phrase] = {}  # target index -> its words, built once
+        self._rules: dict[tuple[int, bool], Rule] = {}  # (rule number, with features) -> rule()
         self._word_strings: dict[str, str] = {}
         v = views
         self.source_text, self.source_offsets, self.source_hash = v["source_text"], v["source_offsets"], v["source_hash"]
@@ -384,6 +385,41 @@ class BinaryTable:
     def _string(self, index: int) -> str:
         offsets = self.string_offsets
         return bytes(self.string_text[offsets[index]:offsets[index + 1]]).decode("utf-8")
+
+    def target_of(self, number: int) -> Phrase:
+        """The target phrase of rule ``number`` of the rule arrays."""
+        return self._target(self.rule_target[number])
+
+    def targets_of(self, numbers: Sequence[int]) -> list[Phrase]:
+        """:meth:`target_of` each of ``numbers`` (one call for a phrase's options)."""
+        known, target_of, rule_target = self._targets, self._target, self.rule_target
+        out = []
+        for number in numbers:
+            index = rule_target[number]
+            found = known.get(index)
+            out.append(found if found is not None else target_of(index))
+        return out
+
+    def rule(self, number: int, source: Phrase, keep_features: bool) -> Rule:
+        """Rule ``number`` of the rule arrays (one of ``source``'s), as :meth:`bucket` builds it; kept, since the
+        true score of every sentence asks again for the rules of its common words."""
+        made = self._rules.get((number, keep_features))
+        if made is not None:
+            return made
+        target, probability = self.target_of(number), self.rule_prob[number]
+        if not keep_features:
+            made = Rule(source, target, probability)
+        else:
+            keys, textual = self._schema_keys[self.rule_schema[number]]
+            features = dict(zip(keys, self.feature_values[self.feature_offsets[number]:
+                                                          self.feature_offsets[number + 1]].tolist()))
+            for key in textual:
+                features[key] = self._string(int(features[key]))
+            made = Rule(source, target, probability, features)
+        if len(self._rules) >= _CACHE_LIMIT:
+            self._rules.clear()
+        self._rules[(number, keep_features)] = made
+        return made
 
     def bucket(self, index: int, source: Phrase, keep_features: bool) -> list[Rule]:
         """The rules of source ``index`` (whose words are ``source``), in the table's order."""

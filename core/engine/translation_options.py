@@ -142,13 +142,17 @@ class OptionCache:
     def rule_score(self, rule: Rule) -> float:
         return self.weights.phrase * rule.log10_prob - self.weights.word_penalty * len(rule.target)
 
-    def slot(self, word: str) -> PhraseOption:
-        """The option that keeps ``word``: the identity (probability 1), or a better pass-through rule of the table."""
+    def slot(self, word: str, rules: Sequence[Rule] | None = None) -> PhraseOption:
+        """The option that keeps ``word``: the identity (probability 1), or a better pass-through rule of the table.
+
+        ``rules``: the table's rules of ``word`` or any part of them, in table order, that holds every rule
+        rewriting it into itself (only those count); by default all of them.
+        """
         slot = self._slots.get(word)
         if slot is None:
             rule = identity_rule(word)
             slot = self._option(rule, True, self.rule_score(rule))
-            for rule in self.table.rules_for((word,)):
+            for rule in self.table.rules_for((word,)) if rules is None else rules:
                 score = self.rule_score(rule)
                 if rule.target == slot.target and score > slot.rule_score:
                     slot = self._option(rule, False, score)

@@ -47,7 +47,8 @@ import math
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
 from collections.abc import Sequence
-from typing import Iterable
+from functools import partial
+from typing import Callable, Iterable, NamedTuple
 
 from core.engine.derivation import Segment
 
@@ -175,7 +176,9 @@ class TrueScorer:
     def source_index(self, source: tuple[str, ...]) -> "SourceRuleIndex":
         index = self._indexes.get(source)
         if index is None:
-            index = SourceRuleIndex(source, self.table.span_rules(source))
+            for_target = getattr(self.table, "span_rules_for_target", None)
+            index = SourceRuleIndex(source, self.table.span_rules(source),
+                                    toward=partial(for_target, source) if for_target is not None else None)
             self._indexes[source] = index
             if len(self._indexes) > self._cache_size:
                 self._indexes.popitem(last=False)
@@ -203,14 +206,15 @@ class SourceRuleIndex:
     applicable rule.
     """
 
-    def __init__(self, source: tuple[str, ...], span_rules: Iterable[tuple[int, int, Sequence[Rule]]]):
+    def __init__(self, source: tuple[str, ...], span_rules: Iterable[tuple[int, int, Sequence[Rule]]],
+                 toward: Callable[[tuple[str, ...]], Iterable[tuple[int, int, Sequence[Rule]]]] | None = None):
+        """``span_rules`` is read when first needed; ``toward(target)``, when given, is the part of it
+        :meth:`for_target` needs (ParaphraseTable.span_rules_for_target)."""
         self.source = source
-        self.by_target: dict[tuple[str, ...], list[tuple[int, int, float, Rule]]] = defaultdict(list)
-        by_target = self.by_target
-        for start, end, rules in span_rules:
-            for rule in rules:
-                by_target[rule.target].append((start, end, rule.log10_prob, rule))
-        self.target_lengths = sorted({len(target) for target in self.by_target})
+        self._span_rules = span_rules
+        self._toward = toward
+        self._by_target: dict[tuple[str, ...], list[tuple[int, int, float, Rule]]] | None = None
+        self._target_lengths: list[int] = []
         self.word_positions: dict[str, list[int]] = defaultdict(list)
         for i, word in enumerate(source):
             self.word_positions[word].append(i)
@@ -224,6 +228,49 @@ class SourceRuleIndex:
         # and building a frozen Segment (and an identity Rule) costs more than the compiled search itself.
         self.segments: dict[tuple[int, int, int, int, int], Segment] = {}
         self._identity_rules: dict[str, Rule] = {}
+
+    @property
+    def by_target(self) -> dict[tuple[str, ...], list[tuple[int, int, float, Rule]]]:
+        """``by_target[target phrase]``: ``(start, end, log10 p, rule)`` of its rules, by span then table order.
+
+        Built on first use: a source whose only target is scored by the reference reads :meth:`for_target`.
+        """
+        if self._by_target is None:
+            by_target = defaultdict(list)
+            self._span_rules = list(self._span_rules)  # read once, whichever reader comes first
+            for start, end, rules in self._span_rules:
+                for rule in rules:
+                    by_target[rule.target].append((start, end, rule.log10_prob, rule))
+            self._target_lengths = sorted({len(target) for target in by_target})
+            self._by_target = by_target
+        return self._by_target
+
+    @property
+    def target_lengths(self) -> list[int]:
+        """The lengths of the target phrases in :attr:`by_target`, increasing."""
+        self.by_target
+        return self._target_lengths
+
+    def for_target(self, target: tuple[str, ...]) -> "SourceRuleIndex | _TargetRules":
+        """What :func:`best_derivation_reference` reads for ``target`` alone: the rules whose target is a
+        contiguous part of it, each list as in :attr:`by_target` (so the same edges in the same order)."""
+        if self._by_target is not None:
+            return self
+        m = len(target)
+        wanted = {target[k:k + length] for length in range(m + 1) for k in range(m - length + 1)}
+        by_target: dict[tuple[str, ...], list[tuple[int, int, float, Rule]]] = {}
+        if self._toward is not None:
+            spans = self._toward(target)
+        else:
+            spans = self._span_rules = list(self._span_rules)
+        for start, end, rules in spans:
+            for rule in rules:
+                if rule.target in wanted:
+                    hits = by_target.get(rule.target)
+                    if hits is None:
+                        hits = by_target[rule.target] = []
+                    hits.append((start, end, rule.log10_prob, rule))
+        return _TargetRules(self.source, by_target, sorted({len(t) for t in by_target}), self.word_positions)
 
     def segment(self, i: int, j: int, k: int, l: int, rule: int) -> Segment:
         if rule < 0:
@@ -285,6 +332,15 @@ class SourceRuleIndex:
         return all(log_p <= 0.0 for hits in self.by_target.values() for _, _, log_p, _ in hits)
 
 
+class _TargetRules(NamedTuple):
+    """The part of a :class:`SourceRuleIndex` one target can use (see :meth:`SourceRuleIndex.for_target`)."""
+
+    source: tuple[str, ...]
+    by_target: dict[tuple[str, ...], list[tuple[int, int, float, Rule]]]
+    target_lengths: list[int]
+    word_positions: dict[str, list[int]]
+
+
 def true_score(
     source: Sequence[str],
     target: Sequence[str],
@@ -310,7 +366,7 @@ def best_derivation(
     # A source scored once (a one-off `parastudio truescore`) is not worth the compiled index's build.
     native = index.native() if index.targets_scored > 1 else None
     if native is None:
-        return best_derivation_reference(target, index)
+        return best_derivation_reference(target, index.for_target(target))
     word_ids = index.word_ids
     found = native.best([word_ids.get(word, -1) for word in target])
     if found is None:

@@ -18,6 +18,7 @@
 #include <queue>
 #include <tuple>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -69,6 +70,29 @@ class Model {
   void Begin(State &state) const { model_->BeginSentenceWrite(&state); }
   float Score(const State &in, WordIndex word, State &out) const { return model_->BaseScore(&in, word, &out); }
   WordIndex EndSentence() const { return model_->BaseVocabulary().EndSentence(); }
+
+  // kenlm's Python Model.score(text, bos=False, eos=False): the bytes split on ASCII whitespace (bytes.split()),
+  // each word's log10 probability summed in a float from the null context.
+  float PhraseScore(const char *text, size_t size) const {
+    const lm::base::Vocabulary &vocabulary = model_->BaseVocabulary();
+    State state, out;
+    model_->NullContextWrite(&state);
+    float total = 0;
+    size_t i = 0;
+    while (i < size) {
+      while (i < size && IsAsciiSpace(text[i])) ++i;
+      size_t j = i;
+      while (j < size && !IsAsciiSpace(text[j])) ++j;
+      if (j > i) {
+        total += model_->BaseScore(&state, vocabulary.Index(StringPiece(text + i, j - i)), &out);
+        state = out;
+      }
+      i = j;
+    }
+    return total;
+  }
+
+  static bool IsAsciiSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
  private:
   std::unique_ptr<lm::base::Model> model_;
@@ -795,6 +819,97 @@ std::unique_ptr<Lattice> Decode(const Model *model, const OptionStore &store, in
 
 }  // namespace
 
+// -- Options straight from a binary table's arrays (core/engine/table_binary.py; the reference is
+// translation_options.OptionCache.ranked, tests/test_table_options_native.py) ----------------------------------
+
+template <class T>
+const T *BufferData(const py::buffer &buffer) {
+  return static_cast<const T *>(buffer.request().ptr);
+}
+
+struct TargetTexts {
+  const uint8_t *text;
+  const uint64_t *offsets;
+  std::string_view operator()(uint32_t target) const {
+    return std::string_view(reinterpret_cast<const char *>(text) + offsets[target], offsets[target + 1] - offsets[target]);
+  }
+};
+
+// The distinct targets of rules [first, last), each with its best rule (ties: the first), ranked by estimate
+// (stable: ties keep table order) and limited: (rule numbers, rule scores, estimates).
+py::tuple RankRules(const Model *model, const py::buffer &rule_prob, const py::buffer &rule_target,
+                    const py::buffer &target_text, const py::buffer &target_offsets, int64_t first, int64_t last,
+                    const py::object &merged_target, double phrase_weight, double word_penalty, double lm_weight,
+                    int64_t limit) {
+  const double *probs = BufferData<double>(rule_prob);
+  const uint32_t *targets = BufferData<uint32_t>(rule_target);
+  const TargetTexts texts{BufferData<uint8_t>(target_text), BufferData<uint64_t>(target_offsets)};
+  const bool merging = !merged_target.is_none();
+  const std::string merged = merging ? std::string(py::bytes(merged_target)) : std::string();
+  std::unordered_map<uint32_t, size_t> seen;
+  std::vector<int64_t> rules;
+  std::vector<double> scores;
+  for (int64_t r = first; r < last; ++r) {
+    const std::string_view text = texts(targets[r]);
+    if (merging && text == merged) continue;  // the word's own slot keeps it
+    const double words = static_cast<double>(std::count(text.begin(), text.end(), ' ') + 1);
+    const double weighted = phrase_weight * std::log10(probs[r]);
+    const double penalty = word_penalty * words;
+    const double score = weighted - penalty;
+    auto found = seen.find(targets[r]);
+    if (found == seen.end()) {
+      seen.emplace(targets[r], rules.size());
+      rules.push_back(r);
+      scores.push_back(score);
+    } else if (score > scores[found->second]) {
+      rules[found->second] = r;
+      scores[found->second] = score;
+    }
+  }
+  std::vector<double> estimates(rules.size());
+  for (size_t i = 0; i < rules.size(); ++i) {
+    double lm_estimate = 0.0;
+    if (model != nullptr) {
+      const std::string_view text = texts(targets[rules[i]]);
+      lm_estimate = model->PhraseScore(text.data(), text.size());
+    }
+    const double weighted_lm = lm_weight * lm_estimate;
+    estimates[i] = scores[i] + weighted_lm;
+  }
+  std::vector<size_t> order(rules.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return -estimates[a] < -estimates[b]; });
+  if (limit >= 0 && static_cast<size_t>(limit) < order.size()) order.resize(limit);
+  std::vector<int64_t> kept_rules;
+  std::vector<double> kept_scores, kept_estimates;
+  for (size_t i : order) {
+    kept_rules.push_back(rules[i]);
+    kept_scores.push_back(scores[i]);
+    kept_estimates.push_back(estimates[i]);
+  }
+  return py::make_tuple(kept_rules, kept_scores, kept_estimates);
+}
+
+// Per range [firsts[i], lasts[i]): the rules whose target text is one of ``wanted``, in table order.
+std::vector<std::vector<int64_t>> RulesToward(const py::buffer &rule_target, const py::buffer &target_text,
+                                              const py::buffer &target_offsets, const std::vector<int64_t> &firsts,
+                                              const std::vector<int64_t> &lasts,
+                                              const std::vector<std::string> &wanted) {
+  const uint32_t *targets = BufferData<uint32_t>(rule_target);
+  const TargetTexts texts{BufferData<uint8_t>(target_text), BufferData<uint64_t>(target_offsets)};
+  std::unordered_set<std::string_view> wanted_texts(wanted.begin(), wanted.end());
+  std::unordered_map<uint32_t, bool> known;  // target -> wanted
+  std::vector<std::vector<int64_t>> found(firsts.size());
+  for (size_t i = 0; i < firsts.size(); ++i) {
+    for (int64_t r = firsts[i]; r < lasts[i]; ++r) {
+      auto at = known.find(targets[r]);
+      if (at == known.end()) at = known.emplace(targets[r], wanted_texts.count(texts(targets[r])) > 0).first;
+      if (at->second) found[i].push_back(r);
+    }
+  }
+  return found;
+}
+
 PYBIND11_MODULE(_beam_core, module) {
   module.doc() = "The beam decoder's search and k-best in C++ (core/engine/native/beam_core.cpp).";
   // Raised whenever the Python interface or the search changes; compiled_search.py uses only a core of its own
@@ -805,6 +920,13 @@ PYBIND11_MODULE(_beam_core, module) {
       .def(py::init<const std::string &>(), py::arg("path"))
       .def("indices", &Model::indices, py::arg("words"))
       .def_property_readonly("order", &Model::order);
+
+  module.def("rank_rules", &RankRules, py::arg("model").none(true), py::arg("rule_prob"), py::arg("rule_target"),
+             py::arg("target_text"), py::arg("target_offsets"), py::arg("first"), py::arg("last"),
+             py::arg("merged_target").none(true), py::arg("phrase_weight"), py::arg("word_penalty"),
+             py::arg("lm_weight"), py::arg("limit"));
+  module.def("rules_toward", &RulesToward, py::arg("rule_target"), py::arg("target_text"),
+             py::arg("target_offsets"), py::arg("firsts"), py::arg("lasts"), py::arg("wanted"));
 
   py::class_<Lattice>(module, "Lattice")
       .def_readonly("hypotheses_created", &Lattice::hypotheses_created)
