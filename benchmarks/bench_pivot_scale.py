@@ -88,8 +88,13 @@ def run(table: Path, work: Path, *, threads: int, memory_limit: str, plain: bool
     output = work / "para.txt.gz"
     child = [SPARK_CHILD, str(ROOT), str(table), str(output), str(threads)] if spark else [
         CHILD, str(ROOT), str(table), str(output), str(threads), memory_limit, "plain" if plain else "ordered"]
-    result = subprocess.run([sys.executable, "-c", *child], capture_output=True, text=True, check=True)
+    started = time.perf_counter()
+    result = subprocess.run([sys.executable, "-c", *child], capture_output=True, text=True, check=False)
     output.unlink(missing_ok=True)
+    if result.returncode != 0:  # one failed engine is a row that says why, not the end of the benchmark
+        last = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith("\tat ")]
+        return {"error": f"exit {result.returncode}: {(last or ['no message'])[-1][:300]}",
+                "wall_seconds": time.perf_counter() - started}
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
