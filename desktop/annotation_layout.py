@@ -25,6 +25,7 @@ from desktop.esa_view import ESAView, esa_help
 from desktop.judging_keys import KEY_BY_ACTION
 from desktop.preference_view import PreferenceView
 from desktop.progress_bars import ProgressBars
+from desktop.widget_parts import text_box
 
 
 class AnnotationLayout:
@@ -109,26 +110,11 @@ class AnnotationLayout:
         button.clicked.connect(slot)
         return button
 
-    @staticmethod
-    def _text_box(title: str) -> tuple[QGroupBox, QLabel]:
-        box = QGroupBox(title)
-        layout = QVBoxLayout(box)
-        label = QLabel()
-        label.setTextFormat(Qt.RichText)
-        label.setWordWrap(True)
-        label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        font = label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        label.setFont(font)
-        label.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
-        layout.addWidget(label)
-        return box, label
-
     def _build_candidate_page(self) -> QWidget:
         page = QWidget()
         layout = QVBoxLayout(page)
-        self.source_box, self.source_label = self._text_box("Source sentence")
-        self.candidate_box, self.candidate_label = self._text_box("Paraphrase")
+        self.source_box, self.source_label = text_box("Source sentence")
+        self.candidate_box, self.candidate_label = text_box("Paraphrase")
         layout.addWidget(self.source_box)
         layout.addWidget(self.candidate_box)
         # One row of buttons per scale, made once: switching pages is cheaper than rebuilding buttons.
@@ -147,7 +133,7 @@ class AnnotationLayout:
     def _build_choice_page(self) -> QWidget:
         page = QWidget()
         layout = QVBoxLayout(page)
-        self.choice_box, self.choice_sentence_label = self._text_box("Sentence (the highlighted words are to be "
+        self.choice_box, self.choice_sentence_label = text_box("Sentence (the highlighted words are to be "
                                                                      "paraphrased)")
         layout.addWidget(self.choice_box)
         options_box = QGroupBox("Options")

@@ -32,8 +32,7 @@ from __future__ import annotations
 import html
 from datetime import datetime, timezone
 
-from PySide6.QtCore import QKeyCombination, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from core.store import operations as ops
@@ -46,6 +45,7 @@ from core.judging_view import JudgingView, judging_view, study_display
 from desktop.judging_keys import KEY_BY_ACTION, KEYS, KeyBinding, help_line
 from desktop.judging_clock import JudgingClock
 from desktop.judgment_writer import JudgmentWriter
+from desktop.widget_parts import pressed_key
 from desktop.annotation_layout import AnnotationLayout
 from desktop.changed_spans import sentence_html
 from desktop.choice_accept import ChoiceAccept
@@ -451,8 +451,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
     def _binding_for(self, event) -> KeyBinding | None:
         """The entry of :data:`KEYS` this key press matches on the current item, if any."""
         # The keypad's digits and arrows (and every arrow on macOS) carry KeypadModifier: the same keys here.
-        pressed = QKeySequence(QKeyCombination(event.modifiers() & ~Qt.KeypadModifier,
-                                               Qt.Key(event.key()))).toString()
+        pressed = pressed_key(event)
         scale = self.item.scale if self.item is not None else None
         for binding in KEYS:
             if pressed in binding.keys and binding.scope in ("any", scale):

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QKeyCombination, Qt, Signal
-from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 
 from core.store.operations import DA_RECORD_KEYS, ItemView, da_score_after_key
 from core.vocabulary import DA_HIGHEST, DA_LOWEST
+from desktop.widget_parts import enlarge, pressed_key, text_box
 
 
 def da_help() -> str:
@@ -32,8 +32,8 @@ class DAView(QWidget):
         super().__init__(parent)
         self.score: int | None = None
         layout = QVBoxLayout(self)
-        self.source_box, self.source_label = self._text_box("Source sentence")
-        self.candidate_box, self.candidate_label = self._text_box("Paraphrase")
+        self.source_box, self.source_label = text_box("Source sentence")
+        self.candidate_box, self.candidate_label = text_box("Paraphrase")
         layout.addWidget(self.source_box)
         layout.addWidget(self.candidate_box)
         row = QHBoxLayout()
@@ -43,28 +43,11 @@ class DAView(QWidget):
         self.slider.sliderMoved.connect(self._set)
         row.addWidget(self.slider, 1)
         row.addWidget(QLabel(str(DA_HIGHEST)))
-        self.score_label = QLabel()
-        font = self.score_label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.6)
-        font.setBold(True)
-        self.score_label.setFont(font)
+        self.score_label = enlarge(QLabel(), 1.6, bold=True)
         self.score_label.setMinimumWidth(self.score_label.fontMetrics().horizontalAdvance("100 ✓ "))
         row.addWidget(self.score_label)
         layout.addLayout(row)
         layout.addStretch(1)
-
-    @staticmethod
-    def _text_box(title: str) -> tuple[QGroupBox, QLabel]:
-        box = QGroupBox(title)
-        label = QLabel()
-        label.setTextFormat(Qt.RichText)
-        label.setWordWrap(True)
-        font = label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        label.setFont(font)
-        label.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
-        QVBoxLayout(box).addWidget(label)
-        return box, label
 
     def show_item(self, item: ItemView) -> None:
         self.source_label.setText(html.escape(item.source_display or item.source))
@@ -78,8 +61,7 @@ class DAView(QWidget):
 
     def handle_key(self, event) -> bool:
         """Move or record the score; False for a key that is not the score's."""
-        pressed = QKeySequence(QKeyCombination(event.modifiers() & ~Qt.KeypadModifier,
-                                               Qt.Key(event.key()))).toString()
+        pressed = pressed_key(event)
         if pressed in DA_RECORD_KEYS:
             if self.score is not None:
                 self.answered.emit(str(self.score))

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QKeyCombination, Qt, Signal
-from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QGroupBox, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.store.operations import DA_RECORD_KEYS, ItemView, SpanMarking, da_score_after_key, parse_spans
+from desktop.widget_parts import enlarge, pressed_key, text_box
 
 _MARK_STYLE = {"minor": "background:#ffe0a0", "major": "background:#f4a0a0"}
 _MARK_KEYS = {"M": "minor", "J": "major"}
@@ -41,30 +41,13 @@ class ESAView(QWidget):
         self.scoring = False
         self.score: int | None = None
         layout = QVBoxLayout(self)
-        self.source_box, self.source_label = self._text_box("Source sentence")
-        self.candidate_box, self.candidate_label = self._text_box("Paraphrase: mark the wrong words")
+        self.source_box, self.source_label = text_box("Source sentence")
+        self.candidate_box, self.candidate_label = text_box("Paraphrase: mark the wrong words")
         layout.addWidget(self.source_box)
         layout.addWidget(self.candidate_box)
-        self.score_label = QLabel()
-        font = self.score_label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.4)
-        font.setBold(True)
-        self.score_label.setFont(font)
+        self.score_label = enlarge(QLabel(), 1.4, bold=True)
         layout.addWidget(self.score_label)
         layout.addStretch(1)
-
-    @staticmethod
-    def _text_box(title: str) -> tuple[QGroupBox, QLabel]:
-        box = QGroupBox(title)
-        label = QLabel()
-        label.setTextFormat(Qt.RichText)
-        label.setWordWrap(True)
-        font = label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        label.setFont(font)
-        label.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
-        QVBoxLayout(box).addWidget(label)
-        return box, label
 
     def show_item(self, item: ItemView) -> None:
         self.words = (item.candidate or "").split()
@@ -92,8 +75,7 @@ class ESAView(QWidget):
 
     def handle_key(self, event) -> bool:
         """Mark, move or score; False for a key that is not the page's."""
-        pressed = QKeySequence(QKeyCombination(event.modifiers() & ~Qt.KeypadModifier,
-                                               Qt.Key(event.key()))).toString()
+        pressed = pressed_key(event)
         if self.scoring:
             if pressed in DA_RECORD_KEYS:
                 if self.score is not None:

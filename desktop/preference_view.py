@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QKeyCombination, Qt, Signal
-from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from core.store.operations import ItemView
 from core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
+from desktop.widget_parts import pressed_key, text_box
 
 # (keys as QKeySequence text, stored answer, button label), in the order the buttons stand.
 PREFERENCE_KEYS = (
@@ -31,7 +31,7 @@ def _keys_text(keys: tuple[str, ...]) -> str:
 
 def preference_for_key(event) -> str | None:
     """The answer a key press gives on a preference item (keypad arrows too), None for any other key."""
-    pressed = QKeySequence(QKeyCombination(event.modifiers() & ~Qt.KeypadModifier, Qt.Key(event.key()))).toString()
+    pressed = pressed_key(event)
     return next((value for keys, value, _label in PREFERENCE_KEYS if pressed in keys), None)
 
 
@@ -51,11 +51,11 @@ class PreferenceView(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         layout = QVBoxLayout(self)
-        self.source_box, self.source_label = self._text_box("Source sentence")
+        self.source_box, self.source_label = text_box("Source sentence")
         layout.addWidget(self.source_box)
         sides = QHBoxLayout()
-        self.left_box, self.left_label = self._text_box(f"Left paraphrase  [{_keys_text(PREFERENCE_KEYS[0][0])}]")
-        self.right_box, self.right_label = self._text_box(f"Right paraphrase  [{_keys_text(PREFERENCE_KEYS[2][0])}]")
+        self.left_box, self.left_label = text_box(f"Left paraphrase  [{_keys_text(PREFERENCE_KEYS[0][0])}]")
+        self.right_box, self.right_label = text_box(f"Right paraphrase  [{_keys_text(PREFERENCE_KEYS[2][0])}]")
         sides.addWidget(self.left_box, 1)
         sides.addWidget(self.right_box, 1)
         layout.addLayout(sides)
@@ -70,20 +70,6 @@ class PreferenceView(QWidget):
             self.buttons[value] = button
         layout.addLayout(buttons)
         layout.addStretch(1)
-
-    @staticmethod
-    def _text_box(title: str) -> tuple[QGroupBox, QLabel]:
-        box = QGroupBox(title)
-        label = QLabel()
-        label.setTextFormat(Qt.RichText)
-        label.setWordWrap(True)
-        label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        font = label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        label.setFont(font)
-        label.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
-        QVBoxLayout(box).addWidget(label)
-        return box, label
 
     def show_item(self, item: ItemView) -> None:
         self.source_label.setText(html.escape(item.source_display or item.source))

@@ -7,9 +7,11 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt
-from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit
+
+from desktop.widget_parts import pressed_key
 
 
 @dataclass(frozen=True)
@@ -42,15 +44,10 @@ def key_help() -> str:
     return " · ".join(f"<b>{html.escape(key.shown)}</b> {html.escape(key.what)}" for key in KEYS)
 
 
-def pressed(event) -> str:
-    """A key press as QKeySequence writes it (the keypad's keys as the main ones)."""
-    return QKeySequence(QKeyCombination(event.modifiers() & ~Qt.KeypadModifier, Qt.Key(event.key()))).toString()
-
-
 def action_for(event, *, suggestions: bool = False, selection: bool = False) -> tuple[str, int | None] | None:
     """(screen method, argument) for a key press, from :data:`KEYS`; None: not the screen's (typing).
     Without ``suggestions`` and ``selection`` only the keys that always act are matched."""
-    found = _BY_PRESS.get(pressed(event))
+    found = _BY_PRESS.get(pressed_key(event))
     if found is None:
         return None
     key, argument = found

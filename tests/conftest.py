@@ -90,3 +90,27 @@ def private_qt_settings(tmp_path, monkeypatch):
 
     QSettings.setDefaultFormat(QSettings.IniFormat)
 
+
+@pytest.fixture
+def screen_for(qtbot):
+    """Opens the app's annotation screen on a study for an annotator (study named "toy"); closes them after."""
+    from desktop.annotation_screen import AnnotationScreen
+    from desktop.judgment_writer import JudgmentWriter
+
+    made = []
+
+    def make(db, study_id, annotator="ann"):
+        writer = JudgmentWriter(db)
+        screen = AnnotationScreen(db, writer)
+        qtbot.addWidget(screen)
+        screen.resize(1000, 700)
+        screen.show()
+        made.append((screen, writer))
+        screen.open(study_id, annotator, "toy")
+        return screen
+
+    yield make
+    for screen, writer in made:  # as the window closes: session released, timers stopped, then the writer
+        screen.close_session()
+        screen.progress.stop()
+        writer.close()

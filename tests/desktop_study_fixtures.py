@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 from core.store import operations as ops
@@ -81,3 +82,29 @@ def open_window(qtbot, path, annotator: str = "ann"):
         dialog.accept()
     return window
 
+
+
+@contextmanager
+def judging_screen(qtbot, path: Path, criterion: str, annotators=("ann",)):
+    """The app's annotation screen at the small size, open as "ann" on a new study of ``criterion`` made of
+    :func:`candidate_rows`; yields (screen, database) and closes both."""
+    from desktop.annotation_screen import AnnotationScreen
+    from desktop.judgment_writer import JudgmentWriter
+
+    db = open_database(path, create=True)
+    study_id = ops.create_study(db, criterion, criteria=[criterion], seed=4)
+    ops.import_candidates(db, study_id, candidate_rows())
+    ops.assign(db, study_id, list(annotators))
+    writer = JudgmentWriter(db)
+    screen = AnnotationScreen(db, writer)
+    qtbot.addWidget(screen)
+    screen.resize(1024, 600)  # the small screen
+    screen.show()
+    screen.open(study_id, "ann", criterion)
+    try:
+        yield screen, db
+    finally:
+        screen.close_session()
+        screen.progress.stop()
+        writer.close()
+        db.close()

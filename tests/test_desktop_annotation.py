@@ -30,26 +30,6 @@ def study(tmp_path):
     db.close()
 
 
-@pytest.fixture
-def screen_for(qtbot):
-    made = []
-
-    def make(db, study_id, annotator="ann"):
-        writer = JudgmentWriter(db)
-        screen = AnnotationScreen(db, writer)
-        qtbot.addWidget(screen)
-        screen.resize(1000, 700)
-        screen.show()
-        made.append((screen, writer))
-        screen.open(study_id, annotator, "toy")
-        return screen
-
-    yield make
-    for screen, writer in made:  # as the window closes: session released, timers stopped, then the writer
-        screen.close_session()
-        screen.progress.stop()
-        writer.close()
-
 
 def key_for(item) -> str:
     """The scripted annotator's answer: depends on the item, so it can be checked afterwards."""

@@ -8,13 +8,9 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
 from core.store.da_keys import da_score_after_key as moved  # noqa: E402
-from core.store.database import open_database  # noqa: E402
 from core.store.models import Assignment, Judgment  # noqa: E402
-from desktop.annotation_screen import AnnotationScreen  # noqa: E402
-from desktop.judgment_writer import JudgmentWriter  # noqa: E402
-from desktop_study_fixtures import candidate_rows  # noqa: E402
+from desktop_study_fixtures import judging_screen  # noqa: E402
 
 SHIFT = Qt.ShiftModifier
 NONE = Qt.NoModifier
@@ -31,21 +27,8 @@ SCRIPTS = [
 
 @pytest.fixture
 def da_screen(qtbot, tmp_path):
-    db = open_database(tmp_path / "da.sqlite", create=True)
-    study_id = ops.create_study(db, "da", criteria=["da"], seed=4)
-    ops.import_candidates(db, study_id, candidate_rows())
-    ops.assign(db, study_id, ["ann"])
-    writer = JudgmentWriter(db)
-    screen = AnnotationScreen(db, writer)
-    qtbot.addWidget(screen)
-    screen.resize(1024, 600)
-    screen.show()
-    screen.open(study_id, "ann", "da")
-    yield screen, db
-    screen.close_session()
-    screen.progress.stop()
-    writer.close()
-    db.close()
+    with judging_screen(qtbot, tmp_path / "da.sqlite", "da") as screen_and_db:
+        yield screen_and_db
 
 
 def test_scores_are_set_by_keys_and_recorded_by_enter(qtbot, da_screen):

@@ -10,33 +10,16 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
 from core.store.models import Assignment, Judgment  # noqa: E402
-from desktop.annotation_screen import AnnotationScreen  # noqa: E402
-from desktop.judgment_writer import JudgmentWriter  # noqa: E402
-from desktop_study_fixtures import candidate_rows  # noqa: E402
+from desktop_study_fixtures import judging_screen  # noqa: E402
 
 SHIFT, NONE = Qt.ShiftModifier, Qt.NoModifier
 
 
 @pytest.fixture
 def esa_screen(qtbot, tmp_path):
-    db = open_database(tmp_path / "esa.sqlite", create=True)
-    study_id = ops.create_study(db, "esa", criteria=["esa"], seed=4)
-    ops.import_candidates(db, study_id, candidate_rows())
-    ops.assign(db, study_id, ["ann"])
-    writer = JudgmentWriter(db)
-    screen = AnnotationScreen(db, writer)
-    qtbot.addWidget(screen)
-    screen.resize(1024, 600)
-    screen.show()
-    screen.open(study_id, "ann", "esa")
-    yield screen, db
-    screen.close_session()
-    screen.progress.stop()
-    writer.close()
-    db.close()
+    with judging_screen(qtbot, tmp_path / "esa.sqlite", "esa") as screen_and_db:
+        yield screen_and_db
 
 
 def press(qtbot, screen, keys):

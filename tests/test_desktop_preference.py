@@ -8,12 +8,8 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
 from core.store.models import Assignment, Judgment, PreferencePair  # noqa: E402
-from desktop.annotation_screen import AnnotationScreen  # noqa: E402
-from desktop.judgment_writer import JudgmentWriter  # noqa: E402
-from desktop_study_fixtures import candidate_rows  # noqa: E402
+from desktop_study_fixtures import judging_screen  # noqa: E402
 
 # Each key and the answer it must store, used in turn.
 KEYS = [(Qt.Key_A, "left"), (Qt.Key_Right, "right"), (Qt.Key_T, "tie"), (Qt.Key_Left, "left"),
@@ -22,21 +18,8 @@ KEYS = [(Qt.Key_A, "left"), (Qt.Key_Right, "right"), (Qt.Key_T, "tie"), (Qt.Key_
 
 @pytest.fixture
 def preference_screen(qtbot, tmp_path):
-    db = open_database(tmp_path / "prefs.sqlite", create=True)
-    study_id = ops.create_study(db, "prefs", criteria=["preference"], seed=4)
-    ops.import_candidates(db, study_id, candidate_rows())
-    ops.assign(db, study_id, ["ann", "bob"])
-    writer = JudgmentWriter(db)
-    screen = AnnotationScreen(db, writer)
-    qtbot.addWidget(screen)
-    screen.resize(1024, 600)  # the small screen
-    screen.show()
-    screen.open(study_id, "ann", "prefs")
-    yield screen, db
-    screen.close_session()
-    screen.progress.stop()
-    writer.close()
-    db.close()
+    with judging_screen(qtbot, tmp_path / "prefs.sqlite", "preference", annotators=("ann", "bob")) as screen_and_db:
+        yield screen_and_db
 
 
 def stored(db):

@@ -133,35 +133,13 @@ def test_choice_options_read_like_the_readable_sentence_above_them(qtbot, tmp_pa
     db.close()
 
 
-@pytest.fixture
-def screen_on(qtbot):
-    from desktop.annotation_screen import AnnotationScreen
-    from desktop.judgment_writer import JudgmentWriter
 
-    made = []
-
-    def make(db, study_id, annotator="ann"):
-        writer = JudgmentWriter(db)
-        screen = AnnotationScreen(db, writer)
-        qtbot.addWidget(screen)
-        screen.resize(1000, 700)
-        screen.show()
-        made.append((screen, writer))
-        screen.open(study_id, annotator, "toy")
-        return screen
-
-    yield make
-    for screen, writer in made:
-        screen.close_session()
-        writer.close()
-
-
-def test_a_key_of_another_scale_says_which_keys_answer(qtbot, tmp_path, screen_on):
+def test_a_key_of_another_scale_says_which_keys_answer(qtbot, tmp_path, screen_for):
     """Issue 28 Found 8: Y on a 1-3 item was ignored without a word."""
     path = tmp_path / "s.sqlite"
     study = make_study(path, criteria=("usability",))
     db = open_database(path)
-    screen = screen_on(db, study)
+    screen = screen_for(db, study)
     item = screen.item
     assert item.scale != "binary"
     qtbot.keyClick(screen, Qt.Key_Y)
@@ -170,12 +148,12 @@ def test_a_key_of_another_scale_says_which_keys_answer(qtbot, tmp_path, screen_o
     db.close()
 
 
-def test_a_status_line_goes_with_the_item_it_was_said_on(qtbot, tmp_path, screen_on):
+def test_a_status_line_goes_with_the_item_it_was_said_on(qtbot, tmp_path, screen_for):
     """Issue 28 Found 8: status lines stayed hundreds of items later."""
     path = tmp_path / "s.sqlite"
     study = make_study(path, criteria=("meaning",))
     db = open_database(path)
-    screen = screen_on(db, study)
+    screen = screen_for(db, study)
     qtbot.keyClick(screen, Qt.Key_F)
     assert "flag" in screen.status.text()
     qtbot.keyClick(screen, Qt.Key_Y)
