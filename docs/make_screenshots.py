@@ -98,6 +98,9 @@ def main() -> int:
         """File ▸ Judge as… without its dialog; the study's instructions, shown to a judge once, are read."""
         window.identity.set(name)
         QTest.qWait(200)
+        while window.annotate.screen.loading or window.choice.screen.loading:  # studies open off the UI thread
+            QTest.qWait(20)
+        QTest.qWait(100)  # the instructions open once the study is open
         dialog = getattr(window, "instructions_dialog", None)
         if dialog is not None and dialog.isVisible():
             dialog.accept()
