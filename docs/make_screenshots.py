@@ -53,8 +53,9 @@ def judge_by_keys(screen, judge: str, limit: int | None, stop_on_meaning: bool =
     pressed = 0
     while screen.item is not None and (limit is None or pressed < limit):
         item = screen.item
-        if item.scale == "choice":
+        if item.scale == "choice":  # a pick, then Enter accepts it (seed 001's preview-then-Accept)
             QTest.keyClick(screen, Qt.Key_1 + pressed % len(item.options) if item.options else Qt.Key_0)
+            QTest.keyClick(screen, Qt.Key_Return)
         else:
             QTest.keyClick(screen, keys[simulated_answer(item, judge)])
         pressed += 1
