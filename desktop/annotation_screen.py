@@ -13,14 +13,18 @@ Keys (each button shows its key):
 
 The keys are one table (:data:`core.judging_keys.KEYS`, as Anki's reviewer
 declares its shortcuts) from which the buttons' labels and the help line are
-written. What an item looks like (texts as judges see them, highlighted spans,
-levels and their keys) is :func:`core.judging_view.judging_view`'s; the screen
-paints it. The widgets are built by :class:`desktop.annotation_layout.AnnotationLayout`.
+written. A key goes one way down: the screen hands it, as text, to the Qt-free
+:class:`core.judging_desk.JudgingDesk`, which says what to record and what is
+shown (texts as judges see them, highlighted spans, levels and their keys, a
+choice pick, a score); the screen stores that through the writer and paints it,
+and decides nothing itself. The widgets are built by
+:class:`desktop.annotation_layout.AnnotationLayout`.
 
 An answer goes on the writer's queue (:mod:`desktop.judgment_writer`) and the
 next open item is shown at once; which item comes next is the Qt-free
 :class:`core.store.annotation_session.AnnotationSession`'s answer (it knows
-what was answered here and not yet committed). Judging is
+what was answered here and not yet committed). A study is opened in a worker
+(the screen says "Loading…" and takes no key until it is open). Judging is
 blind: :class:`core.store.operations.ItemView` carries no system name, and
 the order is the annotator's seeded order from the store. Seed 003 §4.3's
 two-step protocol comes from the criteria: fluency (``shows_source`` false)
