@@ -87,6 +87,18 @@ def folds_of(verses: int, folds: int, seed: int) -> list[int]:
     return fold
 
 
+def fit_predictors(records: list[dict], lm, verses: int, folds: int, seed: int) -> dict:
+    """``{"steering", "judges", "folds"}``: the predictor fitted on every record, one judge per fold fitted on
+    the records of the other folds' verses (a record of a verse past ``verses`` is in every judge's data), and
+    each verse's fold (:func:`folds_of`)."""
+    from core.tuning.judgment_predictor import fit_judgment_model
+
+    fold = folds_of(verses, folds, seed)
+    judges = [fit_judgment_model([r for r in records if r["sentence_id"] >= verses or fold[r["sentence_id"]] != k],
+                                 lm) for k in range(folds)]
+    return {"steering": fit_judgment_model(records, lm), "judges": judges, "folds": fold}
+
+
 def _replacements(derivation) -> list[tuple[str, str]]:
     from core.engine.derivation import changed_segments
 
@@ -107,14 +119,12 @@ def run(sentences: Sequence[Sequence[str]], references: Sequence[str], table, lm
     from core.engine.mcpg.search import MCPGStats
     from core.engine.truescore import TrueScorer
     from core.experiments.silver_judges import silver_verdicts
-    from core.tuning.judgment_predictor import fit_judgment_model
 
     scorer = TrueScorer(table, lm)
-    steering = fit_judgment_model(records, lm)
-    fold = folds_of(len(sentences), folds, seed)
-    judges = [fit_judgment_model([r for r in records if r["sentence_id"] >= len(sentences)
-                                  or fold[r["sentence_id"]] != k], lm) for k in range(folds)]
-    steer, judge_of = PredictorReward(steering, scorer, lm), [PredictorReward(j, scorer, lm) for j in judges]
+    fitted = fit_predictors(records, lm, len(sentences), folds, seed)
+    fold = fitted["folds"]
+    steer = PredictorReward(fitted["steering"], scorer, lm)
+    judge_of = [PredictorReward(judge, scorer, lm) for judge in fitted["judges"]]
     results: list[dict[str, Output]] = [{} for _ in sentences]
     beam = BeamRunOptions(nbest=1, exclude_source=True, stack_size=STACK_SIZE)
     for index, candidates, _ in generate_batches(beam, sentences, GenerationResources((table,), lm),
@@ -146,7 +156,7 @@ def run(sentences: Sequence[Sequence[str]], references: Sequence[str], table, lm
                              / max(1, len(source))}
         if progress is not None:
             progress(index + 1, len(sentences))
-    return results, {"folds": fold, "steering": steering, "judges": judges}
+    return results, fitted
 
 
 def per_sentence_records(sentences, results: list[dict[str, Output]], fold: list[int]) -> list[dict]:
