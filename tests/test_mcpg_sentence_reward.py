@@ -168,3 +168,53 @@ def test_the_cli_refuses_a_predictor_it_cannot_honour(tiny_lm, example1_table_pa
     assert main(["generate", "--system", "mcpg-true", "--table", str(example1_table_path), "--lm",
                  str(tiny_lm["binary"]), *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+# -- the predictor file as a reader (issue 18's fuzzing, for the new reader) -------------------------------------
+from hypothesis import strategies as st  # noqa: E402
+
+from fuzz_support import damage, defects, fuzz_tests, time_limit  # noqa: E402
+
+_numbers = st.one_of(st.floats(-1e6, 1e6, allow_nan=False), st.sampled_from([math.nan, math.inf, 0.0, -0.0]))
+
+
+@st.composite
+def predictor_reports(draw):
+    report = {"criterion": draw(st.sampled_from(["acceptable", "meaning"])), "intercept": draw(_numbers),
+              "signature": "fuzz"}
+    for key in ("coefficients", "feature_means", "feature_sds"):
+        names = draw(st.one_of(st.just(list(FEATURES)), st.lists(st.sampled_from(FEATURES), unique=True,
+                                                                 max_size=len(FEATURES))))
+        values = st.one_of(st.floats(1e-3, 1e3), _numbers) if key == "feature_sds" else _numbers
+        report[key] = {name: draw(values) for name in names}
+    return report
+
+
+def _predictor_files(example):
+    import tempfile
+    from pathlib import Path
+
+    report, defect, where = example
+    text = json.dumps(report, indent=2)
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "predictor.json"
+        path.write_bytes(damage(text, defect, where))
+        try:
+            with time_limit():
+                model = JudgmentModel.read(path)
+        except InputFormatError as error:
+            assert error.path == str(path) and 1 <= error.line_number <= text.count("\n") + 1 + 64
+            return
+        except InputFileError as error:
+            assert error.path == str(path) and "judgment-predictor --json report" in str(error)
+            return
+    assert all(math.isfinite(v) for v in (*model.coefficients, *model.means, model.intercept))
+    assert all(math.isfinite(s) and s > 0 for s in model.sds)
+    assert 0.0 <= model.probability([0.0] * len(FEATURES)) <= 1.0
+    if defect in ("none", "bom", "crlf", "gzip"):  # read as written
+        assert model.coefficients == tuple(report["coefficients"][name] for name in FEATURES)
+        assert model.sds == tuple(report["feature_sds"][name] for name in FEATURES)
+
+
+test_predictor_files, test_predictor_files_thorough = fuzz_tests(
+    st.tuples(predictor_reports(), defects, st.integers(0, 2000)), _predictor_files)
