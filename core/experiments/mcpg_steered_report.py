@@ -107,6 +107,10 @@ def write_markdown(path: Path, sentences, references, results: list[dict[str, Ou
                      f"{'–' if episodes is None else f'{episodes:,.0f}'} |")
     cut = sum(o.cut for outputs in results for o in outputs.values())
     lines += ["", f"Searches cut by the time cap: {cut}.", "",
+              "## Does steering win?", "",
+              "Read from the sign tests below (significant: Holm-corrected p < 0.05). The silver rule is the "
+              "independent judge; the cross-validated predictor shares the steering predictor's features.", "",
+              *verdict(tests), "",
               "## Sign tests", "",
               "Per judge, each pair of systems on the verses where both have an output; a verse counts for the "
               "system whose output the judge scores higher, ties are dropped; exact two-sided binomial test, "
@@ -118,8 +122,7 @@ def write_markdown(path: Path, sentences, references, results: list[dict[str, Ou
         for row in tests[name]:
             lines.append(f"| {label} | {row.system_a} | {row.system_b} | {row.n_items} | {row.wins_a} | "
                          f"{row.wins_b} | {row.ties} | {row.p_value:.3g} | {row.p_holm:.3g} |")
-    lines += ["", "## Does steering win?", "", *verdict(tests), "",
-              "## Samples", "", "Verses where the three outputs differ, first ones (silver meaning/fluency, "
+    lines += ["", "## Samples", "", "Verses where the three outputs differ, first ones (silver meaning/fluency, "
               "p cross-validated):", ""]
     shown = 0
     for verse, outputs in enumerate(results):

@@ -27,7 +27,9 @@ replaces both: the objective of a final is then its reward ``R(t, s)`` in [0, 1]
 itself (cached by sentence), the reward is that value, and the model score
 reported for an output is it too (e.g. the predicted probability of
 acceptance). Seed 003 §3 only scores final states, which is what makes this
-possible.
+possible. The tuned profile's priors (action order, guided playouts, polish
+moves) still rank actions by their one-step true-score gain: they guide
+where to look, the reward decides what is kept.
 """
 
 from __future__ import annotations
