@@ -14,6 +14,8 @@ Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
   :mod:`core.experiments.sequential_sign_test` (Markdown and JSON lines, no plot).
 * ``adaptive-demo``: issue 29's adaptive assignment on the demo against the full study,
   :mod:`core.experiments.adaptive_demo` (Markdown and JSON, no plot).
+* ``mcpg-steered``: issue 24's MCPG steered by the judgment predictor on the demo,
+  :mod:`core.experiments.mcpg_steered` (Markdown and JSON lines, no plot).
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ EXPERIMENTS = {
                              "under continuous monitoring and judgments saved, by simulation"),
     "adaptive-demo": ("adaptive_demo", "issue 29: the demo judged by silver judges through the adaptive "
                       "assignment, against the full fixed study"),
+    "mcpg-steered": ("mcpg_steered", "issue 24: MCPG steered by the judgment predictor against the beam and "
+                     "MCPG's true score, judged by silver judges and the predictor cross-validated"),
 }
 
 

@@ -25,7 +25,8 @@ OPTION_FLAGS = {
 DIRECT_OPTIONS = ("nbest", "exclude_source", "stack_size", "pattern_score", "seed", "profile", "episodes_per_step",
                   "max_episodes", "time_budget", "exploration", "reward", "core")
 # Inputs and outputs that only some systems take (refused in core for the others).
-SYSTEM_ONLY_FLAGS = {"--pattern-table": "SPG", "--reference": "spg-similarity", "--search-graph": "beam"}
+SYSTEM_ONLY_FLAGS = {"--pattern-table": "SPG", "--reference": "spg-similarity", "--search-graph": "beam",
+                     "--predictor": "mcpg-true with --reward predictor"}
 
 
 def options_by_system() -> str:
@@ -107,9 +108,14 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     mcpg.add_argument("--seed", type=int, default=unset, help="random seed (default 0)")
     mcpg.add_argument("--exploration", type=float, default=unset, metavar="K",
                       help=f"RAVE equivalence parameter k (seed 003 §4.3: {DEFAULT_EXPLORATION:g})")
-    mcpg.add_argument("--reward", choices=("true-score", "channel", "seed003"), default=unset,
-                      help="true-score (mcpg-true: the exact true score); channel (mcpg-translator default: "
+    mcpg.add_argument("--reward", choices=("true-score", "predictor", "channel", "seed003"), default=unset,
+                      help="true-score (mcpg-true default: the exact true score) or predictor (mcpg-true: the "
+                      "probability that judges accept the whole sentence, from --predictor; the Python search runs "
+                      "it and the model score is that probability); channel (mcpg-translator default: "
                       "P_LM(t) prod p(s_i|t_i)) or seed003 (seed 003 §4.3's reward, each rule over p(s_i|s_i))")
+    mcpg.add_argument("--predictor", metavar="MODEL",
+                      help="with --reward predictor: the judgment predictor, as written by parastudio "
+                      "judgment-predictor --devset DEV --json > MODEL (recorded by sha256 in params)")
     parser.add_argument("--weights", metavar="WEIGHTS_JSON",
                         help="tuned weights (parastudio tune -o): the beam decoder's alpha_phi, alpha_lm, alpha_w, "
                         "or SPG's lambda_k, lambda_self, lambda_lm, lambda_um; recorded in every candidate's params")
@@ -182,7 +188,7 @@ def _candidate_output(path: str | None, inputs: list):
 
 def _inputs(args: argparse.Namespace) -> list:
     """Every file the command reads: its outputs may be none of them."""
-    return [*args.table, *args.pattern_table, args.lm, args.reference, args.weights]
+    return [*args.table, *args.pattern_table, args.lm, args.reference, args.weights, args.predictor]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -203,6 +209,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"parastudio: error: {refused}", file=sys.stderr)
         return 2
     options = options_for(args.system, **_option_values(args))  # OptionsError: exit 2 (core.cli.main)
+    if (getattr(options, "reward", None) == "predictor") != (args.predictor is not None):
+        print("parastudio: error: --reward predictor and --predictor MODEL go together (mcpg-true)", file=sys.stderr)
+        return 2
+    if getattr(options, "reward", None) == "predictor" and not hasattr(args, "core"):
+        print("parastudio: note: --reward predictor runs in the Python MCPG search (the compiled core cannot call "
+              "a whole-sentence reward; --core python chooses it without this note)", file=sys.stderr)
     if args.search_graph:
         from core.output_files import resolve_output
 
@@ -224,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
         signature = read_weights(args.weights).get("signature")
     resources = load_resources(options, args.table, args.lm, pattern_tables=args.pattern_table, sentences=sentences,
                                weights_file=args.weights, weights_signature=signature, reference_file=args.reference,
-                               on_table_report=print_table_report)
+                               predictor_file=args.predictor, on_table_report=print_table_report)
 
     from core.cli.progress_bar import progress_bar
 

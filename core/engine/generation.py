@@ -101,6 +101,11 @@ class MCPGGenerator:
         self.options, self.table, self.lm = options, table, resources.lm
         self.weights = DEFAULT_WEIGHTS
         self.last_stats = None
+        self.sentence_reward = None
+        if options.reward == "predictor":  # resources.check_for made sure the predictor and the LM are there
+            from core.engine.judgment_model import PredictorReward
+
+            self.sentence_reward = PredictorReward(resources.predictor, TrueScorer(table, resources.lm), resources.lm)
 
     def outputs(self, source, reference=None) -> list[Output]:
         from core.engine.mcpg.search import MCPGStats
@@ -111,7 +116,7 @@ class MCPGGenerator:
                              time_budget=options.time_budget, max_episodes=options.max_episodes, seed=options.seed,
                              profile=options.search_options, episodes_per_step=options.episodes_per_step,
                              exploration=options.exploration, translator_reward=options.translator_reward,
-                             stats=self.last_stats, core=options.core)
+                             stats=self.last_stats, core=options.core, sentence_reward=self.sentence_reward)
 
     def search_record(self) -> dict | None:
         return self.last_stats.provenance() if self.last_stats is not None else None

@@ -36,6 +36,9 @@ from core.errors import OptionsError
 # records whether it did: ``search["cut"]``). Runs that stay under it are the same whatever the load.
 DEFAULT_TIME_CAP = 60.0
 TRANSLATOR_REWARDS = ("channel", "seed003")
+# mcpg-true's rewards beside the true score: whole-sentence functions (issue 24 item 5), each a Python function
+# the compiled core cannot call; "predictor" reads the judgment predictor given as a resource (--predictor).
+SENTENCE_REWARDS = ("predictor",)
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,9 @@ class MCPGRunOptions(_RunOptions):
     ``episodes_per_step`` (eta) and ``max_episodes`` default to the profile's
     (``None`` here means "the profile's"; the built object holds the numbers). ``time_budget``
     is a cap in seconds per sentence, not a setting of the search. ``reward``:
-    ``"true-score"`` for mcpg-true, ``"channel"`` (default) or ``"seed003"`` for mcpg-translator.
+    ``"true-score"`` (default) or ``"predictor"`` (the judgment predictor's probability of acceptance, a
+    whole-sentence reward; the Python search runs it) for mcpg-true, ``"channel"`` (default) or ``"seed003"``
+    for mcpg-translator.
     """
 
     system: str = "mcpg-true"
@@ -168,13 +173,13 @@ class MCPGRunOptions(_RunOptions):
         if self.exploration < 0:
             raise OptionsError(f"exploration must be at least 0, not {self.exploration}")
         if self.mode == "true-score":
-            if self.reward not in (None, "true-score"):
+            if self.reward not in (None, "true-score", *SENTENCE_REWARDS):
                 raise OptionsError(f"reward {self.reward} is a translator-mode reward; mcpg-true's reward is "
-                                   "the true score")
-            object.__setattr__(self, "reward", "true-score")
+                                   f"the true score or {', '.join(SENTENCE_REWARDS)}")
+            object.__setattr__(self, "reward", self.reward or "true-score")
         else:
-            if self.reward == "true-score":
-                raise OptionsError("reward true-score is mcpg-true's; mcpg-translator takes channel or seed003")
+            if self.reward in ("true-score", *SENTENCE_REWARDS):
+                raise OptionsError(f"reward {self.reward} is mcpg-true's; mcpg-translator takes channel or seed003")
             if self.reward not in (None, *TRANSLATOR_REWARDS):
                 raise OptionsError(f"reward must be one of {', '.join(TRANSLATOR_REWARDS)}, not {self.reward!r}")
             object.__setattr__(self, "reward", self.reward or "channel")
@@ -188,6 +193,11 @@ class MCPGRunOptions(_RunOptions):
             raise OptionsError(f"core must be native or python, not {self.core!r}")
         if self.core == "python":
             return "python"
+        if self.reward in SENTENCE_REWARDS:
+            if self.core == "native":
+                raise OptionsError(f"the compiled MCPG core cannot call a whole-sentence reward (reward "
+                                   f"{self.reward}); use --core python")
+            return "python"  # a Python function: only the Python search can call it (the CLI says so)
         why = native.unsupported(self.search_options, self.mode)
         if why is not None:
             if self.core == "native":

@@ -5,7 +5,8 @@ names every file behind them by ``{"path", "sha256", "bytes"}``
 (:mod:`core.engine.file_fingerprint`), and that is what a candidate's
 ``params["inputs"]`` records and ``parastudio reproduce`` checks before it runs
 again. :func:`load_resources` reads the files the way the options say
-(:class:`~core.engine.generation_options.TableLoading`).
+(:class:`~core.engine.generation_options.TableLoading`). ``predictor``: the judgment
+predictor that MCPG's ``reward="predictor"`` maximises (:mod:`core.engine.judgment_model`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from core.engine.file_fingerprint import fingerprint
-from core.engine.generation_options import RunOptions, SPGRunOptions
+from core.engine.generation_options import MCPGRunOptions, RunOptions, SPGRunOptions
+from core.engine.judgment_model import JudgmentModel
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.table_formats import LoadReport
@@ -33,6 +35,8 @@ class GenerationResources:
     weights_file: str | None = None
     weights_signature: str | None = None  # the tuning run that wrote the weights (parastudio tune)
     reference_file: str | None = None
+    predictor: JudgmentModel | None = None  # mcpg-true with reward "predictor"
+    predictor_file: str | None = None  # the file it was read from (recorded)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tables", tuple(self.tables))
@@ -48,6 +52,14 @@ class GenerationResources:
                 and len(options.weights.tables) != len(self.tables):
             raise OptionsError(f"the SPG weights hold lambda_k for {len(options.weights.tables)} table(s); "
                                f"{len(self.tables)} table(s) are given")
+        wants_predictor = isinstance(options, MCPGRunOptions) and options.reward == "predictor"
+        if wants_predictor and (self.predictor is None or self.lm is None):
+            raise OptionsError("reward predictor needs the judgment predictor (--predictor FILE, written by "
+                               "parastudio judgment-predictor --json) and an LM (its features read the LM)")
+        if self.predictor is not None and not wants_predictor:
+            raise OptionsError(f"a judgment predictor is MCPG's reward predictor (--system mcpg-true --reward "
+                               f"predictor); {options.system} with reward {getattr(options, 'reward', None)} "
+                               "would not read it")
 
     def inputs(self) -> dict:
         """Every file behind the run by path, sha256 and size (``None`` for what was built in memory)."""
@@ -63,13 +75,16 @@ class GenerationResources:
             found["weights"] = {**fingerprint(self.weights_file), "signature": self.weights_signature}
         if self.reference_file is not None:
             found["reference"] = fingerprint(self.reference_file)
+        if self.predictor is not None:
+            found["predictor"] = ({**fingerprint(self.predictor_file), "signature": self.predictor.signature}
+                                  if self.predictor_file else {"path": None, "signature": self.predictor.signature})
         return found
 
 
 def load_resources(options: RunOptions, tables: Sequence[str | os.PathLike], lm: str | os.PathLike | None, *,
                    pattern_tables: Sequence[str | os.PathLike] = (), sentences: Sequence[Sequence[str]] = (),
                    weights_file: str | None = None, weights_signature: str | None = None,
-                   reference_file: str | None = None,
+                   reference_file: str | None = None, predictor_file: str | os.PathLike | None = None,
                    on_table_report: Callable[[LoadReport], None] | None = None) -> GenerationResources:
     """Read the files of a run; pattern tables keep only the patterns found in ``sentences``' parses."""
     if pattern_tables and not isinstance(options, SPGRunOptions):
@@ -85,6 +100,8 @@ def load_resources(options: RunOptions, tables: Sequence[str | os.PathLike], lm:
         from core.engine.patterns.pattern_table import pattern_table_for
 
         patterns = [pattern_table_for(path, sentences, score=options.pattern_score) for path in pattern_tables]
+    predictor = JudgmentModel.read(predictor_file) if predictor_file is not None else None
     return GenerationResources(tuple(loaded), LanguageModel(lm) if lm is not None else None, tuple(patterns),
                                weights_file=weights_file, weights_signature=weights_signature,
-                               reference_file=reference_file)
+                               reference_file=reference_file, predictor=predictor,
+                               predictor_file=None if predictor_file is None else str(predictor_file))

@@ -121,7 +121,8 @@ def _refusal(params: dict) -> str | None:
     if not isinstance(inputs, dict) or not inputs.get("tables"):
         return "the candidates record no input files (params.inputs)"
     recorded = [*inputs["tables"], *inputs.get("pattern_tables", [])]
-    recorded += [inputs[name] for name in ("lm", "weights", "reference") if inputs.get(name) is not None]
+    recorded += [inputs[name] for name in ("lm", "weights", "reference", "predictor")
+                 if inputs.get(name) is not None]
     for fingerprint in recorded:
         problem = mismatch(fingerprint) if isinstance(fingerprint, dict) else "an input is not a {path, sha256} object"
         if problem:
@@ -179,7 +180,7 @@ def reproduce_run(run: RecordedRun, *, processes: int | None = None,
         options, [t["path"] for t in inputs["tables"]], path("lm"),
         pattern_tables=[t["path"] for t in inputs.get("pattern_tables", [])], sentences=sentences,
         weights_file=path("weights"), weights_signature=(inputs.get("weights") or {}).get("signature"),
-        reference_file=path("reference"))
+        reference_file=path("reference"), predictor_file=path("predictor"))
     produced: dict[int, list[str]] = {}
     for index, candidates, _ in generate_batches(options, sentences, resources, progress=progress,
                                                  processes=processes, sentence_ids=range(len(keys)),

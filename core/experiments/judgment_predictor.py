@@ -57,23 +57,30 @@ def demo_inputs() -> dict:
             "originals": demo.test_originals}
 
 
-def run(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
+def demo_devset(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
+    """The demo study judged by the scripted judges, exported as a dev set (adjudicated): ``(records,
+    answers per judge)``. The study's database is made in ``work``."""
     from core.demo import DEMO_STUDY, build_demo_study, demo_files
     from core.store import operations as ops
     from core.store.database import open_database
     from core.tuning.devset import devset_records
-    from core.tuning.judgment_predictor import predict_judgments
 
-    from core.engine.lm import LanguageModel
-
-    demo = demo_files()
     path = work / "demo-study.sqlite"
-    build_demo_study(path, demo)
+    build_demo_study(path, demo_files())
     with open_database(path) as db:
         study = ops.find_study(db, DEMO_STUDY)
         judged = judge_study(db, study, seed=seed)
         records = devset_records(db, study, aggregate="adjudicated", criteria=["fluency", "meaning"])
-    lm = LanguageModel(demo.lm)
+    return records, judged
+
+
+def run(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
+    from core.demo import demo_files
+    from core.engine.lm import LanguageModel
+    from core.tuning.judgment_predictor import predict_judgments
+
+    records, judged = demo_devset(work, seed)
+    lm = LanguageModel(demo_files().lm)
     return [predict_judgments(records, lm, criterion=target, seed=seed) for target in TARGETS], judged
 
 

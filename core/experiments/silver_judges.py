@@ -50,6 +50,17 @@ def _bigrams(tokens: list[str]) -> set[tuple[str, str]]:
     return set(zip(padded, padded[1:]))
 
 
+def silver_verdicts(source: str, candidate: str, replacements: list[tuple[str, str]], reference: str
+                    ) -> dict[str, bool]:
+    """The rule's meaning and fluency of a candidate outside a study: ``replacements`` are its unit
+    replacements ``(source words, target words)``, left to right (what the study shows as units)."""
+    correct = sum(replacement_correct(s, t, reference) for s, t in replacements)
+    attested = _bigrams(source.split()) | _bigrams(reference.split())
+    bigrams = _bigrams(candidate.split())
+    return {"meaning": correct >= MEANING_SHARE * len(replacements),
+            "fluency": len(bigrams & attested) >= FLUENCY_SHARE * len(bigrams)}
+
+
 def silver_answer(item: ops.ItemView) -> str:
     """The rule's answer to one item the annotation session shows."""
     from core.store import operations as ops
@@ -59,13 +70,10 @@ def silver_answer(item: ops.ItemView) -> str:
     if item.scale == "replacement":
         unit = units[item.unit]
         return YES if replacement_correct(unit["source"], unit["target"], reference) else NO
-    if item.criterion == "meaning":
-        correct = sum(replacement_correct(u["source"], u["target"], reference) for u in units)
-        return YES if correct >= MEANING_SHARE * len(units) else NO
-    if item.criterion == "fluency":
-        attested = _bigrams(item.source.split()) | _bigrams(reference.split())
-        bigrams = _bigrams((item.candidate or "").split())
-        return YES if len(bigrams & attested) >= FLUENCY_SHARE * len(bigrams) else NO
+    if item.criterion in ("meaning", "fluency"):
+        verdicts = silver_verdicts(item.source, item.candidate or "", [(u["source"], u["target"]) for u in units],
+                                   reference)
+        return YES if verdicts[item.criterion] else NO
     values = [str(level["value"]) for level in item.levels]
     return YES if item.scale == "binary" else values[len(values) // 2]
 

@@ -26,11 +26,10 @@ from typing import Sequence
 
 import numpy as np
 
+from core.engine.judgment_model import FEATURES, JudgmentModel, feature_vector
 from core.engine.lm import LanguageModel
 from core.stats.classification import accuracy, roc_auc
 from core.tuning.versions import library_versions
-
-FEATURES = ("lm", "channel", "true_score", "length", "edit_rate", "rules")
 
 
 def _label(record: dict, criterion: str | None) -> int | None:
@@ -46,8 +45,6 @@ def _label(record: dict, criterion: str | None) -> int | None:
 def feature_rows(records: Sequence[dict], lm: LanguageModel, criterion: str | None = None
                  ) -> tuple[np.ndarray, np.ndarray, dict]:
     """``(X, y, skipped)``: one row of :data:`FEATURES` per usable record."""
-    import Levenshtein
-
     rows, labels, skipped = [], [], {"unresolved": 0, "no_true_score": 0}
     kept: list[dict] = []
     for record in records:
@@ -60,8 +57,8 @@ def feature_rows(records: Sequence[dict], lm: LanguageModel, criterion: str | No
             continue
         source, candidate = record["source"].split(), record["candidate"].split()
         channel = sum(np.log10(s["p"]) for s in record["derivation"] if s.get("p") and not s["identity"])
-        rows.append([lm.score(tuple(candidate)), channel, record["true_score"], len(candidate),
-                     Levenshtein.distance(source, candidate) / max(1, len(source)), len(record["replacements"])])
+        rows.append(feature_vector(source, candidate, lm_log10=lm.score(tuple(candidate)), channel_log10=channel,
+                                   true_score=record["true_score"], rules=len(record["replacements"])))
         labels.append(label)
         kept.append(record)
     skipped["records"] = kept  # the rows' records, in order (popped by the caller)
@@ -118,6 +115,24 @@ def predict_judgments(records: Sequence[dict], lm: LanguageModel, *, criterion: 
                                "model:logistic-regression,standardised", f"cv:stratified-{k}-fold,seed={seed}",
                                f"lm:{Path(str(getattr(lm, 'path', '?'))).name}", f"scikit-learn:{versions.get('scikit-learn')}"]),
     }
+
+
+def fit_judgment_model(records: Sequence[dict], lm: LanguageModel, *, criterion: str | None = None
+                       ) -> JudgmentModel:
+    """The predictor fitted on every usable record (no cross-validation): what ``--predictor`` reads from a
+    report, made in memory (e.g. one per fold of :mod:`core.experiments.mcpg_steered`)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y, _ = feature_rows(records, lm, criterion)
+    if len(set(y.tolist())) < 2:
+        raise ValueError(f"{len(y)} usable judged candidates of one class: a predictor needs both")
+    full = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)).fit(X, y)
+    scaler, logistic = full[0], full[1]
+    return JudgmentModel(criterion or "acceptable", tuple(float(c) for c in logistic.coef_[0]),
+                         float(logistic.intercept_[0]), tuple(float(m) for m in scaler.mean_),
+                         tuple(float(s) for s in scaler.scale_))
 
 
 def predictor_json(report: dict) -> str:

@@ -60,6 +60,7 @@ from core.engine.mcpg.options import (
     MCPGOptions,
     Mode,
     SearchInputs,
+    SentenceReward,
     TranslatorReward,
     resolve_profile,
 )
@@ -74,7 +75,7 @@ Result = tuple[tuple[str, ...], float, tuple[Segment, ...]]
 __all__ = [
     "DEFAULT_EPISODES_PER_STEP", "DEFAULT_EXPLORATION", "FAITHFUL", "PROFILES", "STOP", "TUNED", "ActionSpace",
     "Finals", "MCPGOptions", "MCPGStats", "Mode", "Node", "Playouts", "Polish", "Result", "SearchInputs",
-    "TranslatorReward", "TreeSearch", "generate_mcpg", "resolve_profile",
+    "SentenceReward", "TranslatorReward", "TreeSearch", "generate_mcpg", "resolve_profile",
 ]
 
 
@@ -112,6 +113,7 @@ def generate_mcpg(
     start_from: Sequence[Sequence[str]] = (),
     stats: MCPGStats | None = None,
     core: str = "python",
+    sentence_reward: SentenceReward | None = None,
 ) -> list[Result]:
     """Paraphrase ``source_tokens`` with MCPG; the ``nbest`` best distinct outputs, best first.
 
@@ -129,6 +131,10 @@ def generate_mcpg(
     cap ``time_budget`` (seconds) cuts the search: ``stats.cut`` says so.
     ``core="native"`` runs the tree search in C++ (:mod:`~core.engine.mcpg.native`:
     the same tree and results; the settings it runs are checked there).
+    ``sentence_reward`` (true-score mode, Python search only) is what the search
+    maximises instead of the true score: any function of the final sentence
+    (:class:`~core.engine.mcpg.options.SentenceReward`); each result's
+    ``model_score`` is then that reward, in [0, 1].
     """
     from core.engine.mcpg.polish import Polish
     from core.engine.mcpg.search import MCPGStats, TreeSearch
@@ -139,8 +145,12 @@ def generate_mcpg(
     eta = episodes_per_step if episodes_per_step is not None else options.episodes_per_step
     limit = max_episodes if max_episodes is not None else options.max_episodes
     started = time.perf_counter()
+    if sentence_reward is not None and core == "native":
+        raise ValueError("the compiled MCPG core takes no whole-sentence reward (a Python function); use core "
+                         "\"python\"")
     inputs = SearchInputs(tuple(source_tokens), table, lm, mode=mode, exploration=exploration,
-                          translator_reward=translator_reward, seed=seed, nbest=nbest, options=options)
+                          translator_reward=translator_reward, seed=seed, nbest=nbest, options=options,
+                          sentence_reward=sentence_reward)
     search = TreeSearch(inputs)
     space, finals = search.space, search.finals
     for sentence in start_from:

@@ -21,6 +21,15 @@ module). A final sentence equal to the source gets ``R = 0`` and is never
 output (seed 000 §1: a paraphrase differs from its source). Tree values are
 kept as the max log10 objective, so commits and the output order stay exact
 where ``R`` is capped at 1.
+
+A whole-sentence reward (``SearchInputs.sentence_reward``, issue 24 item 5)
+replaces both: the objective of a final is then its reward ``R(t, s)`` in [0, 1]
+itself (cached by sentence), the reward is that value, and the model score
+reported for an output is it too (e.g. the predicted probability of
+acceptance). Seed 003 §3 only scores final states, which is what makes this
+possible. The tuned profile's priors (action order, guided playouts, polish
+moves) still rank actions by their one-step true-score gain: they guide
+where to look, the reward decides what is kept.
 """
 
 from __future__ import annotations
@@ -58,6 +67,21 @@ class Finals:
         self._half_over_scale = 0.5 / options.reward_scale
         self._true_cache: dict[tuple[str, ...], float] = {}
         self.by_sentence: dict[tuple[str, ...], Final] = {}
+        self.sentence_reward = inputs.sentence_reward
+        self._sentence_cache: dict[tuple[str, ...], float] = {}
+
+    def sentence_value(self, sentence: tuple[str, ...]) -> float:
+        """The whole-sentence reward of ``sentence`` (cached); a value outside [0, 1] is refused."""
+        value = self._sentence_cache.get(sentence)
+        if value is None:
+            value = float(self.sentence_reward(sentence, self.source))
+            if not 0.0 <= value <= 1.0:  # also refuses NaN
+                raise ValueError(f"the sentence reward gave {value!r} for {' '.join(sentence)!r}; expected a "
+                                 "value in [0, 1]")
+            if len(self._sentence_cache) >= _CACHE_LIMIT:
+                self._sentence_cache.clear()
+            self._sentence_cache[sentence] = value
+        return value
 
     def true_rules_log10(self, sentence: tuple[str, ...]) -> float:
         """Best ``sum log10 p`` over rule sets turning the source into ``sentence`` (-inf if none)."""
@@ -73,7 +97,9 @@ class Finals:
         sentence = space.sentence(applied)
         if sentence == self.source:
             return UNSEEN, 0.0
-        if self.translator:
+        if self.sentence_reward is not None:
+            objective = model = self.sentence_value(sentence)
+        elif self.translator:
             lm_part = space.lm_score(sentence)
             objective = lm_part + sum(space.terms[a] for a in applied)
             model = lm_part + sum(space.log_p[a] for a in applied)
@@ -100,7 +126,8 @@ class Finals:
         objective = self.true_rules_log10(sentence)
         if objective == UNSEEN:
             return
-        objective += self.space.lm_score(sentence)
+        objective = (self.sentence_value(sentence) if self.sentence_reward is not None
+                     else objective + self.space.lm_score(sentence))
         known = self.by_sentence.get(sentence)
         if known is None or objective > known[0]:
             self.by_sentence[sentence] = (objective, objective, ())
@@ -132,6 +159,8 @@ class Finals:
     # -- rewards ------------------------------------------------------------------------------
     def reward(self, log_value: float) -> float:
         """``R`` in [0, 1] of a log10 objective (module docstring; options ``reward`` and ``reward_scale``)."""
+        if self.sentence_reward is not None:
+            return max(0.0, log_value)  # the objective is the reward (-inf: no final)
         gap = log_value - self.source_lm
         if self._log_reward:
             return min(1.0, max(0.0, 0.5 + gap * self._half_over_scale))

@@ -59,13 +59,25 @@ cuts says so.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Literal, Protocol, Sequence
 
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 
 Mode = Literal["true-score", "translator"]
 TranslatorReward = Literal["channel", "seed003"]
+
+
+class SentenceReward(Protocol):
+    """A reward read from the whole final sentence (issue 24, item 5): ``R(candidate, source)`` in [0, 1].
+
+    Seed 003 §3 scores only final states, so its reward may be any function of the finished sentence, a
+    feature no left-to-right beam can score before the sentence is complete (e.g. the judgment predictor's
+    probability that judges accept it: :class:`core.engine.judgment_model.PredictorReward`). A value outside
+    [0, 1] is refused (UCB1-tuned assumes bounded rewards), never clipped.
+    """
+
+    def __call__(self, candidate: Sequence[str], source: Sequence[str]) -> float: ...
 
 # Eta, the episodes before each root decision (a count: the search never reads a clock to decide).
 # Seed 000 §4.2 used 100,000 (seed 003 §4.3 1,000,000) with no time limit. Our Python search runs
@@ -158,7 +170,8 @@ class SearchInputs:
 
     ``mode`` and ``translator_reward`` are described in :mod:`core.engine.mcpg`,
     ``exploration`` in the module docstring; ``nbest`` bounds how many finals are worth
-    keeping; ``seed`` fixes the random stream of the playouts.
+    keeping; ``seed`` fixes the random stream of the playouts. ``sentence_reward``
+    (:class:`SentenceReward`) replaces the true score as what the search maximises.
     """
 
     source: tuple[str, ...]
@@ -170,11 +183,14 @@ class SearchInputs:
     seed: int = 0
     nbest: int = 1
     options: MCPGOptions = TUNED
+    sentence_reward: SentenceReward | None = None  # None: the mode's own reward; else R of the final sentence
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "source", tuple(self.source))
         if self.mode not in ("true-score", "translator"):
             raise ValueError(f"mode must be 'true-score' or 'translator', not {self.mode!r}")
+        if self.sentence_reward is not None and self.mode != "true-score":
+            raise ValueError("a whole-sentence reward runs in true-score mode (any state may stop), not translator")
         if self.translator_reward not in ("channel", "seed003"):
             raise ValueError(f"translator_reward must be 'channel' or 'seed003', not {self.translator_reward!r}")
         self.options.check()

@@ -42,12 +42,13 @@ class Polish:
         (an upper bound while rule probabilities are at most 1) is at most
         ``floor``, and, with ``polish_slack``, when the channel score of
         ``applied`` itself (a lower bound) is more than the slack below it.
+        A whole-sentence reward has no such bounds: every move is scored.
         """
         space, finals = self.space, self.finals
         sentence = space.sentence(applied)
         if sentence == space.source:
             return UNSEEN
-        if not space.translator and not finals.is_scored(sentence):
+        if not space.translator and finals.sentence_reward is None and not finals.is_scored(sentence):
             lm_part = space.lm_score(sentence)
             if finals.rules_at_most_one and lm_part <= floor:
                 return UNSEEN
