@@ -60,7 +60,7 @@ class AnnotationLayout:
         self.da_view = DAView()
         self.da_view.answered.connect(self.answer)
         self.pages.addWidget(self.da_view)
-        self.esa_view = ESAView()
+        self.esa_view = ESAView(display_of=lambda: self.display)  # marks the words the study shows
         self.esa_view.answered.connect(self.answer)
         self.esa_view.phase_changed.connect(lambda scoring: self.keys_help.setText(esa_help(scoring)))
         self.pages.addWidget(self.esa_view)
