@@ -306,3 +306,37 @@ def test_a_package_keeps_judging_blind_and_merges_back_the_pairs(db, tmp_path):
     assert len(mine) == judged and all(j.value == "right" for j in mine)
     with db.reading() as session:
         assert None not in set(session.scalars(select(Judgment.pair_id).where(Judgment.origin == "merge")))
+
+
+def test_a_later_assignment_tops_every_pair_up_to_the_same_number_of_sentences(db):
+    """Cross-batch balance: sentences imported after the first assignment, and a system pair named later, bring
+    every pair compared to the same number of sentences, never drawing a sentence twice for a pair."""
+    study_id = ops.create_study(db, "batches", criteria=["preference"], seed=7)
+    first = [row for row in candidate_rows(12) if int(row.sentence_id) < 6]
+    ops.import_candidates(db, study_id, first)
+    report = ops.assign(db, study_id, ["ann", "bob"], system_pairs=[("alpha", "beta")])
+    assert report.pairs.sentences == {"alpha:beta": 6} and report.pairs.totals == {"alpha:beta": 6}
+    # Sentences 6-11 arrive (gamma misses 11), and every pair is asked for: alpha:beta had 6 of its 12 shared,
+    # alpha:gamma and beta:gamma share 11 each, so all three end with 11.
+    ops.import_candidates(db, study_id, [row for row in candidate_rows(12) if int(row.sentence_id) >= 6])
+    report = ops.assign(db, study_id, ["ann", "bob"])
+    assert report.pairs.sentences == {"alpha:beta": 5, "alpha:gamma": 11, "beta:gamma": 11}
+    assert report.pairs.totals == {"alpha:beta": 11, "alpha:gamma": 11, "beta:gamma": 11}
+    assert report.pairs.unbalanced == {}
+    with db.reading() as session:
+        pairs = session.scalars(select(PreferencePair)).all()
+    per_system_pair = Counter(frozenset((p.left_system, p.right_system)) for p in pairs)
+    assert set(per_system_pair.values()) == {11}
+    drawn = Counter((frozenset((p.left_system, p.right_system)), p.source_id) for p in pairs)
+    assert set(drawn.values()) == {1}
+    # Nothing new to draw: a third assignment adds no pair.
+    assert ops.assign(db, study_id, ["ann", "bob"]).pairs.sentences == {}
+
+
+def test_a_pair_already_past_the_others_is_reported_unbalanced(db):
+    study_id = ops.create_study(db, "batches", criteria=["preference"], seed=7)
+    ops.import_candidates(db, study_id, candidate_rows(12))
+    ops.assign(db, study_id, ["ann"], system_pairs=[("alpha", "beta")])  # 12 sentences: gamma is not in it
+    report = ops.assign(db, study_id, ["ann"])
+    assert report.pairs.sentences == {"alpha:gamma": 11, "beta:gamma": 11}
+    assert report.pairs.unbalanced == {"alpha:beta": 12}

@@ -188,3 +188,22 @@ def test_every_marked_word_maps_onto_one_segment_per_token_and_back(case, data):
                     marks.append(s["severity"])
         expected.append("major" if "major" in marks else "minor" if marks else None)
     assert marked_units(derivation, words, spans) == expected
+
+
+def test_a_span_past_the_words_read_stops_the_commands_with_a_message(tmp_path, capsys):
+    db = open_database(tmp_path / "bad.sqlite", create=True)
+    study_id = ops.create_study(db, "esa", criteria=["esa"], seed=3)
+    ops.import_candidates(db, study_id, [ops.CandidateRow(sentence_id="0", text=STATED, system="beam",
+                                                          source="i do not know , he said .",
+                                                          derivation=STATED_DERIVATION)])
+    ops.assign(db, study_id, ["judge1"])
+    item = ops.next_item(db, 1)
+    # 8 tokens, but 5 words read: words 5-6 do not exist.
+    ops.record_judgment(db, item.assignment_id, "50", text=json.dumps([span(5, 7, "minor")]))
+    db.close()
+    study = str(tmp_path / "bad.sqlite")
+    for command in (["inspect-rules", study, "--blame-from", "spans"],
+                    ["export-devset", study, "--unit-labels", "spans", "-o", str(tmp_path / "dev.jsonl")],
+                    ["export-devset", study, "--records", "da", "-o", str(tmp_path / "da.jsonl")]):
+        assert main(command) == 2
+        assert "an error span over words 5-7 of a candidate shown as 5 words" in capsys.readouterr().err

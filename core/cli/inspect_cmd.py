@@ -3,7 +3,8 @@
 * ``inspect STUDY [--system S] [--criterion C] [--verdict rejected|disagreed|accepted] --format table|csv|jsonl``:
   one row per judged candidate (:mod:`core.inspection.candidate_rows`).
 * ``inspect-rules STUDY [--criterion C] [--system S] [--top N] [--prune-list FILE] [--bilingual T] [--json]``:
-  rule blame (``--blame-from spans``: from the words judges marked), with the pivot phrases behind each rule from ``--bilingual``
+  rule blame (``--blame-from spans``: from the words judges marked), with the pivot phrases behind each
+  rule from ``--bilingual``
   (:mod:`core.inspection.rule_blame`); ``--prune-list`` writes the listed rules for ``table prune`` / ``pivot --prune``.
 """
 
