@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter, defaultdict
 
@@ -14,7 +15,7 @@ from sqlalchemy import select
 from core.stats.preference import PreferenceJudgment, PreferenceSignTests
 from core.store import operations as ops
 from core.store.database import open_database
-from core.store.models import Annotator, Assignment, Judgment, PreferencePair
+from core.store.models import Annotator, Assignment, Judgment, PreferencePair, SourceSentence
 from core.store.preference_pairs import order_is_swapped, parse_system_pairs
 from core.study_judgments import study_judgment_records, study_preferences
 
@@ -340,3 +341,66 @@ def test_a_pair_already_past_the_others_is_reported_unbalanced(db):
     report = ops.assign(db, study_id, ["ann"])
     assert report.pairs.sentences == {"alpha:gamma": 11, "beta:gamma": 11}
     assert report.pairs.unbalanced == {"alpha:beta": 12}
+
+
+def test_report_strengths_and_intervals_are_an_independent_fit_of_the_judgments(tmp_path):
+    """`parastudio report` on a judged study: Bradley–Terry strengths and their 95 % intervals against a fit
+    written here from the stored pairs (the likelihood minimized by scipy, not choix), resampling the source
+    sentences as documented (sorted ids, numpy's default_rng(seed 0), n draws with replacement per replicate)."""
+    from scipy.optimize import minimize
+
+    path = tmp_path / "bt.sqlite"
+    with open_database(path, create=True) as db:
+        study_id, _ = make_study(db)
+        ids = {name: annotator_id(db, name) for name in ("ann", "bob", "cy")}
+        with db.reading() as session:
+            pairs = {p.id: p for p in session.scalars(select(PreferencePair))}
+            sentence_of = {p.id: session.get(SourceSentence, p.source_id).external_id for p in pairs.values()}
+        # Each judge prefers by a rule of the systems and the sentence: alpha over beta, beta over gamma, gamma
+        # over alpha on sentences divisible by 3 (else alpha), bob ties beta:gamma on odd sentences.
+        winner_of = {}
+        for name, judge in ids.items():
+            while (item := ops.next_item(db, judge)) is not None:
+                with db.reading() as session:
+                    pair = pairs[session.get(Assignment, item.assignment_id).pair_id]
+                systems = {pair.left_system, pair.right_system}
+                s = int(sentence_of[pair.id])
+                if systems == {"alpha", "beta"}:
+                    winner = "alpha"
+                elif systems == {"beta", "gamma"}:
+                    winner = None if name == "bob" and s % 2 else "beta"
+                else:
+                    winner = "gamma" if s % 3 == 0 else "alpha"
+                value = "tie" if winner is None else ("left" if pair.left_system == winner else "right")
+                ops.record_judgment(db, item.assignment_id, value)
+                winner_of[(name, pair.id)] = winner
+    code, out, err = run_cli("report", path, "--format", "json", "--bootstrap", "40")
+    assert code == 0, err
+    rows = {row[0]: row[1:4] for row in
+            next(t for t in json.loads(out)["tables"] if t["key"] == "preference_bradley_terry")["rows"]}
+
+    systems = ["alpha", "beta", "gamma"]
+    sentences = sorted({sentence_of[pair_id] for _name, pair_id in winner_of})
+    per_sentence = np.zeros((len(sentences), 3, 3))
+    for (_name, pair_id), winner in winner_of.items():
+        if winner is not None:
+            pair = pairs[pair_id]
+            loser = ({pair.left_system, pair.right_system} - {winner}).pop()
+            per_sentence[sentences.index(sentence_of[pair_id]), systems.index(winner), systems.index(loser)] += 1
+    prior = 0.5 * (1 - np.eye(3))  # every pair of systems was compared
+
+    def fit(wins):
+        def negative_log_likelihood(free):
+            theta = np.concatenate([[0.0], free])
+            return float(np.sum(wins * np.logaddexp(0.0, -(theta[:, None] - theta[None, :]))))
+        theta = np.concatenate([[0.0], minimize(negative_log_likelihood, np.zeros(2), method="BFGS",
+                                                 options={"gtol": 1e-10}).x])
+        return theta - theta.mean()
+
+    rng = np.random.default_rng(0)
+    draws = np.array([fit(per_sentence[rng.integers(0, len(sentences), len(sentences))].sum(axis=0) + prior)
+                      for _ in range(40)])
+    expected = zip(fit(per_sentence.sum(axis=0) + prior), np.percentile(draws, 2.5, axis=0),
+                   np.percentile(draws, 97.5, axis=0))
+    for name, (strength, low, high) in zip(systems, expected):
+        assert rows[name] == pytest.approx([strength, low, high], abs=1e-4)
