@@ -404,3 +404,38 @@ def test_report_strengths_and_intervals_are_an_independent_fit_of_the_judgments(
                    np.percentile(draws, 97.5, axis=0))
     for name, (strength, low, high) in zip(systems, expected):
         assert rows[name] == pytest.approx([strength, low, high], abs=1e-4)
+
+
+def test_report_from_an_exported_csv_gives_the_studys_strengths_without_its_ties_by_construction(tmp_path):
+    """A judgments CSV (study export-judgments) reports the same Bradley–Terry strengths, intervals and sign
+    tests as the study it came from (ties are left out of both fits), but lacks the 3 ties by construction of
+    beta and gamma (sentences 0, 4 and 8: the same string), which are never shown, so never exported."""
+    path = tmp_path / "csv.sqlite"
+    with open_database(path, create=True) as db:
+        study_id, _ = make_study(db)
+        for name in ("ann", "bob", "cy"):
+            judge = annotator_id(db, name)
+            while (item := ops.next_item(db, judge)) is not None:
+                # Prefer the text whose system name sorts first (alpha > beta > gamma), bob ties on odd ids.
+                left, right = item.left.split()[0], item.right.split()[0]
+                value = "tie" if name == "bob" and item.assignment_id % 2 else ("left" if left < right else "right")
+                ops.record_judgment(db, item.assignment_id, value)
+    export = tmp_path / "judgments.csv"
+    assert run_cli("study", "export-judgments", "--db", path, "-o", export)[0] == 0
+
+    def tables(source):
+        code, out, err = run_cli("report", source, "--format", "json", "--bootstrap", "60")
+        assert code == 0, err
+        return {t["key"]: t for t in json.loads(out)["tables"]}
+
+    from_study, from_csv = tables(path), tables(export)
+    study_rows = {row[0]: row for row in from_study["preference_bradley_terry"]["rows"]}
+    csv_rows = {row[0]: row for row in from_csv["preference_bradley_terry"]["rows"]}
+    assert set(csv_rows) == {"alpha", "beta", "gamma"}
+    for system in csv_rows:
+        assert csv_rows[system][1:6] == pytest.approx(study_rows[system][1:6])  # strengths, intervals, won, lost
+        assert csv_rows[system][6] == study_rows[system][6] - (0 if system == "alpha" else 3)
+    assert "From a judgments CSV" in from_csv["preference_bradley_terry"]["note"]
+    study_signs = {tuple(row[:2]): row for row in from_study["preference_sign_tests"]["rows"]}
+    for row in from_csv["preference_sign_tests"]["rows"]:
+        assert row[3:5] == study_signs[tuple(row[:2])][3:5] and row[6] == pytest.approx(study_signs[tuple(row[:2])][6])
