@@ -72,13 +72,13 @@ def test_marks_on_readable_words_reach_the_rewrites_that_made_them():
         raise AssertionError("a span past the last word judged was accepted")
 
 
-def _judged_study(tmp_path):
+def _judged_study(tmp_path, url=None):
     """Two candidates, two judges each, judged with spans over the readable words (the default display).
 
     Judge 1 marks "know," (pass-through only) minor and "stated." major on the first; judge 2 marks "don't"
     minor and "stated." major. Nobody marks anything on "A large dog."
     """
-    db = open_database(tmp_path / "esa.sqlite", create=True)
+    db = open_database(url or tmp_path / "esa.sqlite", create=True)
     study_id = ops.create_study(db, "esa", criteria=["esa"], seed=3)
     ops.import_candidates(db, study_id, [
         ops.CandidateRow(sentence_id="0", text=STATED, system="beam", source="i do not know , he said .",
@@ -105,6 +105,13 @@ def test_rule_blame_from_spans_counts_the_rewrites_judges_marked(tmp_path):
     (blamed,) = rule_blame_from_spans(db, study_id)
     assert (blamed.source, blamed.target, blamed.rejected, blamed.accepted) == ("said", "stated", 1, 0)
     assert abs(blamed.p_value - 0.5) < 1e-12
+    db.close()
+
+
+def test_rule_blame_from_spans_on_postgresql(tmp_path, postgres_url):
+    db, study_id = _judged_study(tmp_path, postgres_url)
+    blamed = rule_blame_from_spans(db, study_id)
+    assert [(b.source, b.target, b.rejected, b.accepted) for b in blamed] == [("said", "stated", 1, 0)]
     db.close()
 
 
