@@ -20,7 +20,7 @@ from core.store import operations as ops
 from core.store.database import Database
 from core.demo import demo_files
 from core.judging_view import key_for_level, replacement_marks, study_display
-from desktop.judging_keys import KeyBinding
+from core.judging_keys import KeyBinding
 from desktop.changed_spans import highlighted_display_html, highlighted_html
 from desktop.rows_model import RowsTableModel
 from desktop.workers import Worker

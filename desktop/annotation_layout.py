@@ -1,7 +1,7 @@
 """The judging screen's widgets (:class:`AnnotationLayout`, a part of :class:`desktop.annotation_screen.AnnotationScreen`):
 the header with the progress bars, the question, the candidate page (source, paraphrase, one row of level buttons
 per scale), the choice page (sentence, options, keep the original, custom paraphrase), the done page, and the row
-of key buttons written from :data:`desktop.judging_keys.KEYS`. What they show is set by the screen."""
+of key buttons written from :data:`core.judging_keys.KEYS`. What they show is set by the screen."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.da_view import DAView
-from desktop.esa_view import ESAView, esa_help
-from desktop.judging_keys import KEY_BY_ACTION
+from desktop.esa_view import ESAView
+from core import judging_keys
 from desktop.preference_view import PreferenceView
 from desktop.progress_bars import ProgressBars
 from desktop.widget_parts import text_box
@@ -53,16 +53,15 @@ class AnnotationLayout:
         self.pages.addWidget(self._build_candidate_page())
         self.pages.addWidget(self._build_choice_page())
         self.pages.addWidget(self._build_done_page())
-        # Issue 30's protocols, each a page of its own (desktop/*_view.py) that reads its keys first.
+        # Issue 30's protocols, each a page of its own (desktop/*_view.py) painting what the judging desk holds.
         self.preference_view = PreferenceView()
         self.preference_view.answered.connect(self.answer)
         self.pages.addWidget(self.preference_view)
         self.da_view = DAView()
-        self.da_view.answered.connect(self.answer)
+        self.da_view.dragged.connect(lambda score: self._act("set_score", score))
         self.pages.addWidget(self.da_view)
-        self.esa_view = ESAView(display_of=lambda: self.display)  # marks the words the study shows
-        self.esa_view.answered.connect(self.answer)
-        self.esa_view.phase_changed.connect(lambda scoring: self.keys_help.setText(esa_help(scoring)))
+        # Marks the words the study shows (its display rule, as the desk counts them).
+        self.esa_view = ESAView(display_of=lambda: self.desk.display if self.desk is not None else None)
         self.pages.addWidget(self.esa_view)
         self.protocol_views = {"preference": self.preference_view, "da": self.da_view, "esa": self.esa_view}
         # On a small screen (1024 x 600) a long item scrolls instead of pushing the window past the screen.
@@ -99,7 +98,7 @@ class AnnotationLayout:
 
     def _key_button(self, action: str) -> QPushButton:
         """The button of a key in :data:`KEYS`, labelled from the table."""
-        return self._button(KEY_BY_ACTION[action].button_text(), getattr(self, action))
+        return self._button(judging_keys.KEY_BY_ACTION[action].button_text(), getattr(self, action))
 
     def _button(self, text: str, slot) -> QPushButton:
         # A button's "&" marks its Alt shortcut: text from a study ("rock &amp; roll") would record an answer
@@ -144,7 +143,7 @@ class AnnotationLayout:
         layout.addWidget(self.original_button)
         layout.addWidget(self._key_button("accept_choice"))
         custom_row = QHBoxLayout()
-        custom_row.addWidget(QLabel(KEY_BY_ACTION["start_custom"].button_text() + ":"))
+        custom_row.addWidget(QLabel(judging_keys.KEY_BY_ACTION["start_custom"].button_text() + ":"))
         self.custom_edit = QLineEdit(placeholderText="Press T, type your own paraphrase, Enter submits, Esc leaves")
         self.custom_edit.returnPressed.connect(self._submit_custom)
         custom_row.addWidget(self.custom_edit, 1)

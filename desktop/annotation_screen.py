@@ -11,16 +11,20 @@ Keys (each button shows its key):
 * Right / Left move through the order without answering, Ctrl+Z undoes the
   last answer, F flags, C comments (Enter saves, Esc cancels).
 
-The keys are one table (:data:`desktop.judging_keys.KEYS`, as Anki's reviewer
+The keys are one table (:data:`core.judging_keys.KEYS`, as Anki's reviewer
 declares its shortcuts) from which the buttons' labels and the help line are
-written. What an item looks like (texts as judges see them, highlighted spans,
-levels and their keys) is :func:`core.judging_view.judging_view`'s; the screen
-paints it. The widgets are built by :class:`desktop.annotation_layout.AnnotationLayout`.
+written. A key goes one way down: the screen hands it, as text, to the Qt-free
+:class:`core.judging_desk.JudgingDesk`, which says what to record and what is
+shown (texts as judges see them, highlighted spans, levels and their keys, a
+choice pick, a score); the screen stores that through the writer and paints it,
+and decides nothing itself. The widgets are built by
+:class:`desktop.annotation_layout.AnnotationLayout`.
 
 An answer goes on the writer's queue (:mod:`desktop.judgment_writer`) and the
 next open item is shown at once; which item comes next is the Qt-free
 :class:`core.store.annotation_session.AnnotationSession`'s answer (it knows
-what was answered here and not yet committed). Judging is
+what was answered here and not yet committed). A study is opened in a worker
+(the screen says "Loading…" and takes no key until it is open). Judging is
 blind: :class:`core.store.operations.ItemView` carries no system name, and
 the order is the annotator's seeded order from the store. Seed 003 §4.3's
 two-step protocol comes from the criteria: fluency (``shows_source`` false)
@@ -32,17 +36,17 @@ from __future__ import annotations
 import html
 from datetime import datetime, timezone
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from core.store import operations as ops
 from core.demo import demo_files
 from core.store import session_lock
-from core.store.annotation_session import AnnotationSession
 from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
-from core.judging_view import JudgingView, judging_view, study_display
-from desktop.judging_keys import KEY_BY_ACTION, KEYS, KeyBinding, help_line
+from core.judging_desk import JudgingDesk, OpenedDesk, Outcome, open_desk
+from core.judging_view import JudgingView
+from core.judging_keys import KEY_BY_ACTION, help_line
 from desktop.judging_clock import JudgingClock
 from desktop.judgment_writer import JudgmentWriter
 from desktop.widget_parts import pressed_key
@@ -51,14 +55,19 @@ from desktop.changed_spans import sentence_html
 from desktop.choice_accept import ChoiceAccept
 from desktop.da_view import da_help
 from desktop.esa_view import esa_help
-from desktop.preference_view import preference_for_key, preference_help
+from desktop.preference_view import preference_help
+from desktop.workers import Worker
 
 
 class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
-    """Judging one study as one annotator. ``item_shown`` fires after each new item is laid out."""
+    """Judging one study as one annotator. ``item_shown`` fires after each new item is laid out; ``open_done``
+    after an :meth:`open` finished (opened, or refused: the screen then says why), ``open_refused`` with the
+    refusal (LookupError, :class:`core.store.session_lock.SessionTaken`)."""
 
     item_shown = Signal(object)
     finished = Signal()
+    open_done = Signal()
+    open_refused = Signal(object)
 
     def __init__(self, db: Database, writer: JudgmentWriter, parent: QWidget | None = None):
         super().__init__(parent)
@@ -69,9 +78,11 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         self.annotator_id: int | None = None
         self.annotator_name = ""
         self.item: ops.ItemView | None = None
-        self.session: AnnotationSession | None = None  # what to show next; set by open()
-        self.display = None  # the study's display rule (core.judging_view.study_display); None: tokenized
-        self.view: JudgingView | None = None  # what the item shown looks like (core.judging_view)
+        self.desk: JudgingDesk | None = None  # what each key does and what is shown (core.judging_desk); set by open
+        self.loading = False  # a study is being opened off the UI thread ("Loading…" shown, keys ignored)
+        self._opening = 0  # the ticket of the latest open(): an older one's result is dropped
+        self._when_open: list = []
+        self.desk_thread: int | None = None  # the thread that read the store to open the study (never the UI's)
         self.shown_at = datetime.now(timezone.utc)
         self.clock = JudgingClock()  # time spent judging the item shown (paused when hidden or idle)
         self.lock: session_lock.SessionLock | None = None  # this window's judging session
@@ -88,6 +99,19 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         writer.closed.connect(self._heartbeat.stop)
         writer.failed.connect(lambda message: self.status.setText(f"<b>could not save</b>: {html.escape(message)}"))
 
+    @property
+    def session(self):
+        """The Qt-free session (what to show next), None while no study is open."""
+        return self.desk.session if self.desk is not None else None
+
+    @property
+    def view(self) -> JudgingView | None:
+        return self.desk.view if self.desk is not None else None
+
+    @property
+    def display(self):
+        return self.desk.display if self.desk is not None else None
+
     def _note_activity(self) -> None:
         if not self.clock.running and self.item is not None:
             self.status.setText("The clock paused while you were away (over a minute without a key); judging "
@@ -98,28 +122,72 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
     def open(self, study_id: int, annotator_name: str, study_name: str = "", *, take_over: bool = False) -> None:
         """Start (or resume) ``annotator_name`` on the study: the first item they have not judged.
 
-        Raises :class:`core.store.session_lock.SessionTaken` when another live session judges as this
-        annotator on this study (``take_over`` replaces it), and LookupError when the annotator has no
-        assignment in the study; the screen then shows what to do instead."""
+        The store is read off the UI thread (:func:`core.judging_desk.open_desk` in a worker) while the screen
+        says "Loading…" and takes no answer; then ``open_done`` fires. When another live session judges as this
+        annotator on this study (``take_over`` replaces it), or the annotator has no assignment in the study,
+        ``open_refused`` carries the refusal and the screen says what to do instead."""
         self.writer.drain()
         self.close_session()
         self.study_id, self.study_name, self.annotator_name = study_id, study_name, annotator_name
-        try:
-            annotator_id = ops.find_annotator(self.db, study_id, annotator_name)
-        except LookupError:
-            self.show_message(f"<h2>{html.escape(annotator_name)} has nothing to judge in "
-                              f"“{html.escape(study_name)}”.</h2><p>Assign them in the Studies screen "
+        self.show_message(f"<h2>Loading…</h2><p>Opening “{html.escape(study_name)}” for "
+                          f"{html.escape(annotator_name)}.</p>")
+        self.loading = True
+        self._opening += 1
+        ticket, db, model = self._opening, self.db, str(demo_files().truecase_model)
+
+        def load(_report):
+            try:
+                return ticket, open_desk(db, study_id, annotator_name, take_over=take_over,
+                                         default_truecase_model=model)
+            except (LookupError, session_lock.SessionTaken) as refusal:
+                return ticket, refusal
+
+        worker = Worker(load)
+        # Bound methods, not closures: Qt drops the connection if this widget is gone first.
+        worker.signals.finished.connect(self._opened)
+        worker.signals.failed.connect(self._open_failed)
+        QThreadPool.globalInstance().start(worker)
+
+    def _opened(self, result) -> None:
+        ticket, opened = result
+        if ticket != self._opening:  # another open (or a close) came since: this one's lock is not ours
+            if isinstance(opened, OpenedDesk):
+                QThreadPool.globalInstance().start(Worker(lambda _report: session_lock.release(self.db, opened.lock)))
+            return
+        self.loading = False
+        if isinstance(opened, LookupError):
+            self.show_message(f"<h2>{html.escape(self.annotator_name)} has nothing to judge in "
+                              f"“{html.escape(self.study_name)}”.</h2><p>Assign them in the Studies screen "
                               "(Ctrl+3) or with <code>parastudio study assign --annotators NAME</code>, or judge "
                               "as someone else (File ▸ Judge as…).</p>")
-            raise
-        self.lock = session_lock.acquire(self.db, study_id, annotator_id, take_over=take_over)
-        self.annotator_id = annotator_id
+        if not isinstance(opened, OpenedDesk):
+            self.open_refused.emit(opened)
+            self._finish_open()
+            return
+        self.lock, self.annotator_id, self.desk = opened.lock, opened.annotator_id, opened.desk
+        self.desk_thread = opened.thread
         self._heartbeat.start()
-        self.session = AnnotationSession(self.db, self.annotator_id)
-        settings = ops.study_settings(self.db, study_id)
-        self.display = study_display(settings, str(demo_files().truecase_model))  # None: tokenized
-        self._show(self.session.first())
-        self.progress.follow(self.db, study_id, self.annotator_id)
+        self._show()
+        self.progress.follow(self.db, self.study_id, self.annotator_id)
+        self._finish_open()
+
+    def _open_failed(self, message: str) -> None:
+        self.loading = False
+        self.show_message(f"<h2>Could not open “{html.escape(self.study_name)}”.</h2><p>{html.escape(message)}</p>")
+        self._finish_open()
+
+    def _finish_open(self) -> None:
+        waiting, self._when_open = self._when_open, []
+        for then in waiting:
+            then()
+        self.open_done.emit()
+
+    def when_open(self, then) -> None:
+        """Call ``then`` once the study being opened is open (now when none is loading)."""
+        if self.loading:
+            self._when_open.append(then)
+        else:
+            then()
 
     def _beat(self) -> None:
         """Keep this window's session lock fresh; never on a closed writer (the window is going away)."""
@@ -134,11 +202,15 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
     def close_session(self) -> None:
         """Release this window's judging session (its lock row), once the answers queued before are written."""
         self._heartbeat.stop()
+        if self.loading:  # an open in flight: its result is dropped (and its lock released) when it lands
+            self._opening += 1
+            self.loading = False
+            self._finish_open()
         if self.lock is not None:
             self.writer.drain()
             session_lock.release(self.db, self.lock)
             self.lock = None
-        self.session = None
+        self.desk = None
         self.annotator_id = None
 
     def _on_session_lost(self, study_id: int, annotator_id: int) -> None:
@@ -146,7 +218,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
             return
         self._heartbeat.stop()
         self.lock = None
-        self.session = None
+        self.desk = None
         self.annotator_id = None
         self.show_message(f"<h2>Another window took over judging as {html.escape(self.annotator_name)}.</h2>"
                           "<p>Every answer given here is saved. Judge in the other window, or reopen the study "
@@ -171,13 +243,13 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         super().hideEvent(event)
 
     # showing an item ---------------------------------------------------------------
-    def _show(self, item: ops.ItemView | None) -> None:
+    def _show(self) -> None:
+        """Paint the desk's item whole (a new item, or none left)."""
+        item = self.desk.item
         if item is None or self.item is None or item.assignment_id != self.item.assignment_id:
             self.status.clear()  # a status line belongs to the item it was said on (issue 28: it stayed for hundreds)
         self.item = item
         self.note_auto_skips()
-        if self.session is not None:
-            self.session.showing(item)
         self.comment_edit.hide()
         self.shown_at = datetime.now(timezone.utc)
         self.clock.start()
@@ -185,7 +257,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
             self.clock.pause()
         if self.item is None:
             self.question_label.setText("")
-            if self.session is not None and self.session.has_no_items():
+            if self.session.has_no_items():
                 self.done_label.setText(f"<h2>“{html.escape(self.study_name)}” has no items for "
                                         f"{html.escape(self.annotator_name)} yet.</h2><p>Import candidates and "
                                         "assign them in the Studies screen (Ctrl+3), or with <code>parastudio study "
@@ -201,25 +273,32 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
             self.finished.emit()
             self.item_shown.emit(None)
             return
-        item = self.item
         self.question_label.setText(item.question)
-        self.view = judging_view(item, self.display)
         if item.scale == "choice":
             self._show_choice(self.view)
         elif item.scale in self.protocol_views:
             self.protocol_views[item.scale].show_item(item)
+            self._paint_protocol()
             self.pages.setCurrentWidget(self.protocol_views[item.scale])
         else:
             self._show_candidate(self.view)
         self._show_answer()
         self.keys_help.setText({"preference": preference_help, "da": da_help, "esa": lambda: esa_help(False)}.get(
             item.scale, lambda: help_line(item.scale))())
-        if self.session is not None and self.session.held_back is not None:
+        if self.session.held_back is not None:
             # Blind phases: the item due shows a source whose sentence still has this question open.
             self.status.setText(f"This {html.escape(item.criterion)} question of the sentence comes first: the "
                                 f"{html.escape(self.session.held_back.criterion)} question shows its source.")
         self._update_header()
         self.item_shown.emit(item)
+
+    def _paint_protocol(self) -> None:
+        """A DA or ESA item's score and marks as the desk holds them."""
+        if self.item.scale == "da":
+            self.da_view.paint(self.desk.score)
+        elif self.item.scale == "esa":
+            self.esa_view.paint(self.desk.marking, self.desk.score, self.desk.scoring)
+            self.keys_help.setText(esa_help(self.desk.scoring))
 
     def _update_header(self) -> None:
         where = "" if self.item is None else f" · item {self.item.position + 1}"
@@ -281,7 +360,6 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
             self.options_layout.addWidget(empty)
             self.option_buttons.append(empty)
         self.custom_edit.setText(item.text if item.value == "custom" and item.text else "")
-        self.previewed = None
 
     def _show_answer(self) -> None:
         item = self.item
@@ -299,121 +377,110 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         for number, button in enumerate(self.option_buttons, 1):
             button.setChecked(item.value == f"option:{number}")
         self.original_button.setChecked(item.value == "original")
-        flagged, comment = self.session.remarks(item)
+        flagged, comment = self.desk.remarks()
         if flagged:
             parts.append("<b style='color:#b00000'>⚑ flagged</b>")
         if comment:
             parts.append(f"comment: <i>{html.escape(comment)}</i>")
         self.answer_label.setText(" · ".join(parts))
 
-    # answering -------------------------------------------------------------------------
-    def answer(self, value: str, text: str | None = None) -> None:
-        item = self.item
-        if item is None or self.annotator_id is None:
-            return
-        flag, comment = self.session.remarks(item)
-        now = datetime.now(timezone.utc)
-        self.writer.answer(item.assignment_id, value, text=text, started_at=self.shown_at, answered_at=now,
-                           comment=comment, flag=flag, duration_ms=self.clock.elapsed_ms())
-        self._show(self.session.answered(item, value, text, flag=flag, comment=comment))
+    # what the desk says ------------------------------------------------------------------
+    def _apply(self, outcome: Outcome) -> bool:
+        """Store what the desk says must be stored, then paint what it shows; False: the key meant nothing."""
+        record = outcome.record
+        if record is not None and record.kind == "answer":
+            self.writer.answer(record.assignment_id, record.value, text=record.text, started_at=self.shown_at,
+                               answered_at=datetime.now(timezone.utc), comment=record.comment, flag=record.flag,
+                               duration_ms=self.clock.elapsed_ms())
+        elif record is not None and record.kind == "annotate":
+            self.writer.annotate(record.assignment_id, flag=record.flag, comment=record.comment)
+        elif record is not None and record.kind == "undo":
+            self.writer.undo(self.annotator_id)
+        if outcome.moved:
+            self._show()
+        elif self.desk is not None and self.item is not None:
+            self.item = self.desk.item
+            if self.item.scale in ("da", "esa"):
+                self._paint_protocol()
+            self._show_answer()
+            self.paint_preview()
+        if outcome.status is not None:
+            self.status.setText(outcome.status)
+        if outcome.command is not None:
+            getattr(self, outcome.command)()
+        return outcome.handled
 
-    def answer_choice(self, value: str) -> None:
-        item = self.item
-        if item is None or item.scale != "choice":
-            return
-        if value.startswith("option:"):
-            number = int(value.split(":")[1])
-            if number > len(item.options):
-                return
-            self.answer(value, item.options[number - 1])
-        else:
-            self.answer(value)
+    def _act(self, action: str, *args) -> None:
+        """A button or a text field: the desk's action of that name (as its key would)."""
+        if self.desk is not None and not self.loading:
+            self._apply(getattr(self.desk, action)(*args))
+
+    def answer(self, value: str, text: str | None = None) -> None:
+        """A clicked level, preference or score: recorded as its key would be."""
+        self._act("answer", value, text)
+
+    def preview_choice(self, value: str) -> None:
+        self._act("pick", value)
+
+    def accept_choice(self) -> None:
+        self._act("accept_choice")
 
     def _submit_custom(self) -> None:
         text = self.custom_edit.text().strip()
         if not text:
             return
         self.setFocus()
-        self.answer("custom", text)
+        self._act("answer", "custom", text)
 
     def keep_original(self) -> None:
-        self.preview_choice("original")
+        self._act("keep_original")
 
     def start_custom(self) -> None:
         if self.item is not None and self.item.scale == "choice":
             self.custom_edit.setFocus()
 
     def previous(self) -> None:
-        self.move(-1)
+        self._act("previous")
 
     def next(self) -> None:
-        self.move(+1)
+        self._act("next")
 
     def move(self, step: int) -> None:
-        if self.session is None:
-            return
-        item = self.session.neighbour(self.item, step)
-        if item is not None:
-            self._show(item)
+        self._act("move", step)
 
     # undo, flag, comment ----------------------------------------------------------------
     def undo(self) -> None:
-        if self.annotator_id is None:
-            return
-        self.session.undo_queued()
-        self.writer.undo(self.annotator_id)
-        self.status.setText("undoing the last answer…")
+        if self.annotator_id is not None:
+            self._act("undo")
 
     def _on_undone(self, annotator_id: int, assignment_id: int) -> None:
-        if annotator_id != self.annotator_id:
+        if annotator_id != self.annotator_id or self.desk is None:
             return  # the writer is shared: another screen's undo
-        if assignment_id < 0:
-            self.session.undone(None)
-            self.status.setText("nothing to undo")
-            return
-        self.progress.answer_committed()
-        reopened = self.session.undone(assignment_id)
-        if reopened is not None:
-            self._show(reopened)
-        self.status.setText("last answer undone")
+        if assignment_id >= 0:
+            self.progress.answer_committed()
+        self._apply(self.desk.undone(assignment_id if assignment_id >= 0 else None))
 
     def _on_committed(self, _assignment_id: int, _judgment_id: int) -> None:
         self.progress.answer_committed()
 
     def toggle_flag(self) -> None:
-        if self.item is not None:
-            self._remarked(self.session.toggle_flag(self.item), "flag")
+        self._act("toggle_flag")
 
     def start_comment(self) -> None:
         if self.item is None:
             return
-        self.comment_edit.setText(self.session.remarks(self.item)[1] or "")
+        self.comment_edit.setText(self.desk.remarks()[1] or "")
         self.comment_edit.show()
         self.comment_edit.setFocus()
 
     def _save_comment(self) -> None:
         self.comment_edit.hide()
         self.setFocus()
-        if self.item is not None:
-            self._remarked(self.session.set_comment(self.item, self.comment_edit.text().strip() or None), "comment")
-
-    def _remarked(self, remark, what: str) -> None:
-        """A flag or comment the session took: written now (an answered item) or kept for the answer."""
-        if remark.write_now and what == "flag":
-            self.writer.annotate(remark.item.assignment_id, flag=remark.flag)
-            self.status.setText("flagged" if remark.flag else "flag removed")
-        elif remark.write_now:
-            self.writer.annotate(remark.item.assignment_id, comment=remark.comment or "")
-            self.status.setText("comment saved")
-        elif what == "flag":
-            self.status.setText("the flag is saved with your answer" if remark.flag else "flag removed")
-        else:
-            self.status.setText("the comment is saved with your answer")
-        self.item = remark.item
-        self._show_answer()
+        self._act("set_comment", self.comment_edit.text().strip() or None)
 
     # keys ------------------------------------------------------------------------------
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        """The key goes to the desk as text; the screen stores and paints what it says (nothing while loading)."""
         self._note_activity()
         if self.comment_edit.hasFocus() or self.custom_edit.hasFocus():
             if event.key() == Qt.Key_Escape:
@@ -421,43 +488,5 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
                 self.setFocus()
                 return
             return super().keyPressEvent(event)
-        # On a preference item A/B/T and the arrows answer (desktop/preference_view.py), before they navigate.
-        if self.item is not None and self.item.scale == "preference" and (value := preference_for_key(event)):
-            self.answer(value)
-            return
-        if self.item is not None and self.item.scale in ("da", "esa") and \
-                self.protocol_views[self.item.scale].handle_key(event):
-            return
-        binding = self._binding_for(event)
-        if binding is not None:
-            getattr(self, binding.action)()
-            return
-        if event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
-            return super().keyPressEvent(event)
-        key = event.key()
-        if self.item is not None and self.item.scale == "choice":
-            self._choice_key(key)
-        elif self.item is not None:
-            value = self.view.value_of_key(event.text()) if event.text() and self.view is not None else None
-            if value is not None:
-                self.answer(value)
-            elif event.text().strip() and event.text().isalnum():
-                # A key of another scale (Y on a 1-3 question): say which keys answer this one.
-                self.status.setText(f"{html.escape(event.text().upper())} is not an answer to this question: press "
-                                    f"{html.escape(' / '.join(self.view.answer_keys))}")
-            else:
-                super().keyPressEvent(event)
-
-    def _binding_for(self, event) -> KeyBinding | None:
-        """The entry of :data:`KEYS` this key press matches on the current item, if any."""
-        # The keypad's digits and arrows (and every arrow on macOS) carry KeypadModifier: the same keys here.
-        pressed = pressed_key(event)
-        scale = self.item.scale if self.item is not None else None
-        for binding in KEYS:
-            if pressed in binding.keys and binding.scope in ("any", scale):
-                return binding
-        return None
-
-    def _choice_key(self, key: int) -> None:
-        if Qt.Key_1 <= key <= Qt.Key_5:
-            self.preview_choice(f"option:{key - Qt.Key_0}")
+        if self.desk is None or self.loading or not self._apply(self.desk.press(pressed_key(event))):
+            super().keyPressEvent(event)

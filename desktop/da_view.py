@@ -1,8 +1,8 @@
 """The judging page of a direct assessment item (issue 30): source, paraphrase, a 0-100 score set by keys.
 
-The keys and where they move the score are :mod:`core.store.da_keys`'; Enter records. The slider shows the
-score (and takes a mouse drag); the keys reach it through the annotation screen, which asks
-:meth:`DAView.handle_key` first on a DA item.
+The keys and where they move the score are :mod:`core.store.da_keys`', read by
+:class:`core.judging_desk.JudgingDesk` (which holds the score until Enter records it); this page paints the score
+it holds. The slider shows the score and takes a mouse drag, which it hands on as ``dragged``.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 
-from core.store.operations import DA_RECORD_KEYS, ItemView, da_score_after_key
+from core.store.operations import ItemView
 from core.vocabulary import DA_HIGHEST, DA_LOWEST
-from desktop.widget_parts import enlarge, pressed_key, text_box
+from desktop.widget_parts import enlarge, text_box
 
 
 def da_help() -> str:
@@ -24,9 +24,9 @@ def da_help() -> str:
 
 
 class DAView(QWidget):
-    """``answered`` carries the score (as text) when Enter records it."""
+    """``dragged`` carries the score a mouse drag set (the desk takes it as the score to record)."""
 
-    answered = Signal(str)
+    dragged = Signal(int)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -40,7 +40,7 @@ class DAView(QWidget):
         row.addWidget(QLabel(str(DA_LOWEST)))
         self.slider = QSlider(Qt.Horizontal, minimum=DA_LOWEST, maximum=DA_HIGHEST)
         self.slider.setFocusPolicy(Qt.NoFocus)  # keys go to the screen
-        self.slider.sliderMoved.connect(self._set)
+        self.slider.sliderMoved.connect(self.dragged)
         row.addWidget(self.slider, 1)
         row.addWidget(QLabel(str(DA_HIGHEST)))
         self.score_label = enlarge(QLabel(), 1.6, bold=True)
@@ -52,22 +52,8 @@ class DAView(QWidget):
     def show_item(self, item: ItemView) -> None:
         self.source_label.setText(html.escape(item.source_display or item.source))
         self.candidate_label.setText(html.escape(item.candidate or ""))
-        self._set(int(item.value) if item.value is not None else None)
 
-    def _set(self, score: int | None) -> None:
+    def paint(self, score: int | None) -> None:
         self.score = score
         self.slider.setValue(DA_LOWEST if score is None else score)
         self.score_label.setText("–" if score is None else str(score))
-
-    def handle_key(self, event) -> bool:
-        """Move or record the score; False for a key that is not the score's."""
-        pressed = pressed_key(event)
-        if pressed in DA_RECORD_KEYS:
-            if self.score is not None:
-                self.answered.emit(str(self.score))
-            return True
-        score = da_score_after_key(self.score, pressed)
-        if score is None:
-            return False
-        self._set(score)
-        return True

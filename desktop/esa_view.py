@@ -2,22 +2,23 @@
 
 Marking: ← / → move the cursor a word, Shift+← / Shift+→ extend the selection, M marks it minor, J major,
 Backspace removes the marks under it, Enter goes on to the score. Scoring: the direct assessment keys
-(:mod:`core.store.da_keys`), Enter records the score with the spans, Esc goes back to marking. The marking
-itself is :class:`core.store.error_spans.SpanMarking`'s. The words are those the study shows
-(:func:`core.judging_view.judged_words`: readable words under its display rule, else tokens), so the spans stored
-are over the words the judge read, and map exactly onto the stored tokens and the derivation's rewrites.
+(:mod:`core.store.da_keys`), Enter records the score with the spans, Esc goes back to marking. What a key does
+is :class:`core.judging_desk.JudgingDesk`'s (which holds the :class:`core.store.error_spans.SpanMarking`, the
+score and the phase); this page paints them. The words are those the study shows
+(:func:`core.judging_view.judged_words`: readable words under its display rule, else tokens), the words the desk's
+marking counts, so the spans stored are over the words the judge read and map exactly onto the stored tokens and
+the derivation's rewrites (:mod:`core.inspection.span_rewrites`).
 """
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.judging_view import judged_words
-from core.store.operations import DA_RECORD_KEYS, ItemView, SpanMarking, da_score_after_key, parse_spans
-from desktop.widget_parts import enlarge, pressed_key, text_box
+from core.store.operations import ItemView, SpanMarking
+from desktop.widget_parts import enlarge, text_box
 
 _MARK_STYLE = {"minor": "background:#ffe0a0", "major": "background:#f4a0a0"}
 _MARK_KEYS = {"M": "minor", "J": "major"}
@@ -32,10 +33,7 @@ def esa_help(scoring: bool) -> str:
 
 
 class ESAView(QWidget):
-    """``answered`` carries (score, spans as JSON) when Enter records."""
-
-    answered = Signal(str, str)
-    phase_changed = Signal(bool)  # True when scoring
+    """Paints the candidate's marks, the selection and the score the desk holds."""
 
     def __init__(self, parent: QWidget | None = None, display_of=lambda: None):
         super().__init__(parent)
@@ -60,10 +58,10 @@ class ESAView(QWidget):
                                         original=item.source_display)
         self.words = [word.text for word in words]
         self.chars = [word.chars for word in words]
-        self.marking = SpanMarking(len(self.words), parse_spans(item.text) if item.value is not None else [])
-        self.score = int(item.value) if item.value is not None else None
-        self.scoring = False
         self.source_label.setText(html.escape(item.source_display or item.source))
+
+    def paint(self, marking: SpanMarking, score: int | None, scoring: bool) -> None:
+        self.marking, self.score, self.scoring = marking, score, scoring
         self._render()
 
     def _render(self) -> None:
@@ -84,32 +82,3 @@ class ESAView(QWidget):
                           for s in self.marking.spans) or "none"
         shown = "–" if self.score is None else str(self.score)
         self.score_label.setText(f"Score {shown}" + ("  (scoring)" if self.scoring else "") + f" · marked: {marks}")
-
-    def handle_key(self, event) -> bool:
-        """Mark, move or score; False for a key that is not the page's."""
-        pressed = pressed_key(event)
-        if self.scoring:
-            if pressed in DA_RECORD_KEYS:
-                if self.score is not None:
-                    self.answered.emit(str(self.score), self.marking.as_text())
-                return True
-            if pressed == "Esc":
-                self.scoring = False
-            else:
-                score = da_score_after_key(self.score, pressed)
-                if score is None:
-                    return False
-                self.score = score
-        elif pressed in DA_RECORD_KEYS:
-            self.scoring = True
-        elif pressed in ("Left", "Right", "Shift+Left", "Shift+Right"):
-            self.marking.move(-1 if pressed.endswith("Left") else 1, extend=pressed.startswith("Shift"))
-        elif pressed in _MARK_KEYS:
-            self.marking.mark(_MARK_KEYS[pressed])
-        elif pressed in ("Backspace", "Del"):
-            self.marking.unmark()
-        else:
-            return False
-        self.phase_changed.emit(self.scoring)
-        self._render()
-        return True

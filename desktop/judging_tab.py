@@ -38,6 +38,8 @@ class JudgingTab(QWidget):
         self.screen = AnnotationScreen(db, writer)
         layout.addWidget(self.screen, 1)
         self.study_combo.activated.connect(lambda _: self._study_chosen())
+        self._opening = ("", "")  # the judge and study title of the latest open, for a refusal's question
+        self.screen.open_refused.connect(self._refused)
 
     def reload(self, prefer_study: int | None = None) -> None:
         summaries = [s for s in study_summaries(self.db) if (s.choice_tasks > 0) == self.choice]
@@ -79,28 +81,30 @@ class JudgingTab(QWidget):
                                      "(Ctrl+Shift+J).</p>")
             return
         title = self.study_names[self.study_ids.index(study)]
-        try:
-            self.screen.open(study, name, title, take_over=take_over)
-        except LookupError:
-            return  # the screen says the annotator has nothing here
-        except SessionTaken as taken:
-            # One question per judge and window: the answer holds for the other judging screen too (issue 28: two
-            # refusal dialogs in a row).
-            answer = self.identity.take_over_answers.get(name)
-            if answer is None:
-                answer = QMessageBox.question(
-                    self, "Paraphrase Studio",
-                    f"{name} is already judging “{title}” in another window ({taken.holder}, last seen "
-                    f"{taken.seconds_ago:.0f} s ago).\n\nJudging in two windows would ask the same items twice. "
-                    "Take over here (the other window stops)?", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
-                self.identity.take_over_answers[name] = answer
-            if answer == QMessageBox.Yes:
-                self._study_chosen(take_over=True)
-            else:
-                self.screen.show_message(f"<h2>{html.escape(name)} is judging “{html.escape(title)}” in another "
-                                         "window.</h2><p>Judge there, or reopen the study here to take over.</p>")
-            return
+        self._opening = (name, title)
+        self.screen.open(study, name, title, take_over=take_over)
         self.screen.setFocus()
+
+    def _refused(self, refusal) -> None:
+        """The screen could not open the study for the judge (it says so): another window judges as them."""
+        if not isinstance(refusal, SessionTaken):
+            return  # LookupError: the screen says the annotator has nothing here
+        name, title = self._opening
+        # One question per judge and window: the answer holds for the other judging screen too (issue 28: two
+        # refusal dialogs in a row).
+        answer = self.identity.take_over_answers.get(name)
+        if answer is None:
+            answer = QMessageBox.question(
+                self, "Paraphrase Studio",
+                f"{name} is already judging “{title}” in another window ({refusal.holder}, last seen "
+                f"{refusal.seconds_ago:.0f} s ago).\n\nJudging in two windows would ask the same items twice. "
+                "Take over here (the other window stops)?", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+            self.identity.take_over_answers[name] = answer
+        if answer == QMessageBox.Yes:
+            self._study_chosen(take_over=True)
+        else:
+            self.screen.show_message(f"<h2>{html.escape(name)} is judging “{html.escape(title)}” in another "
+                                     "window.</h2><p>Judge there, or reopen the study here to take over.</p>")
 
     def open_study(self, study_id: int) -> None:
         if study_id in self.study_ids:

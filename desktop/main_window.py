@@ -221,6 +221,9 @@ class MainWindow(QMainWindow):
 
     def _first_time_instructions(self, tab: "JudgingTab") -> None:
         """A judge sees the study's instructions before their first item (once per study and judge)."""
+        if tab.screen.loading:  # the study opens off the UI thread: the instructions come once it is open
+            tab.screen.when_open(lambda: self._first_time_instructions(tab))
+            return
         study, name = tab.current_study(), self.identity.name
         if study is None or not name or tab.screen.session is None:
             return

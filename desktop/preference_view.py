@@ -2,7 +2,7 @@
 
 Keys: A or ← the left one is better, B or → the right one, T or ↓ no difference. On a preference item these
 keys answer (the arrows do not move, as they do elsewhere; ↑ still goes back, and an answer moves on). The
-systems are never named. The answer is recorded by the annotation screen like any other.
+systems are never named. The keys are :data:`core.judging_keys.PREFERENCE_KEYS`, read by the judging desk.
 """
 
 from __future__ import annotations
@@ -12,28 +12,9 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
+from core.judging_keys import PREFERENCE_KEYS, keys_text as _keys_text
 from core.store.operations import ItemView
-from core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
-from desktop.widget_parts import pressed_key, text_box
-
-# (keys as QKeySequence text, stored answer, button label), in the order the buttons stand.
-PREFERENCE_KEYS = (
-    (("A", "Left"), PREFER_LEFT, "Left is better"),
-    (("T", "Down"), PREFER_TIE, "No difference"),
-    (("B", "Right"), PREFER_RIGHT, "Right is better"),
-)
-_SHOWN = {"Left": "←", "Right": "→", "Down": "↓"}
-
-
-def _keys_text(keys: tuple[str, ...]) -> str:
-    return " / ".join(_SHOWN.get(key, key) for key in keys)
-
-
-def preference_for_key(event) -> str | None:
-    """The answer a key press gives on a preference item (keypad arrows too), None for any other key."""
-    pressed = pressed_key(event)
-    return next((value for keys, value, _label in PREFERENCE_KEYS if pressed in keys), None)
-
+from desktop.widget_parts import text_box
 
 def preference_help() -> str:
     """The key line shown under a preference item."""
@@ -44,7 +25,8 @@ def preference_help() -> str:
 
 class PreferenceView(QWidget):
     """Source above, left and right paraphrases below, one button per answer; ``answered`` carries the
-    answer of a clicked button (keys are read by the annotation screen through :func:`preference_for_key`)."""
+    answer of a clicked button (keys are read by :class:`core.judging_desk.JudgingDesk` from
+    :data:`core.judging_keys.PREFERENCE_KEYS`)."""
 
     answered = Signal(str)
 

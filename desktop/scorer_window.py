@@ -118,6 +118,11 @@ class ScorerWindow(QMainWindow):
         self.rule_filter.textChanged.connect(self.match_proxy.setFilterFixedString)
         self.rules_view = self._table_view(self.match_proxy)
         self.rules_view.setSortingEnabled(True)
+        # The phrases give way (elided) so the probability stays whole on a narrow screen (issue 28: "0.038" at 1024).
+        header = self.rules_view.horizontalHeader()
+        header.setStretchLastSection(False)
+        for column in (1, 2):  # source phrase, paraphrase
+            header.setSectionResizeMode(column, QHeaderView.Stretch)
         self.rules_view.activated.connect(self.apply_rule)
         rules_layout.addWidget(self.rules_view)
         splitter.addWidget(rules_box)

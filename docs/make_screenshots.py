@@ -53,8 +53,9 @@ def judge_by_keys(screen, judge: str, limit: int | None, stop_on_meaning: bool =
     pressed = 0
     while screen.item is not None and (limit is None or pressed < limit):
         item = screen.item
-        if item.scale == "choice":
+        if item.scale == "choice":  # a pick, then Enter accepts it (seed 001's preview-then-Accept)
             QTest.keyClick(screen, Qt.Key_1 + pressed % len(item.options) if item.options else Qt.Key_0)
+            QTest.keyClick(screen, Qt.Key_Return)
         else:
             QTest.keyClick(screen, keys[simulated_answer(item, judge)])
         pressed += 1
@@ -98,6 +99,9 @@ def main() -> int:
         """File ▸ Judge as… without its dialog; the study's instructions, shown to a judge once, are read."""
         window.identity.set(name)
         QTest.qWait(200)
+        while window.annotate.screen.loading or window.choice.screen.loading:  # studies open off the UI thread
+            QTest.qWait(20)
+        QTest.qWait(100)  # the instructions open once the study is open
         dialog = getattr(window, "instructions_dialog", None)
         if dialog is not None and dialog.isVisible():
             dialog.accept()

@@ -106,7 +106,12 @@ def screen_for(qtbot):
         screen.resize(1000, 700)
         screen.show()
         made.append((screen, writer))
-        screen.open(study_id, annotator, "toy")
+        refused = []
+        screen.open_refused.connect(refused.append)
+        with qtbot.waitSignal(screen.open_done, timeout=20000):  # the study opens off the UI thread
+            screen.open(study_id, annotator, "toy")
+        if refused:
+            raise refused[0]
         return screen
 
     yield make

@@ -42,6 +42,8 @@ def main() -> int:
     app.setOrganizationName("Paraphrase Studio tests")
     window = MainWindow(path, annotator=annotator, table="none.gz", lm="none.bin")
     window.show()
+    while window.annotate.screen.loading or window.choice.screen.loading:  # the studies open off the UI thread
+        QTest.qWait(20)
     QTest.qWait(100)  # the instructions a judge meets first open once the window is shown
     instructions = getattr(window, "instructions_dialog", None)
     if instructions is not None and instructions.isVisible():

@@ -29,6 +29,8 @@ def main() -> int:
     app.setOrganizationName("Paraphrase Studio tests")
     window = MainWindow(path, annotator=annotator)
     window.show()
+    while window.annotate.screen.loading or window.choice.screen.loading:  # the studies open off the UI thread
+        QTest.qWait(20)
     screen = window.annotate.screen
     screen.writer.committed.connect(lambda assignment, judgment: print(f"committed {assignment} {judgment}",
                                                                        flush=True))

@@ -76,7 +76,9 @@ def open_window(qtbot, path, annotator: str = "ann"):
     window = MainWindow(path, annotator=annotator, table="none.gz", lm="none.bin")
     qtbot.addWidget(window)
     window.show()
-    qtbot.wait(100)  # the instructions open once the window is shown
+    # The judging screens open their study off the UI thread; the instructions open once it is open.
+    qtbot.waitUntil(lambda: not (window.annotate.screen.loading or window.choice.screen.loading), timeout=20000)
+    qtbot.wait(100)
     dialog = getattr(window, "instructions_dialog", None)
     if dialog is not None and dialog.isVisible():
         dialog.accept()
@@ -100,7 +102,8 @@ def judging_screen(qtbot, path: Path, criterion: str, annotators=("ann",)):
     qtbot.addWidget(screen)
     screen.resize(1024, 600)  # the small screen
     screen.show()
-    screen.open(study_id, "ann", criterion)
+    with qtbot.waitSignal(screen.open_done, timeout=20000):
+        screen.open(study_id, "ann", criterion)
     try:
         yield screen, db
     finally:

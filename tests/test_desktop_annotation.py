@@ -274,8 +274,10 @@ def test_an_undo_moves_only_the_screen_that_asked(qtbot, tmp_path):
         annotate, choice = AnnotationScreen(db, writer), AnnotationScreen(db, writer)
         for screen in (annotate, choice):
             qtbot.addWidget(screen)
-        annotate.open(study_id, "ann", "toy")
-        choice.open(choice_id, "ann", "choice")
+        with qtbot.waitSignal(annotate.open_done, timeout=20000):
+            annotate.open(study_id, "ann", "toy")
+        with qtbot.waitSignal(choice.open_done, timeout=20000):
+            choice.open(choice_id, "ann", "choice")
         qtbot.keyClick(annotate, KEY[key_for(annotate.item)])
         qtbot.keyClick(choice, Qt.Key_1)
         qtbot.keyClick(choice, Qt.Key_Return)
@@ -373,7 +375,8 @@ def test_judges_read_readable_sentences_and_the_store_keeps_the_tokens(qtbot, tm
     assert {row["text"] for row in ops.list_items(db, study)} == {source, candidate}  # tokens kept
     # The researcher switches the study to tokenized display.
     ops.update_study_settings(db, study, display="tokenized")
-    screen.open(study, "ann", "readable")
+    with qtbot.waitSignal(screen.open_done, timeout=20000):
+        screen.open(study, "ann", "readable")
     qtbot.keyClick(screen, Qt.Key_Left)
     assert html.unescape(re.sub(r"<[^>]+>", "", screen.candidate_label.text())) in (source, candidate)
     db.close()
@@ -389,7 +392,8 @@ def test_a_second_window_for_the_same_judge_is_refused_and_a_take_over_stops_the
     second_writer = JudgmentWriter(db)
     second = AnnotationScreen(db, second_writer)
     qtbot.addWidget(second)
-    second.open(study_id, "ann", "toy", take_over=True)
+    with qtbot.waitSignal(second.open_done, timeout=20000):
+        second.open(study_id, "ann", "toy", take_over=True)
     first.writer.heartbeat(first.lock)  # the first window's next heartbeat finds the lock taken
     qtbot.waitUntil(lambda: first.lock is None, timeout=5000)
     assert "took over" in first.done_label.text() and first.pages.currentIndex() == 2

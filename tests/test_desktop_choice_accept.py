@@ -26,7 +26,8 @@ def choice_screen(qtbot, tmp_path):
     screen = AnnotationScreen(db, writer)
     qtbot.addWidget(screen)
     screen.show()
-    screen.open(study_id, "ann", "choice")
+    with qtbot.waitSignal(screen.open_done, timeout=20000):
+        screen.open(study_id, "ann", "choice")
     screen.setFocus()  # as the main window gives it; offscreen, the custom field may take it on show
     yield db, study_id, screen
     screen.close_session()

@@ -94,13 +94,14 @@ def test_the_judge_marks_readable_words_and_the_marks_reach_the_rewrites(qtbot, 
     qtbot.addWidget(screen)
     screen.resize(1024, 600)
     screen.show()
-    screen.open(study_id, "ann", "esa")
+    with qtbot.waitSignal(screen.open_done, timeout=20000):
+        screen.open(study_id, "ann", "esa")
     try:
         assert screen.esa_view.words == ["I", "don't", "know,", "he", "stated."]
         assert "don&#x27;t" in screen.esa_view.candidate_label.text()  # html.escape of "don't"
-        press(qtbot, screen, [(Qt.Key_Right, NONE), (Qt.Key_J, NONE), (Qt.Key_Right, NONE), (Qt.Key_Right, NONE),
-                              (Qt.Key_Right, NONE), (Qt.Key_M, NONE), (Qt.Key_Return, NONE), (Qt.Key_5, NONE),
-                              (Qt.Key_Return, NONE)])
+        # "don't" major; then → past the end stops on the last word read, "stated." (not on a 9th token): minor.
+        press(qtbot, screen, [(Qt.Key_Right, NONE), (Qt.Key_J, NONE)] + [(Qt.Key_Right, NONE)] * 9
+              + [(Qt.Key_M, NONE), (Qt.Key_Return, NONE), (Qt.Key_5, NONE), (Qt.Key_Return, NONE)])
         writer.drain()
         (record,) = da_records(db, study_id)
         (score,) = record["scores"]

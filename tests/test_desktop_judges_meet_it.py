@@ -35,7 +35,8 @@ def open_window(qtbot, path, annotator="bob", close_instructions=True):
     window = MainWindow(path, annotator=annotator, table="none.gz", lm="none.bin")
     qtbot.addWidget(window)
     window.show()
-    qtbot.wait(100)  # the instructions open once the window is shown, the first time this judge meets the study
+    qtbot.waitUntil(lambda: not (window.annotate.screen.loading or window.choice.screen.loading), timeout=20000)
+    qtbot.wait(100)  # the instructions open once the study is open, the first time this judge meets the study
     dialog = getattr(window, "instructions_dialog", None)
     if close_instructions and dialog is not None and dialog.isVisible():
         dialog.accept()
@@ -183,6 +184,7 @@ def test_an_empty_study_says_what_to_do(qtbot, tmp_path):
     window = MainWindow(path, annotator="ann", table="none.gz", lm="none.bin")
     qtbot.addWidget(window)
     window.show()
+    qtbot.waitUntil(lambda: not (window.annotate.screen.loading or window.choice.screen.loading), timeout=20000)
     text = window.annotate.screen.done_label.text()
     assert "nothing to judge" in text and "Studies screen" in text
     window.close()

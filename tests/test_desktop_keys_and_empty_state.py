@@ -3,7 +3,7 @@ from PySide6.QtCore import Qt
 
 from core.store import operations as ops
 from core.store.database import open_database
-from desktop import annotation_screen as screen_module
+from core import judging_keys
 from desktop.annotation_screen import AnnotationScreen
 from desktop.judgment_writer import JudgmentWriter
 from desktop_study_fixtures import make_choice_study, make_study
@@ -15,7 +15,8 @@ def open_screen(qtbot, db, study, annotator="ann", name="toy"):
     qtbot.addWidget(screen)
     screen.resize(1000, 700)
     screen.show()
-    screen.open(study, annotator, name)
+    with qtbot.waitSignal(screen.open_done, timeout=20000):
+        screen.open(study, annotator, name)
     return screen, writer
 
 
@@ -27,7 +28,8 @@ def test_no_items_after_a_study_with_items_says_no_items(qtbot, tmp_path):
     ops.find_annotator(db, empty, "ann", create=True)
     screen, writer = open_screen(qtbot, db, study)
     qtbot.waitUntil(lambda: screen.progress.my_total > 0, timeout=5000)
-    screen.open(empty, "ann", "empty")
+    with qtbot.waitSignal(screen.open_done, timeout=20000):
+        screen.open(empty, "ann", "empty")
     text = screen.done_label.text()
     screen.close_session(); writer.close(); screen.progress.stop(); db.close()
     assert "has no items" in text, text
@@ -37,10 +39,10 @@ def test_undo_key_follows_the_table(qtbot, tmp_path, monkeypatch):
     path = tmp_path / "s.sqlite"
     study = make_study(path)
     db = open_database(path)
-    keys = tuple(screen_module.KeyBinding(("U",), "undo", "Undo") if b.action == "undo" else b
-                 for b in screen_module.KEYS)
-    monkeypatch.setattr(screen_module, "KEYS", keys)
-    monkeypatch.setattr(screen_module, "KEY_BY_ACTION", {b.action: b for b in keys})
+    keys = tuple(judging_keys.KeyBinding(("U",), "undo", "Undo") if b.action == "undo" else b
+                 for b in judging_keys.KEYS)
+    monkeypatch.setattr(judging_keys, "KEYS", keys)
+    monkeypatch.setattr(judging_keys, "KEY_BY_ACTION", {b.action: b for b in keys})
     screen, writer = open_screen(qtbot, db, study)
     first = screen.item
     qtbot.keyClick(screen, Qt.Key_Y)

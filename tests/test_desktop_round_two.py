@@ -39,6 +39,7 @@ def open_window(qtbot, path, annotator):
     window = MainWindow(path, annotator=annotator, table="none.gz", lm="none.bin")
     qtbot.addWidget(window)
     window.show()
+    qtbot.waitUntil(lambda: not (window.annotate.screen.loading or window.choice.screen.loading), timeout=20000)
     qtbot.wait(100)
     dialog = getattr(window, "instructions_dialog", None)
     if dialog is not None and dialog.isVisible():
@@ -116,7 +117,8 @@ def test_choice_options_read_like_the_readable_sentence_above_them(qtbot, tmp_pa
     screen = AnnotationScreen(db, writer)
     qtbot.addWidget(screen)
     screen.show()
-    screen.open(study, "ann", "choice")
+    with qtbot.waitSignal(screen.open_done, timeout=20000):
+        screen.open(study, "ann", "choice")
     assert [button.text() for button in screen.option_buttons] == ["[1]  A dog's friend", "[2]  The beast"]
     import html
     import re
@@ -211,3 +213,33 @@ def test_the_adjudicator_reads_the_string_the_judges_read(qtbot, tmp_path):
     assert (source, candidate) == ("tom &amp; jerry do not run.", "tom &amp; jerry don't run.")  # as judges read them
     dialog.close()
     db.close()
+
+
+def test_a_named_adjudicator_decides_every_disagreement_by_keys_in_the_app(qtbot, disagreeing):
+    """Deliver 1: the adjudicator opens adjudication with Ctrl+Shift+A and decides with the level keys alone (the
+    keys as the keyboard delivers them: to whatever has the focus); each decision is stored as theirs, Esc closes and
+    the keys go back to the window."""
+    path, study = disagreeing
+    with open_database(path) as db:
+        set_adjudicators(db, study, ["carol"])
+    window = open_window(qtbot, path, "carol")
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key_A, Qt.ControlModifier | Qt.ShiftModifier)
+    dialog = window.adjudication
+    qtbot.waitUntil(lambda: bool(dialog.items), timeout=10_000)
+    count = len(dialog.items)
+    assert count >= 6
+    pressed = {}
+    for _ in range(count):
+        item = dialog.items[dialog.index]
+        key, value = (Qt.Key_Y, "yes") if item.scale == "binary" else (Qt.Key_2, "2")
+        qtbot.keyClick(QApplication.focusWidget(), key)
+        pressed[item.key] = value
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Left)  # back to the last one: its decision shows
+    assert "your decision" in dialog.labels.text()
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Escape)
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
+    with open_database(path) as db:
+        stored = {d.key: (d.decision, d.adjudicator) for d in ops.disagreements_for(db, study, "carol")}
+    assert len(pressed) == count and stored == {key: (value, "carol") for key, value in pressed.items()}
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.annotate.screen, timeout=5000)
+    window.close()

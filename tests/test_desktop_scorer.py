@@ -67,3 +67,24 @@ def test_a_missing_model_is_shown_not_crashed(qtbot, example1_table_path, tmp_pa
     qtbot.waitUntil(lambda: bool(shown), timeout=10_000)
     assert "missing.bin" in shown[0]
     assert window.scorer is None
+
+
+def test_the_probability_column_stays_in_view_beside_long_phrases(qtbot, tmp_path, tiny_lm):
+    """Issue 28 Done when (screenshots): at 1024 px the rules table's p column was cut ("0.038" for 0.03811) behind
+    wide phrase columns; the phrases give way (elided), the probability stays whole."""
+    long_source = "the dog runs after the young cat and the old man walks slowly to the house"
+    table = tmp_path / "long.txt"
+    table.write_text(f"{long_source} ||| {long_source.replace('the', 'this')} and then some more words ||| 0.03811\n"
+                     "the dog ||| the beast ||| 0.25\n", encoding="utf-8")
+    window = ScorerWindow(str(table), str(tiny_lm["binary"]))
+    qtbot.addWidget(window)
+    window.show()
+    window.start_loading()
+    qtbot.waitUntil(lambda: window.scorer is not None, timeout=10_000)
+    qtbot.keyClicks(window.source_edit, long_source)
+    qtbot.wait(50)
+    view = window.rules_view
+    p_column = window.match_model.columnCount() - 1
+    assert window.match_model.rowCount() == 2
+    right = view.columnViewportPosition(p_column) + view.columnWidth(p_column)
+    assert right <= view.viewport().width() and view.columnWidth(p_column) >= view.sizeHintForColumn(p_column)

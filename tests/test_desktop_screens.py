@@ -34,7 +34,7 @@ def window(qtbot, tmp_path):
     qtbot.addWidget(window)
     window.show()
     # A judge first meets the study's instructions (tested on its own below); these tests read them and go on.
-    qtbot.waitUntil(lambda: getattr(window, "instructions_dialog", None) is not None, timeout=2000)
+    qtbot.waitUntil(lambda: getattr(window, "instructions_dialog", None) is not None, timeout=20000)
     window.instructions_dialog.accept()
     yield window
     window.close()

@@ -125,7 +125,8 @@ def test_the_display_switch_is_per_study_and_judges_see_it(qtbot, studies):
     judge = AnnotationScreen(db, writer)
     qtbot.addWidget(judge)
     try:
-        judge.open(toy, "ann", "toy")
+        with qtbot.waitSignal(judge.open_done, timeout=20000):
+            judge.open(toy, "ann", "toy")
         while judge.item.shows_source is False:
             assert plain(judge.candidate_label.text()) == judge.item.candidate  # as stored: tokenized, lowercase
             qtbot.keyClick(judge, Qt.Key_Y if judge.item.scale == "binary" else Qt.Key_2)
@@ -135,7 +136,8 @@ def test_the_display_switch_is_per_study_and_judges_see_it(qtbot, studies):
         screen.display_combo.setFocus()
         qtbot.keyClick(screen.display_combo, Qt.Key_Up)  # back to readable
         assert ops.study_settings(db, toy)["display"] == "readable"
-        judge.open(toy, "ann", "toy")
+        with qtbot.waitSignal(judge.open_done, timeout=20000):
+            judge.open(toy, "ann", "toy")
         readable = plain(judge.source_label.text())
         assert readable == judge.display(judge.item.source) and readable != judge.item.source
         assert readable[0].isupper()  # truecased: the sentence starts with a capital

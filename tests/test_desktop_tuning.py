@@ -52,7 +52,8 @@ def test_the_replacement_task_highlights_one_unit_and_takes_y_and_n(qtbot, tmp_p
     writer = JudgmentWriter(db)
     screen = AnnotationScreen(db, writer)
     qtbot.addWidget(screen)
-    screen.open(study, "judge-1", "replacements")
+    with qtbot.waitSignal(screen.open_done, timeout=20000):
+        screen.open(study, "judge-1", "replacements")
     seen = 0
     while screen.item is not None and seen < 40:
         item = screen.item

@@ -46,6 +46,8 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.demo", "bridges"),
     ("core.spark_generation", "bridges"),
     ("core.judging_view", "bridges"),
+    ("core.judging_keys", "bridges"),
+    ("core.judging_desk", "bridges"),
     ("core.errors", "base"),
     ("core.textio", "base"),
     ("core.output_files", "base"),

@@ -36,7 +36,8 @@ def test_a_mixed_study_runs_by_keys_and_reports(qtbot, tmp_path):
     qtbot.addWidget(screen)
     screen.resize(1024, 600)
     screen.show()
-    screen.open(study_id, "ann", "mixed")
+    with qtbot.waitSignal(screen.open_done, timeout=20000):
+        screen.open(study_id, "ann", "mixed")
     seen = set()
     while screen.item is not None:
         scale = screen.item.scale

@@ -1,11 +1,15 @@
 """The judging screen's keys besides the answer levels, one table (:data:`KEYS`): its buttons, its help line and
 its key presses all come from it (the levels' keys come from each criterion's scale:
-:func:`core.judging_view.key_for_level`)."""
+:func:`core.judging_view.key_for_level`), and the keys of a preference item (:data:`PREFERENCE_KEYS`). Keys are
+written as Qt's QKeySequence writes them ("Shift+Left", "Ctrl+Z", "Y"), without importing Qt: what a key does is
+:class:`core.judging_desk.JudgingDesk`'s, which reads these tables."""
 
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+
+from core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
 
 
 @dataclass(frozen=True)
@@ -20,7 +24,7 @@ class KeyBinding:
 
     @property
     def shown(self) -> str:
-        return " / ".join(_KEY_NAMES.get(key, key) for key in self.keys)
+        return keys_text(self.keys)
 
     def button_text(self) -> str:
         return f"{self.label}  [{self.shown}]"
@@ -39,6 +43,19 @@ KEYS = (
     KeyBinding(("T",), "start_custom", "Custom paraphrase", "choice"),
 )
 KEY_BY_ACTION = {binding.action: binding for binding in KEYS}
+
+# A preference item's keys (issue 30): (keys, stored answer, button label), in the order the buttons stand. On
+# such an item they answer before the arrows of KEYS would move.
+PREFERENCE_KEYS = (
+    (("A", "Left"), PREFER_LEFT, "Left is better"),
+    (("T", "Down"), PREFER_TIE, "No difference"),
+    (("B", "Right"), PREFER_RIGHT, "Right is better"),
+)
+
+
+def keys_text(keys: tuple[str, ...]) -> str:
+    """Keys as a button shows them (arrows as arrows)."""
+    return " / ".join(_KEY_NAMES.get(key, key) for key in keys)
 
 
 def help_line(scope: str) -> str:
