@@ -9,6 +9,7 @@ A bridge: it joins the store's :class:`core.store.annotation.ItemView` with the 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from core.engine.changed_words import changed_tokens
@@ -119,9 +120,61 @@ def shown_text(tokens: str, display: SentenceDisplay | None, *, source: str | No
     ``original`` of ``source`` where ``tokens`` are the source's, else readable, else the tokens as stored."""
     if display is None:
         return " ".join(tokens.split())
+    return _displayed(tokens, display, source, original).text
+
+
+def _displayed(tokens: str, display: SentenceDisplay, source: str | None, original: str | None):
     if original and source is not None and tokens.split() == source.split():
-        return display.show_original(original, tokens).text
-    return display.show(tokens).text
+        return display.show_original(original, tokens)
+    return display.show(tokens)
+
+
+@dataclass(frozen=True)
+class JudgedWord:
+    """One word a judge can mark (error spans, issue 30): as it reads, where it is in the shown text, and the
+    stored tokens it shows."""
+
+    text: str
+    chars: tuple[int, int]
+    tokens: range
+
+
+def judged_words(tokens: str, display: SentenceDisplay | None, *, source: str | None = None,
+                 original: str | None = None) -> tuple[str, tuple[JudgedWord, ...]]:
+    """The text a judge reads for ``tokens`` (:func:`shown_text`) and the words they mark in it, left to right.
+
+    Shown tokenized, each token is a word. Shown readable, a word is a whitespace-separated run of the text
+    and shows the tokens whose characters lie in it: the detokenizer merges tokens ("do n't" -> "don't",
+    "hello ," -> "hello,"), never splits one. A token the detokenizer rewrote has no characters of its own
+    ("@-@" -> "-"): it belongs to the word before it (the first word when it comes first). Every token belongs to
+    exactly one word, in order, so spans over these words map onto tokens and back exactly
+    (:mod:`core.inspection.span_rewrites`); a run of the text with no token in it is not a word to mark.
+    """
+    words = tokens.split()
+    if display is None:
+        text, chars = " ".join(words), []
+        for word in words:
+            start = chars[-1][1] + 1 if chars else 0
+            chars.append((start, start + len(word)))
+        return text, tuple(JudgedWord(w, c, range(i, i + 1)) for i, (w, c) in enumerate(zip(words, chars)))
+    shown = _displayed(tokens, display, source, original)
+    text = shown.text
+    runs = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    run_of_token: list[int] = []
+    for start, end in shown.spans:
+        if start < end:
+            run_of_token.append(len(text[:start + 1].split()) - 1)  # the run holding its first character
+        else:  # rewritten by the detokenizer, which glues what it wrote to the word before ("well-known")
+            run_of_token.append(run_of_token[-1] if run_of_token else 0)
+    judged: list[JudgedWord] = []
+    for index, run in enumerate(run_of_token):
+        if judged and run_of_token[index - 1] == run:
+            last = judged[-1]
+            judged[-1] = JudgedWord(last.text, last.chars, range(last.tokens.start, index + 1))
+        else:
+            start, end = runs[run] if runs else (0, 0)
+            judged.append(JudgedWord(text[start:end], (start, end), range(index, index + 1)))
+    return text, tuple(judged)
 
 
 def judging_view(item: ItemView, display: SentenceDisplay | None) -> JudgingView:

@@ -4,7 +4,10 @@ Marking: ← / → move the cursor a word, Shift+← / Shift+→ extend the sele
 Backspace removes the marks under it, Enter goes on to the score. Scoring: the direct assessment keys
 (:mod:`core.store.da_keys`), Enter records the score with the spans, Esc goes back to marking. What a key does
 is :class:`core.judging_desk.JudgingDesk`'s (which holds the :class:`core.store.error_spans.SpanMarking`, the
-score and the phase); this page paints them.
+score and the phase); this page paints them. The words are those the study shows
+(:func:`core.judging_view.judged_words`: readable words under its display rule, else tokens), the words the desk's
+marking counts, so the spans stored are over the words the judge read and map exactly onto the stored tokens and
+the derivation's rewrites (:mod:`core.inspection.span_rewrites`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import html
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from core.judging_view import judged_words
 from core.store.operations import ItemView, SpanMarking
 from desktop.widget_parts import enlarge, text_box
 
@@ -31,8 +35,11 @@ def esa_help(scoring: bool) -> str:
 class ESAView(QWidget):
     """Paints the candidate's marks, the selection and the score the desk holds."""
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, display_of=lambda: None):
         super().__init__(parent)
+        self.display_of = display_of  # the study's display rule now (core.judging_view.study_display)
+        self.text = ""
+        self.chars: list[tuple[int, int]] = []
         self.words: list[str] = []
         self.marking = SpanMarking(0)
         self.scoring = False
@@ -47,7 +54,10 @@ class ESAView(QWidget):
         layout.addStretch(1)
 
     def show_item(self, item: ItemView) -> None:
-        self.words = (item.candidate or "").split()
+        self.text, words = judged_words(item.candidate or "", self.display_of(), source=item.source,
+                                        original=item.source_display)
+        self.words = [word.text for word in words]
+        self.chars = [word.chars for word in words]
         self.source_label.setText(html.escape(item.source_display or item.source))
 
     def paint(self, marking: SpanMarking, score: int | None, scoring: bool) -> None:
@@ -57,14 +67,17 @@ class ESAView(QWidget):
     def _render(self) -> None:
         start, end = self.marking.selection
         severity = {i: s["severity"] for s in self.marking.spans for i in range(s["start"], s["end"])}
-        parts = []
-        for index, word in enumerate(self.words):
+        parts, position = [], 0
+        for index, (word, (first, last)) in enumerate(zip(self.words, self.chars)):
+            parts.append(html.escape(self.text[position:first]))  # the spaces (and any unmarkable run) before it
+            position = last
             styles = [_MARK_STYLE[severity[index]]] if index in severity else []
             if not self.scoring and start <= index < end:
                 styles.append("border-bottom:3px solid #2060c0; text-decoration:underline")
             text = html.escape(word)
             parts.append(f"<span style='{';'.join(styles)}'>{text}</span>" if styles else text)
-        self.candidate_label.setText(" ".join(parts))
+        parts.append(html.escape(self.text[position:]))
+        self.candidate_label.setText("".join(parts))
         marks = ", ".join(f"{' '.join(self.words[s['start']:s['end']])} ({s['severity']})"
                           for s in self.marking.spans) or "none"
         shown = "–" if self.score is None else str(self.score)

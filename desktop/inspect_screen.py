@@ -48,7 +48,7 @@ from core.demo import demo_files
 from core.inspection.candidate_rows import CandidateRow, candidate_rows
 from core.inspection.details import candidate_details, pivot_phrases
 from core.inspection.plots import plot_rejection_rates, plot_score_histograms
-from core.inspection.rule_blame import rule_blame, write_prune_list
+from core.inspection.rule_blame import rule_blame, rule_blame_from_spans, write_prune_list
 from core.inspection.verdicts import REJECTED, VERDICTS
 from core.judging_view import study_display
 from core.store import operations as ops
@@ -170,6 +170,14 @@ class InspectScreen(QWidget):
         header.moveSection(4, 0)  # the rule first: what the row is about
         layout.addWidget(self.blame_view, 1)
         buttons = QHBoxLayout()
+        # Where a rewrite's blame comes from: its candidates' verdicts, or the words judges marked (error spans).
+        self.blame_from = QComboBox()
+        self.blame_from.addItems(["whole-candidate verdicts", "words judges marked (error spans)"])
+        self.blame_from.currentIndexChanged.connect(lambda _: self.compute_blame())
+        blame_from_label = QLabel("Bla&me from:")
+        blame_from_label.setBuddy(self.blame_from)
+        buttons.addWidget(blame_from_label)
+        buttons.addWidget(self.blame_from)
         self.blame_button = QPushButton("Find the rules to blame")
         self.blame_button.clicked.connect(self.compute_blame)
         self.prune_button = QPushButton("Export the prune list…  [Ctrl+L]")
@@ -380,7 +388,8 @@ class InspectScreen(QWidget):
         if self.study_id is None:
             return
         db, study_id = self.db, self.study_id
-        worker = Worker(lambda report: rule_blame(db, study_id))
+        blame = rule_blame_from_spans if self.blame_from.currentIndex() == 1 else rule_blame
+        worker = Worker(lambda report: blame(db, study_id))
         worker.signals.finished.connect(self._blamed)
         worker.signals.failed.connect(lambda message: self.status.setText(f"could not find the rules: {message}"))
         self._blame_worker = self._start(worker, "finding the rules to blame…")
@@ -389,7 +398,11 @@ class InspectScreen(QWidget):
         self.blamed = blamed
         self._show_blame_rows()
 
-        self.status.setText(f"{len(blamed)} rules occur in rejected candidates")
+        if self.blame_from.currentIndex() == 1:
+            self.status.setText(f"{len(blamed)} rules have rewrites judges marked (rejected: marked by most judges, "
+                                "accepted: by fewer than half)")
+        else:
+            self.status.setText(f"{len(blamed)} rules occur in rejected candidates")
 
     def _show_blame_rows(self) -> None:
         """The 200 rules most to blame, with the pivot phrases behind each once a bilingual table is loaded."""

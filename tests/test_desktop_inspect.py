@@ -177,3 +177,30 @@ def test_the_details_show_the_strings_as_the_judges_read_them(qtbot, window):
     shown = inspect.display.show(row.text).text
     assert shown != row.text and shown[0].isupper()
     assert "As the judges read them" in inspect.details.toPlainText() and shown in inspect.details.toPlainText()
+
+
+def test_the_blame_can_come_from_the_words_judges_marked(qtbot, tmp_path):
+    """An error-span study (the one of tests/test_span_rewrites.py): by keys, Alt+M picks the marked words as the
+    blame's source, and the rule both judges marked is the one blamed (said -> stated; do not -> don 't was a
+    tie, big -> large unmarked)."""
+    from test_span_rewrites import _judged_study
+
+    db, _study_id = _judged_study(tmp_path)
+    db.close()
+    window = open_window(qtbot, tmp_path / "esa.sqlite")
+    try:
+        qtbot.keyClick(window, Qt.Key_7, Qt.ControlModifier)
+        inspect = window.inspect
+        qtbot.waitUntil(lambda: inspect.loaded, timeout=10_000)
+        qtbot.waitUntil(lambda: not inspect.busy.isVisible(), timeout=20_000)
+        inspect.show_blame()
+        qtbot.waitUntil(lambda: not inspect.busy.isVisible(), timeout=20_000)
+        assert inspect.blamed == []  # no whole-candidate verdict in an error-span study
+        qtbot.keyClick(inspect, Qt.Key_M, Qt.AltModifier)
+        assert inspect.blame_from.hasFocus()
+        qtbot.keyClick(inspect.blame_from, Qt.Key_Down)
+        qtbot.waitUntil(lambda: bool(inspect.blamed), timeout=10_000)
+        assert [(b.source, b.target, b.rejected, b.accepted) for b in inspect.blamed] == [("said", "stated", 1, 0)]
+        assert "marked" in inspect.status.text()
+    finally:
+        window.close()

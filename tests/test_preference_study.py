@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter, defaultdict
 
@@ -14,7 +15,7 @@ from sqlalchemy import select
 from core.stats.preference import PreferenceJudgment, PreferenceSignTests
 from core.store import operations as ops
 from core.store.database import open_database
-from core.store.models import Annotator, Assignment, Judgment, PreferencePair
+from core.store.models import Annotator, Assignment, Judgment, PreferencePair, SourceSentence
 from core.store.preference_pairs import order_is_swapped, parse_system_pairs
 from core.study_judgments import study_judgment_records, study_preferences
 
@@ -306,3 +307,135 @@ def test_a_package_keeps_judging_blind_and_merges_back_the_pairs(db, tmp_path):
     assert len(mine) == judged and all(j.value == "right" for j in mine)
     with db.reading() as session:
         assert None not in set(session.scalars(select(Judgment.pair_id).where(Judgment.origin == "merge")))
+
+
+def test_a_later_assignment_tops_every_pair_up_to_the_same_number_of_sentences(db):
+    """Cross-batch balance: sentences imported after the first assignment, and a system pair named later, bring
+    every pair compared to the same number of sentences, never drawing a sentence twice for a pair."""
+    study_id = ops.create_study(db, "batches", criteria=["preference"], seed=7)
+    first = [row for row in candidate_rows(12) if int(row.sentence_id) < 6]
+    ops.import_candidates(db, study_id, first)
+    report = ops.assign(db, study_id, ["ann", "bob"], system_pairs=[("alpha", "beta")])
+    assert report.pairs.sentences == {"alpha:beta": 6} and report.pairs.totals == {"alpha:beta": 6}
+    # Sentences 6-11 arrive (gamma misses 11), and every pair is asked for: alpha:beta had 6 of its 12 shared,
+    # alpha:gamma and beta:gamma share 11 each, so all three end with 11.
+    ops.import_candidates(db, study_id, [row for row in candidate_rows(12) if int(row.sentence_id) >= 6])
+    report = ops.assign(db, study_id, ["ann", "bob"])
+    assert report.pairs.sentences == {"alpha:beta": 5, "alpha:gamma": 11, "beta:gamma": 11}
+    assert report.pairs.totals == {"alpha:beta": 11, "alpha:gamma": 11, "beta:gamma": 11}
+    assert report.pairs.unbalanced == {}
+    with db.reading() as session:
+        pairs = session.scalars(select(PreferencePair)).all()
+    per_system_pair = Counter(frozenset((p.left_system, p.right_system)) for p in pairs)
+    assert set(per_system_pair.values()) == {11}
+    drawn = Counter((frozenset((p.left_system, p.right_system)), p.source_id) for p in pairs)
+    assert set(drawn.values()) == {1}
+    # Nothing new to draw: a third assignment adds no pair.
+    assert ops.assign(db, study_id, ["ann", "bob"]).pairs.sentences == {}
+
+
+def test_a_pair_already_past_the_others_is_reported_unbalanced(db):
+    study_id = ops.create_study(db, "batches", criteria=["preference"], seed=7)
+    ops.import_candidates(db, study_id, candidate_rows(12))
+    ops.assign(db, study_id, ["ann"], system_pairs=[("alpha", "beta")])  # 12 sentences: gamma is not in it
+    report = ops.assign(db, study_id, ["ann"])
+    assert report.pairs.sentences == {"alpha:gamma": 11, "beta:gamma": 11}
+    assert report.pairs.unbalanced == {"alpha:beta": 12}
+
+
+def test_report_strengths_and_intervals_are_an_independent_fit_of_the_judgments(tmp_path):
+    """`parastudio report` on a judged study: Bradley–Terry strengths and their 95 % intervals against a fit
+    written here from the stored pairs (the likelihood minimized by scipy, not choix), resampling the source
+    sentences as documented (sorted ids, numpy's default_rng(seed 0), n draws with replacement per replicate)."""
+    from scipy.optimize import minimize
+
+    path = tmp_path / "bt.sqlite"
+    with open_database(path, create=True) as db:
+        study_id, _ = make_study(db)
+        ids = {name: annotator_id(db, name) for name in ("ann", "bob", "cy")}
+        with db.reading() as session:
+            pairs = {p.id: p for p in session.scalars(select(PreferencePair))}
+            sentence_of = {p.id: session.get(SourceSentence, p.source_id).external_id for p in pairs.values()}
+        # Each judge prefers by a rule of the systems and the sentence: alpha over beta, beta over gamma, gamma
+        # over alpha on sentences divisible by 3 (else alpha), bob ties beta:gamma on odd sentences.
+        winner_of = {}
+        for name, judge in ids.items():
+            while (item := ops.next_item(db, judge)) is not None:
+                with db.reading() as session:
+                    pair = pairs[session.get(Assignment, item.assignment_id).pair_id]
+                systems = {pair.left_system, pair.right_system}
+                s = int(sentence_of[pair.id])
+                if systems == {"alpha", "beta"}:
+                    winner = "alpha"
+                elif systems == {"beta", "gamma"}:
+                    winner = None if name == "bob" and s % 2 else "beta"
+                else:
+                    winner = "gamma" if s % 3 == 0 else "alpha"
+                value = "tie" if winner is None else ("left" if pair.left_system == winner else "right")
+                ops.record_judgment(db, item.assignment_id, value)
+                winner_of[(name, pair.id)] = winner
+    code, out, err = run_cli("report", path, "--format", "json", "--bootstrap", "40")
+    assert code == 0, err
+    rows = {row[0]: row[1:4] for row in
+            next(t for t in json.loads(out)["tables"] if t["key"] == "preference_bradley_terry")["rows"]}
+
+    systems = ["alpha", "beta", "gamma"]
+    sentences = sorted({sentence_of[pair_id] for _name, pair_id in winner_of})
+    per_sentence = np.zeros((len(sentences), 3, 3))
+    for (_name, pair_id), winner in winner_of.items():
+        if winner is not None:
+            pair = pairs[pair_id]
+            loser = ({pair.left_system, pair.right_system} - {winner}).pop()
+            per_sentence[sentences.index(sentence_of[pair_id]), systems.index(winner), systems.index(loser)] += 1
+    prior = 0.5 * (1 - np.eye(3))  # every pair of systems was compared
+
+    def fit(wins):
+        def negative_log_likelihood(free):
+            theta = np.concatenate([[0.0], free])
+            return float(np.sum(wins * np.logaddexp(0.0, -(theta[:, None] - theta[None, :]))))
+        theta = np.concatenate([[0.0], minimize(negative_log_likelihood, np.zeros(2), method="BFGS",
+                                                 options={"gtol": 1e-10}).x])
+        return theta - theta.mean()
+
+    rng = np.random.default_rng(0)
+    draws = np.array([fit(per_sentence[rng.integers(0, len(sentences), len(sentences))].sum(axis=0) + prior)
+                      for _ in range(40)])
+    expected = zip(fit(per_sentence.sum(axis=0) + prior), np.percentile(draws, 2.5, axis=0),
+                   np.percentile(draws, 97.5, axis=0))
+    for name, (strength, low, high) in zip(systems, expected):
+        assert rows[name] == pytest.approx([strength, low, high], abs=1e-4)
+
+
+def test_report_from_an_exported_csv_gives_the_studys_strengths_without_its_ties_by_construction(tmp_path):
+    """A judgments CSV (study export-judgments) reports the same Bradley–Terry strengths, intervals and sign
+    tests as the study it came from (ties are left out of both fits), but lacks the 3 ties by construction of
+    beta and gamma (sentences 0, 4 and 8: the same string), which are never shown, so never exported."""
+    path = tmp_path / "csv.sqlite"
+    with open_database(path, create=True) as db:
+        study_id, _ = make_study(db)
+        for name in ("ann", "bob", "cy"):
+            judge = annotator_id(db, name)
+            while (item := ops.next_item(db, judge)) is not None:
+                # Prefer the text whose system name sorts first (alpha > beta > gamma), bob ties on odd ids.
+                left, right = item.left.split()[0], item.right.split()[0]
+                value = "tie" if name == "bob" and item.assignment_id % 2 else ("left" if left < right else "right")
+                ops.record_judgment(db, item.assignment_id, value)
+    export = tmp_path / "judgments.csv"
+    assert run_cli("study", "export-judgments", "--db", path, "-o", export)[0] == 0
+
+    def tables(source):
+        code, out, err = run_cli("report", source, "--format", "json", "--bootstrap", "60")
+        assert code == 0, err
+        return {t["key"]: t for t in json.loads(out)["tables"]}
+
+    from_study, from_csv = tables(path), tables(export)
+    study_rows = {row[0]: row for row in from_study["preference_bradley_terry"]["rows"]}
+    csv_rows = {row[0]: row for row in from_csv["preference_bradley_terry"]["rows"]}
+    assert set(csv_rows) == {"alpha", "beta", "gamma"}
+    for system in csv_rows:
+        assert csv_rows[system][1:6] == pytest.approx(study_rows[system][1:6])  # strengths, intervals, won, lost
+        assert csv_rows[system][6] == study_rows[system][6] - (0 if system == "alpha" else 3)
+    assert "From a judgments CSV" in from_csv["preference_bradley_terry"]["note"]
+    study_signs = {tuple(row[:2]): row for row in from_study["preference_sign_tests"]["rows"]}
+    for row in from_csv["preference_sign_tests"]["rows"]:
+        assert row[3:5] == study_signs[tuple(row[:2])][3:5] and row[6] == pytest.approx(study_signs[tuple(row[:2])][6])

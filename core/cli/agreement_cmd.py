@@ -134,6 +134,12 @@ def _sampling_note(path: str, study: str | None):
         return sampling_note(db, study_id)
 
 
+CSV_PREFERENCE_NOTE = ("From a judgments CSV: the pairs both systems answered with the same string (ties by "
+                       "construction, never shown) are not in it, so they are missing from the ties and sentences "
+                       "counted and from the sentences the intervals resample; the strengths and sign tests leave "
+                       "ties out alike.")
+
+
 def _preferences_and_da(path: str, study: str | None):
     """A study's pairwise preferences with the systems compared and its direct assessment scores
     (:func:`core.study_judgments.study_preferences`, :func:`core.study_judgments.study_da_scores`); none for a
@@ -253,10 +259,16 @@ def run_report(args: argparse.Namespace) -> int:
     records = _judgment_records(args.file, args.study)
     extracted = _pattern_pairs_extracted(args.file, args.study)
     preferences, da_scores = _preferences_and_da(args.file, args.study)
+    preference_note = ""
+    if not preferences:  # a judgments CSV: its preference rows, which lack the pairs never shown
+        from core.stats.preference import preferences_from_records
+
+        preferences = preferences_from_records(records)
+        preference_note = CSV_PREFERENCE_NOTE if preferences else ""
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
                           title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
                           pairs_extracted=extracted, sampling=_sampling_note(args.file, args.study),
-                          preferences=preferences, da_scores=da_scores)
+                          preferences=preferences, da_scores=da_scores, preference_note=preference_note)
     text = render(report, args.format, raw=args.raw)
     with atomic_output(args.output or "-", inputs=[args.file]) as handle:
         handle.write(text)

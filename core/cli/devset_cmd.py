@@ -30,6 +30,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         'per preference pair: {"source", "a", "b", "systems", "labels", "verdict"}) or da (one '
                         "record per candidate with each judge's direct assessment score and z); the last two "
                         "as JSONL only")
+    parser.add_argument("--unit-labels", choices=("verdicts", "spans"), default="verdicts",
+                        help="where a unit replacement's label comes from when no replacement task judged it: "
+                        "verdicts (default: derived from the candidate's label, --derive-from) or spans (from the "
+                        "words judges marked in an error-span criterion, where the candidate has one; else derived)")
     parser.add_argument("--derive-from", help="criterion replacement labels are derived from when no replacement "
                         "task judged them (default: meaning, else adequacy)")
     parser.set_defaults(func=run)
@@ -50,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     with db:
         try:
             records = devset_records(db, study_id, aggregate=args.aggregate, criteria=criteria,
-                                     derive_from=args.derive_from)
+                                     derive_from=args.derive_from, unit_labels=args.unit_labels)
         except ValueError as error:
             print(f"parastudio: error: {error}", file=sys.stderr)
             return 2
@@ -62,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     replacements = [r for record in records for r in record["replacements"]]
     print(f"{count} candidates, {len(replacements)} unit replacements "
           f"({sum(r['label'] is not None for r in replacements)} labelled, "
-          f"{sum(r['origin'] == 'derived' for r in replacements)} derived) -> {args.output}; labels: "
+          f"{sum(r['origin'] == 'derived' for r in replacements)} derived, "
+          f"{sum(r['origin'] == 'spans' for r in replacements)} from spans) -> {args.output}; labels: "
           + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())), file=sys.stderr)
     return 0
 
@@ -81,7 +86,11 @@ def _run_comparison(args: argparse.Namespace) -> int:
     resolve_output(args.output, [args.study])
     db, study_id = open_study(args.study, args.study_name)
     with db:
-        records = (preference_records if args.records == "preference" else da_records)(db, study_id)
+        try:
+            records = (preference_records if args.records == "preference" else da_records)(db, study_id)
+        except ValueError as error:
+            print(f"parastudio: error: {error}", file=sys.stderr)
+            return 2
     count = write_devset(records, args.output, "jsonl", inputs=[args.study])
     print(f"{count} {args.records} records -> {args.output}", file=sys.stderr)
     return 0

@@ -3,7 +3,8 @@
 * ``inspect STUDY [--system S] [--criterion C] [--verdict rejected|disagreed|accepted] --format table|csv|jsonl``:
   one row per judged candidate (:mod:`core.inspection.candidate_rows`).
 * ``inspect-rules STUDY [--criterion C] [--system S] [--top N] [--prune-list FILE] [--bilingual T] [--json]``:
-  rule blame, with the pivot phrases behind each rule from ``--bilingual``
+  rule blame (``--blame-from spans``: from the words judges marked), with the pivot phrases behind each
+  rule from ``--bilingual``
   (:mod:`core.inspection.rule_blame`); ``--prune-list`` writes the listed rules for ``table prune`` / ``pivot --prune``.
 """
 
@@ -45,6 +46,9 @@ def register(subparsers) -> None:
     rules.add_argument("--prune-list", metavar="FILE", help="write the rules shown as 'source ||| target' lines")
     rules.add_argument("--bilingual", metavar="TABLE",
                        help="the Moses table the pivot table was built from: each rule with the pivot phrases behind it")
+    rules.add_argument("--blame-from", choices=("verdicts", "spans"), default="verdicts",
+                       help="verdicts (default): a rule's candidates rejected or accepted as wholes; spans: each "
+                       "rewrite marked or not by the judges of an error-span criterion (the words they marked)")
     rules.add_argument("--json", action="store_true")
     rules.set_defaults(func=run_rules)
 
@@ -89,12 +93,16 @@ def run_inspect(args: argparse.Namespace) -> int:
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    from core.inspection.rule_blame import rule_blame, write_prune_list
+    from core.inspection.rule_blame import rule_blame, rule_blame_from_spans, write_prune_list
 
     db, study_id = _study(args)
+    blame = rule_blame_from_spans if args.blame_from == "spans" else rule_blame
     with db:
-        blamed = rule_blame(db, study_id, criteria=set(args.criterion) if args.criterion else None,
-                            system=args.system)
+        try:
+            blamed = blame(db, study_id, criteria=set(args.criterion) if args.criterion else None, system=args.system)
+        except ValueError as error:
+            print(f"parastudio: error: {error}", file=sys.stderr)
+            return 2
     shown = [rule for rule in blamed if rule.p_value <= args.max_p][: args.top]
     if args.prune_list:
         count = write_prune_list(shown, args.prune_list, inputs=[args.study, args.bilingual])
@@ -111,7 +119,8 @@ def run_rules(args: argparse.Namespace) -> int:
                                                 if args.bilingual else {})}
                           for rule, behind in zip(shown, pivots)], ensure_ascii=False))
         return 0
-    print(f"{'rejected':>8} {'accepted':>8} {'p':>10}  rule")
+    heads = ("marked", "unmarked") if args.blame_from == "spans" else ("rejected", "accepted")
+    print(f"{heads[0]:>8} {heads[1]:>8} {'p':>10}  rule")
     for rule, behind in zip(shown, pivots):
         through = f"   via {', '.join(f'{f} ({term:.3g})' for f, term in behind)}" if behind else ""
         print(f"{rule.rejected:>8} {rule.accepted:>8} {rule.p_value:>10.3g}  {rule.source} -> {rule.target}{through}")

@@ -229,7 +229,10 @@ def _assign(args) -> int:
     print(f"assigned {report.items} items")
     for pair, sentences in report.pairs.sentences.items():
         print(f"  preference {pair}: {sentences} sentences ({report.pairs.identical[pair]} ties by construction: "
-              "the same string from both systems, not shown)")
+              f"the same string from both systems, not shown), {report.pairs.totals[pair]} in all")
+    for pair, count in report.pairs.unbalanced.items():
+        print(f"  preference {pair}: unbalanced, it already has {count} sentences and another pair can have "
+              f"only {min(report.pairs.totals.values())}")
     for name in names:
         print(f"  {name}: {report.assignments.get(name, 0)} assignments "
               f"({report.repeats.get(name, 0)} repeated items, {report.controls.get(name, 0)} control items)")

@@ -91,6 +91,9 @@ class SentenceDisplay:
         # unescape=False: the project tokenizes with escape=False, so a stored "&amp;" is those five characters,
         # and the judge must read the string that is stored (issue 28: '&amp;' was shown as '&').
         text = self._detokenizer.detokenize(cased, unescape=False)
+        spans = _spans_in_step(text, cased)
+        if spans is not None:
+            return DisplayedSentence(capitalize_sentences(text), tuple(spans))
         spans, position = [], 0
         for word in cased:
             found = text.find(word, position)
@@ -134,6 +137,25 @@ class SentenceDisplay:
 
     def __call__(self, tokens: str | Sequence[str]) -> str:
         return self.show(tokens).text
+
+
+def _spans_in_step(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
+    """Each token's span in the detokenizer's ``text``, walking both in step: Moses' detokenizer only drops
+    spaces between tokens, but for its aggressive-hyphen rule, which shows a ``@-@`` token as ``-`` glued to both
+    neighbours (one right after such a ``-`` stays ``@-@``: the rule's matches do not overlap). None when the
+    text does not read so (then :meth:`SentenceDisplay.show` finds each token where it can)."""
+    spans, position, glued = [], 0, False
+    for token in tokens:
+        if not glued:
+            while position < len(text) and text[position].isspace():
+                position += 1
+        glued = token == "@-@" and not glued
+        shown = "-" if glued else token
+        if not text.startswith(shown, position):
+            return None
+        spans.append((position, position + len(shown)))
+        position += len(shown)
+    return spans if not text[position:].strip() else None
 
 
 def capitalize_sentences(text: str) -> str:

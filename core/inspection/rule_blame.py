@@ -46,8 +46,6 @@ class BlamedRule:
 def rule_blame(db: Database, study_id: int, *, criteria: set[str] | None = None, system: str | None = None,
                min_rejected: int = 1) -> list[BlamedRule]:
     """Rules of rejected candidates, most suspicious first (smallest p, then most rejections)."""
-    from scipy.stats import fisher_exact
-
     rows = [row for row in candidate_rows(db, study_id, criteria=criteria)
             if row.verdict in (ACCEPTED, REJECTED) and (system is None or system in row.systems)]
     verdict = {row.candidate_id: row.verdict for row in rows}
@@ -62,7 +60,30 @@ def rule_blame(db: Database, study_id: int, *, criteria: set[str] | None = None,
             (in_rejected if verdict[candidate_id] == REJECTED else in_accepted).update(
                 applied_rules(derivation, source, candidate))
     total_rejected = sum(1 for v in verdict.values() if v == REJECTED)
-    total_accepted = len(verdict) - total_rejected
+    return _fisher_ranked(in_rejected, in_accepted, total_rejected, len(verdict) - total_rejected, min_rejected)
+
+
+def rule_blame_from_spans(db: Database, study_id: int, *, criteria: set[str] | None = None,
+                          system: str | None = None, min_rejected: int = 1) -> list[BlamedRule]:
+    """Rule blame from the words judges marked (error spans, issue 30) rather than from whole-candidate
+    verdicts: each rewrite of a candidate judged in an ``esa`` criterion counts as ``rejected`` when more than
+    half of its judges marked a word it produced, ``accepted`` when fewer than half did (a tie is left out);
+    the Fisher test compares the rule's rewrites with all the study's (:mod:`core.inspection.span_rewrites`)."""
+    from core.inspection.span_rewrites import marked_rewrites
+
+    in_rejected: Counter = Counter()
+    in_accepted: Counter = Counter()
+    for rewrite in marked_rewrites(db, study_id, criteria=criteria):
+        if rewrite.verdict is not None and (system is None or system in rewrite.systems):
+            (in_rejected if rewrite.verdict == "marked" else in_accepted)[(rewrite.source, rewrite.target)] += 1
+    return _fisher_ranked(in_rejected, in_accepted, sum(in_rejected.values()), sum(in_accepted.values()),
+                          min_rejected)
+
+
+def _fisher_ranked(in_rejected: Counter, in_accepted: Counter, total_rejected: int, total_accepted: int,
+                   min_rejected: int) -> list[BlamedRule]:
+    from scipy.stats import fisher_exact
+
     blamed = []
     for rule, rejected in in_rejected.items():
         if rejected < min_rejected:

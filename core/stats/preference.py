@@ -92,3 +92,18 @@ class PreferenceSignTests(Signed):
         adjusted = (holm_adjust(p_values) if self.correction == "holm" else p_values) if rows else []
         return [PairwiseComparison(a, b, n, s.wins_a, s.wins_b, s.ties, s.p_value, p)
                 for (a, b, n, s), p in zip(rows, adjusted)]
+
+
+def preferences_from_records(records) -> list[PreferenceJudgment]:
+    """The preference answers in judgment records read from a file (``study export-judgments``' CSV): rows of a
+    criterion whose labels are all ``left``/``right``/``tie``, each row's ``systems`` the two systems in the
+    order shown (``left;right``), its sentence the ``source_key`` (else ``sentence_id``). Such a file has no
+    ties by construction (pairs both systems answered with one string are never shown, so never judged)."""
+    if records.producers is None or records.sentences is None:
+        return []
+    criteria = [name for name in records.criterion_names()
+                if set(records.select(criterion=name).values) <= {PREFER_LEFT, PREFER_RIGHT, PREFER_TIE}]
+    return [PreferenceJudgment(sentence, systems[0], systems[1], value, annotator)
+            for criterion, value, annotator, systems, sentence in zip(
+                records.criteria, records.values, records.annotators, records.producers, records.sentences)
+            if criterion in criteria and len(systems) == 2 and systems[0] != systems[1]]

@@ -75,9 +75,13 @@ def preference_status(judgments: Sequence[PreferenceJudgment], *, bootstrap: int
 
 
 def preference_tables(judgments: Sequence[PreferenceJudgment], *, bootstrap: int = 1000,
-                      seed: int = 0) -> list[ReportTable]:
-    """Both tables, or none when no preference was given."""
+                      seed: int = 0, note: str = "") -> list[ReportTable]:
+    """Both tables, or none when no preference was given; ``note`` is added to both (where the answers came
+    from, when that changes what the tables can count)."""
     if not judgments:
         return []
-    return [bradley_terry_table(judgments, BradleyTerry(replicates=bootstrap, seed=seed)),
-            preference_sign_test_table(judgments)]
+    tables = [bradley_terry_table(judgments, BradleyTerry(replicates=bootstrap, seed=seed)),
+              preference_sign_test_table(judgments)]
+    for table in tables:
+        table.note = f"{table.note} {note}".strip()
+    return tables

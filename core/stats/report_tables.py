@@ -314,12 +314,13 @@ def build_report(
     sampling: str | None = None,
     preferences: Sequence[PreferenceJudgment] = (),
     da_scores: Sequence[DAScore] = (),
+    preference_note: str = "",
 ) -> Report:
     """Every table that applies to the judgments at hand (``bootstrap``: replicates of the agreement CIs;
     ``pairs_extracted``: a pattern-pair study's #PP per model, for seed 002's Table 2; ``sampling``: how the
     items were sampled, when not all at once, added to the per-system tables' notes; ``preferences``: the
     answers of a pairwise preference criterion with the systems they compare, for its own tables, since its
-    labels are not a score of one system; ``da_scores``: direct assessment scores with their systems, for the
+    labels are not a score of one system (``preference_note`` added to their notes); ``da_scores``: direct assessment scores with their systems, for the
     z-score table that replaces a mean of raw labels)."""
     report = Report(title=title)
     criteria = records.criterion_names()
@@ -344,7 +345,7 @@ def build_report(
     if scales:
         report.tables.append(seed004_table(records, scales))
     report.tables.extend(pattern_tables(records, positive, pairs_extracted))
-    report.tables.extend(preference_tables(preferences, bootstrap=bootstrap))
+    report.tables.extend(preference_tables(preferences, bootstrap=bootstrap, note=preference_note))
     report.tables.extend(da_tables(da_scores))
     for name in binary + choice:
         table, tests = seed001_tables(records, name, positive, unified_min)

@@ -2,9 +2,11 @@
 severity, before scoring the candidate 0-100 (issue 30).
 
 A judgment of an ``esa`` criterion stores the score as its value and the spans as JSON in its text:
-``[{"start": i, "end": j, "severity": "minor" | "major"}]``, token indices of the candidate (``end``
-exclusive), sorted and not overlapping. :func:`blamed_units` maps them onto the derivation's unit
-replacements, so rule blame can come from the words judges marked rather than from a whole-candidate verdict.
+``[{"start": i, "end": j, "severity": "minor" | "major"}]``, indices of the words the judge read (``end``
+exclusive; :func:`core.judging_view.judged_words`: the readable words under the study's display rule, the
+tokens when it shows them tokenized), sorted and not overlapping. :func:`blamed_units` takes spans over the
+stored tokens onto the derivation's unit replacements; :mod:`core.inspection.span_rewrites` first maps the
+judged words onto those tokens, so rule blame and unit labels can come from the words judges marked.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ def parse_spans(text: str | None) -> list[dict]:
 
 
 def blamed_units(derivation, spans: list[dict]) -> list[str | None]:
-    """Per unit replacement of the derivation (left to right), the worst severity of the marked spans that
-    overlap its target words, None when no mark touches it."""
+    """Per unit replacement of the derivation (left to right), the worst severity of the spans over the stored
+    tokens that overlap its target tokens, None when no mark touches it."""
     blame: list[str | None] = []
     for unit in replacement_units(derivation):
         start, end = unit["tgt"]

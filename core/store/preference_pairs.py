@@ -1,7 +1,8 @@
 """Pairwise preference items (issue 30): two systems' candidates for one source sentence, side by side.
 
 For every pair of systems (or the pairs named), the same number of source sentences is drawn among those both
-systems have a candidate for, so each comparison rests on as many sentences as every other. Each system's
+systems have a candidate for, so each comparison rests on as many sentences as every other; a later assignment
+(after more candidates are imported, or with more pairs named) tops every pair compared up to the same number. Each system's
 candidate for a sentence is its best ranked one. Which candidate is shown on the left is drawn per pair from a
 seed recorded with it (``PreferencePair.order_seed``), and both judges of a pair see the same order, so their
 answers can be compared. A string both systems produced is a tie by construction: it is recorded, never shown.
@@ -22,10 +23,14 @@ from core.store.models import Candidate, CandidateSystem, PreferencePair, Source
 
 @dataclass
 class PairsReport:
-    """Per system pair ``"A:B"``: sentences drawn, and how many of them are ties by construction."""
+    """Per system pair ``"A:B"``: sentences drawn by this assignment, how many of them are ties by construction,
+    and the pair's sentences in all (this and earlier assignments); ``unbalanced``: the pairs that already have
+    more sentences than another pair can reach (pairs are never removed), with their count."""
 
     sentences: dict[str, int] = field(default_factory=dict)
     identical: dict[str, int] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=dict)
+    unbalanced: dict[str, int] = field(default_factory=dict)
 
 
 def parse_system_pairs(text: str) -> list[tuple[str, str]]:
@@ -65,10 +70,13 @@ def best_candidates(session, study_id: int) -> dict[tuple[int, str], int]:
 
 def make_preference_pairs(session, study_id: int, seed: int,
                           system_pairs: Sequence[tuple[str, str]] | None = None) -> PairsReport:
-    """Add the pairs of every system pair that has none yet (``system_pairs``: only those), balanced.
+    """Add pairs so that every system pair compared has the same number of sentences, across assignments.
 
-    Each new system pair gets ``n`` sentences, ``n`` the fewest sentences any of them shares; ValueError when
-    a named system is unknown or two systems share no sentence.
+    The system pairs compared are those the study already has pairs for and those asked now (``system_pairs``,
+    default every pair of systems). Each is topped up to ``n`` sentences, ``n`` the fewest sentences any of them
+    shares, with sentences it does not have yet (candidates imported since the last assignment); a pair that
+    already has more than ``n`` keeps them and is reported ``unbalanced``. ValueError when a named system is
+    unknown or two systems share no sentence.
     """
     best = best_candidates(session, study_id)
     systems = sorted({system for _source, system in best})
@@ -78,19 +86,29 @@ def make_preference_pairs(session, study_id: int, seed: int,
         for name in (a, b):
             if name not in systems:
                 raise ValueError(f"--pairs: no system {name!r} in the study; it has {', '.join(systems) or 'none'}")
-    made = {frozenset((left, right)) for left, right in session.execute(
-        select(PreferencePair.left_system, PreferencePair.right_system).where(PreferencePair.study_id == study_id))}
-    new = [(a, b) for a, b in dict.fromkeys(system_pairs) if frozenset((a, b)) not in made]
-    report = PairsReport()
-    if not new:
-        return report
-    shared = {(a, b): sorted(s for s, system in best if system == a and (s, b) in best) for a, b in new}
+    made: dict[frozenset, set[int]] = {}
+    for left, right, source_id in session.execute(
+            select(PreferencePair.left_system, PreferencePair.right_system, PreferencePair.source_id)
+            .where(PreferencePair.study_id == study_id)):
+        made.setdefault(frozenset((left, right)), set()).add(source_id)
+    compared = {frozenset(pair): pair for pair in [tuple(sorted(p)) for p in made] + list(system_pairs)}
+    shared = {(a, b): sorted(s for s, system in best if system == a and (s, b) in best)
+              for a, b in compared.values()}
     for (a, b), sources in shared.items():
         if not sources:
             raise ValueError(f"systems {a!r} and {b!r} share no source sentence: they cannot be compared")
     per_pair = min(len(sources) for sources in shared.values())
+    report = PairsReport()
     for (a, b), sources in shared.items():
-        drawn = sorted(random.Random(f"{seed}:pairs:{a}:{b}").sample(sources, per_pair))
+        have = made.get(frozenset((a, b)), set())
+        report.totals[f"{a}:{b}"] = max(len(have), per_pair)
+        if len(have) > per_pair:
+            report.unbalanced[f"{a}:{b}"] = len(have)
+        if len(have) >= per_pair:
+            continue
+        # A pair's first draw keeps the seed it always had; a top-up draws among the sentences it lacks.
+        draw = random.Random(f"{seed}:pairs:{a}:{b}" + (f":{len(have)}" if have else ""))
+        drawn = sorted(draw.sample([s for s in sources if s not in have], per_pair - len(have)))
         identical = 0
         for source_id in drawn:
             order_seed = f"{seed}:order:{a}:{b}:{source_id}"
@@ -101,7 +119,7 @@ def make_preference_pairs(session, study_id: int, seed: int,
                                        left_candidate_id=best[(source_id, left)],
                                        right_candidate_id=best[(source_id, right)],
                                        order_seed=order_seed, identical=same))
-        report.sentences[f"{a}:{b}"] = per_pair
+        report.sentences[f"{a}:{b}"] = len(drawn)
         report.identical[f"{a}:{b}"] = identical
     session.flush()
     return report

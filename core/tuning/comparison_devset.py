@@ -16,8 +16,9 @@ annotation::
     {"id", "sentence_id", "source", "candidate", "systems", "criterion",
      "scores": [{"annotator", "score", "z"[, "spans", "units"]}], "mean", "mean_z"}
 
-(an ``esa`` score adds the judge's ``spans`` and, per unit replacement of the derivation, the worst severity
-marked on its words or null: :func:`core.store.error_spans.blamed_units`)
+(an ``esa`` score adds the judge's ``spans``, word indices of the candidate as the study showed it, and, per
+unit replacement of the derivation, the worst severity marked on its words or null:
+:func:`core.inspection.span_rewrites.marked_units`)
 
 ``z`` is the score standardized by its judge (:func:`core.store.judgments_out.da_standardizer`, the
 definition of :mod:`core.stats.direct_assessment`); ``mean_z`` the mean over the judges with a z.
@@ -32,7 +33,10 @@ from sqlalchemy import select
 from core.store import operations as ops
 from core.store.database import Database
 from core.store.criteria import SCORE_SCALES
-from core.store.error_spans import blamed_units, parse_spans
+from core.demo import demo_files
+from core.inspection.span_rewrites import marked_units
+from core.judging_view import judged_words, study_display
+from core.store.error_spans import parse_spans
 from core.store.judgments_out import da_standardizer
 from core.store.models import Candidate, PreferencePair, SourceSentence, Study
 from core.store.sentence_ids import sentence_id
@@ -82,8 +86,11 @@ def da_records(db: Database, study_id: int) -> list[dict]:
         uid = session.get(Study, study_id).uid
     rows = [row for row in ops.iter_judgments(db, study_id) if row["scale"] in SCORE_SCALES]
     with db.reading() as session:
-        derivations = dict(session.execute(select(Candidate.id, Candidate.derivation)
-                                           .where(Candidate.study_id == study_id)).all())
+        display = study_display(session.get(Study, study_id).settings or {}, str(demo_files().truecase_model))
+        shown = {cid: (derivation, text, source, original) for cid, derivation, text, source, original in
+                 session.execute(select(Candidate.id, Candidate.derivation, Candidate.text, SourceSentence.text,
+                                        SourceSentence.display).join(SourceSentence)
+                                 .where(Candidate.study_id == study_id))}
     z_of = da_standardizer(rows)
     by_item: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for row in rows:
@@ -96,7 +103,9 @@ def da_records(db: Database, study_id: int) -> list[dict]:
             score = {"annotator": r["annotator"], "score": int(r["value"]), "z": z_of(r)}
             if r["scale"] == "esa":  # the words marked, and each unit replacement's worst mark
                 spans = parse_spans(r["text"])
-                score.update(spans=spans, units=blamed_units(derivations.get(r["candidate_id"]), spans))
+                derivation, text, source, original = shown[r["candidate_id"]]
+                words = judged_words(text, display, source=source, original=original)[1]
+                score.update(spans=spans, units=marked_units(derivation, words, spans))
             scores.append(score)
         zs = [s["z"] for s in scores if s["z"] is not None]
         records.append({"id": f"{uid}:{item}", "sentence_id": first["sentence_id"], "source": first["source"],

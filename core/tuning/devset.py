@@ -15,7 +15,12 @@ Replacement labels (seed 004 §3.6 asks one per unit replacement):
   ``correct``; a candidate judged negative (no, or below the middle) with exactly one replacement makes that
   replacement ``incorrect``; a negative candidate with several replacements leaves each unresolved ("which
   replacement broke it is unknown"), as does an unresolved candidate label. A derived label inherits the
-  candidate label's status.
+  candidate label's status;
+* ``"origin": "spans"`` (``unit_labels="spans"``, ``export-devset --unit-labels spans``), before deriving, for a
+  candidate judged with error spans (an ``esa`` criterion, the first when there are several): each judge's
+  label is ``incorrect`` when they marked a word the replacement produced (either severity), ``correct`` when
+  they marked none of its words, aggregated like any label (:mod:`core.inspection.span_rewrites` maps the
+  words judges saw onto the derivation's target tokens). A replacement judged directly keeps that label.
 
 A pattern-pair study (``parastudio patterns study``, seed 002 §4.1) has no derivation: each candidate, pattern e2
 of pattern e1, gets one segment and one replacement ``e1 -> e2`` (the whole pair), derived by default from the
@@ -44,6 +49,7 @@ from typing import Sequence
 from sqlalchemy import select
 
 from core.demo import demo_files
+from core.inspection.span_rewrites import marked_rewrites, marks_by_unit
 from core.inspection.verdicts import is_positive
 from core.judging_view import shown_text, study_display
 from core.stats.label_aggregation import AGGREGATION_RULES, AggregatedLabel, aggregate_labels
@@ -56,6 +62,7 @@ from core.vocabulary import NO, PATTERN_CORRECT, YES
 DERIVE_FROM_DEFAULTS = ("meaning", "adequacy")
 PATTERN_STUDY = "pattern-pairs"  # the study kind core.study_builder.study_from_pattern_table writes
 REPLACEMENT_LABELS = {YES: "correct", NO: "incorrect"}
+UNIT_LABELS = ("verdicts", "spans")  # export-devset --unit-labels
 
 
 def sentence_number(external_id: str, study: str) -> int:
@@ -127,6 +134,16 @@ def _derived(criterion: Criterion | None, judged: AggregatedLabel | None, replac
     return {"label": None, "status": "unresolved", "reason": f"{criterion.name} label {judged.label} is neither"}
 
 
+def _from_spans(rewrite, aggregate: str, judges_per_item: int) -> dict:
+    """A replacement's label from error spans: each judge's ``incorrect`` when they marked one of its words
+    (either severity), ``correct`` when they judged the candidate and marked none, aggregated like any label."""
+    labels = {name: "correct" if severity is None else "incorrect" for name, severity in rewrite.marks.items()}
+    result = aggregate_labels(labels, aggregate, min_judges=judges_per_item)
+    return {"origin": "spans", "criterion": rewrite.criterion,
+            "labels": [{"annotator": a, "value": v} for a, v in sorted(labels.items())], "adjudication": None,
+            "label": result.label, "status": result.status, "reason": result.reason}
+
+
 def _whole_pair(e1: str, e2: str) -> dict:
     """A pattern pair as one segment: e1 rewritten into e2 (spans over the whitespace tokens)."""
     return {"src": [0, len(e1.split())], "tgt": [0, len(e2.split())], "source": " ".join(e1.split()),
@@ -134,10 +151,14 @@ def _whole_pair(e1: str, e2: str) -> dict:
 
 
 def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated",
-                   criteria: Sequence[str] | None = None, derive_from: str | None = None) -> list[dict]:
-    """The study's dev set, one record per candidate (planted controls left out), in candidate order."""
+                   criteria: Sequence[str] | None = None, derive_from: str | None = None,
+                   unit_labels: str = "verdicts") -> list[dict]:
+    """The study's dev set, one record per candidate (planted controls left out), in candidate order;
+    ``unit_labels="spans"`` labels a replacement from the words judges marked where they did (module docstring)."""
     if aggregate not in AGGREGATION_RULES:
         raise ValueError(f"--aggregate must be one of {', '.join(AGGREGATION_RULES)}, not {aggregate!r}")
+    if unit_labels not in UNIT_LABELS:
+        raise ValueError(f"--unit-labels must be one of {', '.join(UNIT_LABELS)}, not {unit_labels!r}")
     with db.reading() as session:
         study = session.get(Study, study_id)
         all_criteria = {c.name: c for c in session.scalars(select(Criterion).where(Criterion.study_id == study_id)
@@ -173,6 +194,7 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
     elif derive_from not in all_criteria:
         raise ValueError(f"--derive-from {derive_from}: the study has no such criterion")
     judged = _labels_by_key(ops.iter_judgments(db, study_id))
+    marked = marks_by_unit(marked_rewrites(db, study_id)) if unit_labels == "spans" else {}
     adjudicated = _labels_by_key(ops.iter_judgments(db, study_id, adjudications=True))
 
     def aggregated(candidate_id: int, unit: int | None, criterion: str) -> tuple[dict, dict, AggregatedLabel]:
@@ -203,7 +225,9 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
                      "p": segment.get("p"), "rule": f"{segment['source']} ||| {segment['target']}"}
             direct = [(name, *aggregated(candidate.id, unit, name)) for name in replacement_criteria]
             direct = [d for d in direct if d[1] or d[2]]
-            if direct:
+            if not direct and (candidate.id, unit) in marked:
+                entry.update(_from_spans(marked[(candidate.id, unit)][0], aggregate, judges_per_item))
+            elif direct:
                 name, labels, decision, result = direct[0]
                 adjudicator, value = next(iter(decision.items()), (None, None))
                 entry.update(origin="replacement-task", criterion=name,
