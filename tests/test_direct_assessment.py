@@ -169,6 +169,9 @@ def test_a_da_study_end_to_end(tmp_path):
     tables = {t["key"]: t for t in json.loads(out)["tables"]}
     systems = [row[0] for row in tables["da_systems:da"]["rows"]]
     assert systems == ["good", "bad"] and "seed004_table1" not in tables
+    # A 0-100 score gets its pair summary (weighted κ) but no 101-label confusion matrix or drift.
+    assert "pairs:da" in tables and "κ quadratic" in [c["name"] if isinstance(c, dict) else c for c in tables["pairs:da"]["columns"]]
+    assert not [key for key in tables if key.startswith(("confusion:da", "drift:da"))]
     devset = tmp_path / "da.jsonl"
     code, _, err = run_cli("export-devset", path, "--records", "da", "-o", devset)
     assert code == 0, err

@@ -12,7 +12,9 @@ from core.stats.pair_agreement import KappaDrift, PairConfusion, PairKappas
 from core.stats.report_model import Column, PlotSpec, ReportTable
 
 
-def pair_tables(records: JudgmentRecords, criterion: str, block_size: int) -> list[ReportTable]:
+def pair_tables(records: JudgmentRecords, criterion: str, block_size: int, *, by_label: bool = True) -> list[ReportTable]:
+    """The pair summary, and unless ``by_label`` is False (a 0-100 score, whose 101 labels make a confusion
+    matrix of noise and an unweighted κ of exact-score matches) each pair's confusion matrix and drift."""
     matrix = records.rating_matrix(criterion)
     q = matrix.n_categories
     numeric = matrix.category_values is not None
@@ -32,6 +34,8 @@ def pair_tables(records: JudgmentRecords, criterion: str, block_size: int) -> li
         kappa, *weighted = kappas(a[both], b[both], q)
         summary_rows.append([name_a, name_b, int(both.size), float(np.mean(a[both] == b[both])), kappa,
                              landis_koch_label(kappa), *weighted])
+        if not by_label:
+            continue
         confusion = confusion_of(a[both], b[both], q)
         tables.append(
             ReportTable(

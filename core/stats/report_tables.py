@@ -352,8 +352,9 @@ def build_report(
         report.tables.append(table)
         if tests is not None:
             report.tables.append(tests)
+    scored = {s.criterion for s in da_scores}
     for name in criteria:
-        report.tables.extend(pair_tables(records, name, block_size))
+        report.tables.extend(pair_tables(records, name, block_size, by_label=name not in scored))
     for table in report.tables:
         if sampling and table.key in ("seed003_table1", "seed004_table1"):
             table.note = f"{table.note} {sampling}".strip()
