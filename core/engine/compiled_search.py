@@ -106,6 +106,9 @@ class _Phrase:
     __slots__ = ("options", "count", "id")
 
     def __init__(self, options: Sequence[PhraseOption], vocabulary: _Vocabulary, store):
+        if isinstance(options, RankedRules) and options.phrase_id >= 0:  # the core registered it when ranking
+            self.options, self.count, self.id = options, len(options), options.phrase_id
+            return
         if isinstance(options, RankedRules):  # its options are built when read: pass their columns
             self.options = options
             self.count = len(options)
@@ -131,7 +134,9 @@ class CompiledSearch:
         self.cache = cache
         self.model = native_model(cache.lm) if cache.lm is not None else None
         self.settings = settings
-        self.vocabulary = _Vocabulary(self.model)
+        # The core's own vocabulary when it has one (a binary table's targets then stay bytes until written).
+        native_vocabulary = getattr(_beam_core, "Vocabulary", None)
+        self.vocabulary = native_vocabulary(self.model) if native_vocabulary is not None else _Vocabulary(self.model)
         self.store = _beam_core.OptionStore()
         self._slots: dict[str, _Phrase] = {}
         self._phrases: dict[tuple[str, ...], _Phrase] = {}
@@ -154,6 +159,10 @@ class CompiledSearch:
         longest = table.max_source_length
         n = len(source)
         pieces = []
+        if self._binary is not None and not self._every_phrase:  # the new phrases' rules found in one call
+            self._binary.look_up([source[start:end] for start in range(n)
+                                  for end in range(start + 1, min(n, start + longest) + 1)
+                                  if source[start:end] not in self._phrases])
         for start in range(n):
             if cache.identities:
                 word = source[start]
@@ -179,7 +188,9 @@ class CompiledSearch:
     def _ranked(self, phrase: tuple[str, ...]) -> list[PhraseOption] | None:
         """The options of ``phrase``, None if the table has no rule for it."""
         if self._binary is not None:
-            return self._binary.ranked(phrase)
+            if isinstance(self.vocabulary, _Vocabulary):
+                return self._binary.ranked(phrase)
+            return self._binary.ranked(phrase, self.store, self.vocabulary)
         rules = self.cache.table.rules_for(phrase)
         return self.cache.ranked(phrase, rules) if rules else None
 
