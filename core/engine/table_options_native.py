@@ -171,7 +171,7 @@ def _ranges_and_parts(binary: BinaryTable, tokens: tuple[str, ...], target: Sequ
     ``{bytes: words}``; None when only the Python path can tell (a token with a space, a lone surrogate)."""
     if any(" " in word for word in target):
         return None
-    n, m = len(tokens), len(target)
+    n, m = len(tokens), min(len(target), binary.longest_phrase)  # no rule's target is longer
     every = [(start, end) for start in range(n) for end in range(start + 1, min(n, start + binary.max_source_length) + 1)]
     spans, firsts, lasts = [], [], []
     for span, found in zip(every, rule_ranges(binary, [tokens[start:end] for start, end in every])):
@@ -180,8 +180,8 @@ def _ranges_and_parts(binary: BinaryTable, tokens: tuple[str, ...], target: Sequ
             firsts.append(found[0])
             lasts.append(found[1])
     try:
-        parts = {" ".join(part).encode("utf-8"): part
-                 for part in (tuple(target[k:k + length]) for length in range(1, m + 1) for k in range(m - length + 1))}
+        parts = {" ".join(part).encode("utf-8"): part for part in (
+            tuple(target[k:k + length]) for length in range(1, m + 1) for k in range(len(target) - length + 1))}
     except UnicodeEncodeError:  # a lone surrogate: no stored target has one
         return None
     return spans, firsts, lasts, parts

@@ -876,6 +876,10 @@ class Vocabulary {
 
   const py::list &Words() const { return words_; }
 
+  // KenLM's score of a target phrase of the table this vocabulary's options come from (RankRules), by target
+  // index: most targets are the targets of many phrases.
+  std::unordered_map<uint32_t, float> phrase_scores;
+
  private:
   const Model *model_;
   std::unordered_map<std::string, int32_t> token_;
@@ -946,7 +950,14 @@ py::tuple RankRules(const Model *model, const py::buffer &rule_prob, const py::b
     double lm_estimate = 0.0;
     if (model != nullptr) {
       const std::string_view text = texts(targets[rules[i]]);
-      lm_estimate = model->PhraseScore(text.data(), text.size());
+      if (vocabulary == nullptr) {
+        lm_estimate = model->PhraseScore(text.data(), text.size());
+      } else {
+        auto known = vocabulary->phrase_scores.find(targets[rules[i]]);
+        if (known == vocabulary->phrase_scores.end())
+          known = vocabulary->phrase_scores.emplace(targets[rules[i]], model->PhraseScore(text.data(), text.size())).first;
+        lm_estimate = known->second;
+      }
     }
     const double weighted_lm = lm_weight * lm_estimate;
     estimates[i] = scores[i] + weighted_lm;
