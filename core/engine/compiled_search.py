@@ -144,6 +144,8 @@ class CompiledSearch:
         buckets = mapped_buckets(cache.table)
         # A mapped binary table's phrases are ranked in C++ (the same options as cache.ranked, read from the arrays).
         self._binary = BinaryOptions(cache, buckets, self.model) if buckets is not None and usable(cache) else None
+        self._batched = (self._binary is not None and not isinstance(self.vocabulary, _Vocabulary)
+                         and hasattr(_beam_core, "rank_rules_many"))
 
     def prepare(self) -> None:
         """Pack every phrase of the table (see BeamDecoder.prepare): a span then needs no table lookup."""
@@ -159,10 +161,14 @@ class CompiledSearch:
         longest = table.max_source_length
         n = len(source)
         pieces = []
-        if self._binary is not None and not self._every_phrase:  # the new phrases' rules found in one call
-            self._binary.look_up([source[start:end] for start in range(n)
-                                  for end in range(start + 1, min(n, start + longest) + 1)
-                                  if source[start:end] not in self._phrases])
+        batched = self._batched and not self._every_phrase
+        if batched:  # the sentence's new phrases found, ranked and registered at once
+            new = list(dict.fromkeys(source[start:end] for start in range(n)
+                                     for end in range(start + 1, min(n, start + longest) + 1)
+                                     if source[start:end] not in self._phrases))
+            for phrase, ranked in zip(new, self._binary.ranked_many(new, self.store, self.vocabulary)):
+                if ranked is not None:
+                    self._phrases[phrase] = _Phrase(ranked, self.vocabulary, self.store)
         for start in range(n):
             if cache.identities:
                 word = source[start]
@@ -175,7 +181,7 @@ class CompiledSearch:
                 phrase = source[start:end]
                 known = self._phrases.get(phrase)
                 if known is None:
-                    if self._every_phrase:
+                    if self._every_phrase or batched:
                         continue
                     ranked = self._ranked(phrase)
                     if ranked is None:

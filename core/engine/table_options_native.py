@@ -113,16 +113,39 @@ class BinaryOptions:
         return RankedRules(binary, phrase, self.buckets.keep_features, rules, scores, estimates,
                            registered[0] if registered else -1)
 
-
-    def look_up(self, phrases: list[Phrase]) -> None:
-        """Find where the rules of each phrase are at once (:meth:`ranked` then asks no more)."""
-        rule_ranges(self.buckets.binary, phrases)
+    def ranked_many(self, phrases: list[Phrase], store, vocabulary) -> list[RankedRules | None]:
+        """:meth:`ranked` of each phrase, registered with ``store``: the rules found and ranked in one call each."""
+        binary, cache = self.buckets.binary, self.cache
+        found = rule_ranges(binary, phrases)
+        having = [k for k, span in enumerate(found) if span is not None]
+        out: list[RankedRules | None] = [None] * len(phrases)
+        if not having:
+            return out
+        weights = cache.weights
+        merged = [phrase_key(phrases[k]) if cache.identities and len(phrases[k]) == 1 else None for k in having]
+        results = _beam_core.rank_rules_many(
+            self.model if cache.lm is not None else None, binary.rule_prob, binary.rule_target, binary.target_text,
+            binary.target_offsets, [found[k][0] for k in having], [found[k][1] for k in having], merged,
+            weights.phrase, weights.word_penalty, weights.lm, -1 if cache.limit is None else cache.limit, store,
+            vocabulary)
+        keep = self.buckets.keep_features
+        for k, (rules, scores, estimates, phrase_id) in zip(having, results):
+            out[k] = RankedRules(binary, phrases[k], keep, rules, scores, estimates, phrase_id)
+        return out
 
     def slot(self, word: str) -> PhraseOption:
         """``cache.slot(word)``, reading from the table only the rules that rewrite ``word`` into itself."""
-        found = span_rules_toward(self.buckets, (word,), (word,))
-        kept = [rule for _, _, rules in found for rule in rules if rule.target == (word,)] if found is not None else None
-        return self.cache.slot(word, kept)
+        binary = self.buckets.binary
+        found = rule_range(binary, (word,)) if " " not in word else None
+        key = phrase_key((word,))
+        if found is None or key is None or not hasattr(_beam_core, "rules_toward"):
+            rules = span_rules_toward(self.buckets, (word,), (word,))
+            kept = [r for _, _, bucket in rules for r in bucket if r.target == (word,)] if rules is not None else None
+            return self.cache.slot(word, kept)
+        numbers = _beam_core.rules_toward(binary.rule_target, binary.target_text, binary.target_offsets, [found[0]],
+                                          [found[1]], [key])[0]
+        keep = self.buckets.keep_features
+        return self.cache.slot(word, [binary.rule(number, (word,), keep) for number in numbers])
 
 
 class RankedRules(Sequence):

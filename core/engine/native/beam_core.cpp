@@ -977,6 +977,23 @@ py::tuple RankRules(const Model *model, const py::buffer &rule_prob, const py::b
   return py::make_tuple(kept_rules, kept_scores, kept_estimates, phrase);
 }
 
+// RankRules for each range [firsts[i], lasts[i]) (merged[i]: its merged target or None), in one call: a sentence's
+// new phrases.
+py::list RankRulesMany(const Model *model, const py::buffer &rule_prob, const py::buffer &rule_target,
+                       const py::buffer &target_text, const py::buffer &target_offsets,
+                       const std::vector<int64_t> &firsts, const std::vector<int64_t> &lasts, const py::list &merged,
+                       double phrase_weight, double word_penalty, double lm_weight, int64_t limit, OptionStore *store,
+                       Vocabulary *vocabulary) {
+  if (lasts.size() != firsts.size() || merged.size() != firsts.size())
+    throw std::invalid_argument("firsts, lasts and merged must have one entry per phrase");
+  py::list out;
+  for (size_t i = 0; i < firsts.size(); ++i)
+    out.append(RankRules(model, rule_prob, rule_target, target_text, target_offsets, firsts[i], lasts[i],
+                         py::reinterpret_borrow<py::object>(merged[i]), phrase_weight, word_penalty, lm_weight, limit,
+                         store, vocabulary));
+  return out;
+}
+
 // Per range [firsts[i], lasts[i]): the rules whose target text is one of ``wanted``, in table order.
 std::vector<std::vector<int64_t>> RulesToward(const py::buffer &rule_target, const py::buffer &target_text,
                                               const py::buffer &target_offsets, const std::vector<int64_t> &firsts,
@@ -1162,6 +1179,10 @@ PYBIND11_MODULE(_beam_core, module) {
       .def(py::init<const Model *>(), py::arg("model").none(true), py::keep_alive<1, 2>())
       .def("ids", &Vocabulary::Ids, py::arg("words"))
       .def_property_readonly("words", &Vocabulary::Words);
+  module.def("rank_rules_many", &RankRulesMany, py::arg("model").none(true), py::arg("rule_prob"),
+             py::arg("rule_target"), py::arg("target_text"), py::arg("target_offsets"), py::arg("firsts"),
+             py::arg("lasts"), py::arg("merged"), py::arg("phrase_weight"), py::arg("word_penalty"),
+             py::arg("lm_weight"), py::arg("limit"), py::arg("store"), py::arg("vocabulary"));
   module.def("rules_toward", &RulesToward, py::arg("rule_target"), py::arg("target_text"),
              py::arg("target_offsets"), py::arg("firsts"), py::arg("lasts"), py::arg("wanted"));
 
