@@ -51,7 +51,7 @@ from functools import partial
 from typing import Callable, Iterable, NamedTuple
 
 from core.engine.derivation import Segment
-from core.engine.truescore_paths import SegmentPath, best_from_columns
+from core.engine.truescore_paths import RuleColumns, SegmentPath, best_from_columns
 
 try:
     from core.engine import _truescore_core
