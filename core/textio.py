@@ -29,12 +29,10 @@ import io
 import os
 import queue
 import shutil
-import socket
 import stat
 import sys
 import tempfile
 import threading
-import uuid
 import zlib
 from pathlib import Path
 from typing import IO, Iterator
@@ -188,11 +186,15 @@ def _layers(raw, mode: str, encoding: str | None, compressed: bool, compressleve
 
 def owner_tag() -> str:
     """``HOST-PID`` of this process, put in temporary names so a later run knows whether their writer died."""
+    import socket  # here: a command that writes to standard output never needs it (start-up time)
+
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
 def owner_is_gone(tag: str) -> bool:
     """Whether ``tag`` (:func:`owner_tag`) names a process of this machine that no longer runs."""
+    import socket
+
     host, _, pid = tag.rpartition("-")
     return host == socket.gethostname() and pid.isdigit() and not _process_exists(int(pid))
 
@@ -203,6 +205,8 @@ def _temporary_prefix(destination: Path) -> str:
 
 def temporary_sibling(destination: str | os.PathLike) -> Path:
     """A new name for a temporary file beside ``destination``: ``.NAME.HOST-PID.RANDOM.part``."""
+    import uuid  # here, as socket above
+
     destination = Path(destination)
     return destination.with_name(f"{_temporary_prefix(destination)}{uuid.uuid4().hex}.part")
 

@@ -15,16 +15,19 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine import table_options_native
+from core.engine import compiled_search, table_binary, table_options_native
+from core.engine.beam_decoder import BeamDecoder, DecoderSettings
 from core.engine.compiled_search import native_model
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
 from core.engine.scoring import ScoreWeights
 from core.engine.translation_options import OptionCache
+from core.engine.truescore import SourceRuleIndex, TrueScorer, best_derivation_reference
+from core.engine.truescore_paths import best_from_columns
 from tests.conftest import WORDS as LM_WORDS
 
-pytestmark = pytest.mark.skipif(not hasattr(table_options_native._beam_core, "rank_rules"),
+pytestmark = pytest.mark.skipif(not hasattr(table_options_native._beam_core, "rule_columns_toward"),
                                 reason="the compiled search core is not built")
 
 WORDS = [*LM_WORDS[:6], "é", "日本", "unseen", "a\tb"]
@@ -108,3 +111,90 @@ def test_the_core_finds_every_rule_a_target_can_use_in_table_order(rows, sentenc
 
 def rule_view(rule: Rule) -> tuple:
     return rule.source, rule.target, rule.prob, rule.log10_prob, dict(rule.features)
+
+
+# -- the core's own lookups: spans found by BLAKE2b in C++, options registered from bytes, true-score columns ----
+
+keys = st.binary(max_size=300) | st.sampled_from([b"", b"x" * 127, b"x" * 128, b"x" * 129, b"y" * 256, b"z" * 257])
+
+
+@settings(max_examples=200, deadline=None)
+@given(key=keys)
+def test_the_cores_hash_is_the_tables(key):
+    """A source is stored under table_binary._hash (hashlib's BLAKE2b); the core must find it under the same."""
+    assert table_options_native._beam_core.source_hash(key) == table_binary._hash(key)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=rows, queries=st.lists(phrase, max_size=8), keep_features=st.booleans())
+def test_the_core_finds_a_phrases_rules_where_the_table_does(rows, queries, keep_features):
+    with tempfile.TemporaryDirectory() as directory:
+        text, mapped = tables(Path(directory), rows, keep_features)
+        binary = table_options_native.mapped_buckets(mapped).binary
+        phrases = [*text.sources(), *queries, ("a b",), ("a", "b c")]  # a token with a space joins into another key
+        python = [binary.find(table_binary.phrase_key(p)) for p in phrases]
+        assert table_options_native._find_sources(binary, [table_binary.phrase_key(p) for p in phrases]) == python
+        table_options_native._RANGES.pop(binary, None)
+        found = table_options_native.rule_ranges(binary, phrases)
+        for query, span in zip(phrases, found):  # exactly the text table's rules of the phrase, in its order
+            expected = [rule_view(r) for r in text.rules_for(query) or ()]
+            assert ([rule_view(binary.rule(r, query, keep_features)) for r in range(*span)] if span else []) == expected
+            assert span is None or span[1] > span[0]
+        assert [table_options_native.rule_range(binary, p) for p in phrases] == found  # now from the cache
+
+
+def decoding_view(result, n):
+    return [(e.tokens, e.score, tuple((s.src_start, s.src_end, s.tgt_start, s.tgt_end, s.identity, rule_view(s.rule))
+                                      for s in e.segments)) for e in result.nbest(n)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(rows=rows_with_slots, sentences=st.lists(st.lists(word, min_size=1, max_size=7), min_size=1, max_size=3),
+       with_lm=st.booleans(), stack=st.sampled_from([1, 3, 50]), limit=st.sampled_from([None, 1, 20]))
+def test_options_the_core_registers_from_bytes_decode_as_the_python_search(tiny_lm, rows, sentences, with_lm, stack,
+                                                                          limit):
+    """The compiled search over a mapped table (targets read as bytes into the core's Vocabulary) gives the Python
+    search's n-best lists over the text table: the same words, scores and segments."""
+    lm = LanguageModel(tiny_lm["binary"]) if with_lm else None
+    settings_ = DecoderSettings(stack_size=stack, option_limit=limit)
+    with tempfile.TemporaryDirectory() as directory:
+        text, mapped = tables(Path(directory), rows, keep_features=False)
+        compiled = BeamDecoder(mapped, lm, settings_, core="compiled")
+        assert compiled.compiled._binary is not None and not isinstance(compiled.compiled.vocabulary,
+                                                                         compiled_search._Vocabulary)
+        python = BeamDecoder(text, lm, settings_, core="python")
+        for sentence in [*sentences, *sentences[:1]]:  # once more: the phrases registered before are reused
+            assert decoding_view(compiled.decode(sentence), 12) == decoding_view(python.decode(sentence), 12)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=rows, sentence=st.lists(word, min_size=1, max_size=7), data=st.data(), keep_features=st.booleans())
+def test_the_first_targets_true_score_from_columns_is_the_references(rows, sentence, data, keep_features):
+    """best_from_columns over the core's rule columns == best_derivation_reference over the text table's rules
+    for the target (the same score bits, the same segments)."""
+    with tempfile.TemporaryDirectory() as directory:
+        text, mapped = tables(Path(directory), rows, keep_features)
+        sentence = tuple(sentence)
+        spans = list(text.span_rules(sentence))
+        assume(spans)
+        made = tuple(w for _, _, bucket in spans for w in data.draw(st.sampled_from(bucket)).target)
+        for target in (made, tuple(data.draw(st.lists(word, max_size=6))), sentence):
+            reference = SourceRuleIndex(sentence, text.span_rules(sentence)).for_target(target)
+            expected = best_derivation_reference(target, reference)
+            columns = mapped.rule_columns_for_target(sentence, target)
+            assert columns is not None
+            found = best_from_columns(target, columns)
+            if expected is None:
+                assert found is None
+                continue
+            assert found[0] == expected[0]
+            assert [segment_view(s) for s in found[1]] == [segment_view(s) for s in expected[1]]
+            scored = TrueScorer(mapped).score(sentence, target)  # the scorer takes this path for a first target
+            assert (scored.rules_log10, [segment_view(s) for s in scored.derivation]) == \
+                (expected[0], [segment_view(s) for s in expected[1]])
+
+
+def segment_view(segment) -> tuple:
+    return segment.src_start, segment.src_end, segment.tgt_start, segment.tgt_end, segment.identity, \
+        rule_view(segment.rule)

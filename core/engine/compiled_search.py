@@ -106,6 +106,9 @@ class _Phrase:
     __slots__ = ("options", "count", "id")
 
     def __init__(self, options: Sequence[PhraseOption], vocabulary: _Vocabulary, store):
+        if isinstance(options, RankedRules) and options.phrase_id >= 0:  # the core registered it when ranking
+            self.options, self.count, self.id = options, len(options), options.phrase_id
+            return
         if isinstance(options, RankedRules):  # its options are built when read: pass their columns
             self.options = options
             self.count = len(options)
@@ -131,7 +134,9 @@ class CompiledSearch:
         self.cache = cache
         self.model = native_model(cache.lm) if cache.lm is not None else None
         self.settings = settings
-        self.vocabulary = _Vocabulary(self.model)
+        # The core's own vocabulary when it has one (a binary table's targets then stay bytes until written).
+        native_vocabulary = getattr(_beam_core, "Vocabulary", None)
+        self.vocabulary = native_vocabulary(self.model) if native_vocabulary is not None else _Vocabulary(self.model)
         self.store = _beam_core.OptionStore()
         self._slots: dict[str, _Phrase] = {}
         self._phrases: dict[tuple[str, ...], _Phrase] = {}
@@ -139,6 +144,8 @@ class CompiledSearch:
         buckets = mapped_buckets(cache.table)
         # A mapped binary table's phrases are ranked in C++ (the same options as cache.ranked, read from the arrays).
         self._binary = BinaryOptions(cache, buckets, self.model) if buckets is not None and usable(cache) else None
+        self._batched = (self._binary is not None and not isinstance(self.vocabulary, _Vocabulary)
+                         and hasattr(_beam_core, "rank_rules_many"))
 
     def prepare(self) -> None:
         """Pack every phrase of the table (see BeamDecoder.prepare): a span then needs no table lookup."""
@@ -154,6 +161,14 @@ class CompiledSearch:
         longest = table.max_source_length
         n = len(source)
         pieces = []
+        batched = self._batched and not self._every_phrase
+        if batched:  # the sentence's new phrases found, ranked and registered at once
+            new = list(dict.fromkeys(source[start:end] for start in range(n)
+                                     for end in range(start + 1, min(n, start + longest) + 1)
+                                     if source[start:end] not in self._phrases))
+            for phrase, ranked in zip(new, self._binary.ranked_many(new, self.store, self.vocabulary)):
+                if ranked is not None:
+                    self._phrases[phrase] = _Phrase(ranked, self.vocabulary, self.store)
         for start in range(n):
             if cache.identities:
                 word = source[start]
@@ -166,7 +181,7 @@ class CompiledSearch:
                 phrase = source[start:end]
                 known = self._phrases.get(phrase)
                 if known is None:
-                    if self._every_phrase:
+                    if self._every_phrase or batched:
                         continue
                     ranked = self._ranked(phrase)
                     if ranked is None:
@@ -179,7 +194,9 @@ class CompiledSearch:
     def _ranked(self, phrase: tuple[str, ...]) -> list[PhraseOption] | None:
         """The options of ``phrase``, None if the table has no rule for it."""
         if self._binary is not None:
-            return self._binary.ranked(phrase)
+            if isinstance(self.vocabulary, _Vocabulary):
+                return self._binary.ranked(phrase)
+            return self._binary.ranked(phrase, self.store, self.vocabulary)
         rules = self.cache.table.rules_for(phrase)
         return self.cache.ranked(phrase, rules) if rules else None
 

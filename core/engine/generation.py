@@ -36,7 +36,6 @@ Wall time is kept off the JSON (``Candidate.seconds``) so that equal runs write 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import time
 from typing import Callable, Iterator, Protocol, Sequence
@@ -288,7 +287,11 @@ def generate_batches(
     items = [(i, tuple(s), r) for i, s, r in zip(ids, sentences, refs)]
     total = len(items)
     workers = processes if processes is not None else min(2, os.cpu_count() or 1)
-    use_pool = workers > 1 and total >= PARALLEL_MIN_SENTENCES and "fork" in multiprocessing.get_all_start_methods()
+    use_pool = workers > 1 and total >= PARALLEL_MIN_SENTENCES
+    if use_pool:
+        import multiprocessing  # here: a run in one process never needs it (start-up time)
+
+        use_pool = "fork" in multiprocessing.get_all_start_methods()
     if not use_pool:
         with fewer_collections():
             for done, item in enumerate(items, start=1):

@@ -263,6 +263,14 @@ class ParaphraseTable:
         found = span_rules_toward(buckets, tokens, target) if buckets is not None else None
         return found if found is not None else self.span_rules(tokens)
 
+    def rule_columns_for_target(self, tokens: Sequence[str], target: Sequence[str]):
+        """What :meth:`span_rules_for_target` keeps, as numbers (a
+        :class:`~core.engine.truescore_paths.RuleColumns`), for a mapped binary table; None otherwise."""
+        from core.engine.table_options_native import mapped_buckets, rule_columns_toward
+
+        buckets = mapped_buckets(self)
+        return rule_columns_toward(buckets, tokens, target) if buckets is not None else None
+
     def matches(self, tokens: Sequence[str], *, limit_per_span: int | None = None) -> list[Match]:
         """Every rule whose source equals a contiguous span of ``tokens``."""
         tokens = tuple(tokens)

@@ -51,6 +51,7 @@ from functools import partial
 from typing import Callable, Iterable, NamedTuple
 
 from core.engine.derivation import Segment
+from core.engine.truescore_paths import RuleColumns, SegmentPath, best_from_columns
 
 try:
     from core.engine import _truescore_core
@@ -110,52 +111,6 @@ class TrueScore:
         }
 
 
-SEGMENTS_KEPT = 200_000  # per source index; past it the memo starts again
-
-
-class SegmentPath(Sequence):
-    """A derivation found by the compiled dynamic program, its :class:`Segment` objects built when first read.
-
-    Reranking an n-best list needs every target's score and few targets' derivations; building the frozen
-    segments took more than twice the search itself. Reads, compares and hashes as the tuple of its segments.
-    """
-
-    __slots__ = ("_path", "_index", "_segments")
-
-    def __init__(self, path: list[tuple[int, int, int, int, int]], index: "SourceRuleIndex"):
-        self._path, self._index, self._segments = path, index, None
-
-    def _built(self) -> tuple[Segment, ...]:
-        if self._segments is None:
-            index = self._index
-            memo = index.segments
-            if len(memo) > SEGMENTS_KEPT:
-                memo.clear()
-            self._segments = tuple(memo.get(step) or index.segment(*step) for step in self._path)
-            self._index = None
-        return self._segments
-
-    def __len__(self) -> int:
-        return len(self._path)
-
-    def __getitem__(self, position):
-        return self._built()[position]
-
-    def __iter__(self):
-        return iter(self._built())
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, (SegmentPath, tuple)):
-            return self._built() == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._built())
-
-    def __repr__(self) -> str:
-        return repr(self._built())
-
-
 class TrueScorer:
     """Computes true scores against one table and LM, caching each source's rule index."""
 
@@ -177,8 +132,10 @@ class TrueScorer:
         index = self._indexes.get(source)
         if index is None:
             for_target = getattr(self.table, "span_rules_for_target", None)
+            columns = getattr(self.table, "rule_columns_for_target", None)
             index = SourceRuleIndex(source, self.table.span_rules(source),
-                                    toward=partial(for_target, source) if for_target is not None else None)
+                                    toward=partial(for_target, source) if for_target is not None else None,
+                                    columns=partial(columns, source) if columns is not None else None)
             self._indexes[source] = index
             if len(self._indexes) > self._cache_size:
                 self._indexes.popitem(last=False)
@@ -207,12 +164,15 @@ class SourceRuleIndex:
     """
 
     def __init__(self, source: tuple[str, ...], span_rules: Iterable[tuple[int, int, Sequence[Rule]]],
-                 toward: Callable[[tuple[str, ...]], Iterable[tuple[int, int, Sequence[Rule]]]] | None = None):
+                 toward: Callable[[tuple[str, ...]], Iterable[tuple[int, int, Sequence[Rule]]]] | None = None,
+                 columns: Callable[[tuple[str, ...]], "RuleColumns | None"] | None = None):
         """``span_rules`` is read when first needed; ``toward(target)``, when given, is the part of it
-        :meth:`for_target` needs (ParaphraseTable.span_rules_for_target)."""
+        :meth:`for_target` needs (ParaphraseTable.span_rules_for_target), ``columns(target)`` the same as numbers
+        (ParaphraseTable.rule_columns_for_target; None when it cannot tell)."""
         self.source = source
         self._span_rules = span_rules
         self._toward = toward
+        self.columns_toward = columns
         self._by_target: dict[tuple[str, ...], list[tuple[int, int, float, Rule]]] | None = None
         self._target_lengths: list[int] = []
         self.word_positions: dict[str, list[int]] = defaultdict(list)
@@ -366,6 +326,10 @@ def best_derivation(
     # A source scored once (a one-off `parastudio truescore`) is not worth the compiled index's build.
     native = index.native() if index.targets_scored > 1 else None
     if native is None:
+        columns = (index.columns_toward(target) if index.columns_toward is not None and index._by_target is None
+                   and _truescore_core is not None else None)
+        if columns is not None:  # a binary table's rules as numbers: the same program, no Rule built
+            return best_from_columns(target, columns)
         return best_derivation_reference(target, index.for_target(target))
     word_ids = index.word_ids
     found = native.best([word_ids.get(word, -1) for word in target])

@@ -835,12 +835,91 @@ struct TargetTexts {
   }
 };
 
+// compiled_search.py's _Vocabulary in C++: word -> token id (tells strings apart) and KenLM index, grown as
+// words arrive. A binary table's targets then reach the OptionStore as bytes, never as Python strings; `words`
+// (token id -> str) is the one Python list an n-best list reads its words from.
+class Vocabulary {
+ public:
+  explicit Vocabulary(const Model *model) : model_(model) {}
+
+  // The token id of the UTF-8 word [data, data + size), added (with its KenLM index) when new.
+  int32_t Token(const char *data, size_t size) {
+    key_.assign(data, size);
+    auto found = token_.find(key_);
+    if (found != token_.end()) return found->second;
+    py::object word = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(data, static_cast<Py_ssize_t>(size), nullptr));
+    if (!word) throw py::error_already_set();
+    const int32_t token = static_cast<int32_t>(lm_index_.size());
+    words_.append(word);
+    lm_index_.push_back(model_ != nullptr ? model_->indices({key_})[0] : 0);
+    token_.emplace(key_, token);
+    return token;
+  }
+
+  WordIndex LmIndex(int32_t token) const { return lm_index_[static_cast<size_t>(token)]; }
+
+  // _Vocabulary.ids: (token ids, KenLM indices) of Python strings.
+  py::tuple Ids(const py::sequence &words) {
+    std::vector<int32_t> tokens;
+    std::vector<WordIndex> indices;
+    tokens.reserve(py::len(words));
+    indices.reserve(py::len(words));
+    for (const py::handle &word : words) {
+      Py_ssize_t size = 0;
+      const char *data = PyUnicode_AsUTF8AndSize(word.ptr(), &size);
+      if (data == nullptr) throw py::error_already_set();
+      tokens.push_back(Token(data, static_cast<size_t>(size)));
+      indices.push_back(LmIndex(tokens.back()));
+    }
+    return py::make_tuple(tokens, indices);
+  }
+
+  const py::list &Words() const { return words_; }
+
+  // KenLM's score of a target phrase of the table this vocabulary's options come from (RankRules), by target
+  // index: most targets are the targets of many phrases.
+  std::unordered_map<uint32_t, float> phrase_scores;
+
+ private:
+  const Model *model_;
+  std::unordered_map<std::string, int32_t> token_;
+  std::vector<WordIndex> lm_index_;
+  py::list words_;
+  std::string key_;
+};
+
+// Registers the kept rules' targets (split on ' ' as BinaryTable._words splits them) with `store`: the phrase
+// id, or -1 without a store.
+int32_t Register(OptionStore *store, Vocabulary *vocabulary, const TargetTexts &texts, const uint32_t *targets,
+                 const std::vector<int64_t> &rules, const std::vector<double> &scores,
+                 const std::vector<double> &estimates) {
+  if (store == nullptr || vocabulary == nullptr) return -1;
+  std::vector<int32_t> lengths, tokens;
+  std::vector<uint32_t> words;
+  for (int64_t r : rules) {
+    const std::string_view text = texts(targets[r]);
+    int32_t length = 0;
+    size_t i = 0;
+    while (true) {
+      const size_t j = std::min(text.find(' ', i), text.size());
+      tokens.push_back(vocabulary->Token(text.data() + i, j - i));
+      words.push_back(vocabulary->LmIndex(tokens.back()));
+      ++length;
+      if (j == text.size()) break;
+      i = j + 1;
+    }
+    lengths.push_back(length);
+  }
+  return store->Add(scores, estimates, lengths, words, tokens);
+}
+
 // The distinct targets of rules [first, last), each with its best rule (ties: the first), ranked by estimate
-// (stable: ties keep table order) and limited: (rule numbers, rule scores, estimates).
+// (stable: ties keep table order) and limited: (rule numbers, rule scores, estimates, phrase id), the phrase id
+// that of the options registered with `store` (through `vocabulary`) when given, else -1.
 py::tuple RankRules(const Model *model, const py::buffer &rule_prob, const py::buffer &rule_target,
                     const py::buffer &target_text, const py::buffer &target_offsets, int64_t first, int64_t last,
                     const py::object &merged_target, double phrase_weight, double word_penalty, double lm_weight,
-                    int64_t limit) {
+                    int64_t limit, OptionStore *store, Vocabulary *vocabulary) {
   const double *probs = BufferData<double>(rule_prob);
   const uint32_t *targets = BufferData<uint32_t>(rule_target);
   const TargetTexts texts{BufferData<uint8_t>(target_text), BufferData<uint64_t>(target_offsets)};
@@ -871,7 +950,14 @@ py::tuple RankRules(const Model *model, const py::buffer &rule_prob, const py::b
     double lm_estimate = 0.0;
     if (model != nullptr) {
       const std::string_view text = texts(targets[rules[i]]);
-      lm_estimate = model->PhraseScore(text.data(), text.size());
+      if (vocabulary == nullptr) {
+        lm_estimate = model->PhraseScore(text.data(), text.size());
+      } else {
+        auto known = vocabulary->phrase_scores.find(targets[rules[i]]);
+        if (known == vocabulary->phrase_scores.end())
+          known = vocabulary->phrase_scores.emplace(targets[rules[i]], model->PhraseScore(text.data(), text.size())).first;
+        lm_estimate = known->second;
+      }
     }
     const double weighted_lm = lm_weight * lm_estimate;
     estimates[i] = scores[i] + weighted_lm;
@@ -887,7 +973,25 @@ py::tuple RankRules(const Model *model, const py::buffer &rule_prob, const py::b
     kept_scores.push_back(scores[i]);
     kept_estimates.push_back(estimates[i]);
   }
-  return py::make_tuple(kept_rules, kept_scores, kept_estimates);
+  const int32_t phrase = Register(store, vocabulary, texts, targets, kept_rules, kept_scores, kept_estimates);
+  return py::make_tuple(kept_rules, kept_scores, kept_estimates, phrase);
+}
+
+// RankRules for each range [firsts[i], lasts[i]) (merged[i]: its merged target or None), in one call: a sentence's
+// new phrases.
+py::list RankRulesMany(const Model *model, const py::buffer &rule_prob, const py::buffer &rule_target,
+                       const py::buffer &target_text, const py::buffer &target_offsets,
+                       const std::vector<int64_t> &firsts, const std::vector<int64_t> &lasts, const py::list &merged,
+                       double phrase_weight, double word_penalty, double lm_weight, int64_t limit, OptionStore *store,
+                       Vocabulary *vocabulary) {
+  if (lasts.size() != firsts.size() || merged.size() != firsts.size())
+    throw std::invalid_argument("firsts, lasts and merged must have one entry per phrase");
+  py::list out;
+  for (size_t i = 0; i < firsts.size(); ++i)
+    out.append(RankRules(model, rule_prob, rule_target, target_text, target_offsets, firsts[i], lasts[i],
+                         py::reinterpret_borrow<py::object>(merged[i]), phrase_weight, word_penalty, lm_weight, limit,
+                         store, vocabulary));
+  return out;
 }
 
 // Per range [firsts[i], lasts[i]): the rules whose target text is one of ``wanted``, in table order.
@@ -910,6 +1014,146 @@ std::vector<std::vector<int64_t>> RulesToward(const py::buffer &rule_target, con
   return found;
 }
 
+// BLAKE2b (RFC 7693) with an 8-byte digest, no key: table_binary._hash, the hash a binary table's sources are
+// stored under (hashlib.blake2b(key, digest_size=8) read as a little-endian integer).
+namespace blake2b {
+constexpr uint64_t kIv[8] = {0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL,
+                             0xa54ff53a5f1d36f1ULL, 0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
+                             0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
+constexpr uint8_t kSigma[12][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4}, {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13}, {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11}, {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5}, {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3}};
+
+inline uint64_t Rotate(uint64_t x, int n) { return (x >> n) | (x << (64 - n)); }
+
+inline void Mix(uint64_t *v, int a, int b, int c, int d, uint64_t x, uint64_t y) {
+  v[a] = v[a] + v[b] + x;
+  v[d] = Rotate(v[d] ^ v[a], 32);
+  v[c] = v[c] + v[d];
+  v[b] = Rotate(v[b] ^ v[c], 24);
+  v[a] = v[a] + v[b] + y;
+  v[d] = Rotate(v[d] ^ v[a], 16);
+  v[c] = v[c] + v[d];
+  v[b] = Rotate(v[b] ^ v[c], 63);
+}
+
+void Compress(uint64_t *h, const uint8_t *block, uint64_t counted, bool last) {
+  uint64_t v[16], m[16];
+  for (int i = 0; i < 8; ++i) {
+    v[i] = h[i];
+    v[i + 8] = kIv[i];
+  }
+  v[12] ^= counted;  // the byte counter's high word stays 0 (keys are far shorter than 2^64 bytes)
+  if (last) v[14] = ~v[14];
+  for (int i = 0; i < 16; ++i) {
+    uint64_t word = 0;
+    for (int b = 7; b >= 0; --b) word = (word << 8) | block[8 * i + b];
+    m[i] = word;
+  }
+  for (int round = 0; round < 12; ++round) {
+    const uint8_t *s = kSigma[round];
+    Mix(v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
+    Mix(v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
+    Mix(v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
+    Mix(v, 3, 7, 11, 15, m[s[6]], m[s[7]]);
+    Mix(v, 0, 5, 10, 15, m[s[8]], m[s[9]]);
+    Mix(v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
+    Mix(v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
+    Mix(v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
+  }
+  for (int i = 0; i < 8; ++i) h[i] ^= v[i] ^ v[i + 8];
+}
+
+uint64_t Hash8(std::string_view key) {
+  uint64_t h[8];
+  for (int i = 0; i < 8; ++i) h[i] = kIv[i];
+  h[0] ^= 0x01010000ULL ^ 8;  // parameter block: digest length 8, no key, fanout 1, depth 1
+  size_t at = 0;
+  const uint8_t *data = reinterpret_cast<const uint8_t *>(key.data());
+  while (key.size() - at > 128) {
+    Compress(h, data + at, at + 128, false);
+    at += 128;
+  }
+  uint8_t block[128] = {0};
+  std::copy(data + at, data + key.size(), block);
+  Compress(h, block, key.size(), true);
+  return h[0];  // the digest's 8 bytes, read little-endian
+}
+}  // namespace blake2b
+
+// BinaryTable.find for each key: the index of the source stored under it, -1 if none (linear probing over
+// `slots`, a power-of-two table of source index + 1, 0 empty).
+std::vector<int64_t> FindSources(const py::buffer &source_text, const py::buffer &source_offsets,
+                                 const py::buffer &source_hash, const py::buffer &slots_buffer,
+                                 const std::vector<std::string> &keys) {
+  const char *text = BufferData<char>(source_text);
+  const uint64_t *offsets = BufferData<uint64_t>(source_offsets);
+  const uint64_t *hashes = BufferData<uint64_t>(source_hash);
+  const py::buffer_info slots_info = slots_buffer.request();
+  const uint32_t *slots = static_cast<const uint32_t *>(slots_info.ptr);
+  const uint64_t mask = static_cast<uint64_t>(slots_info.size) - 1;
+  std::vector<int64_t> found;
+  found.reserve(keys.size());
+  for (const std::string &key : keys) {
+    const uint64_t value = blake2b::Hash8(key);
+    int64_t index = -1;
+    for (uint64_t slot = value & mask; slots[slot] != 0; slot = (slot + 1) & mask) {
+      const uint64_t candidate = slots[slot] - 1;
+      if (hashes[candidate] == value &&
+          std::string_view(text + offsets[candidate], offsets[candidate + 1] - offsets[candidate]) == key) {
+        index = static_cast<int64_t>(candidate);
+        break;
+      }
+    }
+    found.push_back(index);
+  }
+  return found;
+}
+
+// A key's hash as table_binary._hash computes it (for the test that the two agree).
+uint64_t SourceHash(const std::string &key) { return blake2b::Hash8(key); }
+
+// RulesToward as columns for the true score's dynamic program (truescore_paths.py): per rule whose target text is
+// wanted, in range order then table order: (its range's position in firsts, its group, rule number, log10 p), and
+// per group (targets numbered as first met) the position of its text in `wanted`.
+py::tuple RuleColumnsToward(const py::buffer &rule_target, const py::buffer &rule_prob, const py::buffer &target_text,
+                            const py::buffer &target_offsets, const std::vector<int64_t> &firsts,
+                            const std::vector<int64_t> &lasts, const std::vector<std::string> &wanted) {
+  const uint32_t *targets = BufferData<uint32_t>(rule_target);
+  const double *probs = BufferData<double>(rule_prob);
+  const TargetTexts texts{BufferData<uint8_t>(target_text), BufferData<uint64_t>(target_offsets)};
+  std::unordered_map<std::string_view, int32_t> wanted_texts;
+  for (size_t g = 0; g < wanted.size(); ++g) wanted_texts.emplace(wanted[g], static_cast<int32_t>(g));
+  std::unordered_map<uint32_t, int32_t> known;  // target -> its group, -1 if not wanted
+  std::vector<int32_t> spans, groups, used;  // used[g]: the position in `wanted` of group g's target
+  std::vector<int64_t> numbers;
+  std::vector<double> log_ps;
+  for (size_t i = 0; i < firsts.size(); ++i) {
+    for (int64_t r = firsts[i]; r < lasts[i]; ++r) {
+      auto at = known.find(targets[r]);
+      if (at == known.end()) {
+        auto part = wanted_texts.find(texts(targets[r]));
+        int32_t group = -1;
+        if (part != wanted_texts.end()) {
+          group = static_cast<int32_t>(used.size());
+          used.push_back(part->second);
+        }
+        at = known.emplace(targets[r], group).first;
+      }
+      if (at->second < 0) continue;
+      spans.push_back(static_cast<int32_t>(i));
+      groups.push_back(at->second);
+      numbers.push_back(r);
+      log_ps.push_back(std::log10(probs[r]));  // Rule.log10_prob: math.log10 is the C library's log10
+    }
+  }
+  return py::make_tuple(spans, groups, numbers, log_ps, used);
+}
+
 PYBIND11_MODULE(_beam_core, module) {
   module.doc() = "The beam decoder's search and k-best in C++ (core/engine/native/beam_core.cpp).";
   // Raised whenever the Python interface or the search changes; compiled_search.py uses only a core of its own
@@ -924,7 +1168,21 @@ PYBIND11_MODULE(_beam_core, module) {
   module.def("rank_rules", &RankRules, py::arg("model").none(true), py::arg("rule_prob"), py::arg("rule_target"),
              py::arg("target_text"), py::arg("target_offsets"), py::arg("first"), py::arg("last"),
              py::arg("merged_target").none(true), py::arg("phrase_weight"), py::arg("word_penalty"),
-             py::arg("lm_weight"), py::arg("limit"));
+             py::arg("lm_weight"), py::arg("limit"), py::arg("store").none(true) = py::none(),
+             py::arg("vocabulary").none(true) = py::none());
+  module.def("find_sources", &FindSources, py::arg("source_text"), py::arg("source_offsets"), py::arg("source_hash"),
+             py::arg("slots"), py::arg("keys"));
+  module.def("source_hash", &SourceHash, py::arg("key"));
+  module.def("rule_columns_toward", &RuleColumnsToward, py::arg("rule_target"), py::arg("rule_prob"),
+             py::arg("target_text"), py::arg("target_offsets"), py::arg("firsts"), py::arg("lasts"), py::arg("wanted"));
+  py::class_<Vocabulary>(module, "Vocabulary")
+      .def(py::init<const Model *>(), py::arg("model").none(true), py::keep_alive<1, 2>())
+      .def("ids", &Vocabulary::Ids, py::arg("words"))
+      .def_property_readonly("words", &Vocabulary::Words);
+  module.def("rank_rules_many", &RankRulesMany, py::arg("model").none(true), py::arg("rule_prob"),
+             py::arg("rule_target"), py::arg("target_text"), py::arg("target_offsets"), py::arg("firsts"),
+             py::arg("lasts"), py::arg("merged"), py::arg("phrase_weight"), py::arg("word_penalty"),
+             py::arg("lm_weight"), py::arg("limit"), py::arg("store"), py::arg("vocabulary"));
   module.def("rules_toward", &RulesToward, py::arg("rule_target"), py::arg("target_text"),
              py::arg("target_offsets"), py::arg("firsts"), py::arg("lasts"), py::arg("wanted"));
 
