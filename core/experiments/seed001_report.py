@@ -9,7 +9,7 @@ from pathlib import Path
 from core.engine.cat.approaches import APPROACHES, PAPER_CASES, PAPER_FEEDBACK_SUCCESSES, PAPER_SUCCESSES
 from core.experiments.seed001_accounting import by_selection_length, readings_table, stage_table, ties_table
 from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
-from core.experiments.seed001_approaches import diagnostic_approaches
+from core.experiments.seed001_approaches import diagnostic_approaches, graph_size
 from core.stats.significance import PairwiseTests
 from core.textio import atomic_output
 
@@ -293,16 +293,34 @@ def write_per_sentence_file(sets: list[dict], out: Path, *, command: str, lm: Pa
 
 
 def graph_note(sets: list[dict]) -> list[str]:
-    """Which graphs the figures stand on: the demo's and the build's round trips are not the thesis's size."""
+    """Which graphs each set's figures stand on, against the thesis's stack 5,000 with 100 options (§4.1.1)."""
     from core.evaldata.translation_stages import ROUNDTRIP
 
     if not sets:
         return []
-    return [f"**Graph size.** These graphs (the bundled demo's, or the data build's `roundtrip` stage) are decoded at "
-            f"stack {ROUNDTRIP['second_pass_stack']} with {ROUNDTRIP['option_limit']} translation options per span; "
-            "Rustamli's were decoded at stack 5,000 with 100 (§4.1.1). The stage counts show what that costs (golds "
-            "spellable by the table against golds in the graph); `docs/BENCHMARKS.md` measures larger graphs of the "
-            "demo's sentences. These results are not on thesis-size graphs.", ""]
+    lines = ["**Graph size.** Rustamli's graphs were decoded at stack 5,000 with 100 translation options per span "
+             "(§4.1.1). Each set below says which graphs it stands on:", ""]
+    for result in sets:
+        size = graph_size(Path(result["graph"]))
+        if size is None:
+            lines.append(f"- {result['name']}: the data build's `roundtrip` stage (or the bundled demo's), stack "
+                         f"{ROUNDTRIP['second_pass_stack']} with {ROUNDTRIP['option_limit']} options per span.")
+        else:
+            lines.append(f"- {result['name']}: stack {size['stack']} with {size['options']} options per span, "
+                         f"{every_nth(size['every'])} of the part ({size['sentences']} of "
+                         f"{size['of_sentences']}), decoded again by `benchmarks/decode_thesis_graphs.py` with the "
+                         f"build's table and LM ({size['decode_seconds'] / 60:.0f} minutes of decoding summed over "
+                         f"{size['processes']} processes, {size['peak_mb']:.0f} MB peak, graph {size['graph_mb']:.0f} MB gzip)"
+                         + (", its round-trip cases made from this graph's 1-best as the build makes them from its "
+                            "own." if "roundtrip" in size else "."))
+    lines += ["", "`docs/BENCHMARKS.md` (\"Seed 001: round-trip graphs toward the thesis's size\") measures stacks "
+              "1,000 and 5,000 on a few sentences: what the thesis's size would cost here and whether the counts "
+              "still move.", ""]
+    return lines
+
+
+def every_nth(n: int) -> str:
+    return "every sentence" if n == 1 else f"every {n}{ {2: 'nd', 3: 'rd'}.get(n, 'th')} sentence"
 
 
 def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds: float,
@@ -360,6 +378,14 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
                   "### Sample outputs (approach 1 against approach 10; cases where they differ first)", "",
                   *samples(result), ""]
     lines += moses_section(moses)
+    lines += ["## Fig. 4.5: the manual evaluation", "",
+              "Fig. 4.5 (per approach and judge, the cases whose chosen paraphrase was an offered option, and the "
+              "unified score) comes from judges, not from this run: a choice study (`parastudio study create NAME "
+              "--criteria choice`, 4 judges per task by default; tasks with their approach as `system`, e.g. sent "
+              "from the Suggestions screen), judged with preview-then-Accept and §4.2.1's auto-skip, then "
+              "`parastudio report STUDY.sqlite --format md` (its `seed001_fig4_5` table, the paper's figures in its "
+              "note; `docs/CLI.md`, \"Choice studies\"). `tests/test_choice_tasks_fig45.py` and "
+              "`tests/test_choice_auto_skip.py` check it end to end.", ""]
     lines += [markdown_note(PER_SENTENCE, header, "one case under one approach, with or without feedback"), ""]
     with atomic_output(markdown) as handle:
         handle.write("\n".join(lines) + "\n")
