@@ -9,7 +9,7 @@ store and the store's size, and how many of the 239 golds a chain of its hypothe
 selection's source coverage (the coverage of the bundled graph's alignment; with every grouping retrieved,
 what the paraphraser could reach). Figures only, no asserts.
 
-    python3 benchmarks/bench_thesis_graphs.py [--settings 10:20 200:100 1000:100] [--direct] [--out DIR]
+    python3 benchmarks/bench_thesis_graphs.py [--settings 10:20 200:100 1000:100] [--direct] [--sentences N] [--out DIR]
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _counts_module():
     return module
 
 
-def decode(stack: int, options: int, out: Path, direct: bool = False) -> dict:
+def decode(stack: int, options: int, out: Path, direct: bool = False, sentences: int | None = None) -> dict:
     """Runs in its own process: decode the cases' Spanish sentences (``direct``: the RV1909 test verses of
     the WEB-KJV cases' direct graph) and write the graph."""
     from core.demo import demo_files
@@ -55,7 +55,7 @@ def decode(stack: int, options: int, out: Path, direct: bool = False) -> dict:
     if direct:
         sources = {i: line.split() for i, line in enumerate(demo.spanish_test_sentences.read_text(
             encoding="utf-8").splitlines())}
-    ids = sorted(sources)
+    ids = sorted(sources)[:sentences]
     table = ParaphraseTable.load_for(demo.es_en_table, [sources[i] for i in ids], max_length=7)
     decoder = BeamDecoder(table, LanguageModel(demo.lm), DecoderSettings(stack_size=stack, option_limit=options))
     started = time.perf_counter()
@@ -66,10 +66,10 @@ def decode(stack: int, options: int, out: Path, direct: bool = False) -> dict:
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def measure(stack: int, options: int, folder: Path, direct: bool = False) -> dict:
+def measure(stack: int, options: int, folder: Path, direct: bool = False, sentences: int | None = None) -> dict:
     graph = folder / f"{'direct' if direct else 'roundtrip'}-s{stack}-o{options}.graph.gz"
     child = subprocess.run([sys.executable, __file__, "--decode", f"{stack}:{options}", "--graph", str(graph),
-                            *(["--direct"] if direct else [])],
+                            *(["--direct"] if direct else []), *(["--sentences", str(sentences)] if sentences else [])],
                            capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     row = json.loads(child.stdout.strip().splitlines()[-1])
     from core.engine.cat.graph_store import GraphStore
@@ -81,27 +81,31 @@ def measure(stack: int, options: int, folder: Path, direct: bool = False) -> dic
         row["hypotheses"] = int(store.meta["hypotheses"])
     row["graph_mb"] = graph.stat().st_size / 2 ** 20
     row["store_mb"] = store_path.stat().st_size / 2 ** 20
-    row["golds_in_graph"] = None if direct else golds_in_graph(graph)
+    row["golds_in_graph"], row["cases"] = (None, None) if direct else golds_in_graph(graph)
     return {"stack": stack, "options": options, **row}
 
 
-def golds_in_graph(graph: Path) -> int:
-    """Golds a chain of the graph's hypotheses spells inside the selection's coverage (from the bundled graph)."""
+def golds_in_graph(graph: Path) -> tuple[int, int]:
+    """Golds a chain of the graph's hypotheses spells inside the selection's coverage (from the bundled graph),
+    and the cases of the graph's sentences."""
     from core.demo import demo_files
 
     counts = _counts_module()
     demo = demo_files()
     small, large = counts.read_graph(demo.roundtrip_graph), counts.read_graph(graph)
-    found = 0
+    found = cases = 0
     for line in demo.roundtrip_cases.read_text(encoding="utf-8").splitlines():
         case = json.loads(line)
+        if case["sentence_id"] not in large:
+            continue
+        cases += 1
         phrases = counts.one_best(small[case["sentence_id"]])
         counts.TOKENS = tuple(w for words, _ in phrases for w in words)
         _, _, spans = counts.align(phrases, *case["span"])
         low, high = min(s for s, _ in spans), max(e for _, e in spans)
         inside = [(n["span"], counts.norm(n["out"])) for n in large[case["sentence_id"]].values() if n["span"]]
         found += counts.spells(inside, counts.norm(case["gold"].split()), low, high)
-    return found
+    return found, cases
 
 
 def main(argv=None) -> int:
@@ -110,24 +114,25 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="keep the graphs in this folder")
     parser.add_argument("--direct", action="store_true", help="the direct graph of the RV1909 test verses (the "
                         "WEB-KJV cases'; their golds are aligned fuzzily, so none are counted here)")
+    parser.add_argument("--sentences", type=int, help="only the first N sentences (a sample for large stacks)")
     parser.add_argument("--decode", help=argparse.SUPPRESS)
     parser.add_argument("--graph", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.decode:
         stack, options = (int(v) for v in args.decode.split(":"))
-        print(json.dumps(decode(stack, options, Path(args.graph), args.direct)))
+        print(json.dumps(decode(stack, options, Path(args.graph), args.direct, args.sentences)))
         return 0
     folder = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="thesis-graphs-"))
     folder.mkdir(parents=True, exist_ok=True)
     print("| stack | options per span | sentences | decode s | peak MB | hypotheses | graph MB (gz) | load s | "
-          "store MB | golds in graph (of 239) |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "store MB | golds in graph | cases |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for setting in args.settings:
         stack, options = (int(v) for v in setting.split(":"))
-        r = measure(stack, options, folder, args.direct)
+        r = measure(stack, options, folder, args.direct, args.sentences)
         print(f"| {stack} | {options} | {r['sentences']} | {r['decode_seconds']:.1f} | {r['peak_mb']:.0f} | "
               f"{r['hypotheses']:,} | {r['graph_mb']:.1f} | {r['load_seconds']:.1f} | {r['store_mb']:.1f} | "
-              f"{'–' if r['golds_in_graph'] is None else r['golds_in_graph']} |", flush=True)
+              f"{'–' if r['golds_in_graph'] is None else r['golds_in_graph']} | {r['cases'] or '–'} |", flush=True)
     return 0
 
 

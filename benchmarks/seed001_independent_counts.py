@@ -37,17 +37,28 @@ FOLLOW_LIMIT, SDPF_T = 4, 3
 
 
 def read_graph(path):
-    sentences = defaultdict(dict)
+    return dict(each_sentence(path))
+
+
+def each_sentence(path):
+    """``(sentence id, {hyp: node})`` one sentence at a time (a sentence's lines are contiguous), so a large
+    graph need not fit in memory at once."""
+    current, nodes = None, {}
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         for line in handle:
             m = LINE.match(line.rstrip("\n"))
             sid, hyp, stack, back, score, _, recombined, forward, _, first, last, out = m.groups()
+            if int(sid) != current and nodes:
+                yield current, nodes
+                nodes = {}
+            current = int(sid)
             node = {"hyp": int(hyp), "stack": int(stack), "back": None if back is None else int(back),
                     "score": float(score) if score else 0.0, "recombined": recombined is not None,
                     "forward": None if forward is None else int(forward),
                     "span": None if first is None else (int(first), int(last) + 1), "out": tuple((out or "").split())}
-            sentences[int(sid)][node["hyp"]] = node
-    return sentences
+            nodes[node["hyp"]] = node
+    if nodes:
+        yield current, nodes
 
 
 def one_best(nodes):
@@ -171,45 +182,48 @@ def table_spellable(table, cases):
 
 def count(cases_path, graph_path, table=None) -> dict:
     global TOKENS
-    graph = read_graph(graph_path)
     stages = {"approach-1": ["PTPF"], "approach-2": ["PTPF", "FWPF", "SDPF"]}
     totals = {a: defaultdict(int) for a in stages}
     stretches, n = {}, 0
+    by_sentence = defaultdict(list)
     for line in Path(cases_path).read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        case = json.loads(line)
-        n += 1
-        nodes = graph[case["sentence_id"]]
-        phrases = one_best(nodes)
-        TOKENS = tuple(w for words, _ in phrases for w in words)
-        if TOKENS != tuple(case["sentence"].split()):
-            raise SystemExit(f"{case['id']}: the graph's 1-best is not the case's sentence")
-        lo, hi, spans = align(phrases, *case["span"])
-        low, high = min(s for s, _ in spans), max(e for _, e in spans)
-        gold = norm(case["gold"].split())
-        if "source" in case:
-            stretches[case["id"]] = (case["source"].split()[low:high], gold)
-        for approach, names in stages.items():
-            t = totals[approach]
-            t["aligned"] += 1
-            if gold == norm(TOKENS[lo:hi]):
-                continue
-            t["not the selection"] += 1
-            inside = [(n_["span"], norm(n_["out"])) for n_ in nodes.values() if n_["span"]]
-            if not spells(inside, gold, low, high):
-                continue
-            t["in graph"] += 1
-            wanted = set(retrieved_spans(nodes, spans, low, high))
-            partials = sorted(((n_["span"], n_["out"], n_["score"], n_["hyp"]) for n_ in nodes.values()
-                               if n_["span"] in wanted), key=lambda p: (-p[2], p[0][0], p[0][1], p[3]))
-            if not spells([(p[0], norm(p[1])) for p in partials], gold, low, high):
-                continue
-            t["retrieved"] += 1
-            for name, kept in partial_filters(partials, names):
-                if not spells([(p[0], norm(p[1])) for p in kept], gold, low, high):
-                    break
-                t[f"after {name}"] += 1
+        if line.strip():
+            case = json.loads(line)
+            by_sentence[case["sentence_id"]].append(case)
+    for sentence_id, nodes in each_sentence(graph_path):
+        for case in by_sentence.pop(sentence_id, []):
+            n += 1
+            phrases = one_best(nodes)
+            TOKENS = tuple(w for words, _ in phrases for w in words)
+            if TOKENS != tuple(case["sentence"].split()):
+                raise SystemExit(f"{case['id']}: the graph's 1-best is not the case's sentence")
+            lo, hi, spans = align(phrases, *case["span"])
+            low, high = min(s for s, _ in spans), max(e for _, e in spans)
+            gold = norm(case["gold"].split())
+            if "source" in case:
+                stretches[case["id"]] = (case["source"].split()[low:high], gold)
+            for approach, names in stages.items():
+                t = totals[approach]
+                t["aligned"] += 1
+                if gold == norm(TOKENS[lo:hi]):
+                    continue
+                t["not the selection"] += 1
+                inside = [(n_["span"], norm(n_["out"])) for n_ in nodes.values() if n_["span"]]
+                if not spells(inside, gold, low, high):
+                    continue
+                t["in graph"] += 1
+                wanted = set(retrieved_spans(nodes, spans, low, high))
+                partials = sorted(((n_["span"], n_["out"], n_["score"], n_["hyp"]) for n_ in nodes.values()
+                                   if n_["span"] in wanted), key=lambda p: (-p[2], p[0][0], p[0][1], p[3]))
+                if not spells([(p[0], norm(p[1])) for p in partials], gold, low, high):
+                    continue
+                t["retrieved"] += 1
+                for name, kept in partial_filters(partials, names):
+                    if not spells([(p[0], norm(p[1])) for p in kept], gold, low, high):
+                        break
+                    t[f"after {name}"] += 1
+    if by_sentence:
+        raise SystemExit(f"{cases_path}: no graph for sentence {min(by_sentence)}")
     out = {a: {"cases": n, **dict(t)} for a, t in totals.items()}
     if table:
         out["spellable by the table"] = sum(table_spellable(table, stretches).values())

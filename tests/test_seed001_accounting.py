@@ -46,3 +46,33 @@ def test_stage_counts_through_the_partial_filters_equal_an_independent_count():
     two = expected["approach-2"]
     assert two["cases"] > expected["spellable by the table"] > two["in graph"] > two["retrieved"] \
         > two["after FWPF"] > two["after SDPF"]
+
+
+def test_the_results_files_explanation_states_the_independent_counts():
+    """Every count in ``why_paragraph``'s prose that the independent counter can check equals it (issue 26: the
+    results file's explanation agrees with independent counts). Approach 10 filters partials as approach 2 does
+    (PTPF FWPF SDPF), so its losses to the partial filters are approach 2's in the independent count."""
+    import re
+
+    from core.engine.lm import LanguageModel
+    from core.experiments.seed001_report import why_paragraph
+
+    expected = independent()
+    cases = read_cases(DEMO.roundtrip_cases)
+    with open_graph(DEMO.roundtrip_graph) as store:
+        results = {name: evaluate(store, cases, APPROACHES[name], lm=LanguageModel(DEMO.lm), explain=True).results
+                   for name in ("approach-1", "approach-10")}
+    prose = "\n".join(why_paragraph({"cases": cases, "results": results,
+                                     "spellable": spellable_cases(DEMO.es_en_table, results["approach-1"])}))
+
+    def stated(pattern: str) -> int:
+        found = re.search(pattern, prose)
+        assert found, pattern
+        return int(found.group(1))
+
+    one, two = expected["approach-1"], expected["approach-2"]
+    assert stated(r"can spell (\d+) golds") == expected["spellable by the table"]
+    assert stated(r"- (\d+) golds \([^)]*\) are in no chain") == one["not the selection"] - one["in graph"]
+    assert stated(r"and (\d+) more \([^)]*\) are in the graph but not") == one["in graph"] - one["retrieved"]
+    assert stated(r"drops the gold in (\d+) cases") == two["retrieved"] - two["after SDPF"]
+    assert stated(r"drops the gold in \d+ cases, (\d+) of them FWPF") == two["after PTPF"] - two["after FWPF"]

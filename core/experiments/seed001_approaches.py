@@ -27,13 +27,15 @@ Spanish -> English table is asked whether it can spell each gold at all (:mod:`c
 Each case's result under each approach goes to ``seed001-approaches.jsonl.gz`` beside the Markdown
 (:mod:`core.experiments.seed001_report`, :mod:`core.experiments.per_sentence`).
 
-    parastudio experiment seed001-approaches [--cases roundtrip|webkjv|both] [--set dev|test] [--limit N]
+    parastudio experiment seed001-approaches [--cases roundtrip|webkjv|both] [--set dev|test ...] [--graphs DIR]
+        [--limit N]
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -85,15 +87,25 @@ def reading_approaches(reading: str) -> dict[str, Approach]:
 
 def es_en_table(set_name: str, part: str) -> Path | None:
     """The Spanish -> English table that made a set's graphs (for the spellable count), when present."""
-    if "build" in set_name:
+    if "demo" not in set_name:
         path = BUILD / "roundtrip" / f"rv-web.{part}.gz"
     else:
         path = demo_files().es_en_table
     return path if path.is_file() else None
 
 
-def case_sets(which: str, part: str) -> list[tuple[str, Path, Path]]:
-    """``(name, cases, graph)`` per set: the build's files for ``part`` when present, else the demo's (test)."""
+def graph_size(graph: Path) -> dict | None:
+    """The stack, options and sample a larger graph was decoded with (``settings.json`` beside it, written by
+    ``benchmarks/decode_thesis_graphs.py``); None for the build's and the demo's graphs."""
+    settings = graph.parent / "settings.json"
+    if not settings.is_file():
+        return None
+    return json.loads(settings.read_text(encoding="utf-8")).get(graph.name)
+
+
+def case_sets(which: str, part: str, graphs: Path | None = None) -> list[tuple[str, Path, Path]]:
+    """``(name, cases, graph)`` per set: ``graphs``' files (larger graphs of a sample, with their own cases) when
+    given and present, else the build's files for ``part`` when present, else the demo's (test)."""
     demo = demo_files()
     built = {
         "roundtrip": (BUILD / "testcases" / f"roundtrip-{part}.jsonl", BUILD / "roundtrip" / f"roundtrip-{part}.graph.gz"),
@@ -102,7 +114,12 @@ def case_sets(which: str, part: str) -> list[tuple[str, Path, Path]]:
     sets = []
     for name in (("roundtrip", "webkjv") if which == "both" else (which,)):
         cases, graph = built[name]
-        if cases.exists() and graph.exists():
+        larger = graphs and (graphs / cases.name, graphs / graph.name)
+        if larger and larger[0].exists() and larger[1].exists() and graph_size(larger[1]):
+            size = graph_size(larger[1])
+            sets.append((f"{name} ({part}, stack {size['stack']} / {size['options']} options, "
+                         f"{size['sentences']} of {size['of_sentences']} sentences)", *larger))
+        elif cases.exists() and graph.exists():
             sets.append((f"{name} ({part}, build)", cases, graph))
         else:
             cases, graph = demo.case_set(name)
@@ -197,8 +214,8 @@ def compare_with_moses(graph: Path, translations: Path, lm_path: Path) -> dict:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cases", choices=("roundtrip", "webkjv", "both"), default="both")
-    parser.add_argument("--set", choices=("dev", "test"), default="dev",
-                        help="the build's cases of this part (the demo's test cases without a build)")
+    parser.add_argument("--set", choices=("dev", "test"), nargs="+", default=["dev"],
+                        help="the build's cases of these parts (the demo's test cases without a build)")
     parser.add_argument("--limit", type=int, help="first N cases of each set")
     parser.add_argument("--lm", help="KenLM model for LMSF and LMBS (default: the demo's English LM, which made "
                         "the graphs)")
@@ -206,6 +223,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--moses-graph", help="a real Moses decoder's search graph of the round trip's Spanish test "
                         "sentences (see tests/data/moses/README.md), compared with ours on the bundled test cases")
     parser.add_argument("--moses-translations", help="that run's -report-segmentation output")
+    parser.add_argument("--graphs", help="a folder of larger graphs of a sample of the part's sentences, with their "
+                        "cases and settings.json (benchmarks/decode_thesis_graphs.py); sets without one there use "
+                        "the build's")
     parser.add_argument("--out", help="output directory (default evaldata/results)")
 
 
@@ -215,9 +235,10 @@ def run_from_args(args: argparse.Namespace, command: str) -> int:
     code_identity()  # read (and cached) now: the code that ran is the code as the run started
     lm_path = Path(args.lm) if args.lm else demo_files().lm
     started = time.perf_counter()
+    graphs = Path(args.graphs) if args.graphs else None
     sets = [run_set(name, cases, graph, lm_path, limit=args.limit, processes=args.processes, say=print,
-                    table=es_en_table(name, args.set))
-            for name, cases, graph in case_sets(args.cases, args.set)]
+                    table=es_en_table(name, part))
+            for part in dict.fromkeys(args.set) for name, cases, graph in case_sets(args.cases, part, graphs)]
     moses = compare_with_moses(Path(args.moses_graph), Path(args.moses_translations), lm_path) \
         if args.moses_graph and args.moses_translations else None
     out = Path(args.out) if args.out else RESULTS

@@ -9,7 +9,7 @@ from pathlib import Path
 from core.engine.cat.approaches import APPROACHES, PAPER_CASES, PAPER_FEEDBACK_SUCCESSES, PAPER_SUCCESSES
 from core.experiments.seed001_accounting import by_selection_length, readings_table, stage_table, ties_table
 from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
-from core.experiments.seed001_approaches import diagnostic_approaches
+from core.experiments.seed001_approaches import diagnostic_approaches, graph_size
 from core.stats.significance import PairwiseTests
 from core.textio import atomic_output
 
@@ -87,6 +87,10 @@ def why_paragraph(result: dict) -> list[str]:
     fates_ten = Counter(_fate_group(r.fate) for r in ten)
     wins_one, wins_ten = sum(r.success for r in one), sum(r.success for r in ten)
     dropped = [r for r in ten if (r.fate or "").startswith("dropped by FWPF")]
+    # "dropped by" also holds the later filters (PTRF, FNRF, SBRF): the partial filters' losses are apart.
+    partial = sum(1 for r in ten if (r.fate or "").split(" (")[0] in
+                  {f"dropped by {stage}" for stage in APPROACHES["approach-10"].partial_filters})
+    later = fates_ten["dropped by"] - partial
     function_only = sum(1 for r in dropped if not content_words(r.case.gold))
     lost_before = fates_one["not in graph"] + fates_one["not retrieved"]
     verdict = "beats" if wins_ten > wins_one else "does not beat"
@@ -102,11 +106,12 @@ def why_paragraph(result: dict) -> list[str]:
             f"({_percent(fates_one['not retrieved'], cases)}) are in the graph but not on the spans §3.4.2's retrieval "
             f"queries: {lost_before} cases ({_percent(lost_before, cases)}) no approach can solve with these graphs, the "
             "same for all ten.",
-            f"- In approaches 2 to 10 a partial filter drops the gold in {fates_ten['dropped by']} cases, {len(dropped)} "
+            f"- In approaches 2 to 10 a partial filter drops the gold in {partial} cases, {len(dropped)} "
             "of them FWPF: the gold differs from a better-scored partial of its span only in function words "
             f"(\"the cattle\" against \"cattle\"), as FWPF's definition has it; {function_only} of those golds are "
             "function words only (\"he\", \"but\", \"had\"). The round trip changes function words often; "
-            "Rustamli's news sentences, translated by a large system, may have had fewer such cases.",
+            "Rustamli's news sentences, translated by a large system, may have had fewer such cases."
+            + (f" In approach 10, SBRF drops {later} more after ranking." if later else ""),
             f"- The sorters can only reorder what the filters leave: in approach 10 the gold is a suggestion beyond the "
             f"top 5 in {fates_ten['ranked']} cases, so LMBS and CDBS have that many to win; in approach 1, "
             f"{fates_one['ranked']}.", ""]
@@ -293,16 +298,34 @@ def write_per_sentence_file(sets: list[dict], out: Path, *, command: str, lm: Pa
 
 
 def graph_note(sets: list[dict]) -> list[str]:
-    """Which graphs the figures stand on: the demo's and the build's round trips are not the thesis's size."""
+    """Which graphs each set's figures stand on, against the thesis's stack 5,000 with 100 options (§4.1.1)."""
     from core.evaldata.translation_stages import ROUNDTRIP
 
     if not sets:
         return []
-    return [f"**Graph size.** These graphs (the bundled demo's, or the data build's `roundtrip` stage) are decoded at "
-            f"stack {ROUNDTRIP['second_pass_stack']} with {ROUNDTRIP['option_limit']} translation options per span; "
-            "Rustamli's were decoded at stack 5,000 with 100 (§4.1.1). The stage counts show what that costs (golds "
-            "spellable by the table against golds in the graph); `docs/BENCHMARKS.md` measures larger graphs of the "
-            "demo's sentences. These results are not on thesis-size graphs.", ""]
+    lines = ["**Graph size.** Rustamli's graphs were decoded at stack 5,000 with 100 translation options per span "
+             "(§4.1.1). Each set below says which graphs it stands on:", ""]
+    for result in sets:
+        size = graph_size(Path(result["graph"]))
+        if size is None:
+            lines.append(f"- {result['name']}: the data build's `roundtrip` stage (or the bundled demo's), stack "
+                         f"{ROUNDTRIP['second_pass_stack']} with {ROUNDTRIP['option_limit']} options per span.")
+        else:
+            lines.append(f"- {result['name']}: stack {size['stack']} with {size['options']} options per span, "
+                         f"{every_nth(size['every'])} of the part ({size['sentences']} of "
+                         f"{size['of_sentences']}), decoded again by `benchmarks/decode_thesis_graphs.py` with the "
+                         f"build's table and LM ({size['decode_seconds'] / 60:.0f} minutes of decoding summed over "
+                         f"{size['processes']} processes, {size['peak_mb']:.0f} MB peak, graph {size['graph_mb']:.0f} MB gzip)"
+                         + (", its round-trip cases made from this graph's 1-best as the build makes them from its "
+                            "own." if "roundtrip" in size else "."))
+    lines += ["", "`docs/BENCHMARKS.md` (\"Seed 001: round-trip graphs toward the thesis's size\") measures stacks "
+              "1,000 and 5,000 on a few sentences: what the thesis's size would cost here and whether the counts "
+              "still move.", ""]
+    return lines
+
+
+def every_nth(n: int) -> str:
+    return "every sentence" if n == 1 else f"every {n}{ {2: 'nd', 3: 'rd'}.get(n, 'th')} sentence"
 
 
 def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds: float,
@@ -335,7 +358,9 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
                   "all); *spellable by the table* is apart: whether the Spanish -> English table can spell the "
                   "gold from the selection's source words at all. An independent count "
                   "(`benchmarks/seed001_independent_counts.py`, its own graph parser, aligner and filters) gives the "
-                  "same numbers through the partial filters on the bundled cases (`tests/test_seed001_accounting.py`).",
+                  "same numbers through the partial filters (`python3 benchmarks/seed001_independent_counts.py CASES GRAPH "
+                  "--table TABLE` on this set's files; `tests/test_seed001_accounting.py` checks it, and that the "
+                  "explanation above states its counts, on the bundled cases).",
                   "", *stage_table(result), "",
                   "### Fig. 4.2 by selection length (tokens; the thesis's queries are 2-3 words)", "",
                   "Successes (share of the group's cases); the italic rows are golds spellable by the table, in the "
@@ -360,6 +385,14 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
                   "### Sample outputs (approach 1 against approach 10; cases where they differ first)", "",
                   *samples(result), ""]
     lines += moses_section(moses)
+    lines += ["## Fig. 4.5: the manual evaluation", "",
+              "Fig. 4.5 (per approach and judge, the cases whose chosen paraphrase was an offered option, and the "
+              "unified score) comes from judges, not from this run: a choice study (`parastudio study create NAME "
+              "--criteria choice`, 4 judges per task by default; tasks with their approach as `system`, e.g. sent "
+              "from the Suggestions screen), judged with preview-then-Accept and §4.2.1's auto-skip, then "
+              "`parastudio report STUDY.sqlite --format md` (its `seed001_fig4_5` table, the paper's figures in its "
+              "note; `docs/CLI.md`, \"Choice studies\"). `tests/test_choice_tasks_fig45.py` and "
+              "`tests/test_choice_auto_skip.py` check it end to end.", ""]
     lines += [markdown_note(PER_SENTENCE, header, "one case under one approach, with or without feedback"), ""]
     with atomic_output(markdown) as handle:
         handle.write("\n".join(lines) + "\n")
