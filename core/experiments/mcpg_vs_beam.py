@@ -217,7 +217,7 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         systems: Sequence[MCPGSystem], *, episodes_per_step: int | None = None, time_budget: float | None = None,
         stack_size: int = STACK_SIZE, nbest: int = NBEST, processes: int | None = None, progress: bool = True,
         max_episodes: int | None = None, core: str = "python", records: "SearchRecords | None" = None,
-        recorded_only: bool = False) -> list[SentenceResult]:
+        recorded_only: bool = False, shard: tuple[int, int] = (0, 1)) -> list[SentenceResult]:
     """Beam references (in parallel, ``processes``) then every MCPG system, one sentence at a time.
 
     MCPG runs by count (``episodes_per_step``, default each profile's;
@@ -227,7 +227,9 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
     the system's settings (:func:`core_of`). ``records``
     (:mod:`~core.experiments.mcpg_vs_beam_records`) gets each search as it
     ends and gives back those already run; with ``recorded_only`` nothing is
-    searched and a system lacks the sentences the records lack.
+    searched and a system lacks the sentences the records lack. ``shard`` ``(k,
+    n)`` searches only the sentences whose index is k modulo n (n processes
+    filling one records file share a long run).
     """
     results = [SentenceResult(tuple(s)) for s in sentences]
     bar = _bar(len(sentences), f"beam stack {stack_size}", progress)
@@ -252,7 +254,8 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         settings = {"eta": episodes_per_step, "max_episodes": max_episodes, "time_budget": time_budget,
                     "seed": "sentence index"}
         for index, result in enumerate(results):
-            if records is not None and (records.restore(index, result, system, settings) or recorded_only):
+            if records is not None and (records.restore(index, result, system, settings) or recorded_only) \
+                    or index % shard[1] != shard[0]:
                 if bar:
                     bar.update(1)
                 continue
@@ -317,6 +320,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--recorded-only", action="store_true",
                         help="with --records: search nothing, report the searches FILE holds (a system lacks the "
                         "sentences it has no record of)")
+    parser.add_argument("--shard", default=None, metavar="K/N",
+                        help="search only the sentences whose index is K modulo N (N processes, one --records FILE)")
     parser.add_argument("--processes", type=int, default=None, help="beam decoder workers (MCPG runs on one)")
     parser.add_argument("--no-progress", dest="progress", action="store_false")
 
@@ -364,10 +369,17 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
     elif args.recorded_only:
         print("error: --recorded-only needs --records FILE", file=sys.stderr)
         return 1
+    shard = (0, 1)
+    if args.shard is not None:
+        k, _, n = args.shard.partition("/")
+        if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
+            print(f"error: --shard expects K/N with 0 <= K < N, not {args.shard!r}", file=sys.stderr)
+            return 1
+        shard = (int(k), int(n))
     results = run(table, lm, sentences, systems, episodes_per_step=args.episodes_per_step,
                   time_budget=args.time_budget, processes=args.processes, progress=args.progress,
                   core=args.core, records=records,
-                  recorded_only=args.recorded_only)
+                  recorded_only=args.recorded_only, shard=shard)
     output = Path(args.out)
     provenance = {"command": command, "rules loaded": len(table), "table": args.table, "LM": args.lm,
                   "input": f"{args.input} (first {len(sentences)})"}

@@ -340,8 +340,14 @@ struct Node {
   int64_t visits = 0;
   int32_t tried = 0;
   std::vector<int32_t> actions;  // once allocated: STOP first when it may stop, then the free actions in order
-  std::vector<double> count, reward_sum, reward_squares, best, best_reward, rave_best, rave_reward;
+  // The tried actions' statistics (the first `tried` of actions: they are tried in order), grown one entry as
+  // an action is first tried: most states are left after a few tries, so they never hold the hundreds of
+  // entries of their untried actions (search.py allocates them all; NodeSnapshot gives their values).
+  std::vector<double> count, reward_sum, reward_squares, best, best_reward;
   std::vector<double> spread;  // reward_squares / count - mean * mean, kept as backup changes them
+  std::vector<double> inverse_root;  // 1 / sqrt(count): Select's cheap bound on the exploration bonus
+  std::vector<double> rave_best, rave_reward;  // every action's, tried or not
+  std::vector<uint64_t> free_ranks;  // bit r set when the action of rank r is free here: Local by popcount
   std::vector<std::pair<int32_t, double>> pending;  // RAVE maxima before allocation (search.py's pending_rave)
 };
 
@@ -553,16 +559,14 @@ class Search {
     node.allocated = true;
     node.actions.clear();
     if (node.may_stop) node.actions.push_back(kStop);
+    node.free_ranks.assign((order_.size() + 63) / 64, 0);
     if (!(settings_.translator && node.may_stop))  // translator: a covered state only stops
-      for (int32_t a : order_)
-        if (!(masks_[a] & node.covered)) node.actions.push_back(a);
+      for (size_t r = 0; r < order_.size(); ++r)
+        if (!(masks_[order_[r]] & node.covered)) {
+          node.actions.push_back(order_[r]);
+          node.free_ranks[r >> 6] |= 1ULL << (r & 63);
+        }
     const size_t size = node.actions.size();
-    node.count.assign(size, 0.0);
-    node.reward_sum.assign(size, 0.0);
-    node.reward_squares.assign(size, 0.0);
-    node.spread.assign(size, 0.0);
-    node.best.assign(size, kUnseen);
-    node.best_reward.assign(size, 0.0);
     node.rave_best.assign(size, std::numeric_limits<double>::quiet_NaN());
     node.rave_reward.assign(size, std::numeric_limits<double>::quiet_NaN());
     for (const auto &item : node.pending) {
@@ -576,15 +580,15 @@ class Search {
     node.pending.shrink_to_fit();
   }
 
-  // The slot of action a in node.actions (-1 when it is not there): the free actions are in order.
+  // The slot of action a in node.actions (-1 when it is not there): the free actions are in order, so its
+  // slot counts the free ranks below its own (after stop).
   int32_t Local(const Node &node, int32_t a) const {
-    const int32_t first = node.may_stop ? 1 : 0;
-    const int32_t target = rank_[a];
-    auto begin = node.actions.begin() + first;
-    auto found = std::lower_bound(begin, node.actions.end(), target,
-                                  [this](int32_t b, int32_t r) { return rank_[b] < r; });
-    if (found == node.actions.end() || *found != a) return -1;
-    return static_cast<int32_t>(found - node.actions.begin());
+    const uint32_t r = static_cast<uint32_t>(rank_[a]);
+    const uint64_t *bits = node.free_ranks.data();
+    if (!(bits[r >> 6] >> (r & 63) & 1)) return -1;
+    int32_t slot = node.may_stop ? 1 : 0;
+    for (uint32_t w = 0; w < (r >> 6); ++w) slot += __builtin_popcountll(bits[w]);
+    return slot + __builtin_popcountll(bits[r >> 6] & ((1ULL << (r & 63)) - 1));
   }
 
   Words Sentence(const std::vector<int32_t> &applied) const {
@@ -695,27 +699,60 @@ class Search {
 
   int32_t Select(Node &node) {
     Allocate(node);
-    if (node.tried < Offered(node)) return node.tried++;
+    if (node.tried < Offered(node)) {  // the next untried action: its statistics start
+      node.count.push_back(0.0);
+      node.reward_sum.push_back(0.0);
+      node.reward_squares.push_back(0.0);
+      node.spread.push_back(0.0);
+      node.inverse_root.push_back(0.0);
+      node.best.push_back(kUnseen);
+      node.best_reward.push_back(0.0);
+      return node.tried++;
+    }
     const double visits = static_cast<double>(node.visits);
     const double log_n = node.visits > 1 ? std::log(visits) : 0.0;
     const double k = settings_.exploration;
     const double beta = std::sqrt(k / (3.0 * visits + k));
     const double two_log_n = 2.0 * log_n, keep = 1.0 - beta;
     const int32_t tried = node.tried;
-    index_.resize(tried);
-    double *index = index_.data();
+    // search.py's index for every tried action is value + bonus, value = keep * q + beta * q_rave and
+    // bonus = sqrt(log_n / count * min(V, 1/4)) <= sqrt(log_n) / 2 / sqrt(count) (V >= 0). A first pass
+    // takes value plus that bound (a multiplication, 1 / sqrt(count) kept per action; a relative margin of
+    // 1e-9 covers its roundings) and the action with the best bound gets its exact index. Only actions whose
+    // bound reaches that index can be the first maximum: they alone get their exact index, the same
+    // operations as search.py's, in order. A negative spread (the rounding of a zero variance) could make V
+    // negative and the index NaN (np.argmax's first NaN): such an action always gets its exact index.
+    value_.resize(tried);
+    bound_.resize(tried);
+    double *value = value_.data(), *bound = bound_.data();
     const double *count = node.count.data(), *spread = node.spread.data(), *q = node.best_reward.data(),
-                 *rave = node.rave_reward.data();
-    for (int32_t i = 0; i < tried; ++i) {  // no branch: the compiler may vectorise it (the same IEEE operations)
+                 *rave = node.rave_reward.data(), *inverse_root = node.inverse_root.data();
+    const double reach = 0.5 * std::sqrt(log_n) * (1.0 + 1e-9);
+    constexpr double kAlways = std::numeric_limits<double>::infinity();
+    for (int32_t i = 0; i < tried; ++i) {  // no branch: the compiler may vectorise it
       const double q_rave = std::isnan(rave[i]) ? q[i] : rave[i];
+      value[i] = keep * q[i] + beta * q_rave;
+      bound[i] = spread[i] < 0.0 ? kAlways : value[i] + reach * inverse_root[i];
+    }
+    auto exact = [&](int32_t i) {
       const double variance = spread[i] + std::sqrt(two_log_n / count[i]);
       const double capped = std::isnan(variance) ? variance : (variance < 0.25 ? variance : 0.25);  // np.minimum
-      index[i] = keep * q[i] + beta * q_rave + std::sqrt(log_n / count[i] * capped);
-    }
-    int32_t chosen = 0;
+      return value[i] + std::sqrt(log_n / count[i] * capped);
+    };
+    int32_t top = 0;
+    for (int32_t i = 1; i < tried; ++i)
+      if (bound[i] > bound[top]) top = i;
+    const double floor = exact(top);
+    int32_t chosen = -1;
+    double best = 0.0;
     for (int32_t i = 0; i < tried; ++i) {
-      if (std::isnan(index[i])) return i;  // np.argmax: the first NaN
-      if (index[i] > index[chosen]) chosen = i;
+      if (bound[i] < floor) continue;  // its index is below the maximum (a NaN floor compares false: all exact)
+      const double index = i == top ? floor : exact(i);
+      if (std::isnan(index)) return i;  // np.argmax: the first NaN
+      if (chosen < 0 || index > best) {
+        chosen = i;
+        best = index;
+      }
     }
     return chosen;
   }
@@ -785,6 +822,7 @@ class Search {
         const int32_t action = at.actions[index];
         if (action != kStop) later_.push_back(action);
         at.count[index] += 1.0;
+        at.inverse_root[index] = 1.0 / std::sqrt(at.count[index]);
         at.reward_sum[index] += reward;
         at.reward_squares[index] += reward * reward;
         const double mean = at.reward_sum[index] / at.count[index];
@@ -876,8 +914,15 @@ class Search {
     if (!node.allocated)
       return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, py::none(), py::none(), py::none(),
                             py::none(), py::none(), py::none(), pending);
-    return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, node.actions, node.count,
-                          node.reward_sum, node.reward_squares, node.best, node.rave_best, pending);
+    // Untried actions' statistics as search.py's arrays hold them: count and sums 0, maxima -inf.
+    const size_t size = node.actions.size();
+    auto padded = [size](std::vector<double> values, double untried) {
+      values.resize(size, untried);
+      return values;
+    };
+    return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, node.actions,
+                          padded(node.count, 0.0), padded(node.reward_sum, 0.0), padded(node.reward_squares, 0.0),
+                          padded(node.best, kUnseen), node.rave_best, pending);
   }
 
   const Model *model_;
@@ -916,7 +961,7 @@ class Search {
   std::vector<std::pair<Node *, int32_t>> path_;
   std::vector<Words> on_path_;
   std::vector<int32_t> playout_, later_, pool_;
-  std::vector<double> index_;
+  std::vector<double> value_, bound_;
   Words key_, sentence_;
   mutable std::vector<int32_t> sorted_;
 };
