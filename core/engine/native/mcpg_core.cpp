@@ -30,10 +30,7 @@
 #include <utility>
 #include <vector>
 
-#include "lm/model.hh"
-#include "lm/state.hh"
-#include "lm/virtual_interface.hh"
-#include "util/exception.hh"
+#include "kenlm_model.hh"
 
 namespace py = pybind11;
 
@@ -83,23 +80,10 @@ struct WordsHash {
 // ---- the language model -----------------------------------------------------------------------------------
 class Model {
  public:
-  explicit Model(const std::string &path) {
-    lm::ngram::Config config;
-    config.messages = nullptr;
-    try {
-      model_.reset(lm::ngram::LoadVirtual(path.c_str(), config));
-    } catch (const util::Exception &error) {
-      throw std::runtime_error(path + ": " + error.what());
-    }
-    if (model_->StateSize() != sizeof(lm::ngram::State))
-      throw std::runtime_error(path + ": not an n-gram model KenLM's State fits");
-  }
+  explicit Model(const std::string &path) : model_(parastudio::LoadKenlm(path)) {}
 
   std::vector<lm::WordIndex> Indices(const std::vector<std::string> &words) const {
-    std::vector<lm::WordIndex> out;
-    const lm::base::Vocabulary &vocabulary = model_->BaseVocabulary();
-    for (const std::string &word : words) out.push_back(vocabulary.Index(word));
-    return out;
+    return parastudio::KenlmIndices(*model_, words);
   }
 
   unsigned Order() const { return model_->Order(); }
@@ -347,7 +331,6 @@ struct Node {
   std::vector<double> spread;  // reward_squares / count - mean * mean, kept as backup changes them
   std::vector<double> inverse_root;  // 1 / sqrt(count): Select's cheap bound on the exploration bonus
   std::vector<double> rave_best, rave_reward;  // every action's, tried or not
-  std::vector<uint64_t> free_ranks;  // bit r set when the action of rank r is free here: Local by popcount
   std::vector<std::pair<int32_t, double>> pending;  // RAVE maxima before allocation (search.py's pending_rave)
 };
 
@@ -559,13 +542,9 @@ class Search {
     node.allocated = true;
     node.actions.clear();
     if (node.may_stop) node.actions.push_back(kStop);
-    node.free_ranks.assign((order_.size() + 63) / 64, 0);
     if (!(settings_.translator && node.may_stop))  // translator: a covered state only stops
-      for (size_t r = 0; r < order_.size(); ++r)
-        if (!(masks_[order_[r]] & node.covered)) {
-          node.actions.push_back(order_[r]);
-          node.free_ranks[r >> 6] |= 1ULL << (r & 63);
-        }
+      for (int32_t a : order_)
+        if (!(masks_[a] & node.covered)) node.actions.push_back(a);
     const size_t size = node.actions.size();
     node.rave_best.assign(size, std::numeric_limits<double>::quiet_NaN());
     node.rave_reward.assign(size, std::numeric_limits<double>::quiet_NaN());
@@ -580,15 +559,15 @@ class Search {
     node.pending.shrink_to_fit();
   }
 
-  // The slot of action a in node.actions (-1 when it is not there): the free actions are in order, so its
-  // slot counts the free ranks below its own (after stop).
+  // The slot of action a in node.actions (-1 when it is not there): the free actions are in order.
   int32_t Local(const Node &node, int32_t a) const {
-    const uint32_t r = static_cast<uint32_t>(rank_[a]);
-    const uint64_t *bits = node.free_ranks.data();
-    if (!(bits[r >> 6] >> (r & 63) & 1)) return -1;
-    int32_t slot = node.may_stop ? 1 : 0;
-    for (uint32_t w = 0; w < (r >> 6); ++w) slot += __builtin_popcountll(bits[w]);
-    return slot + __builtin_popcountll(bits[r >> 6] & ((1ULL << (r & 63)) - 1));
+    const int32_t first = node.may_stop ? 1 : 0;
+    const int32_t target = rank_[a];
+    auto begin = node.actions.begin() + first;
+    auto found = std::lower_bound(begin, node.actions.end(), target,
+                                  [this](int32_t b, int32_t r) { return rank_[b] < r; });
+    if (found == node.actions.end() || *found != a) return -1;
+    return static_cast<int32_t>(found - node.actions.begin());
   }
 
   Words Sentence(const std::vector<int32_t> &applied) const {
