@@ -329,7 +329,6 @@ struct Node {
   // entries of their untried actions (search.py allocates them all; NodeSnapshot gives their values).
   std::vector<double> count, reward_sum, reward_squares, best, best_reward;
   std::vector<double> spread;  // reward_squares / count - mean * mean, kept as backup changes them
-  std::vector<double> inverse_root;  // 1 / sqrt(count): Select's cheap bound on the exploration bonus
   std::vector<double> rave_best, rave_reward;  // every action's, tried or not
   std::vector<std::pair<int32_t, double>> pending;  // RAVE maxima before allocation (search.py's pending_rave)
 };
@@ -683,7 +682,6 @@ class Search {
       node.reward_sum.push_back(0.0);
       node.reward_squares.push_back(0.0);
       node.spread.push_back(0.0);
-      node.inverse_root.push_back(0.0);
       node.best.push_back(kUnseen);
       node.best_reward.push_back(0.0);
       return node.tried++;
@@ -694,44 +692,20 @@ class Search {
     const double beta = std::sqrt(k / (3.0 * visits + k));
     const double two_log_n = 2.0 * log_n, keep = 1.0 - beta;
     const int32_t tried = node.tried;
-    // search.py's index for every tried action is value + bonus, value = keep * q + beta * q_rave and
-    // bonus = sqrt(log_n / count * min(V, 1/4)) <= sqrt(log_n) / 2 / sqrt(count) (V >= 0). A first pass
-    // takes value plus that bound (a multiplication, 1 / sqrt(count) kept per action; a relative margin of
-    // 1e-9 covers its roundings) and the action with the best bound gets its exact index. Only actions whose
-    // bound reaches that index can be the first maximum: they alone get their exact index, the same
-    // operations as search.py's, in order. A negative spread (the rounding of a zero variance) could make V
-    // negative and the index NaN (np.argmax's first NaN): such an action always gets its exact index.
-    value_.resize(tried);
-    bound_.resize(tried);
-    double *value = value_.data(), *bound = bound_.data();
+    index_.resize(tried);
+    double *index = index_.data();
     const double *count = node.count.data(), *spread = node.spread.data(), *q = node.best_reward.data(),
-                 *rave = node.rave_reward.data(), *inverse_root = node.inverse_root.data();
-    const double reach = 0.5 * std::sqrt(log_n) * (1.0 + 1e-9);
-    constexpr double kAlways = std::numeric_limits<double>::infinity();
-    for (int32_t i = 0; i < tried; ++i) {  // no branch: the compiler may vectorise it
+                 *rave = node.rave_reward.data();
+    for (int32_t i = 0; i < tried; ++i) {  // no branch: the compiler may vectorise it (the same IEEE operations)
       const double q_rave = std::isnan(rave[i]) ? q[i] : rave[i];
-      value[i] = keep * q[i] + beta * q_rave;
-      bound[i] = spread[i] < 0.0 ? kAlways : value[i] + reach * inverse_root[i];
-    }
-    auto exact = [&](int32_t i) {
       const double variance = spread[i] + std::sqrt(two_log_n / count[i]);
       const double capped = std::isnan(variance) ? variance : (variance < 0.25 ? variance : 0.25);  // np.minimum
-      return value[i] + std::sqrt(log_n / count[i] * capped);
-    };
-    int32_t top = 0;
-    for (int32_t i = 1; i < tried; ++i)
-      if (bound[i] > bound[top]) top = i;
-    const double floor = exact(top);
-    int32_t chosen = -1;
-    double best = 0.0;
+      index[i] = keep * q[i] + beta * q_rave + std::sqrt(log_n / count[i] * capped);
+    }
+    int32_t chosen = 0;
     for (int32_t i = 0; i < tried; ++i) {
-      if (bound[i] < floor) continue;  // its index is below the maximum (a NaN floor compares false: all exact)
-      const double index = i == top ? floor : exact(i);
-      if (std::isnan(index)) return i;  // np.argmax: the first NaN
-      if (chosen < 0 || index > best) {
-        chosen = i;
-        best = index;
-      }
+      if (std::isnan(index[i])) return i;  // np.argmax: the first NaN
+      if (index[i] > index[chosen]) chosen = i;
     }
     return chosen;
   }
@@ -801,7 +775,6 @@ class Search {
         const int32_t action = at.actions[index];
         if (action != kStop) later_.push_back(action);
         at.count[index] += 1.0;
-        at.inverse_root[index] = 1.0 / std::sqrt(at.count[index]);
         at.reward_sum[index] += reward;
         at.reward_squares[index] += reward * reward;
         const double mean = at.reward_sum[index] / at.count[index];
@@ -940,7 +913,7 @@ class Search {
   std::vector<std::pair<Node *, int32_t>> path_;
   std::vector<Words> on_path_;
   std::vector<int32_t> playout_, later_, pool_;
-  std::vector<double> value_, bound_;
+  std::vector<double> index_;
   Words key_, sentence_;
   mutable std::vector<int32_t> sorted_;
 };
