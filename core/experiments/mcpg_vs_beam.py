@@ -41,6 +41,10 @@ The per-sentence outputs go to ``mcpg-vs-beam.jsonl`` beside the Markdown
 (:mod:`core.experiments.per_sentence`).
 
     python -m core.experiments.mcpg_vs_beam [--limit N] [--episodes-per-step 1000] [--out DIR]
+
+At the papers' eta a run takes hours: ``--core native`` runs the compiled search (the same outputs),
+``--records FILE`` keeps each finished search as it ends (:mod:`~core.experiments.mcpg_vs_beam_records`),
+``--shard K/N`` splits the sentences over processes and ``--recorded-only`` reports what FILE holds.
 """
 
 from __future__ import annotations
