@@ -147,6 +147,9 @@ def _warn_without(name: str, why: str) -> None:
           file=sys.stderr, flush=True)
 
 
+KENLM_MODEL_HEADER = "core/engine/native/kenlm_model.hh"
+
+
 def extensions() -> list[Pybind11Extension]:
     macros = [("KENLM_MAX_ORDER", str(KENLM_MAX_ORDER)), ("NDEBUG", None), ("HAVE_CLOCKGETTIME", None)]
     libraries = []
@@ -156,6 +159,7 @@ def extensions() -> list[Pybind11Extension]:
     return [Pybind11Extension(
         BEAM_CORE,
         ["core/engine/native/beam_core.cpp"],
+        depends=[KENLM_MODEL_HEADER],  # shared by both cores (an sdist carries it)
         define_macros=macros,
         libraries=libraries,
         extra_compile_args=["-O3", "-w"],  # KenLM's own warnings are not ours to fix
@@ -163,6 +167,7 @@ def extensions() -> list[Pybind11Extension]:
     ), Pybind11Extension(
         MCPG_CORE,
         ["core/engine/native/mcpg_core.cpp"],
+        depends=[KENLM_MODEL_HEADER],  # shared by both cores (an sdist carries it)
         define_macros=macros,
         libraries=libraries,
         # No fused multiply-add: the selection index must round as the Python reference's does (errno is

@@ -273,3 +273,39 @@ def test_seed002_pattern_records_hold_each_models_table_row():
     ranked = sorted((r for r in records if "LL, all" in r["scores"]),
                     key=lambda r: (-r["scores"]["LL, all"], r["e1"], r["e2"]))[:2]
     assert [r["e2"] for r in ranked] == ["consider [NN_1]", "heed [NN_1]"]
+
+
+def test_mcpg_vs_beam_records_resume_shards_and_report_a_partial_run(inputs, tmp_path, capsys):
+    """--records: two shards fill one file; a run with the file searches nothing again (its searches' seconds
+    are the recorded ones, so the per-sentence file is the same); --recorded-only reports what the file holds
+    and says how many sentences each system searched; a malformed line is one line, exit 2."""
+    records = tmp_path / "records.jsonl"
+    common = ["experiment", "mcpg-vs-beam", "--table", str(inputs["table"]), "--lm", str(inputs["lm"]),
+              "--input", str(inputs["input"]), "--profiles", "faithful", "--modes", "true-score,translator",
+              "--translator-rewards", "channel,seed003", "--episodes-per-step", "20", "--processes", "1",
+              "--no-progress", "--core", "native", "--records", str(records)]
+    assert main([*common, "--out", str(tmp_path / "a"), "--shard", "0/2"]) == 0
+    lines = records.read_text(encoding="utf-8").splitlines()
+    assert sorted({json.loads(line)["sentence_id"] for line in lines}) == [0, 2]
+    partial = (tmp_path / "a" / "mcpg-vs-beam.md").read_text(encoding="utf-8")
+    assert "MCPG translator (reward seed003), faithful on 2 of 4" in partial
+    assert main([*common, "--out", str(tmp_path / "b"), "--shard", "1/2"]) == 0
+    assert len(records.read_text(encoding="utf-8").splitlines()) == 3 * len(SENTENCES)
+    assert main([*common, "--out", str(tmp_path / "c")]) == 0  # everything recorded: nothing searched again
+    assert len(records.read_text(encoding="utf-8").splitlines()) == 3 * len(SENTENCES)
+    assert main([*common, "--out", str(tmp_path / "d"), "--recorded-only"]) == 0
+    _, complete = read_per_sentence(tmp_path / "c" / "mcpg-vs-beam.jsonl")
+    _, reported = read_per_sentence(tmp_path / "d" / "mcpg-vs-beam.jsonl")
+    recorded = {(r["sentence_id"], r["system"]): r for r in map(json.loads, lines)}
+    for record in complete:
+        if record["system"] != "beam decoder":
+            assert record["true_score"] == recorded.get((record["sentence_id"], record["system"]),
+                                                        {"score": record["true_score"]})["score"]
+    assert [r for r in complete if r["system"] != "beam decoder"] == \
+        [r for r in reported if r["system"] != "beam decoder"]
+    assert "**Partial run.**" not in (tmp_path / "d" / "mcpg-vs-beam.md").read_text(encoding="utf-8")
+    records.write_text(records.read_text(encoding="utf-8") + "{not json\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main([*common, "--out", str(tmp_path / "e"), "--recorded-only"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and f"{records}:{3 * len(SENTENCES) + 1}: expected one JSON search record" in error[0]

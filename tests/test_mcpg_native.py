@@ -34,6 +34,9 @@ VARIANTS = {
     "prior order": dataclasses.replace(FAITHFUL, action_order="prior"),
     "restarts": dataclasses.replace(FAITHFUL, restart_until_budget=True),
 }
+# (mode, translator reward): the true-score mode, and translator mode with the channel reward and with seed
+# 003 §4.3's reward as printed (each rule over p(s_i|s_i)).
+MODES = [("true-score", "channel"), ("translator", "channel"), ("translator", "seed003")]
 
 
 def fixture_ok(examples):
@@ -71,16 +74,16 @@ def python_node(node):
             hexes(node.reward_sum), hexes(node.reward_squares), hexes(node.best), hexes(node.rave_best), {})
 
 
-def native_node(item, core):
+def native_node(item, core, translator):
     key, applied, covered, visits, tried, actions, *arrays, pending = item
     floats = [None if values is None else hexes(values) for values in arrays]
-    return core.sentence(key), (tuple(applied), covered, visits, tried, actions, *floats,
-                                {a: v.hex() for a, v in pending.items()})
+    key = tuple(key) if translator else core.sentence(key)  # translator mode: a state is its actions
+    return key, (tuple(applied), covered, visits, tried, actions, *floats, {a: v.hex() for a, v in pending.items()})
 
 
 def trees(search, core):
     python = {key: python_node(node) for key, node in search.tree.items()}
-    compiled = dict(native_node(item, core) for item in core.core.tree())
+    compiled = dict(native_node(item, core, search.translator) for item in core.core.tree())
     return python, compiled
 
 
@@ -114,8 +117,8 @@ def test_lm_and_true_score_are_the_same_bits(lm, seed, with_lm):
 
 @fixture_ok(60)
 @given(st.integers(0, 10**6), st.sampled_from(sorted(VARIANTS)), st.sampled_from([0.0, 1.0, 1000.0]),
-       st.sampled_from([(3, 1500), (18, 150)]), st.booleans(), st.data())
-def test_episodes_build_the_same_tree(lm, seed, variant, k, size, with_lm, data):
+       st.sampled_from([(3, 1500), (18, 150)]), st.booleans(), st.sampled_from(MODES), st.data())
+def test_episodes_build_the_same_tree(lm, seed, variant, k, size, with_lm, mode, data):
     """Episodes from the source, no commit: every state of both trees the same, pending RAVE maxima included.
 
     Few rules and many episodes too: only once an action's count is large against ln n(s) does the
@@ -123,9 +126,10 @@ def test_episodes_build_the_same_tree(lm, seed, variant, k, size, with_lm, data)
     rules, most = size
     episodes = data.draw(st.integers(1, most))
     source, table = random_case(seed, rules=rules)
-    inputs = SearchInputs(source, table, lm if with_lm else None, options=VARIANTS[variant], exploration=k, seed=seed)
+    inputs = SearchInputs(source, table, lm if with_lm else None, options=VARIANTS[variant], exploration=k, seed=seed,
+                          mode=mode[0], translator_reward=mode[1])
     search = TreeSearch(inputs)
-    assume(len(search.space) > 0)
+    assume(len(search.space) > 0 and not all(search.space.identity))
     compiled = native.NativeSearch(TreeSearch(inputs), 1, None)
     root = search.root()
     search.tree = {search.key(()): root}
@@ -141,14 +145,15 @@ def test_episodes_build_the_same_tree(lm, seed, variant, k, size, with_lm, data)
 
 @fixture_ok(50)
 @given(st.integers(0, 10**6), st.sampled_from(sorted(VARIANTS)), st.integers(1, 40), st.integers(1, 400),
-       st.booleans())
-def test_a_descent_commits_the_same_actions_and_keeps_the_same_tree(lm, seed, variant, eta, limit, with_lm):
+       st.booleans(), st.sampled_from(MODES))
+def test_a_descent_commits_the_same_actions_and_keeps_the_same_tree(lm, seed, variant, eta, limit, with_lm, mode):
     """One descent with commits every eta episodes: the same decisions and, at its end, the same (pruned) tree."""
     source, table = random_case(seed, length=(2, 14), rules=30)
     options = dataclasses.replace(VARIANTS[variant], restart_until_budget=False)
-    inputs = SearchInputs(source, table, lm if with_lm else None, options=options, seed=seed)
+    inputs = SearchInputs(source, table, lm if with_lm else None, options=options, seed=seed, mode=mode[0],
+                          translator_reward=mode[1])
     search = TreeSearch(inputs)
-    assume(len(search.space) > 0)
+    assume(len(search.space) > 0 and not all(search.space.identity))
     pace = FixedPace(eta)
     search.descend(pace, lambda: search.stats.episodes >= limit)
     other = TreeSearch(inputs)
@@ -162,14 +167,15 @@ def test_a_descent_commits_the_same_actions_and_keeps_the_same_tree(lm, seed, va
 
 @fixture_ok(60)
 @given(st.integers(0, 10**6), st.sampled_from(sorted(VARIANTS)), st.integers(1, 50), st.integers(1, 600),
-       st.integers(1, 5), st.booleans())
-def test_generate_gives_the_same_outputs_and_record(lm, seed, variant, eta, limit, nbest, with_lm):
+       st.integers(1, 5), st.booleans(), st.sampled_from(MODES))
+def test_generate_gives_the_same_outputs_and_record(lm, seed, variant, eta, limit, nbest, with_lm, mode):
     source, table = random_case(seed, length=(2, 14), rules=30)
     outcomes = []
     for core in ("python", "native"):
         stats = MCPGStats()
         results = generate_mcpg(source, table, lm if with_lm else None, profile=VARIANTS[variant], nbest=nbest,
-                                episodes_per_step=eta, max_episodes=limit, seed=seed, stats=stats, core=core)
+                                episodes_per_step=eta, max_episodes=limit, seed=seed, stats=stats, core=core,
+                                mode=mode[0], translator_reward=mode[1])
         outcomes.append((results, stats.provenance(), stats.tree_states, stats.distinct_finals, stats.commits))
     assert outcomes[0] == outcomes[1]
 
@@ -178,7 +184,7 @@ def test_settings_the_core_does_not_run_are_named():
     assert native.unsupported(FAITHFUL, "true-score") is None
     why = native.unsupported(TUNED, "true-score")
     assert "context playout" in why and "polish" in why
-    assert "translator mode" in native.unsupported(FAITHFUL, "translator")
+    assert native.unsupported(FAITHFUL, "translator") is None
     source, table = random_case(1)
     with pytest.raises(ValueError, match="uniform playout"):
         generate_mcpg(source, table, None, profile=TUNED, core="native")
@@ -193,7 +199,8 @@ def demo():
     return verses, ParaphraseTable.load(table_path), LanguageModel(lm_path)
 
 
-def test_demo_verses_give_the_same_outputs_and_record(demo):
+@pytest.mark.parametrize("mode", MODES)
+def test_demo_verses_give_the_same_outputs_and_record(demo, mode):
     """The demo's first verses (24 to 28 words, the real table and 5-gram LM): the seeds' search, both cores."""
     verses, table, lm = demo
     for verse in verses:
@@ -201,7 +208,8 @@ def test_demo_verses_give_the_same_outputs_and_record(demo):
         for core in ("python", "native"):
             stats = MCPGStats()
             results = generate_mcpg(verse, table, lm, profile=FAITHFUL, nbest=5, episodes_per_step=400,
-                                    max_episodes=2000, seed=5, stats=stats, core=core, time_budget=None)
+                                    max_episodes=2000, seed=5, stats=stats, core=core, time_budget=None,
+                                    mode=mode[0], translator_reward=mode[1])
             outcomes.append((results, stats.provenance(), stats.tree_states, stats.distinct_finals))
         assert outcomes[0] == outcomes[1]
         assert outcomes[0][0] and outcomes[0][1]["decisions"]

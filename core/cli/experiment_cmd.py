@@ -112,9 +112,12 @@ def recorded_command(experiment: str, args: argparse.Namespace) -> str:
     """
     parts = ["parastudio", "experiment", experiment]
     for name, value in sorted(vars(args).items()):
-        if name in _NOT_OPTIONS or value is None:
+        if name in _NOT_OPTIONS or value is None or value is False:
             continue
         flag = "--" + name.replace("_", "-")
+        if value is True:  # a switch (store_true): the flag alone
+            parts.append(flag)
+            continue
         for item in value if isinstance(value, list) else [value]:
             parts += [flag, _relative(str(item))]
     return " ".join(parts)

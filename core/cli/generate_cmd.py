@@ -93,7 +93,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                       help="faithful: the seeds' MCPG; tuned (default): its measured improvements")
     mcpg.add_argument("--core", choices=("native", "python"), default=unset,
                       help="native: the compiled tree search (the same results, many times faster; it runs the "
-                      "faithful profile's search, true-score mode); python: the reference search (default: native "
+                      "faithful profile's search, both modes); python: the reference search (default: native "
                       "when it is built and runs these settings, else python)")
     mcpg.add_argument("--episodes-per-step", type=int, metavar="ETA", default=unset,
                       help=f"episodes per root decision, seed 003's eta, a count (default {DEFAULT_EPISODES_PER_STEP:,}: "

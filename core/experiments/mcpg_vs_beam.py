@@ -41,6 +41,10 @@ The per-sentence outputs go to ``mcpg-vs-beam.jsonl`` beside the Markdown
 (:mod:`core.experiments.per_sentence`).
 
     python -m core.experiments.mcpg_vs_beam [--limit N] [--episodes-per-step 1000] [--out DIR]
+
+At the papers' eta a run takes hours: ``--core native`` runs the compiled search (the same outputs),
+``--records FILE`` keeps each finished search as it ends (:mod:`~core.experiments.mcpg_vs_beam_records`),
+``--shard K/N`` splits the sentences over processes and ``--recorded-only`` reports what FILE holds.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from core.code_identity import code_identity
 from core.engine.generation import generate_batches
@@ -67,6 +71,9 @@ from core.progress import no_progress
 from core.textio import read_token_lines
 from core.terminal_text import unescaped
 
+if TYPE_CHECKING:
+    from core.experiments.mcpg_vs_beam_records import SearchRecords
+
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
 RESULTS = ROOT / "evaldata" / "results"
@@ -75,6 +82,7 @@ NBEST = 100
 # Two true scores closer than this are equal (KenLM sums float32 terms).
 SCORE_TOLERANCE = 1e-4
 MODES = ("true-score", "translator")
+TRANSLATOR_REWARDS = ("channel", "seed003")
 # Profiles compared: the engine's two, and tuned without its hill-climbing polish (how much of the tuned
 # result the polish brings).
 PROFILE_OPTIONS = {"tuned": TUNED, "tuned-no-polish": replace(TUNED, polish=False), "faithful": FAITHFUL}
@@ -100,9 +108,12 @@ LOG_BASE_NOTE = (
 class MCPGSystem:
     mode: str  # "true-score" | "translator"
     profile: str  # a key of PROFILE_OPTIONS
+    reward: str = "channel"  # translator mode: "channel" or "seed003" (seed 003 §4.3's reward as printed)
 
     @property
     def label(self) -> str:
+        if self.mode == "translator" and self.reward != "channel":
+            return f"MCPG {self.mode} (reward {self.reward}), {self.profile}"
         return f"MCPG {self.mode}, {self.profile}"
 
 
@@ -209,13 +220,20 @@ def _bar(total: int, description: str, enabled: bool):
 def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[str]],
         systems: Sequence[MCPGSystem], *, episodes_per_step: int | None = None, time_budget: float | None = None,
         stack_size: int = STACK_SIZE, nbest: int = NBEST, processes: int | None = None, progress: bool = True,
-        max_episodes: int | None = None) -> list[SentenceResult]:
+        max_episodes: int | None = None, core: str = "python", records: "SearchRecords | None" = None,
+        recorded_only: bool = False, shard: tuple[int, int] = (0, 1)) -> list[SentenceResult]:
     """Beam references (in parallel, ``processes``) then every MCPG system, one sentence at a time.
 
     MCPG runs by count (``episodes_per_step``, default each profile's;
     ``max_episodes`` the tuned restarts' total, default the profile's);
     ``time_budget`` is only a cap. MCPG runs sequentially so that its seconds
-    are one core's.
+    are one core's. ``core="native"`` runs the compiled search where it runs
+    the system's settings (:func:`core_of`). ``records``
+    (:mod:`~core.experiments.mcpg_vs_beam_records`) gets each search as it
+    ends and gives back those already run; with ``recorded_only`` nothing is
+    searched and a system lacks the sentences the records lack. ``shard`` ``(k,
+    n)`` searches only the sentences whose index is k modulo n (n processes
+    filling one records file share a long run).
     """
     results = [SentenceResult(tuple(s)) for s in sentences]
     bar = _bar(len(sentences), f"beam stack {stack_size}", progress)
@@ -236,12 +254,21 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
     scorer = TrueScorer(table, lm)
     for system in systems:
         bar = _bar(len(sentences), system.label, progress)
+        ran = core_of(system, core)
+        settings = {"eta": episodes_per_step, "max_episodes": max_episodes, "time_budget": time_budget,
+                    "seed": "sentence index"}
         for index, result in enumerate(results):
+            if records is not None and (records.restore(index, result, system, settings) or recorded_only) \
+                    or index % shard[1] != shard[0]:
+                if bar:
+                    bar.update(1)
+                continue
             started = time.perf_counter()
             stats = MCPGStats()
             outputs = generate_mcpg(result.source, table, lm, mode=system.mode,
                                     profile=PROFILE_OPTIONS[system.profile], episodes_per_step=episodes_per_step,
-                                    time_budget=time_budget, max_episodes=max_episodes, seed=index, stats=stats)
+                                    time_budget=time_budget, max_episodes=max_episodes, seed=index, stats=stats,
+                                    translator_reward=system.reward, core=ran)
             result.seconds[system] = time.perf_counter() - started
             result.commits[system] = list(stats.episodes_per_commit)
             result.cut[system] = stats.cut
@@ -253,11 +280,24 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
                 result.texts[system] = " ".join(tokens)
             else:
                 result.scores[system] = result.texts[system] = None
+            if records is not None:
+                records.append(index, result, system, settings, ran)
             if bar:
                 bar.update(1)
         if bar:
             bar.close()
     return results
+
+
+def core_of(system: MCPGSystem, core: str) -> str:
+    """The search that runs ``system``: the compiled one when asked for, built and running its settings."""
+    if core != "native":
+        return "python"
+    from core.engine.mcpg import native
+
+    if not native.available() or native.unsupported(PROFILE_OPTIONS[system.profile], system.mode) is not None:
+        return "python"
+    return "native"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -272,6 +312,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a cap in seconds per MCPG search (default none); a search it cuts is counted")
     parser.add_argument("--modes", default=",".join(MODES), help="MCPG modes, comma-separated")
     parser.add_argument("--profiles", default=",".join(PROFILES), help="MCPG profiles, comma-separated")
+    parser.add_argument("--translator-rewards", default="channel",
+                        help="translator mode's rewards, comma-separated: channel (P_LM(t) prod p(s_i|t_i)) and/or "
+                        "seed003 (seed 003 §4.3 as printed, each rule over p(s_i|s_i)); one row each")
+    parser.add_argument("--core", choices=("native", "python"), default="python",
+                        help="MCPG's search: native (compiled, the same outputs, where it runs the settings) or "
+                        "python (the reference, default)")
+    parser.add_argument("--records", default=None, metavar="FILE",
+                        help="append each finished MCPG search to FILE as it ends and reuse the searches FILE "
+                        "already holds (a long run stopped midway keeps what it finished)")
+    parser.add_argument("--recorded-only", action="store_true",
+                        help="with --records: search nothing, report the searches FILE holds (a system lacks the "
+                        "sentences it has no record of)")
+    parser.add_argument("--shard", default=None, metavar="K/N",
+                        help="search only the sentences whose index is K modulo N (N processes, one --records FILE)")
     parser.add_argument("--processes", type=int, default=None, help="beam decoder workers (MCPG runs on one)")
     parser.add_argument("--no-progress", dest="progress", action="store_false")
 
@@ -279,13 +333,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _systems(args: argparse.Namespace) -> list[MCPGSystem]:
     modes = [m for m in args.modes.split(",") if m]
     profiles = [p for p in args.profiles.split(",") if p]
+    rewards = [r for r in args.translator_rewards.split(",") if r]
     for mode in modes:
         if mode not in MODES:
             raise ValueError(f"unknown MCPG mode {mode!r}; expected {', '.join(MODES)}")
     for profile in profiles:
         if profile not in PROFILES:
             raise ValueError(f"unknown MCPG profile {profile!r}; expected {', '.join(PROFILES)}")
-    return [MCPGSystem(mode, profile) for profile in profiles for mode in modes]
+    for reward in rewards:
+        if reward not in TRANSLATOR_REWARDS:
+            raise ValueError(f"unknown translator reward {reward!r}; expected {', '.join(TRANSLATOR_REWARDS)}")
+    return [MCPGSystem(mode, profile, reward) for profile in profiles for mode in modes
+            for reward in (rewards if mode == "translator" else ["channel"])]
 
 
 def run_from_args(args: argparse.Namespace, command: str = "python -m core.experiments.mcpg_vs_beam") -> int:
@@ -306,8 +365,25 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
     if args.episodes_per_step is not None and args.episodes_per_step < 1:
         print("error: --episodes-per-step must be at least 1", file=sys.stderr)
         return 1
+    records = None
+    if args.records:
+        from core.experiments.mcpg_vs_beam_records import SearchRecords
+
+        records = SearchRecords(args.records)
+    elif args.recorded_only:
+        print("error: --recorded-only needs --records FILE", file=sys.stderr)
+        return 1
+    shard = (0, 1)
+    if args.shard is not None:
+        k, _, n = args.shard.partition("/")
+        if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
+            print(f"error: --shard expects K/N with 0 <= K < N, not {args.shard!r}", file=sys.stderr)
+            return 1
+        shard = (int(k), int(n))
     results = run(table, lm, sentences, systems, episodes_per_step=args.episodes_per_step,
-                  time_budget=args.time_budget, processes=args.processes, progress=args.progress)
+                  time_budget=args.time_budget, processes=args.processes, progress=args.progress,
+                  core=args.core, records=records,
+                  recorded_only=args.recorded_only, shard=shard)
     output = Path(args.out)
     provenance = {"command": command, "rules loaded": len(table), "table": args.table, "LM": args.lm,
                   "input": f"{args.input} (first {len(sentences)})"}

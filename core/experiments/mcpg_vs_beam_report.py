@@ -45,9 +45,9 @@ def summarize(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem]) 
 def true_over_translator(results: Sequence[SentenceResult], profile: str) -> DifferenceStats | None:
     """Seed 000's "boost": true-score MCPG minus translator MCPG, same profile."""
     true_system, translator = MCPGSystem("true-score", profile), MCPGSystem("translator", profile)
-    if not results or true_system not in results[0].scores or translator not in results[0].scores:
+    if not any(true_system in r.scores for r in results) or not any(translator in r.scores for r in results):
         return None
-    return difference_stats([r.scores[true_system] for r in results], [r.scores[translator] for r in results])
+    return difference_stats([r.scores.get(true_system) for r in results], [r.scores.get(translator) for r in results])
 
 
 def _stats_cell(stats: DifferenceStats) -> str:
@@ -70,7 +70,7 @@ def _paper_cell(mode: str) -> str:
 
 def _eta_cell(results: Sequence[SentenceResult], system: MCPGSystem) -> str:
     """Commits per sentence and the mean eta (episodes before a commit) they had."""
-    commits = [r.commits.get(system, []) for r in results]
+    commits = [r.commits[system] for r in results if system in r.commits]
     etas = [eta for sentence in commits for eta in sentence]
     if not etas:
         return "0 commits"
@@ -219,6 +219,17 @@ def _limit_sentence(results: Sequence[SentenceResult], systems: Sequence[MCPGSys
             "command without `--limit`.", ""]
 
 
+def _partial_sentence(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem]) -> list[str]:
+    """Say which systems searched fewer sentences than the run has (a long run reported from its records)."""
+    parts = [f"{system.label} on {searched} of {len(results)}" for system in systems
+             if (searched := sum(system in r.seconds for r in results)) < len(results)]
+    if not parts:
+        return []
+    return ["**Partial run.** Not every search finished before the run was stopped (`--records`, reported with "
+            f"`--recorded-only`): {'; '.join(parts)} sentences were searched. The other sentences count as "
+            "\"missing\" in those rows (column \"outputs\"); every mean is over the sentences searched.", ""]
+
+
 def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Sequence[MCPGSystem],
                    provenance: dict, search: SearchSettings, per_sentence: dict | None = None,
                    input_sentences: int | None = None) -> None:
@@ -250,6 +261,7 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
         _count_sentence(results, systems, search),
         "",
         *_limit_sentence(results, systems, input_sentences),
+        *_partial_sentence(results, systems),
         inputs_line(provenance),
         "",
         f"Command: `{command}`",

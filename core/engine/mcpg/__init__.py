@@ -165,7 +165,7 @@ def generate_mcpg(
 
     if core == "native" and len(inputs.source) > 64:
         core = "python"  # coverage masks are 64 bits in C++; the reference gives the same results
-    if core == "native" and inputs.source:
+    if core == "native" and inputs.source and not all(space.identity):
         from core.engine.mcpg.native import NativeSearch
 
         pace = FixedPace(eta)

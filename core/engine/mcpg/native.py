@@ -13,9 +13,11 @@ the same tree and finds the same finals as the Python search
 
 The core covers the seeds' search (the ``faithful`` profile) and the options
 that only change numbers it already uses (``widening``, ``reward``,
-``action_order``, ``restart_until_budget``); :func:`unsupported` names what it
-does not run (translator mode, the greedy and context playouts, re-ranking on
-commit, the polish, the forward true-score DP, sentences over 64 words).
+``action_order``, ``restart_until_budget``), in both modes (translator mode
+with either reward, ``channel`` or ``seed003``: the terms per action come from
+the action space); :func:`unsupported` names what it does not run (the greedy
+and context playouts, re-ranking on commit, the polish, the forward true-score
+DP, sentences over 64 words).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from core.engine.mcpg.options import MCPGOptions, Mode
 if TYPE_CHECKING:
     from core.engine.lm import LanguageModel
 
-INTERFACE = 1  # the version of mcpg_core.cpp's Python interface this module speaks
+INTERFACE = 2  # the version of mcpg_core.cpp's Python interface this module speaks
 MAX_WORDS = 64  # coverage is one 64-bit mask
 
 try:
@@ -55,8 +57,6 @@ def say_the_python_search_runs() -> None:
 def unsupported(options: MCPGOptions, mode: Mode) -> str | None:
     """Why the compiled core cannot run these settings, or None when it can."""
     reasons = []
-    if mode != "true-score":
-        reasons.append("translator mode")
     if options.playout != "uniform":
         reasons.append(f"the {options.playout} playout")
     if options.rerank_on_commit and options.needs_priors:
@@ -67,8 +67,8 @@ def unsupported(options: MCPGOptions, mode: Mode) -> str | None:
         reasons.append(f"the {options.true_score_dp} true-score DP")
     if not reasons:
         return None
-    return ("the compiled MCPG core runs the true-score mode's search with the uniform playout (the faithful "
-            f"profile), not {', '.join(reasons)}")
+    return ("the compiled MCPG core runs the search with the uniform playout (the faithful profile, both modes), "
+            f"not {', '.join(reasons)}")
 
 
 _MODELS: dict[tuple[str, int, int], object] = {}
@@ -121,7 +121,7 @@ class NativeSearch:
             space.order, rule_words, rule_offsets, rule_group, rule_start, rule_end, rule_log_p, space.source_lm,
             eta, -1 if limit is None else limit, float(inputs.exploration), options.widening,
             options.reward == "log", 0.5 / options.reward_scale, options.restart_until_budget, inputs.nbest,
-            inputs.seed & MASK)
+            inputs.seed & MASK, inputs.translator, space.terms, space.log_p)
 
     def to_ids(self, words: Sequence[str]) -> list[int]:
         ids = self.ids

@@ -24,10 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "lm/model.hh"
-#include "lm/state.hh"
-#include "lm/virtual_interface.hh"
-#include "util/exception.hh"
+#include "kenlm_model.hh"
 
 namespace py = pybind11;
 using lm::WordIndex;
@@ -47,23 +44,10 @@ struct StateHash {
 // A KenLM model opened with the same loader as the kenlm Python module (LoadVirtual, default Config).
 class Model {
  public:
-  explicit Model(const std::string &path) {
-    lm::ngram::Config config;
-    config.messages = nullptr;
-    try {
-      model_.reset(lm::ngram::LoadVirtual(path.c_str(), config));
-    } catch (const util::Exception &error) {
-      throw std::runtime_error(path + ": " + error.what());
-    }
-    if (model_->StateSize() != sizeof(State)) throw std::runtime_error(path + ": not an n-gram model KenLM's State fits");
-  }
+  explicit Model(const std::string &path) : model_(parastudio::LoadKenlm(path)) {}
 
   std::vector<WordIndex> indices(const std::vector<std::string> &words) const {
-    std::vector<WordIndex> out;
-    out.reserve(words.size());
-    const lm::base::Vocabulary &vocabulary = model_->BaseVocabulary();
-    for (const std::string &word : words) out.push_back(vocabulary.Index(word));
-    return out;
+    return parastudio::KenlmIndices(*model_, words);
   }
 
   unsigned order() const { return model_->Order(); }

@@ -30,10 +30,7 @@
 #include <utility>
 #include <vector>
 
-#include "lm/model.hh"
-#include "lm/state.hh"
-#include "lm/virtual_interface.hh"
-#include "util/exception.hh"
+#include "kenlm_model.hh"
 
 namespace py = pybind11;
 
@@ -83,23 +80,10 @@ struct WordsHash {
 // ---- the language model -----------------------------------------------------------------------------------
 class Model {
  public:
-  explicit Model(const std::string &path) {
-    lm::ngram::Config config;
-    config.messages = nullptr;
-    try {
-      model_.reset(lm::ngram::LoadVirtual(path.c_str(), config));
-    } catch (const util::Exception &error) {
-      throw std::runtime_error(path + ": " + error.what());
-    }
-    if (model_->StateSize() != sizeof(lm::ngram::State))
-      throw std::runtime_error(path + ": not an n-gram model KenLM's State fits");
-  }
+  explicit Model(const std::string &path) : model_(parastudio::LoadKenlm(path)) {}
 
   std::vector<lm::WordIndex> Indices(const std::vector<std::string> &words) const {
-    std::vector<lm::WordIndex> out;
-    const lm::base::Vocabulary &vocabulary = model_->BaseVocabulary();
-    for (const std::string &word : words) out.push_back(vocabulary.Index(word));
-    return out;
+    return parastudio::KenlmIndices(*model_, words);
   }
 
   unsigned Order() const { return model_->Order(); }
@@ -340,8 +324,12 @@ struct Node {
   int64_t visits = 0;
   int32_t tried = 0;
   std::vector<int32_t> actions;  // once allocated: STOP first when it may stop, then the free actions in order
-  std::vector<double> count, reward_sum, reward_squares, best, best_reward, rave_best, rave_reward;
+  // The tried actions' statistics (the first `tried` of actions: they are tried in order), grown one entry as
+  // an action is first tried: most states are left after a few tries, so they never hold the hundreds of
+  // entries of their untried actions (search.py allocates them all; NodeSnapshot gives their values).
+  std::vector<double> count, reward_sum, reward_squares, best, best_reward;
   std::vector<double> spread;  // reward_squares / count - mean * mean, kept as backup changes them
+  std::vector<double> rave_best, rave_reward;  // every action's, tried or not
   std::vector<std::pair<int32_t, double>> pending;  // RAVE maxima before allocation (search.py's pending_rave)
 };
 
@@ -364,19 +352,25 @@ struct Settings {
   bool restart;
   int64_t nbest;
   uint64_t seed;
+  // Translator mode (seed 000 §4.1): a state is its set of actions, stop only once they cover the sentence,
+  // the objective the channel score lm + sum terms[a] (terms: log10 p, or seed 003's ratio per rule).
+  bool translator;
 };
 
 class Search {
  public:
   Search(const Model *model, std::vector<std::string> words, Words source, std::vector<int32_t> starts,
          std::vector<int32_t> ends, const std::vector<int32_t> &target_words, const std::vector<int32_t> &target_offsets,
-         std::vector<int32_t> order, TrueRules rules, double source_lm, Settings settings)
+         std::vector<int32_t> order, TrueRules rules, double source_lm, Settings settings, std::vector<double> terms,
+         std::vector<double> log_p)
       : model_(model), words_(std::move(words)), source_(std::move(source)), starts_(std::move(starts)),
-        ends_(std::move(ends)), order_(std::move(order)), rules_(std::move(rules)), source_lm_(source_lm),
-        settings_(settings), rng_(settings.seed) {
+        ends_(std::move(ends)), order_(std::move(order)), terms_(std::move(terms)), log_p_(std::move(log_p)),
+        rules_(std::move(rules)), source_lm_(source_lm), settings_(settings), rng_(settings.seed) {
     const size_t actions = starts_.size();
     if (ends_.size() != actions || target_offsets.size() != actions + 1 || order_.size() != actions)
       throw std::invalid_argument("action arrays of different lengths");
+    if (settings_.translator && (terms_.size() != actions || log_p_.size() != actions))
+      throw std::invalid_argument("translator mode needs terms and log_p per action");
     if (source_.size() > 64) throw std::invalid_argument("the compiled MCPG takes sentences of at most 64 words");
     for (size_t a = 0; a < actions; ++a) {
       targets_.emplace_back(target_words.begin() + target_offsets[a], target_words.begin() + target_offsets[a + 1]);
@@ -385,6 +379,7 @@ class Search {
       const int width = ends_[a] - starts_[a];
       masks_.push_back((width == 64 ? ~0ULL : ((1ULL << width) - 1)) << starts_[a]);
     }
+    full_mask_ = source_.size() == 64 ? ~0ULL : ((1ULL << source_.size()) - 1);
     rank_.assign(actions, 0);
     for (size_t i = 0; i < actions; ++i) rank_.at(order_[i]) = static_cast<int32_t>(i);
     if (model_ != nullptr) {
@@ -416,7 +411,7 @@ class Search {
   void Episodes(int64_t count) {
     if (tree_.empty()) {
       root_ = State({}, 0, true);
-      root_key_ = source_;
+      root_key_ = Key(root_->applied);
       tree_[root_key_] = root_;
     }
     for (int64_t e = 0; e < count; ++e) {
@@ -525,7 +520,7 @@ class Search {
     auto node = std::make_shared<Node>();
     node->applied = std::move(applied);
     node->covered = covered;
-    node->may_stop = !is_root;
+    node->may_stop = settings_.translator ? covered == full_mask_ : !is_root;
     return node;
   }
 
@@ -546,15 +541,10 @@ class Search {
     node.allocated = true;
     node.actions.clear();
     if (node.may_stop) node.actions.push_back(kStop);
-    for (int32_t a : order_)
-      if (!(masks_[a] & node.covered)) node.actions.push_back(a);
+    if (!(settings_.translator && node.may_stop))  // translator: a covered state only stops
+      for (int32_t a : order_)
+        if (!(masks_[a] & node.covered)) node.actions.push_back(a);
     const size_t size = node.actions.size();
-    node.count.assign(size, 0.0);
-    node.reward_sum.assign(size, 0.0);
-    node.reward_squares.assign(size, 0.0);
-    node.spread.assign(size, 0.0);
-    node.best.assign(size, kUnseen);
-    node.best_reward.assign(size, 0.0);
     node.rave_best.assign(size, std::numeric_limits<double>::quiet_NaN());
     node.rave_reward.assign(size, std::numeric_limits<double>::quiet_NaN());
     for (const auto &item : node.pending) {
@@ -582,6 +572,17 @@ class Search {
   Words Sentence(const std::vector<int32_t> &applied) const {
     Words out;
     SentenceInto(applied, out);
+    return out;
+  }
+
+  // A state's key (search.py's key): its sentence, or in translator mode its sorted actions.
+  void KeyInto(const std::vector<int32_t> &applied, Words &out) const {
+    if (settings_.translator) out.assign(applied.begin(), applied.end());
+    else SentenceInto(applied, out);
+  }
+  Words Key(const std::vector<int32_t> &applied) const {
+    Words out;
+    KeyInto(applied, out);
     return out;
   }
 
@@ -618,11 +619,30 @@ class Search {
   std::pair<double, double> Evaluate(const std::vector<int32_t> &applied) {
     SentenceInto(applied, sentence_);
     if (sentence_ == source_) return {kUnseen, 0.0};
+    if (settings_.translator) return EvaluateChannel(applied);
     auto known = by_sentence_.find(sentence_);
     if (known != by_sentence_.end()) return {known->second.objective, Reward(known->second.objective)};
     const double objective = rules_.Best(sentence_) + LmScore(sentence_);
     by_sentence_.emplace(sentence_, Final{objective, objective, applied});
     if (by_sentence_.size() >= kCacheLimit) KeepBest();
+    return {objective, Reward(objective)};
+  }
+
+  // finals.py's evaluate in translator mode: the channel score of the state's own actions (Python's sum over
+  // the sorted actions from 0, then added to the LM part); the best per sentence kept.
+  std::pair<double, double> EvaluateChannel(const std::vector<int32_t> &applied) {
+    const double lm_part = LmScore(sentence_);
+    double terms = 0.0, log_p = 0.0;
+    for (int32_t a : applied) terms += terms_[a];
+    for (int32_t a : applied) log_p += log_p_[a];
+    const double objective = lm_part + terms;
+    auto known = by_sentence_.find(sentence_);
+    if (known == by_sentence_.end()) {
+      by_sentence_.emplace(sentence_, Final{objective, lm_part + log_p, applied});
+      if (by_sentence_.size() >= kCacheLimit) KeepBest();
+    } else if (objective > known->second.objective) {
+      known->second = Final{objective, lm_part + log_p, applied};
+    }
     return {objective, Reward(objective)};
   }
 
@@ -657,7 +677,15 @@ class Search {
 
   int32_t Select(Node &node) {
     Allocate(node);
-    if (node.tried < Offered(node)) return node.tried++;
+    if (node.tried < Offered(node)) {  // the next untried action: its statistics start
+      node.count.push_back(0.0);
+      node.reward_sum.push_back(0.0);
+      node.reward_squares.push_back(0.0);
+      node.spread.push_back(0.0);
+      node.best.push_back(kUnseen);
+      node.best_reward.push_back(0.0);
+      return node.tried++;
+    }
     const double visits = static_cast<double>(node.visits);
     const double log_n = node.visits > 1 ? std::log(visits) : 0.0;
     const double k = settings_.exploration;
@@ -687,7 +715,8 @@ class Search {
     taken.clear();
     const uint64_t reach = Free(node.covered, pool_);
     const int64_t m = static_cast<int64_t>(pool_.size());
-    const int64_t limit = static_cast<int64_t>(rng_.Random() * static_cast<double>(m + 1));
+    // Translator mode draws no stop: the walk goes on until every word is covered (identities included).
+    const int64_t limit = settings_.translator ? m : static_cast<int64_t>(rng_.Random() * static_cast<double>(m + 1));
     uint64_t covered = node.covered;
     for (int64_t i = 0; i < limit; ++i) {
       if ((covered & reach) == reach) break;  // every remaining action is blocked
@@ -719,7 +748,7 @@ class Search {
       if (action == kStop) break;
       uint64_t covered;
       applied = Child(*node, action, covered);
-      SentenceInto(applied, key_);
+      KeyInto(applied, key_);
       auto found = tree_.find(key_);
       if (found == tree_.end()) {
         NodePtr child = State(applied, covered, false);
@@ -798,7 +827,7 @@ class Search {
   // search.py's descend: sample, commit every eta episodes; true when a limit ended it.
   bool Descend() {
     root_ = State({}, 0, true);
-    root_key_ = source_;
+    root_key_ = Key(root_->applied);
     tree_.clear();
     tree_[root_key_] = root_;
     int64_t since_commit = 0;
@@ -817,10 +846,11 @@ class Search {
         if (action == kStop) return false;
         uint64_t covered;
         std::vector<int32_t> applied = Child(*root_, action, covered);
-        root_key_ = Sentence(applied);
+        root_key_ = Key(applied);
         auto found = tree_.find(root_key_);
         if (found == tree_.end()) throw std::logic_error("the committed state is not in the tree");
         root_ = found->second;
+        if (settings_.translator && covered == full_mask_) return false;  // only stop is left
         for (auto it = tree_.begin(); it != tree_.end();) {  // keep only the new root's subtree
           if ((it->second->covered & covered) == covered) ++it;
           else it = tree_.erase(it);
@@ -836,14 +866,23 @@ class Search {
     if (!node.allocated)
       return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, py::none(), py::none(), py::none(),
                             py::none(), py::none(), py::none(), pending);
-    return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, node.actions, node.count,
-                          node.reward_sum, node.reward_squares, node.best, node.rave_best, pending);
+    // Untried actions' statistics as search.py's arrays hold them: count and sums 0, maxima -inf.
+    const size_t size = node.actions.size();
+    auto padded = [size](std::vector<double> values, double untried) {
+      values.resize(size, untried);
+      return values;
+    };
+    return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, node.actions,
+                          padded(node.count, 0.0), padded(node.reward_sum, 0.0), padded(node.reward_squares, 0.0),
+                          padded(node.best, kUnseen), node.rave_best, pending);
   }
 
   const Model *model_;
   std::vector<std::string> words_;
   Words source_;
   std::vector<int32_t> starts_, ends_, order_, rank_;
+  std::vector<double> terms_, log_p_;  // translator mode: the objective's and the model score's term per action
+  uint64_t full_mask_ = 0;
   std::vector<Words> targets_;
   std::vector<uint64_t> masks_;
   TrueRules rules_;
@@ -883,7 +922,7 @@ class Search {
 
 PYBIND11_MODULE(_mcpg_core, module) {
   module.doc() = "MCPG's tree search (core/engine/mcpg/search.py, true-score mode, uniform playout) in C++.";
-  module.attr("INTERFACE") = 1;
+  module.attr("INTERFACE") = 2;
   module.def("draw", [](uint64_t seed, uint64_t episode, uint64_t index) { return Unit(Mix(Mix(Mix(seed) ^ episode) ^ index)); },
              py::arg("seed"), py::arg("episode"), py::arg("index"));
   py::class_<Model>(module, "Model").def(py::init<const std::string &>(), py::arg("path"));
@@ -895,21 +934,25 @@ PYBIND11_MODULE(_mcpg_core, module) {
                        const std::vector<int32_t> &rule_group, const std::vector<int32_t> &rule_start,
                        const std::vector<int32_t> &rule_end, const std::vector<double> &rule_log_p, double source_lm,
                        int64_t eta, int64_t limit, double exploration, std::optional<std::pair<double, double>> widening,
-                       bool log_reward, double half_over_scale, bool restart, int64_t nbest, uint64_t seed) {
+                       bool log_reward, double half_over_scale, bool restart, int64_t nbest, uint64_t seed,
+                       bool translator, std::vector<double> terms, std::vector<double> log_p) {
              const int32_t vocabulary = static_cast<int32_t>(words.size());
              TrueRules rules(source, rule_words, rule_offsets, rule_group, rule_start, rule_end, rule_log_p, vocabulary);
              Settings settings{eta, limit, exploration, widening.has_value(), widening ? widening->first : 0.0,
-                               widening ? widening->second : 0.0, log_reward, half_over_scale, restart, nbest, seed};
+                               widening ? widening->second : 0.0, log_reward, half_over_scale, restart, nbest, seed,
+                               translator};
              return std::make_unique<Search>(model, std::move(words), std::move(source), std::move(starts),
                                              std::move(ends), target_words, target_offsets, std::move(order),
-                                             std::move(rules), source_lm, settings);
+                                             std::move(rules), source_lm, settings, std::move(terms),
+                                             std::move(log_p));
            }),
            py::arg("model").none(true), py::arg("words"), py::arg("source"), py::arg("starts"), py::arg("ends"),
            py::arg("target_words"), py::arg("target_offsets"), py::arg("order"), py::arg("rule_words"),
            py::arg("rule_offsets"), py::arg("rule_group"), py::arg("rule_start"), py::arg("rule_end"),
            py::arg("rule_log_p"), py::arg("source_lm"), py::arg("eta"), py::arg("limit"), py::arg("exploration"),
            py::arg("widening").none(true), py::arg("log_reward"), py::arg("half_over_scale"), py::arg("restart"),
-           py::arg("nbest"), py::arg("seed"), py::keep_alive<1, 2>())
+           py::arg("nbest"), py::arg("seed"), py::arg("translator") = false,
+           py::arg("terms") = std::vector<double>(), py::arg("log_p") = std::vector<double>(), py::keep_alive<1, 2>())
       .def("add_known", &Search::AddKnown, py::arg("sentence"), py::arg("objective"))
       .def("run", &Search::Run, py::arg("time_budget"), py::call_guard<py::gil_scoped_release>())
       .def("run_episodes", &Search::Episodes, py::arg("count"))
