@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -84,12 +85,24 @@ print(json.dumps(stats))
 """
 
 
-def run(table: Path, work: Path, *, threads: int, memory_limit: str, plain: bool = False, spark: bool = False) -> dict:
+def run(table: Path, work: Path, *, threads: int, memory_limit: str, plain: bool = False, spark: bool = False,
+        timeout: float | None = None) -> dict:
     output = work / "para.txt.gz"
     child = [SPARK_CHILD, str(ROOT), str(table), str(output), str(threads)] if spark else [
         CHILD, str(ROOT), str(table), str(output), str(threads), memory_limit, "plain" if plain else "ordered"]
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-c", *child], capture_output=True, text=True, check=False)
+    # Its own session, so a run over --timeout is ended with everything it started (Spark's JVM included).
+    process = subprocess.Popen([sys.executable, "-c", *child], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        output.unlink(missing_ok=True)
+        return {"error": f"did not finish within --timeout {timeout:.0f} s (killed)",
+                "wall_seconds": time.perf_counter() - started}
+    result = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     output.unlink(missing_ok=True)
     if result.returncode != 0:  # one failed engine is a row that says why, not the end of the benchmark
         last = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith("\tat ")]
@@ -120,6 +133,11 @@ def main() -> int:
     parser.add_argument("--with-plain-sum", action="store_true", help="add a run with unordered SUMs (the old pivot)")
     parser.add_argument("--spark", action="store_true", help="add Spark local mode on every core (pivot --engine spark)")
     parser.add_argument("--work", type=Path, default=None, help="where tables and outputs go (default: system temp)")
+    parser.add_argument("--runs", default="duckdb-1,duckdb,duckdb-limit,plain,spark",
+                        help="which runs, comma-separated, of duckdb-1 (1 thread), duckdb (every core), duckdb-limit "
+                        "(every core under --memory-limit), plain (--with-plain-sum), spark (--spark); default all")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds a run may take; one that takes longer is killed and reported as a row")
     args = parser.parse_args()
 
     sizes = [int(float(value)) for value in args.rules.split(",") if value.strip()]
@@ -137,16 +155,20 @@ def main() -> int:
             table = write_zipf_phrase_table(work / f"zipf-{rules}.txt.gz", rules)
             print(f"{rules:>11,d}  (table generated in {time.perf_counter() - started:.1f} s, "
                   f"{table.stat().st_size / 2**20:,.0f} MB gzip)", flush=True)
-            runs = [("DuckDB 1 thread", dict(threads=1, memory_limit="")),
-                    (f"DuckDB {cores} threads", dict(threads=cores, memory_limit="")),
-                    (f"DuckDB {cores} threads, {args.memory_limit}", dict(threads=cores, memory_limit=args.memory_limit))]
+            runs = [("duckdb-1", "DuckDB 1 thread", dict(threads=1, memory_limit="")),
+                    ("duckdb", f"DuckDB {cores} threads", dict(threads=cores, memory_limit="")),
+                    ("duckdb-limit", f"DuckDB {cores} threads, {args.memory_limit}",
+                     dict(threads=cores, memory_limit=args.memory_limit))]
             if args.with_plain_sum:
-                runs.append((f"plain SUM, {cores} threads", dict(threads=cores, memory_limit="", plain=True)))
+                runs.append(("plain", f"plain SUM, {cores} threads", dict(threads=cores, memory_limit="", plain=True)))
             if args.spark:
-                runs.append((f"Spark local[{cores}]", dict(threads=cores, memory_limit="", spark=True)))
+                runs.append(("spark", f"Spark local[{cores}]", dict(threads=cores, memory_limit="", spark=True)))
+            order = [value.strip() for value in args.runs.split(",")]  # the runs chosen, in the order given
+            runs = sorted(((key, name, options) for key, name, options in runs if key in order),
+                          key=lambda run_: order.index(run_[0]))
             reference = None
-            for name, options in runs:
-                stats = run(table, work, **options)
+            for _, name, options in runs:
+                stats = run(table, work, timeout=args.timeout, **options)
                 print(row(rules, name, stats, reference), flush=True)
                 if reference is None and "sha256" in stats:
                     reference = stats["sha256"]

@@ -5,21 +5,29 @@ on each partition of the text (``mapInArrow``, so it works on a classic session 
 and computes LW = lex ** (1/|x|) there, in Python, with the C library's ``pow`` that DuckDB's ``power``
 calls too, so the loaded doubles are DuckDB's. The query is :data:`core.tablebuild.pivot_sql.PIVOT_SQL`
 with each sum spelt :func:`spark_ordered_sum` (ascending terms, left fold: the order DuckDB's
-``list_sum(list_sort(...))`` adds in), its rows stream to the driver in the query's total order
-(``toLocalIterator``: one partition in memory at a time) and :func:`core.tablebuild.pivot_writer.write_pivot_rows`
-turns them into lines, logs included.
+``list_sum(list_sort(...))`` adds in). The executors write the query's rows as ordered part files (Parquet:
+doubles and UTF-8 text exactly; part ``i`` holds the ``i``-th range of the total order) into a work folder
+beside the output, and the driver reads them back in that order, a batch at a time, into
+:func:`core.tablebuild.pivot_writer.write_pivot_rows`, which turns them into lines, logs included. No task
+result carries rows: a partition returned whole to the driver (``toLocalIterator``, ``collect``) ran a 1 GB
+driver out of heap at 5M rules, and the driver's memory now stays bounded whatever the output's size. The
+work folder must be one path that the executors and the driver both see (on a cluster, a shared
+filesystem: ``temp_directory``).
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Iterator
 
 from core.progress import Progress, no_progress
-from core.tablebuild.pivot import _refuse_input, parse_phrase_table_line
-from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, render_pivot_sql
-from core.output_files import resolve_output
+from core.output_files import FILE, resolve_output
+from core.tablebuild.pivot import _refuse_input, _remove_stale_work, parse_phrase_table_line
+from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, RESULT_COLUMNS, render_pivot_sql
+from core.textio import owner_tag
 from core.tablebuild.pivot_writer import write_pivot_rows
 
 PHRASE_PAIRS_SCHEMA = ("e string, f string, p_e_given_f double, p_f_given_e double, lw_e_given_f double, "
@@ -72,15 +80,17 @@ def _arrow_batches(batches, reverse: bool, schema):
 def pivot_table_spark(spark, phrase_table: Path, output: Path, *, min_prob: float = 1e-5, max_pivot: int = 200,
                       top: int = 20, reverse: bool = False, features: bool = True, compresslevel: int = 6,
                       exclude: set[tuple[str, str]] | None = None, progress: Progress = no_progress,
-                      inputs=()) -> dict:
+                      inputs=(), temp_directory: Path | None = None) -> dict:
     """:func:`core.tablebuild.pivot.pivot_table` on ``spark``: the same arguments (but DuckDB's), the same bytes.
 
     ``phrase_table`` must be readable by the driver (bad lines are named from it) and by the executors.
+    ``temp_directory``: where the ordered part files go (default: beside the output); the executors write
+    there and the driver reads, so on a cluster it must be a shared filesystem.
     """
     from pyspark.sql.types import StructType
 
     inputs = [phrase_table, *inputs]
-    resolve_output(output, inputs)  # an output that is an input: refused before Spark starts work
+    target = resolve_output(output, inputs)  # an output that is an input: refused before Spark starts work
     phrase_table, output = Path(phrase_table), Path(output)
     if not phrase_table.is_file():
         raise FileNotFoundError(f"phrase table not found: {phrase_table}")
@@ -106,10 +116,20 @@ def pivot_table_spark(spark, phrase_table: Path, output: Path, *, min_prob: floa
 
         started = time.perf_counter()
         progress(0, None, "pivot")
-        rows = spark.sql(query).toLocalIterator(prefetchPartitions=True)
-        stats.update(write_pivot_rows(_batches(rows), output, features=features, exclude=exclude,
-                                      compresslevel=compresslevel, progress=progress, inputs=inputs))
-        timings["pivot_and_write_seconds"] = time.perf_counter() - started
+        work_parent = Path(temp_directory or (target.path.parent if target.kind == FILE else tempfile.gettempdir()))
+        work_parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_work(work_parent)
+        work = Path(tempfile.mkdtemp(prefix=f".pivot-{owner_tag()}.", dir=work_parent))
+        try:
+            parts = work / "parts"
+            spark.sql(query).write.parquet(str(parts.resolve()))
+            timings["pivot_seconds"] = time.perf_counter() - started
+            started = time.perf_counter()
+            stats.update(write_pivot_rows(ordered_part_batches(parts), output, features=features, exclude=exclude,
+                                          compresslevel=compresslevel, progress=progress, inputs=inputs))
+            timings["write_seconds"] = time.perf_counter() - started
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
     finally:
         spark.catalog.dropTempView(PHRASE_PAIRS_TABLE)
         loaded.unpersist()
@@ -118,12 +138,11 @@ def pivot_table_spark(spark, phrase_table: Path, output: Path, *, min_prob: floa
     return stats
 
 
-def _batches(rows) -> Iterator[list[tuple]]:
-    batch: list[tuple] = []
-    for row in rows:
-        batch.append(tuple(row))
-        if len(batch) == BATCH_ROWS:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+def ordered_part_batches(parts: Path) -> Iterator[list[tuple]]:
+    """The rows of Spark's part files in the total order: files by name (``part-NNNNN``: the range's index,
+    then ``c000``, ``c001``... within it), rows in file order, at most BATCH_ROWS in memory at a time."""
+    import pyarrow.parquet
+
+    for path in sorted(parts.glob("part-*.parquet")):
+        for batch in pyarrow.parquet.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS, columns=list(RESULT_COLUMNS)):
+            yield list(zip(*(batch.column(index).to_pylist() for index in range(len(RESULT_COLUMNS)))))
