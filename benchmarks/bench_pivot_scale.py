@@ -1,6 +1,6 @@
 """Pivot at scale: DuckDB on one thread, on every core, and under a memory limit, on synthetic Zipfian tables.
 
-For each size (1M and 5M rules; 20M with ``--big``) a bilingual table is generated
+For each size (1M and 5M rules; 20M with ``--big``; any with ``--rules``) a bilingual table is generated
 (``tests/zipf_phrase_table.py``: Zipfian phrase frequencies on both sides) and pivoted by
 ``parastudio pivot``'s library call in a fresh child process per run, so peak memories do not mix. Printed
 per run: wall time, the child's peak resident memory (``ru_maxrss``), DuckDB's own peak buffer memory and
@@ -13,10 +13,11 @@ sums were ordered), to show what the fixed order costs and that plain sums give 
 ``--spark`` adds ``parastudio pivot --engine spark --master local[N]`` (N = every core) in its own child:
 its time includes starting the JVM; "peak RSS" is then the driver's Python process plus the JVM's own peak
 (``VmHWM`` read before the session stops; Spark's Python workers are not counted, they only parse lines),
-and its sha256 must equal DuckDB's.
+"spilled MB" the peak total of its shuffle and spill files (``spark.local.dir``, sampled every 2 s), and
+its sha256 must equal DuckDB's.
 
     python benchmarks/bench_pivot_scale.py [--rules 1000000,5000000] [--big] [--memory-limit 1GB]
-        [--with-plain-sum] [--spark] [--work DIR]
+        [--with-plain-sum] [--spark] [--work DIR] [--runs duckdb-1,duckdb,duckdb-limit,plain,spark] [--timeout S]
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -62,14 +64,31 @@ print(json.dumps(stats))
 
 
 SPARK_CHILD = r"""
-import hashlib, json, resource, sys, time
+import hashlib, json, os, resource, sys, threading, time
 sys.path.insert(0, sys.argv[1])
 from core.tablebuild.spark_pivot import pivot_table_spark
 from core.tablebuild.spark_session import SparkSettings, spark_session
-table, output, threads = sys.argv[2], sys.argv[3], int(sys.argv[4])
+table, output, threads, local_dir = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+def disk_bytes():
+    total = 0
+    for folder, _, names in os.walk(local_dir):
+        for name in names:
+            try:
+                total += os.path.getsize(os.path.join(folder, name))
+            except OSError:  # a shuffle or spill file removed while we walk
+                pass
+    return total
+peak, done = [0], threading.Event()
+def watch():  # Spark's shuffle and spill files: their peak total on disk, sampled every 2 s
+    while not done.wait(2):
+        peak[0] = max(peak[0], disk_bytes())
+threading.Thread(target=watch, daemon=True).start()
 started = time.perf_counter()
-spark = spark_session(SparkSettings(master=f"local[{threads}]"), app_name="bench-pivot-scale")
+spark = spark_session(SparkSettings(master=f"local[{threads}]", local_dir=local_dir), app_name="bench-pivot-scale")
 stats = pivot_table_spark(spark, table, output)
+peak[0] = max(peak[0], disk_bytes())
+done.set()
+stats["spilled_bytes"] = peak[0]
 jvm = spark.sparkContext._gateway.proc.pid
 with open(f"/proc/{jvm}/status") as status:
     jvm_peak_kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
@@ -88,7 +107,7 @@ print(json.dumps(stats))
 def run(table: Path, work: Path, *, threads: int, memory_limit: str, plain: bool = False, spark: bool = False,
         timeout: float | None = None) -> dict:
     output = work / "para.txt.gz"
-    child = [SPARK_CHILD, str(ROOT), str(table), str(output), str(threads)] if spark else [
+    child = [SPARK_CHILD, str(ROOT), str(table), str(output), str(threads), str(work / "spark-local")] if spark else [
         CHILD, str(ROOT), str(table), str(output), str(threads), memory_limit, "plain" if plain else "ordered"]
     started = time.perf_counter()
     # Its own session, so a run over --timeout is ended with everything it started (Spark's JVM included).
@@ -100,10 +119,12 @@ def run(table: Path, work: Path, *, threads: int, memory_limit: str, plain: bool
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         output.unlink(missing_ok=True)
+        shutil.rmtree(work / "spark-local", ignore_errors=True)
         return {"error": f"did not finish within --timeout {timeout:.0f} s (killed)",
                 "wall_seconds": time.perf_counter() - started}
     result = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     output.unlink(missing_ok=True)
+    shutil.rmtree(work / "spark-local", ignore_errors=True)
     if result.returncode != 0:  # one failed engine is a row that says why, not the end of the benchmark
         last = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith("\tat ")]
         return {"error": f"exit {result.returncode}: {(last or ['no message'])[-1][:300]}",

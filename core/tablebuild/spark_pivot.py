@@ -5,19 +5,14 @@ on each partition of the text (``mapInArrow``, so it works on a classic session 
 and computes LW = lex ** (1/|x|) there, in Python, with the C library's ``pow`` that DuckDB's ``power``
 calls too, so the loaded doubles are DuckDB's. The query is :data:`core.tablebuild.pivot_sql.PIVOT_SQL`
 with each sum spelt :func:`spark_ordered_sum` (ascending terms, left fold: the order DuckDB's
-``list_sum(list_sort(...))`` adds in). The executors write the query's rows as ordered part files (Parquet:
-doubles and UTF-8 text exactly; part ``i`` holds the ``i``-th range of the total order) into a work folder
-beside the output, and the driver reads them back in that order, a batch at a time, into
-:func:`core.tablebuild.pivot_writer.write_pivot_rows`, which turns them into lines, logs included. No task
-result carries rows: a partition returned whole to the driver (``toLocalIterator``, ``collect``) ran a 1 GB
-driver out of heap at 5M rules, and the driver's memory now stays bounded whatever the output's size. The
-work folder must be one path that the executors and the driver both see (on a cluster, a shared
-filesystem: ``temp_directory``).
+``list_sum(list_sort(...))`` adds in). The executors write the query's rows as ordered part files into a
+work folder beside the output (:mod:`core.tablebuild.spark_ordered_parts`: no task result carries rows, so
+the driver's memory stays bounded), and the driver reads them back in order, a batch at a time, into
+:func:`core.tablebuild.pivot_writer.write_pivot_rows`, which turns them into lines, logs included.
 """
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -27,12 +22,11 @@ from core.progress import Progress, no_progress
 from core.output_files import FILE, resolve_output
 from core.tablebuild.pivot import _refuse_input, _remove_stale_work, parse_phrase_table_line
 from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, RESULT_COLUMNS, render_pivot_sql
-from core.textio import owner_tag
+from core.tablebuild.spark_ordered_parts import ordered_part_batches, ordered_part_files
 from core.tablebuild.pivot_writer import write_pivot_rows
 
 PHRASE_PAIRS_SCHEMA = ("e string, f string, p_e_given_f double, p_f_given_e double, lw_e_given_f double, "
                        "lw_f_given_e double, bad boolean")
-BATCH_ROWS = 50_000
 
 LOAD_STATS_SQL = f"""
 SELECT count(*) AS phrase_pairs_in, count(DISTINCT e) AS phrases_e, count(DISTINCT f) AS pivot_phrases,
@@ -119,30 +113,16 @@ def pivot_table_spark(spark, phrase_table: Path, output: Path, *, min_prob: floa
         work_parent = Path(temp_directory or (target.path.parent if target.kind == FILE else tempfile.gettempdir()))
         work_parent.mkdir(parents=True, exist_ok=True)
         _remove_stale_work(work_parent)
-        work = Path(tempfile.mkdtemp(prefix=f".pivot-{owner_tag()}.", dir=work_parent))
-        try:
-            parts = work / "parts"
-            spark.sql(query).write.parquet(str(parts.resolve()))
+        with ordered_part_files(spark.sql(query), work_parent, prefix=".pivot-") as parts:
             timings["pivot_seconds"] = time.perf_counter() - started
             started = time.perf_counter()
-            stats.update(write_pivot_rows(ordered_part_batches(parts), output, features=features, exclude=exclude,
-                                          compresslevel=compresslevel, progress=progress, inputs=inputs))
+            stats.update(write_pivot_rows(ordered_part_batches(parts, RESULT_COLUMNS), output, features=features,
+                                          exclude=exclude, compresslevel=compresslevel, progress=progress,
+                                          inputs=inputs))
             timings["write_seconds"] = time.perf_counter() - started
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
     finally:
         spark.catalog.dropTempView(PHRASE_PAIRS_TABLE)
         loaded.unpersist()
     stats["timings"] = timings
     stats["seconds"] = sum(timings.values())
     return stats
-
-
-def ordered_part_batches(parts: Path) -> Iterator[list[tuple]]:
-    """The rows of Spark's part files in the total order: files by name (``part-NNNNN``: the range's index,
-    then ``c000``, ``c001``... within it), rows in file order, at most BATCH_ROWS in memory at a time."""
-    import pyarrow.parquet
-
-    for path in sorted(parts.glob("part-*.parquet")):
-        for batch in pyarrow.parquet.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS, columns=list(RESULT_COLUMNS)):
-            yield list(zip(*(batch.column(index).to_pylist() for index in range(len(RESULT_COLUMNS)))))
