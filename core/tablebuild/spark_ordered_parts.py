@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from core.textio import owner_tag
+from core.textio import owner_is_gone, owner_tag
 
 BATCH_ROWS = 50_000
 
@@ -27,6 +27,9 @@ def ordered_part_files(frame, parent: Path, *, prefix: str) -> Iterator[Path]:
     ``parent`` named ``{prefix}{owner}.*`` (so a later run can remove it if this process dies); yield the
     folder, remove it afterwards."""
     parent.mkdir(parents=True, exist_ok=True)
+    for stale in parent.glob(f"{prefix}*"):  # left by a run of ours that was killed
+        if stale.is_dir() and owner_is_gone(stale.name[len(prefix):].rpartition(".")[0]):
+            shutil.rmtree(stale, ignore_errors=True)
     work = Path(tempfile.mkdtemp(prefix=f"{prefix}{owner_tag()}.", dir=parent))
     try:
         parts = work / "parts"
