@@ -1,6 +1,6 @@
 """Pivot at scale: DuckDB on one thread, on every core, and under a memory limit, on synthetic Zipfian tables.
 
-For each size (1M and 5M rules; 20M with ``--big``) a bilingual table is generated
+For each size (1M and 5M rules; 20M with ``--big``; any with ``--rules``) a bilingual table is generated
 (``tests/zipf_phrase_table.py``: Zipfian phrase frequencies on both sides) and pivoted by
 ``parastudio pivot``'s library call in a fresh child process per run, so peak memories do not mix. Printed
 per run: wall time, the child's peak resident memory (``ru_maxrss``), DuckDB's own peak buffer memory and
@@ -13,10 +13,11 @@ sums were ordered), to show what the fixed order costs and that plain sums give 
 ``--spark`` adds ``parastudio pivot --engine spark --master local[N]`` (N = every core) in its own child:
 its time includes starting the JVM; "peak RSS" is then the driver's Python process plus the JVM's own peak
 (``VmHWM`` read before the session stops; Spark's Python workers are not counted, they only parse lines),
-and its sha256 must equal DuckDB's.
+"spilled MB" the peak total of its shuffle and spill files (``spark.local.dir``, sampled every 2 s), and
+its sha256 must equal DuckDB's.
 
     python benchmarks/bench_pivot_scale.py [--rules 1000000,5000000] [--big] [--memory-limit 1GB]
-        [--with-plain-sum] [--spark] [--work DIR]
+        [--with-plain-sum] [--spark] [--work DIR] [--runs duckdb-1,duckdb,duckdb-limit,plain,spark] [--timeout S]
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -61,14 +64,31 @@ print(json.dumps(stats))
 
 
 SPARK_CHILD = r"""
-import hashlib, json, resource, sys, time
+import hashlib, json, os, resource, sys, threading, time
 sys.path.insert(0, sys.argv[1])
 from core.tablebuild.spark_pivot import pivot_table_spark
 from core.tablebuild.spark_session import SparkSettings, spark_session
-table, output, threads = sys.argv[2], sys.argv[3], int(sys.argv[4])
+table, output, threads, local_dir = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+def disk_bytes():
+    total = 0
+    for folder, _, names in os.walk(local_dir):
+        for name in names:
+            try:
+                total += os.path.getsize(os.path.join(folder, name))
+            except OSError:  # a shuffle or spill file removed while we walk
+                pass
+    return total
+peak, done = [0], threading.Event()
+def watch():  # Spark's shuffle and spill files: their peak total on disk, sampled every 2 s
+    while not done.wait(2):
+        peak[0] = max(peak[0], disk_bytes())
+threading.Thread(target=watch, daemon=True).start()
 started = time.perf_counter()
-spark = spark_session(SparkSettings(master=f"local[{threads}]"), app_name="bench-pivot-scale")
+spark = spark_session(SparkSettings(master=f"local[{threads}]", local_dir=local_dir), app_name="bench-pivot-scale")
 stats = pivot_table_spark(spark, table, output)
+peak[0] = max(peak[0], disk_bytes())
+done.set()
+stats["spilled_bytes"] = peak[0]
 jvm = spark.sparkContext._gateway.proc.pid
 with open(f"/proc/{jvm}/status") as status:
     jvm_peak_kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
@@ -84,13 +104,27 @@ print(json.dumps(stats))
 """
 
 
-def run(table: Path, work: Path, *, threads: int, memory_limit: str, plain: bool = False, spark: bool = False) -> dict:
+def run(table: Path, work: Path, *, threads: int, memory_limit: str, plain: bool = False, spark: bool = False,
+        timeout: float | None = None) -> dict:
     output = work / "para.txt.gz"
-    child = [SPARK_CHILD, str(ROOT), str(table), str(output), str(threads)] if spark else [
+    child = [SPARK_CHILD, str(ROOT), str(table), str(output), str(threads), str(work / "spark-local")] if spark else [
         CHILD, str(ROOT), str(table), str(output), str(threads), memory_limit, "plain" if plain else "ordered"]
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-c", *child], capture_output=True, text=True, check=False)
+    # Its own session, so a run over --timeout is ended with everything it started (Spark's JVM included).
+    process = subprocess.Popen([sys.executable, "-c", *child], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        output.unlink(missing_ok=True)
+        shutil.rmtree(work / "spark-local", ignore_errors=True)
+        return {"error": f"did not finish within --timeout {timeout:.0f} s (killed)",
+                "wall_seconds": time.perf_counter() - started}
+    result = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     output.unlink(missing_ok=True)
+    shutil.rmtree(work / "spark-local", ignore_errors=True)
     if result.returncode != 0:  # one failed engine is a row that says why, not the end of the benchmark
         last = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith("\tat ")]
         return {"error": f"exit {result.returncode}: {(last or ['no message'])[-1][:300]}",
@@ -120,6 +154,11 @@ def main() -> int:
     parser.add_argument("--with-plain-sum", action="store_true", help="add a run with unordered SUMs (the old pivot)")
     parser.add_argument("--spark", action="store_true", help="add Spark local mode on every core (pivot --engine spark)")
     parser.add_argument("--work", type=Path, default=None, help="where tables and outputs go (default: system temp)")
+    parser.add_argument("--runs", default="duckdb-1,duckdb,duckdb-limit,plain,spark",
+                        help="which runs, comma-separated, of duckdb-1 (1 thread), duckdb (every core), duckdb-limit "
+                        "(every core under --memory-limit), plain (--with-plain-sum), spark (--spark); default all")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds a run may take; one that takes longer is killed and reported as a row")
     args = parser.parse_args()
 
     sizes = [int(float(value)) for value in args.rules.split(",") if value.strip()]
@@ -137,16 +176,20 @@ def main() -> int:
             table = write_zipf_phrase_table(work / f"zipf-{rules}.txt.gz", rules)
             print(f"{rules:>11,d}  (table generated in {time.perf_counter() - started:.1f} s, "
                   f"{table.stat().st_size / 2**20:,.0f} MB gzip)", flush=True)
-            runs = [("DuckDB 1 thread", dict(threads=1, memory_limit="")),
-                    (f"DuckDB {cores} threads", dict(threads=cores, memory_limit="")),
-                    (f"DuckDB {cores} threads, {args.memory_limit}", dict(threads=cores, memory_limit=args.memory_limit))]
+            runs = [("duckdb-1", "DuckDB 1 thread", dict(threads=1, memory_limit="")),
+                    ("duckdb", f"DuckDB {cores} threads", dict(threads=cores, memory_limit="")),
+                    ("duckdb-limit", f"DuckDB {cores} threads, {args.memory_limit}",
+                     dict(threads=cores, memory_limit=args.memory_limit))]
             if args.with_plain_sum:
-                runs.append((f"plain SUM, {cores} threads", dict(threads=cores, memory_limit="", plain=True)))
+                runs.append(("plain", f"plain SUM, {cores} threads", dict(threads=cores, memory_limit="", plain=True)))
             if args.spark:
-                runs.append((f"Spark local[{cores}]", dict(threads=cores, memory_limit="", spark=True)))
+                runs.append(("spark", f"Spark local[{cores}]", dict(threads=cores, memory_limit="", spark=True)))
+            order = [value.strip() for value in args.runs.split(",")]  # the runs chosen, in the order given
+            runs = sorted(((key, name, options) for key, name, options in runs if key in order),
+                          key=lambda run_: order.index(run_[0]))
             reference = None
-            for name, options in runs:
-                stats = run(table, work, **options)
+            for _, name, options in runs:
+                stats = run(table, work, timeout=args.timeout, **options)
                 print(row(rules, name, stats, reference), flush=True)
                 if reference is None and "sha256" in stats:
                     reference = stats["sha256"]

@@ -83,25 +83,48 @@ def test_a_bad_line_is_named_as_the_duckdb_engine_names_it(spark, tmp_path):
     assert not (tmp_path / "spark.txt").exists()
 
 
-def run_cli(*arguments):
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
+def run_cli(*arguments, environment=None):
+    environment = {**os.environ, **(environment or {}),
+                   "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
     # The timeout only stops a hung run; nothing is asserted about time.
     return subprocess.run([sys.executable, "-m", "core", *arguments], env=environment, capture_output=True,
                           text=True, timeout=900)
 
 
+# Spark's own floor for spark.driver.maxResultSize ("at least 1M"): far below the pivot's output here, above
+# what a bounded job returns: write statistics, and the range partitioner's sample of sort keys (60 keys per
+# shuffle partition, bounded by their number, not by the data: 4 partitions here).
+DRIVER_RESULT_LIMIT = "1m"
+SPARK_DEFAULTS = f"spark.driver.maxResultSize {DRIVER_RESULT_LIMIT}\nspark.sql.shuffle.partitions 4\n"
+BOUNDED_RULES = 8000
+
+
 @spark_test
-def test_pivot_command_on_a_standalone_cluster_writes_the_duckdb_bytes(spark_cluster, zipf_table, tmp_path):
+def test_pivot_command_on_a_standalone_cluster_writes_the_duckdb_bytes(spark_cluster, tmp_path):
+    """On the cluster, with the driver refusing any job result over 1 MB: the output (about 3 MB) never
+    travels to the driver as task results (issue 25: the driver's memory stays bounded), and the bytes are
+    DuckDB's. --executor-memory reaches the cluster (the master lists the application's executor memory)."""
+    table = write_zipf_phrase_table(tmp_path / "rules.txt.gz", BOUNDED_RULES, seed=7)
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text(SPARK_DEFAULTS)
     before = spark_cluster.application_names()
-    on_cluster = run_cli("pivot", str(zipf_table), "-o", str(tmp_path / "cluster.txt.gz"), "--engine", "spark",
-                         "--master", spark_cluster.master, "--top", "5", "--json")
+    on_cluster = run_cli("pivot", str(table), "-o", str(tmp_path / "cluster.txt.gz"), "--engine", "spark",
+                         "--master", spark_cluster.master, "--driver-memory", "768m", "--executor-memory", "512m",
+                         "--json", environment={"SPARK_CONF_DIR": str(conf)})
     assert on_cluster.returncode == 0, on_cluster.stderr[-3000:]
     assert spark_cluster.application_names() == sorted(before + ["parastudio-pivot"])
-    on_duckdb = run_cli("pivot", str(zipf_table), "-o", str(tmp_path / "duckdb.txt.gz"), "--top", "5", "--json")
+    status = spark_cluster.status()
+    application = next(app for app in status["activeapps"] + status["completedapps"]
+                       if app["name"] == "parastudio-pivot")
+    assert application.get("memoryperexecutor", application.get("memoryperslave")) == 512
+    on_duckdb = run_cli("pivot", str(table), "-o", str(tmp_path / "duckdb.txt.gz"), "--json")
     assert on_duckdb.returncode == 0, on_duckdb.stderr[-3000:]
-    assert gzip.decompress((tmp_path / "cluster.txt.gz").read_bytes()) == \
-        gzip.decompress((tmp_path / "duckdb.txt.gz").read_bytes())
+    expected = gzip.decompress((tmp_path / "duckdb.txt.gz").read_bytes())
+    assert len(expected) > 2 * 2**20  # twice the driver's result limit
+    assert gzip.decompress((tmp_path / "cluster.txt.gz").read_bytes()) == expected
     assert json.loads(on_cluster.stdout)["engine"] == "spark"
+    assert not list(tmp_path.glob(".pivot-*"))  # the part files are removed
 
 
 @spark_test
@@ -118,6 +141,10 @@ def test_pivot_command_through_spark_connect_writes_the_duckdb_bytes(spark_conne
     (["--engine", "spark", "--remote", "http://127.0.0.1:15002"], "--remote expects sc://HOST:PORT"),
     (["--engine", "spark", "--master", "local[2]", "--remote", "sc://127.0.0.1:15002"], "give exactly one of"),
     (["--remote", "sc://127.0.0.1:15002"], "--master and --remote need --engine spark"),
+    (["--driver-memory", "2g"], "--driver-memory and --executor-memory need --engine spark"),
+    (["--engine", "spark", "--driver-memory", "2 GB"], "--driver-memory expects a size such as 512m or 4g"),
+    (["--engine", "spark", "--remote", "sc://127.0.0.1:15002", "--executor-memory", "2g"],
+     "--executor-memory needs --master: a Spark Connect server sets its own memory"),
 ])
 def test_pivot_refuses_spark_settings_it_cannot_use(tmp_path, arguments, message):
     table = tmp_path / "tied.txt"

@@ -30,8 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="DuckDB memory limit, e.g. 1GB; beyond it DuckDB spills to --temp-dir (default: a third "
                         "of RAM)")
     parser.add_argument("--temp-dir", type=Path, default=None,
-                        help="where DuckDB keeps its database and spills (default: beside the output; e.g. /tmp to "
-                        "use the system's temp folder)")
+                        help="where DuckDB keeps its database and spills, or Spark's executors write the ordered part "
+                        "files the driver joins (then a folder every machine sees) (default: beside the output; e.g. "
+                        "/tmp to use the system's temp folder)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="DuckDB threads (default: every core, %(default)s here); the output is the same bytes "
                         "for any number of threads and any --memory-limit")
@@ -41,6 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--master", metavar="URL",
                         help="with --engine spark: local[N] (default local[*]) or spark://HOST:PORT")
     parser.add_argument("--remote", metavar="URL", help="with --engine spark: a Spark Connect server, sc://HOST:PORT")
+    parser.add_argument("--driver-memory", metavar="SIZE",
+                        help="with --engine spark --master: the driver's JVM heap, e.g. 4g (default: 2g in local mode, "
+                        "where the driver also runs the tasks; Spark's own default on a cluster)")
+    parser.add_argument("--executor-memory", metavar="SIZE",
+                        help="with --engine spark --master spark://...: each executor's JVM heap, e.g. 8g (default: "
+                        "Spark's)")
     parser.add_argument("--prune", metavar="FILE", help="leave out the pairs of a prune list ('e1 ||| e2' per line, "
                         "as `parastudio inspect-rules --prune-list` writes it)")
     parser.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
@@ -56,9 +63,12 @@ def run_pivot(args: argparse.Namespace) -> int:
     try:
         if args.engine == "spark":
             master = args.master if args.master or args.remote else "local[*]"
-            spark = SparkSettings(master=master, remote=args.remote)
+            spark = SparkSettings(master=master, remote=args.remote, driver_memory=args.driver_memory,
+                                  executor_memory=args.executor_memory)
         elif args.master is not None or args.remote is not None:
             raise SparkUnavailable("--master and --remote need --engine spark")
+        elif args.driver_memory is not None or args.executor_memory is not None:
+            raise SparkUnavailable("--driver-memory and --executor-memory need --engine spark")
     except SparkUnavailable as error:
         print(f"parastudio pivot: error: {error}", file=sys.stderr)
         return 2
@@ -109,6 +119,6 @@ def _pivot_on_spark(args: argparse.Namespace, settings, exclude, progress) -> di
         return pivot_table_spark(session, args.phrase_table, args.output, min_prob=args.min_prob,
                                  max_pivot=args.max_pivot, top=args.top, reverse=args.reverse,
                                  features=not args.no_features, exclude=exclude, progress=progress,
-                                 inputs=[args.prune])
+                                 inputs=[args.prune], temp_directory=args.temp_dir)
     finally:
         session.stop()

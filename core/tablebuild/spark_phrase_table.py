@@ -8,8 +8,9 @@ Three steps, each the local build's own:
 2. *Counting* in Spark SQL (:data:`PHRASE_TABLE_SQL`): every total is a sum of integers, so it is exact
    in any order; the best alignment of a pair is the most frequent, ties to the smallest, as locally;
    each pair gets the integer counts of the word links its lexical weights read.
-3. *Writing* on the driver: rows stream in the table's total order (``toLocalIterator``, one partition
-   in memory at a time) into :func:`core.tablebuild.phrase_table_lines.moses_line`, the local build's
+3. *Writing* on the driver: the executors write the rows in the table's total order as part files beside
+   the output, read back in order a batch at a time (:mod:`core.tablebuild.spark_ordered_parts`: no task
+   result carries rows) into :func:`core.tablebuild.phrase_table_lines.moses_line`, the local build's
    writer, which does every division, sum and product.
 """
 
@@ -24,7 +25,10 @@ from core.tablebuild.alignment import Link, format_links, parse_links
 from core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
 from core.tablebuild.phrase_scoring import NULL
 from core.tablebuild.phrase_table_lines import Layout, alignment_layout, moses_line, write_table
+from core.tablebuild.spark_ordered_parts import ordered_part_batches, ordered_part_files
 
+# PHRASE_TABLE_SQL's columns, in order (moses_lines_of_rows unpacks them).
+TABLE_COLUMNS = ("source", "target", "alignment", "count_pair", "count_source", "count_target", "words")
 EXTRACTED_SCHEMA = "kind string, source string, target string, alignment array<int>, count bigint"
 ALIGNMENT_EXPECTED = "links 'i-j' (0-based source and target word indices inside the sentence pair)"
 
@@ -163,7 +167,6 @@ def build_phrase_table_spark(spark, corpus: SparkCorpus, output: Path, *, max_le
         check = spark.sql(CHECK_SQL, extracted=extracted).collect()[0]
         if check["error"] is not None:
             raise InputFormatError(check["error"]["path"], check["error"]["line"], check["error"]["expected"])
-        rows = spark.sql(PHRASE_TABLE_SQL, extracted=extracted).toLocalIterator(prefetchPartitions=True)
         written = 0
 
         def counted(lines: Iterator[str]) -> Iterator[str]:
@@ -172,7 +175,11 @@ def build_phrase_table_spark(spark, corpus: SparkCorpus, output: Path, *, max_le
                 written += 1
                 yield line
 
-        write_table(counted(moses_lines_of_rows(rows)), output, compresslevel=compresslevel)
+        # The part files beside the output (the driver and the executors must both see that folder).
+        with ordered_part_files(spark.sql(PHRASE_TABLE_SQL, extracted=extracted), Path(output).resolve().parent,
+                                prefix=f".{Path(output).name}.parts-") as parts:
+            rows = (row for batch in ordered_part_batches(parts, TABLE_COLUMNS) for row in batch)
+            write_table(counted(moses_lines_of_rows(rows)), output, compresslevel=compresslevel)
     finally:
         extracted.unpersist()
     return {"max_length": max_length, "phrase_pair_occurrences": check["occurrences"] or 0,

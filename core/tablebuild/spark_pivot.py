@@ -5,26 +5,28 @@ on each partition of the text (``mapInArrow``, so it works on a classic session 
 and computes LW = lex ** (1/|x|) there, in Python, with the C library's ``pow`` that DuckDB's ``power``
 calls too, so the loaded doubles are DuckDB's. The query is :data:`core.tablebuild.pivot_sql.PIVOT_SQL`
 with each sum spelt :func:`spark_ordered_sum` (ascending terms, left fold: the order DuckDB's
-``list_sum(list_sort(...))`` adds in), its rows stream to the driver in the query's total order
-(``toLocalIterator``: one partition in memory at a time) and :func:`core.tablebuild.pivot_writer.write_pivot_rows`
-turns them into lines, logs included.
+``list_sum(list_sort(...))`` adds in). The executors write the query's rows as ordered part files into a
+work folder beside the output (:mod:`core.tablebuild.spark_ordered_parts`: no task result carries rows, so
+the driver's memory stays bounded), and the driver reads them back in order, a batch at a time, into
+:func:`core.tablebuild.pivot_writer.write_pivot_rows`, which turns them into lines, logs included.
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
 from pathlib import Path
 from typing import Iterator
 
 from core.progress import Progress, no_progress
-from core.tablebuild.pivot import _refuse_input, parse_phrase_table_line
-from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, render_pivot_sql
-from core.output_files import resolve_output
+from core.output_files import FILE, resolve_output
+from core.tablebuild.pivot import _refuse_input, _remove_stale_work, parse_phrase_table_line
+from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, RESULT_COLUMNS, render_pivot_sql
+from core.tablebuild.spark_ordered_parts import ordered_part_batches, ordered_part_files
 from core.tablebuild.pivot_writer import write_pivot_rows
 
 PHRASE_PAIRS_SCHEMA = ("e string, f string, p_e_given_f double, p_f_given_e double, lw_e_given_f double, "
                        "lw_f_given_e double, bad boolean")
-BATCH_ROWS = 50_000
 
 LOAD_STATS_SQL = f"""
 SELECT count(*) AS phrase_pairs_in, count(DISTINCT e) AS phrases_e, count(DISTINCT f) AS pivot_phrases,
@@ -72,15 +74,17 @@ def _arrow_batches(batches, reverse: bool, schema):
 def pivot_table_spark(spark, phrase_table: Path, output: Path, *, min_prob: float = 1e-5, max_pivot: int = 200,
                       top: int = 20, reverse: bool = False, features: bool = True, compresslevel: int = 6,
                       exclude: set[tuple[str, str]] | None = None, progress: Progress = no_progress,
-                      inputs=()) -> dict:
+                      inputs=(), temp_directory: Path | None = None) -> dict:
     """:func:`core.tablebuild.pivot.pivot_table` on ``spark``: the same arguments (but DuckDB's), the same bytes.
 
     ``phrase_table`` must be readable by the driver (bad lines are named from it) and by the executors.
+    ``temp_directory``: where the ordered part files go (default: beside the output); the executors write
+    there and the driver reads, so on a cluster it must be a shared filesystem.
     """
     from pyspark.sql.types import StructType
 
     inputs = [phrase_table, *inputs]
-    resolve_output(output, inputs)  # an output that is an input: refused before Spark starts work
+    target = resolve_output(output, inputs)  # an output that is an input: refused before Spark starts work
     phrase_table, output = Path(phrase_table), Path(output)
     if not phrase_table.is_file():
         raise FileNotFoundError(f"phrase table not found: {phrase_table}")
@@ -106,24 +110,19 @@ def pivot_table_spark(spark, phrase_table: Path, output: Path, *, min_prob: floa
 
         started = time.perf_counter()
         progress(0, None, "pivot")
-        rows = spark.sql(query).toLocalIterator(prefetchPartitions=True)
-        stats.update(write_pivot_rows(_batches(rows), output, features=features, exclude=exclude,
-                                      compresslevel=compresslevel, progress=progress, inputs=inputs))
-        timings["pivot_and_write_seconds"] = time.perf_counter() - started
+        work_parent = Path(temp_directory or (target.path.parent if target.kind == FILE else tempfile.gettempdir()))
+        work_parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_work(work_parent)
+        with ordered_part_files(spark.sql(query), work_parent, prefix=".pivot-") as parts:
+            timings["pivot_seconds"] = time.perf_counter() - started
+            started = time.perf_counter()
+            stats.update(write_pivot_rows(ordered_part_batches(parts, RESULT_COLUMNS), output, features=features,
+                                          exclude=exclude, compresslevel=compresslevel, progress=progress,
+                                          inputs=inputs))
+            timings["write_seconds"] = time.perf_counter() - started
     finally:
         spark.catalog.dropTempView(PHRASE_PAIRS_TABLE)
         loaded.unpersist()
     stats["timings"] = timings
     stats["seconds"] = sum(timings.values())
     return stats
-
-
-def _batches(rows) -> Iterator[list[tuple]]:
-    batch: list[tuple] = []
-    for row in rows:
-        batch.append(tuple(row))
-        if len(batch) == BATCH_ROWS:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

@@ -17,6 +17,10 @@ from pathlib import Path
 
 MASTER_PATTERN = re.compile(r"local(\[([1-9][0-9]*|\*)\])?|spark://[^\s:/]+:[0-9]+")
 REMOTE_PATTERN = re.compile(r"sc://[^\s:/]+:[0-9]+(/\S*)?")
+MEMORY_PATTERN = re.compile(r"[1-9][0-9]*[kmgt]", re.IGNORECASE)  # a JVM size, as spark-submit takes it
+# Local mode runs the executor's tasks (sorts, aggregates, their spills) in the driver's JVM: Spark's own 1g
+# default spills a lot; more than this buys little (rows never travel whole to the driver: spark_pivot.py).
+LOCAL_DRIVER_MEMORY = "2g"
 # Where `core` was imported from: executors on this machine import the same code (see _classic_config).
 CHECKOUT = Path(__file__).resolve().parents[2]
 
@@ -33,6 +37,11 @@ class SparkSettings:
     remote: str | None = None
     shuffle_partitions: int | None = None  # None: twice the threads of local[N], else Spark's default
     local_dir: str | None = None  # scratch space for shuffles and spills (spark.local.dir)
+    # JVM heaps (spark.driver.memory, spark.executor.memory), e.g. "4g". driver_memory None: LOCAL_DRIVER_MEMORY
+    # in local mode (the driver's JVM is also the executor), else Spark's default. Not for --remote: the server
+    # owns its JVMs.
+    driver_memory: str | None = None
+    executor_memory: str | None = None
 
     def __post_init__(self) -> None:
         if (self.master is None) == (self.remote is None):
@@ -41,6 +50,13 @@ class SparkSettings:
             raise SparkUnavailable(f"--master expects local, local[N], local[*] or spark://HOST:PORT; got {self.master!r}")
         if self.remote is not None and not REMOTE_PATTERN.fullmatch(self.remote):
             raise SparkUnavailable(f"--remote expects sc://HOST:PORT; got {self.remote!r}")
+        for flag, value in (("--driver-memory", self.driver_memory), ("--executor-memory", self.executor_memory)):
+            if value is None:
+                continue
+            if not MEMORY_PATTERN.fullmatch(value):
+                raise SparkUnavailable(f"{flag} expects a size such as 512m or 4g; got {value!r}")
+            if self.is_connect:
+                raise SparkUnavailable(f"{flag} needs --master: a Spark Connect server sets its own memory")
 
     @property
     def is_connect(self) -> bool:
@@ -76,6 +92,13 @@ def _classic_config(settings: SparkSettings) -> dict[str, str]:
         config["spark.default.parallelism"] = str(partitions)
     if settings.local_dir is not None:
         config["spark.local.dir"] = settings.local_dir
+    driver_memory = settings.driver_memory
+    if driver_memory is None and settings.master.startswith("local"):
+        driver_memory = LOCAL_DRIVER_MEMORY
+    if driver_memory is not None:  # read when the JVM starts: pyspark passes it to spark-submit
+        config["spark.driver.memory"] = driver_memory
+    if settings.executor_memory is not None:
+        config["spark.executor.memory"] = settings.executor_memory
     return config
 
 
