@@ -172,7 +172,10 @@ class InspectScreen(QWidget):
         buttons = QHBoxLayout()
         # Where a rewrite's blame comes from: its candidates' verdicts, or the words judges marked (error spans).
         self.blame_from = QComboBox()
-        self.blame_from.addItems(["whole-candidate verdicts", "words judges marked (error spans)"])
+        # Short item texts: this row shares the details pane's width with the table's candidate column.
+        self.blame_from.addItems(["verdicts", "marked words"])
+        self.blame_from.setToolTip("verdicts: each rewrite takes its whole candidate's verdict; marked words: the "
+                                   "words judges marked as wrong (error spans) blame the rewrites that made them")
         self.blame_from.currentIndexChanged.connect(lambda _: self.compute_blame())
         blame_from_label = QLabel("Bla&me from:")
         blame_from_label.setBuddy(self.blame_from)

@@ -40,8 +40,9 @@ from core.study_builder import EngineChoice, PatternModels, StudyPlan, default_s
     study_from_engine, study_from_file, study_from_pattern_table
 from desktop.workers import Worker
 
-HEADERS = ("study", "created", "criteria", "candidates", "choice tasks", "annotators", "judges/item", "judged",
-           "assigned", "done")
+# Most useful first: on a narrow screen the columns cut off behind the scroll bar are the least read.
+HEADERS = ("study", "done", "judged", "assigned", "criteria", "candidates", "choice tasks", "annotators",
+           "judges/item", "created")
 
 
 class StudiesScreen(QWidget):
@@ -193,10 +194,9 @@ class StudiesScreen(QWidget):
         rows, keys = [], []
         for s in self.summaries:
             done = f"{s.judged / s.assigned:.0%}" if s.assigned else "–"
-            rows.append([s.name, s.created_at, ", ".join(s.criteria), s.candidates, s.choice_tasks, s.annotators,
-                         s.judges_per_item, s.judged, s.assigned, done])
-            keys.append([s.name, s.created_at, ", ".join(s.criteria), s.candidates, s.choice_tasks, s.annotators,
-                         s.judges_per_item, s.judged, s.assigned, s.judged / s.assigned if s.assigned else 0])
+            rest = [", ".join(s.criteria), s.candidates, s.choice_tasks, s.annotators, s.judges_per_item, s.created_at]
+            rows.append([s.name, done, s.judged, s.assigned, *rest])
+            keys.append([s.name, s.judged / s.assigned if s.assigned else 0, s.judged, s.assigned, *rest])
         self.model.set_rows(rows, sort_keys=keys)
 
     def selected_study(self) -> int | None:

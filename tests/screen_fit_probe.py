@@ -59,6 +59,12 @@ def main() -> None:
             visible = max(0, min(x + width, view.viewport().width()) - max(x, 0))
             seen["candidate_column_visible"] = visible
             seen["rows"] = window.inspect.model.rowCount()
+        if title == "Studies":  # how far past the table's visible width each study's share done stands
+            from desktop.studies_screen import HEADERS
+
+            view, column = window.studies.view, HEADERS.index("done")
+            seen["done_column_cut_by"] = max(0, view.columnViewportPosition(column) + view.columnWidth(column)
+                                             - view.viewport().width())
         if title == "Tune":
             seen["path_fields_short_by"] = [max(0, edit.fontMetrics().horizontalAdvance(edit.text()) + 12
                                                 - edit.width())

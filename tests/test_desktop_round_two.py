@@ -101,6 +101,7 @@ def test_every_screen_fits_and_is_one_pick_away_at_both_sizes(tmp_path, width, h
     inspect = found["screens"]["Inspect"]
     assert inspect["rows"] > 0 and inspect["candidate_column_visible"] >= 200
     assert found["screens"]["Tune"]["path_fields_short_by"] == [0, 0]  # the whole path shows, not only its end
+    assert found["screens"]["Studies"]["done_column_cut_by"] == 0  # each study's progress without scrolling
 
 
 def test_choice_options_read_like_the_readable_sentence_above_them(qtbot, tmp_path):
