@@ -87,15 +87,19 @@ def open_window(qtbot, path, annotator: str = "ann"):
 
 
 @contextmanager
-def judging_screen(qtbot, path: Path, criterion: str, annotators=("ann",)):
-    """The app's annotation screen at the small size, open as "ann" on a new study of ``criterion`` made of
-    :func:`candidate_rows`; yields (screen, database) and closes both."""
+def judging_screen(qtbot, path: Path, criteria, *, rows=None, annotators=("ann",), name: str | None = None,
+                   seed: int = 4):
+    """The app's annotation screen at the small size, open as "ann" on a new study of ``criteria`` (one name or
+    several) made of ``rows`` (default :func:`candidate_rows`); yields (screen, database) and closes both. The
+    screen's ``writer`` is the one recording its answers."""
     from desktop.annotation_screen import AnnotationScreen
     from desktop.judgment_writer import JudgmentWriter
 
+    criteria = [criteria] if isinstance(criteria, str) else list(criteria)
+    name = name or criteria[0]
     db = open_database(path, create=True)
-    study_id = ops.create_study(db, criterion, criteria=[criterion], seed=4)
-    ops.import_candidates(db, study_id, candidate_rows())
+    study_id = ops.create_study(db, name, criteria=criteria, seed=seed)
+    ops.import_candidates(db, study_id, candidate_rows() if rows is None else rows)
     ops.assign(db, study_id, list(annotators))
     writer = JudgmentWriter(db)
     screen = AnnotationScreen(db, writer)
@@ -103,7 +107,7 @@ def judging_screen(qtbot, path: Path, criterion: str, annotators=("ann",)):
     screen.resize(1024, 600)  # the small screen
     screen.show()
     with qtbot.waitSignal(screen.open_done, timeout=20000):
-        screen.open(study_id, "ann", criterion)
+        screen.open(study_id, "ann", name)
     try:
         yield screen, db
     finally:

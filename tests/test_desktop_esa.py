@@ -73,30 +73,17 @@ def test_the_judge_marks_readable_words_and_the_marks_reach_the_rewrites(qtbot, 
     """The study shows "I don't know, he stated." (5 words over 8 tokens): a mark on "don't" and one on
     "stated." are stored over those words, and reach the rewrites do not -> don 't and said -> stated."""
     from core.store import operations as ops
-    from core.store.database import open_database
     from core.tuning.comparison_devset import da_records
-    from desktop.annotation_screen import AnnotationScreen
-    from desktop.judgment_writer import JudgmentWriter
 
     derivation = [{"src": [0, 1], "tgt": [0, 1], "source": "i", "target": "i", "identity": True},
                   {"src": [1, 3], "tgt": [1, 3], "source": "do not", "target": "don 't", "identity": False},
                   {"src": [3, 6], "tgt": [3, 6], "source": "know , he", "target": "know , he", "identity": True},
                   {"src": [6, 7], "tgt": [6, 7], "source": "said", "target": "stated", "identity": False},
                   {"src": [7, 8], "tgt": [7, 8], "source": ".", "target": ".", "identity": True}]
-    db = open_database(tmp_path / "readable.sqlite", create=True)
-    study_id = ops.create_study(db, "readable", criteria=["esa"], seed=4)
-    ops.import_candidates(db, study_id, [ops.CandidateRow(sentence_id="0", text="i don 't know , he stated .",
-                                                          system="beam", source="i do not know , he said .",
-                                                          derivation=derivation)])
-    ops.assign(db, study_id, ["ann"])
-    writer = JudgmentWriter(db)
-    screen = AnnotationScreen(db, writer)
-    qtbot.addWidget(screen)
-    screen.resize(1024, 600)
-    screen.show()
-    with qtbot.waitSignal(screen.open_done, timeout=20000):
-        screen.open(study_id, "ann", "esa")
-    try:
+    rows = [ops.CandidateRow(sentence_id="0", text="i don 't know , he stated .", system="beam",
+                             source="i do not know , he said .", derivation=derivation)]
+    with judging_screen(qtbot, tmp_path / "readable.sqlite", "esa", rows=rows, name="readable") as (screen, db):
+        study_id, writer = screen.study_id, screen.writer
         assert screen.esa_view.words == ["I", "don't", "know,", "he", "stated."]
         assert "don&#x27;t" in screen.esa_view.candidate_label.text()  # html.escape of "don't"
         # "don't" major; then → past the end stops on the last word read, "stated." (not on a 9th token): minor.
@@ -108,8 +95,3 @@ def test_the_judge_marks_readable_words_and_the_marks_reach_the_rewrites(qtbot, 
         assert score["spans"] == [{"start": 1, "end": 2, "severity": "major"},
                                   {"start": 4, "end": 5, "severity": "minor"}]
         assert score["units"] == ["major", "minor"]
-    finally:
-        screen.close_session()
-        screen.progress.stop()
-        writer.close()
-        db.close()

@@ -16,9 +16,7 @@ from sqlalchemy import func, select  # noqa: E402
 from core.store import operations as ops  # noqa: E402
 from core.store.database import open_database  # noqa: E402
 from core.store.models import Assignment  # noqa: E402
-from desktop.annotation_screen import AnnotationScreen  # noqa: E402
-from desktop.judgment_writer import JudgmentWriter  # noqa: E402
-from desktop_study_fixtures import candidate_rows  # noqa: E402
+from desktop_study_fixtures import judging_screen  # noqa: E402
 
 # The keys a judge presses on each kind of page.
 KEYS = {"preference": [Qt.Key_A], "da": [Qt.Key_7, Qt.Key_Return],
@@ -27,28 +25,18 @@ KEYS = {"preference": [Qt.Key_A], "da": [Qt.Key_7, Qt.Key_Return],
 
 def test_a_mixed_study_runs_by_keys_and_reports(qtbot, tmp_path):
     path = tmp_path / "mixed.sqlite"
-    db = open_database(path, create=True)
-    study_id = ops.create_study(db, "mixed", criteria=["preference", "da", "esa"], seed=2)
-    ops.import_candidates(db, study_id, candidate_rows())
-    ops.assign(db, study_id, ["ann", "bob"])  # bob's answers come through the store, as another app writes them
-    writer = JudgmentWriter(db)
-    screen = AnnotationScreen(db, writer)
-    qtbot.addWidget(screen)
-    screen.resize(1024, 600)
-    screen.show()
-    with qtbot.waitSignal(screen.open_done, timeout=20000):
-        screen.open(study_id, "ann", "mixed")
     seen = set()
-    while screen.item is not None:
-        scale = screen.item.scale
-        seen.add(scale)
-        assert screen.pages.currentWidget() is screen.protocol_views[scale]
-        for key in KEYS[scale]:
-            qtbot.keyClick(screen, key)
-    writer.drain()
-    screen.close_session()
-    screen.progress.stop()
-    writer.close()
+    # bob's answers come through the store afterwards, as another app writes them
+    with judging_screen(qtbot, path, ("preference", "da", "esa"), annotators=("ann", "bob"), name="mixed",
+                        seed=2) as (screen, _db):
+        while screen.item is not None:
+            scale = screen.item.scale
+            seen.add(scale)
+            assert screen.pages.currentWidget() is screen.protocol_views[scale]
+            for key in KEYS[scale]:
+                qtbot.keyClick(screen, key)
+        screen.writer.drain()
+    db = open_database(path)
     assert seen == {"preference", "da", "esa"}
     with db.reading() as session:
         bob = session.scalar(select(func.count(Assignment.id)).where(Assignment.annotator_id == 2))
