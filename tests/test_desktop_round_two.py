@@ -14,6 +14,7 @@ from core.store import operations as ops  # noqa: E402
 from core.store.adjudicator_role import set_adjudicators  # noqa: E402
 from core.store.database import open_database  # noqa: E402
 from desktop_study_fixtures import make_study  # noqa: E402
+from desktop_study_fixtures import open_window as open_study_window  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
@@ -34,16 +35,8 @@ def disagreeing(tmp_path):
 
 
 def open_window(qtbot, path, annotator):
-    from desktop.main_window import MainWindow
-
-    window = MainWindow(path, annotator=annotator, table="none.gz", lm="none.bin")
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: not (window.annotate.screen.loading or window.choice.screen.loading), timeout=20000)
-    qtbot.wait(100)
-    dialog = getattr(window, "instructions_dialog", None)
-    if dialog is not None and dialog.isVisible():
-        dialog.accept()
+    """The shared window opener, then the keyboard's focus settled in it (the tests below press keys)."""
+    window = open_study_window(qtbot, path, annotator)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is not None, timeout=5000)
     return window
 

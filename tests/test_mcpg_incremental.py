@@ -33,7 +33,9 @@ def lm(tiny_lm):
     return LanguageModel(tiny_lm["binary"])
 
 
-def random_case(seed, words=8, length=(3, 12), rules=20):
+def random_case(seed, words=8, length=(3, 12), rules=20, top=0.9):
+    """A source over ``words`` words and ``rules`` rules on it (probabilities up to ``top``), with the
+    random generator that made them, to draw more from."""
     rng = random.Random(seed)
     source = tuple(rng.choice(WORDS[:words]) for _ in range(rng.randint(*length)))
     entries = []
@@ -41,7 +43,7 @@ def random_case(seed, words=8, length=(3, 12), rules=20):
         start = rng.randrange(len(source))
         end = min(len(source), start + rng.randint(1, 3))
         target = tuple(rng.choice(WORDS[:words]) for _ in range(rng.randint(0 if rng.random() < 0.1 else 1, 3)))
-        entries.append(Rule(tuple(source[start:end]), target, round(rng.uniform(0.01, 0.9), 3)))
+        entries.append(Rule(tuple(source[start:end]), target, round(rng.uniform(0.01, top), 3)))
     return rng, source, ParaphraseTable(entries)
 
 

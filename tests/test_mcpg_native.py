@@ -11,17 +11,17 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from conftest import WORDS
 from core.engine.lm import LanguageModel
 from core.engine.mcpg import FAITHFUL, TUNED, MCPGStats, SearchInputs, TreeSearch, generate_mcpg
 from core.engine.mcpg import native
 from core.engine.mcpg.counter_random import MASK, draw
 from core.engine.mcpg.pace import FixedPace
 from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
+from test_mcpg_incremental import fixture_ok, lm  # noqa: F401 (lm is a fixture)
+from test_mcpg_incremental import random_case as random_case_with_generator
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the compiled MCPG core is not built")
 
@@ -39,26 +39,9 @@ VARIANTS = {
 MODES = [("true-score", "channel"), ("translator", "channel"), ("translator", "seed003")]
 
 
-def fixture_ok(examples):
-    return settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
-@pytest.fixture(scope="module")
-def lm(tiny_lm):
-    return LanguageModel(tiny_lm["binary"])
-
-
 def random_case(seed, words=6, length=(2, 10), rules=18):
     """A source over few words (so rewrites meet again: transpositions, returns to an earlier sentence)."""
-    rng = random.Random(seed)
-    source = tuple(rng.choice(WORDS[:words]) for _ in range(rng.randint(*length)))
-    entries = []
-    for _ in range(rules):
-        start = rng.randrange(len(source))
-        end = min(len(source), start + rng.randint(1, 3))
-        target = tuple(rng.choice(WORDS[:words]) for _ in range(rng.randint(0 if rng.random() < 0.1 else 1, 3)))
-        entries.append(Rule(tuple(source[start:end]), target, round(rng.uniform(0.01, 1.0), 3)))
-    return source, ParaphraseTable(entries)
+    return random_case_with_generator(seed, words, length, rules, top=1.0)[1:]
 
 
 def hexes(values):
