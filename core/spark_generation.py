@@ -104,9 +104,13 @@ def _partition_runner(spec: EngineSpec):
 
 def generate_on_spark(session, spec: EngineSpec, sentences: Sequence[Sequence[str]],
                       references: Sequence[Sequence[str]] | None = None, *,
-                      sentences_per_partition: int = SENTENCES_PER_PARTITION
+                      sentences_per_partition: int = SENTENCES_PER_PARTITION, partitions: int | None = None
                       ) -> Iterator[tuple[int, list[Candidate], None]]:
-    """Per sentence, in order: its index and candidates (and no search graph), as ``generate_batches`` yields."""
+    """Per sentence, in order: its index and candidates (and no search graph), as ``generate_batches`` yields.
+
+    ``partitions``: split the sentences into this many (default: enough for a wave of the executors' cores,
+    each of at most ``sentences_per_partition``). The driver holds one wave's candidates at a time.
+    """
     if references is not None and len(references) != len(sentences):
         raise OptionsError(f"{len(references)} references for {len(sentences)} sentences")
     if references is None and json.loads(spec.options_json)["system"] == "spg-similarity":
@@ -117,7 +121,9 @@ def generate_on_spark(session, spec: EngineSpec, sentences: Sequence[Sequence[st
     items = [(index, tuple(source), ref) for index, (source, ref) in enumerate(zip(sentences, refs))]
     context = session.sparkContext
     wave = max(1, context.defaultParallelism)
-    partitions = min(len(items), max(wave, math.ceil(len(items) / sentences_per_partition)))
+    if partitions is None:
+        partitions = max(wave, math.ceil(len(items) / sentences_per_partition))
+    partitions = min(len(items), partitions)
     # parallelize keeps the order: partition p holds a contiguous run of indexes after partition p-1's.
     results = context.parallelize(items, partitions).mapPartitions(_partition_runner(spec))
     expected = 0
@@ -129,18 +135,19 @@ def generate_on_spark(session, spec: EngineSpec, sentences: Sequence[Sequence[st
             yield index, candidates, None
 
 
-def spark_batches(master: str, spec: EngineSpec, sentences: Sequence[Sequence[str]],
+def spark_batches(settings, spec: EngineSpec, sentences: Sequence[Sequence[str]],
                   references: Sequence[Sequence[str]] | None = None, *, note=None
                   ) -> Iterator[tuple[int, list[Candidate], None]]:
-    """:func:`generate_on_spark` in a session of its own on ``master`` (local[N] or spark://HOST:PORT), stopped
+    """:func:`generate_on_spark` in a session of its own (``settings``: a
+    :class:`core.tablebuild.spark_session.SparkSettings` with a master, local[N] or spark://HOST:PORT), stopped
     when the iteration ends; ``note`` is told where the run went (outside the candidates, whose bytes it
     must not change)."""
-    from core.tablebuild.spark_session import SparkSettings, spark_session
+    from core.tablebuild.spark_session import session_summary, spark_session
 
-    session = spark_session(SparkSettings(master=master), app_name="parastudio-generate")
+    session = spark_session(settings, app_name="parastudio-generate")
     try:
         if note is not None:
-            note(f"generating on Spark ({master}, {session.sparkContext.defaultParallelism} partitions at a time)")
+            note(f"generating on Spark ({session_summary(session)})")
         yield from generate_on_spark(session, spec, sentences, references)
     finally:
         session.stop()

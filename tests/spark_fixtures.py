@@ -191,3 +191,11 @@ def spark_connect_server(tmp_path_factory) -> Iterator[str]:
         pytest.skip("the Spark Connect client is not installed (pip install -e '.[test]' installs pyspark[connect])")
     with connect_server(tmp_path_factory.mktemp("spark-connect")) as url:
         yield url
+
+
+def spark_failure(stderr: str | bytes) -> str:
+    """The lines of a failed Spark command's standard error that say why (exceptions and our one-line errors),
+    else its tail: for an assertion's message, where a Java stack's tail would hide the cause."""
+    text = stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr
+    reasons = [line for line in text.splitlines() if "Exception:" in line or "error:" in line]
+    return "\n".join(reasons[:5]) or text[-3000:]

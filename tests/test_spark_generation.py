@@ -1,7 +1,8 @@
 """`parastudio generate --engine spark` writes the local run's bytes (issue 25, Deliver 4): the beam and MCPG
 with a seed on demo verses, through the command line in local mode and on a real standalone cluster, and in
-many small partitions on the shared session; an executor that sees other inputs refuses; flags that cannot
-run distributed are refused with exit 2."""
+many small partitions and in one on the shared session; with a driver that refuses any job result over 1 MiB
+(the candidates come back a wave of partitions at a time); an executor that sees other inputs refuses; flags
+that cannot run distributed, and Spark settings that cannot be used, are refused with exit 2."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from core.engine.generation_options import options_for
 from core.engine.generation_resources import load_resources
 from core.spark_generation import engine_spec, generate_on_spark, loads_here
 from tests.conftest import ROOT
+from tests.spark_fixtures import spark_failure
 
 spark_test = pytest.mark.spark
 
@@ -33,13 +35,7 @@ def demo_run(tmp_path_factory):
     demo = demo_files()
     directory = tmp_path_factory.mktemp("spark-generate")
     verses = demo.test_sentences.read_text(encoding="utf-8").splitlines(keepends=True)[:VERSES]
-    phrases = set()
-    for verse in verses:
-        words = verse.split()
-        phrases.update(" ".join(words[i:j]) for i in range(len(words))
-                       for j in range(i + 1, min(len(words), i + LONGEST_PHRASE) + 1))
-    with gzip.open(demo.table, "rt", encoding="utf-8") as handle:
-        rules = [line for line in handle if line.split(" ||| ", 1)[0] in phrases]
+    rules = _rules_for(demo.table, verses)
     table = directory / "table.txt"
     table.write_text("".join(rules), encoding="utf-8")
     subprocess.run([sys.executable, "-m", "core", "table", "binarize", str(table)], check=True, env=_environment(),
@@ -50,15 +46,27 @@ def demo_run(tmp_path_factory):
     return {"table": table, "lm": demo.lm, "sentences": sentences}
 
 
-def _environment() -> dict:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
+def _rules_for(table, verses: list[str]) -> list[str]:
+    """The lines of ``table`` whose source phrase (up to LONGEST_PHRASE words) occurs in one of ``verses``."""
+    phrases = set()
+    for verse in verses:
+        words = verse.split()
+        phrases.update(" ".join(words[i:j]) for i in range(len(words))
+                       for j in range(i + 1, min(len(words), i + LONGEST_PHRASE) + 1))
+    with gzip.open(table, "rt", encoding="utf-8") as handle:
+        return [line for line in handle if line.split(" ||| ", 1)[0] in phrases]
 
 
-def _generate(run: dict, *flags: str) -> subprocess.CompletedProcess:
+def _environment(extra: dict | None = None) -> dict:
+    return {**os.environ, **(extra or {}),
+            "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
+
+
+def _generate(run: dict, *flags: str, environment: dict | None = None) -> subprocess.CompletedProcess:
     with open(run["sentences"], "rb") as stdin:
         return subprocess.run([sys.executable, "-m", "core", "generate", "--table", str(run["table"]), "--lm",
                                str(run["lm"]), "--json", *flags], stdin=stdin, capture_output=True,
-                              env=_environment(), cwd=ROOT)
+                              env=_environment(environment), cwd=ROOT)
 
 
 BEAM = ("--system", "beam", "--nbest", "3")
@@ -112,6 +120,56 @@ def test_one_sentence_per_partition_over_many_waves_keeps_sentence_order(spark, 
 
 
 @spark_test
+def test_all_sentences_in_one_partition_keep_the_local_bytes(spark, demo_run):
+    options, resources, sentences = _loaded(demo_run, "mcpg-true", nbest=2, seed=3, max_episodes=100)
+    spec = engine_spec(options, [str(demo_run["table"])], str(demo_run["lm"]), resources)
+    local = [(index, [c.to_json() for c in candidates])
+             for index, candidates, _ in generate_batches(options, sentences, resources, processes=1)]
+    distributed = [(index, [c.to_json() for c in candidates])
+                   for index, candidates, _ in generate_on_spark(spark, spec, sentences, partitions=1)]
+    assert len(local) == VERSES and distributed == local
+
+
+# Spark's floor for spark.driver.maxResultSize ("at least 1M"), read from SPARK_CONF_DIR by the command's JVM.
+DRIVER_RESULT_LIMIT = 2**20
+
+
+@pytest.fixture(scope="module")
+def all_demo_verses(tmp_path_factory):
+    """Every demo test verse twice (200 sentences) and the demo rules whose source occurs in them, binarized."""
+    demo = demo_files()
+    directory = tmp_path_factory.mktemp("spark-generate-all")
+    verses = demo.test_sentences.read_text(encoding="utf-8").splitlines(keepends=True)
+    table = directory / "table.txt"
+    table.write_text("".join(_rules_for(demo.table, verses)), encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "core", "table", "binarize", str(table)], check=True, env=_environment(),
+                   capture_output=True)
+    sentences = directory / "in.txt"
+    sentences.write_text("".join(verses * 2), encoding="utf-8")
+    return {"table": table, "lm": demo.lm, "sentences": sentences}
+
+
+@spark_test
+def test_a_driver_that_refuses_job_results_over_1mb_still_gets_the_local_bytes(all_demo_verses, tmp_path):
+    """Issue 25: the candidates reach the driver a wave of partitions at a time, never as one result. The
+    driver's JVM refuses any job whose task results pass 1 MiB; the output is several times that, and the bytes
+    are the local run's. --driver-memory reaches the session (the note names it)."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text(f"spark.driver.maxResultSize {DRIVER_RESULT_LIMIT}b\n")
+    flags = ("--system", "beam", "--nbest", "10")
+    local = _generate(all_demo_verses, *flags)
+    assert local.returncode == 0, local.stderr.decode()
+    assert len(local.stdout) > 4 * DRIVER_RESULT_LIMIT
+    # local[1]: waves of 2 partitions of at most 16 sentences, far below the limit.
+    on_spark = _generate(all_demo_verses, *flags, "--engine", "spark", "--master", "local[1]", "--driver-memory",
+                         "512m", environment={"SPARK_CONF_DIR": str(conf)})
+    assert on_spark.returncode == 0, spark_failure(on_spark.stderr)
+    assert b"driver memory 512m" in on_spark.stderr
+    assert on_spark.stdout == local.stdout
+
+
+@spark_test
 def test_an_executor_that_sees_other_inputs_refuses(spark, demo_run):
     options, resources, sentences = _loaded(demo_run, "beam")
     spec = engine_spec(options, [str(demo_run["table"])], str(demo_run["lm"]), resources)
@@ -123,12 +181,19 @@ def test_an_executor_that_sees_other_inputs_refuses(spark, demo_run):
 
 
 @pytest.mark.parametrize("flags, message", [
-    (("--master", "local[2]"), "--master needs --engine spark"),
+    (("--master", "local[2]"), "--master and --remote need --engine spark"),
     (("--engine", "spark", "--master", "yarn"), "--master expects local"),
     (("--engine", "spark", "--search-graph", "g.txt"), "--engine spark cannot take --search-graph"),
     (("--engine", "spark", "--processes", "2"), "--engine spark cannot take --processes"),
+    (("--driver-memory", "512m"), "--driver-memory and --executor-memory need --engine spark"),
+    (("--engine", "spark", "--driver-memory", "2XB"), "--driver-memory expects a size such as 512m or 4g; got '2XB'"),
+    (("--engine", "spark", "--executor-memory", "1.5g"), "--executor-memory expects a size such as 512m or 4g"),
+    (("--engine", "spark", "--remote", "sc://127.0.0.1:15002"),
+     "--remote: batch generation runs the engine on each partition (RDDs), which Spark Connect does not offer"),
 ])
 def test_flags_that_cannot_run_distributed_are_refused(demo_run, flags, message):
     done = _generate(demo_run, *BEAM, *flags)
     assert done.returncode == 2 and done.stdout == b""
-    assert message in done.stderr.decode() and "Traceback" not in done.stderr.decode()
+    stderr = done.stderr.decode()
+    assert f"parastudio: error: {message}" in stderr and "Traceback" not in stderr
+    assert "generating on Spark" not in stderr  # refused before a session starts

@@ -1,6 +1,7 @@
 """The phrase table built on Spark (our extractor per partition, counts in Spark SQL, the one writer) has the
-local build's bytes: on a small corpus made here, on the demo's test verses aligned by eflomal, on random
-corpora, and on a real standalone cluster on 127.0.0.1."""
+local build's bytes: on a small corpus made here, on the demo's test verses aligned by eflomal (in one
+partition and in many), on random corpora, through `data build` with a driver that refuses any job result over
+1 MiB, and on a real standalone cluster on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -22,6 +24,7 @@ from core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
 from core.tablebuild.phrase_table_lines import write_table
 from core.tablebuild.spark_phrase_table import build_phrase_table_spark, corpus_from_files, corpus_from_lines
 from tests.conftest import ROOT
+from tests.spark_fixtures import spark_failure
 
 spark_test = pytest.mark.spark
 
@@ -75,16 +78,44 @@ def test_small_corpus_from_files_has_the_local_bytes(spark, tmp_path):
     assert b"la casa ||| the house ||| " in expected and b"\xc3\xb1u" in expected
 
 
-@spark_test
-def test_demo_test_verses_aligned_by_eflomal_have_the_local_bytes(spark, tmp_path):
-    """The demo's 100 WEB test verses and their RV1909 text: a real slice of the demo corpus, aligned once."""
+@pytest.fixture(scope="module")
+def demo_verses_aligned():
+    """The first of the demo's 100 WEB test verses and their RV1909 text: a real slice of the demo corpus,
+    aligned once by eflomal."""
     english = (ROOT / "evaldata" / "demo" / "test.en").read_text(encoding="utf-8").splitlines()[:15]
     spanish = (ROOT / "evaldata" / "demo" / "test.es").read_text(encoding="utf-8").splitlines()[:15]
     alignments, _ = symmetrized_alignments(english, spanish, seed=0)
-    corpus = list(zip(english, spanish, alignments))
-    expected = local_table(corpus, 7, tmp_path / "local.txt")
+    return list(zip(english, spanish, alignments))
+
+
+@contextmanager
+def output_partitions(spark, count: int | None):
+    """The query's ORDER BY split into ``count`` ranges (so as many ordered part files), none merged by
+    adaptive execution; the shared session's settings come back afterwards. None: leave them."""
+    keys = ("spark.sql.shuffle.partitions", "spark.sql.adaptive.coalescePartitions.enabled")
+    before = {key: spark.conf.get(key) for key in keys}
+    try:
+        if count is not None:
+            spark.conf.set(keys[0], str(count))
+            spark.conf.set(keys[1], "false")
+        yield
+    finally:
+        for key, value in before.items():
+            spark.conf.set(key, value)
+
+
+@spark_test
+@pytest.mark.parametrize("input_partitions, ordered_parts", [(1, 1), (4, None), (15, 24)],
+                         ids=["one partition", "the session's", "many small partitions"])
+def test_demo_test_verses_aligned_by_eflomal_have_the_local_bytes(spark, demo_verses_aligned, tmp_path,
+                                                                   input_partitions, ordered_parts):
+    """Extraction over 1, 4 or 15 partitions of sentence pairs, the rows written as 1, the session's 3 or 24
+    ordered part files and joined by the one writer: the local bytes each time."""
+    expected = local_table(demo_verses_aligned, 7, tmp_path / "local.txt")
     assert expected.count(b"\n") > 300
-    assert spark_table(spark, corpus, 7, tmp_path / "spark.txt", partitions=4) == expected
+    with output_partitions(spark, ordered_parts):
+        built = spark_table(spark, demo_verses_aligned, 7, tmp_path / "spark.txt", partitions=input_partitions)
+    assert built == expected
 
 
 @st.composite
@@ -132,8 +163,9 @@ def test_a_short_target_file_is_named_with_the_missing_line(spark, tmp_path):
     assert str(error.value).startswith(f"{target}:3: expected a line for line 3 of {source}")
 
 
-def run_cli(*arguments):
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
+def run_cli(*arguments, environment=None):
+    environment = {**os.environ, **(environment or {}),
+                   "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
     # The timeout only stops a hung run; nothing is asserted about time.
     return subprocess.run([sys.executable, "-m", "core", *arguments], env=environment, capture_output=True,
                           text=True, timeout=900)
@@ -144,21 +176,13 @@ def test_data_build_on_a_standalone_cluster_writes_the_local_tables(spark_cluste
     """`parastudio data build --stages phrase-table pivot --engine spark --master spark://127.0.0.1:PORT` on real
     daemons: corpus -> bilingual table -> paraphrase table, each the local engine's bytes."""
     out = tmp_path / "evaldata"
-    corpus = out / "build" / "corpus"
-    corpus.mkdir(parents=True)
-    english = (ROOT / "evaldata" / "demo" / "test.en").read_text(encoding="utf-8").splitlines()[:20]
-    spanish = (ROOT / "evaldata" / "demo" / "test.es").read_text(encoding="utf-8").splitlines()[:20]
-    (corpus / "train.web").write_text("\n".join(english) + "\n", encoding="utf-8")
-    (corpus / "train.rv").write_text("\n".join(spanish) + "\n", encoding="utf-8")
+    english, spanish = write_build_corpus(out, 20)
     before = spark_cluster.application_names()
     result = run_cli("data", "build", "--out", str(out), "--stages", "phrase-table", "pivot", "--no-install",
                      "--engine", "spark", "--master", spark_cluster.master)
     assert result.returncode == 0, result.stderr[-3000:]
     assert spark_cluster.application_names() == sorted(before + ["parastudio-data-build"])
-    # The local build of the alignment the stage wrote (eflomal ran once, in the stage).
-    with gzip.open(out / "build" / "alignment" / "web-rv.align.gz", "rt", encoding="utf-8") as handle:
-        alignments = [parse_links(line) for line in handle]
-    expected = local_table(list(zip(english, spanish, alignments)), 7, tmp_path / "local.txt")
+    expected = local_table(list(zip(english, spanish, stage_alignments(out))), 7, tmp_path / "local.txt")
     tables = out / "build" / "tables"
     with gzip.open(tables / "web-rv.phrase-table.gz", "rb") as handle:
         assert handle.read() == expected
@@ -171,11 +195,60 @@ def test_data_build_on_a_standalone_cluster_writes_the_local_tables(spark_cluste
     assert report["stages"]["pivot"]["stats"]["engine"] == "spark"
 
 
+def write_build_corpus(out, verses: int) -> tuple[list[str], list[str]]:
+    """The first ``verses`` demo test verses as the data build's corpus (WEB and RV1909) under ``out``."""
+    corpus = out / "build" / "corpus"
+    corpus.mkdir(parents=True)
+    english = (ROOT / "evaldata" / "demo" / "test.en").read_text(encoding="utf-8").splitlines()[:verses]
+    spanish = (ROOT / "evaldata" / "demo" / "test.es").read_text(encoding="utf-8").splitlines()[:verses]
+    (corpus / "train.web").write_text("\n".join(english) + "\n", encoding="utf-8")
+    (corpus / "train.rv").write_text("\n".join(spanish) + "\n", encoding="utf-8")
+    return english, spanish
+
+
+def stage_alignments(out) -> list:
+    """The word alignment the phrase-table stage wrote (eflomal ran once, in the stage)."""
+    with gzip.open(out / "build" / "alignment" / "web-rv.align.gz", "rt", encoding="utf-8") as handle:
+        return [parse_links(line) for line in handle]
+
+
+# Spark's floor for spark.driver.maxResultSize ("at least 1M"), read from SPARK_CONF_DIR by the build's JVM.
+DRIVER_RESULT_LIMIT = 2**20
+
+
+@spark_test
+def test_data_build_with_a_driver_that_refuses_job_results_over_1mb_writes_the_local_table(tmp_path):
+    """Issue 25: the table's rows never reach the driver as task results (ordered part files instead). The
+    driver's JVM refuses any job whose results pass 1 MiB; the table of the 100 demo test verses is larger,
+    and its bytes are the local build's. --driver-memory reaches the session (the build names it)."""
+    out = tmp_path / "evaldata"
+    english, spanish = write_build_corpus(out, 100)
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text(f"spark.driver.maxResultSize {DRIVER_RESULT_LIMIT}b\n")
+    result = run_cli("data", "build", "--out", str(out), "--stages", "phrase-table", "--no-install",
+                     "--engine", "spark", "--master", "local[2]", "--driver-memory", "512m",
+                     environment={"SPARK_CONF_DIR": str(conf)})
+    assert result.returncode == 0, spark_failure(result.stderr)
+    assert "driver memory 512m" in result.stderr
+    expected = local_table(list(zip(english, spanish, stage_alignments(out))), 7, tmp_path / "local.txt")
+    assert len(expected) > 2 * DRIVER_RESULT_LIMIT
+    with gzip.open(out / "build" / "tables" / "web-rv.phrase-table.gz", "rb") as handle:
+        assert handle.read() == expected
+    assert not list((out / "build" / "tables").glob(".*parts-*"))  # the part files are removed
+
+
 @pytest.mark.parametrize("arguments, message", [
     (["--engine", "spark", "--master", "yarn"], "--master expects local, local[N], local[*] or spark://HOST:PORT"),
-    (["--master", "local[2]"], "--master needs --engine spark"),
+    (["--executor-memory", "1g"], "--driver-memory and --executor-memory need --engine spark"),
+    (["--engine", "spark", "--driver-memory", "2XB"], "--driver-memory expects a size such as 512m or 4g; got '2XB'"),
+    (["--engine", "spark", "--remote", "sc://127.0.0.1:15002"],
+     "--remote: the phrase-table stage runs our extractor on each partition (RDDs), which Spark Connect does not "
+     "offer"),
+    (["--master", "local[2]"], "--master and --remote need --engine spark"),
 ])
-def test_data_build_refuses_a_master_it_cannot_use(tmp_path, arguments, message):
+def test_data_build_refuses_spark_settings_it_cannot_use(tmp_path, arguments, message):
     result = run_cli("data", "build", "--out", str(tmp_path), "--stages", "phrase-table", "--no-install", *arguments)
     assert result.returncode == 2
     assert f"parastudio: error: {message}" in result.stderr
+    assert "on Spark:" not in result.stderr and "[phrase-table]" not in result.stderr  # refused before it starts

@@ -6,6 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
+# Why `data build --remote` is refused before any stage runs (core/tablebuild/spark_phrase_table.py).
+WITHOUT_CONNECT = ("the phrase-table stage runs our extractor on each partition (RDDs), which Spark Connect does "
+                   "not offer")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from core.cli.lazy_parser import add_lazy_parser
@@ -17,6 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _build_arguments(build: argparse.ArgumentParser) -> None:
+    from core.cli.spark_options import add_spark_options
     from core.evaldata.build import STAGES  # the stages' modules: only when `data build` runs or shows its help
 
     build.description = ("Stages run in pipeline order; each reads what earlier stages wrote under OUT/build. "
@@ -31,29 +36,23 @@ def _build_arguments(build: argparse.ArgumentParser) -> None:
                        help="never run apt-get; if the SWORD packages are missing, print the command that installs them")
     build.add_argument("--engine", choices=("local", "spark"), default="local",
                        help="local (default): extract and score the phrase tables in this process and pivot with "
-                            "DuckDB; spark: both on Apache Spark (see --master), the same bytes; the word alignment "
-                            "runs here either way")
-    build.add_argument("--master", metavar="URL",
-                       help="with --engine spark: local[N] (default local[*]) or spark://HOST:PORT (a standalone "
-                            "cluster whose machines have this checkout at the same path)")
+                            "DuckDB; spark: both on Apache Spark (see --master, --driver-memory), the same bytes; the "
+                            "word alignment runs here either way")
+    add_spark_options(build)
     build.set_defaults(func=run_build_command)
 
 
 def run_build_command(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
+    from core.cli.spark_options import spark_settings
     from core.evaldata.build import run_build
     from core.evaldata.sword_extract import SwordUnavailable
-    from core.tablebuild.spark_session import SparkSettings, SparkUnavailable
+    from core.tablebuild.spark_session import SparkUnavailable
 
-    spark = None
-    if args.engine == "spark":
-        try:
-            spark = SparkSettings(master=args.master or "local[*]")
-        except SparkUnavailable as error:
-            print(f"parastudio: error: {error}", file=sys.stderr)
-            return 2
-    elif args.master is not None:
-        print("parastudio: error: --master needs --engine spark", file=sys.stderr)
+    try:
+        spark = spark_settings(args, without_connect=WITHOUT_CONNECT)
+    except SparkUnavailable as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
     try:
         with progress_bar("chunk") as progress:

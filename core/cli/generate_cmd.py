@@ -8,6 +8,7 @@ import json
 import sys
 
 from core.cli.lazy_parser import add_lazy_parser
+from core.cli.spark_options import add_spark_options
 from core.cli.table_options import print_table_report
 from core.textio import open_standard_input, open_text_maybe_gzip
 
@@ -21,6 +22,8 @@ OPTION_FLAGS = {
     "max_episodes": "--max-episodes", "time_budget": "--time-budget", "exploration": "--exploration",
     "reward": "--reward", "core": "--core",
 }
+# Why `generate --remote` is refused before anything loads (core/spark_generation.py).
+WITHOUT_CONNECT = "batch generation runs the engine on each partition (RDDs), which Spark Connect does not offer"
 # Options set by their flag's value as it is (the flags above that need reading go through _option_values).
 DIRECT_OPTIONS = ("nbest", "exclude_source", "stack_size", "pattern_score", "seed", "profile", "episodes_per_step",
                   "max_episodes", "time_budget", "exploration", "reward", "core")
@@ -122,9 +125,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--processes", type=int, default=None, help="worker processes (default: up to 2)")
     parser.add_argument("--engine", choices=("local", "spark"), default="local",
                         help="local (default): this machine's worker processes; spark: the sentences partitioned "
-                        "over Apache Spark executors (--master), the same bytes")
-    parser.add_argument("--master", metavar="URL",
-                        help="with --engine spark: local[N] (default local[*]) or spark://HOST:PORT")
+                        "over Apache Spark executors (--master, --driver-memory), the same bytes")
+    add_spark_options(parser)
     parser.add_argument("--json", action="store_true",
                         help="one JSON object per candidate (default: 'id ||| text ||| model ||| true' lines)")
     parser.add_argument("-o", "--output", metavar="FILE",
@@ -204,9 +206,10 @@ def run(args: argparse.Namespace) -> int:
         print("parastudio: error: --report-segmentation prints text lines; with --json the derivation has the spans",
               file=sys.stderr)
         return 2
-    refused = _spark_refusal(args)
-    if refused:
-        print(f"parastudio: error: {refused}", file=sys.stderr)
+    try:
+        spark = _spark_settings(args)
+    except SparkUnavailable as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
     options = options_for(args.system, **_option_values(args))  # OptionsError: exit 2 (core.cli.main)
     if (getattr(options, "reward", None) == "predictor") != (args.predictor is not None):
@@ -246,7 +249,7 @@ def run(args: argparse.Namespace) -> int:
             if args.engine == "spark":
                 from core.spark_generation import engine_spec, spark_batches
 
-                batches = spark_batches(args.master or "local[*]", engine_spec(options, args.table, args.lm, resources),
+                batches = spark_batches(spark, engine_spec(options, args.table, args.lm, resources),
                                         sentences, references,
                                         note=lambda text: print(f"parastudio: note: {text}", file=sys.stderr))
             else:
@@ -286,19 +289,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _spark_refusal(args: argparse.Namespace) -> str | None:
-    """Why these flags cannot run with the chosen engine (None: they can)."""
-    from core.tablebuild.spark_session import SparkSettings, SparkUnavailable
+def _spark_settings(args: argparse.Namespace):
+    """The Spark settings of ``--engine spark`` (None for the local engine); SparkUnavailable says why not."""
+    from core.cli.spark_options import spark_settings
+    from core.tablebuild.spark_session import SparkUnavailable
 
-    if args.engine != "spark":
-        return "--master needs --engine spark" if args.master is not None else None
-    try:
-        SparkSettings(master=args.master or "local[*]")
-    except SparkUnavailable as error:
-        return str(error)
+    settings = spark_settings(args, without_connect=WITHOUT_CONNECT)
     distributed_not = [flag for flag, given in (("--search-graph", args.search_graph), ("--pattern-table",
                        args.pattern_table), ("--processes", args.processes is not None)) if given]
-    if distributed_not:
-        return (f"--engine spark cannot take {', '.join(distributed_not)} (the search graph and the pattern "
-                "tables' parses are the local engine's; Spark's executors replace --processes)")
-    return None
+    if settings is not None and distributed_not:
+        raise SparkUnavailable(f"--engine spark cannot take {', '.join(distributed_not)} (the search graph and the "
+                               "pattern tables' parses are the local engine's; Spark's executors replace --processes)")
+    return settings

@@ -10,6 +10,8 @@ from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from core.cli.spark_options import add_spark_options
+
     parser = subparsers.add_parser(
         "pivot",
         help="build a paraphrase table from a bilingual Moses phrase table",
@@ -39,15 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
                         help="duckdb (default): in this process; spark: the same query on Apache Spark (--master or "
                         "--remote), the same bytes")
-    parser.add_argument("--master", metavar="URL",
-                        help="with --engine spark: local[N] (default local[*]) or spark://HOST:PORT")
-    parser.add_argument("--remote", metavar="URL", help="with --engine spark: a Spark Connect server, sc://HOST:PORT")
-    parser.add_argument("--driver-memory", metavar="SIZE",
-                        help="with --engine spark --master: the driver's JVM heap, e.g. 4g (default: 2g in local mode, "
-                        "where the driver also runs the tasks; Spark's own default on a cluster)")
-    parser.add_argument("--executor-memory", metavar="SIZE",
-                        help="with --engine spark --master spark://...: each executor's JVM heap, e.g. 8g (default: "
-                        "Spark's)")
+    add_spark_options(parser)
     parser.add_argument("--prune", metavar="FILE", help="leave out the pairs of a prune list ('e1 ||| e2' per line, "
                         "as `parastudio inspect-rules --prune-list` writes it)")
     parser.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
@@ -56,19 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_pivot(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
+    from core.cli.spark_options import spark_settings
     from core.tablebuild.pivot import pivot_table
-    from core.tablebuild.spark_session import SparkSettings, SparkUnavailable
+    from core.tablebuild.spark_session import SparkUnavailable
 
-    spark = None
     try:
-        if args.engine == "spark":
-            master = args.master if args.master or args.remote else "local[*]"
-            spark = SparkSettings(master=master, remote=args.remote, driver_memory=args.driver_memory,
-                                  executor_memory=args.executor_memory)
-        elif args.master is not None or args.remote is not None:
-            raise SparkUnavailable("--master and --remote need --engine spark")
-        elif args.driver_memory is not None or args.executor_memory is not None:
-            raise SparkUnavailable("--driver-memory and --executor-memory need --engine spark")
+        spark = spark_settings(args)
     except SparkUnavailable as error:
         print(f"parastudio pivot: error: {error}", file=sys.stderr)
         return 2

@@ -40,9 +40,10 @@ class BuildContext:
         if self.spark_settings is None:
             return None
         if self._spark_session is None:
-            from core.tablebuild.spark_session import spark_session
+            from core.tablebuild.spark_session import session_summary, spark_session
 
             self._spark_session = spark_session(self.spark_settings, app_name="parastudio-data-build")
+            self.say(f"  on Spark: {session_summary(self._spark_session)}")
         return self._spark_session
 
     def stop_spark(self) -> None:

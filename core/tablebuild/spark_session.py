@@ -21,6 +21,10 @@ MEMORY_PATTERN = re.compile(r"[1-9][0-9]*[kmgt]", re.IGNORECASE)  # a JVM size, 
 # Local mode runs the executor's tasks (sorts, aggregates, their spills) in the driver's JVM: Spark's own 1g
 # default spills a lot; more than this buys little (rows never travel whole to the driver: spark_pivot.py).
 LOCAL_DRIVER_MEMORY = "2g"
+# No broadcast joins: a broadcast relation is collected into the driver (whatever size the optimizer guessed) before
+# it is sent out, so with them the driver's memory would follow the data. Without them every join shuffles and no
+# rows pass through the driver (issue 25; tests/test_spark_phrase_table.py runs a build with a 1 MiB result limit).
+NO_BROADCAST_JOINS = {"spark.sql.autoBroadcastJoinThreshold": "-1"}
 # Where `core` was imported from: executors on this machine import the same code (see _classic_config).
 CHECKOUT = Path(__file__).resolve().parents[2]
 
@@ -83,6 +87,7 @@ def _classic_config(settings: SparkSettings) -> dict[str, str]:
         "spark.pyspark.driver.python": sys.executable,
         "spark.executorEnv.PYTHONPATH": os.pathsep.join(
             part for part in (str(CHECKOUT), os.environ.get("PYTHONPATH", "")) if part),
+        **NO_BROADCAST_JOINS,
     }
     partitions = settings.shuffle_partitions
     if partitions is None and settings.master.startswith("local"):
@@ -109,7 +114,10 @@ def spark_session(settings: SparkSettings, *, app_name: str = "parastudio"):
     except ImportError:
         raise SparkUnavailable("pyspark is not installed: pip install 'paraphrase-studio[spark]'") from None
     if settings.is_connect:
-        return SparkSession.builder.remote(settings.remote).appName(app_name).getOrCreate()
+        session = SparkSession.builder.remote(settings.remote).appName(app_name).getOrCreate()
+        for key, value in NO_BROADCAST_JOINS.items():  # this client's session only: the server keeps its own
+            session.conf.set(key, value)
+        return session
     if not java_available():
         raise SparkUnavailable("Spark needs a Java 17+ runtime: apt-get install openjdk-17-jre-headless "
                                "(or set JAVA_HOME)")
@@ -119,3 +127,12 @@ def spark_session(settings: SparkSettings, *, app_name: str = "parastudio"):
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def session_summary(session) -> str:
+    """Where a classic session runs and with what driver heap, for a note: ``local[2], 4 partitions at a time,
+    driver memory 512m``."""
+    context = session.sparkContext
+    conf = context.getConf()
+    return (f"{context.master}, {context.defaultParallelism} partitions at a time, driver memory "
+            f"{conf.get('spark.driver.memory', 'Spark default')}")

@@ -1,0 +1,46 @@
+"""The Spark flags of every ``--engine spark`` command (pivot, generate, data build): one parser, one set of messages.
+
+``--master``, ``--remote``, ``--driver-memory`` and ``--executor-memory`` (issue 25) are read into one
+:class:`core.tablebuild.spark_session.SparkSettings`, which checks them before Spark starts, so a bad value is a
+one-line message and exit 2 on every command alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_spark_options(parser: argparse.ArgumentParser) -> None:
+    """The four Spark flags; the command adds its own ``--engine`` (with ``spark`` among its choices)."""
+    parser.add_argument("--master", metavar="URL",
+                        help="with --engine spark: local[N] (default local[*]) or spark://HOST:PORT (a standalone "
+                        "cluster whose machines have this checkout at the same path)")
+    parser.add_argument("--remote", metavar="URL", help="with --engine spark: a Spark Connect server, sc://HOST:PORT")
+    parser.add_argument("--driver-memory", metavar="SIZE",
+                        help="with --engine spark --master: the driver's JVM heap, e.g. 4g (default: 2g in local mode, "
+                        "where the driver also runs the tasks; Spark's own default on a cluster)")
+    parser.add_argument("--executor-memory", metavar="SIZE",
+                        help="with --engine spark --master spark://...: each executor's JVM heap, e.g. 8g (default: "
+                        "Spark's)")
+
+
+def spark_settings(args: argparse.Namespace, *, without_connect: str | None = None):
+    """The :class:`SparkSettings` of ``args`` (None for another engine).
+
+    ``without_connect``: why this command cannot run on Spark Connect (then ``--remote`` is refused with it).
+    Raises :class:`core.tablebuild.spark_session.SparkUnavailable` with the one-line reason.
+    """
+    from core.tablebuild.spark_session import SparkSettings, SparkUnavailable
+
+    if args.engine != "spark":
+        if args.master is not None or args.remote is not None:
+            raise SparkUnavailable("--master and --remote need --engine spark")
+        if args.driver_memory is not None or args.executor_memory is not None:
+            raise SparkUnavailable("--driver-memory and --executor-memory need --engine spark")
+        return None
+    master = args.master if args.master or args.remote else "local[*]"
+    settings = SparkSettings(master=master, remote=args.remote, driver_memory=args.driver_memory,
+                             executor_memory=args.executor_memory)
+    if settings.is_connect and without_connect is not None:
+        raise SparkUnavailable(f"--remote: {without_connect}; use --master local[N] or spark://HOST:PORT")
+    return settings
