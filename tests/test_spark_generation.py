@@ -21,6 +21,7 @@ from core.engine.generation_options import options_for
 from core.engine.generation_resources import load_resources
 from core.spark_generation import engine_spec, generate_on_spark, loads_here
 from tests.conftest import ROOT
+from core.cli.spark_failure import spark_failure_line
 from tests.spark_fixtures import spark_failure
 
 spark_test = pytest.mark.spark
@@ -176,8 +177,34 @@ def test_an_executor_that_sees_other_inputs_refuses(spark, demo_run):
     inputs = spec.params["inputs"]
     other_lm = {**inputs, "lm": {**inputs["lm"], "sha256": "0" * 64}}
     tampered = dataclasses.replace(spec, params={**spec.params, "inputs": other_lm})
-    with pytest.raises(Exception, match="sees other inputs or code than the driver"):
+    with pytest.raises(Exception, match="sees other inputs or code than the driver") as raised:
         list(generate_on_spark(spark, tampered, sentences[:2]))
+    # What the command line prints for it: the executor's Python exception, one line, no stacks.
+    told = spark_failure_line(raised.value)
+    assert told.startswith("Spark failed: ") and "sees other inputs or code than the driver" in told
+    assert "\n" not in told and "Traceback" not in told and "\tat " not in told
+
+
+@spark_test
+def test_a_job_that_fails_midway_is_one_line_and_leaves_the_output_file_as_it_was(all_demo_verses, tmp_path):
+    """A Spark job that fails on the cluster (here: a wave of candidates over the driver's 1 MiB result limit)
+    ends with one line naming the cause and exit 1, no Java or Python stack; the file named by -o is untouched."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text(f"spark.driver.maxResultSize {DRIVER_RESULT_LIMIT}b\n")
+    output = tmp_path / "out.jsonl"
+    output.write_bytes(b"an earlier run's candidates\n")
+    failed = _generate(all_demo_verses, "--system", "beam", "--nbest", "50", "-o", str(output), "--engine",
+                       "spark", "--master", "local[2]", environment={"SPARK_CONF_DIR": str(conf)})
+    errors = [line for line in failed.stderr.decode(errors="replace").splitlines()
+              if line.startswith("parastudio: error:")]
+    assert failed.returncode == 1, spark_failure(failed.stderr)
+    assert len(errors) == 1 and errors[0].startswith("parastudio: error: Spark failed: ")
+    assert "maxResultSize" in errors[0] and "--driver-memory" in errors[0]
+    # Spark's own Python daemons may print their broken pipes as the job is torn down; ours prints no stack.
+    assert b"Py4JJavaError" not in failed.stderr and b"core/cli" not in failed.stderr
+    assert failed.stderr.decode(errors="replace").rstrip().splitlines()[-1] == errors[0]
+    assert output.read_bytes() == b"an earlier run's candidates\n"
 
 
 @pytest.mark.parametrize("flags, message", [

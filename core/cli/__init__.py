@@ -122,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
         print("parastudio: interrupted", file=sys.stderr)
         return 130
     except Exception as error:  # a study file damaged where only a later query reads: say so, no traceback
+        spark_failed = _spark_failure(error)
+        if spark_failed is not None:  # a job that failed on the cluster: its cause in one line
+            print(f"parastudio: error: {escape_controls(spark_failed)}", file=sys.stderr)
+            return 1
         damaged = _damaged_study(args, error)
         if damaged is None:
             raise
@@ -133,6 +137,14 @@ def writes_json(args: argparse.Namespace) -> bool:
     """Whether the command writes JSON to standard output (``--json``, ``--format json`` or ``jsonl``): JSON
     escapes C0 itself, and its DEL and C1 are escaped the JSON way (the same values), not as ``\\xNN``."""
     return bool(getattr(args, "json", False)) or getattr(args, "format", None) in ("json", "jsonl")
+
+
+def _spark_failure(error: Exception) -> str | None:
+    if "pyspark" not in sys.modules and "py4j" not in sys.modules:  # no Spark ran: nothing to import
+        return None
+    from core.cli.spark_failure import spark_failure_line
+
+    return spark_failure_line(error)
 
 
 def _damaged_study(args: argparse.Namespace, error: Exception):
