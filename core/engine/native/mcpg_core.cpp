@@ -7,10 +7,12 @@
 // * random numbers: the counter-based SplitMix64 stream of core/engine/mcpg/counter_random.py;
 // * rewards: the scalar pow / min / max of Finals.reward, cached per maximum as search.py caches them;
 // * the selection index: the same expression in the same order (the extension is built with
-//   -ffp-contract=off, so no fused multiply-add changes a rounding);
+//   -ffp-contract=off, so no fused multiply-add changes a rounding), four actions at a time where AVX runs
+//   (mcpg_select.hh);
 // * the language model: KenLM's C++ model summed in a float, as the kenlm module's score() does;
 // * the true score: best_rules_log10's backward dynamic program, each cell the max of log_p + rest (a max
-//   does not depend on the order of its candidates, so only the cells reachable from (0, 0) are filled).
+//   does not depend on the order of its candidates, so only the cells reachable from (0, 0) are filled;
+//   mcpg_true_score.hh).
 // The action space (rules at places, their order) is built in Python (ActionSpace) and passed in.
 
 #include <pybind11/pybind11.h>
