@@ -7,10 +7,12 @@
 // * random numbers: the counter-based SplitMix64 stream of core/engine/mcpg/counter_random.py;
 // * rewards: the scalar pow / min / max of Finals.reward, cached per maximum as search.py caches them;
 // * the selection index: the same expression in the same order (the extension is built with
-//   -ffp-contract=off, so no fused multiply-add changes a rounding);
+//   -ffp-contract=off, so no fused multiply-add changes a rounding), four actions at a time where AVX runs
+//   (mcpg_select.hh);
 // * the language model: KenLM's C++ model summed in a float, as the kenlm module's score() does;
 // * the true score: best_rules_log10's backward dynamic program, each cell the max of log_p + rest (a max
-//   does not depend on the order of its candidates, so only the cells reachable from (0, 0) are filled).
+//   does not depend on the order of its candidates, so only the cells reachable from (0, 0) are filled;
+//   mcpg_true_score.hh).
 // The action space (rules at places, their order) is built in Python (ActionSpace) and passed in.
 
 #include <pybind11/pybind11.h>
@@ -31,6 +33,8 @@
 #include <vector>
 
 #include "kenlm_model.hh"
+#include "mcpg_select.hh"
+#include "mcpg_true_score.hh"
 
 namespace py = pybind11;
 
@@ -114,208 +118,46 @@ class Model {
   std::unique_ptr<lm::base::Model> model_;
 };
 
-// ---- the true score's rules (core/engine/truescore.py's SourceRuleIndex, best_rules_log10) -----------------
-struct RuleEntry {
-  int32_t start, end;
-  double log_p;
-};
+using parastudio::TrueRules;
 
-class TrueRules {
+// ---- tree states (search.py's Node) ------------------------------------------------------------------------
+// A state's statistics of its tried actions (search.py's count, reward_sum, reward_squares, best, best_reward,
+// and spread = reward_squares / count - mean * mean): six lanes in one block, grown (doubling) as actions are
+// first tried, so a state takes one allocation per growth instead of six.
+class TriedStats {
  public:
-  TrueRules(Words source, const std::vector<int32_t> &target_words, const std::vector<int32_t> &target_offsets,
-            const std::vector<int32_t> &rule_group, const std::vector<int32_t> &rule_start,
-            const std::vector<int32_t> &rule_end, const std::vector<double> &rule_log_p, int32_t vocabulary_size)
-      : source_(std::move(source)), positions_(vocabulary_size) {
-    const size_t groups = target_offsets.empty() ? 0 : target_offsets.size() - 1;
-    entries_.resize(groups);
-    group_words_ = target_words;
-    group_offsets_ = target_offsets;
-    std::vector<bool> present;
-    size_t slots = 16;
-    while (slots < 2 * groups + 16) slots *= 2;
-    slots_.assign(slots, Slot{0, -1});
-    for (size_t g = 0; g < groups; ++g) {
-      const int32_t length = target_offsets[g + 1] - target_offsets[g];
-      if (static_cast<size_t>(length) >= present.size()) present.resize(length + 1, false);
-      present[length] = true;
-      uint64_t h = kHashStart;
-      for (int32_t i = target_offsets[g]; i < target_offsets[g + 1]; ++i) h = HashStep(h, target_words[i]);
-      size_t at = h & (slots_.size() - 1);
-      while (slots_[at].group >= 0) at = (at + 1) & (slots_.size() - 1);
-      slots_[at] = Slot{h, static_cast<int32_t>(g)};
-    }
-    rules_at_.resize(source_.size());
-    for (size_t r = 0; r < rule_group.size(); ++r) {
-      entries_.at(rule_group[r]).push_back(RuleEntry{rule_start[r], rule_end[r], rule_log_p[r]});
-      const int32_t begin = target_offsets[rule_group[r]], length = target_offsets[rule_group[r] + 1] - begin;
-      rules_at_.at(rule_start[r]).push_back(
-          StartRule{rule_end[r], begin, length, length > 0 ? target_words[begin] : -1, rule_log_p[r]});
-    }
-    for (size_t length = 0; length < present.size(); ++length)
-      if (present[length]) lengths_.push_back(static_cast<int32_t>(length));
-    longest_ = lengths_.empty() ? 0 : lengths_.back();
-    for (size_t i = 0; i < source_.size(); ++i) positions_.at(source_[i]).push_back(static_cast<int32_t>(i));
-    empty_group_ = Find(kHashStart, source_.data(), 0);
-    // Every cell of the source turned into itself: cell (i, j) is the best way to turn source[i:] into
-    // source[j:], what a target whose end is source[j:] needs there.
-    FillAll(source_);
-    source_cells_ = cells_;
+  enum Lane { kCount, kRewardSum, kRewardSquares, kSpread, kBest, kBestReward, kLanes };
+
+  double *operator[](Lane lane) { return block_.get() + static_cast<size_t>(lane) * capacity_; }
+  const double *operator[](Lane lane) const { return block_.get() + static_cast<size_t>(lane) * capacity_; }
+
+  // The entries of the action tried next (`tried` are tried so far, at most `most` can be).
+  void Start(int32_t tried, int32_t most) {
+    if (tried == capacity_) Grow(tried, most);
+    double *entry = block_.get() + tried;
+    for (int lane = 0; lane < kLanes; ++lane) entry[static_cast<size_t>(lane) * capacity_] = 0.0;
+    (*this)[kBest][tried] = -std::numeric_limits<double>::infinity();
   }
 
-  // Best sum of log10 p over disjoint rule sets turning the source into target; -inf when none. The edges are
-  // made in best_rules_log10's order (rules by target length, then target position; then identities) and the
-  // cells filled from the last source position down, each the max of log_p + rest.
-  //
-  // A cell's value depends only on source[i:] and target[k:], and a maximum does not depend on the order its
-  // candidates come in, so the cells of the target's end shared with the source (k >= first) are the source's
-  // own (source_cells_), and the phrases inside its start shared with the source are the source's.
-  //
-  // Only the cells reachable from (0, 0) can change its value, so they alone are filled: a first pass walks
-  // the edges forward from (0, 0) by increasing source position (each source position's rules matched
-  // against the target where the walk is), the second takes the maxima over those edges backwards.
-  double Best(const Words &target) {
-    const int n = static_cast<int>(source_.size()), m = static_cast<int>(target.size());
-    int tail = 0;
-    while (tail < m && tail < n && target[m - 1 - tail] == source_[n - 1 - tail]) ++tail;
-    const int first = m - tail;
-    const int shift = n - m, width = m + 1;
-    if (first == 0) return source_cells_[static_cast<size_t>(shift)];  // cell (0, n - m) of the source's
-    cells_.assign(static_cast<size_t>(n + 1) * width, kUnseen);
-    reached_.assign(cells_.size(), 0);
-    if (static_cast<int>(open_.size()) < n + 1) open_.resize(n + 1);
-    for (int i = 0; i <= n; ++i) open_[i].clear();
-    walked_.clear();
-    open_[0].push_back(0);
-    reached_[0] = 1;
-    auto reach = [&](int i, int k, int end, int k_end, double log_p) {
-      walked_.push_back(Walked{i * width + k, end, k_end, log_p});
-      const size_t to = static_cast<size_t>(end) * width + k_end;
-      if (k_end >= first) {  // the target's end from here is the source's: the source's own cell
-        if (!reached_[to]) {
-          reached_[to] = 1;
-          cells_[to] = source_cells_[static_cast<size_t>(end) * (n + 1) + k_end + shift];
-        }
-      } else if (!reached_[to]) {
-        reached_[to] = 1;
-        open_[end].push_back(k_end);
-      }
-    };
-    for (int i = 0; i < n; ++i) {
-      for (int k : open_[i]) {
-        if (k < m && target[k] == source_[i]) reach(i, k, i + 1, k + 1, 0.0);
-        for (const StartRule &rule : rules_at_[i]) {
-          if (k + rule.length > m || (rule.length > 0 && target[k] != rule.first)) continue;
-          if (!std::equal(target.begin() + k, target.begin() + k + rule.length, group_words_.begin() + rule.begin))
-            continue;
-          reach(i, k, rule.end, k + rule.length, rule.log_p);
-        }
-      }
-    }
-    // The edges were walked by increasing source position and each goes to a larger one: backwards, every
-    // cell is complete before an edge reads it.
-    for (auto edge = walked_.rbegin(); edge != walked_.rend(); ++edge) {
-      const double rest = cells_[static_cast<size_t>(edge->end) * width + edge->k_end];
-      if (rest == kUnseen) continue;
-      const double value = edge->log_p + rest;
-      double &here = cells_[edge->from];
-      if (value > here) here = value;
-    }
-    return cells_[0];
+  std::vector<double> Values(Lane lane, int32_t tried) const {
+    return tried == 0 ? std::vector<double>() : std::vector<double>((*this)[lane], (*this)[lane] + tried);
   }
 
  private:
-  static constexpr uint64_t kHashStart = 1469598103934665603ULL;
-
-  // Every cell of best_rules_log10 in cells_ (width m + 1): edges in its order (rules by target length, then
-  // target position; then identities), filled from the last source position down, each the max of
-  // log_p + rest.
-  void FillAll(const Words &target) {
-    const int n = static_cast<int>(source_.size()), m = static_cast<int>(target.size());
-    const int width = m + 1;
-    if (static_cast<int>(edges_.size()) < n) edges_.resize(n);
-    for (int i = 0; i < n; ++i) edges_[i].clear();
-    // found_[k * (longest + 1) + length]: the target phrase group of target[k : k + length], -1 if none.
-    const int stride = longest_ + 1;
-    found_.assign(static_cast<size_t>(m) * stride, -1);
-    for (int k = 0; k < m; ++k) {
-      uint64_t h = kHashStart;
-      for (int length = 1; length <= longest_ && k + length <= m; ++length) {
-        h = HashStep(h, target[k + length - 1]);
-        found_[static_cast<size_t>(k) * stride + length] = Find(h, target.data() + k, length);
-      }
-    }
-    for (int32_t length : lengths_) {
-      if (length > m) break;
-      for (int k = 0; k + length <= m && k < width; ++k) {
-        const int32_t group = length == 0 ? empty_group_ : found_[static_cast<size_t>(k) * stride + length];
-        if (group < 0) continue;
-        for (const RuleEntry &e : entries_[group]) edges_[e.start].push_back(Edge{e.end, k, k + length, e.log_p});
-      }
-    }
-    for (int k = 0; k < m; ++k) {
-      const int32_t word = target[k];
-      if (word < 0 || word >= static_cast<int32_t>(positions_.size())) continue;
-      for (int32_t i : positions_[word]) edges_[i].push_back(Edge{i + 1, k, k + 1, 0.0});
-    }
-    cells_.assign(static_cast<size_t>(n + 1) * width, kUnseen);  // an unset cell holds -inf: no set one can
-    cells_[static_cast<size_t>(n) * width + m] = 0.0;
-    for (int i = n - 1; i >= 0; --i) {
-      for (const Edge &edge : edges_[i]) {
-        const double rest = cells_[static_cast<size_t>(edge.end) * width + edge.k_end];
-        if (rest == kUnseen) continue;
-        const double value = edge.log_p + rest;
-        double &here = cells_[static_cast<size_t>(i) * width + edge.k];
-        if (value > here) here = value;
-      }
-    }
+  void Grow(int32_t tried, int32_t most) {
+    const int32_t capacity = std::max(tried + 1, std::min(most, std::max(4, 2 * capacity_)));
+    std::unique_ptr<double[]> block(new double[static_cast<size_t>(kLanes) * capacity]);
+    for (int lane = 0; lane < kLanes; ++lane)
+      std::copy_n(block_.get() + static_cast<size_t>(lane) * capacity_, tried,
+                  block.get() + static_cast<size_t>(lane) * capacity);
+    block_ = std::move(block);
+    capacity_ = capacity;
   }
 
-  static uint64_t HashStep(uint64_t h, int32_t word) { return (h ^ static_cast<uint32_t>(word)) * 1099511628211ULL; }
-
-  int32_t Find(uint64_t h, const int32_t *words, int length) const {
-    for (size_t at = h & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
-      const Slot &slot = slots_[at];
-      if (slot.group < 0) return -1;
-      if (slot.hash != h) continue;
-      const int32_t begin = group_offsets_[slot.group], end = group_offsets_[slot.group + 1];
-      if (end - begin == length && std::equal(words, words + length, group_words_.begin() + begin)) return slot.group;
-    }
-  }
-
-  struct Edge {
-    int32_t end, k, k_end;
-    double log_p;
-  };
-  struct Slot {
-    uint64_t hash;
-    int32_t group;
-  };
-  struct StartRule {  // a rule by its source start: source end, target phrase (in group_words_), log10 p
-    int32_t end, begin, length, first;
-    double log_p;
-  };
-  struct Walked {  // an edge from cell `from` (i * width + k) to (end, k_end)
-    int32_t from, end, k_end;
-    double log_p;
-  };
-  std::vector<std::vector<StartRule>> rules_at_;
-  std::vector<std::vector<int32_t>> open_;
-  std::vector<Walked> walked_;
-  std::vector<char> reached_;
-  Words source_;
-  std::vector<int32_t> group_words_, group_offsets_;
-  std::vector<Slot> slots_;  // open addressing on the phrase's FNV-1a hash
-  std::vector<std::vector<RuleEntry>> entries_;
-  std::vector<int32_t> lengths_;
-  int32_t longest_ = 0;
-  std::vector<std::vector<int32_t>> positions_;  // word id -> its source positions, increasing
-  std::vector<std::vector<Edge>> edges_;
-  std::vector<int32_t> found_;
-  int32_t empty_group_ = -1;
-  std::vector<double> cells_, source_cells_;
+  std::unique_ptr<double[]> block_;
+  int32_t capacity_ = 0;
 };
 
-// ---- tree states (search.py's Node) ------------------------------------------------------------------------
 struct Node {
   std::vector<int32_t> applied;  // sorted action indexes
   uint64_t covered = 0;
@@ -327,8 +169,7 @@ struct Node {
   // The tried actions' statistics (the first `tried` of actions: they are tried in order), grown one entry as
   // an action is first tried: most states are left after a few tries, so they never hold the hundreds of
   // entries of their untried actions (search.py allocates them all; NodeSnapshot gives their values).
-  std::vector<double> count, reward_sum, reward_squares, best, best_reward;
-  std::vector<double> spread;  // reward_squares / count - mean * mean, kept as backup changes them
+  TriedStats stats;
   std::vector<double> rave_best, rave_reward;  // every action's, tried or not
   std::vector<std::pair<int32_t, double>> pending;  // RAVE maxima before allocation (search.py's pending_rave)
 };
@@ -380,6 +221,7 @@ class Search {
       masks_.push_back((width == 64 ? ~0ULL : ((1ULL << width) - 1)) << starts_[a]);
     }
     full_mask_ = source_.size() == 64 ? ~0ULL : ((1ULL << source_.size()) - 1);
+    starting_.assign(source_.size(), -1);
     rank_.assign(actions, 0);
     for (size_t i = 0; i < actions; ++i) rank_.at(order_[i]) = static_cast<int32_t>(i);
     if (model_ != nullptr) {
@@ -461,8 +303,16 @@ class Search {
     return total + CachedScore(*state, model_->EndSentence(), *next);
   }
 
+  // The cache's slot of (state, word): a multiplicative hash of the context's word ids (KenLM's own hash_value
+  // is MurmurHash, several times the cost; a slot only decides where an entry is looked for).
+  size_t CacheSlot(const lm::ngram::State &in, lm::WordIndex word) const {
+    uint64_t h = (static_cast<uint64_t>(word) + 1) * 0x9E3779B97F4A7C15ULL;
+    for (unsigned char j = 0; j < in.length; ++j) h = (h ^ in.words[j]) * 0xBF58476D1CE4E5B9ULL;
+    return static_cast<size_t>(h >> 48) & (lm_cache_.size() - 1);
+  }
+
   float CachedScore(const lm::ngram::State &in, lm::WordIndex word, lm::ngram::State &out) const {
-    LmCacheEntry &entry = lm_cache_[lm::ngram::hash_value(in, word) & (lm_cache_.size() - 1)];
+    LmCacheEntry &entry = lm_cache_[CacheSlot(in, word)];
     if (entry.used && entry.word == word && entry.in == in) {
       out = entry.out;
       return entry.score;
@@ -586,23 +436,33 @@ class Search {
     return out;
   }
 
+  // The source with the applied actions' targets in place of their spans (disjoint), read left to right: each
+  // action is marked at its start, so no sort is needed.
   void SentenceInto(const std::vector<int32_t> &applied, Words &out) const {
-    sorted_.assign(applied.begin(), applied.end());
-    std::sort(sorted_.begin(), sorted_.end(), [this](int32_t a, int32_t b) { return starts_[a] < starts_[b]; });
+    for (int32_t a : applied) starting_[starts_[a]] = a;
     out.clear();
-    int32_t position = 0;
-    for (int32_t a : sorted_) {
-      out.insert(out.end(), source_.begin() + position, source_.begin() + starts_[a]);
+    const int32_t n = static_cast<int32_t>(source_.size());
+    for (int32_t position = 0; position < n;) {
+      const int32_t a = starting_[position];
+      if (a < 0) {
+        out.push_back(source_[position++]);
+        continue;
+      }
+      starting_[position] = -1;
       out.insert(out.end(), targets_[a].begin(), targets_[a].end());
       position = ends_[a];
     }
-    out.insert(out.end(), source_.begin() + position, source_.end());
+  }
+
+  void ChildInto(const Node &node, int32_t action, std::vector<int32_t> &applied, uint64_t &covered) const {
+    applied.assign(node.applied.begin(), node.applied.end());
+    applied.insert(std::upper_bound(applied.begin(), applied.end(), action), action);
+    covered = node.covered | masks_[action];
   }
 
   std::vector<int32_t> Child(const Node &node, int32_t action, uint64_t &covered) const {
-    std::vector<int32_t> applied(node.applied);
-    applied.insert(std::upper_bound(applied.begin(), applied.end(), action), action);
-    covered = node.covered | masks_[action];
+    std::vector<int32_t> applied;
+    ChildInto(node, action, applied, covered);
     return applied;
   }
 
@@ -678,36 +538,14 @@ class Search {
   int32_t Select(Node &node) {
     Allocate(node);
     if (node.tried < Offered(node)) {  // the next untried action: its statistics start
-      node.count.push_back(0.0);
-      node.reward_sum.push_back(0.0);
-      node.reward_squares.push_back(0.0);
-      node.spread.push_back(0.0);
-      node.best.push_back(kUnseen);
-      node.best_reward.push_back(0.0);
+      node.stats.Start(node.tried, static_cast<int32_t>(node.actions.size()));
       return node.tried++;
     }
-    const double visits = static_cast<double>(node.visits);
-    const double log_n = node.visits > 1 ? std::log(visits) : 0.0;
-    const double k = settings_.exploration;
-    const double beta = std::sqrt(k / (3.0 * visits + k));
-    const double two_log_n = 2.0 * log_n, keep = 1.0 - beta;
-    const int32_t tried = node.tried;
-    index_.resize(tried);
-    double *index = index_.data();
-    const double *count = node.count.data(), *spread = node.spread.data(), *q = node.best_reward.data(),
-                 *rave = node.rave_reward.data();
-    for (int32_t i = 0; i < tried; ++i) {  // no branch: the compiler may vectorise it (the same IEEE operations)
-      const double q_rave = std::isnan(rave[i]) ? q[i] : rave[i];
-      const double variance = spread[i] + std::sqrt(two_log_n / count[i]);
-      const double capped = std::isnan(variance) ? variance : (variance < 0.25 ? variance : 0.25);  // np.minimum
-      index[i] = keep * q[i] + beta * q_rave + std::sqrt(log_n / count[i] * capped);
-    }
-    int32_t chosen = 0;
-    for (int32_t i = 0; i < tried; ++i) {
-      if (std::isnan(index[i])) return i;  // np.argmax: the first NaN
-      if (index[i] > index[chosen]) chosen = i;
-    }
-    return chosen;
+    const parastudio::SelectTerms terms = parastudio::TermsFor(node.visits, settings_.exploration);
+    index_.resize(node.tried);
+    return parastudio::SelectArgmax(terms, node.tried, node.stats[TriedStats::kCount], node.stats[TriedStats::kSpread],
+                                    node.stats[TriedStats::kBestReward],
+                                    node.rave_reward.data(), index_.data());
   }
 
   // ---- the uniform playout (playouts.py's uniform) -------------------------------------------------------
@@ -734,10 +572,11 @@ class Search {
   void Episode() {
     path_.clear();
     on_path_.clear();
-    on_path_.push_back(root_key_);
     Node *node = root_.get();
+    on_path_.push_back(node);
     playout_.clear();
-    std::vector<int32_t> applied = node->applied;
+    std::vector<int32_t> &applied = applied_;
+    applied.assign(node->applied.begin(), node->applied.end());
     rng_.Start(static_cast<uint64_t>(episodes_));
     while (true) {
       Allocate(*node);
@@ -747,7 +586,7 @@ class Search {
       const int32_t action = node->actions[index];
       if (action == kStop) break;
       uint64_t covered;
-      applied = Child(*node, action, covered);
+      ChildInto(*node, action, applied, covered);
       KeyInto(applied, key_);
       auto found = tree_.find(key_);
       if (found == tree_.end()) {
@@ -760,10 +599,16 @@ class Search {
         std::sort(applied.begin(), applied.end());
         break;
       }
-      if (std::find(on_path_.begin(), on_path_.end(), key_) != on_path_.end()) break;  // back to an earlier sentence
-      on_path_.push_back(key_);
+      // Back to an earlier sentence of this episode. A key has one state in the tree, so the states compare as
+      // the keys would; but a committed root can be pruned out of the tree (search.py's descend keeps the
+      // states covering the committed action's span, and the root found by its sentence may cover others):
+      // then its sentence is compared as well.
+      if (std::find(on_path_.begin(), on_path_.end(), found->second.get()) != on_path_.end() ||
+          (!root_in_tree_ && key_ == root_key_))
+        break;
       node = found->second.get();
-      applied = node->applied;
+      on_path_.push_back(node);
+      applied.assign(node->applied.begin(), node->applied.end());
     }
     const auto [objective, reward] = Evaluate(applied);
     later_.assign(playout_.begin(), playout_.end());
@@ -774,14 +619,18 @@ class Search {
       if (index >= 0) {
         const int32_t action = at.actions[index];
         if (action != kStop) later_.push_back(action);
-        at.count[index] += 1.0;
-        at.reward_sum[index] += reward;
-        at.reward_squares[index] += reward * reward;
-        const double mean = at.reward_sum[index] / at.count[index];
-        at.spread[index] = at.reward_squares[index] / at.count[index] - mean * mean;
-        if (objective > at.best[index]) {
-          at.best[index] = objective;
-          at.best_reward[index] = reward;
+        TriedStats &stats = at.stats;
+        double &count = stats[TriedStats::kCount][index], &sum = stats[TriedStats::kRewardSum][index],
+               &squares = stats[TriedStats::kRewardSquares][index];
+        count += 1.0;
+        sum += reward;
+        squares += reward * reward;
+        const double mean = sum / count;
+        stats[TriedStats::kSpread][index] = squares / count - mean * mean;
+        double &best = stats[TriedStats::kBest][index];
+        if (objective > best) {
+          best = objective;
+          stats[TriedStats::kBestReward][index] = reward;
         }
       }
       if (!at.allocated) {
@@ -808,9 +657,10 @@ class Search {
 
   int32_t BestRootAction(const Node &root) const {
     if (!root.allocated || root.tried == 0) return kStop;
+    const double *best = root.stats[TriedStats::kBest], *count = root.stats[TriedStats::kCount];
     int32_t chosen = 0;
     for (int32_t i = 1; i < root.tried; ++i)
-      if (root.best[i] > root.best[chosen] || (root.best[i] == root.best[chosen] && root.count[i] > root.count[chosen]))
+      if (best[i] > best[chosen] || (best[i] == best[chosen] && count[i] > count[chosen]))
         chosen = i;
     return root.actions[chosen];
   }
@@ -828,6 +678,7 @@ class Search {
   bool Descend() {
     root_ = State({}, 0, true);
     root_key_ = Key(root_->applied);
+    root_in_tree_ = true;
     tree_.clear();
     tree_[root_key_] = root_;
     int64_t since_commit = 0;
@@ -855,6 +706,7 @@ class Search {
           if ((it->second->covered & covered) == covered) ++it;
           else it = tree_.erase(it);
         }
+        root_in_tree_ = (root_->covered & covered) == covered;
       }
     }
     return false;
@@ -873,8 +725,10 @@ class Search {
       return values;
     };
     return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, node.actions,
-                          padded(node.count, 0.0), padded(node.reward_sum, 0.0), padded(node.reward_squares, 0.0),
-                          padded(node.best, kUnseen), node.rave_best, pending);
+                          padded(node.stats.Values(TriedStats::kCount, node.tried), 0.0),
+                          padded(node.stats.Values(TriedStats::kRewardSum, node.tried), 0.0),
+                          padded(node.stats.Values(TriedStats::kRewardSquares, node.tried), 0.0),
+                          padded(node.stats.Values(TriedStats::kBest, node.tried), kUnseen), node.rave_best, pending);
   }
 
   const Model *model_;
@@ -907,15 +761,16 @@ class Search {
   Tree tree_;
   NodePtr root_;
   Words root_key_;
+  bool root_in_tree_ = true;  // false once pruning after a commit took the root itself out of the tree
   std::unordered_map<Words, Final, WordsHash> by_sentence_;
 
   // scratch buffers
   std::vector<std::pair<Node *, int32_t>> path_;
-  std::vector<Words> on_path_;
-  std::vector<int32_t> playout_, later_, pool_;
+  std::vector<const Node *> on_path_;  // the states this episode went through
+  std::vector<int32_t> playout_, later_, pool_, applied_;
   std::vector<double> index_;
   Words key_, sentence_;
-  mutable std::vector<int32_t> sorted_;
+  mutable std::vector<int32_t> starting_;  // SentenceInto's scratch: the applied action starting at each position, or -1
 };
 
 }  // namespace
@@ -925,6 +780,20 @@ PYBIND11_MODULE(_mcpg_core, module) {
   module.attr("INTERFACE") = 2;
   module.def("draw", [](uint64_t seed, uint64_t episode, uint64_t index) { return Unit(Mix(Mix(Mix(seed) ^ episode) ^ index)); },
              py::arg("seed"), py::arg("episode"), py::arg("index"));
+  // The selection's argmax alone (the tests compare it, vectorised and not, with search.py's numpy select).
+  module.def(
+      "select_argmax",
+      [](const std::vector<double> &count, const std::vector<double> &spread, const std::vector<double> &q,
+         const std::vector<double> &rave, int64_t visits, double exploration, bool vectorised) {
+        const size_t tried = count.size();
+        if (tried == 0 || spread.size() != tried || q.size() != tried || rave.size() != tried)
+          throw std::invalid_argument("select_argmax: expected four arrays of the same positive length");
+        std::vector<double> index(tried);
+        return parastudio::SelectArgmax(parastudio::TermsFor(visits, exploration), static_cast<int32_t>(tried),
+                                        count.data(), spread.data(), q.data(), rave.data(), index.data(), vectorised);
+      },
+      py::arg("count"), py::arg("spread"), py::arg("q"), py::arg("rave"), py::arg("visits"), py::arg("exploration"),
+      py::arg("vectorised") = true);
   py::class_<Model>(module, "Model").def(py::init<const std::string &>(), py::arg("path"));
   py::class_<Search>(module, "Search")
       .def(py::init([](const Model *model, std::vector<std::string> words, Words source, std::vector<int32_t> starts,
