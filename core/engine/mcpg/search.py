@@ -315,7 +315,12 @@ class TreeSearch:
                 stats.committed.append(f"{space.starts[action]}-{space.ends[action]}: {space.rules[action]}")
                 applied, covered = self.child(root, action)
                 root_key = self.key(applied)
-                root = tree[root_key]
+                root = tree.get(root_key)
+                if root is None:
+                    # The committed state was pruned at an earlier commit: its sentence was first reached by
+                    # another rule set, whose coverage did not include that commit's. It restarts as a new state.
+                    root = tree[root_key] = self.state(applied, covered)
+                    stats.tree_states += 1
                 if self.translator and root.actions == [STOP]:
                     return False
                 if self.options.rerank_on_commit and self.options.needs_priors:

@@ -699,7 +699,10 @@ class Search {
         std::vector<int32_t> applied = Child(*root_, action, covered);
         root_key_ = Key(applied);
         auto found = tree_.find(root_key_);
-        if (found == tree_.end()) throw std::logic_error("the committed state is not in the tree");
+        if (found == tree_.end()) {  // pruned at an earlier commit (search.py's descend): a new state
+          found = tree_.emplace(root_key_, State(applied, covered, false)).first;
+          ++tree_states_;
+        }
         root_ = found->second;
         if (settings_.translator && covered == full_mask_) return false;  // only stop is left
         for (auto it = tree_.begin(); it != tree_.end();) {  // keep only the new root's subtree
