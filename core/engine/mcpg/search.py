@@ -14,11 +14,11 @@ States. True-score mode: two rule sets giving one sentence are one state (the
 tree is a transposition table keyed by the sentence; a state keeps the
 coverage of the first path that reached it), and every state but the root
 may stop (seed 003 §2: "each state, except the root, can be a final state").
-A departure from "the committed action's subtree is kept": the prune after a
-commit keeps the states covering the committed coverage, so a new root first
-reached through other spans falls out of the tree with its children (their
-statistics are rebuilt when reached again), and a committed state so pruned
-restarts as a new state. Kept as is: results stay those of the recorded runs.
+After a commit seed 003 §3 says only that "a sampling is restarted from the
+new root state"; keeping statistics across it is ours. The prune keeps the
+states covering the committed coverage, so a new root first reached through
+other spans leaves the tree with its children (their statistics are rebuilt
+when reached again), and a committed state so pruned restarts as a new state.
 Translator mode: a state is its set of applied actions, and stop exists only
 once they cover the whole sentence.
 
