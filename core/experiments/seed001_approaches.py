@@ -105,7 +105,8 @@ def graph_size(graph: Path) -> dict | None:
 
 def case_sets(which: str, part: str, graphs: Path | None = None) -> list[tuple[str, Path, Path]]:
     """``(name, cases, graph)`` per set: ``graphs``' files (larger graphs of a sample, with their own cases) when
-    given and present, else the build's files for ``part`` when present, else the demo's (test)."""
+    given and present, and beside them the build's files for ``part`` when present; the demo's (test) when
+    neither is."""
     demo = demo_files()
     built = {
         "roundtrip": (BUILD / "testcases" / f"roundtrip-{part}.jsonl", BUILD / "roundtrip" / f"roundtrip-{part}.graph.gz"),
@@ -115,15 +116,17 @@ def case_sets(which: str, part: str, graphs: Path | None = None) -> list[tuple[s
     for name in (("roundtrip", "webkjv") if which == "both" else (which,)):
         cases, graph = built[name]
         larger = graphs and (graphs / cases.name, graphs / graph.name)
+        found = []
         if larger and larger[0].exists() and larger[1].exists() and graph_size(larger[1]):
             size = graph_size(larger[1])
-            sets.append((f"{name} ({part}, stack {size['stack']} / {size['options']} options, "
-                         f"{size['sentences']} of {size['of_sentences']} sentences)", *larger))
-        elif cases.exists() and graph.exists():
-            sets.append((f"{name} ({part}, build)", cases, graph))
-        else:
+            found.append((f"{name} ({part}, stack {size['stack']} / {size['options']} options, "
+                          f"{size['sentences']} of {size['of_sentences']} sentences)", *larger))
+        if cases.exists() and graph.exists():  # the whole part on the build's graphs, beside a larger sample
+            found.append((f"{name} ({part}, build)", cases, graph))
+        if not found:
             cases, graph = demo.case_set(name)
-            sets.append((f"{name} (test, demo)", cases, graph))
+            found.append((f"{name} (test, demo)", cases, graph))
+        sets += found
     return sets
 
 

@@ -309,7 +309,9 @@ def graph_note(sets: list[dict]) -> list[str]:
         size = graph_size(Path(result["graph"]))
         if size is None:
             lines.append(f"- {result['name']}: the data build's `roundtrip` stage (or the bundled demo's), stack "
-                         f"{ROUNDTRIP['second_pass_stack']} with {ROUNDTRIP['option_limit']} options per span.")
+                         f"{ROUNDTRIP['second_pass_stack']} with {ROUNDTRIP['option_limit']} options per span"
+                         + ("." if "demo" in result["name"] else
+                            " (rebuilt by `parastudio data build --stages roundtrip` after the stages it reads)."))
         else:
             lines.append(f"- {result['name']}: stack {size['stack']} with {size['options']} options per span, "
                          f"{every_nth(size['every'])} of the part ({size['sentences']} of "
@@ -317,11 +319,30 @@ def graph_note(sets: list[dict]) -> list[str]:
                          f"build's table and LM ({size['decode_seconds'] / 60:.0f} minutes of decoding summed over "
                          f"{size['processes']} processes, {size['peak_mb']:.0f} MB peak, graph {size['graph_mb']:.0f} MB gzip)"
                          + (", its round-trip cases made from this graph's 1-best as the build makes them from its "
-                            "own." if "roundtrip" in size else "."))
+                            "own." if "roundtrip" in size else ".")
+                         + f" Rebuilt (not committed: {size['graph_mb']:.0f} MB) by {decode_commands(result, size)}.")
+    if any((graph_size(Path(result["graph"])) or {}).get("stack", 0) >= 200 for result in sets):
+        lines += ["", "Stack 200 with 100 options stands in for the thesis's size: our decoder's graph stops growing "
+                  "above stack 1,000 (recombination keeps the stacks below 1,000 hypotheses), and on the sentences "
+                  "measured stacks 1,000 and 5,000 hold no gold that stack 200 does not (`docs/BENCHMARKS.md`, "
+                  "\"Seed 001: larger stacks measured\")."]
     lines += ["", "`docs/BENCHMARKS.md` (\"Seed 001: round-trip graphs toward the thesis's size\") measures stacks "
               "1,000 and 5,000 on a few sentences: what the thesis's size would cost here and whether the counts "
               "still move.", ""]
     return lines
+
+
+def decode_commands(result: dict, size: dict) -> str:
+    """The commands that decode a larger set's graph again into ``--graphs``' folder (its shards, then the merge)."""
+    part = "test" if "(test," in result["name"] else "dev"
+    common = (f"python3 benchmarks/decode_thesis_graphs.py --part {part} --every {size['every']} --stack "
+              f"{size['stack']} --options {size['options']}" + (" --direct" if result["name"].startswith("webkjv")
+                                                                 else "") + " --out DIR")
+    shards = size["processes"]
+    if shards == 1:
+        return f"`{common}`"
+    return " and ".join(f"`{common} --shard {i}/{shards}`" for i in range(shards)) + \
+        f" (one process each), then `{common} --merge {shards}`"
 
 
 def every_nth(n: int) -> str:
