@@ -289,10 +289,17 @@ def per_sentence_records(sets: list[dict]) -> list[dict]:
             for name, rows in runs.items() for row in rows]
 
 
+def set_commands(sets: list[dict], command: str) -> dict[str, str]:
+    """Per set, the command that ran it (``command`` for sets run by this one)."""
+    return {result["name"]: result.get("command", command) for result in sets}
+
+
 def write_per_sentence_file(sets: list[dict], out: Path, *, command: str, lm: Path) -> dict:
+    commands = set_commands(sets, command)
     header = run_provenance("seed001-approaches", command, {"lm": lm, "cases": [r["cases_file"] for r in sets],
                                                             "graphs": [r["graph"] for r in sets]},
-                            PER_SENTENCE_FIELDS)
+                            PER_SENTENCE_FIELDS,
+                            **({"set_commands": commands} if set(commands.values()) != {command} else {}))
     write_per_sentence(out / PER_SENTENCE, header, per_sentence_records(sets))
     return header
 
@@ -345,6 +352,19 @@ def decode_commands(result: dict, size: dict) -> str:
         f" (one process each), then `{common} --merge {shards}`"
 
 
+def made_by(sets: list[dict], command: str, seconds: float, then: str) -> list[str]:
+    """The command that made the file, or, for sets run separately (``--save-sets``), each set's command and the
+    one that joined them (``--from-sets``)."""
+    commands = set_commands(sets, command)
+    if set(commands.values()) == {command}:
+        return [f"Made by `{command}` in {seconds / 60:.1f} minutes. {then}"]
+    lines = ["Made by one command per set, each run beside the others and saving its sets (`--save-sets`):", ""]
+    for result in sets:
+        minutes = f" ({result['elapsed'] / 60:.1f} minutes)" if "elapsed" in result else ""
+        lines.append(f"- {result['name']}: `{commands[result['name']]}`{minutes}")
+    return lines + ["", f"then written into this file by `{command}`. {then}"]
+
+
 def every_nth(n: int) -> str:
     return "every sentence" if n == 1 else f"every {n}{ {2: 'nd', 3: 'rd'}.get(n, 'th')} sentence"
 
@@ -356,7 +376,7 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
     plot(sets, png)
     header = write_per_sentence_file(sets, out, command=command, lm=lm)
     lines = ["# Seed 001: the ten approaches on round-trip test cases (Fig. 4.2, 4.3, §5.2)", "",
-             f"Made by `{command}` in {seconds / 60:.1f} minutes. LM for LMSF and LMBS: `{lm.name}`.", "",
+             *made_by(sets, command, seconds, f"LM for LMSF and LMBS: `{lm.name}`."), "",
              "**Units.** A case is one difference between an original English verse and its round trip (or the KJV "
              "wording, for the WEB-KJV set); a *success* is a case whose gold words (lowercase, punctuation removed, "
              "as PTPF removes it from every suggestion) are exactly one of the top 5 suggestions. Shares are of the "
