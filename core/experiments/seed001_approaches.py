@@ -255,8 +255,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", help="output directory (default evaldata/results)")
     parser.add_argument("--save-sets", metavar="FILE", help="also save the sets as run (every case's result) for "
                         "--from-sets")
-    parser.add_argument("--from-sets", metavar="FILE", nargs="+", action="extend", help="run nothing: write the file from the sets "
-                        "these --save-sets runs saved, in this order (each set names the command that ran it)")
+    parser.add_argument("--from-sets", metavar="FILE", nargs="+", action="extend",
+                        help="run nothing: write the file from the sets these --save-sets runs saved, in this order "
+                        "(each set names the command that ran it)")
 
 
 def run_from_args(args: argparse.Namespace, command: str) -> int:
