@@ -49,3 +49,7 @@ def test_at_the_builds_settings_the_sample_has_the_builds_cases_and_the_experime
     assert "- roundtrip (dev, stack 10 / 20 options, 3 of 1000 sentences): stack 10 with 20 options per span, " \
            "every 5th sentence of the part (3 of 1000)" in note
     assert "- webkjv (dev, build): the data build's `roundtrip` stage" in note
+    # The note names the commands that decode the sample's graph again (it is not committed).
+    decode = "python3 benchmarks/decode_thesis_graphs.py --part dev --every 5 --stack 10 --options 20 --out DIR"
+    assert f"`{decode} --shard 0/2` and `{decode} --shard 1/2` (one process each), then `{decode} --merge 2`" in note
+    assert "stands in for the thesis's size" not in note  # said only of stack 200 and above

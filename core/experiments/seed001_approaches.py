@@ -25,18 +25,22 @@ report gives its counts beside the chosen ones. For cases that carry their sourc
 Spanish -> English table is asked whether it can spell each gold at all (:mod:`core.engine.cat.table_spelling`).
 
 Each case's result under each approach goes to ``seed001-approaches.jsonl.gz`` beside the Markdown
-(:mod:`core.experiments.seed001_report`, :mod:`core.experiments.per_sentence`).
+(:mod:`core.experiments.seed001_report`, :mod:`core.experiments.per_sentence`). Sets run by separate commands
+(each can then run beside the others) go into one file: each run saves its sets with ``--save-sets FILE``, and
+``--from-sets FILE ...`` writes the file from them, naming each set's command.
 
     parastudio experiment seed001-approaches [--cases roundtrip|webkjv|both] [--set dev|test ...] [--graphs DIR]
-        [--limit N]
+        [--limit N] [--save-sets FILE] [--from-sets FILE ...]
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import gzip
 import json
 import multiprocessing
+import pickle
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -46,7 +50,9 @@ from core.engine.cat.approaches import APPROACHES, Approach
 from core.engine.cat.autoeval import Case, CaseResult, evaluate, read_cases
 from core.engine.cat.graph_store import open_graph
 from core.engine.lm import LanguageModel
+from core.errors import InputFormatError
 from core.experiments import module_main
+from core.textio import atomic_output
 
 
 def demo_files():
@@ -156,6 +162,7 @@ _CASES: list[Case] = []  # the set being evaluated, shared with forked workers
 def run_set(name: str, cases_path: Path, graph_path: Path, lm_path: Path, *, limit: int | None,
             processes: int, say, table: Path | None = None) -> dict:
     global _CASES
+    started = time.perf_counter()
     _CASES = read_cases(cases_path)
     cases = _CASES[:limit] if limit else _CASES
     open_graph(graph_path).close()  # load a dump into the cache once, before the workers fork
@@ -179,7 +186,26 @@ def run_set(name: str, cases_path: Path, graph_path: Path, lm_path: Path, *, lim
     return {"name": name, "cases_file": str(cases_path), "graph": str(graph_path), "cases": cases,
             "results": buckets["results"], "feedback": buckets["feedback"],
             "readings": {reading: buckets[reading] for reading in OTHER_READINGS}, "seconds": seconds,
-            "spellable": spellable_cases(table, first)}
+            "spellable": spellable_cases(table, first), "elapsed": time.perf_counter() - started}
+
+
+def save_sets(sets: list[dict], path: Path) -> None:
+    """The sets as run (every case's result), for ``--from-sets`` to write one file from several runs."""
+    with atomic_output(path, "wb", encoding=None) as handle:
+        handle.write(gzip.compress(pickle.dumps(sets, protocol=pickle.HIGHEST_PROTOCOL), compresslevel=6))
+
+
+def load_sets(path: Path) -> list[dict]:
+    """The sets a ``--save-sets`` run wrote (a Python pickle: load only files you made)."""
+    try:
+        sets = pickle.loads(gzip.decompress(path.read_bytes()))
+    except (OSError, EOFError, ValueError, pickle.UnpicklingError, AttributeError, ImportError) as error:
+        raise InputFormatError(path, 1, "a file written by seed001-approaches --save-sets",
+                               type(error).__name__) from None
+    if not (isinstance(sets, list) and all(isinstance(s, dict) and {"name", "results", "command"} <= set(s)
+                                           for s in sets)):
+        raise InputFormatError(path, 1, "a file written by seed001-approaches --save-sets", type(sets).__name__)
+    return sets
 
 
 def compare_with_moses(graph: Path, translations: Path, lm_path: Path) -> dict:
@@ -227,6 +253,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "cases and settings.json (benchmarks/decode_thesis_graphs.py); sets without one there use "
                         "the build's")
     parser.add_argument("--out", help="output directory (default evaldata/results)")
+    parser.add_argument("--save-sets", metavar="FILE", help="also save the sets as run (every case's result) for "
+                        "--from-sets")
+    parser.add_argument("--from-sets", metavar="FILE", nargs="+", action="extend",
+                        help="run nothing: write the file from the sets these --save-sets runs saved, in this order "
+                        "(each set names the command that ran it)")
 
 
 def run_from_args(args: argparse.Namespace, command: str) -> int:
@@ -236,9 +267,16 @@ def run_from_args(args: argparse.Namespace, command: str) -> int:
     lm_path = Path(args.lm) if args.lm else demo_files().lm
     started = time.perf_counter()
     graphs = Path(args.graphs) if args.graphs else None
-    sets = [run_set(name, cases, graph, lm_path, limit=args.limit, processes=args.processes, say=print,
-                    table=es_en_table(name, part))
-            for part in dict.fromkeys(args.set) for name, cases, graph in case_sets(args.cases, part, graphs)]
+    if args.from_sets:
+        sets = [s for path in args.from_sets for s in load_sets(Path(path))]
+    else:
+        sets = [run_set(name, cases, graph, lm_path, limit=args.limit, processes=args.processes, say=print,
+                        table=es_en_table(name, part))
+                for part in dict.fromkeys(args.set) for name, cases, graph in case_sets(args.cases, part, graphs)]
+        for result in sets:
+            result["command"] = command
+        if args.save_sets:  # before the report: a run's results outlive a failure to write it
+            save_sets(sets, Path(args.save_sets))
     moses = compare_with_moses(Path(args.moses_graph), Path(args.moses_translations), lm_path) \
         if args.moses_graph and args.moses_translations else None
     out = Path(args.out) if args.out else RESULTS

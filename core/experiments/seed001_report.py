@@ -289,10 +289,17 @@ def per_sentence_records(sets: list[dict]) -> list[dict]:
             for name, rows in runs.items() for row in rows]
 
 
+def set_commands(sets: list[dict], command: str) -> dict[str, str]:
+    """Per set, the command that ran it (``command`` for sets run by this one)."""
+    return {result["name"]: result.get("command", command) for result in sets}
+
+
 def write_per_sentence_file(sets: list[dict], out: Path, *, command: str, lm: Path) -> dict:
+    commands = set_commands(sets, command)
     header = run_provenance("seed001-approaches", command, {"lm": lm, "cases": [r["cases_file"] for r in sets],
                                                             "graphs": [r["graph"] for r in sets]},
-                            PER_SENTENCE_FIELDS)
+                            PER_SENTENCE_FIELDS,
+                            **({"set_commands": commands} if set(commands.values()) != {command} else {}))
     write_per_sentence(out / PER_SENTENCE, header, per_sentence_records(sets))
     return header
 
@@ -309,7 +316,9 @@ def graph_note(sets: list[dict]) -> list[str]:
         size = graph_size(Path(result["graph"]))
         if size is None:
             lines.append(f"- {result['name']}: the data build's `roundtrip` stage (or the bundled demo's), stack "
-                         f"{ROUNDTRIP['second_pass_stack']} with {ROUNDTRIP['option_limit']} options per span.")
+                         f"{ROUNDTRIP['second_pass_stack']} with {ROUNDTRIP['option_limit']} options per span"
+                         + ("." if "demo" in result["name"] else
+                            " (rebuilt by `parastudio data build --stages roundtrip` after the stages it reads)."))
         else:
             lines.append(f"- {result['name']}: stack {size['stack']} with {size['options']} options per span, "
                          f"{every_nth(size['every'])} of the part ({size['sentences']} of "
@@ -317,11 +326,43 @@ def graph_note(sets: list[dict]) -> list[str]:
                          f"build's table and LM ({size['decode_seconds'] / 60:.0f} minutes of decoding summed over "
                          f"{size['processes']} processes, {size['peak_mb']:.0f} MB peak, graph {size['graph_mb']:.0f} MB gzip)"
                          + (", its round-trip cases made from this graph's 1-best as the build makes them from its "
-                            "own." if "roundtrip" in size else "."))
+                            "own." if "roundtrip" in size else ".")
+                         + f" Rebuilt (not committed: {size['graph_mb']:.0f} MB) by {decode_commands(result, size)}.")
+    if any((graph_size(Path(result["graph"])) or {}).get("stack", 0) >= 200 for result in sets):
+        lines += ["", "Stack 200 with 100 options stands in for the thesis's size: our decoder's graph stops growing "
+                  "above stack 1,000 (recombination keeps the stacks below 1,000 hypotheses), and on the sentences "
+                  "measured stacks 1,000 and 5,000 hold no gold that stack 200 does not (`docs/BENCHMARKS.md`, "
+                  "\"Seed 001: larger stacks measured\")."]
     lines += ["", "`docs/BENCHMARKS.md` (\"Seed 001: round-trip graphs toward the thesis's size\") measures stacks "
               "1,000 and 5,000 on a few sentences: what the thesis's size would cost here and whether the counts "
               "still move.", ""]
     return lines
+
+
+def decode_commands(result: dict, size: dict) -> str:
+    """The commands that decode a larger set's graph again into ``--graphs``' folder (its shards, then the merge)."""
+    part = "test" if "(test," in result["name"] else "dev"
+    common = (f"python3 benchmarks/decode_thesis_graphs.py --part {part} --every {size['every']} --stack "
+              f"{size['stack']} --options {size['options']}" + (" --direct" if result["name"].startswith("webkjv")
+                                                                 else "") + " --out DIR")
+    shards = size["processes"]
+    if shards == 1:
+        return f"`{common}`"
+    return " and ".join(f"`{common} --shard {i}/{shards}`" for i in range(shards)) + \
+        f" (one process each), then `{common} --merge {shards}`"
+
+
+def made_by(sets: list[dict], command: str, seconds: float, then: str) -> list[str]:
+    """The command that made the file, or, for sets run separately (``--save-sets``), each set's command and the
+    one that joined them (``--from-sets``)."""
+    commands = set_commands(sets, command)
+    if set(commands.values()) == {command}:
+        return [f"Made by `{command}` in {seconds / 60:.1f} minutes. {then}"]
+    lines = ["Made by one command per set, each run beside the others and saving its sets (`--save-sets`):", ""]
+    for result in sets:
+        minutes = f" ({result['elapsed'] / 60:.1f} minutes)" if "elapsed" in result else ""
+        lines.append(f"- {result['name']}: `{commands[result['name']]}`{minutes}")
+    return lines + ["", f"then written into this file by `{command}`. {then}"]
 
 
 def every_nth(n: int) -> str:
@@ -335,7 +376,7 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
     plot(sets, png)
     header = write_per_sentence_file(sets, out, command=command, lm=lm)
     lines = ["# Seed 001: the ten approaches on round-trip test cases (Fig. 4.2, 4.3, §5.2)", "",
-             f"Made by `{command}` in {seconds / 60:.1f} minutes. LM for LMSF and LMBS: `{lm.name}`.", "",
+             *made_by(sets, command, seconds, f"LM for LMSF and LMBS: `{lm.name}`."), "",
              "**Units.** A case is one difference between an original English verse and its round trip (or the KJV "
              "wording, for the WEB-KJV set); a *success* is a case whose gold words (lowercase, punctuation removed, "
              "as PTPF removes it from every suggestion) are exactly one of the top 5 suggestions. Shares are of the "
