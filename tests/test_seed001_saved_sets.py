@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.cli import main
 from core.demo import demo_files
@@ -54,3 +56,62 @@ def test_a_file_not_written_by_save_sets_is_a_one_line_error(tmp_path, capsys):
     error = capsys.readouterr().err.strip()
     assert error.endswith(f"{wrong}:1: expected a file written by seed001-approaches --save-sets; got 'BadGzipFile'")
     assert "\n" not in error and not (tmp_path / "out").exists()
+
+
+class _WouldRunCode:
+    """What a hostile pickle carries: loading it would create ``marker``."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (str(self.marker), "w"))
+
+
+@pytest.mark.parametrize("body", ["pickle", "json with a case of unknown fields", "json of another format"])
+def test_a_saved_sets_file_is_data_never_code(tmp_path, capsys, body):
+    """A sets file handed over by someone else is read as JSON: a pickle inside is refused, never run."""
+    import gzip
+    import json
+    import pickle
+
+    marker = tmp_path / "ran"
+    handed = tmp_path / "handed.sets"
+    if body == "pickle":
+        payload = pickle.dumps([{"name": "x", "results": {}, "command": "c", "bad": _WouldRunCode(marker)}])
+    elif body == "json with a case of unknown fields":
+        payload = json.dumps({"format": "parastudio seed001-approaches sets 1",
+                              "sets": [{"name": "x", "results": {"a": [{"case": {"shell": "rm"}}]},
+                                        "command": "c"}]}).encode()
+    else:
+        payload = json.dumps({"format": "something else", "sets": []}).encode()
+    handed.write_bytes(gzip.compress(payload))
+    assert main(["experiment", "seed001-approaches", "--from-sets", str(handed), "--out", str(tmp_path / "o")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert f"{handed}:1: expected a file written by seed001-approaches --save-sets" in error and "\n" not in error
+    assert not marker.exists() and not (tmp_path / "o").exists()
+
+
+@given(st.lists(st.tuples(st.floats(allow_nan=False, allow_infinity=False), st.booleans(),
+                          st.lists(st.text(max_size=5), max_size=3), st.none() | st.text(max_size=8)),
+                max_size=4))
+def test_saved_sets_come_back_bit_for_bit(rows):
+    import math
+    import tempfile
+    from pathlib import Path
+
+    from core.engine.cat.autoeval import Case, CaseResult
+    from core.experiments.seed001_saved_sets import load_sets, save_sets
+
+    case = Case("c1", 3, ("a", "b"), (0, 1), ("x",), ("s",))
+    results = [CaseResult(case, success, tuple(shown), seconds, fate=fate, coverage=(0, 2))
+               for seconds, success, shown, fate in rows]
+    sets = [{"name": "s", "command": "c", "results": {"approach-1": results}, "spellable": None,
+             "seconds": {"approach-1": 1.5}}]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.sets"
+        save_sets(sets, path)
+        back = load_sets(path)
+    assert back == sets
+    assert all(math.copysign(1, a.seconds) == math.copysign(1, b.seconds)
+               for a, b in zip(back[0]["results"]["approach-1"], results))

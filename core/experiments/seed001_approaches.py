@@ -37,10 +37,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import gzip
 import json
 import multiprocessing
-import pickle
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -50,9 +48,8 @@ from core.engine.cat.approaches import APPROACHES, Approach
 from core.engine.cat.autoeval import Case, CaseResult, evaluate, read_cases
 from core.engine.cat.graph_store import open_graph
 from core.engine.lm import LanguageModel
-from core.errors import InputFormatError
 from core.experiments import module_main
-from core.textio import atomic_output
+from core.experiments.seed001_saved_sets import load_sets, save_sets
 
 
 def demo_files():
@@ -187,25 +184,6 @@ def run_set(name: str, cases_path: Path, graph_path: Path, lm_path: Path, *, lim
             "results": buckets["results"], "feedback": buckets["feedback"],
             "readings": {reading: buckets[reading] for reading in OTHER_READINGS}, "seconds": seconds,
             "spellable": spellable_cases(table, first), "elapsed": time.perf_counter() - started}
-
-
-def save_sets(sets: list[dict], path: Path) -> None:
-    """The sets as run (every case's result), for ``--from-sets`` to write one file from several runs."""
-    with atomic_output(path, "wb", encoding=None) as handle:
-        handle.write(gzip.compress(pickle.dumps(sets, protocol=pickle.HIGHEST_PROTOCOL), compresslevel=6))
-
-
-def load_sets(path: Path) -> list[dict]:
-    """The sets a ``--save-sets`` run wrote (a Python pickle: load only files you made)."""
-    try:
-        sets = pickle.loads(gzip.decompress(path.read_bytes()))
-    except (OSError, EOFError, ValueError, pickle.UnpicklingError, AttributeError, ImportError) as error:
-        raise InputFormatError(path, 1, "a file written by seed001-approaches --save-sets",
-                               type(error).__name__) from None
-    if not (isinstance(sets, list) and all(isinstance(s, dict) and {"name", "results", "command"} <= set(s)
-                                           for s in sets)):
-        raise InputFormatError(path, 1, "a file written by seed001-approaches --save-sets", type(sets).__name__)
-    return sets
 
 
 def compare_with_moses(graph: Path, translations: Path, lm_path: Path) -> dict:
