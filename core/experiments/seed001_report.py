@@ -324,7 +324,7 @@ def graph_note(sets: list[dict]) -> list[str]:
                          f"{every_nth(size['every'])} of the part ({size['sentences']} of "
                          f"{size['of_sentences']}), decoded again by `benchmarks/decode_thesis_graphs.py` with the "
                          f"build's table and LM ({size['decode_seconds'] / 60:.0f} minutes of decoding summed over "
-                         f"{size['processes']} processes, {size['peak_mb']:.0f} MB peak, graph {size['graph_mb']:.0f} MB gzip)"
+                         f"{size['processes']} process{'es' if size['processes'] != 1 else ''}, {size['peak_mb']:.0f} MB peak, graph {size['graph_mb']:.0f} MB gzip)"
                          + (", its round-trip cases made from this graph's 1-best as the build makes them from its "
                             "own." if "roundtrip" in size else ".")
                          + f" Rebuilt (not committed: {size['graph_mb']:.0f} MB) by {decode_commands(result, size)}.")
