@@ -168,7 +168,8 @@ def extensions() -> list[Pybind11Extension]:
         MCPG_CORE,
         ["core/engine/native/mcpg_core.cpp"],
         # kenlm_model.hh is shared by both cores; the other two are the MCPG core's own (an sdist carries all)
-        depends=[KENLM_MODEL_HEADER, "core/engine/native/mcpg_select.hh", "core/engine/native/mcpg_true_score.hh"],
+        depends=[KENLM_MODEL_HEADER, "core/engine/native/mcpg_arena.hh", "core/engine/native/mcpg_select.hh",
+                 "core/engine/native/mcpg_true_score.hh"],
         define_macros=macros,
         libraries=libraries,
         # No fused multiply-add: the selection index must round as the Python reference's does (errno is

@@ -28,11 +28,11 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "kenlm_model.hh"
+#include "mcpg_arena.hh"
 #include "mcpg_select.hh"
 #include "mcpg_true_score.hh"
 
@@ -70,16 +70,6 @@ class CounterRandom {
 // ---- keys -------------------------------------------------------------------------------------------------
 using Words = std::vector<int32_t>;
 
-struct WordsHash {
-  size_t operator()(const Words &words) const {
-    uint64_t h = 1469598103934665603ULL;  // FNV-1a over the ids
-    for (int32_t w : words) {
-      h ^= static_cast<uint32_t>(w);
-      h *= 1099511628211ULL;
-    }
-    return static_cast<size_t>(h ^ (h >> 29));
-  }
-};
 
 // ---- the language model -----------------------------------------------------------------------------------
 class Model {
@@ -118,6 +108,9 @@ class Model {
   std::unique_ptr<lm::base::Model> model_;
 };
 
+using parastudio::Arena;
+using parastudio::FlatTable;
+using parastudio::Span;
 using parastudio::TrueRules;
 
 // ---- tree states (search.py's Node) ------------------------------------------------------------------------
@@ -128,13 +121,13 @@ class TriedStats {
  public:
   enum Lane { kCount, kRewardSum, kRewardSquares, kSpread, kBest, kBestReward, kLanes };
 
-  double *operator[](Lane lane) { return block_.get() + static_cast<size_t>(lane) * capacity_; }
-  const double *operator[](Lane lane) const { return block_.get() + static_cast<size_t>(lane) * capacity_; }
+  double *operator[](Lane lane) { return block_ + static_cast<size_t>(lane) * capacity_; }
+  const double *operator[](Lane lane) const { return block_ + static_cast<size_t>(lane) * capacity_; }
 
   // The entries of the action tried next (`tried` are tried so far, at most `most` can be).
-  void Start(int32_t tried, int32_t most) {
-    if (tried == capacity_) Grow(tried, most);
-    double *entry = block_.get() + tried;
+  void Start(int32_t tried, int32_t most, Arena &arena) {
+    if (tried == capacity_) Grow(tried, most, arena);
+    double *entry = block_ + tried;
     for (int lane = 0; lane < kLanes; ++lane) entry[static_cast<size_t>(lane) * capacity_] = 0.0;
     (*this)[kBest][tried] = -std::numeric_limits<double>::infinity();
   }
@@ -144,42 +137,64 @@ class TriedStats {
   }
 
  private:
-  void Grow(int32_t tried, int32_t most) {
+  // The old block stays in the arena (at most as much again as the last one) until the search is freed.
+  void Grow(int32_t tried, int32_t most, Arena &arena) {
     const int32_t capacity = std::max(tried + 1, std::min(most, std::max(4, 2 * capacity_)));
-    std::unique_ptr<double[]> block(new double[static_cast<size_t>(kLanes) * capacity]);
+    double *block = arena.Make<double>(static_cast<size_t>(kLanes) * capacity);
     for (int lane = 0; lane < kLanes; ++lane)
-      std::copy_n(block_.get() + static_cast<size_t>(lane) * capacity_, tried,
-                  block.get() + static_cast<size_t>(lane) * capacity);
-    block_ = std::move(block);
+      std::copy_n(block_ + static_cast<size_t>(lane) * capacity_, tried, block + static_cast<size_t>(lane) * capacity);
+    block_ = block;
     capacity_ = capacity;
   }
 
-  std::unique_ptr<double[]> block_;
+  double *block_ = nullptr;
   int32_t capacity_ = 0;
 };
 
+// A state; its arrays live in the search's arena (Search::nodes_ holds the states themselves).
 struct Node {
-  std::vector<int32_t> applied;  // sorted action indexes
+  Span<int32_t> applied;  // sorted action indexes
   uint64_t covered = 0;
   bool may_stop = false;
   bool allocated = false;
   int64_t visits = 0;
   int32_t tried = 0;
-  std::vector<int32_t> actions;  // once allocated: STOP first when it may stop, then the free actions in order
+  Span<int32_t> actions;  // once allocated: STOP first when it may stop, then the free actions in order
   // The tried actions' statistics (the first `tried` of actions: they are tried in order), grown one entry as
   // an action is first tried: most states are left after a few tries, so they never hold the hundreds of
   // entries of their untried actions (search.py allocates them all; NodeSnapshot gives their values).
   TriedStats stats;
-  std::vector<double> rave_best, rave_reward;  // every action's, tried or not
+  Span<double> rave_best, rave_reward;  // every action's, tried or not
   std::vector<std::pair<int32_t, double>> pending;  // RAVE maxima before allocation (search.py's pending_rave)
 };
 
-using NodePtr = std::shared_ptr<Node>;
-using Tree = std::unordered_map<Words, NodePtr, WordsHash>;
+using Tree = FlatTable<Node *>;  // by key (search.py's key)
 
 struct Final {
   double objective, model;
-  std::vector<int32_t> applied;
+  Span<const int32_t> applied;
+};
+using FinalTable = FlatTable<Final>;  // by sentence
+
+// The states, a chunk of 4,096 at a time: freed together when the search restarts or ends.
+class NodePool {
+ public:
+  Node *Make() {
+    if (used_ == kChunk) {
+      chunks_.emplace_back(new Node[kChunk]);
+      used_ = 0;
+    }
+    return &chunks_.back()[used_++];
+  }
+  void Clear() {
+    chunks_.clear();
+    used_ = kChunk;
+  }
+
+ private:
+  static constexpr size_t kChunk = 4096;
+  std::vector<std::unique_ptr<Node[]>> chunks_;
+  size_t used_ = kChunk;
 };
 
 struct Settings {
@@ -233,9 +248,10 @@ class Search {
   }
 
   void AddKnown(const Words &sentence, double objective) {
-    auto found = by_sentence_.find(sentence);
-    if (found == by_sentence_.end() || objective > found->second.objective)
-      by_sentence_[sentence] = Final{objective, objective, {}};
+    const uint64_t hash = parastudio::KeyHash(sentence.data(), sentence.size());
+    auto *found = by_sentence_.Find(sentence.data(), sentence.size(), hash);
+    if (found == nullptr) AddFinal(sentence, hash, Final{objective, objective, {}});
+    else if (objective > found->value.objective) found->value = Final{objective, objective, {}};
   }
 
   // generate_mcpg's loop: descents from the source (restarted while restart_until_budget and episodes are left).
@@ -253,8 +269,8 @@ class Search {
   void Episodes(int64_t count) {
     if (tree_.empty()) {
       root_ = State({}, 0, true);
-      root_key_ = Key(root_->applied);
-      tree_[root_key_] = root_;
+      root_key_ = Key({});
+      AddState(root_key_, parastudio::KeyHash(root_key_.data(), root_key_.size()), root_);
     }
     for (int64_t e = 0; e < count; ++e) {
       Allocate(*root_);
@@ -329,15 +345,17 @@ class Search {
 
   py::list TreeSnapshot() const {
     py::list out;
-    for (const auto &item : tree_) out.append(NodeSnapshot(item.first, *item.second));
+    tree_.ForEach([&](const Tree::Entry &entry) { out.append(NodeSnapshot(entry.Key().Vector(), *entry.value)); });
     return out;
   }
   py::tuple RootSnapshot() const { return NodeSnapshot(root_key_, *root_); }
 
   py::list Finals() const {
     py::list out;
-    for (const auto &item : by_sentence_)
-      out.append(py::make_tuple(item.first, item.second.objective, item.second.model, item.second.applied));
+    by_sentence_.ForEach([&](const FinalTable::Entry &entry) {
+      out.append(py::make_tuple(entry.Key().Vector(), entry.value.objective, entry.value.model,
+                                entry.value.applied.Vector()));
+    });
     return out;
   }
 
@@ -345,15 +363,16 @@ class Search {
   // caller outputs crosses into Python.
   py::list BestFinals(size_t count) const {
     std::vector<Item> items;
-    for (const auto &item : by_sentence_)
-      if (item.second.objective != kUnseen) items.emplace_back(&item.first, &item.second);
+    by_sentence_.ForEach([&](const FinalTable::Entry &entry) {
+      if (entry.value.objective != kUnseen) items.push_back(&entry);
+    });
     count = std::min(count, items.size());
     std::partial_sort(items.begin(), items.begin() + count, items.end(),
                       [this](const Item &x, const Item &y) { return Better(x, y); });
     py::list out;
     for (size_t i = 0; i < count; ++i)
-      out.append(py::make_tuple(*items[i].first, items[i].second->objective, items[i].second->model,
-                                items[i].second->applied));
+      out.append(py::make_tuple(items[i]->Key().Vector(), items[i]->value.objective, items[i]->value.model,
+                                items[i]->value.applied.Vector()));
     return out;
   }
 
@@ -366,9 +385,9 @@ class Search {
 
  private:
   // ---- states --------------------------------------------------------------------------------------------
-  NodePtr State(std::vector<int32_t> applied, uint64_t covered, bool is_root) {
-    auto node = std::make_shared<Node>();
-    node->applied = std::move(applied);
+  Node *State(const std::vector<int32_t> &applied, uint64_t covered, bool is_root) {
+    Node *node = nodes_.Make();
+    node->applied = Span<int32_t>::Copy(tree_arena_, applied.data(), applied.size());
     node->covered = covered;
     node->may_stop = settings_.translator ? covered == full_mask_ : !is_root;
     return node;
@@ -389,14 +408,18 @@ class Search {
   void Allocate(Node &node) {
     if (node.allocated) return;
     node.allocated = true;
-    node.actions.clear();
-    if (node.may_stop) node.actions.push_back(kStop);
+    std::vector<int32_t> &actions = allocate_;
+    actions.clear();
+    if (node.may_stop) actions.push_back(kStop);
     if (!(settings_.translator && node.may_stop))  // translator: a covered state only stops
       for (int32_t a : order_)
-        if (!(masks_[a] & node.covered)) node.actions.push_back(a);
-    const size_t size = node.actions.size();
-    node.rave_best.assign(size, std::numeric_limits<double>::quiet_NaN());
-    node.rave_reward.assign(size, std::numeric_limits<double>::quiet_NaN());
+        if (!(masks_[a] & node.covered)) actions.push_back(a);
+    const size_t size = actions.size();
+    node.actions = Span<int32_t>::Copy(tree_arena_, actions.data(), size);
+    node.rave_best = {tree_arena_.Make<double>(size), static_cast<int32_t>(size)};
+    node.rave_reward = {tree_arena_.Make<double>(size), static_cast<int32_t>(size)};
+    std::fill(node.rave_best.begin(), node.rave_best.end(), std::numeric_limits<double>::quiet_NaN());
+    std::fill(node.rave_reward.begin(), node.rave_reward.end(), std::numeric_limits<double>::quiet_NaN());
     for (const auto &item : node.pending) {
       const int32_t i = Local(node, item.first);
       if (i >= 0) {
@@ -412,8 +435,8 @@ class Search {
   int32_t Local(const Node &node, int32_t a) const {
     const int32_t first = node.may_stop ? 1 : 0;
     const int32_t target = rank_[a];
-    auto begin = node.actions.begin() + first;
-    auto found = std::lower_bound(begin, node.actions.end(), target,
+    const int32_t *begin = node.actions.begin() + first;
+    const int32_t *found = std::lower_bound(begin, static_cast<const int32_t *>(node.actions.end()), target,
                                   [this](int32_t b, int32_t r) { return rank_[b] < r; });
     if (found == node.actions.end() || *found != a) return -1;
     return static_cast<int32_t>(found - node.actions.begin());
@@ -480,10 +503,11 @@ class Search {
     SentenceInto(applied, sentence_);
     if (sentence_ == source_) return {kUnseen, 0.0};
     if (settings_.translator) return EvaluateChannel(applied);
-    auto known = by_sentence_.find(sentence_);
-    if (known != by_sentence_.end()) return {known->second.objective, Reward(known->second.objective)};
+    const uint64_t hash = parastudio::KeyHash(sentence_.data(), sentence_.size());
+    const auto *known = by_sentence_.Find(sentence_.data(), sentence_.size(), hash);
+    if (known != nullptr) return {known->value.objective, Reward(known->value.objective)};
     const double objective = rules_.Best(sentence_) + LmScore(sentence_);
-    by_sentence_.emplace(sentence_, Final{objective, objective, applied});
+    AddFinal(sentence_, hash, Final{objective, objective, Applied(applied)});
     if (by_sentence_.size() >= kCacheLimit) KeepBest();
     return {objective, Reward(objective)};
   }
@@ -496,34 +520,59 @@ class Search {
     for (int32_t a : applied) terms += terms_[a];
     for (int32_t a : applied) log_p += log_p_[a];
     const double objective = lm_part + terms;
-    auto known = by_sentence_.find(sentence_);
-    if (known == by_sentence_.end()) {
-      by_sentence_.emplace(sentence_, Final{objective, lm_part + log_p, applied});
+    const uint64_t hash = parastudio::KeyHash(sentence_.data(), sentence_.size());
+    auto *known = by_sentence_.Find(sentence_.data(), sentence_.size(), hash);
+    if (known == nullptr) {
+      AddFinal(sentence_, hash, Final{objective, lm_part + log_p, Applied(applied)});
       if (by_sentence_.size() >= kCacheLimit) KeepBest();
-    } else if (objective > known->second.objective) {
-      known->second = Final{objective, lm_part + log_p, applied};
+    } else if (objective > known->value.objective) {
+      known->value = Final{objective, lm_part + log_p, Applied(applied)};
     }
     return {objective, Reward(objective)};
   }
 
   // finals.py's _keep_best: the best by (objective, model) descending, then the sentence's words in order.
-  using Item = std::pair<const Words *, const Final *>;
+  // A total order on distinct sentences (distinct ids are distinct words), so neither the table's order nor
+  // the sort's stability changes which finals are kept or output.
+  using Item = const FinalTable::Entry *;
 
   bool Better(const Item &x, const Item &y) const {
-    if (x.second->objective != y.second->objective) return x.second->objective > y.second->objective;
-    if (x.second->model != y.second->model) return x.second->model > y.second->model;
-    return std::lexicographical_compare(x.first->begin(), x.first->end(), y.first->begin(), y.first->end(),
-                                        [this](int32_t a, int32_t b) { return words_[a] < words_[b]; });
+    if (x->value.objective != y->value.objective) return x->value.objective > y->value.objective;
+    if (x->value.model != y->value.model) return x->value.model > y->value.model;
+    const Span<const int32_t> a = x->Key(), b = y->Key();
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                        [this](int32_t u, int32_t v) { return words_[u] < words_[v]; });
   }
 
+  // The kept finals move to a new table and arena; the old ones are freed whole.
   void KeepBest() {
     std::vector<Item> items;
-    for (const auto &item : by_sentence_) items.emplace_back(&item.first, &item.second);
+    by_sentence_.ForEach([&](const FinalTable::Entry &entry) { items.push_back(&entry); });
     std::sort(items.begin(), items.end(), [this](const Item &x, const Item &y) { return Better(x, y); });
     const size_t keep = std::min(items.size(), static_cast<size_t>(std::max<int64_t>(1000, 10 * settings_.nbest)));
-    std::unordered_map<Words, Final, WordsHash> kept;
-    for (size_t i = 0; i < keep; ++i) kept.emplace(*items[i].first, *items[i].second);
-    by_sentence_.swap(kept);
+    Arena arena;
+    FinalTable kept;
+    for (size_t i = 0; i < keep; ++i) {
+      const FinalTable::Entry &entry = *items[i];
+      Final final = entry.value;
+      final.applied = Span<const int32_t>::Copy(arena, final.applied.data(), final.applied.size());
+      const Span<const int32_t> key = Span<const int32_t>::Copy(arena, entry.key, static_cast<size_t>(entry.length));
+      kept.Insert(key.data(), key.size(), entry.hash, final);
+    }
+    by_sentence_ = std::move(kept);
+    finals_arena_ = std::move(arena);
+  }
+
+  void AddFinal(const Words &sentence, uint64_t hash, Final final) {
+    const Span<const int32_t> key = Span<const int32_t>::Copy(finals_arena_, sentence.data(), sentence.size());
+    by_sentence_.Insert(key.data(), key.size(), hash, final);
+  }
+  Span<const int32_t> Applied(const std::vector<int32_t> &applied) {
+    return Span<const int32_t>::Copy(finals_arena_, applied.data(), applied.size());
+  }
+  void AddState(const Words &key, uint64_t hash, Node *node) {
+    const Span<const int32_t> copy = Span<const int32_t>::Copy(tree_arena_, key.data(), key.size());
+    tree_.Insert(copy.data(), copy.size(), hash, node);
   }
 
   // ---- selection (search.py's select) --------------------------------------------------------------------
@@ -538,7 +587,7 @@ class Search {
   int32_t Select(Node &node) {
     Allocate(node);
     if (node.tried < Offered(node)) {  // the next untried action: its statistics start
-      node.stats.Start(node.tried, static_cast<int32_t>(node.actions.size()));
+      node.stats.Start(node.tried, static_cast<int32_t>(node.actions.size()), tree_arena_);
       return node.tried++;
     }
     const parastudio::SelectTerms terms = parastudio::TermsFor(node.visits, settings_.exploration);
@@ -572,7 +621,7 @@ class Search {
   void Episode() {
     path_.clear();
     on_path_.clear();
-    Node *node = root_.get();
+    Node *node = root_;
     on_path_.push_back(node);
     playout_.clear();
     std::vector<int32_t> &applied = applied_;
@@ -588,13 +637,14 @@ class Search {
       uint64_t covered;
       ChildInto(*node, action, applied, covered);
       KeyInto(applied, key_);
-      auto found = tree_.find(key_);
-      if (found == tree_.end()) {
-        NodePtr child = State(applied, covered, false);
-        tree_.emplace(key_, child);
+      const uint64_t hash = parastudio::KeyHash(key_.data(), key_.size());
+      const Tree::Entry *found = tree_.Find(key_.data(), key_.size(), hash);
+      if (found == nullptr) {
+        Node *child = State(applied, covered, false);
+        AddState(key_, hash, child);
         ++tree_states_;
         Playout(*child, playout_);
-        path_.emplace_back(child.get(), -2);
+        path_.emplace_back(child, -2);
         applied.insert(applied.end(), playout_.begin(), playout_.end());
         std::sort(applied.begin(), applied.end());
         break;
@@ -603,10 +653,10 @@ class Search {
       // the keys would; but a committed root can be pruned out of the tree (search.py's descend keeps the
       // states covering the committed action's span, and the root found by its sentence may cover others):
       // then its sentence is compared as well.
-      if (std::find(on_path_.begin(), on_path_.end(), found->second.get()) != on_path_.end() ||
+      if (std::find(on_path_.begin(), on_path_.end(), found->value) != on_path_.end() ||
           (!root_in_tree_ && key_ == root_key_))
         break;
-      node = found->second.get();
+      node = found->value;
       on_path_.push_back(node);
       applied.assign(node->applied.begin(), node->applied.end());
     }
@@ -676,11 +726,13 @@ class Search {
 
   // search.py's descend: sample, commit every eta episodes; true when a limit ended it.
   bool Descend() {
+    tree_.Clear();  // a restart: the earlier tree's states and arrays are freed whole
+    nodes_.Clear();
+    tree_arena_.Clear();
     root_ = State({}, 0, true);
-    root_key_ = Key(root_->applied);
+    root_key_ = Key({});
     root_in_tree_ = true;
-    tree_.clear();
-    tree_[root_key_] = root_;
+    AddState(root_key_, parastudio::KeyHash(root_key_.data(), root_key_.size()), root_);
     int64_t since_commit = 0;
     while (true) {
       Allocate(*root_);
@@ -698,17 +750,18 @@ class Search {
         uint64_t covered;
         std::vector<int32_t> applied = Child(*root_, action, covered);
         root_key_ = Key(applied);
-        auto found = tree_.find(root_key_);
-        if (found == tree_.end()) {  // pruned at an earlier commit (search.py's descend): a new state
-          found = tree_.emplace(root_key_, State(applied, covered, false)).first;
+        const uint64_t hash = parastudio::KeyHash(root_key_.data(), root_key_.size());
+        const Tree::Entry *found = tree_.Find(root_key_.data(), root_key_.size(), hash);
+        if (found == nullptr) {  // pruned at an earlier commit (search.py's descend): a new state
+          root_ = State(applied, covered, false);
+          AddState(root_key_, hash, root_);
           ++tree_states_;
+        } else {
+          root_ = found->value;
         }
-        root_ = found->second;
         if (settings_.translator && covered == full_mask_) return false;  // only stop is left
-        for (auto it = tree_.begin(); it != tree_.end();) {  // keep only the new root's subtree
-          if ((it->second->covered & covered) == covered) ++it;
-          else it = tree_.erase(it);
-        }
+        // Keep only the new root's subtree (pruned states stay in the arena until a restart or the end).
+        tree_.Keep([covered](const Tree::Entry &entry) { return (entry.value->covered & covered) == covered; });
         root_in_tree_ = (root_->covered & covered) == covered;
       }
     }
@@ -719,7 +772,7 @@ class Search {
     py::dict pending;
     for (const auto &item : node.pending) pending[py::int_(item.first)] = item.second;
     if (!node.allocated)
-      return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, py::none(), py::none(), py::none(),
+      return py::make_tuple(key, node.applied.Vector(), node.covered, node.visits, node.tried, py::none(), py::none(), py::none(),
                             py::none(), py::none(), py::none(), pending);
     // Untried actions' statistics as search.py's arrays hold them: count and sums 0, maxima -inf.
     const size_t size = node.actions.size();
@@ -727,11 +780,12 @@ class Search {
       values.resize(size, untried);
       return values;
     };
-    return py::make_tuple(key, node.applied, node.covered, node.visits, node.tried, node.actions,
+    return py::make_tuple(key, node.applied.Vector(), node.covered, node.visits, node.tried, node.actions.Vector(),
                           padded(node.stats.Values(TriedStats::kCount, node.tried), 0.0),
                           padded(node.stats.Values(TriedStats::kRewardSum, node.tried), 0.0),
                           padded(node.stats.Values(TriedStats::kRewardSquares, node.tried), 0.0),
-                          padded(node.stats.Values(TriedStats::kBest, node.tried), kUnseen), node.rave_best, pending);
+                          padded(node.stats.Values(TriedStats::kBest, node.tried), kUnseen), node.rave_best.Vector(),
+                          pending);
   }
 
   const Model *model_;
@@ -761,16 +815,18 @@ class Search {
   std::chrono::steady_clock::time_point started_;
   double time_budget_ = -1.0;
 
+  Arena tree_arena_, finals_arena_;  // keys and arrays of the states; keys and actions of the finals
+  NodePool nodes_;
   Tree tree_;
-  NodePtr root_;
+  Node *root_ = nullptr;
   Words root_key_;
   bool root_in_tree_ = true;  // false once pruning after a commit took the root itself out of the tree
-  std::unordered_map<Words, Final, WordsHash> by_sentence_;
+  FinalTable by_sentence_;
 
   // scratch buffers
   std::vector<std::pair<Node *, int32_t>> path_;
   std::vector<const Node *> on_path_;  // the states this episode went through
-  std::vector<int32_t> playout_, later_, pool_, applied_;
+  std::vector<int32_t> playout_, later_, pool_, applied_, allocate_;
   std::vector<double> index_;
   Words key_, sentence_;
   mutable std::vector<int32_t> starting_;  // SentenceInto's scratch: the applied action starting at each position, or -1
