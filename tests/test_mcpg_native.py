@@ -230,3 +230,39 @@ def test_generate_core_flag_runs_either_search_and_records_it(example1_table_pat
     refused = _generate([*common[:3], "tuned", *common[4:], "--core", "native"], tmp_path, text)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert "use --core python" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+
+
+@pytest.fixture
+def final_limit(monkeypatch):
+    """Both searches trim their finals at the same small limit (finals.py's _CACHE_LIMIT and the core's)."""
+    from core.engine.mcpg import finals
+
+    def set_limit(limit):
+        monkeypatch.setattr(finals, "_CACHE_LIMIT", limit)
+        native._mcpg_core._set_final_limit(limit)
+
+    before = native._mcpg_core._final_limit()
+    yield set_limit
+    native._mcpg_core._set_final_limit(before)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_trimming_the_finals_keeps_the_same_best_in_both_cores(demo, mode, final_limit):
+    """Past the finals' limit both searches keep the best 1,000 (objective, model, then the words), as η =
+    1,000,000 runs do at 200,000 finals: on a demo verse with the limit at 1,100 the trim happens several times
+    (fewer finals are left than without it) and both cores keep the same outputs, record and tree."""
+    verse = demo[0][1]
+    table, lm = demo[1], demo[2]
+
+    def run(core):
+        stats = MCPGStats()
+        results = generate_mcpg(verse, table, lm, profile=FAITHFUL, nbest=5, episodes_per_step=3000,
+                                max_episodes=6000, seed=7, stats=stats, core=core, time_budget=None,
+                                mode=mode[0], translator_reward=mode[1])
+        return results, stats.provenance(), stats.tree_states, stats.distinct_finals
+
+    untrimmed = run("native")
+    final_limit(1100)
+    python, compiled = run("python"), run("native")
+    assert untrimmed[3] > 1100 > python[3]  # the limit was crossed and the finals trimmed
+    assert python == compiled

@@ -42,7 +42,9 @@ namespace {
 
 constexpr int32_t kStop = -1;
 constexpr double kUnseen = -std::numeric_limits<double>::infinity();
-constexpr size_t kCacheLimit = 200000;  // finals.py's _CACHE_LIMIT
+// finals.py's _CACHE_LIMIT: distinct finals kept before KeepBest trims them (settable for the tests, which
+// cross it on small searches with finals.py's set the same).
+size_t g_final_limit = 200000;
 
 // ---- random numbers (core/engine/mcpg/counter_random.py) ----------------------------------------------------
 uint64_t Mix(uint64_t z) {
@@ -508,7 +510,7 @@ class Search {
     if (known != nullptr) return {known->value.objective, Reward(known->value.objective)};
     const double objective = rules_.Best(sentence_) + LmScore(sentence_);
     AddFinal(sentence_, hash, Final{objective, objective, Applied(applied)});
-    if (by_sentence_.size() >= kCacheLimit) KeepBest();
+    if (by_sentence_.size() >= g_final_limit) KeepBest();
     return {objective, Reward(objective)};
   }
 
@@ -524,7 +526,7 @@ class Search {
     auto *known = by_sentence_.Find(sentence_.data(), sentence_.size(), hash);
     if (known == nullptr) {
       AddFinal(sentence_, hash, Final{objective, lm_part + log_p, Applied(applied)});
-      if (by_sentence_.size() >= kCacheLimit) KeepBest();
+      if (by_sentence_.size() >= g_final_limit) KeepBest();
     } else if (objective > known->value.objective) {
       known->value = Final{objective, lm_part + log_p, Applied(applied)};
     }
@@ -839,6 +841,8 @@ PYBIND11_MODULE(_mcpg_core, module) {
   module.attr("INTERFACE") = 2;
   module.def("draw", [](uint64_t seed, uint64_t episode, uint64_t index) { return Unit(Mix(Mix(Mix(seed) ^ episode) ^ index)); },
              py::arg("seed"), py::arg("episode"), py::arg("index"));
+  module.def("_set_final_limit", [](size_t limit) { g_final_limit = limit; }, py::arg("limit"));
+  module.def("_final_limit", []() { return g_final_limit; });
   // The selection's argmax alone (the tests compare it, vectorised and not, with search.py's numpy select).
   module.def(
       "select_argmax",
