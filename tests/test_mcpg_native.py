@@ -70,6 +70,21 @@ def trees(search, core):
     return python, compiled
 
 
+def episodes_from_the_source(inputs, episodes, enough=lambda search: True):
+    """Both searches run ``episodes`` episodes from the source, no commit (cases with no rewrite, or that
+    ``enough`` turns down after the Python search, are assumed away before the compiled one runs)."""
+    search = TreeSearch(inputs)
+    assume(len(search.space) > 0 and not all(search.space.identity))
+    compiled = native.NativeSearch(TreeSearch(inputs), 1, None)
+    root = search.root()
+    search.tree = {search.key(()): root}
+    for _ in range(episodes):
+        search.episode(search.tree, search.key(()), root)
+    assume(enough(search))
+    compiled.core.run_episodes(episodes)
+    return search, compiled
+
+
 @fixture_ok(40)
 @given(st.integers(-(2**63), 2**64 - 1), st.integers(0, 10**9), st.integers(0, 200))
 def test_the_core_draws_the_reference_numbers(seed, episode, index):
@@ -111,14 +126,7 @@ def test_episodes_build_the_same_tree(lm, seed, variant, k, size, with_lm, mode,
     source, table = random_case(seed, rules=rules)
     inputs = SearchInputs(source, table, lm if with_lm else None, options=VARIANTS[variant], exploration=k, seed=seed,
                           mode=mode[0], translator_reward=mode[1])
-    search = TreeSearch(inputs)
-    assume(len(search.space) > 0 and not all(search.space.identity))
-    compiled = native.NativeSearch(TreeSearch(inputs), 1, None)
-    root = search.root()
-    search.tree = {search.key(()): root}
-    for _ in range(episodes):
-        search.episode(search.tree, search.key(()), root)
-    compiled.core.run_episodes(episodes)
+    search, compiled = episodes_from_the_source(inputs, episodes)
     python, core = trees(search, compiled)
     assert python == core
     assert search.stats.tree_states == compiled.core.tree_states

@@ -14,7 +14,7 @@ from core.engine.mcpg import FAITHFUL, TreeSearch, SearchInputs
 from core.engine.mcpg import native
 from core.engine.mcpg.pace import FixedPace
 from test_mcpg_incremental import fixture_ok, lm  # noqa: F401 (lm is a fixture)
-from test_mcpg_native import MODES, random_case, trees
+from test_mcpg_native import MODES, episodes_from_the_source, random_case, trees
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the compiled MCPG core is not built")
 
@@ -24,15 +24,9 @@ pytestmark = pytest.mark.skipif(not native.available(), reason="the compiled MCP
 def test_a_tree_of_hundreds_of_states_is_the_reference_tree(lm, seed, episodes, mode):
     source, table = random_case(seed, words=12, length=(8, 14), rules=40)
     inputs = SearchInputs(source, table, lm, options=FAITHFUL, seed=seed, mode=mode[0], translator_reward=mode[1])
-    search = TreeSearch(inputs)
-    assume(len(search.space) > 0 and not all(search.space.identity))
-    compiled = native.NativeSearch(TreeSearch(inputs), 1, None)
-    root = search.root()
-    search.tree = {search.key(()): root}
-    for _ in range(episodes):
-        search.episode(search.tree, search.key(()), root)
-    assume(len(search.tree) > 64 and len(search.finals.by_sentence) > 64)  # past the first two growths
-    compiled.core.run_episodes(episodes)
+    # past the tables' first two growths
+    search, compiled = episodes_from_the_source(
+        inputs, episodes, enough=lambda s: len(s.tree) > 64 and len(s.finals.by_sentence) > 64)
     python, core = trees(search, compiled)
     assert python == core
     assert search.finals.by_sentence == {compiled.sentence(ids): (objective, model, tuple(applied))
