@@ -68,7 +68,8 @@ class _WouldRunCode:
         return (open, (str(self.marker), "w"))
 
 
-@pytest.mark.parametrize("body", ["pickle", "json with a case of unknown fields", "json of another format"])
+@pytest.mark.parametrize("body", ["pickle", "json with a case of unknown fields", "json of another format",
+                                  "json of a set without its cases"])
 def test_a_saved_sets_file_is_data_never_code(tmp_path, capsys, body):
     """A sets file handed over by someone else is read as JSON: a pickle inside is refused, never run."""
     import gzip
@@ -83,6 +84,9 @@ def test_a_saved_sets_file_is_data_never_code(tmp_path, capsys, body):
         payload = json.dumps({"format": "parastudio seed001-approaches sets 1",
                               "sets": [{"name": "x", "results": {"a": [{"case": {"shell": "rm"}}]},
                                         "command": "c"}]}).encode()
+    elif body == "json of a set without its cases":
+        payload = json.dumps({"format": "parastudio seed001-approaches sets 1",
+                              "sets": [{"name": "x", "results": {}, "command": "c"}]}).encode()
     else:
         payload = json.dumps({"format": "something else", "sets": []}).encode()
     handed.write_bytes(gzip.compress(payload))
@@ -106,8 +110,9 @@ def test_saved_sets_come_back_bit_for_bit(rows):
     case = Case("c1", 3, ("a", "b"), (0, 1), ("x",), ("s",))
     results = [CaseResult(case, success, tuple(shown), seconds, fate=fate, coverage=(0, 2))
                for seconds, success, shown, fate in rows]
-    sets = [{"name": "s", "command": "c", "results": {"approach-1": results}, "spellable": None,
-             "seconds": {"approach-1": 1.5}}]
+    sets = [{"name": "s", "command": "c", "cases_file": "c.jsonl", "graph": "g.gz", "cases": [case],
+             "results": {"approach-1": results}, "feedback": {}, "readings": {"printed": {"approach-2": results}},
+             "spellable": None, "seconds": {"approach-1": 1.5}, "elapsed": 2.0}]
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "s.sets"
         save_sets(sets, path)
@@ -115,3 +120,42 @@ def test_saved_sets_come_back_bit_for_bit(rows):
     assert back == sets
     assert all(math.copysign(1, a.seconds) == math.copysign(1, b.seconds)
                for a, b in zip(back[0]["results"]["approach-1"], results))
+
+
+def test_joined_sets_record_the_inputs_their_run_read_not_what_is_there_later(tmp_path):
+    """--from-sets runs later, when a set's files may have changed or gone: the file records each set's inputs by
+    the sha256 its own run read, and the graph settings its run read."""
+    import hashlib
+    import json
+    import shutil
+
+    from core.code_identity import code_identity
+
+    graphs = tmp_path / "graphs"
+    graphs.mkdir()
+    cases, graph = graphs / "roundtrip-test.jsonl", graphs / "roundtrip-test.graph.gz"
+    shutil.copyfile(DEMO.roundtrip_cases, cases)
+    shutil.copyfile(DEMO.roundtrip_graph, graph)
+    settings = {"stack": 200, "options": 100, "every": 1, "sentences": 7, "of_sentences": 7, "cases": 3,
+                "decode_seconds": 60.0, "peak_mb": 100.0, "processes": 1, "graph_mb": 1.0}
+    (graphs / "settings.json").write_text(json.dumps({graph.name: settings}), encoding="utf-8")
+    ran = {path: hashlib.sha256(path.read_bytes()).hexdigest() for path in (cases, graph, DEMO.lm)}
+    assert main(["experiment", "seed001-approaches", "--cases", "roundtrip", "--set", "test", "--graphs",
+                 str(graphs), "--limit", "3", "--processes", "1", "--out", str(tmp_path / "run"),
+                 "--save-sets", str(tmp_path / "run.sets")]) == 0
+
+    with open(cases, "a", encoding="utf-8") as handle:  # the files change after the run...
+        handle.write("\n")
+    graph.unlink()
+    (graphs / "settings.json").unlink()
+    joined = tmp_path / "joined"
+    assert main(["experiment", "seed001-approaches", "--from-sets", str(tmp_path / "run.sets"),
+                 "--out", str(joined)]) == 0
+    header, _ = read_per_sentence(joined / "seed001-approaches.jsonl.gz")
+    inputs = header["inputs"]  # ...and the joined file still says what the run read
+    assert [i["sha256"] for i in inputs["cases"]] == [ran[cases]]
+    assert [i["sha256"] for i in inputs["graphs"]] == [ran[graph]]
+    assert [i["sha256"] for i in inputs["lm"]] == [ran[DEMO.lm]]
+    assert "set_code" not in header and header["commit"] == code_identity()["commit"]
+    markdown = (joined / "seed001-approaches.md").read_text(encoding="utf-8")
+    assert "stack 200 with 100 options per span" in markdown and "LM for LMSF and LMBS: `lm.bin`" in markdown

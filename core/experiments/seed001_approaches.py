@@ -27,10 +27,12 @@ Spanish -> English table is asked whether it can spell each gold at all (:mod:`c
 Each case's result under each approach goes to ``seed001-approaches.jsonl.gz`` beside the Markdown
 (:mod:`core.experiments.seed001_report`, :mod:`core.experiments.per_sentence`). Sets run by separate commands
 (each can then run beside the others) go into one file: each run saves its sets with ``--save-sets FILE``, and
-``--from-sets FILE ...`` writes the file from them, naming each set's command.
+``--from-sets FILE ...`` writes the file from them, naming each set's command. A set too long for one run is
+run in shards (``--shard I/N --save-sets FILE``: a share of its sentences, saved and not reported), which
+``--from-sets`` joins back into the set one run gives (:mod:`core.experiments.seed001_shards`).
 
     parastudio experiment seed001-approaches [--cases roundtrip|webkjv|both] [--set dev|test ...] [--graphs DIR]
-        [--limit N] [--save-sets FILE] [--from-sets FILE ...]
+        [--limit N] [--save-sets FILE [--shard I/N]] [--from-sets FILE ...]
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import argparse
 import dataclasses
 import json
 import multiprocessing
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -49,7 +52,9 @@ from core.engine.cat.autoeval import Case, CaseResult, evaluate, read_cases
 from core.engine.cat.graph_store import open_graph
 from core.engine.lm import LanguageModel
 from core.experiments import module_main
+from core.experiments.per_sentence import file_input
 from core.experiments.seed001_saved_sets import load_sets, save_sets
+from core.experiments.seed001_shards import join_shards, parse_shard, shard_positions
 
 
 def demo_files():
@@ -157,11 +162,17 @@ _CASES: list[Case] = []  # the set being evaluated, shared with forked workers
 
 
 def run_set(name: str, cases_path: Path, graph_path: Path, lm_path: Path, *, limit: int | None,
-            processes: int, say, table: Path | None = None) -> dict:
+            processes: int, say, table: Path | None = None, shard: tuple[int, int] | None = None) -> dict:
     global _CASES
     started = time.perf_counter()
     _CASES = read_cases(cases_path)
-    cases = _CASES[:limit] if limit else _CASES
+    _CASES = _CASES[:limit] if limit else _CASES
+    positions = None
+    if shard:  # a share of the sentences; --from-sets puts each case back at its place
+        positions = shard_positions([case.sentence_id for case in _CASES], shard)
+        _CASES = [_CASES[place] for place in positions]
+    limit = None
+    cases = _CASES
     open_graph(graph_path).close()  # load a dump into the cache once, before the workers fork
     approaches = {**APPROACHES, **diagnostic_approaches()}
     jobs = [(graph_path, lm_path, "results", approach, False, limit) for approach in approaches.values()]
@@ -180,10 +191,15 @@ def run_set(name: str, cases_path: Path, graph_path: Path, lm_path: Path, *, lim
             seconds[label] = spent
             say(f"    {label}: {sum(r.success for r in rows)}/{len(rows)} in {spent:.0f} s")
     first = next(iter(buckets["results"].values()), [])
+    # What ran, recorded now: --from-sets writes its file later, when these files may have moved or changed.
+    inputs = {"cases": file_input(cases_path), "graph": file_input(graph_path), "lm": file_input(lm_path),
+              "table": file_input(table)}
     return {"name": name, "cases_file": str(cases_path), "graph": str(graph_path), "cases": cases,
+            "inputs": inputs, "graph_settings": graph_size(graph_path), "code": code_identity(),
             "results": buckets["results"], "feedback": buckets["feedback"],
             "readings": {reading: buckets[reading] for reading in OTHER_READINGS}, "seconds": seconds,
-            "spellable": spellable_cases(table, first), "elapsed": time.perf_counter() - started}
+            "spellable": spellable_cases(table, first), "elapsed": time.perf_counter() - started,
+            **({"shard": {"index": shard[0], "of": shard[1], "positions": positions}} if shard else {})}
 
 
 def compare_with_moses(graph: Path, translations: Path, lm_path: Path) -> dict:
@@ -235,7 +251,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "--from-sets")
     parser.add_argument("--from-sets", metavar="FILE", nargs="+", action="extend",
                         help="run nothing: write the file from the sets these --save-sets runs saved, in this order "
-                        "(each set names the command that ran it)")
+                        "(each set names the command that ran it; a set's --shard runs are joined into one)")
+    parser.add_argument("--shard", metavar="I/N", type=shard_argument,
+                        help="run only the cases of sentences whose id is I modulo N (with --save-sets; "
+                        "--from-sets joins the N shards into the set one run would give)")
+
+
+def shard_argument(text: str) -> str:
+    """``I/N`` checked, kept as text so the recorded command reads as typed."""
+    try:
+        index, count = parse_shard(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return f"{index}/{count}"
 
 
 def run_from_args(args: argparse.Namespace, command: str) -> int:
@@ -245,16 +273,26 @@ def run_from_args(args: argparse.Namespace, command: str) -> int:
     lm_path = Path(args.lm) if args.lm else demo_files().lm
     started = time.perf_counter()
     graphs = Path(args.graphs) if args.graphs else None
+    if args.shard and (args.from_sets or not args.save_sets):
+        print("parastudio: error: --shard runs a share of a set to be joined later: give it --save-sets, "
+              "not --from-sets", file=sys.stderr)
+        return 2
     if args.from_sets:
         sets = [s for path in args.from_sets for s in load_sets(Path(path))]
+        sets = join_shards(sets, Path(args.from_sets[-1]))
     else:
         sets = [run_set(name, cases, graph, lm_path, limit=args.limit, processes=args.processes, say=print,
-                        table=es_en_table(name, part))
+                        table=es_en_table(name, part), shard=args.shard and parse_shard(args.shard))
                 for part in dict.fromkeys(args.set) for name, cases, graph in case_sets(args.cases, part, graphs)]
         for result in sets:
             result["command"] = command
         if args.save_sets:  # before the report: a run's results outlive a failure to write it
             save_sets(sets, Path(args.save_sets))
+        if args.shard:  # a share of a set's figures is no report: the sets wait for --from-sets
+            print(f"shard {args.shard}: "
+                  + "; ".join(f"{result['name']}, {len(result['cases'])} cases" for result in sets)
+                  + f"; saved to {args.save_sets}")
+            return 0
     moses = compare_with_moses(Path(args.moses_graph), Path(args.moses_translations), lm_path) \
         if args.moses_graph and args.moses_translations else None
     out = Path(args.out) if args.out else RESULTS

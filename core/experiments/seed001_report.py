@@ -8,7 +8,7 @@ from pathlib import Path
 
 from core.engine.cat.approaches import APPROACHES, PAPER_CASES, PAPER_FEEDBACK_SUCCESSES, PAPER_SUCCESSES
 from core.experiments.seed001_accounting import by_selection_length, readings_table, stage_table, ties_table
-from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
+from core.experiments.per_sentence import file_input, markdown_note, run_provenance, write_per_sentence
 from core.experiments.seed001_approaches import diagnostic_approaches, graph_size
 from core.stats.significance import PairwiseTests
 from core.textio import atomic_output
@@ -294,12 +294,37 @@ def set_commands(sets: list[dict], command: str) -> dict[str, str]:
     return {result["name"]: result.get("command", command) for result in sets}
 
 
+def set_inputs(result: dict, lm: Path) -> dict:
+    """A set's input files by sha256 as its run recorded them. A set saved before runs recorded them is hashed
+    now, where its files still are, and says so; a file gone since is named with no sha256."""
+    if "inputs" in result:
+        return result["inputs"]
+
+    def now(path) -> dict | None:
+        if path is None:
+            return None
+        if not Path(path).is_file():
+            return {"path": str(path), "sha256": None, "bytes": None, "hashed": "gone when the sets were joined"}
+        return {**file_input(path), "hashed": "when the sets were joined, not by the run"}
+
+    return {"cases": now(result["cases_file"]), "graph": now(result["graph"]), "lm": now(lm), "table": None}
+
+
+def set_settings(result: dict) -> dict | None:
+    """The larger graph's decoding settings as the set's run read them (older saved sets: read now)."""
+    return result["graph_settings"] if "graph_settings" in result else graph_size(Path(result["graph"]))
+
+
 def write_per_sentence_file(sets: list[dict], out: Path, *, command: str, lm: Path) -> dict:
     commands = set_commands(sets, command)
-    header = run_provenance("seed001-approaches", command, {"lm": lm, "cases": [r["cases_file"] for r in sets],
-                                                            "graphs": [r["graph"] for r in sets]},
-                            PER_SENTENCE_FIELDS,
+    recorded = [set_inputs(result, lm) for result in sets]
+    codes = {result["name"]: result.get("code") for result in sets}
+    header = run_provenance("seed001-approaches", command, {}, PER_SENTENCE_FIELDS,
                             **({"set_commands": commands} if set(commands.values()) != {command} else {}))
+    header["inputs"] = {"lm": [r["lm"] for r in recorded], "cases": [r["cases"] for r in recorded],
+                        "graphs": [r["graph"] for r in recorded], "tables": [r["table"] for r in recorded]}
+    if any(code != {"version": header["version"], "commit": header["commit"]} for code in codes.values()):
+        header["set_code"] = codes  # the code each set ran on, where it is not the code that joined them
     write_per_sentence(out / PER_SENTENCE, header, per_sentence_records(sets))
     return header
 
@@ -313,7 +338,7 @@ def graph_note(sets: list[dict]) -> list[str]:
     lines = ["**Graph size.** Rustamli's graphs were decoded at stack 5,000 with 100 translation options per span "
              "(§4.1.1). Each set below says which graphs it stands on:", ""]
     for result in sets:
-        size = graph_size(Path(result["graph"]))
+        size = set_settings(result)
         if size is None:
             lines.append(f"- {result['name']}: the data build's `roundtrip` stage (or the bundled demo's), stack "
                          f"{ROUNDTRIP['second_pass_stack']} with {ROUNDTRIP['option_limit']} options per span"
@@ -328,7 +353,7 @@ def graph_note(sets: list[dict]) -> list[str]:
                          + (", its round-trip cases made from this graph's 1-best as the build makes them from its "
                             "own." if "roundtrip" in size else ".")
                          + f" Rebuilt (not committed: {size['graph_mb']:.0f} MB) by {decode_commands(result, size)}.")
-    if any((graph_size(Path(result["graph"])) or {}).get("stack", 0) >= 200 for result in sets):
+    if any((set_settings(result) or {}).get("stack", 0) >= 200 for result in sets):
         lines += ["", "Stack 200 with 100 options stands in for the thesis's size: our decoder's graph stops growing "
                   "above stack 1,000 (recombination keeps the stacks below 1,000 hypotheses), and on the sentences "
                   "measured stacks 1,000 and 5,000 hold no gold that stack 200 does not (`docs/BENCHMARKS.md`, "
@@ -360,9 +385,16 @@ def made_by(sets: list[dict], command: str, seconds: float, then: str) -> list[s
         return [f"Made by `{command}` in {seconds / 60:.1f} minutes. {then}"]
     lines = ["Made by one command per set, each run beside the others and saving its sets (`--save-sets`):", ""]
     for result in sets:
-        minutes = f" ({result['elapsed'] / 60:.1f} minutes)" if "elapsed" in result else ""
+        shards = f" summed over {result['shards']['of']} shards" if "shards" in result else ""
+        minutes = f" ({result['elapsed'] / 60:.1f} minutes{shards})" if "elapsed" in result else ""
         lines.append(f"- {result['name']}: `{commands[result['name']]}`{minutes}")
     return lines + ["", f"then written into this file by `{command}`. {then}"]
+
+
+def lm_names(header: dict) -> str:
+    """The LM file the sets ran with (each set's, where they differ)."""
+    names = list(dict.fromkeys(Path(lm["path"]).name for lm in header["inputs"]["lm"] if lm))
+    return ", ".join(f"`{name}`" for name in names) or "none"
 
 
 def every_nth(n: int) -> str:
@@ -376,7 +408,7 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
     plot(sets, png)
     header = write_per_sentence_file(sets, out, command=command, lm=lm)
     lines = ["# Seed 001: the ten approaches on round-trip test cases (Fig. 4.2, 4.3, §5.2)", "",
-             *made_by(sets, command, seconds, f"LM for LMSF and LMBS: `{lm.name}`."), "",
+             *made_by(sets, command, seconds, f"LM for LMSF and LMBS: {lm_names(header)}."), "",
              "**Units.** A case is one difference between an original English verse and its round trip (or the KJV "
              "wording, for the WEB-KJV set); a *success* is a case whose gold words (lowercase, punctuation removed, "
              "as PTPF removes it from every suggestion) are exactly one of the top 5 suggestions. Shares are of the "

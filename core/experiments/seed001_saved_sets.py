@@ -64,7 +64,43 @@ def load_sets(path: Path) -> list[dict]:
     except (OSError, EOFError, ValueError, TypeError, RecursionError) as error:
         raise InputFormatError(path, 1, _EXPECTED, type(error).__name__) from None
     sets = saved.get("sets") if isinstance(saved, dict) and saved.get("format") == _FORMAT else None
-    if not (isinstance(sets, list) and all(isinstance(s, dict) and {"name", "results", "command"} <= set(s)
-                                           for s in sets)):
+    if not isinstance(sets, list) or not sets:
         raise InputFormatError(path, 1, _EXPECTED, "no saved sets")
+    for number, saved_set in enumerate(sets, 1):
+        problem = _problem(saved_set)
+        if problem:
+            raise InputFormatError(path, 1, _EXPECTED, f"set {number}: {problem}")
     return sets
+
+
+def _results(value) -> bool:
+    """Per approach, a list of case results."""
+    return isinstance(value, dict) and all(isinstance(rows, list) and all(isinstance(r, CaseResult) for r in rows)
+                                           for rows in value.values())
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+_FIELDS = {  # what a run saves, and what each must be for the report to read it
+    "name": lambda v: isinstance(v, str), "command": lambda v: isinstance(v, str),
+    "cases_file": lambda v: isinstance(v, str), "graph": lambda v: isinstance(v, str),
+    "cases": lambda v: isinstance(v, list) and all(isinstance(c, Case) for c in v),
+    "results": _results, "feedback": _results,
+    "readings": lambda v: isinstance(v, dict) and all(_results(r) for r in v.values()),
+    "seconds": lambda v: isinstance(v, dict) and all(_number(x) for x in v.values()),
+    "spellable": lambda v: v is None or (isinstance(v, dict) and all(isinstance(x, bool) for x in v.values())),
+    "elapsed": _number,
+}
+
+
+def _problem(saved_set) -> str | None:
+    """What is wrong with one saved set, or None."""
+    if not isinstance(saved_set, dict):
+        return "not an object"
+    missing = [name for name in _FIELDS if name not in saved_set]
+    if missing:
+        return f"no {', '.join(missing)}"
+    wrong = [name for name, fits in _FIELDS.items() if not fits(saved_set[name])]
+    return f"{', '.join(wrong)} not as a run writes them" if wrong else None

@@ -17,6 +17,8 @@ the translation, the aligned selection, the LM, the request's parameters.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, Sequence
 
@@ -107,4 +109,9 @@ class Sorter(Protocol):
 
 def strip_punctuation(words: Sequence[str]) -> tuple[str, ...]:
     """PTPF's normalisation: tokens with no letter or digit go (spaces between words collapse with them)."""
-    return tuple(w for w in words if any(c.isalnum() for c in w))
+    return tuple(w for w in words if _has_letter_or_digit(w))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _has_letter_or_digit(word: str) -> bool:  # asked of every word of every partial: a graph's words repeat
+    return any(c.isalnum() for c in word)
