@@ -169,6 +169,7 @@ def main() -> int:
     print(f"{cores} cores, load average {load:.2f} at start (a shared machine makes times noisy)")
     print(f"{'rules':>11}  {'run':<26} {'seconds':>8} {'peak RSS':>9} {'DuckDB MB':>10} {'spilled MB':>10} "
           f"{'pairs out':>11}  {'sha256':<12}  bytes")
+    measured: dict[int, dict[str, dict]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-pivot-scale-", dir=args.work) as directory:
         work = Path(directory)
         for rules in sizes:
@@ -191,10 +192,36 @@ def main() -> int:
             for _, name, options in runs:
                 stats = run(table, work, timeout=args.timeout, **options)
                 print(row(rules, name, stats, reference), flush=True)
+                measured.setdefault(rules, {})[name] = stats
                 if reference is None and "sha256" in stats:
                     reference = stats["sha256"]
             table.unlink()
+    print()
+    print(side_by_side(measured))
     return 0
+
+
+def side_by_side(measured: dict[int, dict[str, dict]]) -> str:
+    """Sizes down, runs across: seconds / peak RSS MB (spilled MB), and whether each size's runs wrote one sha256."""
+    names = list(dict.fromkeys(name for runs in measured.values() for name in runs))
+    lines = ["seconds / peak RSS MB (spilled MB); bytes: whether every run of the size wrote the same sha256",
+             "| rules | " + " | ".join(names) + " | bytes |", "|---:|" + "---:|" * len(names) + "---|"]
+    for rules, runs in measured.items():
+        cells = []
+        for name in names:
+            stats = runs.get(name)
+            if stats is None:
+                cells.append("not run")
+            elif "error" in stats:
+                cells.append(f"failed after {stats['wall_seconds']:.0f} s")
+            else:
+                spilled = stats.get("spilled_bytes")
+                cells.append(f"{stats['wall_seconds']:,.1f} / {stats['peak_rss_mb']:,.0f}"
+                             + ("" if spilled is None else f" ({spilled / 2**20:,.0f})"))
+        digests = {stats["sha256"] for stats in runs.values() if "sha256" in stats}
+        same = "same" if len(digests) == 1 else ("-" if not digests else "DIFFERENT")
+        lines.append(f"| {rules:,d} | " + " | ".join(cells) + f" | {same} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
