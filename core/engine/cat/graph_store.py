@@ -210,6 +210,9 @@ class GraphStore:
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"{self.path}: search graph store not found")
+        status = self.path.stat()
+        # This version of the file: what a cache of answers about its graphs is keyed by (stores are read-only).
+        self.identity = (str(self.path.resolve()), status.st_size, status.st_mtime_ns, status.st_ino)
         self._connection = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
         try:
             application_id = self._connection.execute("PRAGMA application_id").fetchone()[0]

@@ -20,6 +20,7 @@ a gold paraphrase was lost (:meth:`SuggestResult.explain`).
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -42,6 +43,11 @@ REQUESTS = ("paraphrase", "expand-abbreviation")
 def normalized(words: Sequence[str]) -> tuple[str, ...]:
     """How a suggestion is compared with a gold phrase: lowercase, punctuation removed (every approach's PTPF
     removes it from the suggestions, so a gold's punctuation could never be matched)."""
+    return _normalized(words if isinstance(words, tuple) else tuple(words))
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _normalized(words: tuple[str, ...]) -> tuple[str, ...]:  # a gold's trace asks it of every hypothesis again
     return tuple(w.lower() for w in strip_punctuation(words))
 
 
