@@ -195,3 +195,19 @@ def test_a_user_defined_approach_runs_its_own_stage_lists(graph, lm):
     assert [name for name, _ in result.stages] == ["PTRF", "LMBS"]
     assert result.to_json()["signature"].startswith("mine|PTPF|LMSF|PTRF|LMBS|")
     assert all(normalized(s.words) == s.words for s in result.ranked)
+
+
+def test_a_gold_trace_answers_from_its_own_graph_when_another_was_asked_first(tmp_path, lm):
+    """Whether the graph spells a gold is kept between requests (every approach asks it of a case again): the
+    answer must come from the store asked, not from another graph with the same sentence and span."""
+    stretch = "0 hyp=16 stack=3 back=1 score=-4 transition=-3 forward=10 fscore=-2 covered=1-2 out=was the foremost\n"
+    stores = {}
+    for name, text in (("plain", GRAPH), ("with a stretch", GRAPH + stretch)):
+        (tmp_path / f"{name}.txt").write_text(text, encoding="utf-8")
+        stores[name] = GraphStore.build(tmp_path / f"{name}.sqlite", [tmp_path / f"{name}.txt"])
+    gold = "was the foremost state".split()
+    fates = [suggest(stores[name].sentence_graph(0), 1, 5, APPROACHES["approach-7"], lm=lm).explain(gold)["fate"]
+             for name in ("plain", "with a stretch", "plain", "with a stretch")]
+    assert fates == ["not in graph", "not retrieved", "not in graph", "not retrieved"]
+    for store in stores.values():
+        store.close()
