@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import heapq
 import json
 import resource
 import shutil
@@ -85,9 +86,10 @@ def graph_sentences(path: Path):
         yield current, lines
 
 
-def roundtrip_cases_of(graph: Path, part: str) -> tuple[list[dict], dict]:
-    """The round trip's cases with this graph's 1-best as the second pass (as the build makes them from its own):
-    each case's sentence is then its graph's 1-best, and its selection aligns exactly."""
+def roundtrip_cases_of(graphs: list[Path], part: str) -> tuple[list[dict], dict]:
+    """The round trip's cases with these graphs' 1-best as the second pass (as the build makes them from its own):
+    each case's sentence is then its graph's 1-best, and its selection aligns exactly. ``graphs`` are the shards,
+    each in sentence order: merged a sentence at a time, so the whole graph is never held in memory."""
     from core.engine.cat.segmentation import parse_segmentation
     from core.engine.cat.translate import translation_of_graph
     from core.evaldata.roundtrip import RoundTripReport, roundtrip_cases
@@ -96,7 +98,7 @@ def roundtrip_cases_of(graph: Path, part: str) -> tuple[list[dict], dict]:
     refs = (BUILD / "split" / f"{part}.ids").read_text(encoding="utf-8").splitlines()
     first = (BUILD / "roundtrip" / f"{part}.es.seg").read_text(encoding="utf-8").splitlines()
     report, cases = RoundTripReport(), []
-    for sentence_id, lines in sorted(graph_sentences(graph), key=lambda item: item[0]):
+    for sentence_id, lines in heapq.merge(*map(graph_sentences, graphs), key=lambda item: item[0]):
         cases += roundtrip_cases(refs[sentence_id], sentence_id, originals[sentence_id].split(),
                                  parse_segmentation(first[sentence_id]), translation_of_graph(lines), report)
     return cases, report.as_json()
@@ -119,7 +121,7 @@ def merge(args, shards: int) -> dict:
                  .splitlines() if json.loads(line)["sentence_id"] in wanted]
         report = {}
     else:
-        cases, report = roundtrip_cases_of(out / graph_name, args.part)
+        cases, report = roundtrip_cases_of([out / f"{graph_name}.shard{i}" for i in range(shards)], args.part)
     (out / cases_name).write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases), encoding="utf-8")
     settings_path = out / "settings.json"
     settings = json.loads(settings_path.read_text(encoding="utf-8")) if settings_path.exists() else {}
