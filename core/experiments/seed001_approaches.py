@@ -135,12 +135,11 @@ def case_sets(which: str, part: str, graphs: Path | None = None) -> list[tuple[s
     return sets
 
 
-def _run_one(job: tuple[Path, Path, str, Approach, bool, int | None]) -> tuple[str, str, list[CaseResult], float]:
-    graph_path, lm_path, bucket, approach, feedback, limit = job
-    cases = _CASES[:limit] if limit else _CASES
+def _run_one(job: tuple[Path, Path, str, Approach, bool]) -> tuple[str, str, list[CaseResult], float]:
+    graph_path, lm_path, bucket, approach, feedback = job
     started = time.perf_counter()
     with open_graph(graph_path) as store:
-        evaluation = evaluate(store, cases, approach, lm=LanguageModel(lm_path), feedback=feedback,
+        evaluation = evaluate(store, _CASES, approach, lm=LanguageModel(lm_path), feedback=feedback,
                               explain=not feedback)
     return approach.name, bucket, evaluation.results, time.perf_counter() - started
 
@@ -171,13 +170,12 @@ def run_set(name: str, cases_path: Path, graph_path: Path, lm_path: Path, *, lim
     if shard:  # a share of the sentences; --from-sets puts each case back at its place
         positions = shard_positions([case.sentence_id for case in _CASES], shard)
         _CASES = [_CASES[place] for place in positions]
-    limit = None
     cases = _CASES
     open_graph(graph_path).close()  # load a dump into the cache once, before the workers fork
     approaches = {**APPROACHES, **diagnostic_approaches()}
-    jobs = [(graph_path, lm_path, "results", approach, False, limit) for approach in approaches.values()]
-    jobs += [(graph_path, lm_path, "feedback", APPROACHES[a], True, limit) for a in FEEDBACK_APPROACHES]
-    jobs += [(graph_path, lm_path, reading, approach, False, limit)
+    jobs = [(graph_path, lm_path, "results", approach, False) for approach in approaches.values()]
+    jobs += [(graph_path, lm_path, "feedback", APPROACHES[a], True) for a in FEEDBACK_APPROACHES]
+    jobs += [(graph_path, lm_path, reading, approach, False)
              for reading in OTHER_READINGS for approach in reading_approaches(reading).values()]
     buckets: dict[str, dict[str, list[CaseResult]]] = {"results": {}, "feedback": {},
                                                        **{reading: {} for reading in OTHER_READINGS}}
