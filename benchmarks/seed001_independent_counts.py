@@ -11,7 +11,7 @@ selection by §3.4.1's rules written afresh, queries spans by §3.4.2's
 asks at each stage whether chained pieces still spell the gold. Only the
 function-word list is shared (it is data, not a stage).
 
-    python3 benchmarks/seed001_independent_counts.py CASES.jsonl GRAPH.gz [--table ES-EN-TABLE.gz]
+    python3 benchmarks/seed001_independent_counts.py CASES.jsonl GRAPH.gz [--table ES-EN-TABLE.gz] [--out COUNTS.json]
 
 prints, as JSON, per stage the golds that pass it and every stage before it, for the partial filters of
 approach 1 (PTPF) and approach 2 (PTPF FWPF SDPF).
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import re
 import sys
@@ -224,7 +225,8 @@ def table_spellable(table, cases):
     return result
 
 
-def count(cases_path, graph_path, table=None) -> dict:
+def count(cases_path, graph_path, table=None, reached=None) -> dict:
+    """The stage totals; ``reached``, if given, is filled with each case's last stage passed per approach."""
     global TOKENS
     stages = {"approach-1": ["PTPF"], "approach-2": ["PTPF", "FWPF", "SDPF"]}
     totals = {a: defaultdict(int) for a in stages}
@@ -253,30 +255,47 @@ def count(cases_path, graph_path, table=None) -> dict:
             for approach, names in stages.items():
                 t = totals[approach]
                 t["aligned"] += 1
+                last = (reached if reached is not None else {}).setdefault(case["id"], {})
+                last[approach] = "aligned"
                 if gold == norm(TOKENS[lo:hi]):
                     continue
                 t["not the selection"] += 1
+                last[approach] = "not the selection"
                 inside = [(n_["span"], norm(n_["out"])) for n_ in nodes.values() if n_["span"]]
                 if not spells(inside, gold, low, high):
                     continue
                 t["in graph"] += 1
+                last[approach] = "in graph"
                 wanted = set(retrieved_spans(nodes, spans, low, high))
                 partials = sorted(((n_["span"], n_["out"], n_["score"], n_["hyp"]) for n_ in nodes.values()
                                    if n_["span"] in wanted), key=lambda p: (-p[2], p[0][0], p[0][1], p[3]))
                 if not spells([(p[0], norm(p[1])) for p in partials], gold, low, high):
                     continue
                 t["retrieved"] += 1
+                last[approach] = "retrieved"
                 for name, kept in partial_filters(partials, names):
                     if not spells([(p[0], norm(p[1])) for p in kept], gold, low, high):
                         break
                     t[f"after {name}"] += 1
+                    last[approach] = f"after {name}"
     if by_sentence:
         raise SystemExit(f"{cases_path}: no graph for sentence {min(by_sentence)}")
     out = {a: {"cases": n, **dict(t)} for a, t in totals.items()}
     out["cases whose sentence is a path tied with the back pointers' 1-best"] = ties
     if table:
-        out["spellable by the table"] = sum(table_spellable(table, stretches).values())
+        spellable = table_spellable(table, stretches)
+        out["spellable by the table"] = sum(spellable.values())
+        for case_id, yes in spellable.items():
+            (reached if reached is not None else {}).setdefault(case_id, {})["spellable by the table"] = yes
     return out
+
+
+def sha256_of(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def main(argv=None) -> int:
@@ -284,8 +303,21 @@ def main(argv=None) -> int:
     parser.add_argument("cases")
     parser.add_argument("graph")
     parser.add_argument("--table")
+    parser.add_argument("--out", help="also write the counts, each case's last stage passed per approach and the "
+                                          "inputs by sha256 here (JSON; `experiment seed001-approaches --independent` "
+                                          "reads it)")
     args = parser.parse_args(argv)
-    print(json.dumps(count(args.cases, args.graph, args.table), indent=1))
+    reached = {}
+    counts = count(args.cases, args.graph, args.table, reached)
+    print(json.dumps(counts, indent=1))
+    if args.out:
+        record = {"counter": "benchmarks/seed001_independent_counts.py",
+                  "inputs": {name: None if path is None else {"path": str(path), "sha256": sha256_of(path)}
+                             for name, path in (("cases", args.cases), ("graph", args.graph), ("table", args.table))},
+                  "counts": counts, "per_case": reached}
+        temporary = Path(args.out).with_name(Path(args.out).name + ".part")
+        temporary.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        temporary.replace(args.out)
     return 0
 
 

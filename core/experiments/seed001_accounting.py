@@ -20,7 +20,7 @@ read from the runs of :mod:`core.experiments.seed001_approaches`:
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from core.engine.cat.approaches import APPROACHES, PAPER_SUCCESSES
 
@@ -74,7 +74,8 @@ def stage_counts(rows: Sequence, approach) -> dict[str, int]:
     return counts
 
 
-def stage_table(result: dict) -> list[str]:
+def stage_table(result: dict, more_rows: Callable[[list[str]], list[str]] | None = None) -> list[str]:
+    """The stage counts per approach; ``more_rows(columns)`` adds rows in the same columns (an independent count)."""
     spellable = result.get("spellable")
     runs = {name: rows for name, rows in result["results"].items()}
     used = {column for name in runs for column in stage_names(_approach(name))}
@@ -86,7 +87,7 @@ def stage_table(result: dict) -> list[str]:
         counts = stage_counts(rows, _approach(name))
         cells = [str(counts[c]) if c in counts else "" for c in columns]
         lines.append(f"| {name} | {counts['cases']} | {table_count} | " + " | ".join(cells) + " |")
-    return lines
+    return lines + (more_rows(columns) if more_rows else [])
 
 
 def _approach(name: str):

@@ -53,6 +53,7 @@ from core.engine.cat.graph_store import open_graph
 from core.engine.lm import LanguageModel
 from core.experiments import module_main
 from core.experiments.per_sentence import file_input
+from core.experiments.seed001_independent import read_counter_file
 from core.experiments.seed001_saved_sets import load_sets, save_sets
 from core.experiments.seed001_shards import join_shards, parse_shard, shard_positions
 
@@ -250,6 +251,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from-sets", metavar="FILE", nargs="+", action="extend",
                         help="run nothing: write the file from the sets these --save-sets runs saved, in this order "
                         "(each set names the command that ran it; a set's --shard runs are joined into one)")
+    parser.add_argument("--independent", metavar="FILE", nargs="+", action="extend", default=[],
+                        help="the independent counter's files (benchmarks/seed001_independent_counts.py --out), each "
+                        "shown beside the set whose cases and graph it counted, with every case where they disagree")
     parser.add_argument("--shard", metavar="I/N", type=shard_argument,
                         help="run only the cases of sentences whose id is I modulo N (with --save-sets; "
                         "--from-sets joins the N shards into the set one run would give)")
@@ -275,6 +279,7 @@ def run_from_args(args: argparse.Namespace, command: str) -> int:
         print("parastudio: error: --shard runs a share of a set to be joined later: give it --save-sets, "
               "not --from-sets", file=sys.stderr)
         return 2
+    independent = [read_counter_file(Path(path)) for path in args.independent]  # a bad file stops before a run
     if args.from_sets:
         sets = [s for path in args.from_sets for s in load_sets(Path(path))]
         sets = join_shards(sets, Path(args.from_sets[-1]))
@@ -295,7 +300,7 @@ def run_from_args(args: argparse.Namespace, command: str) -> int:
         if args.moses_graph and args.moses_translations else None
     out = Path(args.out) if args.out else RESULTS
     written = write_report(sets, out, command=command, lm=lm_path, seconds=time.perf_counter() - started,
-                           moses=moses)
+                           moses=moses, independent=independent)
     for path in written:
         print(path)
     return 0

@@ -10,6 +10,7 @@ from core.engine.cat.approaches import APPROACHES, PAPER_CASES, PAPER_FEEDBACK_S
 from core.experiments.seed001_accounting import by_selection_length, readings_table, stage_table, ties_table
 from core.experiments.per_sentence import file_input, markdown_note, run_provenance, write_per_sentence
 from core.experiments.seed001_approaches import diagnostic_approaches, graph_size
+from core.experiments.seed001_independent import comparison, independent_note, independent_rows, match_counts
 from core.stats.significance import PairwiseTests
 from core.textio import atomic_output
 
@@ -402,7 +403,11 @@ def every_nth(n: int) -> str:
 
 
 def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds: float,
-                 moses: dict | None = None) -> list[Path]:
+                 moses: dict | None = None, independent: list[dict] = ()) -> list[Path]:
+    """The results file, its plot and per-case records; ``independent``: the counter's files
+    (:func:`core.experiments.seed001_independent.read_counter_file`), each shown beside the set it counted."""
+    counts = match_counts(sets, [set_inputs(result, lm) for result in sets], list(independent)) \
+        if independent else {}
     out.mkdir(parents=True, exist_ok=True)
     markdown, png = out / "seed001-approaches.md", out / "seed001-approaches.png"
     plot(sets, png)
@@ -420,6 +425,7 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
              "", *graph_note(sets)]
     for result in sets:
         cases = result["cases"]
+        counted = comparison(result, counts[result["name"]])[0] if result["name"] in counts else None
         lengths = [c.length for c in cases]
         lines += [f"## {result['name']}: {len(cases)} cases", "",
                   f"Cases from `{Path(result['cases_file']).name}`, graphs from `{Path(result['graph']).name}`; "
@@ -429,12 +435,9 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
                   "### Stage counts: golds that survive each stage", "",
                   "Each count is of the golds that passed that stage and every one before it (a success passes "
                   "all); *spellable by the table* is apart: whether the Spanish -> English table can spell the "
-                  "gold from the selection's source words at all. An independent count "
-                  "(`benchmarks/seed001_independent_counts.py`, its own graph parser, aligner and filters) gives the "
-                  "same numbers through the partial filters (`python3 benchmarks/seed001_independent_counts.py CASES GRAPH "
-                  "--table TABLE` on this set's files; `tests/test_seed001_accounting.py` checks it, and that the "
-                  "explanation above states its counts, on the bundled cases).",
-                  "", *stage_table(result), "",
+                  "gold from the selection's source words at all.", "",
+                  *stage_table(result, counted and (lambda columns: independent_rows(counted, columns))), "",
+                  *independent_note(result, counts.get(result["name"])),
                   "### Fig. 4.2 by selection length (tokens; the thesis's queries are 2-3 words)", "",
                   "Successes (share of the group's cases); the italic rows are golds spellable by the table, in the "
                   "graph and retrieved (approach 1's retrieval, §3.4.2, the same for the ten).", "",
