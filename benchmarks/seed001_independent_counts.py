@@ -11,6 +11,13 @@ selection by §3.4.1's rules written afresh, queries spans by §3.4.2's
 asks at each stage whether chained pieces still spell the gold. Only the
 function-word list is shared (it is data, not a stage).
 
+The same words can have two derivations that tie up to the graph's rounding
+(a hypothesis recombined into the best chain's, with another segmentation);
+the graph's forward links, which made the case, may take the other one, and
+the selection then touches other phrases. The count stays the back pointers';
+where the other derivation reaches other stages, ``--out`` records them per
+case as ``a tied derivation``, and says how many.
+
     python3 benchmarks/seed001_independent_counts.py CASES.jsonl GRAPH.gz [--table ES-EN-TABLE.gz] [--out COUNTS.json]
 
 prints, as JSON, per stage the golds that pass it and every stage before it, for the partial filters of
@@ -68,14 +75,7 @@ def each_sentence(path):
 
 def one_best(nodes):
     """Phrases (words, source span) of the best complete, unrecombined hypothesis, by back pointers."""
-    top = max(n["stack"] for n in nodes.values())
-    best = max((n for n in nodes.values() if n["stack"] == top and not n["recombined"]),
-               key=lambda n: (n["score"], -n["hyp"]))
-    chain = []
-    while best["back"] is not None:
-        chain.append((best["out"], best["span"]))
-        best = nodes[best["back"]]
-    return chain[::-1]
+    return [phrase for phrase, _ in chain_of(nodes)]
 
 
 ROUNDING = 1e-3  # log10: the graph's numbers are written to 6 significant digits, summed over ~30 steps
@@ -225,12 +225,89 @@ def table_spellable(table, cases):
     return result
 
 
-def count(cases_path, graph_path, table=None, reached=None) -> dict:
-    """The stage totals; ``reached``, if given, is filled with each case's last stage passed per approach."""
+def stages_of(case, phrases, nodes, stages):
+    """Per approach, the last stage the case's gold passes with this derivation of its sentence (phrases), and
+    the selection's source stretch with the gold (for the table's count)."""
     global TOKENS
+    TOKENS = tuple(w for words, _ in phrases for w in words)
+    lo, hi, spans = align(phrases, *case["span"])
+    low, high = min(s for s, _ in spans), max(e for _, e in spans)
+    gold = norm(case["gold"].split())
+    last = {}
+    for approach, names in stages.items():
+        last[approach] = "aligned"
+        if gold == norm(TOKENS[lo:hi]):
+            continue
+        last[approach] = "not the selection"
+        inside = [(n_["span"], norm(n_["out"])) for n_ in nodes.values() if n_["span"]]
+        if not spells(inside, gold, low, high):
+            continue
+        last[approach] = "in graph"
+        wanted = set(retrieved_spans(nodes, spans, low, high))
+        partials = sorted(((n_["span"], n_["out"], n_["score"], n_["hyp"]) for n_ in nodes.values()
+                           if n_["span"] in wanted), key=lambda p: (-p[2], p[0][0], p[0][1], p[3]))
+        if not spells([(p[0], norm(p[1])) for p in partials], gold, low, high):
+            continue
+        last[approach] = "retrieved"
+        for name, kept in partial_filters(partials, names):
+            if not spells([(p[0], norm(p[1])) for p in kept], gold, low, high):
+                break
+            last[approach] = f"after {name}"
+    stretch = (case["source"].split()[low:high], gold) if "source" in case else None
+    return last, stretch
+
+
+def tied_derivations(nodes, phrases_hyps):
+    """Other derivations of the same words that score within ROUNDING of the best: where a recombined hypothesis
+    whose words up to there equal its winner's (on the best chain ``phrases_hyps``) scores as much up to the
+    rounding, its own chain of phrases continued by the winner's is another segmentation of the sentence, and the
+    graph's forward links may take it. One divergence per derivation (nested ties are not followed)."""
+    chain = [hyp for _, hyp in phrases_hyps]
+    position = {hyp: i for i, hyp in enumerate(chain)}
+    others = []
+    for n in nodes.values():
+        if not n["recombined"] or n["winner"] not in position:
+            continue
+        winner = nodes[n["winner"]]
+        if n["score"] < winner["score"] - ROUNDING:
+            continue
+        prefix, at = [], n
+        while at["back"] is not None:
+            prefix.append((at["out"], at["span"]))
+            at = nodes[at["back"]]
+        prefix.reverse()
+        i = position[n["winner"]]
+        best_prefix = [(nodes[h]["out"], nodes[h]["span"]) for h in chain[:i + 1]]
+        if [w for words, _ in prefix for w in words] != [w for words, _ in best_prefix for w in words] \
+                or prefix == best_prefix:
+            continue
+        others.append(prefix + [(nodes[h]["out"], nodes[h]["span"]) for h in chain[i + 1:]])
+    return others
+
+
+def chain_of(nodes):
+    """``[((words, source span), hyp)]`` from the first phrase to the best complete, unrecombined hypothesis, by
+    back pointers (ties by the lower hypothesis id)."""
+    top = max(n["stack"] for n in nodes.values())
+    best = max((n for n in nodes.values() if n["stack"] == top and not n["recombined"]),
+               key=lambda n: (n["score"], -n["hyp"]))
+    chain = []
+    while best["back"] is not None:
+        chain.append(((best["out"], best["span"]), best["hyp"]))
+        best = nodes[best["back"]]
+    return chain[::-1]
+
+
+def count(cases_path, graph_path, table=None, reached=None) -> dict:
+    """The stage totals; ``reached``, if given, is filled per case with the last stage passed per approach (and,
+    where a derivation of the sentence tied with the best up to the rounding reaches other stages, those as
+    ``"a tied derivation"``)."""
     stages = {"approach-1": ["PTPF"], "approach-2": ["PTPF", "FWPF", "SDPF"]}
-    totals = {a: defaultdict(int) for a in stages}
-    stretches, n, ties = {}, 0, 0
+    order = {a: ["aligned", "not the selection", "in graph", "retrieved", *[f"after {x}" for x in names]]
+             for a, names in stages.items()}
+    totals = {a: dict.fromkeys(order[a], 0) for a in stages}
+    stretches, n, ties, derivation_ties = {}, 0, 0, 0
+    reached = {} if reached is None else reached
     by_sentence = defaultdict(list)
     for line in Path(cases_path).read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -239,54 +316,42 @@ def count(cases_path, graph_path, table=None, reached=None) -> dict:
     for sentence_id, nodes in each_sentence(graph_path):
         for case in by_sentence.pop(sentence_id, []):
             n += 1
-            phrases = one_best(nodes)
-            TOKENS = tuple(w for words, _ in phrases for w in words)
-            if TOKENS != tuple(case["sentence"].split()):
+            chain = chain_of(nodes)
+            phrases = [phrase for phrase, _ in chain]
+            alternatives = tied_derivations(nodes, chain)
+            if tuple(w for words, _ in phrases for w in words) != tuple(case["sentence"].split()):
                 found = lattice_path_spelling(nodes, tuple(case["sentence"].split()))
                 if found is None or found[0] < best_final_score(nodes) - ROUNDING:
                     raise SystemExit(f"{case['id']}: the graph's 1-best is not the case's sentence")
-                phrases, ties = list(found[1]), ties + 1
-                TOKENS = tuple(case["sentence"].split())
-            lo, hi, spans = align(phrases, *case["span"])
-            low, high = min(s for s, _ in spans), max(e for _, e in spans)
-            gold = norm(case["gold"].split())
-            if "source" in case:
-                stretches[case["id"]] = (case["source"].split()[low:high], gold)
-            for approach, names in stages.items():
-                t = totals[approach]
-                t["aligned"] += 1
-                last = (reached if reached is not None else {}).setdefault(case["id"], {})
-                last[approach] = "aligned"
-                if gold == norm(TOKENS[lo:hi]):
-                    continue
-                t["not the selection"] += 1
-                last[approach] = "not the selection"
-                inside = [(n_["span"], norm(n_["out"])) for n_ in nodes.values() if n_["span"]]
-                if not spells(inside, gold, low, high):
-                    continue
-                t["in graph"] += 1
-                last[approach] = "in graph"
-                wanted = set(retrieved_spans(nodes, spans, low, high))
-                partials = sorted(((n_["span"], n_["out"], n_["score"], n_["hyp"]) for n_ in nodes.values()
-                                   if n_["span"] in wanted), key=lambda p: (-p[2], p[0][0], p[0][1], p[3]))
-                if not spells([(p[0], norm(p[1])) for p in partials], gold, low, high):
-                    continue
-                t["retrieved"] += 1
-                last[approach] = "retrieved"
-                for name, kept in partial_filters(partials, names):
-                    if not spells([(p[0], norm(p[1])) for p in kept], gold, low, high):
-                        break
-                    t[f"after {name}"] += 1
-                    last[approach] = f"after {name}"
+                phrases, ties, alternatives = list(found[1]), ties + 1, []
+            last, stretch = stages_of(case, phrases, nodes, stages)
+            reached[case["id"]] = dict(last)
+            for approach, stage in last.items():
+                for passed in order[approach][:order[approach].index(stage) + 1]:
+                    totals[approach][passed] += 1
+            if stretch:
+                stretches[case["id"]] = stretch
+            for other in alternatives:  # the first other derivation that reaches other stages, if any
+                other_last, other_stretch = stages_of(case, other, nodes, stages)
+                if other_last != last or (other_stretch and stretch and other_stretch[0] != stretch[0]):
+                    reached[case["id"]]["a tied derivation"] = other_last
+                    if other_stretch:
+                        stretches[(case["id"], "tied")] = other_stretch
+                    derivation_ties += 1
+                    break
     if by_sentence:
         raise SystemExit(f"{cases_path}: no graph for sentence {min(by_sentence)}")
-    out = {a: {"cases": n, **dict(t)} for a, t in totals.items()}
+    out = {a: {"cases": n, **t} for a, t in totals.items()}
     out["cases whose sentence is a path tied with the back pointers' 1-best"] = ties
+    out["cases with a tied derivation of their sentence that reaches other stages"] = derivation_ties
     if table:
         spellable = table_spellable(table, stretches)
-        out["spellable by the table"] = sum(spellable.values())
-        for case_id, yes in spellable.items():
-            (reached if reached is not None else {}).setdefault(case_id, {})["spellable by the table"] = yes
+        out["spellable by the table"] = sum(v for k, v in spellable.items() if isinstance(k, str))
+        for key, yes in spellable.items():
+            if isinstance(key, str):
+                reached.setdefault(key, {})["spellable by the table"] = yes
+            else:
+                reached[key[0]]["a tied derivation"]["spellable by the table"] = yes
     return out
 
 

@@ -187,3 +187,41 @@ def test_the_report_function_refuses_a_count_before_writing(run, tmp_path):
     with pytest.raises(ValueError, match="which no set ran on"):
         write_report(sets, tmp_path / "out", command="c", lm=DEMO.lm, seconds=0.0, independent=[record])
     assert not (tmp_path / "out").exists()
+
+
+def test_a_disagreement_a_tied_derivation_explains_is_marked_tied(run):
+    record = json.loads((run / "counts.json").read_text(encoding="utf-8"))
+    case, reached = next((c, r) for c, r in record["per_case"].items() if r["approach-1"] != "not the selection")
+    ours = reached["approach-1"]
+    record["per_case"][case] = {**reached, "approach-1": "not the selection", "a tied derivation": {
+        "approach-1": ours, "approach-2": reached["approach-2"]}}
+    (run / "tied.json").write_text(json.dumps(record), encoding="utf-8")
+    markdown = report(run, run / "tied.json", "tied")
+    assert f"- approach-1: {ours} against not the selection, *tied*, 1 case: `{case}`" in markdown
+    assert "Every one is a tie of derivations" in markdown
+    record["per_case"][case]["a tied derivation"]["approach-1"] = "not the selection"  # explains nothing now
+    (run / "untied.json").write_text(json.dumps(record), encoding="utf-8")
+    markdown = report(run, run / "untied.json", "untied")
+    assert f"- approach-1: {ours} against not the selection, 1 case: `{case}`" in markdown
+    assert "tie of derivations" not in markdown
+
+
+def _node(hyp, stack, back, score, out, span, winner=None):
+    return {"hyp": hyp, "stack": stack, "back": back, "score": score, "recombined": winner is not None,
+            "winner": winner, "transition": 0.0, "forward": None, "out": tuple(out.split()), "span": span}
+
+
+@given(st.floats(min_value=-3.0, max_value=0.0))
+def test_the_counter_finds_a_derivation_of_the_same_words_tied_up_to_the_rounding(gap):
+    """``a b c`` as ``a | b | c`` (the back pointers' best) and as ``a b | c`` through a hypothesis recombined into
+    ``b``'s: another derivation exactly when it scores within the rounding of its winner."""
+    module = counter()
+    nodes = {0: _node(0, 0, None, 0.0, "", None), 1: _node(1, 1, 0, -1.0, "a", (0, 1)),
+             2: _node(2, 2, 1, -2.0, "b", (1, 2)), 3: _node(3, 2, 0, -2.0 + gap, "a b", (0, 2), winner=2),
+             4: _node(4, 3, 2, -3.0, "c", (2, 3))}
+    chain = module.chain_of(nodes)
+    assert [phrase for phrase, _ in chain] == [(("a",), (0, 1)), (("b",), (1, 2)), (("c",), (2, 3))]
+    expected = [[(("a", "b"), (0, 2)), (("c",), (2, 3))]] if gap >= -module.ROUNDING else []
+    assert module.tied_derivations(nodes, chain) == expected
+    nodes[3]["out"] = ("a", "x")  # other words: not a derivation of the same sentence
+    assert module.tied_derivations(nodes, chain) == []

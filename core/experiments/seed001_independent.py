@@ -20,6 +20,7 @@ from core.experiments.seed001_accounting import _approach, _lost_at, stage_names
 
 _EXPECTED = "the JSON that benchmarks/seed001_independent_counts.py --out writes"
 SPELLABLE = "spellable by the table"
+TIED = "a tied derivation"  # the stages under another derivation of the sentence, tied with the best as written
 _SHOWN_IDS = 8  # per kind of disagreement; the rest are counted
 
 
@@ -47,14 +48,26 @@ def _problem(record) -> str | None:
     if not isinstance(per_case, dict) or not per_case:
         return "no per_case (run the counter with --out)"
     for case_id, reached in per_case.items():
-        if not isinstance(reached, dict):
-            return f"per_case {case_id!r} not an object"
-        for key, value in reached.items():
-            if key == SPELLABLE:
-                if not isinstance(value, bool):
-                    return f"per_case {case_id!r}: {SPELLABLE} not true or false"
-            elif key not in ("approach-1", "approach-2") or value not in stage_names(_approach(key)):
-                return f"per_case {case_id!r}: {key!r}: {value!r} is not a stage of that approach"
+        problem = _stages_problem(reached, tied_allowed=True)
+        if problem:
+            return f"per_case {case_id!r}: {problem}"
+    return None
+
+
+def _stages_problem(reached, *, tied_allowed: bool) -> str | None:
+    """What is wrong with one case's stages (approach -> stage, the table's answer, and a tied derivation's)."""
+    if not isinstance(reached, dict):
+        return "not an object"
+    for key, value in reached.items():
+        if key == SPELLABLE:
+            if not isinstance(value, bool):
+                return f"{SPELLABLE} not true or false"
+        elif key == TIED and tied_allowed:
+            problem = _stages_problem(value, tied_allowed=False)
+            if problem:
+                return f"{TIED}: {problem}"
+        elif key not in ("approach-1", "approach-2") or value not in stage_names(_approach(key)):
+            return f"{key!r}: {value!r} is not a stage of that approach"
     return None
 
 
@@ -94,9 +107,10 @@ def _capped(stage: str, names: list[str], deepest: str) -> str:
     return deepest if stage == "shown" or names.index(stage) > names.index(deepest) else stage
 
 
-def comparison(result: dict, record: dict) -> tuple[dict[str, dict[str, int]], list[tuple[str, str, str, str]]]:
+def comparison(result: dict, record: dict) -> tuple[dict[str, dict[str, int]], list[tuple[str, str, str, str, bool]]]:
     """The counter's counts over this set's cases (per approach, golds that passed each stage), and every
-    ``(what, ours, independent, case id)`` where the two disagree."""
+    ``(what, ours, independent, case id, tied)`` where the two disagree; ``tied``: under a derivation of the
+    sentence tied with the counter's up to the graph's rounding, the counter reaches ours."""
     per_case = record["per_case"]
     counts, differences = {}, []
     for name in ("approach-1", "approach-2"):
@@ -113,7 +127,8 @@ def comparison(result: dict, record: dict) -> tuple[dict[str, dict[str, int]], l
         for row, theirs in zip(rows, reached):
             ours = _capped(our_last_stage(row, approach), names, deepest)
             if theirs != ours:
-                differences.append((name, ours, theirs or "not counted", row.case.id))
+                tied = per_case.get(row.case.id, {}).get(TIED, {}).get(name) == ours
+                differences.append((name, ours, theirs or "not counted", row.case.id, tied))
     if not same_table(record):
         counts[SPELLABLE] = None
         return counts, differences
@@ -121,7 +136,8 @@ def comparison(result: dict, record: dict) -> tuple[dict[str, dict[str, int]], l
     for case in result["cases"]:
         theirs = per_case.get(case.id, {}).get(SPELLABLE)
         if case.id in spellable and theirs is not None and theirs != spellable[case.id]:
-            differences.append((SPELLABLE, _yes(spellable[case.id]), _yes(theirs), case.id))
+            tied = per_case[case.id].get(TIED, {}).get(SPELLABLE) == spellable[case.id]
+            differences.append((SPELLABLE, _yes(spellable[case.id]), _yes(theirs), case.id, tied))
     counts[SPELLABLE] = sum(bool(per_case.get(c.id, {}).get(SPELLABLE)) for c in result["cases"])
     return counts, differences
 
@@ -170,13 +186,28 @@ def independent_note(result: dict, record: dict | None) -> list[str]:
         return lines + ["It agrees with ours case by case, through the partial filters"
                         + (" and on what the table can spell." if same_table(record) else "."), ""]
     groups = defaultdict(list)
-    for what, ours, theirs, case_id in differences:
-        groups[(what, ours, theirs)].append(case_id)
+    for what, ours, theirs, case_id, tied in differences:
+        groups[(what, ours, theirs, tied)].append(case_id)
     cases = len({d[3] for d in differences})
+    untied = len({d[3] for d in differences if not d[4]})
     lines += [f"It disagrees with ours in {cases} case{'s' if cases != 1 else ''}, each named here (ours, then "
-              "the counter's: the last stage the gold passed, or whether the table spells the gold):", ""]
-    for (what, ours, theirs), ids in sorted(groups.items()):
+              "the counter's: the last stage the gold passed, or whether the table spells the gold)."
+              + _ties_sentence(cases - untied, cases), ""]
+    for (what, ours, theirs, tied), ids in sorted(groups.items()):
         shown = ", ".join(f"`{i}`" for i in ids[:_SHOWN_IDS]) + (f" and {len(ids) - _SHOWN_IDS} more"
                                                                  if len(ids) > _SHOWN_IDS else "")
-        lines.append(f"- {what}: {ours} against {theirs}, {len(ids)} case{'s' if len(ids) != 1 else ''}: {shown}")
+        lines.append(f"- {what}: {ours} against {theirs}{', *tied*' if tied else ''}, {len(ids)} "
+                     f"case{'s' if len(ids) != 1 else ''}: {shown}")
     return lines + [""]
+
+
+def _ties_sentence(tied: int, cases: int) -> str:
+    """What a disagreement marked *tied* is (empty when none is)."""
+    if not tied:
+        return ""
+    how_many = "Every one is" if tied == cases else f"{tied} of them {'are' if tied != 1 else 'is'}"
+    return (f" {how_many} a tie of derivations (*tied*): the case's sentence, which the graph's forward links spell "
+            "(the path the paraphraser follows), is the counter's 1-best string in another segmentation, through a "
+            "recombined hypothesis that scores as its winner up to the graph's 6-digit rounding; the selection then "
+            "touches other phrases, so the aligned source coverage differs, and under that derivation the counter "
+            "reaches ours.")
