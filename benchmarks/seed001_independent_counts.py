@@ -15,8 +15,8 @@ The same words can have two derivations that tie up to the graph's rounding
 (a hypothesis recombined into the best chain's, with another segmentation);
 the graph's forward links, which made the case, may take the other one, and
 the selection then touches other phrases. The count stays the back pointers';
-where the other derivation reaches other stages, ``--out`` records them per
-case as ``a tied derivation``, and says how many.
+where another derivation reaches other stages, ``--out`` records them per
+case as ``tied derivations``, and says how many.
 
     python3 benchmarks/seed001_independent_counts.py CASES.jsonl GRAPH.gz [--table ES-EN-TABLE.gz] [--out COUNTS.json]
 
@@ -257,32 +257,52 @@ def stages_of(case, phrases, nodes, stages):
     return last, stretch
 
 
-def tied_derivations(nodes, phrases_hyps):
-    """Other derivations of the same words that score within ROUNDING of the best: where a recombined hypothesis
-    whose words up to there equal its winner's (on the best chain ``phrases_hyps``) scores as much up to the
-    rounding, its own chain of phrases continued by the winner's is another segmentation of the sentence, and the
-    graph's forward links may take it. One divergence per derivation (nested ties are not followed)."""
-    chain = [hyp for _, hyp in phrases_hyps]
-    position = {hyp: i for i, hyp in enumerate(chain)}
-    others = []
+def tied_derivations(nodes, chain, limit=64):
+    """Every other derivation of the best chain's words that scores within ROUNDING of it (at most ``limit``):
+    paths through the lattice, a recombined hypothesis continuing as its winner, with another segmentation. The
+    graph's forward links may take one of them (through any number of recombined hypotheses)."""
+    tokens = tuple(w for (words, _), _ in chain for w in words)
+    main = [phrase for phrase, _ in chain]
+    top = max(n["stack"] for n in nodes.values())
+    after = defaultdict(list)
     for n in nodes.values():
-        if not n["recombined"] or n["winner"] not in position:
-            continue
-        winner = nodes[n["winner"]]
-        if n["score"] < winner["score"] - ROUNDING:
-            continue
-        prefix, at = [], n
-        while at["back"] is not None:
-            prefix.append((at["out"], at["span"]))
-            at = nodes[at["back"]]
-        prefix.reverse()
-        i = position[n["winner"]]
-        best_prefix = [(nodes[h]["out"], nodes[h]["span"]) for h in chain[:i + 1]]
-        if [w for words, _ in prefix for w in words] != [w for words, _ in best_prefix for w in words] \
-                or prefix == best_prefix:
-            continue
-        others.append(prefix + [(nodes[h]["out"], nodes[h]["span"]) for h in chain[i + 1:]])
-    return others
+        if n["back"] is not None:
+            after[n["back"]].append(n)
+    memo = {}
+
+    def best_rest(state, at):  # the best score of a completion from ``state`` spelling tokens[at:], or None
+        if (state, at) not in memo:
+            found = 0.0 if at == len(tokens) and nodes[state]["stack"] == top else None
+            for n in after.get(state, ()):
+                if tokens[at:at + len(n["out"])] != n["out"]:
+                    continue
+                rest = best_rest(n["winner"] if n["recombined"] else n["hyp"], at + len(n["out"]))
+                if rest is not None and (found is None or n["transition"] + rest > found):
+                    found = n["transition"] + rest
+            memo[(state, at)] = found
+        return memo[(state, at)]
+
+    root = next(n["hyp"] for n in nodes.values() if n["back"] is None)
+    floor = best_final_score(nodes) - ROUNDING
+    paths = []
+
+    def walk(state, at, score, path):
+        if len(paths) > limit:
+            return
+        if at == len(tokens) and nodes[state]["stack"] == top:
+            if path != main:
+                paths.append(path)
+            return
+        for n in sorted(after.get(state, ()), key=lambda n: n["hyp"]):
+            if tokens[at:at + len(n["out"])] != n["out"]:
+                continue
+            following = n["winner"] if n["recombined"] else n["hyp"]
+            rest = best_rest(following, at + len(n["out"]))
+            if rest is not None and score + n["transition"] + rest >= floor:
+                walk(following, at + len(n["out"]), score + n["transition"], path + [(n["out"], n["span"])])
+
+    walk(root, 0, 0.0, [])
+    return paths[:limit]
 
 
 def chain_of(nodes):
@@ -300,8 +320,8 @@ def chain_of(nodes):
 
 def count(cases_path, graph_path, table=None, reached=None) -> dict:
     """The stage totals; ``reached``, if given, is filled per case with the last stage passed per approach (and,
-    where a derivation of the sentence tied with the best up to the rounding reaches other stages, those as
-    ``"a tied derivation"``)."""
+    where derivations of the sentence tied with the best up to the rounding reach other stages, those as
+    ``"tied derivations"``)."""
     stages = {"approach-1": ["PTPF"], "approach-2": ["PTPF", "FWPF", "SDPF"]}
     order = {a: ["aligned", "not the selection", "in graph", "retrieved", *[f"after {x}" for x in names]]
              for a, names in stages.items()}
@@ -331,14 +351,18 @@ def count(cases_path, graph_path, table=None, reached=None) -> dict:
                     totals[approach][passed] += 1
             if stretch:
                 stretches[case["id"]] = stretch
-            for other in alternatives:  # the first other derivation that reaches other stages, if any
+            seen = {(tuple(sorted(last.items())), tuple(stretch[0]) if stretch else None)}
+            for other in alternatives:  # each tied derivation that reaches other stages or another stretch
                 other_last, other_stretch = stages_of(case, other, nodes, stages)
-                if other_last != last or (other_stretch and stretch and other_stretch[0] != stretch[0]):
-                    reached[case["id"]]["a tied derivation"] = other_last
-                    if other_stretch:
-                        stretches[(case["id"], "tied")] = other_stretch
-                    derivation_ties += 1
-                    break
+                key = (tuple(sorted(other_last.items())), tuple(other_stretch[0]) if other_stretch else None)
+                if key in seen:
+                    continue
+                seen.add(key)
+                tied = reached[case["id"]].setdefault("tied derivations", [])
+                tied.append(other_last)
+                if other_stretch:
+                    stretches[(case["id"], len(tied) - 1)] = other_stretch
+            derivation_ties += "tied derivations" in reached[case["id"]]
     if by_sentence:
         raise SystemExit(f"{cases_path}: no graph for sentence {min(by_sentence)}")
     out = {a: {"cases": n, **t} for a, t in totals.items()}
@@ -351,7 +375,7 @@ def count(cases_path, graph_path, table=None, reached=None) -> dict:
             if isinstance(key, str):
                 reached.setdefault(key, {})["spellable by the table"] = yes
             else:
-                reached[key[0]]["a tied derivation"]["spellable by the table"] = yes
+                reached[key[0]]["tied derivations"][key[1]]["spellable by the table"] = yes
     return out
 
 

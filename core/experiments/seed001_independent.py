@@ -20,7 +20,7 @@ from core.experiments.seed001_accounting import _approach, _lost_at, stage_names
 
 _EXPECTED = "the JSON that benchmarks/seed001_independent_counts.py --out writes"
 SPELLABLE = "spellable by the table"
-TIED = "a tied derivation"  # the stages under another derivation of the sentence, tied with the best as written
+TIED = "tied derivations"  # the stages under other derivations of the sentence, tied with the best as written
 _SHOWN_IDS = 8  # per kind of disagreement; the rest are counted
 
 
@@ -55,7 +55,7 @@ def _problem(record) -> str | None:
 
 
 def _stages_problem(reached, *, tied_allowed: bool) -> str | None:
-    """What is wrong with one case's stages (approach -> stage, the table's answer, and a tied derivation's)."""
+    """What is wrong with one case's stages (approach -> stage, the table's answer, and tied derivations')."""
     if not isinstance(reached, dict):
         return "not an object"
     for key, value in reached.items():
@@ -63,7 +63,9 @@ def _stages_problem(reached, *, tied_allowed: bool) -> str | None:
             if not isinstance(value, bool):
                 return f"{SPELLABLE} not true or false"
         elif key == TIED and tied_allowed:
-            problem = _stages_problem(value, tied_allowed=False)
+            if not isinstance(value, list):
+                return f"{TIED} not a list"
+            problem = next(filter(None, (_stages_problem(v, tied_allowed=False) for v in value)), None)
             if problem:
                 return f"{TIED}: {problem}"
         elif key not in ("approach-1", "approach-2") or value not in stage_names(_approach(key)):
@@ -109,7 +111,7 @@ def _capped(stage: str, names: list[str], deepest: str) -> str:
 
 def comparison(result: dict, record: dict) -> tuple[dict[str, dict[str, int]], list[tuple[str, str, str, str, bool]]]:
     """The counter's counts over this set's cases (per approach, golds that passed each stage), and every
-    ``(what, ours, independent, case id, tied)`` where the two disagree; ``tied``: under a derivation of the
+    ``(what, ours, independent, case id, tied)`` where the two disagree; ``tied``: under some derivation of the
     sentence tied with the counter's up to the graph's rounding, the counter reaches ours."""
     per_case = record["per_case"]
     counts, differences = {}, []
@@ -127,7 +129,7 @@ def comparison(result: dict, record: dict) -> tuple[dict[str, dict[str, int]], l
         for row, theirs in zip(rows, reached):
             ours = _capped(our_last_stage(row, approach), names, deepest)
             if theirs != ours:
-                tied = per_case.get(row.case.id, {}).get(TIED, {}).get(name) == ours
+                tied = any(other.get(name) == ours for other in per_case.get(row.case.id, {}).get(TIED, []))
                 differences.append((name, ours, theirs or "not counted", row.case.id, tied))
     if not same_table(record):
         counts[SPELLABLE] = None
@@ -136,7 +138,7 @@ def comparison(result: dict, record: dict) -> tuple[dict[str, dict[str, int]], l
     for case in result["cases"]:
         theirs = per_case.get(case.id, {}).get(SPELLABLE)
         if case.id in spellable and theirs is not None and theirs != spellable[case.id]:
-            tied = per_case[case.id].get(TIED, {}).get(SPELLABLE) == spellable[case.id]
+            tied = any(other.get(SPELLABLE) == spellable[case.id] for other in per_case[case.id].get(TIED, []))
             differences.append((SPELLABLE, _yes(spellable[case.id]), _yes(theirs), case.id, tied))
     counts[SPELLABLE] = sum(bool(per_case.get(c.id, {}).get(SPELLABLE)) for c in result["cases"])
     return counts, differences

@@ -350,7 +350,8 @@ def graph_note(sets: list[dict]) -> list[str]:
                          f"{every_nth(size['every'])} of the part ({size['sentences']} of "
                          f"{size['of_sentences']}), decoded again by `benchmarks/decode_thesis_graphs.py` with the "
                          f"build's table and LM ({size['decode_seconds'] / 60:.0f} minutes of decoding summed over "
-                         f"{size['processes']} process{'es' if size['processes'] != 1 else ''}, {size['peak_mb']:.0f} MB peak, graph {size['graph_mb']:.0f} MB gzip)"
+                         f"{_shards(size['processes'])}, {size['peak_mb']:.0f} MB peak, graph "
+                         f"{size['graph_mb']:.0f} MB gzip)"
                          + (", its round-trip cases made from this graph's 1-best as the build makes them from its "
                             "own." if "roundtrip" in size else ".")
                          + f" Rebuilt (not committed: {size['graph_mb']:.0f} MB) by {decode_commands(result, size)}.")
@@ -363,6 +364,11 @@ def graph_note(sets: list[dict]) -> list[str]:
               "1,000 and 5,000 on a few sentences: what the thesis's size would cost here and whether the counts "
               "still move.", ""]
     return lines
+
+
+def _shards(count: int) -> str:
+    """How the decoding was split (``settings.json``'s ``processes`` counts the shards, each its own process)."""
+    return "1 process" if count == 1 else f"{count} shards, one process each"
 
 
 def decode_commands(result: dict, size: dict) -> str:
