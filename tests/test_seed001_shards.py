@@ -175,3 +175,12 @@ def test_a_shard_record_not_as_a_run_writes_it_is_refused():
     broken["shard"]["positions"] = ["0"]
     with pytest.raises(InputFormatError, match="a shard record not as a run writes it"):
         join_shards([broken, _share(whole, (1, 2))], "x.sets")
+
+
+def test_the_joined_command_names_every_shard_once_and_a_single_shard_as_it_ran():
+    from core.experiments.seed001_shards import _joined_command
+
+    command = "parastudio experiment seed001-approaches --cases roundtrip --shard 0/8 --save-sets r.sets"
+    assert _joined_command([command], 8) == command.replace("0/8", "I/8") + " for I = 0 to 7"
+    single = command.replace("0/8", "0/1")
+    assert _joined_command([single], 1) == single

@@ -218,8 +218,13 @@ def plot(sets: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(1, len(sets), figsize=(6.5 * len(sets), 4.2), squeeze=False)
-    for axis, result in zip(axes[0], sets):
+    columns = min(len(sets), 3)  # wider than three panels and a page shows them too small to read
+    rows_of_panels = -(-len(sets) // columns)
+    figure, axes = plt.subplots(rows_of_panels, columns, figsize=(6.5 * columns, 4.2 * rows_of_panels),
+                                squeeze=False)
+    for axis in axes.flat[len(sets):]:
+        axis.set_visible(False)
+    for axis, result in zip(axes.flat, sets):
         counts = [sum(1 for c in result["cases"] if low <= c.length <= high) for low, high in LENGTH_GROUPS]
         labels = [f"{_group_label(*g)}\nn={n}" for g, n in zip(LENGTH_GROUPS, counts)]
         for name in ("approach-1", "approach-4", "approach-7", "approach-10", "approach-10, all spans"):
@@ -392,7 +397,8 @@ def made_by(sets: list[dict], command: str, seconds: float, then: str) -> list[s
         return [f"Made by `{command}` in {seconds / 60:.1f} minutes. {then}"]
     lines = ["Made by one command per set, each run beside the others and saving its sets (`--save-sets`):", ""]
     for result in sets:
-        shards = f" summed over {result['shards']['of']} shards" if "shards" in result else ""
+        count = result.get("shards", {}).get("of", 1)
+        shards = f" summed over {count} shards" if count > 1 else ""
         minutes = f" ({result['elapsed'] / 60:.1f} minutes{shards})" if "elapsed" in result else ""
         lines.append(f"- {result['name']}: `{commands[result['name']]}`{minutes}")
     return lines + ["", f"then written into this file by `{command}`. {then}"]

@@ -46,9 +46,12 @@ def _same_inputs(shards: list[dict]) -> bool:
 
 
 def _joined_command(commands: list[str], count: int) -> str:
+    """The shards' command once, with ``--shard I/N for I = 0 to N-1`` (a single shard's command as it ran)."""
     first = commands[0]
     mark = f"--shard 0/{count}"
-    return first.replace(mark, f"--shard I/{count}") + f" for I = 0 to {count - 1}" if mark in first else first
+    if count == 1 or mark not in first:
+        return first
+    return first.replace(mark, f"--shard I/{count}") + f" for I = 0 to {count - 1}"
 
 
 def join_shards(sets: list[dict], source: Path) -> list[dict]:
