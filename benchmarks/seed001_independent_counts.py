@@ -396,6 +396,9 @@ def main(argv=None) -> int:
                                           "inputs by sha256 here (JSON; `experiment seed001-approaches --independent` "
                                           "reads it)")
     args = parser.parse_args(argv)
+    if args.out and any(Path(args.out).resolve() == Path(path).resolve() for path in
+                        (args.cases, args.graph, args.table) if path):
+        parser.error(f"--out {args.out} is one of the inputs: it would be replaced")
     reached = {}
     counts = count(args.cases, args.graph, args.table, reached)
     print(json.dumps(counts, indent=1))

@@ -146,6 +146,8 @@ def _mangled(record: dict, how: str):
     if how == "an approach it does not count":
         record["per_case"][case]["approach-7"] = "retrieved"
         return record
+    if how == "counts not an object":
+        return {**record, "counts": [1]}
     if how == "spellable not a boolean":
         record["per_case"][case]["spellable by the table"] = 1
         return record
@@ -153,7 +155,7 @@ def _mangled(record: dict, how: str):
 
 
 HOWS = ["list", "no per_case", "no graph sha", "a stage no approach has", "an approach it does not count",
-        "spellable not a boolean"]
+        "spellable not a boolean", "counts not an object"]
 
 
 @pytest.mark.parametrize("how", HOWS)
@@ -233,3 +235,12 @@ def test_the_counter_finds_every_derivation_of_the_same_words_tied_up_to_the_rou
     assert sorted(module.tied_derivations(nodes, chain)) == sorted(expected)
     nodes[3]["out"] = ("a", "x")  # other words: not a derivation of the same sentence
     assert all(ab not in path for path in module.tied_derivations(nodes, chain))
+
+
+def test_the_counter_refuses_to_write_over_one_of_its_inputs(run, tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    shutil.copyfile(run / "graphs" / "roundtrip-test.jsonl", cases)
+    before = cases.read_bytes()
+    with pytest.raises(SystemExit) as stopped:
+        counter().main([str(cases), str(run / "graphs" / "roundtrip-test.graph.gz"), "--out", str(cases)])
+    assert stopped.value.code == 2 and cases.read_bytes() == before

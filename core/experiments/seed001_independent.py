@@ -44,6 +44,8 @@ def _problem(record) -> str | None:
         if not (isinstance(inputs, dict) and isinstance(inputs.get(name), dict)
                 and isinstance(inputs[name].get("sha256"), str)):
             return f"no inputs.{name}.sha256"
+    if not isinstance(record.get("counts", {}), dict):
+        return "counts not an object"
     per_case = record.get("per_case")
     if not isinstance(per_case, dict) or not per_case:
         return "no per_case (run the counter with --out)"
