@@ -93,6 +93,13 @@ def lattice_path_spelling(nodes, tokens):
     tie up to the written rounding, the graph's forward links may pick a path through a recombined hypothesis
     that the back pointers do not take (``core.engine.cat.translate.translation_of_graph`` says so): a case's
     sentence is then this path, checked here to score within ROUNDING of the best."""
+    _, best_from = lattice(nodes, tokens)
+    return best_from(next(n["hyp"] for n in nodes.values() if n["back"] is None), 0)
+
+
+def lattice(nodes, tokens):
+    """``(after, best_from)``: each hypothesis's successors, and ``best_from(state, at)``, the best completion
+    ``(score, phrases)`` from the hypothesis ``state`` spelling ``tokens[at:]`` (None if there is none)."""
     top = max(n["stack"] for n in nodes.values())
     after = defaultdict(list)
     for n in nodes.values():
@@ -100,7 +107,7 @@ def lattice_path_spelling(nodes, tokens):
             after[n["back"]].append(n)
     memo = {}
 
-    def best_from(state, at):  # state: the hypothesis whose successors continue the path
+    def best_from(state, at):
         if (state, at) in memo:
             return memo[(state, at)]
         found = (0.0, ()) if at == len(tokens) and nodes[state]["stack"] == top else None
@@ -114,8 +121,7 @@ def lattice_path_spelling(nodes, tokens):
         memo[(state, at)] = found
         return found
 
-    root = next(n["hyp"] for n in nodes.values() if n["back"] is None)
-    return best_from(root, 0)
+    return after, best_from
 
 
 def function_only(words):
@@ -264,24 +270,7 @@ def tied_derivations(nodes, chain, limit=64):
     tokens = tuple(w for (words, _), _ in chain for w in words)
     main = [phrase for phrase, _ in chain]
     top = max(n["stack"] for n in nodes.values())
-    after = defaultdict(list)
-    for n in nodes.values():
-        if n["back"] is not None:
-            after[n["back"]].append(n)
-    memo = {}
-
-    def best_rest(state, at):  # the best score of a completion from ``state`` spelling tokens[at:], or None
-        if (state, at) not in memo:
-            found = 0.0 if at == len(tokens) and nodes[state]["stack"] == top else None
-            for n in after.get(state, ()):
-                if tokens[at:at + len(n["out"])] != n["out"]:
-                    continue
-                rest = best_rest(n["winner"] if n["recombined"] else n["hyp"], at + len(n["out"]))
-                if rest is not None and (found is None or n["transition"] + rest > found):
-                    found = n["transition"] + rest
-            memo[(state, at)] = found
-        return memo[(state, at)]
-
+    after, best_from = lattice(nodes, tokens)
     root = next(n["hyp"] for n in nodes.values() if n["back"] is None)
     floor = best_final_score(nodes) - ROUNDING
     paths = []
@@ -297,8 +286,8 @@ def tied_derivations(nodes, chain, limit=64):
             if tokens[at:at + len(n["out"])] != n["out"]:
                 continue
             following = n["winner"] if n["recombined"] else n["hyp"]
-            rest = best_rest(following, at + len(n["out"]))
-            if rest is not None and score + n["transition"] + rest >= floor:
+            rest = best_from(following, at + len(n["out"]))
+            if rest is not None and score + n["transition"] + rest[0] >= floor:
                 walk(following, at + len(n["out"]), score + n["transition"], path + [(n["out"], n["span"])])
 
     walk(root, 0, 0.0, [])
