@@ -177,8 +177,8 @@ def main() -> int:
     cores = os.cpu_count() or 1
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{cores} cores, load average {load:.2f} at start (a shared machine makes times noisy)")
-    print(f"{'rules':>11}  {'run':<26} {'seconds':>8} {'peak RSS':>9} {'DuckDB MB':>10} {'spilled MB':>10} {'disk peak MB':>12} "
-          f"{'pairs out':>11}  {'sha256':<12}  bytes")
+    print(f"{'rules':>11}  {'run':<26} {'seconds':>8} {'peak RSS':>9} {'DuckDB MB':>10} {'spilled MB':>10} "
+          f"{'disk peak MB':>12} {'pairs out':>11}  {'sha256':<12}  bytes")
     measured: dict[int, dict[str, dict]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-pivot-scale-", dir=args.work) as directory:
         work = Path(directory)

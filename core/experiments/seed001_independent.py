@@ -164,8 +164,9 @@ def independent_rows(counts: dict, columns: list[str]) -> list[str]:
             for name, row in counts.items() if name != SPELLABLE]
 
 
-def independent_note(result: dict, record: dict | None) -> list[str]:
-    """What the italic rows are, and every disagreement (grouped by the stages each side reached)."""
+def independent_note(result: dict, record: dict | None, differences: list[tuple] = ()) -> list[str]:
+    """What the italic rows are, and every disagreement (``comparison``'s, grouped by the stages each side
+    reached)."""
     if record is None:
         why = ("the counter aligns a round-trip case's selection exactly, so it does not count a set aligned "
                "fuzzily" if result["name"].startswith("webkjv") else
@@ -173,7 +174,6 @@ def independent_note(result: dict, record: dict | None) -> list[str]:
                "TABLE --out FILE` on its files, then `--independent FILE`")
         return [f"No independent count stands beside this set ({why}); `tests/test_seed001_accounting.py` checks "
                 "the counter against these counts on the bundled cases.", ""]
-    counts, differences = comparison(result, record)
     inputs = record["inputs"]
     lines = [f"The italic rows are an independent count on this set's files (`benchmarks/seed001_independent_"
              f"counts.py`: its own graph parser, aligner, retrieval and partial filters; cases sha256 "

@@ -321,9 +321,9 @@ def set_settings(result: dict) -> dict | None:
     return result["graph_settings"] if "graph_settings" in result else graph_size(Path(result["graph"]))
 
 
-def write_per_sentence_file(sets: list[dict], out: Path, *, command: str, lm: Path) -> dict:
+def write_per_sentence_file(sets: list[dict], out: Path, *, command: str, recorded: list[dict]) -> dict:
+    """The per-case file; ``recorded``: each set's :func:`set_inputs`."""
     commands = set_commands(sets, command)
-    recorded = [set_inputs(result, lm) for result in sets]
     codes = {result["name"]: result.get("code") for result in sets}
     header = run_provenance("seed001-approaches", command, {}, PER_SENTENCE_FIELDS,
                             **({"set_commands": commands} if set(commands.values()) != {command} else {}))
@@ -418,12 +418,12 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
                  moses: dict | None = None, independent: list[dict] = ()) -> list[Path]:
     """The results file, its plot and per-case records; ``independent``: the counter's files
     (:func:`core.experiments.seed001_independent.read_counter_file`), each shown beside the set it counted."""
-    counts = match_counts(sets, [set_inputs(result, lm) for result in sets], list(independent)) \
-        if independent else {}
+    recorded = [set_inputs(result, lm) for result in sets]  # older sets' files are hashed here, once
+    counts = match_counts(sets, recorded, list(independent)) if independent else {}
     out.mkdir(parents=True, exist_ok=True)
     markdown, png = out / "seed001-approaches.md", out / "seed001-approaches.png"
     plot(sets, png)
-    header = write_per_sentence_file(sets, out, command=command, lm=lm)
+    header = write_per_sentence_file(sets, out, command=command, recorded=recorded)
     lines = ["# Seed 001: the ten approaches on round-trip test cases (Fig. 4.2, 4.3, §5.2)", "",
              *made_by(sets, command, seconds, f"LM for LMSF and LMBS: {lm_names(header)}."), "",
              "**Units.** A case is one difference between an original English verse and its round trip (or the KJV "
@@ -437,7 +437,8 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
              "", *graph_note(sets)]
     for result in sets:
         cases = result["cases"]
-        counted = comparison(result, counts[result["name"]])[0] if result["name"] in counts else None
+        record = counts.get(result["name"])
+        counted, differences = comparison(result, record) if record else (None, [])
         lengths = [c.length for c in cases]
         lines += [f"## {result['name']}: {len(cases)} cases", "",
                   f"Cases from `{Path(result['cases_file']).name}`, graphs from `{Path(result['graph']).name}`; "
@@ -449,7 +450,7 @@ def write_report(sets: list[dict], out: Path, *, command: str, lm: Path, seconds
                   "all); *spellable by the table* is apart: whether the Spanish -> English table can spell the "
                   "gold from the selection's source words at all.", "",
                   *stage_table(result, counted and (lambda columns: independent_rows(counted, columns))), "",
-                  *independent_note(result, counts.get(result["name"])),
+                  *independent_note(result, record, differences),
                   "### Fig. 4.2 by selection length (tokens; the thesis's queries are 2-3 words)", "",
                   "Successes (share of the group's cases); the italic rows are golds spellable by the table, in the "
                   "graph and retrieved (approach 1's retrieval, §3.4.2, the same for the ten).", "",
