@@ -109,7 +109,7 @@ def main() -> int:
         subprocess.run([sys.executable, "-m", "core", "table", "binarize", str(table)], check=True, cwd=ROOT,
                        env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True)
     engines = {"local": [], "spark, default driver": ["--engine", "spark", "--master", args.master],
-               f"spark, --driver-memory 512m": ["--engine", "spark", "--master", args.master, "--driver-memory",
+               "spark, --driver-memory 512m": ["--engine", "spark", "--master", args.master, "--driver-memory",
                                                 "512m"]}
     python = [sys.executable, "-m", "core"]
     rows = []

@@ -83,6 +83,14 @@ def pattern_pairs_extracted(db: Database, study_id: int) -> dict[str, int] | Non
             if isinstance(entry, dict) and entry.get("pairs_extracted") is not None}
 
 
+def names_a_study(path: str) -> bool:
+    """Whether ``path`` names a study rather than a judgments CSV: a SQLite study file, a database server's URL, or
+    a member's connection file (issue 38)."""
+    from core.store.connection_file import is_connection_file
+
+    return "://" in str(path) or is_connection_file(path) or is_sqlite_file(path)
+
+
 def is_sqlite_file(path: str) -> bool:
     """Whether ``path`` is a SQLite file, by its header; a pipe never is (its header is not read: its bytes
     are read once, by the CSV reader)."""

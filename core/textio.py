@@ -44,7 +44,8 @@ from core.output_files import DESCRIPTOR, FILE, STDOUT, OutputTarget, resolve_ou
 
 @contextlib.contextmanager
 def atomic_output(
-    path: str | os.PathLike, mode: str = "w", *, inputs=(), encoding: str | None = "utf-8", compresslevel: int = 9
+    path: str | os.PathLike, mode: str = "w", *, inputs=(), encoding: str | None = "utf-8", compresslevel: int = 9,
+    file_mode: int | None = None,
 ) -> Iterator[IO]:
     """Open the output ``path`` for writing: the one door every writer goes through (issue 22).
 
@@ -56,7 +57,10 @@ def atomic_output(
     ``/dev/stdout`` is written directly. A path ending in ``.gz`` is
     gzip-compressed (``compresslevel`` 9 by default; 6 is about three times faster
     for 2% more bytes). On an exception the temporary file is removed and the
-    destination is left as it was.
+    destination is left as it was. The new file keeps the mode (and, where this
+    process may set them, the owner and group) of the file it replaces, so a
+    ``chmod 600`` export stays private; a new file gets ``file_mode`` when given
+    (a credential: 0o600, whatever was there), else what a plain open() gives.
     """
     target = resolve_output(path, inputs)
     compressed = os.fspath(path).endswith(".gz")
@@ -69,10 +73,7 @@ def atomic_output(
     remove_stale_temporaries(destination)
     descriptor, temporary = tempfile.mkstemp(prefix=_temporary_prefix(destination), suffix=".part",
                                              dir=destination.parent)
-    # mkstemp makes the file 0600; give it the mode a plain open() would.
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(temporary, 0o666 & ~umask)
+    _take_mode(temporary, destination, file_mode)
     try:
         with os.fdopen(descriptor, "wb") as raw:
             with _layers(raw, mode, encoding, compressed, compresslevel) as handle:
@@ -84,6 +85,24 @@ def atomic_output(
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+def _take_mode(temporary: str, destination: Path, file_mode: int | None) -> None:
+    """The temporary's mode before it replaces ``destination`` (see :func:`atomic_output`)."""
+    try:
+        replaced = os.stat(destination)
+    except OSError:
+        replaced = None
+    if file_mode is not None:
+        os.chmod(temporary, file_mode)
+    elif replaced is not None:
+        os.chmod(temporary, stat.S_IMODE(replaced.st_mode))
+        with contextlib.suppress(OSError):  # only root, or the owner keeping its own uid, may
+            os.chown(temporary, replaced.st_uid, replaced.st_gid)
+    else:  # mkstemp makes the file 0600; give it the mode a plain open() would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
 
 
 @contextlib.contextmanager

@@ -14,7 +14,7 @@ SCREEN_FILES = ("annotate", "choice-task", "studies", "quality-control", "dashbo
 
 def run_app(table: str | None = None, lm: str | None = None, screenshot: str | None = None,
             study: str | None = None, annotator: str | None = None, screenshots: str | None = None,
-            create: bool = False) -> int:
+            create: bool = False, role: str | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -26,10 +26,11 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
     app.setWindowIcon(QIcon(str(Path(__file__).with_name("icons") / "paraphrase-studio.png")))
     demo = demo_files()
 
-    def open_window(path: str, db=None):
+    def open_window(path: str, db=None, session_role: str = "researcher", enforced: bool = False, name=None):
         from desktop.main_window import MainWindow
 
-        window = MainWindow(path, annotator=annotator, table=table or str(demo.table), lm=lm or str(demo.lm), db=db)
+        window = MainWindow(path, annotator=name or annotator, table=table or str(demo.table),
+                            lm=lm or str(demo.lm), db=db, role=session_role, enforced=enforced)
         window.show()
         if screenshot:
             QTimer.singleShot(800, lambda: (window.grab().save(screenshot), window.close()))
@@ -38,12 +39,24 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
         app._main_window = window  # keep it alive
         return window
 
+    from core.store.connection_file import is_connection_file
+
+    if is_connection_file(study):  # a member's own login: who they are is the server's word, never asked
+        return open_member_window(study, open_window, app)
+
+    def declared_role() -> str | None:
+        """SQLite keeps no secret from whoever holds the file: the person says who they are (scripts: --role)."""
+        return role or ("researcher" if screenshot or screenshots else ask_role())
+
     if study is None:
         from core.demo import demo_study_path
 
+        chosen = declared_role()
+        if chosen is None:
+            return 0
         if demo_study_path().is_file():
-            open_window(str(demo_study_path()))
-        elif not build_demo_then(app, lambda path: open_window(str(path))):
+            open_window(str(demo_study_path()), session_role=chosen)
+        elif not build_demo_then(app, lambda path: open_window(str(path), session_role=chosen)):
             return 1
         return app.exec()
     from core.errors import InputFileError
@@ -55,7 +68,75 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
         print(f"parastudio: error: {error}", file=sys.stderr)
         QMessageBox.critical(None, "Paraphrase Studio", f"Could not open the study database:\n\n{error}")
         return 2
-    open_window(study, db)
+    if not db.is_sqlite:  # a server's URL: the server says who this login is
+        return open_server_window(study, db, None, open_window, app)
+    chosen = declared_role()
+    if chosen is None:
+        db.close()
+        return 0
+    open_window(study, db, chosen)
+    return app.exec()
+
+
+def ask_role() -> str | None:
+    """At launch on a SQLite study: a researcher, or a judge (None: the person closed the question)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(QMessageBox.Question, "Paraphrase Studio", "Who is at this computer?")
+    box.setInformativeText("A judge's session shows the judging screens only: no other judge's label, no system "
+                           "name, no statistic. A study file on this machine cannot keep a secret from whoever holds "
+                           "it, so its blinding rests on the judges; a study on PostgreSQL enforces it for each "
+                           "judge's own login.")
+    judge = box.addButton("&Judge", QMessageBox.AcceptRole)
+    researcher = box.addButton("&Researcher", QMessageBox.AcceptRole)
+    box.addButton(QMessageBox.Cancel)
+    box.setDefaultButton(judge)
+    box.exec()
+    return {judge: "judge", researcher: "researcher"}.get(box.clickedButton())
+
+
+def open_member_window(path: str, open_window, app) -> int:
+    """The window of a connection file's login: a judge's or an adjudicator's session as the server says, or a
+    researcher's when the file holds the owner's login."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from core.errors import InputFileError, InputFormatError, StudyUnavailableError
+    from core.store.connection_file import read_connection_file
+    from core.store.database import open_database
+
+    try:
+        connection = read_connection_file(path)
+        db = open_database(connection.url)
+    except (InputFileError, InputFormatError, StudyUnavailableError, OSError) as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        QMessageBox.critical(None, "Paraphrase Studio", f"Could not open the study:\n\n{error}")
+        return 2
+    return open_server_window(path, db, connection.study, open_window, app)
+
+
+def open_server_window(path: str, db, study: str | None, open_window, app) -> int:
+    """A study on a server: a member's session (judge or adjudicator, as the server says) on their own login,
+    else the researcher's."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from core.store import operations as ops
+
+    membership = ops.connection_membership(db)
+    try:
+        study_id = ops.find_study(db, study) if study or membership is None else min(membership)
+        if membership is not None and study_id not in membership:
+            raise LookupError("this login is no member of that study")
+    except (LookupError, ValueError) as error:
+        message = str(error) if membership != {} else "this login is a member of no study here"
+        print(f"parastudio: error: {path}: {message}", file=sys.stderr)
+        QMessageBox.critical(None, "Paraphrase Studio", f"Could not open the study:\n\n{message}")
+        db.close()
+        return 2
+    if membership is None:
+        open_window(path, db, "researcher")
+    else:
+        member = membership[study_id]
+        open_window(path, db, member.role, enforced=True, name=member.login)
     return app.exec()
 
 

@@ -17,6 +17,11 @@ another program deleted it, an answer committed into it reached nobody, so
 the connections are opened afresh and the answer is written again, once
 (found by its ``uid`` if the old log was saved after all), and the status
 bar says what happened. Never a silent loss.
+
+On a study on a server the writer has an outbox (:mod:`core.store.answer_outbox`): every answer, flag, comment
+and undo is on the judge's disk before it is sent, and while the server cannot be reached the writer keeps
+trying, in order, and says so (``offline``: the number of entries waiting; 0 once they are all written). Each
+is written exactly once; what is still waiting when the window closes is sent first at the next start.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from PySide6.QtCore import QObject, Signal
 from core.store import operations as ops
 from core.store import session_lock
 from core.store.annotation_queries import live_judgment_of
+from core.store.answer_outbox import AnswerOutbox, Outgoing, is_connection_lost, send_once
 from core.store.database import Database
 from core.store.wal_file import reopen_if_wal_replaced
 
@@ -56,14 +62,21 @@ class JudgmentWriter(QObject):
     failed = Signal(str)
     warned = Signal(str)  # saved, but something the user should know happened (the status bar shows it)
     closed = Signal()  # the queue is drained and the thread stopped: nothing more can be queued
+    offline = Signal(int)  # entries waiting on this computer for the server (0: all written, online again)
 
     _STOP = object()
+    RETRY_S = (0.25, 0.5, 1.0, 2.0, 4.0)  # waits between tries while the server cannot be reached, then the last
 
-    def __init__(self, db: Database, parent: QObject | None = None):
+    def __init__(self, db: Database, parent: QObject | None = None, outbox: AnswerOutbox | None = None):
         super().__init__(parent)
         self.db = db
+        self.outbox = outbox
+        self.offline_waiting = 0  # as last said by ``offline``
         self._queue: queue.Queue = queue.Queue()
         self._closed = False
+        self._closing = threading.Event()
+        for entry in outbox.waiting() if outbox is not None else ():  # left by a window closed (or killed) offline
+            self._queue.put(_Task("send", {"entry": entry}))
         self._thread = threading.Thread(target=self._run, name="judgment-writer", daemon=True)
         self._thread.start()
 
@@ -74,6 +87,9 @@ class JudgmentWriter(QObject):
         self._put("answer", assignment_id=assignment_id, value=value, text=text, started_at=started_at,
                   answered_at=answered_at, comment=comment, flag=flag, duration_ms=duration_ms,
                   uid=str(uuid.uuid4()))
+
+    def is_offline(self) -> bool:
+        return self.offline_waiting > 0
 
     @property
     def is_closed(self) -> bool:
@@ -111,10 +127,12 @@ class JudgmentWriter(QObject):
         return True
 
     def close(self) -> None:
-        """Commit everything queued, then stop the thread."""
+        """Commit everything queued, then stop the thread; while the server cannot be reached, what waits stays in
+        the outbox for the next start."""
         if self._closed:
             return
         self._closed = True
+        self._closing.set()
         self._queue.put(self._STOP)
         self._thread.join()
         self.closed.emit()
@@ -122,6 +140,11 @@ class JudgmentWriter(QObject):
     def _put(self, kind: str, **args: Any) -> None:
         if self._closed:
             raise RuntimeError("the judgment writer is closed")
+        if self.outbox is not None and kind in ("answer", "annotate", "undo"):
+            entry = Outgoing(kind, args.pop("uid", None) or str(uuid.uuid4()), args)
+            self.outbox.add(entry)  # on this computer's disk before it is sent
+            self._queue.put(_Task("send", {"entry": entry}))
+            return
         self._queue.put(_Task(kind, args))
 
     # the writer thread -----------------------------------------------------------
@@ -157,9 +180,39 @@ class JudgmentWriter(QObject):
         traceback.print_exc()
         self.failed.emit(f"{type(error).__name__}: {error}")
 
+    def _send(self, entry: Outgoing) -> None:
+        """Send one outbox entry exactly once, trying again while the server cannot be reached (module docstring)."""
+        tries = 0
+        while True:
+            if self._closing.is_set() and self.offline_waiting:
+                return  # the window closes offline: the entry waits in the outbox for the next start
+            try:
+                _, result = send_once(self.db, entry)
+                break
+            except Exception as error:
+                if not is_connection_lost(error):
+                    self.outbox.done(entry.uid)  # refused by the server for what it is: said, never sent again
+                    raise
+                self.offline_waiting = len(self.outbox.waiting())
+                self.offline.emit(self.offline_waiting)
+                self._closing.wait(self.RETRY_S[min(tries, len(self.RETRY_S) - 1)])
+                tries += 1
+        self.outbox.done(entry.uid)
+        if entry.kind == "answer":
+            self.committed.emit(entry.args["assignment_id"], result)
+        elif entry.kind == "annotate":
+            self.annotated.emit(entry.args["assignment_id"], result)
+        else:
+            self.undone.emit(entry.args["annotator_id"], -1 if result is None else result)
+        if self.offline_waiting:
+            self.offline_waiting = len(self.outbox.waiting())
+            self.offline.emit(self.offline_waiting)
+
     def _execute(self, task: _Task) -> None:
         args = task.args
-        if task.kind == "answer":
+        if task.kind == "send":
+            self._send(args["entry"])
+        elif task.kind == "answer":
             judgment_id = ops.record_judgment(
                 self.db, args["assignment_id"], args["value"], text=args["text"], started_at=args["started_at"],
                 answered_at=args["answered_at"], comment=args["comment"], flag=args["flag"],

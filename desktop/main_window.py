@@ -9,9 +9,9 @@ live in QSettings.
 
 from __future__ import annotations
 
-from pathlib import Path
-
+import hashlib
 import html
+from pathlib import Path
 
 from PySide6.QtCore import QEvent, QEventLoop, QSettings, QSize, Qt, QThreadPool, QTimer
 from PySide6.QtGui import QAction, QKeySequence
@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.demo import demo_files
+from core.demo import demo_files, user_data_dir
+from core.store.answer_outbox import AnswerOutbox
 from core.store.annotation_queries import study_summaries
 from core.errors import InputFileError
 from core.store.database import Database, open_database
@@ -46,24 +47,48 @@ from desktop.window_fit import fit_to_screen
 
 SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer", "Inspect", "Tune",
            "Suggestions", "Translator")
+# What a judge's or an adjudicator's session shows (issue 38): their own items, nothing over other judges, no
+# system, no statistic, no study setting. On PostgreSQL their own login could read no more anyway; on SQLite
+# the file could, so the session is all there is between a judge and the others' labels.
+JUDGING_SCREENS = ("Annotate", "Choice task")
+ROLES = ("researcher", "adjudicator", "judge")
 # Ctrl+N for the N-th screen, except those given their own key.
 SCREEN_KEYS = {**{title: f"Ctrl+{index + 1}" for index, title in enumerate(SCREENS[:9])}, "Translator": "Ctrl+0"}
 
 
+def answer_outbox_for(db: Database) -> AnswerOutbox | None:
+    """The judge's outbox for a study on a server (:mod:`core.store.answer_outbox`), one per server, database and
+    login, beside the user's other data; None for a SQLite file, which is on this computer already."""
+    if db.is_sqlite:
+        return None
+    where = db.engine.url.render_as_string(hide_password=True)
+    return AnswerOutbox(user_data_dir() / "outbox" / f"{hashlib.sha256(where.encode()).hexdigest()[:20]}.jsonl")
+
+
 class MainWindow(QMainWindow):
     def __init__(self, study_path: str | Path, *, annotator: str | None = None, table: str | None = None,
-                 lm: str | None = None, db: Database | None = None):
-        """Open the study database at ``study_path`` (raises InputFileError when it is not one of ours)."""
+                 lm: str | None = None, db: Database | None = None, role: str = "researcher",
+                 enforced: bool = False):
+        """Open the study database at ``study_path`` (raises InputFileError when it is not one of ours).
+
+        ``role``: who sits here (:data:`ROLES`); a judge's and an adjudicator's session has the judging screens
+        only. ``enforced``: the role is the server's (a member's own PostgreSQL login, whose name is
+        ``annotator``): nobody picks another name here, and no dialog asks who is judging."""
         super().__init__()
+        if role not in ROLES:
+            raise ValueError(f"a session's role is one of {', '.join(ROLES)}, not {role!r}")
+        self.role, self.enforced = role, enforced
+        self.screens = SCREENS if role == "researcher" else JUDGING_SCREENS
         self.study_path = Path(study_path)
         self.settings = QSettings()
+        # A connection file's name, never its contents (the password): the window title shows only the file.
         self.setWindowTitle(f"Paraphrase Studio — {self.study_path.name}")
         self.db = db or open_database(self.study_path)
         self._fit_to_screen()
-        self.writer = JudgmentWriter(self.db)
+        self.writer = JudgmentWriter(self.db, outbox=answer_outbox_for(self.db))
         demo = demo_files()
         self.table_path, self.lm_path = table or str(demo.table), lm or str(demo.lm)
-        remembered = self.settings.value(f"annotator/{self.study_path.resolve()}")
+        remembered = None if enforced else self.settings.value(f"annotator/{self.study_path.resolve()}")
         self.identity = Identity(annotator or (remembered if remembered in all_annotator_names(self.db) else None))
 
         self.tabs = QTabWidget()
@@ -73,6 +98,51 @@ class MainWindow(QMainWindow):
         self.annotate = JudgingTab(self.db, self.writer, choice=False, settings=self.settings,
                                    identity=self.identity)
         self.choice = JudgingTab(self.db, self.writer, choice=True, settings=self.settings, identity=self.identity)
+        if role == "researcher":
+            self._researcher_screens()
+        else:
+            self.studies = self.quality = self.dashboard = self.inspect = self.tune = None
+            self.translator = self.suggestions = self.scorer_holder = self.scorer = None
+        for widget, title in zip(self._screen_widgets(), self.screens):
+            self.tabs.addTab(widget, f"{title}  [{SCREEN_KEYS[title]}]")
+        self.setCentralWidget(self.tabs)
+        self._screen_chooser()
+        self.identity_status = QLabel()
+        self.offline_status = QLabel()  # "offline: N answers waiting" while the server cannot be reached
+        self.statusBar().addPermanentWidget(self.offline_status)
+        self.statusBar().addPermanentWidget(self.identity_status)
+        self.writer.offline.connect(self._show_offline)
+        self._actions()
+        self.tabs.currentChanged.connect(self._tab_changed)
+        if self.studies is not None:
+            self.studies.study_opened.connect(self._open_from_list)
+            self.studies.studies_changed.connect(self.reload)
+        self.annotate.study_combo.currentIndexChanged.connect(lambda _: self._analysis_study_changed())
+        self.annotate.screen.writer.failed.connect(lambda message: self.statusBar().showMessage(message))
+        self.annotate.screen.writer.warned.connect(lambda message: self.statusBar().showMessage(message))
+        self.identity.changed.connect(self._identity_changed)
+        self._show_identity()
+        self.reload()
+        self.tabs.setCurrentIndex(0)
+        self.statusBar().showMessage(self._session_note())
+        if self.identity.name is None and all_annotator_names(self.db) and not enforced:
+            QTimer.singleShot(0, self.judge_as)
+
+    def _show_offline(self, waiting: int) -> None:
+        self.offline_status.setText(f"<b>offline: {waiting} answer{'s' if waiting != 1 else ''} waiting</b> on this "
+                                    "computer for the server" if waiting else "")
+        if not waiting:
+            self.statusBar().showMessage("back online: every answer is written to the study")
+
+    def _session_note(self) -> str:
+        if self.role == "researcher":
+            return f"study database: {self.study_path}"
+        if self.enforced:
+            return f"{self.role} session: the study's server lets your login read only your own work"
+        return (f"{self.role} session: no researcher screen here; on a shared SQLite file the judges' blinding "
+                "rests on the judges themselves (a PostgreSQL study enforces it)")
+
+    def _researcher_screens(self) -> None:
         self.studies = StudiesScreen(self.db)
         self.quality = QualityScreen(self.db)
         self.dashboard = DashboardScreen(self.db)
@@ -88,28 +158,11 @@ class MainWindow(QMainWindow):
         self.scorer_holder = QWidget()
         QVBoxLayout(self.scorer_holder)
         self.scorer = None
-        for widget, title in zip((self.annotate, self.choice, self.studies, self.quality, self.dashboard,
-                                  self.scorer_holder, self.inspect, self.tune, self.suggestions, self.translator),
-                                 SCREENS):
-            self.tabs.addTab(widget, f"{title}  [{SCREEN_KEYS[title]}]")
-        self.setCentralWidget(self.tabs)
-        self._screen_chooser()
-        self.identity_status = QLabel()
-        self.statusBar().addPermanentWidget(self.identity_status)
-        self._actions()
-        self.tabs.currentChanged.connect(self._tab_changed)
-        self.studies.study_opened.connect(self._open_from_list)
-        self.studies.studies_changed.connect(self.reload)
-        self.annotate.study_combo.currentIndexChanged.connect(lambda _: self._analysis_study_changed())
-        self.annotate.screen.writer.failed.connect(lambda message: self.statusBar().showMessage(message))
-        self.annotate.screen.writer.warned.connect(lambda message: self.statusBar().showMessage(message))
-        self.identity.changed.connect(self._identity_changed)
-        self._show_identity()
-        self.reload()
-        self.tabs.setCurrentIndex(0)
-        self.statusBar().showMessage(f"study database: {self.study_path}")
-        if self.identity.name is None and all_annotator_names(self.db):
-            QTimer.singleShot(0, self.judge_as)
+
+    def _screen_widgets(self) -> tuple:
+        everything = (self.annotate, self.choice, self.studies, self.quality, self.dashboard, self.scorer_holder,
+                      self.inspect, self.tune, self.suggestions, self.translator)
+        return tuple(widget for widget, title in zip(everything, SCREENS) if title in self.screens)
 
     def _fit_to_screen(self) -> None:
         """The last size, else 1200 x 800, never beyond the screen's free area with the frame; laid out for
@@ -129,7 +182,7 @@ class MainWindow(QMainWindow):
         label = QLabel("Screen:")
         self.screen_combo = QComboBox()
         self.screen_combo.setFocusPolicy(Qt.NoFocus)  # arrows and letters stay with the judging screen
-        self.screen_combo.addItems([f"{title}  ({SCREEN_KEYS[title]})" for title in SCREENS])
+        self.screen_combo.addItems([f"{title}  ({SCREEN_KEYS[title]})" for title in self.screens])
         self.screen_combo.activated.connect(self.tabs.setCurrentIndex)
         self.tabs.currentChanged.connect(self.screen_combo.setCurrentIndex)
         row.addWidget(label)
@@ -140,17 +193,23 @@ class MainWindow(QMainWindow):
         menu = self.menuBar().addMenu("&File")
         open_action = QAction("&Open study database…", self, shortcut=QKeySequence("Ctrl+O"))
         open_action.triggered.connect(self.open_other)
-        judge_as = QAction("&Judge as…", self, shortcut=QKeySequence("Ctrl+Shift+J"))
-        judge_as.triggered.connect(self.judge_as)
-        adjudicate = QAction("&Adjudicate disagreements…", self, shortcut=QKeySequence("Ctrl+Shift+A"))
-        adjudicate.triggered.connect(self.adjudicate)
+        menu.addAction(open_action)
+        # Who judges is the server's word on a member's login, and a judge never adjudicates: no action at all.
+        if not self.enforced:
+            judge_as = QAction("&Judge as…", self, shortcut=QKeySequence("Ctrl+Shift+J"))
+            judge_as.triggered.connect(self.judge_as)
+            menu.addAction(judge_as)
+        if self.role != "judge":
+            adjudicate = QAction("&Adjudicate disagreements…", self, shortcut=QKeySequence("Ctrl+Shift+A"))
+            adjudicate.triggered.connect(self.adjudicate)
+            menu.addAction(adjudicate)
         instructions = QAction("&Instructions of this study", self, shortcut=QKeySequence("F1"))
         instructions.triggered.connect(self.show_instructions)
         quit_action = QAction("&Quit", self, shortcut=QKeySequence("Ctrl+Q"))
         quit_action.triggered.connect(self.close)
-        menu.addActions([open_action, judge_as, adjudicate, instructions, quit_action])
+        menu.addActions([instructions, quit_action])
         view = self.menuBar().addMenu("&Screens")
-        for index, title in enumerate(SCREENS):
+        for index, title in enumerate(self.screens):
             action = QAction(title, self, shortcut=QKeySequence(SCREEN_KEYS[title]))
             action.triggered.connect(lambda _=False, i=index: self.tabs.setCurrentIndex(i))
             view.addAction(action)
@@ -164,7 +223,9 @@ class MainWindow(QMainWindow):
         self.identity_status.setText(f"Judging as: <b>{html.escape(name)}</b>" if name else "Judging as: nobody yet")
 
     def judge_as(self) -> None:
-        """The one way to change who judges: a dialog that says so."""
+        """The one way to change who judges: a dialog that says so (none on a member's own login)."""
+        if self.enforced:
+            return
         name = ask_annotator(self, self.db, self.identity.name)
         self.focus_current_screen()
         if name:
@@ -189,6 +250,9 @@ class MainWindow(QMainWindow):
         from core.store import operations as ops
         from desktop.adjudication_screen import AdjudicationDialog
 
+        if self.role == "judge":
+            self.statusBar().showMessage("a judge's session does not adjudicate: judges never see each other's labels")
+            return
         study = self.annotate.current_study()
         if study is None:
             self.statusBar().showMessage("no study of candidates to adjudicate")
@@ -266,11 +330,14 @@ class MainWindow(QMainWindow):
     def reload(self) -> None:
         self.annotate.reload()
         self.choice.reload()
-        self.studies.refresh()
-        self._analysis_study_changed()
+        if self.role == "researcher":
+            self.studies.refresh()
+            self._analysis_study_changed()
 
     def _analysis_study_changed(self) -> None:
         """QC and the dashboard follow the study chosen on the Annotate screen (else the first)."""
+        if self.role != "researcher":
+            return
         study = self.annotate.current_study()
         summaries = {s.id: s.name for s in study_summaries(self.db)}
         if study is None and summaries:
@@ -376,7 +443,7 @@ class MainWindow(QMainWindow):
             self.focus_current_screen()
             return
         replacement = MainWindow(path, annotator=self.identity.name, table=self.table_path, lm=self.lm_path,
-                                 db=database)
+                                 db=database, role=self.role)
         replacement.show()
         self.close()
         self._replacement = replacement
@@ -399,23 +466,29 @@ class MainWindow(QMainWindow):
             QApplication.processEvents(QEventLoop.ExcludeUserInputEvents)
 
         while (pending := self.writer.pending()) or not self.closing_waited_for:
+            if self.writer.is_offline():  # they stay on this computer's disk and go first at the next start
+                say(f"The server cannot be reached: {self.writer.offline_waiting} answer(s) wait on this computer "
+                    "and are written when you open the study again.")
+                break
             say(f"Saving {pending} answer(s) still on their way to the study database…" if pending
                 else "Every answer is saved. Ending the judging session…")
             self.writer.drain(timeout_s=0.1)
         for tab in (self.annotate, self.choice):
             tab.screen.close_session()
         self.writer.close()
-        if self.studies.worker is not None:
-            self.studies.worker.cancel()  # a study build stops at its next progress report
-        self.tune.cancel()  # tuning stops at its next progress report
-        self.dashboard.cancel()
-        self.translator.cancel()  # opening the graph store stops at its next progress report
-        self.suggestions.cancel()
+        if self.role == "researcher":
+            if self.studies.worker is not None:
+                self.studies.worker.cancel()  # a study build stops at its next progress report
+            self.tune.cancel()  # tuning stops at its next progress report
+            self.dashboard.cancel()
+            self.translator.cancel()  # opening the graph store stops at its next progress report
+            self.suggestions.cancel()
         pool = QThreadPool.globalInstance()
         if pool.activeThreadCount():
             say("Stopping background work (statistics, tuning, a study build) that reads the database…")
             pool.waitForDone(5000)  # workers reading the database
-        self.translator.close_session()
+        if self.translator is not None:
+            self.translator.close_session()
         dialog.close()
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("app/last_study", str(self.study_path))

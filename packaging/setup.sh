@@ -48,14 +48,37 @@ start_test_postgres() {
   [ -n "$version" ] || return 1
   "${as_root[@]}" pg_ctlcluster "$version" main start 2>/dev/null || true
   "${as_root[@]}" pg_ctlcluster "$version" main status >/dev/null 2>&1 || return 1
+  # The researcher's role owns the test studies and invites their members (CREATEROLE, issue 38); ending a test
+  # database whose members are still connected needs pg_signal_backend.
   "${as_root[@]}" su postgres -c "psql -qtAc \"SELECT 1 FROM pg_roles WHERE rolname='parastudio'\" | grep -q 1 ||
     psql -qc \"CREATE ROLE parastudio LOGIN CREATEDB PASSWORD 'parastudio'\"" >/dev/null || return 1
+  "${as_root[@]}" su postgres -c "psql -q -v ON_ERROR_STOP=1 -c 'SET client_min_messages TO warning' \
+    -c 'ALTER ROLE parastudio CREATEDB CREATEROLE' -c 'GRANT pg_signal_backend TO parastudio'" >/dev/null || return 1
+  enable_test_tls || echo "setup: the test PostgreSQL server offers no TLS; the TLS test will be skipped"
   export PARASTUDIO_TEST_POSTGRES_URL="postgresql+psycopg://parastudio:parastudio@localhost/postgres"
+}
+
+# TLS on the test server, as a judge's server on another machine would offer it (issue 38): a self-signed
+# certificate of its own when the cluster has none.
+enable_test_tls() {
+  local on data
+  on=$("${as_root[@]}" su postgres -c "psql -tAc 'SHOW ssl'") || return 1
+  [ "$on" = on ] && return 0
+  command -v openssl >/dev/null || return 1
+  data=$("${as_root[@]}" su postgres -c "psql -tAc 'SHOW data_directory'") || return 1
+  "${as_root[@]}" su postgres -c "openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj /CN=localhost \
+    -keyout '$data/parastudio-test.key' -out '$data/parastudio-test.crt' && chmod 600 '$data/parastudio-test.key' &&
+    psql -q -v ON_ERROR_STOP=1 -c \"ALTER SYSTEM SET ssl_cert_file = '$data/parastudio-test.crt'\" \
+      -c \"ALTER SYSTEM SET ssl_key_file = '$data/parastudio-test.key'\" -c 'ALTER SYSTEM SET ssl = on' \
+      -c 'SELECT pg_reload_conf()'" >/dev/null 2>&1 || return 1
+  sleep 1
+  [ "$("${as_root[@]}" su postgres -c "psql -tAc 'SHOW ssl'")" = on ]
 }
 
 if [ "$mode" = test ]; then
   start_test_postgres || echo "setup: PostgreSQL did not start; the PostgreSQL store tests will be skipped"
   export QT_QPA_PLATFORM=offscreen
+  python3 -m ruff check --quiet . || { echo "setup: ruff found the problems above" >&2; exit 1; }
   exec python3 -m pytest -q -p no:cacheprovider tests
 fi
 

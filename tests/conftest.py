@@ -71,7 +71,8 @@ def postgres_url():
     from sqlalchemy.engine import make_url
 
     name = f"parastudio_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    # Pinged before use: a test may stop and start the server (the offline outbox's test).
+    admin = create_engine(base, isolation_level="AUTOCOMMIT", pool_pre_ping=True)
     with admin.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{name}"'))
     try:

@@ -68,12 +68,12 @@ def make_choice_study(path: Path, annotators=("ann",)) -> int:
         db.close()
 
 
-def open_window(qtbot, path, annotator: str = "ann"):
+def open_window(qtbot, path, annotator: str = "ann", **options):
     """The app's main window on the study database ``path`` as ``annotator`` (no engine files), shown, with the
-    instructions a judge meets first closed."""
+    instructions a judge meets first closed; ``options`` go to the window (a role, a member's database)."""
     from desktop.main_window import MainWindow
 
-    window = MainWindow(path, annotator=annotator, table="none.gz", lm="none.bin")
+    window = MainWindow(path, annotator=annotator, table="none.gz", lm="none.bin", **options)
     qtbot.addWidget(window)
     window.show()
     # The judging screens open their study off the UI thread; the instructions open once it is open.

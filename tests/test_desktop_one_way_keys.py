@@ -102,7 +102,6 @@ def test_opening_a_study_reads_the_store_off_the_ui_thread_and_shows_no_item_bef
 
 
 def test_a_study_closed_while_it_opens_leaves_no_judging_lock(qtbot, tmp_path):
-    from core.store import session_lock
 
     path = tmp_path / "s.sqlite"
     study = make_study(path, annotators=("ann",))

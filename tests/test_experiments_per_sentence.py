@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from experiment_inputs import RULES, write_experiment_inputs
+from experiment_inputs import write_experiment_inputs
 from core.cli import main
 from core.errors import InputFormatError
 from core.experiments.per_sentence import read_per_sentence, run_provenance, write_per_sentence

@@ -97,3 +97,46 @@ def test_package_of_another_study_is_refused(tmp_path):
         ops.merge_package(master, tmp_path / "other.pkg")
     master.close()
     other.close()
+
+
+def test_a_package_read_with_sqlite3_names_no_system_no_other_judge_and_no_control(tmp_path):
+    """Issue 38: a judge on another machine without PostgreSQL gets a package that keeps them blind, whatever
+    program reads it: no system name anywhere in its bytes, no other judge's label or name, no planted control
+    or repeat told apart, none of the researcher's settings."""
+    import sqlite3
+
+    path = tmp_path / "study.sqlite"
+    with open_database(path, create=True) as db:
+        study = ops.create_study(db, "blind", criteria=("meaning", "fluency"))
+        rows = [ops.CandidateRow(sentence_id=str(s), text=f"cand {s} {r}", system=system, source=f"source {s}",
+                                 rank=r) for s in range(6) for system in ("zeta-system", "omega-system")
+                for r in range(2)]
+        ops.import_candidates(db, study, rows)
+        ops.assign(db, study, ["ann", "otherjudge"], control_fraction=0.3, repeat_fraction=0.3)
+        ops.set_adjudicators(db, study, ["secretadjudicator"])
+        for name, value in (("ann", "yes"), ("otherjudge", "no")):
+            annotator = ops.find_annotator(db, study, name)
+            while (item := ops.next_item(db, annotator)) is not None:
+                ops.record_judgment(db, item.assignment_id, value)
+        ops.export_package(db, study, "ann", tmp_path / "ann.sqlite")
+    data = (tmp_path / "ann.sqlite").read_bytes()
+    for secret in (b"zeta-system", b"omega-system", b"otherjudge", b"secretadjudicator"):
+        assert secret not in data
+    connection = sqlite3.connect(tmp_path / "ann.sqlite")
+    try:
+        assert connection.execute("SELECT count(*) FROM system").fetchone() == (0,)
+        assert connection.execute("SELECT count(*) FROM candidate_system").fetchone() == (0,)
+        assert connection.execute("SELECT DISTINCT name FROM annotator").fetchall() == [("ann",)]
+        assert {row[0] for row in connection.execute("SELECT value FROM judgment")} == {"yes"}
+        assert connection.execute("SELECT DISTINCT kind FROM candidate").fetchall() == [("candidate",)]
+        assert connection.execute("SELECT DISTINCT kind FROM assignment").fetchall() == [("normal",)]
+        assert connection.execute("SELECT count(*) FROM assignment WHERE repeat_of IS NOT NULL").fetchone() == (0,)
+        assert connection.execute("SELECT count(*) FROM candidate WHERE derivation LIKE '%control%'").fetchone() == (0,)
+        [(settings,)] = connection.execute("SELECT settings FROM study").fetchall()
+        assert "adjudicators" not in settings
+    finally:
+        connection.close()
+    # The package still merges back whole into the master study.
+    with open_database(path) as db:
+        report = ops.merge_package(db, tmp_path / "ann.sqlite")
+        assert not report.conflicts and report.already_present > 0

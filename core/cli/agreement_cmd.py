@@ -94,9 +94,9 @@ def _judgment_records(path: str, study: str | None):
     study when it starts with SQLite's header (:func:`core.cli.study_access.open_study`).
     """
     from core.stats.judgment_records import read_judgments
-    from core.study_judgments import is_sqlite_file
+    from core.study_judgments import names_a_study
 
-    if not is_sqlite_file(path):
+    if not names_a_study(path):
         return read_judgments(path)
     from core.cli.study_access import open_study
     from core.study_judgments import study_judgment_records
@@ -108,9 +108,9 @@ def _judgment_records(path: str, study: str | None):
 
 def _pattern_pairs_extracted(path: str, study: str | None):
     """Pairs each pattern model extracted (seed 002 Table 2's #PP), from a study database; None for a CSV."""
-    from core.study_judgments import is_sqlite_file
+    from core.study_judgments import names_a_study
 
-    if not is_sqlite_file(path):
+    if not names_a_study(path):
         return None
     from core.cli.study_access import open_study
     from core.study_judgments import pattern_pairs_extracted
@@ -122,9 +122,9 @@ def _pattern_pairs_extracted(path: str, study: str | None):
 
 def _sampling_note(path: str, study: str | None):
     """How a study's items were sampled when adaptively (:func:`core.study_judgments.sampling_note`); None for a CSV."""
-    from core.study_judgments import is_sqlite_file
+    from core.study_judgments import names_a_study
 
-    if not is_sqlite_file(path):
+    if not names_a_study(path):
         return None
     from core.cli.study_access import open_study
     from core.study_judgments import sampling_note
@@ -144,9 +144,9 @@ def _preferences_and_da(path: str, study: str | None):
     """A study's pairwise preferences with the systems compared and its direct assessment scores
     (:func:`core.study_judgments.study_preferences`, :func:`core.study_judgments.study_da_scores`); none for a
     CSV."""
-    from core.study_judgments import is_sqlite_file
+    from core.study_judgments import names_a_study
 
-    if not is_sqlite_file(path):
+    if not names_a_study(path):
         return [], []
     from core.cli.study_access import open_study
     from core.study_judgments import study_da_scores, study_preferences
@@ -216,9 +216,9 @@ def run_agreement(args: argparse.Namespace) -> int:
 def run_signtest(args: argparse.Namespace) -> int:
     from core.stats.judgment_records import read_scores
     from core.stats.significance import sign_test
-    from core.study_judgments import is_sqlite_file
+    from core.study_judgments import names_a_study
 
-    if is_sqlite_file(args.file):
+    if names_a_study(args.file):
         from core.stats.system_scores import sentence_scores
 
         records = _judgment_records(args.file, args.study)

@@ -21,8 +21,13 @@ def open_study(target: str | None, name: str | None = None):
     from core.store.database import open_database
     from core.store.operations import find_study
 
+    from core.store.connection_file import is_connection_file, read_connection_file
+
     if not target:
-        raise StudyChoiceError("name the study database (a SQLite file or a URL)")
+        raise StudyChoiceError("name the study database (a SQLite file, a URL, or a connection file)")
+    if is_connection_file(target):  # a member's own login (issue 38): the file names its study
+        connection = read_connection_file(target)
+        target, name = connection.url, name or connection.study
     db = open_database(target)
     try:
         return db, find_study(db, name)

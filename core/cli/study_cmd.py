@@ -112,6 +112,20 @@ def register(subparsers) -> None:
     adjudicators.add_argument("--set", dest="names", metavar="NAMES",
                               help="comma-separated names: exactly these are the study's adjudicators ('' for none)")
 
+    invite = command("invite", "let a person into a PostgreSQL study as judge, adjudicator or researcher: makes "
+                     "their own database login and writes their connection file (mode 0600); the server then "
+                     "keeps their connection to what the role allows (docs/ANNOTATION.md)", _invite)
+    invite.add_argument("name", help="the login: a letter, then letters, digits, '_', '-' or '.'")
+    invite.add_argument("--role", required=True, choices=("judge", "adjudicator", "researcher"))
+    invite.add_argument("-o", "--output", required=True, metavar="FILE.toml",
+                        help="the connection file to hand to that person (it holds their password)")
+
+    revoke = command("revoke", "end a member's access: their privileges and, when they are in no other study "
+                     "here, their login (their judgments stay)", _revoke)
+    revoke.add_argument("name")
+
+    command("members", "the study's members and their roles", _members)
+
     def study_command(name: str, help_text: str, func) -> argparse.ArgumentParser:
         # These take the study database first, like `report` and `signtest` (--db also works).
         parser = commands.add_parser(name, help=help_text, description=help_text)
@@ -341,6 +355,49 @@ def _adjudicators(args) -> int:
         names = (set_adjudicators(db, study_id, args.names.split(",")) if args.names is not None
                  else adjudicators(db, study_id))
     print("\n".join(names) if names else "(no adjudicator)")
+    return 0
+
+
+def _invite(args) -> int:
+    from core.store.connection_file import SUFFIX, write_connection_file
+    from core.store.operations import study_name
+    from core.store.study_members import invite
+
+    if not str(args.output).endswith(SUFFIX):
+        print(f"parastudio: error: {args.output}: expected a connection file name ending in {SUFFIX}",
+              file=sys.stderr)
+        return 2
+    db, study_id = _open(args)
+    with db:
+        invitation = invite(db, study_id, study_name(db, study_id), args.name, args.role)
+    write_connection_file(args.output, invitation.url, invitation.study)
+    reset = " (it existed: its password is new, and its older connection files no longer work)" \
+        if invitation.password_was_reset else ""
+    print(f"{invitation.login} is a {invitation.role} of {invitation.study}{reset}; hand them {args.output}, "
+          "which holds their password (mode 0600)")
+    return 0
+
+
+def _revoke(args) -> int:
+    from core.store.study_members import revoke
+
+    db, study_id = _open(args)
+    with db:
+        removed = revoke(db, study_id, args.name)
+    print(f"{args.name}: access ended" if removed else f"{args.name} was not a member of this study")
+    return 0 if removed else 1
+
+
+def _members(args) -> int:
+    from core.store.study_members import members
+
+    db, study_id = _open(args)
+    with db:
+        rows = members(db, study_id)
+    for member in rows:
+        print(f"{member.login:<24} {member.role}")
+    if not rows:
+        print("(no member: invite one with `parastudio study invite`)")
     return 0
 
 

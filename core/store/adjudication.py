@@ -14,7 +14,8 @@ import uuid
 from collections import defaultdict
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import JSON, func, select
+from sqlalchemy import text as sql_text
 
 from core.store.assignment import next_free_positions
 from core.store.clock import now
@@ -58,23 +59,37 @@ def _live_labels(session, study_id: int, kind: str) -> dict[ItemKey, dict[str, t
     return found
 
 
+def _disagreeing_labels(session, study_id: int) -> dict[ItemKey, dict[str, tuple[str, int]]]:
+    """On an adjudicator's own PostgreSQL login: the judges' live labels on the items they disagree on, as the
+    server gives them (``ps_disagreement_labels``, revision 0007); the login reads no other judge's row."""
+    found: dict[ItemKey, dict[str, tuple[str, int]]] = defaultdict(dict)
+    for row in session.execute(select(sql_text("* FROM ps_disagreement_labels(:study)")), {"study": study_id}):
+        found[(row.candidate_id, row.choice_task_id, row.unit, row.criterion_id)][row.judge] = (row.value,
+                                                                                             row.judgment_id)
+    return found
+
+
 def disagreements(db: Database, study_id: int, *, criteria: list[str] | None = None,
                   include_decided: bool = True) -> list[Disagreement]:
     """Items whose judges disagree, in item order (``include_decided``: also those already adjudicated)."""
+    member = db.is_member_login
     with db.reading() as session:
         criterion_rows = {c.id: c for c in session.scalars(select(Criterion).where(Criterion.study_id == study_id))}
-        judged = _live_labels(session, study_id, "normal")
+        judged = _disagreeing_labels(session, study_id) if member else _live_labels(session, study_id, "normal")
         decided = _live_labels(session, study_id, "adjudication")
-        controls = set(session.scalars(select(Candidate.id).where(Candidate.study_id == study_id,
-                                                                 Candidate.kind == "control")))
+        controls = set() if member else set(session.scalars(select(Candidate.id).where(
+            Candidate.study_id == study_id, Candidate.kind == "control")))
         wanted = [key for key, labels in judged.items()
                   if len({value for value, _ in labels.values()}) > 1 and key[0] not in controls
                   and (criteria is None or criterion_rows[key[3]].name in criteria)
                   and (include_decided or key not in decided)]
-        candidates = {c.id: (c.text, c.derivation, c.source_id) for c in session.scalars(
-            select(Candidate).where(Candidate.id.in_({k[0] for k in wanted if k[0] is not None})))}
-        tasks = {t.id: t for t in session.scalars(
-            select(ChoiceTask).where(ChoiceTask.id.in_({k[1] for k in wanted if k[1] is not None})))}
+        derivation = (func.ps_shown_derivation(Candidate.id, type_=JSON) if member else Candidate.derivation)
+        candidates = {row.id: (row.text, row.derivation, row.source_id) for row in session.execute(
+            select(Candidate.id, Candidate.text, derivation.label("derivation"), Candidate.source_id)
+            .where(Candidate.id.in_({k[0] for k in wanted if k[0] is not None})))}
+        tasks = {t.id: t for t in session.execute(
+            select(ChoiceTask.id, ChoiceTask.source_id)
+            .where(ChoiceTask.id.in_({k[1] for k in wanted if k[1] is not None})))}
         sources = dict(session.execute(select(SourceSentence.id, SourceSentence.text)
                                        .where(SourceSentence.study_id == study_id)).all())
     out = []
@@ -103,10 +118,15 @@ def record_adjudication(db: Database, study_id: int, adjudicator: str, key: Item
         criterion = session.get(Criterion, criterion_id)
         if criterion is None or criterion.study_id != study_id:
             raise LookupError(f"no criterion {criterion_id} in this study")
-        judges = _live_labels(session, study_id, "normal").get(key, {})
+        member = db.is_member_login
+        judges = (_disagreeing_labels if member else
+                  lambda *args: _live_labels(*args, "normal"))(session, study_id).get(key, {})
+        if member and not judges:
+            raise LookupError("the judges of this item do not disagree: an adjudicator decides disagreements only")
         if adjudicator in judges:
             raise ValueError(f"{adjudicator} judged this item: the adjudicator must be a third annotator")
-        options = session.get(ChoiceTask, task_id).options if task_id is not None else ()
+        options = session.scalar(select(ChoiceTask.options).where(ChoiceTask.id == task_id)) \
+            if task_id is not None else ()
         label, text = normalize_value(criterion, value, None, options or ())
         annotator_id = annotator_in(session, study_id, adjudicator)
         same = (Assignment.unit.is_(None) if unit is None else Assignment.unit == unit)
@@ -128,9 +148,10 @@ def record_adjudication(db: Database, study_id: int, adjudicator: str, key: Item
                             answered_at=now(), flag=False, supersedes=assignment.live_judgment_id, origin="app")
         session.add(judgment)
         session.flush()
-        if assignment.live_judgment_id is not None:
-            session.get(Judgment, assignment.live_judgment_id).superseded_by = judgment.id
-        assignment.live_judgment_id = judgment.id
+        if not member:  # on a member's own login the server's trigger does both (revision 0007)
+            if assignment.live_judgment_id is not None:
+                session.get(Judgment, assignment.live_judgment_id).superseded_by = judgment.id
+            assignment.live_judgment_id = judgment.id
         log_event(session, study_id, "adjudicated", {"item": item_key(candidate_id, task_id, unit),
                                                      "criterion": criterion.name, "value": label,
                                                      "judges": {n: v for n, (v, _) in judges.items()},

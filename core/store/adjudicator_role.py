@@ -11,6 +11,7 @@ from __future__ import annotations
 from core.store.adjudication import Disagreement, disagreements
 from core.store.database import Database
 from core.store.studies import study_settings, update_study_settings
+from core.store.study_members import connection_membership
 
 
 class NotAnAdjudicator(PermissionError):
@@ -35,6 +36,11 @@ def set_adjudicators(db: Database, study_id: int, names) -> tuple[str, ...]:
 
 
 def is_adjudicator(db: Database, study_id: int, name: str | None) -> bool:
+    """On a member's own PostgreSQL login the server says (its role, not a name typed); elsewhere the researcher's
+    list says."""
+    if db.is_member_login:
+        membership = (connection_membership(db) or {}).get(study_id)
+        return membership is not None and membership.role == "adjudicator" and membership.login == name
     return bool(name) and name in adjudicators(db, study_id)
 
 

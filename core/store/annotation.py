@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import JSON, bindparam, func, insert, literal, select, update
 
 from core.store import clock
 from core.store.clock import aware, now
@@ -59,9 +59,12 @@ class ItemView:
 
 
 @functools.cache
-def _item_query():
+def _item_query(member: bool = False):
     """One round trip for everything the screen shows: assignment, criterion,
-    candidate or choice task, source sentence, live judgment."""
+    candidate or choice task, source sentence, live judgment.
+
+    A member's own PostgreSQL login (``member``) may not read a candidate's kind or derivation: the server's
+    ``ps_shown_derivation`` gives the derivation to highlight, none for a planted control (revision 0007)."""
     a, c, k, t, s, j, p = (Assignment.__table__, Criterion.__table__, Candidate.__table__, ChoiceTask.__table__,
                            SourceSentence.__table__, Judgment.__table__, PreferencePair.__table__)
     left, right = Candidate.__table__.alias("left_candidate"), Candidate.__table__.alias("right_candidate")
@@ -71,7 +74,10 @@ def _item_query():
                    a.c.unit, c.c.name, c.c.question, c.c.scale,
                    c.c.levels, c.c.shows_source, s.c.text.label("source"), s.c.display.label("source_display"),
                    s.c.references, k.c.text.label("candidate"),
-                   k.c.kind.label("candidate_kind"), k.c.derivation, t.c.span_start, t.c.span_end, t.c.options,
+                   *((literal("candidate").label("candidate_kind"),
+                      func.ps_shown_derivation(k.c.id, type_=JSON).label("derivation")) if member
+                     else (k.c.kind.label("candidate_kind"), k.c.derivation)),
+                   t.c.span_start, t.c.span_end, t.c.options,
                    j.c.value, j.c.text.label("answer_text"), j.c.flag, j.c.comment)
             .select_from(a.join(c, c.c.id == a.c.criterion_id)
                          .outerjoin(k, k.c.id == a.c.candidate_id)
@@ -85,8 +91,8 @@ def _item_query():
 
 # Statements on the per-keystroke path are built once: building one costs more than running it.
 @functools.cache
-def _item_at_position():
-    return _item_query().where(Assignment.annotator_id == bindparam("annotator"),
+def _item_at_position(member: bool = False):
+    return _item_query(member).where(Assignment.annotator_id == bindparam("annotator"),
                                Assignment.position == bindparam("position"))
 
 
@@ -129,14 +135,16 @@ def next_item(db: Database, annotator_id: int) -> ItemView | None:
         position = connection.scalar(_first_open_position(), {"annotator": annotator_id})
         if position is None:
             return None
-        row = connection.execute(_item_at_position(), {"annotator": annotator_id, "position": position}).one()
+        row = connection.execute(_item_at_position(db.is_member_login),
+                                 {"annotator": annotator_id, "position": position}).one()
         return _item_view(row)
 
 
 def item_at(db: Database, annotator_id: int, position: int) -> ItemView | None:
     """The annotator's assignment at ``position`` (for moving with the arrows)."""
     with db.read_connection() as connection:
-        row = connection.execute(_item_at_position(), {"annotator": annotator_id, "position": position}).first()
+        row = connection.execute(_item_at_position(db.is_member_login),
+                                 {"annotator": annotator_id, "position": position}).first()
         return _item_view(row) if row is not None else None
 
 
@@ -189,13 +197,18 @@ def record_judgment(db: Database, assignment_id: int, value: Any, *, text: str |
             criterion_id=row.criterion_id, unit=row.unit, pair_id=row.pair_id, action="answer", value=label, text=stored_text, started_at=started_at,
             answered_at=answered_at, duration_ms=duration, comment=comment, flag=flag, origin=origin,
             supersedes=row.live_judgment_id))
+        # On a member's own login the server's trigger marks the superseded row and the live answer (revision
+        # 0007): the login may insert judgments and nothing more.
+        member = db.is_member_login
         if row.live_judgment_id is not None:
-            connection.execute(update(Judgment).where(Judgment.id == row.live_judgment_id)
-                               .values(superseded_by=judgment_id))
+            if not member:
+                connection.execute(update(Judgment).where(Judgment.id == row.live_judgment_id)
+                                   .values(superseded_by=judgment_id))
             connection.execute(insert(EventLog).values(
                 study_id=row.study_id, at=now(), actor=str(row.annotator_id), kind="judgment_superseded",
                 payload={"old": row.live_judgment_id, "new": judgment_id}))
-        connection.execute(_set_live_judgment(), {"assignment": assignment_id, "judgment": judgment_id})
+        if not member:
+            connection.execute(_set_live_judgment(), {"assignment": assignment_id, "judgment": judgment_id})
         return judgment_id
 
 
@@ -206,9 +219,9 @@ def judgment_with_uid(db: Database, uid: str) -> int | None:
 
 
 def annotate_judgment(db: Database, judgment_id: int, *, comment: str | None = None,
-                      flag: bool | None = None) -> int:
+                      flag: bool | None = None, uid: str | None = None) -> int:
     """Add a comment or flag to an answer given earlier: a new row carrying the
-    same value supersedes it (the old row stays as it was)."""
+    same value supersedes it (the old row stays as it was); ``uid`` names the new row."""
     with db.reading() as session:
         old = session.get(Judgment, judgment_id)
         if old is None or old.superseded_by is not None or old.action != "answer":
@@ -216,22 +229,25 @@ def annotate_judgment(db: Database, judgment_id: int, *, comment: str | None = N
     # The new row keeps the original answer's time taken; its answered_at is now.
     return record_judgment(db, old.assignment_id, old.value, text=old.text, duration_ms=old.duration_ms,
                            comment=old.comment if comment is None else comment,
-                           flag=old.flag if flag is None else flag, origin=old.origin)
+                           flag=old.flag if flag is None else flag, origin=old.origin, uid=uid)
 
 
-def undo_last(db: Database, annotator_id: int) -> int | None:
-    """Withdraw the annotator's latest live answer by appending an undo row.
+def undo_last(db: Database, annotator_id: int, *, uid: str | None = None) -> int | None:
+    """Withdraw the annotator's latest live answer by appending an undo row (named ``uid`` when given).
 
     Returns the assignment id that is open again (the screen goes back to
     it), or None when there is nothing to undo. Repeated calls walk back.
     """
+    uid = uid or str(uuid.uuid4())
+    if db.is_member_login:
+        return _undo_last_as_member(db, annotator_id, uid)
     with db.transaction() as session:
         last = session.scalar(select(Judgment).where(
             Judgment.annotator_id == annotator_id, Judgment.action == "answer",
             Judgment.superseded_by.is_(None)).order_by(Judgment.id.desc()).limit(1))
         if last is None:
             return None
-        undo = Judgment(uid=str(uuid.uuid4()), study_id=last.study_id, assignment_id=last.assignment_id,
+        undo = Judgment(uid=uid, study_id=last.study_id, assignment_id=last.assignment_id,
                         annotator_id=annotator_id, candidate_id=last.candidate_id,
                         choice_task_id=last.choice_task_id, criterion_id=last.criterion_id, unit=last.unit,
                         pair_id=last.pair_id,
@@ -247,3 +263,24 @@ def undo_last(db: Database, annotator_id: int) -> int | None:
         log_event(session, last.study_id, "judgment_undone", {"judgment": last.id, "undo": undo.id,
                                                          "assignment": assignment.id}, actor=str(annotator_id))
         return assignment.id
+
+
+def _undo_last_as_member(db: Database, annotator_id: int, uid: str) -> int | None:
+    """:func:`undo_last` on a member's own login, which may insert judgments and nothing more: the undo row is
+    inserted, and the server's trigger marks the withdrawn answer and opens its assignment (revision 0007)."""
+    table = Judgment.__table__
+    with db.write_connection() as connection:
+        last = connection.execute(select(table).where(
+            table.c.annotator_id == annotator_id, table.c.action == "answer",
+            table.c.superseded_by.is_(None)).order_by(table.c.id.desc()).limit(1)).first()
+        if last is None:
+            return None
+        undo_id = connection.scalar(_insert_judgment(), dict(
+            uid=uid, study_id=last.study_id, assignment_id=last.assignment_id,
+            annotator_id=annotator_id, candidate_id=last.candidate_id, choice_task_id=last.choice_task_id,
+            criterion_id=last.criterion_id, unit=last.unit, pair_id=last.pair_id, action="undo", value=None,
+            answered_at=now(), flag=False, supersedes=last.id, origin="app"))
+        connection.execute(insert(EventLog).values(
+            study_id=last.study_id, at=now(), actor=str(annotator_id), kind="judgment_undone",
+            payload={"judgment": last.id, "undo": undo_id, "assignment": last.assignment_id}))
+        return last.assignment_id

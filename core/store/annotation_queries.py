@@ -17,6 +17,7 @@ from sqlalchemy import bindparam, func, select
 from core.store.assignment import blind_phases
 from core.store.database import Database
 from core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, Study
+from core.store.studies import study_settings
 
 
 @functools.cache
@@ -61,15 +62,14 @@ def source_free_criteria(db: Database, annotator_id: int) -> dict[str, int]:
     """Name -> id of the criteria the annotator's study judges blind, before any source is shown ({} when the
     study runs no blind phases)."""
     with db.reading() as session:
-        study = session.scalar(select(Study).join(Annotator, Annotator.study_id == Study.id)
-                               .where(Annotator.id == annotator_id))
-        if study is None:
+        study_id = session.scalar(select(Annotator.study_id).where(Annotator.id == annotator_id))
+        if study_id is None:
             return {}
-        criteria = session.scalars(select(Criterion).where(Criterion.study_id == study.id)).all()
-        phases = blind_phases(study, criteria)
-        if len(phases) < 2:
-            return {}
-        return {c.name: c.id for c in criteria if c.id in phases[0]}
+        criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)).all()
+    phases = blind_phases(study_settings(db, study_id), criteria)
+    if len(phases) < 2:
+        return {}
+    return {c.name: c.id for c in criteria if c.id in phases[0]}
 
 
 def assignment_position(db: Database, assignment_id: int) -> int | None:
@@ -120,7 +120,11 @@ class StudySummary:
 def study_summaries(db: Database) -> list[StudySummary]:
     """One line per study in the database, for the Studies screen."""
     with db.reading() as session:
-        studies = session.scalars(select(Study).order_by(Study.id)).all()
+        # Only the columns a member's own login may read (revision 0007): it sees its own studies, assignments
+        # and progress, and counts every candidate (it may not tell a planted control from one).
+        studies = session.execute(select(Study.id, Study.name, Study.created_at, Study.judges_per_item)
+                                  .order_by(Study.id)).all()
+        member = db.is_member_login
         criteria: dict[int, list[str]] = {}
         for study_id, name in session.execute(select(Criterion.study_id, Criterion.name)
                                               .order_by(Criterion.study_id, Criterion.position)):
@@ -129,7 +133,8 @@ def study_summaries(db: Database) -> list[StudySummary]:
         def counts(query) -> dict[int, int]:
             return dict(session.execute(query).all())
 
-        candidates = counts(select(Candidate.study_id, func.count()).where(Candidate.kind == "candidate")
+        candidates = counts(select(Candidate.study_id, func.count())
+                            .where(*(() if member else (Candidate.kind == "candidate",)))
                             .group_by(Candidate.study_id))
         tasks = counts(select(ChoiceTask.study_id, func.count()).group_by(ChoiceTask.study_id))
         annotators = counts(select(Annotator.study_id, func.count()).group_by(Annotator.study_id))

@@ -23,12 +23,13 @@ from core.store.preference_pairs import PairsReport, make_preference_pairs
 from core.store.studies import annotator_in
 
 
-def blind_phases(study: Study, criteria: Sequence[Criterion]) -> list[set[int]]:
-    """The criteria of each phase, in order: source-free ones first when the study runs blind phases."""
+def blind_phases(settings: dict, criteria: Sequence[Criterion]) -> list[set[int]]:
+    """The criteria of each phase, in order: source-free ones first when the study (its ``settings``) runs blind
+    phases."""
     hidden = {c.id for c in criteria if not c.shows_source and c.scale != "choice"}
     shown = {c.id for c in criteria} - hidden
     default = bool(hidden) and bool(shown)
-    if (study.settings or {}).get("blind_phases", default) and hidden and shown:
+    if (settings or {}).get("blind_phases", default) and hidden and shown:
         return [hidden, shown]
     return [hidden | shown]
 
@@ -144,7 +145,7 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
             units_of = {i: len(replacement_units(d)) for i, d in session.execute(
                 select(Candidate.id, Candidate.derivation).where(Candidate.study_id == study_id))}
         choice_criteria = [c.id for c in criteria if c.scale == "choice"]
-        phases = blind_phases(study, criteria)
+        phases = blind_phases(study.settings, criteria)
         annotator_ids = [annotator_in(session, study_id, name) for name in annotators]
         assigned_candidates = set(session.scalars(select(Assignment.candidate_id).distinct().where(
             Assignment.study_id == study_id, Assignment.candidate_id.is_not(None))))

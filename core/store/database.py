@@ -211,6 +211,16 @@ class Database:
         with self._operation(), self.engine.connect() as connection:
             yield connection
 
+    @functools.cached_property
+    def is_member_login(self) -> bool:
+        """Whether this is a study member's own PostgreSQL login rather than the owner of the tables: the server
+        then keeps it to its role's rows (revision 0007), and the store leaves to the server's trigger the two
+        updates a member may not make (:mod:`core.store.study_members`). A SQLite file never is."""
+        if self.is_sqlite:
+            return False
+        with self.read_connection() as connection:
+            return not owns_the_tables(connection)
+
     def close(self) -> None:
         self.engine.dispose()
 
@@ -219,6 +229,13 @@ class Database:
 
     def __exit__(self, *_exc) -> None:
         self.close()
+
+
+def owns_the_tables(connection: Connection) -> bool:
+    """Whether this PostgreSQL connection's user owns the store's tables (or is a member of the role that does)."""
+    return bool(connection.exec_driver_sql(
+        "SELECT coalesce(pg_has_role(current_user, c.relowner, 'USAGE'), true) FROM pg_class c "
+        "WHERE c.oid = to_regclass('judgment')").scalar() in (True, None))
 
 
 def create_database_engine(target: str | os.PathLike, *, read_only: bool = False) -> Engine:
@@ -231,13 +248,25 @@ def create_database_engine(target: str | os.PathLike, *, read_only: bool = False
     if read_only and path is not None:
         url = f"sqlite:///{_read_only_uri(path)}&uri=true"
     try:
-        engine = create_engine(url)
+        engine = create_engine(url, **_server_options(url))
     except (ImportError, NoSuchModuleError) as error:  # mysql://, a driver not installed: no study server of ours
         raise InputFileError(_shown(target), "a study file, or a PostgreSQL server (postgresql+psycopg://...)",
                              f"a database this program has no driver for ({error})") from None
     if engine.dialect.name == "sqlite":
         _configure_sqlite(engine, read_only=read_only)
     return engine
+
+
+# Seconds a server may take to answer a connection: one that never answers is an error, not a hang.
+CONNECT_TIMEOUT_S = 10
+
+
+def _server_options(url: str) -> dict:
+    """A server's engine: a connection is tried before use (one the server dropped, on a restart or a lost
+    network, is replaced instead of failing the next write), and connecting gives up after a while."""
+    if not url.startswith("postgresql"):
+        return {}
+    return {"pool_pre_ping": True, "connect_args": {"connect_timeout": CONNECT_TIMEOUT_S}}
 
 
 def _read_only_uri(path: Path) -> str:
@@ -318,6 +347,15 @@ def _refuse_newer_schema(target, revision: str | None) -> None:
                          f"a study of schema version {revision}, newer than this program's {head_revision()}")
 
 
+def _refuse_upgrade_by_member(engine: Engine, target, revision: str | None) -> None:
+    """A member's login cannot change the schema; say whose step it is instead of failing halfway."""
+    with engine.connect() as connection:
+        if owns_the_tables(connection):
+            return
+    raise StudyUnavailableError(_shown(target), f"this study is at schema version {revision} and must be upgraded "
+                                f"to {head_revision()} by its researcher (who owns its tables) before members open it")
+
+
 @contextlib.contextmanager
 def _damage_as_input_error(target) -> Iterator[None]:
     """SQLite's "file is damaged" (SQLITE_CORRUPT, SQLITE_NOTADB) as an InputFileError naming the file.
@@ -383,6 +421,8 @@ def open_database(target: str | os.PathLike, *, create: bool = False, migrate: b
                     raise StudyUnavailableError(_shown(target), f"{read_only}; this study of schema version "
                                                 f"{revision} must be upgraded to be read, a write: copy it to a "
                                                 "writable folder")
+                if not new and revision != head_revision() and path is None:
+                    _refuse_upgrade_by_member(engine, target, revision)
                 if new or revision != head_revision():
                     upgrade(engine)
             if path is not None and read_only is None:

@@ -25,7 +25,7 @@ from core.store.items import item_key, parse_pair_key, parse_unit_item_key
 from core.store.models import Annotator, Assignment, Base, Candidate, ChoiceTask, Criterion, Judgment, \
     PreferencePair, Study
 from core.store.sqlite_file import building_sqlite_file
-from core.store.studies import annotator_in
+from core.store.studies import JUDGING_SETTINGS, annotator_in
 from core.textio import read_csv
 
 
@@ -190,18 +190,22 @@ def export_package(db: Database, study_id: int, annotator_name: str, output: str
             row.update(left_system=f"left-{row['id']}", right_system=f"right-{row['id']}")
             candidate_ids |= {row["left_candidate_id"], row["right_candidate_id"]}
         candidate_rows = _rows(session, tables["candidate"], tables["candidate"].c.id.in_(candidate_ids))
-        originals = {r["control_of"] for r in candidate_rows if r["control_of"] is not None} - candidate_ids
-        if originals:
-            candidate_rows = sorted(candidate_rows + _rows(session, tables["candidate"],
-                                                           tables["candidate"].c.id.in_(originals)),
-                                    key=lambda r: r["id"])
-        for row in candidate_rows:  # blind: the package does not say which system made what
-            row.update(scores={}, tables=None, lm=None, params=None)
+        # Blind (issue 38): the package says neither which system made what nor which items are planted controls
+        # or repeats, as a judge's own login on a server reads neither; merging reads the master's assignments.
+        for row in candidate_rows:
+            control = row["kind"] != "candidate"
+            row.update(scores={}, tables=None, lm=None, params=None, kind="candidate", control_of=None,
+                       derivation=None if control else row["derivation"])
+        for row in assignment_rows:
+            row.update(kind="normal", repeat_of=None)
         task_ids = {r["choice_task_id"] for r in assignment_rows if r["choice_task_id"] is not None}
         task_rows = _rows(session, tables["choice_task"], tables["choice_task"].c.id.in_(task_ids))
+        for row in task_rows:
+            row.update(system=None)
         source_ids = {r["source_id"] for r in candidate_rows} | {r["source_id"] for r in task_rows}
         source_rows = _rows(session, tables["source_sentence"], tables["source_sentence"].c.id.in_(source_ids))
-    study_rows[0]["settings"] = {**(study_rows[0]["settings"] or {}),
+    study_rows[0]["settings"] = {**{key: value for key, value in (study_rows[0]["settings"] or {}).items()
+                                    if key in JUDGING_SETTINGS},
                                  "package": {"annotator": annotator_name, "exported_at": iso_time(now())}}
     with building_sqlite_file(output, inputs=inputs) as temporary:
         package = open_database(temporary, create=True)

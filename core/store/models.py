@@ -268,6 +268,8 @@ class Judgment(Base):
 
 class EventLog(Base):
     __tablename__ = "event_log"
+    # No RETURNING on insert: a member's own login may add an event but read none (revision 0007).
+    __table_args__ = {"implicit_returning": False}
 
     id: Mapped[int] = mapped_column(primary_key=True)
     study_id: Mapped[int | None] = mapped_column(ForeignKey("study.id"), index=True)
@@ -296,3 +298,25 @@ class AnnotatorSession(Base):
     holder: Mapped[str] = mapped_column(String(200))  # host and process, for the message the other window shows
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     heartbeat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+# A member's role in a study (issue 38): what each may read and write is the table in docs/ANNOTATION.md.
+MEMBER_ROLES = ("researcher", "adjudicator", "judge")
+
+
+class StudyMember(Base):
+    """One person let into a study: a PostgreSQL login role (``login``), or on SQLite a name, with its role.
+
+    A judge and an adjudicator judge as ``annotator_id``. On PostgreSQL the server reads this table (through
+    the functions of revision 0007) to decide which rows a member's own connection may read and write.
+    """
+
+    __tablename__ = "study_member"
+    __table_args__ = (UniqueConstraint("study_id", "login"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    study_id: Mapped[int] = mapped_column(ForeignKey("study.id"))
+    login: Mapped[str] = mapped_column(String(200), index=True)
+    role: Mapped[str] = mapped_column(String(20))
+    annotator_id: Mapped[int | None] = mapped_column(ForeignKey("annotator.id"))
+    invited_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -16,6 +16,7 @@ collection hands notes, decks and cards to their own modules):
 * :mod:`core.store.items`: public item ids, unit replacements and the item listing;
 * :mod:`core.store.adjudication`: the items judges disagree on and a third annotator's decisions;
 * :mod:`core.store.adjudicator_role`: who may read and decide them (named by the researcher);
+* :mod:`core.store.study_members`: members, their roles, and on PostgreSQL their own logins;
 * :mod:`core.store.da_keys`: direct assessment by keys, where each key moves the score;
 * :mod:`core.store.error_spans`: error span annotation: spans checked, marked by keys, mapped onto rewrites.
 """
@@ -40,8 +41,10 @@ from core.store.exchange import MergeReport, export_package, import_judgments_cs
 from core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
 from core.store.judgments_out import EXPORT_COLUMNS, export_judgments, iter_judgments, judgment_records
 from core.store.quality import DEFAULT_QC_THRESHOLDS, QualityReport, StudyProgress, quality_control, study_progress
-from core.store.studies import create_study, find_annotator, find_study, study_criteria, study_settings, \
-    update_study_settings
+from core.store.studies import create_study, find_annotator, find_study, study_criteria, study_name, \
+    study_settings, update_study_settings
+from core.store.study_members import AccessError, Invitation, Membership, connection_membership, invite, members, \
+    revoke
 from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 __all__ = [
@@ -58,5 +61,6 @@ __all__ = [
     "preset_criterion", "quality_control", "read_candidates", "read_candidates_jsonl", "read_candidates_table",
     "read_choice_tasks", "read_sources", "record_judgment", "study_criteria", "study_progress", "study_settings",
     "undo_last",
-    "update_study_settings", "ChoicePreview", "preview_choice",
+    "update_study_settings", "ChoicePreview", "preview_choice", "study_name", "AccessError", "Invitation",
+    "Membership", "connection_membership", "invite", "members", "revoke",
 ]

@@ -24,12 +24,14 @@ class StudyProgress:
 
 
 def study_progress(db: Database, study_id: int, annotator_id: int | None = None) -> StudyProgress:
-    """Judged / assigned counts for the study (or one annotator) and per annotator."""
+    """Judged / assigned counts for the study (or one annotator) and per annotator; on a judge's own PostgreSQL
+    login, their own (the server lets it read no other's assignments, nor their kinds)."""
+    # An adjudicator's decisions are not assignments of the study's judges (issue 28); a judge has none.
+    judges_only = () if db.is_member_login else (Assignment.kind != "adjudication",)
     with db.reading() as session:
         query = (select(Annotator.name, func.count(Assignment.id), func.count(Assignment.live_judgment_id))
                  .join(Assignment, Assignment.annotator_id == Annotator.id)
-                 # an adjudicator's decisions are not assignments of the study's judges (issue 28)
-                 .where(Assignment.study_id == study_id, Assignment.kind != "adjudication")
+                 .where(Assignment.study_id == study_id, *judges_only)
                  .group_by(Annotator.name))
         if annotator_id is not None:
             query = query.where(Assignment.annotator_id == annotator_id)

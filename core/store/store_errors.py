@@ -3,7 +3,7 @@
 SQLite's ``SQLITE_BUSY``/``SQLITE_LOCKED`` after the busy timeout (another
 program holds the study), ``SQLITE_READONLY`` (a study opened for reading, in a
 read-only folder or a read-only file), and a PostgreSQL server that refuses or
-never answers the connection: raised directly or wrapped by SQLAlchemy, each
+never answers the connection, or refuses a statement to a member's own login (issue 38): raised directly or wrapped by SQLAlchemy, each
 becomes a :class:`core.errors.StudyUnavailableError` naming the study; any
 other error is left as it is (None).
 """
@@ -22,6 +22,9 @@ LOCKED = "another program holds the study (locked): retry or close it"
 _UNREACHABLE = re.compile(r"connection failed|could not connect|connection to server .* failed|"
                           r"could not translate host name|timeout expired", re.IGNORECASE)
 
+
+# PostgreSQL's SQLSTATE for a privilege or a row-level security policy that refuses the statement.
+INSUFFICIENT_PRIVILEGE = "42501"
 
 READ_ONLY_HINT = "it opens for reading only (report, agreement, export-*): copy it to a writable folder to judge or import"
 
@@ -56,6 +59,10 @@ def unavailable_study_error(shown: str, error: BaseException) -> StudyUnavailabl
             return StudyUnavailableError(shown, f"{reason}; {READ_ONLY_HINT}")
         return None
     module = type(cause).__module__ or ""
+    if module.startswith(("psycopg", "psycopg2")) and getattr(cause, "sqlstate", None) == INSUFFICIENT_PRIVILEGE:
+        return StudyUnavailableError(shown, f"the server refused this to your login ({_first_line(str(cause))}): a "
+                                            "judge's or an adjudicator's login reads and writes only what the role "
+                                            "allows (docs/ANNOTATION.md); the study's researcher can do the rest")
     if module.startswith(("psycopg", "psycopg2")) and _UNREACHABLE.search(str(cause)):
         return StudyUnavailableError(shown, f"cannot reach the database server at {_server(shown)}: "
                                             f"{_first_line(str(cause))}")

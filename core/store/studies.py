@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from typing import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import JSON, func, select
 
 from core.store.clock import now
 from core.store.criteria import CriterionSpec, preset_criterion
@@ -14,6 +14,11 @@ from core.vocabulary import DEFAULT_CRITERIA
 from core.store.database import Database
 from core.store.events import log_event
 from core.store.models import Annotator, Criterion, Study
+
+
+# The settings a judging screen needs, all a judge may read of them (issue 38; revision 0007's
+# ps_judging_settings lists the same keys, and an exported package keeps only these).
+JUDGING_SETTINGS = ("instructions", "display", "blind_phases", "truecase_model")
 
 
 def find_study(db: Database, name: str | None = None) -> int:
@@ -31,6 +36,11 @@ def find_study(db: Database, name: str | None = None) -> int:
         names = ", ".join(repr(row.name) for row in rows)
         raise LookupError(f"the database holds {len(rows)} studies ({names}); name one with --study")
     return rows[0].id
+
+
+def study_name(db: Database, study_id: int) -> str:
+    with db.reading() as session:
+        return session.scalar(select(Study.name).where(Study.id == study_id))
 
 
 def annotator_in(session, study_id: int, name: str, *, create: bool = True) -> int:
@@ -87,7 +97,12 @@ def create_study(db: Database, name: str, *, criteria: Sequence[str | CriterionS
 
 
 def study_settings(db: Database, study_id: int) -> dict:
-    """The study's settings (display, blind phases, instructions, ...)."""
+    """The study's settings (display, blind phases, instructions, ...); on a member's own PostgreSQL login, only
+    those a judging screen needs, as the server gives them (``ps_judging_settings``, revision 0007)."""
+    if db.is_member_login:
+        with db.read_connection() as connection:
+            settings = connection.scalar(select(func.ps_judging_settings(study_id, type_=JSON)))
+        return dict(settings or {})
     with db.reading() as session:
         study = session.get(Study, study_id)
         if study is None:
