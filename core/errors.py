@@ -57,3 +57,9 @@ class StudyUnavailableError(InputFileError):
         self.path = str(path)
         self.expected = reason
         self.got = None
+
+
+class BadNameError(ValueError):
+    """A name (an annotator's, a system's, a study's) that cannot be stored as given: empty, too long, holding an
+    invisible, control or direction character, or reading as another name of the study (core.person_names). The
+    CLI says it in one line, exit 2."""

@@ -12,7 +12,34 @@ import re
 _DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf|infinity)", re.ASCII | re.IGNORECASE)
 
 
+_INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
+# White space a table tool writes around a number: ASCII only. str.strip() and float() would also take a
+# no-break space or an ideographic space, which no such tool reads as one.
+ASCII_SPACE = " \t\r\n\f\v"
+_ASCII_RUNS = re.compile("[ \t\r\n\f\v]+")
+
+
+def ascii_words(text: str) -> list[str]:
+    """``text`` cut at runs of ASCII white space (what str.split() does, without its Unicode spaces)."""
+    return [word for word in _ASCII_RUNS.split(text) if word]
+
+
 def is_decimal(text: str) -> bool:
-    """Whether ``text`` is a number as table tools write it (ASCII digits, no underscore, no hex); NaN and
-    infinity pass here, for the caller's own finiteness check to name them."""
-    return _DECIMAL.fullmatch(text.strip()) is not None
+    """Whether ``text`` is a number as table tools write it (ASCII digits, no underscore, no hex, ASCII white
+    space around it at most); NaN and infinity pass here, for the caller's own finiteness check to name them."""
+    return _DECIMAL.fullmatch(text.strip(ASCII_SPACE)) is not None
+
+
+def parse_decimal(text: str) -> float:
+    """``text`` as a float when :func:`is_decimal` (``1_0``, ``٠.٥``, a no-break space: ValueError)."""
+    if not is_decimal(text):
+        raise ValueError(f"not a decimal number as table tools write it: {text!r}")
+    return float(text.strip(ASCII_SPACE))
+
+
+def parse_integer(text: str) -> int:
+    """``text`` as an int when it is ASCII digits with an optional sign (``1_0``, ``１０``: ValueError)."""
+    stripped = text.strip(ASCII_SPACE)
+    if _INTEGER.fullmatch(stripped) is None:
+        raise ValueError(f"not a whole number as table tools write it: {text!r}")
+    return int(stripped)

@@ -17,6 +17,7 @@ the same rules by writing through them:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -151,3 +152,23 @@ def _refuse_inputs(target: OutputTarget, status, real: str | None, inputs) -> No
                 real.startswith(input_real.rstrip(os.sep) + os.sep):
             raise OutputFileError(target.shown, f"is inside an input folder of this command ({path}); "
                                   "choose another output")
+
+
+def take_mode(temporary: str, destination: Path, file_mode: int | None) -> None:
+    """The mode a temporary gets before it replaces ``destination`` (:func:`core.textio.atomic_output`): the
+    replaced file's mode (and owner and group, where this process may set them), ``file_mode`` for a credential,
+    else what a plain open() gives."""
+    try:
+        replaced = os.stat(destination)
+    except OSError:
+        replaced = None
+    if file_mode is not None:
+        os.chmod(temporary, file_mode)
+    elif replaced is not None:
+        os.chmod(temporary, stat.S_IMODE(replaced.st_mode))
+        with contextlib.suppress(OSError):  # only root, or the owner keeping its own uid, may
+            os.chown(temporary, replaced.st_uid, replaced.st_gid)
+    else:  # mkstemp makes the file 0600; give it the mode a plain open() would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)

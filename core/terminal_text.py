@@ -19,12 +19,16 @@ import sys
 from typing import IO, Iterator
 
 _CONTROLS = [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]
-_ESCAPES = {code: f"\\x{code:02x}" for code in _CONTROLS}
-_JSON_ESCAPES = {code: f"\\u{code:04x}" for code in (0x7F, *range(0x80, 0xA0))}
+# Bidirectional controls reorder what a terminal shows around them (a name can make a row read otherwise,
+# issue 39): shown as \uNNNN, in plain and in JSON output alike.
+_BIDI = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_ESCAPES = {**{code: f"\\x{code:02x}" for code in _CONTROLS}, **{code: f"\\u{code:04x}" for code in _BIDI}}
+_JSON_ESCAPES = {code: f"\\u{code:04x}" for code in (0x7F, *range(0x80, 0xA0), *_BIDI)}
 
 
 def escape_controls(text: str) -> str:
-    """``text`` with every C0 control but tab and newline, DEL and every C1 control as ``\\xNN``."""
+    """``text`` with every C0 control but tab and newline, DEL and every C1 control as ``\\xNN``, and every
+    bidirectional control as ``\\uNNNN``."""
     return text.translate(_ESCAPES)
 
 

@@ -39,7 +39,7 @@ from typing import IO, Iterator
 
 from core.csv_cells import restore
 from core.errors import InputFileError, InputFormatError, OutputFileError
-from core.output_files import DESCRIPTOR, FILE, STDOUT, OutputTarget, resolve_output
+from core.output_files import DESCRIPTOR, FILE, STDOUT, OutputTarget, resolve_output, take_mode
 
 
 @contextlib.contextmanager
@@ -73,7 +73,7 @@ def atomic_output(
     remove_stale_temporaries(destination)
     descriptor, temporary = tempfile.mkstemp(prefix=_temporary_prefix(destination), suffix=".part",
                                              dir=destination.parent)
-    _take_mode(temporary, destination, file_mode)
+    take_mode(temporary, destination, file_mode)
     try:
         with os.fdopen(descriptor, "wb") as raw:
             with _layers(raw, mode, encoding, compressed, compresslevel) as handle:
@@ -85,24 +85,6 @@ def atomic_output(
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
-
-
-def _take_mode(temporary: str, destination: Path, file_mode: int | None) -> None:
-    """The temporary's mode before it replaces ``destination`` (see :func:`atomic_output`)."""
-    try:
-        replaced = os.stat(destination)
-    except OSError:
-        replaced = None
-    if file_mode is not None:
-        os.chmod(temporary, file_mode)
-    elif replaced is not None:
-        os.chmod(temporary, stat.S_IMODE(replaced.st_mode))
-        with contextlib.suppress(OSError):  # only root, or the owner keeping its own uid, may
-            os.chown(temporary, replaced.st_uid, replaced.st_gid)
-    else:  # mkstemp makes the file 0600; give it the mode a plain open() would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
 
 
 @contextlib.contextmanager

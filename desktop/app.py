@@ -16,7 +16,7 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
             study: str | None = None, annotator: str | None = None, screenshots: str | None = None,
             create: bool = False, role: str | None = None) -> int:
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QMessageBox
+    from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Paraphrase Studio")
@@ -39,7 +39,7 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
         app._main_window = window  # keep it alive
         return window
 
-    from core.store.connection_file import is_connection_file
+    from core.store.operations import is_connection_file
 
     if is_connection_file(study):  # a member's own login: who they are is the server's word, never asked
         return open_member_window(study, open_window, app)
@@ -55,18 +55,15 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
         if chosen is None:
             return 0
         if demo_study_path().is_file():
-            open_window(str(demo_study_path()), session_role=chosen)
+            db = open_study_database(str(demo_study_path()))
+            if db is None:
+                return 2
+            open_window(str(demo_study_path()), db, session_role=chosen)
         elif not build_demo_then(app, lambda path: open_window(str(path), session_role=chosen)):
             return 1
         return app.exec()
-    from core.errors import InputFileError
-    from core.store.database import open_database
-
-    try:
-        db = open_database(study, create=create)
-    except (InputFileError, OSError) as error:
-        print(f"parastudio: error: {error}", file=sys.stderr)
-        QMessageBox.critical(None, "Paraphrase Studio", f"Could not open the study database:\n\n{error}")
+    db = open_study_database(study, create=create)
+    if db is None:
         return 2
     if not db.is_sqlite:  # a server's URL: the server says who this login is
         return open_server_window(study, db, None, open_window, app)
@@ -76,6 +73,34 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
         return 0
     open_window(study, db, chosen)
     return app.exec()
+
+
+def open_study_database(path: str, *, create: bool = False, parent=None):
+    """The study's database, or None once the person was told why not. A study of an older version is upgraded
+    only when the person agrees: older versions of the app cannot open it afterwards."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from core.errors import InputFileError
+    from core.store.database import StudyNeedsUpgradeError, open_database
+
+    try:
+        try:
+            return open_database(path, create=create)
+        except StudyNeedsUpgradeError as error:
+            answer = QMessageBox.question(
+                parent, "Paraphrase Studio", f"{path} was made by an older version of Paraphrase Studio (schema "
+                f"{error.revision}). Upgrade it to open it here?\n\nOlder versions cannot open it afterwards.",
+                QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+            if answer != QMessageBox.Yes:
+                print(f"parastudio: error: {error}", file=sys.stderr)
+                return None
+            return open_database(path, upgrade_schema=True)
+    except (InputFileError, OSError) as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        # At launch nothing else is open: critical; from an open window (File > Open), a warning over it.
+        say = QMessageBox.critical if parent is None else QMessageBox.warning
+        say(parent, "Paraphrase Studio", f"Could not open the study database:\n\n{error}")
+        return None
 
 
 def ask_role() -> str | None:
@@ -101,7 +126,7 @@ def open_member_window(path: str, open_window, app) -> int:
     from PySide6.QtWidgets import QMessageBox
 
     from core.errors import InputFileError, InputFormatError, StudyUnavailableError
-    from core.store.connection_file import read_connection_file
+    from core.store.operations import read_connection_file
     from core.store.database import open_database
 
     try:

@@ -8,6 +8,7 @@ import html
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QMessageBox, QVBoxLayout, QWidget
 
+from core.person_names import clean_name, name_problem
 from core.store.annotation_queries import every_annotator_name, study_summaries
 from core.store.database import Database
 from core.store.session_lock import SessionTaken
@@ -134,18 +135,21 @@ def all_annotator_names(db: Database) -> list[str]:
 
 
 def ask_annotator(parent: QWidget, db: Database, current: str | None) -> str | None:
-    """The deliberate dialog that says who judges: one of the study's annotators, or a new name."""
+    """The deliberate dialog that says who judges: one of the study's annotators, or a new name typed in full.
+
+    The list is editable: a typed name is taken as typed (never completed into an existing judge's by its first
+    letters), checked as every name is (:mod:`core.person_names`: nothing invisible, no look-alike of another)."""
     names = all_annotator_names(db)
-    items = names + (["(another name…)"] if names else [])
-    if not items:
-        name, ok = QInputDialog.getText(parent, "Who is judging?", "Your annotator name:")
-        return name.strip() if ok and name.strip() else None
     index = names.index(current) if current in names else 0
-    chosen, ok = QInputDialog.getItem(parent, "Who is judging?",
-                                      "Judge as (your answers are stored under this name):", items, index, False)
-    if not ok:
-        return None
-    if chosen == "(another name…)":
-        name, ok = QInputDialog.getText(parent, "Who is judging?", "Your annotator name:")
-        return name.strip() if ok and name.strip() else None
-    return chosen
+    while True:
+        if names:
+            chosen, ok = QInputDialog.getItem(parent, "Who is judging?", "Judge as (pick your name, or type a new "
+                                              "one; your answers are stored under it):", names, index, True)
+        else:
+            chosen, ok = QInputDialog.getText(parent, "Who is judging?", "Your annotator name:")
+        if not ok or not chosen.strip():
+            return None
+        problem = name_problem(chosen, names)
+        if problem is None:
+            return clean_name(chosen)
+        QMessageBox.warning(parent, "Who is judging?", problem)

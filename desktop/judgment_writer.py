@@ -40,7 +40,7 @@ from PySide6.QtCore import QObject, Signal
 from core.store import operations as ops
 from core.store import session_lock
 from core.store.annotation_queries import live_judgment_of
-from core.store.answer_outbox import AnswerOutbox, Outgoing, is_connection_lost, send_once
+from core.store.operations import AnswerOutbox, Outgoing, is_connection_lost, send_once
 from core.store.database import Database
 from core.store.wal_file import reopen_if_wal_replaced
 

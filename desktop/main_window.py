@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QProgressDialog,
     QTabWidget,
     QVBoxLayout,
@@ -29,9 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.demo import demo_files, user_data_dir
-from core.store.answer_outbox import AnswerOutbox
+from core.store.operations import AnswerOutbox
 from core.store.annotation_queries import study_summaries
-from core.errors import InputFileError
 from core.store.database import Database, open_database
 from desktop.dashboard_screen import DashboardScreen
 from desktop.inspect_screen import InspectScreen
@@ -435,11 +433,12 @@ class MainWindow(QMainWindow):
         self.focus_current_screen()
         if not path:
             return
-        try:
-            database = open_database(path)
-        except (InputFileError, OSError) as error:
-            # Not a study of ours (or not SQLite at all): say so; nothing was written to it.
-            QMessageBox.warning(self, "Paraphrase Studio", f"Could not open {path}:\n\n{error}")
+        from desktop.app import open_study_database
+
+        # Not a study of ours (or not SQLite at all), or an older one the person would not upgrade: said there;
+        # nothing was written to it.
+        database = open_study_database(path, parent=self)
+        if database is None:
             self.focus_current_screen()
             return
         replacement = MainWindow(path, annotator=self.identity.name, table=self.table_path, lm=self.lm_path,

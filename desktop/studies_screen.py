@@ -161,8 +161,10 @@ class StudiesScreen(QWidget):
         self.nbest_spin = QSpinBox(minimum=1, maximum=20, value=2)
         self.sentences_spin = QSpinBox(minimum=1, maximum=100_000, value=20)
         # Only a cap: MCPG runs by count (eta), so a search it never cuts gives the same output on any load.
-        self.budget_spin = QDoubleSpinBox(minimum=0.05, maximum=3600, singleStep=1.0, value=DEFAULT_TIME_CAP,
+        # 0 is "no cap" (the default): then the output depends on the inputs and the seed alone.
+        self.budget_spin = QDoubleSpinBox(minimum=0.0, maximum=3600, singleStep=1.0, value=DEFAULT_TIME_CAP or 0.0,
                                           suffix=" s")
+        self.budget_spin.setSpecialValueText("no cap")
         for label, widget, browse in (("&Test set:", self.test_set_edit, True), ("&Tables:", self.tables_edit, True),
                                       ("&LM:", self.lm_edit, True), ("S&ystems (Space toggles):", self.systems_view,
                                                                       False),
@@ -252,7 +254,7 @@ class StudiesScreen(QWidget):
         engine = EngineChoice(test_set=self.test_set_edit.text().strip(), systems=self.chosen_systems(),
                               tables=[p.strip() for p in self.tables_edit.text().split(";") if p.strip()],
                               lm=self.lm_edit.text().strip(), nbest=self.nbest_spin.value(),
-                              max_sentences=self.sentences_spin.value(), time_budget=self.budget_spin.value())
+                              max_sentences=self.sentences_spin.value(), time_budget=self.budget_spin.value() or None)
         self.run_build(study_from_engine, plan, engine, title=f"Creating {plan.name}")
 
     def import_from_file(self) -> None:

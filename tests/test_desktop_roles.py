@@ -138,3 +138,59 @@ def test_an_adjudicators_window_adjudicates_and_shows_no_researcher_screen(qtbot
     assert "Ctrl+Shift+A" in keys and not keys & set(RESEARCHER_KEYS) and "Ctrl+Shift+J" not in keys
     window.close()
     adjudicator_db.close()
+
+
+@pytest.mark.parametrize("button, role", [("&Judge", "judge"), ("&Researcher", "researcher"), (None, None)])
+def test_the_launch_question_on_sqlite_says_who_sits_here(qtbot, button, role):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
+
+    from desktop.app import ask_role
+
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, answer)
+            return
+        assert "rests on the judges" in box.informativeText()
+        if button is None:
+            box.reject()  # closed: nobody said who they are, the app does not open
+            return
+        [chosen] = [b for b in box.findChildren(QPushButton) if b.text() == button]
+        chosen.click()
+
+    QTimer.singleShot(0, answer)
+    assert ask_role() == role
+
+
+def test_who_is_judging_takes_a_typed_name_as_typed_and_refuses_a_look_alike(qtbot, tmp_path):
+    """Issue 39: typing "john" where "j1" is listed made you j1 (the list was not editable); "Ann2" beside "ann2"
+    must not make a second person either."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QComboBox, QInputDialog, QMessageBox
+
+    from desktop.judging_tab import ask_annotator
+
+    path = tmp_path / "study.sqlite"
+    make_study(path, annotators=("j1", "ann2"))
+    typed = ["john", "Ann2", "ann2"]
+    warnings = []
+
+    def act() -> None:
+        widget = QApplication.activeModalWidget()
+        if isinstance(widget, QMessageBox):
+            warnings.append(widget.text())
+            widget.accept()
+        elif isinstance(widget, QInputDialog):
+            widget.findChild(QComboBox).setEditText(typed.pop(0))
+            widget.accept()
+        if typed or isinstance(widget, QMessageBox):
+            QTimer.singleShot(20, act)
+
+    with open_database(path) as db:
+        QTimer.singleShot(0, act)
+        assert ask_annotator(None, db, None) == "john"
+        QTimer.singleShot(0, act)
+        assert ask_annotator(None, db, None) == "ann2"
+    assert typed == []  # after the warning, the name as the study has it
+    assert len(warnings) == 1 and "reads as 'ann2'" in warnings[0]

@@ -99,3 +99,62 @@ def test_spans_are_stored_with_the_score_and_blame_reaches_the_dev_set(tmp_path)
     assert score["spans"] == [{"start": 1, "end": 2, "severity": "minor"}, {"start": 3, "end": 4, "severity": "major"}]
     assert score["units"] == [None, "major"]  # "doggy" unmarked; "quickly indeed" has a major mark
     db.close()
+
+
+@pytest.mark.parametrize("criterion, value, text, said", [
+    ("esa", "70", '[{"start": 0, "end": 999, "severity": "minor"}]', "error spans within the candidate's 4 words"),
+    ("esa", "70", '[{"start": 3, "end": 1000000000000000000000000000000, "severity": "major"}]',
+     "error spans within the candidate's 4 words"),
+    ("da", "70", '[{"start": 0, "end": 1, "severity": "minor"}]', "takes no text or error spans"),
+])
+def test_spans_past_the_words_or_on_another_scale_are_refused_on_import(tmp_path, capsys, criterion, value, text,
+                                                                        said):
+    """Issue 39: such spans were stored (ESA) or dropped without a word (DA)."""
+    import csv
+
+    from core.cli import main
+    from core.store import operations as ops
+    from core.store.database import open_database
+
+    path = tmp_path / "s.sqlite"
+    with open_database(path, create=True) as db:
+        study = ops.create_study(db, "toy", criteria=(criterion,))
+        ops.import_candidates(db, study, [ops.CandidateRow(sentence_id="0", text="one two three four", system="x",
+                                                           source="a b c d")])
+        ops.assign(db, study, ["ann"], judges_per_item=1)
+        [listed] = ops.list_items(db, study)
+        item = listed["item"]
+    rows = tmp_path / "judgments.csv"
+    with open(rows, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["item", "annotator", "criterion", "value", "text"],
+                                      [item, "ann", criterion, value, text]])
+    assert main(["study", "import-judgments", "--db", str(path), str(rows)]) == 2
+    err = capsys.readouterr().err
+    assert f"{rows}:2: expected" in err and said in err
+    with open_database(path) as db:
+        assert ops.judgment_records(db, ops.find_study(db)) == []
+
+
+def test_a_package_whose_spans_were_edited_past_the_words_is_refused_on_merge(tmp_path, capsys):
+    import sqlite3
+
+    from core.cli import main
+    from core.store import operations as ops
+    from core.store.database import open_database
+
+    path, package = tmp_path / "s.sqlite", tmp_path / "ann.sqlite"
+    with open_database(path, create=True) as db:
+        study = ops.create_study(db, "toy", criteria=("esa",))
+        ops.import_candidates(db, study, [ops.CandidateRow(sentence_id="0", text="one two three four", system="x",
+                                                           source="a b c d")])
+        ops.assign(db, study, ["ann"], judges_per_item=1)
+        ops.export_package(db, study, "ann", package)
+    with open_database(package) as db:
+        item = ops.next_item(db, ops.find_annotator(db, ops.find_study(db), "ann"))
+        ops.record_judgment(db, item.assignment_id, "60", text='[{"start": 1, "end": 2, "severity": "major"}]')
+    with sqlite3.connect(package) as connection:  # another program's edit
+        connection.execute("""UPDATE judgment SET text = '[{"start": 1, "end": 40, "severity": "major"}]'""")
+    assert main(["study", "merge-package", "--db", str(path), str(package)]) == 2
+    assert "an error span past the candidate's words" in capsys.readouterr().err
+    with open_database(path) as db:
+        assert ops.judgment_records(db, ops.find_study(db)) == []

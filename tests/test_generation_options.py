@@ -141,3 +141,22 @@ def test_version_shows_what_every_candidate_records(capsys):
         main(["--version"])
     identity = code_identity()
     assert capsys.readouterr().out.strip() == f"parastudio {identity['version']} (commit {identity['commit']})"
+
+
+def test_mcpg_has_no_wall_clock_cap_unless_asked_and_records_eta_once(capsys):
+    """Issue 39: the same bytes on any load by default, so no time cap by default; and the params say eta once."""
+    import json
+
+    from core.cli import main
+
+    options = options_for("mcpg-true", episodes_per_step=100_000)
+    assert options.time_budget is None
+    params = json.loads(json.dumps(options.to_json()))
+    assert params["episodes_per_step"] == 100_000 and "episodes_per_step" not in params["search_options"]
+    assert "max_episodes" not in params["search_options"]
+    assert options_from_json(params) == options
+    assert options_for("mcpg-true", time_budget=5.0).time_budget == 5.0
+    with pytest.raises(SystemExit):
+        main(["generate", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "(default: none, so the output depends on the inputs and the seed alone)" in help_text

@@ -58,6 +58,8 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.progress", "base"),
     ("core.vocabulary", "base"),
     ("core.code_identity", "base"),
+    ("core.person_names", "base"),
+    ("core.interruption", "base"),
     ("desktop", "desktop"),
 )
 QT = ("PySide6", "PyQt5", "PyQt6", "shiboken6")

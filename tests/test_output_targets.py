@@ -130,6 +130,9 @@ NOT_OUTPUT_FILES = {
     ("pivot", "temp_dir"): "DuckDB's work folder, removed at the end",
     ("study", "create", "db"): "the study database itself, created or opened",
     ("patterns", "study", "db"): "the study database itself, created or opened",
+    ("study", "invite", "output"): "a member's connection file: a credential, written 0600 through the same door "
+                                   "(atomic_output); its cases need the PostgreSQL server and are in "
+                                   "test_study_roles_postgres.py",
 }
 OUTPUT_DESTS = {"output", "details", "plot", "plots", "search_graph", "prune_list", "table_out", "arpa", "out",
                 "output_dir", "temp_dir"}
@@ -450,3 +453,29 @@ def test_a_study_input_s_sqlite_companions_are_not_outputs(files, companion):
         status, _out, err = run(["study", "export-judgments", "--db", given, "-o", f"{study}{companion}"])
         assert status == 2 and f"is the {companion} file of an input of this command" in err, err
     assert _digest(study) == before
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o604])
+def test_a_replaced_output_keeps_the_mode_of_the_file_it_replaces(tmp_path, mode):
+    """Issue 39: a `chmod 600` export stays private after the next `-o` to it; a new file gets the umask's."""
+    import stat as stat_module
+
+    from core.textio import atomic_output
+
+    target = tmp_path / "export.csv"
+    target.write_text("old\n")
+    os.chmod(target, mode)
+    with atomic_output(target) as handle:
+        handle.write("new\n")
+    assert stat_module.S_IMODE(os.stat(target).st_mode) == mode and target.read_text() == "new\n"
+    fresh = tmp_path / "fresh.csv"
+    umask = os.umask(0o022)
+    try:
+        with atomic_output(fresh) as handle:
+            handle.write("x\n")
+    finally:
+        os.umask(umask)
+    assert stat_module.S_IMODE(os.stat(fresh).st_mode) == 0o644
+    with atomic_output(target, file_mode=0o600) as handle:  # a credential: private whatever was there
+        handle.write("secret\n")
+    assert stat_module.S_IMODE(os.stat(target).st_mode) == 0o600

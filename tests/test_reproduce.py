@@ -200,3 +200,56 @@ def test_the_bundled_demo_candidates_reproduce_identically_from_the_checkout_roo
     assert report["summary"] == {"runs": 1, "refused": 0, "sentences": sentences, "identical": sentences,
                                  "different": 0}
     assert [s["sentence_id"] for s in report["runs"][0]["sentences"]] == list(range(sentences))
+
+
+SECRET = "first line of someone else's file: a password\n"
+
+
+@pytest.mark.parametrize("how", ["absolute", "dot-dot", "symlink beside"])
+def test_a_recorded_input_elsewhere_is_listed_first_and_its_contents_never_quoted(candidates, tmp_path, capsys,
+                                                                                 how):
+    """Issue 39: params that name another file with its sha256 (/etc/passwd, ../x, a symlink beside the JSONL)."""
+    private = tmp_path.parent / f"private-{how.replace(' ', '-')}.txt"
+    private.write_text(SECRET + "more\n", encoding="utf-8")
+    digest = hashlib.sha256(private.read_bytes()).hexdigest()
+    named = {"absolute": str(private), "dot-dot": f"../{private.name}", "symlink beside": "beside.txt"}[how]
+    if how == "symlink beside":
+        (tmp_path / "beside.txt").symlink_to(private)
+    line = json.loads(candidates.read_text().splitlines()[0])  # the beam's first candidate
+    line["params"]["inputs"]["tables"] = [{"path": named, "sha256": digest}]
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    status = main(["reproduce", str(forged), "--processes", "1"])
+    out, err = capsys.readouterr()
+    assert status == 2
+    assert "first line of someone" not in out + err and "password" not in out + err
+    assert f"outside the candidates' folder {tmp_path}: {private}" in err
+    assert err.index("outside the candidates' folder") < err.index("refused")
+
+
+def test_a_changed_recorded_source_is_named_as_such(candidates, capsys):
+    lines = candidates.read_text().splitlines()
+    changed = json.loads(lines[1])  # the beam's sentence 0, rank 2: another source than rank 1 has
+    changed["source"] = "the cat runs after the dog"
+    lines[1] = json.dumps(changed, ensure_ascii=False)
+    candidates.write_text("\n".join(lines) + "\n")
+    assert main(["reproduce", str(candidates), "--processes", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"{candidates}:2: expected the source that sentence 0 has on line 1" in err and "changed" in err
+
+
+@pytest.mark.parametrize("threshold", [float("nan"), float("inf"), -0.1, 1.5])
+def test_an_impossible_beam_threshold_is_refused(candidates, tmp_path, capsys, threshold):
+    line = json.loads(candidates.read_text().splitlines()[0])
+    line["params"]["decoder"]["beam_threshold"] = threshold
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    status, report = reproduce(forged, capsys)
+    assert status == 2 and "beam_threshold must be a ratio" in report["runs"][0]["refused"]
+
+
+@pytest.mark.parametrize("processes", ["0", "-1"])
+def test_no_workers_is_refused(candidates, capsys, processes):
+    assert main(["reproduce", str(candidates), "--processes", processes]) == 2
+    err = capsys.readouterr().err
+    assert "processes (--processes) must be a whole number of at least 1" in err and "Traceback" not in err

@@ -7,7 +7,10 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 
 from core.store import operations as ops
-from core.store.database import create_database_engine, current_revision, head_revision, open_database, upgrade
+import pytest
+
+from core.store.database import StudyNeedsUpgradeError, create_database_engine, current_revision, head_revision, \
+    open_database, upgrade
 from core.store.models import Base
 
 
@@ -47,7 +50,13 @@ def test_revision_one_database_with_judgments_opens_and_resumes(tmp_path):
         c.execute(text("UPDATE judgment SET superseded_by = 3 WHERE id = 2"))
     engine.dispose()
 
-    with open_database(path, create=True) as db:
+    before = path.read_bytes()
+    with pytest.raises(StudyNeedsUpgradeError, match="study upgrade"):  # only when asked (issue 39)
+        open_database(path)
+    with pytest.raises(StudyNeedsUpgradeError):
+        open_database(path, writing=False)
+    assert path.read_bytes() == before
+    with open_database(path, upgrade_schema=True) as db:
         assert current_revision(db.engine) == head_revision() != "0001"
         study_id = ops.find_study(db)
         ann = ops.find_annotator(db, study_id, "ann")

@@ -238,7 +238,7 @@ def test_an_annotator_of_an_older_study_becomes_a_member_when_invited(postgres_u
     engine = create_database_engine(postgres_url)
     upgrade(engine, "0006")
     engine.dispose()
-    db = open_database(postgres_url)  # the researcher's connection migrates it
+    db = open_database(postgres_url, upgrade_schema=True)  # the researcher's connection migrates it, asked to
     study_id = ops.create_study(db, "old", criteria=("meaning",))
     ops.import_candidates(db, study_id, [ops.CandidateRow(sentence_id="0", text="a b", system="x", source="a c")])
     ops.assign(db, study_id, ["ann"], judges_per_item=1)
@@ -280,3 +280,32 @@ def test_a_members_connection_uses_tls_when_the_server_offers_it(study):
         assert connection.scalar(text(encrypted)) is True
     with open_database(urls["j1"] + "?sslmode=disable") as judge, judge.read_connection() as connection:
         assert connection.scalar(text(encrypted)) is False  # the URL's sslmode is obeyed
+
+
+def test_what_a_judge_may_not_do_through_the_store_is_refused_by_the_server(study, tmp_path):
+    db, study_id, names, urls = study
+    judge_all(urls["j2"], ["no"] * 2)
+    other = ops.find_annotator(db, study_id, names["j2"])
+    others_item = ops.item_at(db, other, 5)
+    with open_database(urls["j1"]) as judge:
+        refusals = {
+            "everyone's judgments": lambda: ops.judgment_records(judge, study_id),
+            "quality control": lambda: ops.quality_control(judge, study_id),
+            "the disagreements": lambda: ops.disagreements(judge, study_id),
+            "another judge's package": lambda: ops.export_package(judge, study_id, names["j2"], tmp_path / "p.sqlite"),
+            "an invitation": lambda: ops.invite(judge, study_id, "blind", "intruder", "judge"),
+        }
+        for what, attempt in refusals.items():
+            with pytest.raises((DBAPIError, ops.AccessError, LookupError)):
+                attempt()
+                pytest.fail(f"{what} was not refused")
+        with pytest.raises(LookupError):  # another judge's assignment does not exist for this login
+            ops.record_judgment(judge, others_item.assignment_id, "yes")
+        assert ops.item_at(judge, other, 0) is None  # nor do their items
+        with pytest.raises(ops.NotAnAdjudicator):
+            ops.disagreements_for(judge, study_id, names["j1"])
+        ops.set_adjudicators(db, study_id, [names["adj"]])  # the researcher's list: not the judge's to read
+        assert ops.adjudicators(judge, study_id) == () and "adjudicators" not in ops.study_settings(judge, study_id)
+        assert ops.adjudicators(db, study_id) == (names["adj"],)
+    assert not (tmp_path / "p.sqlite").exists()
+    assert [r["value"] for r in ops.judgment_records(db, study_id)] == ["no", "no"]

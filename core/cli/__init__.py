@@ -17,7 +17,8 @@ import os
 import sys
 
 from core.cli.study_access import StudyChoiceError
-from core.errors import InputFileError, InputFormatError, OptionsError, OutputFileError
+from core.errors import BadNameError, InputFileError, InputFormatError, OptionsError, OutputFileError
+from core.interruption import Terminated, end_cleanly_on_sigterm
 from core.terminal_text import escape_controls, escaping_streams
 
 SUBCOMMAND_MODULES = [
@@ -100,10 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    end_cleanly_on_sigterm()
     try:
         with escaping_streams(json_on_stdout=writes_json(args)):  # names and texts from files: shown, not obeyed
             return int(args.func(args) or 0)
-    except (InputFormatError, InputFileError, OptionsError, OutputFileError) as error:
+    except (InputFormatError, InputFileError, OptionsError, OutputFileError, BadNameError) as error:
         print(f"parastudio: error: {escape_controls(str(error))}", file=sys.stderr)
         return 2
     except StudyChoiceError as error:  # no such study, or which of several (core.cli.study_access)
@@ -118,10 +120,16 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(f"parastudio: error: {escape_controls(str(error))}", file=sys.stderr)
         return 1
+    except Terminated:
+        print("parastudio: terminated (SIGTERM); what it was writing was not kept", file=sys.stderr)
+        return _end_workers(143)
     except KeyboardInterrupt:
-        print("parastudio: interrupted", file=sys.stderr)
-        return 130
+        print("parastudio: interrupted; what it was writing was not kept", file=sys.stderr)
+        return _end_workers(130)
     except Exception as error:  # a study file damaged where only a later query reads: say so, no traceback
+        if _interrupted_inside(error):  # DuckDB's own word for Ctrl+C during a query
+            print("parastudio: interrupted; what it was writing was not kept", file=sys.stderr)
+            return 130
         spark_failed = _spark_failure(error)
         if spark_failed is not None:  # a job that failed on the cluster: its cause in one line
             print(f"parastudio: error: {escape_controls(spark_failed)}", file=sys.stderr)
@@ -137,6 +145,22 @@ def writes_json(args: argparse.Namespace) -> bool:
     """Whether the command writes JSON to standard output (``--json``, ``--format json`` or ``jsonl``): JSON
     escapes C0 itself, and its DEL and C1 are escaped the JSON way (the same values), not as ``\\xNN``."""
     return bool(getattr(args, "json", False)) or getattr(args, "format", None) in ("json", "jsonl")
+
+
+def _end_workers(status: int) -> int:
+    """Worker processes a pool started again after a signal ended its first ones would keep the exit waiting."""
+    if "multiprocessing" in sys.modules:
+        import multiprocessing
+
+        for child in multiprocessing.active_children():
+            child.kill()
+            child.join(1)
+    return status
+
+
+def _interrupted_inside(error: Exception) -> bool:
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(error, getattr(duckdb, "InterruptException", ()))
 
 
 def _spark_failure(error: Exception) -> str | None:

@@ -101,7 +101,7 @@ def _judgment_records(path: str, study: str | None):
     from core.cli.study_access import open_study
     from core.study_judgments import study_judgment_records
 
-    db, study_id = open_study(path, study)
+    db, study_id = open_study(path, study, writing=False)
     with db:
         return study_judgment_records(db, study_id)
 
@@ -115,7 +115,7 @@ def _pattern_pairs_extracted(path: str, study: str | None):
     from core.cli.study_access import open_study
     from core.study_judgments import pattern_pairs_extracted
 
-    db, study_id = open_study(path, study)
+    db, study_id = open_study(path, study, writing=False)
     with db:
         return pattern_pairs_extracted(db, study_id)
 
@@ -129,7 +129,7 @@ def _sampling_note(path: str, study: str | None):
     from core.cli.study_access import open_study
     from core.study_judgments import sampling_note
 
-    db, study_id = open_study(path, study)
+    db, study_id = open_study(path, study, writing=False)
     with db:
         return sampling_note(db, study_id)
 
@@ -151,7 +151,7 @@ def _preferences_and_da(path: str, study: str | None):
     from core.cli.study_access import open_study
     from core.study_judgments import study_da_scores, study_preferences
 
-    db, study_id = open_study(path, study)
+    db, study_id = open_study(path, study, writing=False)
     with db:
         return study_preferences(db, study_id), study_da_scores(db, study_id)
 

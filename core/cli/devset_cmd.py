@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_comparison(args)
     criteria = [c.strip() for c in args.criteria.split(",") if c.strip()] if args.criteria else None
     resolve_output(args.output, [args.study], folder=args.format == "hf")  # refused before the study is read
-    db, study_id = open_study(args.study, args.study_name)
+    db, study_id = open_study(args.study, args.study_name, writing=False)
     with db:
         try:
             records = devset_records(db, study_id, aggregate=args.aggregate, criteria=criteria,
@@ -84,7 +84,7 @@ def _run_comparison(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     resolve_output(args.output, [args.study])
-    db, study_id = open_study(args.study, args.study_name)
+    db, study_id = open_study(args.study, args.study_name, writing=False)
     with db:
         try:
             records = (preference_records if args.records == "preference" else da_records)(db, study_id)

@@ -55,7 +55,6 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     """generate's arguments, read from the generators' options (added when generate runs or shows its help)."""
     from core.cli.table_options import add_table_loading_options
     from core.engine.generation import SYSTEMS
-    from core.engine.generation_options import DEFAULT_TIME_CAP
     from core.engine.mcpg.options import DEFAULT_EPISODES_PER_STEP, DEFAULT_EXPLORATION, SEED_EPISODES_PER_STEP, TUNED
 
     parser.description = ("Reads one sentence per line on standard input and prints candidates with their model "
@@ -105,9 +104,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                       help="episodes of the whole search (default: tuned {TUNED_MAX_EPISODES:,}, which it restarts "
                       "until; faithful none)".replace("{TUNED_MAX_EPISODES:,}", f"{TUNED.max_episodes:,}"))
     mcpg.add_argument("--time-budget", type=float, default=unset, metavar="SECONDS",
-                      help=f"a cap on the seconds per sentence, not a setting (default {DEFAULT_TIME_CAP:g}): a "
-                      "search it cuts says so in its candidates' search.cut, and only such a search depends on "
-                      "the machine's speed")
+                      help="a cap on the seconds per sentence, not a setting (default: none, so the output "
+                      "depends on the inputs and the seed alone): a search it cuts says so in its candidates' "
+                      "search.cut, and only such a search depends on the machine's speed")
     mcpg.add_argument("--seed", type=int, default=unset, help="random seed (default 0)")
     mcpg.add_argument("--exploration", type=float, default=unset, metavar="K",
                       help=f"RAVE equivalence parameter k (seed 003 §4.3: {DEFAULT_EXPLORATION:g})")

@@ -56,7 +56,7 @@ def register(subparsers) -> None:
 def _study(args):
     from core.cli.study_access import open_study
 
-    return open_study(args.study, args.study_name)
+    return open_study(args.study, args.study_name, writing=False)
 
 
 def run_inspect(args: argparse.Namespace) -> int:

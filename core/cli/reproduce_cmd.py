@@ -29,7 +29,10 @@ def run(args: argparse.Namespace) -> int:
     from core.engine.reproduction import reproduce
 
     outcomes = []
-    for number, outcome in enumerate(reproduce(args.candidates, processes=args.processes), start=1):
+    def notice(message: str) -> None:
+        print(f"parastudio: note: {message}", file=sys.stderr, flush=True)
+
+    for number, outcome in enumerate(reproduce(args.candidates, processes=args.processes, notice=notice), start=1):
         outcomes.append(outcome)
         if not args.json:
             _print_run(number, outcome)

@@ -15,9 +15,10 @@ class StudyChoiceError(Exception):
     """Which study a command means cannot be told (module docstring)."""
 
 
-def open_study(target: str | None, name: str | None = None):
+def open_study(target: str | None, name: str | None = None, *, writing: bool = True):
     """``(database, study id)`` of study ``name`` (the only one when None) in the database at ``target`` (a SQLite
-    file or a SQLAlchemy URL); the caller closes the database (``with db:``)."""
+    file or a SQLAlchemy URL); the caller closes the database (``with db:``). A reading command passes
+    ``writing=False``: its study is opened read-only and left byte for byte as it was (issue 39)."""
     from core.store.database import open_database
     from core.store.operations import find_study
 
@@ -28,7 +29,7 @@ def open_study(target: str | None, name: str | None = None):
     if is_connection_file(target):  # a member's own login (issue 38): the file names its study
         connection = read_connection_file(target)
         target, name = connection.url, name or connection.study
-    db = open_database(target)
+    db = open_database(target, writing=writing)
     try:
         return db, find_study(db, name)
     except LookupError as error:

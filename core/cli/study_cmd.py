@@ -13,6 +13,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from core.csv_cells import line_feed_rows, safe_row
+from core.errors import BadNameError
 from core.vocabulary import APPLICATIONS, CHOICE_STUDY_JUDGES, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) is imported by the commands that open a database, not by --help
@@ -112,19 +113,9 @@ def register(subparsers) -> None:
     adjudicators.add_argument("--set", dest="names", metavar="NAMES",
                               help="comma-separated names: exactly these are the study's adjudicators ('' for none)")
 
-    invite = command("invite", "let a person into a PostgreSQL study as judge, adjudicator or researcher: makes "
-                     "their own database login and writes their connection file (mode 0600); the server then "
-                     "keeps their connection to what the role allows (docs/ANNOTATION.md)", _invite)
-    invite.add_argument("name", help="the login: a letter, then letters, digits, '_', '-' or '.'")
-    invite.add_argument("--role", required=True, choices=("judge", "adjudicator", "researcher"))
-    invite.add_argument("-o", "--output", required=True, metavar="FILE.toml",
-                        help="the connection file to hand to that person (it holds their password)")
+    from core.cli.study_members_cmd import add_member_commands
 
-    revoke = command("revoke", "end a member's access: their privileges and, when they are in no other study "
-                     "here, their login (their judgments stay)", _revoke)
-    revoke.add_argument("name")
-
-    command("members", "the study's members and their roles", _members)
+    add_member_commands(commands, command)
 
     def study_command(name: str, help_text: str, func) -> argparse.ArgumentParser:
         # These take the study database first, like `report` and `signtest` (--db also works).
@@ -158,12 +149,12 @@ def register(subparsers) -> None:
     items.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
 
 
-def _open(args):
+def _open(args, *, writing: bool = True):
     from core.cli.study_access import open_study
 
     if getattr(args, "db_option", None):
         args.db = args.db_option  # the later steps name the database args.db (an output must not be it)
-    return open_study(args.db, getattr(args, "study", None))
+    return open_study(args.db, getattr(args, "study", None), writing=writing)
 
 
 def _summary_stream(output):
@@ -194,6 +185,8 @@ def _create(args) -> int:
             study_id = ops.create_study(db, args.name, criteria=criteria, judges_per_item=judges,
                                         application=args.application, seed=args.seed,
                                         blind_phases=args.blind_phases)
+        except BadNameError:
+            raise  # bad input: one line, exit 2 (core.cli.main)
         except ValueError as error:
             return _fail(str(error))
     print(f"created study {args.name!r} (id {study_id}) with criteria {', '.join(criteria)}")
@@ -238,6 +231,8 @@ def _assign(args) -> int:
             report = ops.assign(db, study_id, names, judges_per_item=args.judges, overlap=args.overlap,
                                 repeat_fraction=args.repeats, control_fraction=args.controls, seed=args.seed,
                                 system_pairs=pairs)
+        except BadNameError:
+            raise  # bad input: one line, exit 2 (core.cli.main)
         except ValueError as error:
             return _fail(str(error))
     print(f"assigned {report.items} items")
@@ -276,7 +271,7 @@ def _import_judgments(args) -> int:
 def _export_judgments(args) -> int:
     from core.store import operations as ops
 
-    db, study_id = _open(args)
+    db, study_id = _open(args, writing=False)
     with db:
         count = ops.export_judgments(db, study_id, args.output or "-", args.format, history=args.history,
                                      include_qc=args.include_qc, inputs=[args.db], raw=args.raw)
@@ -320,7 +315,7 @@ def _qc(args) -> int:
     from core.store import operations as ops
     from core.study_judgments import da_reliability
 
-    db, study_id = _open(args)
+    db, study_id = _open(args, writing=False)
     thresholds = {}
     if args.min_consistency is not None:
         thresholds["min_consistency"] = args.min_consistency
@@ -350,7 +345,7 @@ def _qc(args) -> int:
 def _adjudicators(args) -> int:
     from core.store.adjudicator_role import adjudicators, set_adjudicators
 
-    db, study_id = _open(args)
+    db, study_id = _open(args, writing=args.names is not None)
     with db:
         names = (set_adjudicators(db, study_id, args.names.split(",")) if args.names is not None
                  else adjudicators(db, study_id))
@@ -358,53 +353,10 @@ def _adjudicators(args) -> int:
     return 0
 
 
-def _invite(args) -> int:
-    from core.store.connection_file import SUFFIX, write_connection_file
-    from core.store.operations import study_name
-    from core.store.study_members import invite
-
-    if not str(args.output).endswith(SUFFIX):
-        print(f"parastudio: error: {args.output}: expected a connection file name ending in {SUFFIX}",
-              file=sys.stderr)
-        return 2
-    db, study_id = _open(args)
-    with db:
-        invitation = invite(db, study_id, study_name(db, study_id), args.name, args.role)
-    write_connection_file(args.output, invitation.url, invitation.study)
-    reset = " (it existed: its password is new, and its older connection files no longer work)" \
-        if invitation.password_was_reset else ""
-    print(f"{invitation.login} is a {invitation.role} of {invitation.study}{reset}; hand them {args.output}, "
-          "which holds their password (mode 0600)")
-    return 0
-
-
-def _revoke(args) -> int:
-    from core.store.study_members import revoke
-
-    db, study_id = _open(args)
-    with db:
-        removed = revoke(db, study_id, args.name)
-    print(f"{args.name}: access ended" if removed else f"{args.name} was not a member of this study")
-    return 0 if removed else 1
-
-
-def _members(args) -> int:
-    from core.store.study_members import members
-
-    db, study_id = _open(args)
-    with db:
-        rows = members(db, study_id)
-    for member in rows:
-        print(f"{member.login:<24} {member.role}")
-    if not rows:
-        print("(no member: invite one with `parastudio study invite`)")
-    return 0
-
-
 def _progress(args) -> int:
     from core.store import operations as ops
 
-    db, study_id = _open(args)
+    db, study_id = _open(args, writing=False)
     with db:
         report = ops.study_progress(db, study_id)
     if args.json:
@@ -426,7 +378,7 @@ def _export_scores(args) -> int:
     from core.study_judgments import study_judgment_records
     from core.textio import atomic_output
 
-    db, study_id = _open(args)
+    db, study_id = _open(args, writing=False)
     with db:
         records = study_judgment_records(db, study_id)
     if args.criterion not in records.criterion_names():
@@ -452,7 +404,7 @@ def _items(args) -> int:
     from core.store.items import list_items
     from core.textio import atomic_output
 
-    db, study_id = _open(args)
+    db, study_id = _open(args, writing=False)
     with db:
         rows = list_items(db, study_id)
     buffer = io.StringIO()

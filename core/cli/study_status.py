@@ -59,7 +59,7 @@ def run_status(args: argparse.Namespace, open_study) -> int:
     from core.vocabulary import PREFERENCE_LABELS
     from core.study_judgments import study_judgment_records, study_preferences
 
-    db, study_id = open_study(args)
+    db, study_id = open_study(args, writing=False)
     with db:
         records = study_judgment_records(db, study_id)
         preferences = study_preferences(db, study_id)

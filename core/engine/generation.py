@@ -56,6 +56,7 @@ from core.engine.search_graph import search_graph_lines
 from core.engine.spg import generate_spg
 from core.engine.truescore import TrueScorer
 from core.errors import OptionsError
+from core.interruption import worker_ignores_interrupts
 from core.progress import Progress, no_progress
 
 # Below this many sentences a worker pool costs more than it saves.
@@ -286,6 +287,8 @@ def generate_batches(
     refs = [tuple(r) for r in references] if references is not None else [None] * len(sentences)
     items = [(i, tuple(s), r) for i, s, r in zip(ids, sentences, refs)]
     total = len(items)
+    if processes is not None and (isinstance(processes, bool) or not isinstance(processes, int) or processes < 1):
+        raise OptionsError(f"processes (--processes) must be a whole number of at least 1, not {processes!r}")
     workers = processes if processes is not None else min(2, os.cpu_count() or 1)
     use_pool = workers > 1 and total >= PARALLEL_MIN_SENTENCES
     if use_pool:
@@ -300,7 +303,8 @@ def generate_batches(
         return
     _WORKER = generator
     try:
-        with fewer_collections(), multiprocessing.get_context("fork").Pool(workers) as pool:  # forked: inherited
+        with fewer_collections(), multiprocessing.get_context("fork").Pool(  # forked: inherited
+                workers, initializer=worker_ignores_interrupts) as pool:
             for done, produced in enumerate(pool.imap(_work, items, chunksize=1), start=1):
                 yield produced
                 progress(done, total, f"sentence {done} of {total}")

@@ -32,10 +32,13 @@ from core.engine.table_formats import LoadReport, TableFormat, ValueKind
 from core.engine.translation_options import DEFAULT_OPTION_LIMIT
 from core.errors import OptionsError
 
-# MCPG is anytime; the cap only stops a search that would otherwise run for minutes (each candidate
-# records whether it did: ``search["cut"]``). Runs that stay under it are the same whatever the load.
-DEFAULT_TIME_CAP = 60.0
+# MCPG runs by count (eta), so its output depends on the inputs and the seed alone. A wall-clock cap would make
+# it depend on the machine's load, so there is none unless the user asks for one (--time-budget); a search a
+# cap cut records it (``search["cut"]``).
+DEFAULT_TIME_CAP = None
 TRANSLATOR_REWARDS = ("channel", "seed003")
+# MCPG's counts that the run options hold (and the params record) once, over the profile's.
+COUNTED_AT_THE_TOP = ("episodes_per_step", "max_episodes")
 # mcpg-true's rewards beside the true score: whole-sentence functions (issue 24 item 5), each a Python function
 # the compiled core cannot call; "predictor" reads the judgment predictor given as a resource (--predictor).
 SENTENCE_REWARDS = ("predictor",)
@@ -115,6 +118,10 @@ class BeamRunOptions(_RunOptions):
         super().__post_init__()
         _check_at_least_one(stack_size=self.stack_size, option_limit=self.option_limit,
                             nbest_factor=self.nbest_factor)
+        threshold = self.beam_threshold
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+            # Moses' -beam-threshold: a probability ratio to the best hypothesis (0: none); NaN compares false.
+            raise OptionsError(f"beam_threshold must be a ratio from 0 (no threshold) to 1, not {threshold!r}")
 
     @property
     def decoder(self) -> DecoderSettings:
@@ -150,6 +157,14 @@ class MCPGRunOptions(_RunOptions):
     exploration: float = DEFAULT_EXPLORATION
     reward: str | None = None
     core: str | None = None  # "native" (the compiled search) or "python"; None: native where it runs these settings
+
+    def to_json(self) -> dict:
+        """The params: eta and the episode count once, at the top (the search options' own copies of them are
+        the profile's defaults, which the top-level values replace)."""
+        data = super().to_json()
+        data["search_options"] = {key: value for key, value in data["search_options"].items()
+                                  if key not in COUNTED_AT_THE_TOP}
+        return data
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -293,6 +308,11 @@ def options_from_json(data: dict) -> RunOptions:
         values["weights"] = _weights_from_json(decoder) if "alpha_phi" in decoder else DEFAULT_WEIGHTS
     elif cls is MCPGRunOptions:
         search = dict(data["search_options"])
+        # Params written since eta is recorded once: the profile's own counts complete its search options.
+        base = PROFILES.get(data.get("profile", "tuned"))
+        for key in COUNTED_AT_THE_TOP:
+            if key not in search:
+                search[key] = getattr(base, key) if base is not None else data.get(key)
         if search.get("widening") is not None:
             search["widening"] = tuple(search["widening"])
         values["search_options"] = MCPGOptions(**search)

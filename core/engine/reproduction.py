@@ -44,6 +44,7 @@ class RecordedRun:
 
     params: dict
     folder: Path = Path(".")  # the candidates file's folder, against which relative input paths are read
+    sources: dict = field(default_factory=dict)  # sentence id -> (its recorded source, the first line with it)
     lines: dict[tuple, list[str]] = field(default_factory=dict)  # (sentence_id, source, reference) -> lines
 
 
@@ -98,6 +99,11 @@ def read_runs(path: str | os.PathLike) -> list[RecordedRun]:
             reference = references[0] if isinstance(references, list) and references else None
             run = runs.setdefault(_run_key(record["params"]),
                                   RecordedRun(record["params"], Path(os.path.abspath(path)).parent))
+            sentence = record.get("sentence_id")
+            first = run.sources.setdefault(sentence, (record["source"], number))
+            if sentence is not None and first[0] != record["source"]:  # one sentence, two sources: the file was changed, say where
+                raise InputFormatError(path, number, f"the source that sentence {sentence} has on line {first[1]}",
+                                       "another source for it (a changed recorded source)")
             run.lines.setdefault((record["sentence_id"], record["source"], reference), []).append(text)
     return list(runs.values())
 
@@ -145,8 +151,31 @@ def _first_difference(recorded: list[str], produced: list[str]) -> str | None:
     return None
 
 
+def outside_inputs(inputs, folder: Path) -> list[str]:
+    """The recorded input files (resolved) that lie outside ``folder``, each once, in the order recorded."""
+    found: list[str] = []
+
+    def walk(value) -> None:
+        if isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            path = value.get("path")
+            if isinstance(path, str) and "sha256" in value:
+                real = os.path.realpath(path)
+                if os.path.commonpath([real, os.path.realpath(folder)]) != os.path.realpath(folder) \
+                        and real not in found:
+                    found.append(real)
+            for key, item in value.items():
+                if key != "path":
+                    walk(item)
+
+    walk(inputs)
+    return found
+
+
 def reproduce_run(run: RecordedRun, *, processes: int | None = None,
-                  progress: Progress = no_progress) -> RunOutcome:
+                  progress: Progress = no_progress, notice=lambda message: None) -> RunOutcome:
     """Generate ``run``'s sentences again and compare (module docstring)."""
     from core.engine.generation import generate_batches
     from core.engine.generation_options import options_from_json
@@ -158,6 +187,10 @@ def reproduce_run(run: RecordedRun, *, processes: int | None = None,
     outcome.refused = _refusal(params)
     if outcome.refused:
         return outcome
+    outside = outside_inputs(params["inputs"], run.folder)
+    if outside:
+        notice(f"{outcome.system}: reads recorded inputs outside the candidates' folder {run.folder}: "
+               + ", ".join(outside))
     try:
         options = options_from_json(params)
     except (OptionsError, TypeError, ValueError, KeyError) as error:
@@ -176,11 +209,15 @@ def reproduce_run(run: RecordedRun, *, processes: int | None = None,
     def path(name: str):
         return inputs[name]["path"] if inputs.get(name) else None
 
-    resources = load_resources(
-        options, [t["path"] for t in inputs["tables"]], path("lm"),
-        pattern_tables=[t["path"] for t in inputs.get("pattern_tables", [])], sentences=sentences,
-        weights_file=path("weights"), weights_signature=(inputs.get("weights") or {}).get("signature"),
-        reference_file=path("reference"), predictor_file=path("predictor"))
+    try:
+        resources = load_resources(
+            options, [t["path"] for t in inputs["tables"]], path("lm"),
+            pattern_tables=[t["path"] for t in inputs.get("pattern_tables", [])], sentences=sentences,
+            weights_file=path("weights"), weights_signature=(inputs.get("weights") or {}).get("signature"),
+            reference_file=path("reference"), predictor_file=path("predictor"))
+    except InputFormatError as error:  # said without the line itself: the recorded file may be anyone's
+        outcome.refused = f"{error.path}:{error.line_number}: a recorded input is not {error.expected}"
+        return outcome
     produced: dict[int, list[str]] = {}
     for index, candidates, _ in generate_batches(options, sentences, resources, progress=progress,
                                                  processes=processes, sentence_ids=range(len(keys)),
@@ -206,7 +243,8 @@ def _line(candidate, code: dict, sentence_id, inputs: tuple[dict, dict]) -> str:
 
 
 def reproduce(path: str | os.PathLike, *, processes: int | None = None,
-              progress: Progress = no_progress) -> Iterator[RunOutcome]:
-    """Every run of a candidates file, reproduced (or refused) in turn."""
+              progress: Progress = no_progress, notice=lambda message: None) -> Iterator[RunOutcome]:
+    """Every run of a candidates file, reproduced (or refused) in turn; ``notice`` is told, before a run reads
+    them, of the recorded inputs outside the candidates' folder."""
     for run in read_runs(path):
-        yield reproduce_run(run, processes=processes, progress=progress)
+        yield reproduce_run(run, processes=processes, progress=progress, notice=notice)

@@ -35,7 +35,7 @@ from typing import Iterator
 
 from core.textio import open_text_maybe_gzip
 from core.errors import InputFormatError
-from core.number_text import is_decimal
+from core.number_text import ASCII_SPACE, ascii_words, is_decimal
 from core.engine.rules import Rule
 
 SEPARATOR = " ||| "
@@ -233,12 +233,15 @@ def _columns_parser(path: str, table_format: TableFormat, column: int, kind: Val
             fields = line.split("|||")
             if len(fields) < 3:
                 raise InputFormatError(path, number, f"at least 3 fields {shape}", line)
-            source, target, scores_text = fields[0].strip(), fields[1].strip(), fields[2].split()
+            # Scores are separated by ASCII white space only: str.split() would also cut at a no-break space
+            # and so read "\u00a00.5" as 0.5, which no table tool would.
+            source, target, scores_text = fields[0].strip(), fields[1].strip(), ascii_words(fields[2])
         else:
             fields = line.split("\t")
             if len(fields) < 3:
                 raise InputFormatError(path, number, f"at least 3 tab-separated fields {shape}", line)
-            source, target, scores_text = fields[0].strip(), fields[1].strip(), [f.strip() for f in fields[2:]]
+            source, target, scores_text = fields[0].strip(), fields[1].strip(), [f.strip(ASCII_SPACE)
+                                                                                 for f in fields[2:]]
         if not source or not target:
             raise InputFormatError(path, number, f"a non-empty source and target phrase {shape}", line)
         if len(scores_text) <= column:

@@ -112,4 +112,7 @@ def process_pool(workers: int):
     import multiprocessing
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    return concurrent.futures.ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context(method))
+    from core.interruption import worker_ignores_interrupts
+
+    return concurrent.futures.ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context(method),
+                                                  initializer=worker_ignores_interrupts)

@@ -44,6 +44,8 @@ import multiprocessing
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+
+from core.interruption import worker_ignores_interrupts
 from pathlib import Path
 
 from core.code_identity import code_identity
@@ -183,7 +185,8 @@ def run_set(name: str, cases_path: Path, graph_path: Path, lm_path: Path, *, lim
     seconds: dict[str, float] = {}
     say(f"  {name}: {len(cases)} cases, {len(jobs)} runs")
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=max(1, processes), mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=max(1, processes), mp_context=context,
+                             initializer=worker_ignores_interrupts) as pool:
         for approach, bucket, rows, spent in pool.map(_run_one, jobs):
             buckets[bucket][approach] = rows
             label = approach + ("" if bucket == "results" else f" ({bucket})")

@@ -37,6 +37,7 @@ import numpy as np
 from core.stats.agreement import DuplicateJudgmentError, RatingMatrix
 from core.textio import read_csv
 from core.errors import InputFormatError
+from core.number_text import ASCII_SPACE, parse_decimal
 
 JUDGMENT_COLUMNS = ("item", "annotator", "criterion", "value")
 # "levels": the criterion's scale, its labels in order separated by ";" (as `study export-judgments` writes it).
@@ -250,7 +251,8 @@ def _rows(path: str, required: Sequence[str], optional: Sequence[str] = ()):
             # A value under no column name (a comma inside an unquoted name): dropped, it would change the row.
             raise InputFormatError(path, line_number, f"at most {header_width} fields (the header's columns) with "
                                    "a value", got=",".join(row)[:120])
-        fields = {name: row[position].strip() for name, position in positions.items()}
+        # ASCII white space only: a number after a no-break space is not a number (core.number_text).
+        fields = {name: row[position].strip(ASCII_SPACE) for name, position in positions.items()}
         for name in required:
             if not fields[name]:
                 raise InputFormatError(path, line_number, f"a non-empty {name!r} field", got=",".join(row))
@@ -260,7 +262,7 @@ def _rows(path: str, required: Sequence[str], optional: Sequence[str] = ()):
 def _check_label(path: str, line_number: int, value: str) -> None:
     """A label is a word or a finite number >= 0 (every scale of the seeds: yes/no, 1-3, 1-5, 0/1)."""
     try:
-        number = float(value)
+        number = parse_decimal(value)
     except ValueError:
         if any(ord(character) < 32 for character in value):
             raise InputFormatError(path, line_number, "a label without control characters", value) from None
@@ -341,7 +343,7 @@ def read_scores(path: str | os.PathLike) -> ScoreRecords:
     first_line: dict[tuple[str, str], int] = {}
     for line_number, fields in _rows(path, SCORE_COLUMNS):
         try:
-            score = float(fields["score"])
+            score = parse_decimal(fields["score"])
         except ValueError:
             score = math.nan
         if not math.isfinite(score):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import InputFormatError
-from core.store import operations as ops
+from core.store.annotation import annotate_judgment, judgment_with_uid, record_judgment, undo_last
 from core.store.database import Database
 
 KINDS = ("answer", "annotate", "undo")
@@ -103,12 +103,12 @@ def _drop_torn_tail(descriptor: int) -> None:
 def send_once(db: Database, entry: Outgoing) -> tuple[str, int | None]:
     """Write ``entry`` to the study unless the study has it already (its uid): ``(what happened, row id)``,
     what happened being "sent" or "there already"."""
-    stored = ops.judgment_with_uid(db, entry.uid)
+    stored = judgment_with_uid(db, entry.uid)
     if stored is not None:  # an undo answers with the assignment it opened again, as undo_last does
         return "there already", (_assignment_of(db, stored) if entry.kind == "undo" else stored)
     args = entry.args
     if entry.kind == "answer":
-        return "sent", ops.record_judgment(db, args["assignment_id"], args["value"], text=args.get("text"),
+        return "sent", record_judgment(db, args["assignment_id"], args["value"], text=args.get("text"),
                                            started_at=args.get("started_at"), answered_at=args.get("answered_at"),
                                            comment=args.get("comment"), flag=bool(args.get("flag")),
                                            duration_ms=args.get("duration_ms"), uid=entry.uid)
@@ -118,9 +118,9 @@ def send_once(db: Database, entry: Outgoing) -> tuple[str, int | None]:
         live = live_judgment_of(db, args["assignment_id"])
         if live is None:
             raise LookupError(f"assignment {args['assignment_id']} has no answer to flag or comment")
-        return "sent", ops.annotate_judgment(db, live, comment=args.get("comment"), flag=args.get("flag"),
+        return "sent", annotate_judgment(db, live, comment=args.get("comment"), flag=args.get("flag"),
                                              uid=entry.uid)
-    return "sent", ops.undo_last(db, args["annotator_id"], uid=entry.uid)
+    return "sent", undo_last(db, args["annotator_id"], uid=entry.uid)
 
 
 def _assignment_of(db: Database, judgment_id: int) -> int:

@@ -4,13 +4,15 @@ system that made it."""
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator
 
 from sqlalchemy import insert, select, update
 
-from core.errors import InputFormatError
+from core.errors import BadNameError, InputFormatError
+from core.person_names import clean_name, look_alike
 from core.progress import Progress, no_progress
 from core.store.candidate_files import CandidateRow, derivation_problem
 from core.store.database import Database
@@ -44,7 +46,8 @@ def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow],
         source_ids = {external_id: source_id for external_id, source_id, _ in known_sources}
         first_sources = {external_id: (text, "in the study") for external_id, _, text in known_sources}
         system_ids = dict(session.execute(select(System.name, System.id).where(System.study_id == study_id)).all())
-        candidate_ids = {(s, t): i for i, s, t in session.execute(
+        # A string is one candidate in whichever Unicode form it came (NFC and NFD "café" are the same text).
+        candidate_ids = {(s, unicodedata.normalize("NFC", t)): i for i, s, t in session.execute(
             select(Candidate.id, Candidate.source_id, Candidate.text)
             .where(Candidate.study_id == study_id, Candidate.kind == "candidate"))}
         credited = set(session.execute(select(CandidateSystem.candidate_id, CandidateSystem.system_id)
@@ -83,12 +86,22 @@ def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow],
             report.rows += 1
             source_id = source_ids[row.sentence_id]
             if row.system not in system_ids:
+                try:  # one spelling per system, no look-alikes, nothing invisible (core.person_names)
+                    if clean_name(row.system, "system name") != row.system:
+                        raise BadNameError(f"system name {ascii(row.system)} is not in its composed form (NFC) or "
+                                           "has spaces around it")
+                    similar = look_alike(row.system, system_ids)
+                    if similar is not None:
+                        raise BadNameError(f"system name {ascii(row.system)} reads as the system {ascii(similar)}")
+                except BadNameError as error:
+                    raise InputFormatError(path, row.line, "a system name that names one system", str(error)) \
+                        from None
                 system = System(study_id=study_id, name=row.system)
                 session.add(system)
                 session.flush()
                 system_ids[row.system] = system.id
             system_id = system_ids[row.system]
-            key = (source_id, row.text)
+            key = (source_id, unicodedata.normalize("NFC", row.text))
             params = row.params if isinstance(row.params, dict) else None
             if key in candidate_ids:
                 target: tuple[int, str] | int = candidate_ids[key]

@@ -128,6 +128,9 @@ def normalize_value(criterion: Criterion, value: Any, text_value: str | None = N
     """The stored label for an answer, or ValueError naming what the scale accepts."""
     raw = str(value).strip()
     low = raw.lower()
+    if text_value and criterion.scale not in ("esa", "choice"):  # never dropped without a word (issue 39)
+        raise ValueError(f"criterion {criterion.name!r} takes no text or error spans with its answer (spans are an "
+                         "ESA criterion's)")
     if criterion.scale in YES_NO_SCALES:
         answer = yes_or_no(low)
         if answer is not None:

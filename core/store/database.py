@@ -45,6 +45,7 @@ from sqlalchemy.exc import DatabaseError as DBAPIDatabaseError
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.errors import InputFileError, StudyUnavailableError
+from core.store.server_url import checked_url, server_options
 from core.store.store_errors import read_only_reason, unavailable_study_error
 from core.store.write_retry import begin_when_free
 from core.textio import file_kind
@@ -61,7 +62,7 @@ def database_url(target: str | os.PathLike) -> str:
     (``sqlite+pysqlite:///PATH``) is the plain one, so its file gets the checks a path gets."""
     text = str(target)
     if "://" in text:
-        url = make_url(text)
+        url = checked_url(text)
         if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
             # SQLite's in-memory database: a study made or judged there is gone when the command ends.
             raise InputFileError(text, "a study file or a database server",
@@ -248,25 +249,13 @@ def create_database_engine(target: str | os.PathLike, *, read_only: bool = False
     if read_only and path is not None:
         url = f"sqlite:///{_read_only_uri(path)}&uri=true"
     try:
-        engine = create_engine(url, **_server_options(url))
+        engine = create_engine(url, **server_options(url))
     except (ImportError, NoSuchModuleError) as error:  # mysql://, a driver not installed: no study server of ours
         raise InputFileError(_shown(target), "a study file, or a PostgreSQL server (postgresql+psycopg://...)",
                              f"a database this program has no driver for ({error})") from None
     if engine.dialect.name == "sqlite":
         _configure_sqlite(engine, read_only=read_only)
     return engine
-
-
-# Seconds a server may take to answer a connection: one that never answers is an error, not a hang.
-CONNECT_TIMEOUT_S = 10
-
-
-def _server_options(url: str) -> dict:
-    """A server's engine: a connection is tried before use (one the server dropped, on a restart or a lost
-    network, is replaced instead of failing the next write), and connecting gives up after a while."""
-    if not url.startswith("postgresql"):
-        return {}
-    return {"pool_pre_ping": True, "connect_args": {"connect_timeout": CONNECT_TIMEOUT_S}}
 
 
 def _read_only_uri(path: Path) -> str:
@@ -327,10 +316,13 @@ def _has_sqlite_magic(path: Path) -> bool:
         return handle.read(16) == SQLITE_MAGIC
 
 
-def _check_server_database(engine: Engine, create: bool) -> None:
+def _check_server_database(engine: Engine, create: bool) -> bool:
+    """Whether the server's database is to be made a study (empty, and ``create``); raise if it is not ours."""
     tables = set(inspect(engine).get_table_names())
-    if OUR_TABLES <= tables or (not tables and create):
-        return
+    if OUR_TABLES <= tables:
+        return False
+    if not tables and create:
+        return True
     if not tables:
         raise InputFileError(engine.url.render_as_string(hide_password=True),
                              "a study database (this one is empty: create the study with --create)")
@@ -399,32 +391,45 @@ def shown_study_name(target) -> str:
     return _shown(target)
 
 
-def open_database(target: str | os.PathLike, *, create: bool = False, migrate: bool = True) -> Database:
+def open_database(target: str | os.PathLike, *, create: bool = False, migrate: bool = True,
+                  writing: bool = True, upgrade_schema: bool = False) -> Database:
     """Open the study database at a path or URL; make a new one only with ``create`` (module docstring).
 
     A study of a newer schema than this program's, or a damaged SQLite file, is refused with
-    an :class:`InputFileError` before anything is written to it."""
+    an :class:`InputFileError` before anything is written to it; so is one whose insides another program changed
+    (:mod:`core.store.study_check`). An older study is upgraded only when asked (``upgrade_schema``: `parastudio
+    study upgrade`, or the app once the person agreed), since older versions cannot open it afterwards; else
+    :class:`StudyNeedsUpgradeError`. ``writing=False`` (a reading command) opens a SQLite study read-only: not a
+    byte of it changes."""
     path = _sqlite_path(target)
     new = _check_sqlite_file(path, create) if path is not None else False
     read_only = read_only_reason(path) if path is not None else None
     if read_only is not None and new:
         raise StudyUnavailableError(_shown(target), f"{read_only}; a new study cannot be made there")
+    if read_only is None and not writing and not new and path is not None:
+        read_only = "opened for reading"
     engine = create_database_engine(target, read_only=read_only is not None)
     try:
         with _damage_as_input_error(target):
             if path is None:
-                _check_server_database(engine, create)
+                new = _check_server_database(engine, create)
             if migrate:
-                revision = None if new else current_revision(engine)
+                revision = None if new else _recorded_revision(engine, target)
                 _refuse_newer_schema(target, revision)
-                if read_only is not None and revision != head_revision():
-                    raise StudyUnavailableError(_shown(target), f"{read_only}; this study of schema version "
-                                                f"{revision} must be upgraded to be read, a write: copy it to a "
-                                                "writable folder")
-                if not new and revision != head_revision() and path is None:
-                    _refuse_upgrade_by_member(engine, target, revision)
-                if new or revision != head_revision():
+                if not new and revision != head_revision():
+                    if not upgrade_schema:
+                        raise StudyNeedsUpgradeError(_shown(target), revision)
+                    if read_only is not None:
+                        raise StudyUnavailableError(_shown(target), f"{read_only}; this study of schema version "
+                                                    f"{revision} must be upgraded to be read, a write: copy it to a "
+                                                    "writable folder")
+                    if path is None:
+                        _refuse_upgrade_by_member(engine, target, revision)
+                    _upgrade_or_leave(engine, target, revision)
+                elif new:
                     upgrade(engine)
+                if not new:
+                    _refuse_changed_insides(engine, target)
             if path is not None and read_only is None:
                 with engine.begin() as connection:
                     if connection.exec_driver_sql("PRAGMA application_id").scalar() != APPLICATION_ID:
@@ -433,3 +438,55 @@ def open_database(target: str | os.PathLike, *, create: bool = False, migrate: b
         engine.dispose()
         raise
     return Database(engine, read_only)
+
+
+class StudyNeedsUpgradeError(InputFileError):
+    """A study written by an older version: its schema is upgraded only when asked (``parastudio study upgrade``,
+    or the app's question), since older versions of the program cannot open it afterwards."""
+
+    def __init__(self, shown: str, revision: str | None):
+        self.revision = revision
+        super().__init__(shown, f"a study database of schema version {head_revision()} (upgrade this one with "
+                         f"`parastudio study upgrade --db {shown}`: older versions of Paraphrase Studio cannot open "
+                         "it afterwards)", f"a study of schema version {revision}, left as it is")
+
+
+def _recorded_revision(engine: Engine, target) -> str:
+    """The study's schema version, or InputFileError when its version table is empty or holds several."""
+    from alembic.util import CommandError
+
+    try:
+        revision = current_revision(engine)
+    except CommandError as error:
+        raise InputFileError(_shown(target), "a study database with one schema version in alembic_version",
+                             f"a version table another program changed ({error})") from None
+    if revision is None:
+        raise InputFileError(_shown(target), "a study database with its schema version in alembic_version",
+                             "an empty version table (another program changed it; restore the study from a backup)")
+    return revision
+
+
+def _upgrade_or_leave(engine: Engine, target, revision: str) -> None:
+    """Run the migrations in one transaction; when they fail (tables another program changed), nothing is kept."""
+    try:
+        upgrade(engine)
+    except (DBAPIDatabaseError, sqlite3.DatabaseError) as error:
+        if study_error(_shown(target), error) is not None:
+            raise
+        raise InputFileError(_shown(target), f"a study of schema version {revision} that upgrades to "
+                             f"{head_revision()}", f"tables that do not match that version (the upgrade failed and "
+                             f"was undone: {str(getattr(error, 'orig', error)).splitlines()[0]})") from None
+
+
+def _refuse_changed_insides(engine: Engine, target) -> None:
+    from core.store.study_check import study_problems
+
+    with engine.connect() as connection:
+        if connection.dialect.name != "sqlite" and not owns_the_tables(connection):
+            return  # a member's login reads too little to check; its owner's connection does
+        problems = study_problems(connection, first_only=True)
+    if problems:
+        shown = _shown(target)
+        raise InputFileError(shown, "a study whose tables hold what Paraphrase Studio wrote",
+                             f"{problems[0]} (another program changed it; `parastudio study check --db {shown}` "
+                             "lists every problem)")

@@ -43,6 +43,14 @@ def parse_spans(text: str | None) -> list[dict]:
     return checked
 
 
+def span_past_the_words(spans: list[dict], text: str | None) -> dict | None:
+    """The first span that ends past the candidate's words, None when all lie within. Bounded by its stored
+    tokens: the words a judge read (the readable words of the study's display rule) join tokens, never split
+    them, so a span past the tokens is past every reading of it."""
+    words = len((text or "").split())
+    return next((span for span in spans if span["end"] > words), None)
+
+
 def blamed_units(derivation, spans: list[dict]) -> list[str | None]:
     """Per unit replacement of the derivation (left to right), the worst severity of the spans over the stored
     tokens that overlap its target tokens, None when no mark touches it."""

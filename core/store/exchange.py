@@ -7,6 +7,7 @@ blind); merging it back brings its judgments in with their full history.
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections import defaultdict
@@ -15,10 +16,11 @@ from pathlib import Path
 
 from sqlalchemy import insert, select, update
 
-from core.errors import InputFormatError
+from core.errors import BadNameError, InputFormatError
 from core.store.assignment import next_free_positions
 from core.store.clock import duration_ms, iso_time, now, parse_time
 from core.store.criteria import normalize_value
+from core.store.error_spans import parse_spans, span_past_the_words
 from core.store.database import Database, open_database
 from core.store.events import log_event
 from core.store.items import item_key, parse_pair_key, parse_unit_item_key
@@ -101,6 +103,11 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
                 started_at = parse_time(row.get("started_at"))
             except ValueError as error:
                 raise InputFormatError(path, number, str(error), row["value"]) from None
+            if criterion.scale == "esa" and candidate_id is not None:
+                past = span_past_the_words(parse_spans(stored_text), exists.text)
+                if past is not None:
+                    raise InputFormatError(path, number, f"error spans within the candidate's "
+                                           f"{len(exists.text.split())} words", json.dumps(past))
             recorded = (row.get("duration_ms") or "").strip()  # the screen's clock, paused while away
             if recorded and not (recorded.isascii() and recorded.isdigit()):
                 raise InputFormatError(path, number, "duration_ms in whole milliseconds >= 0", recorded)
@@ -108,7 +115,11 @@ def import_judgments_csv(db: Database, study_id: int, path: str | os.PathLike) -
             if not name:
                 raise InputFormatError(path, number, "an annotator name", row["annotator"])
             if name not in annotators:
-                annotators[name] = annotator_in(session, study_id, name)
+                try:
+                    annotators[name] = annotator_in(session, study_id, name)
+                except BadNameError as error:
+                    raise InputFormatError(path, number, "an annotator name (one spelling, nothing invisible)",
+                                           str(error)) from None
             annotator_id = annotators[name]
             same_item = ((Assignment.candidate_id == candidate_id) if candidate_id is not None
                          else (Assignment.pair_id == pair_id) if pair_id is not None
@@ -240,7 +251,13 @@ def _refuse_off_scale(session, package_path, criterion: Criterion, assignment: A
         if row.action != "answer":
             continue
         try:
-            label, _ = normalize_value(criterion, row.value, row.text, options)
+            label, stored_text = normalize_value(criterion, row.value, row.text, options)
+            past = None
+            if criterion.scale == "esa" and assignment.candidate_id is not None:
+                past = span_past_the_words(parse_spans(stored_text),
+                                           session.get(Candidate, assignment.candidate_id).text)
+            if past is not None:
+                raise ValueError(f"an error span past the candidate's words: {json.dumps(past)}")
         except ValueError as error:
             label, problem = None, str(error)
         else:

@@ -17,6 +17,8 @@ collection hands notes, decks and cards to their own modules):
 * :mod:`core.store.adjudication`: the items judges disagree on and a third annotator's decisions;
 * :mod:`core.store.adjudicator_role`: who may read and decide them (named by the researcher);
 * :mod:`core.store.study_members`: members, their roles, and on PostgreSQL their own logins;
+* :mod:`core.store.connection_file`: a member's connection file (their login's URL and study);
+* :mod:`core.store.answer_outbox`: answers on their way to a server, kept on the judge's disk until written;
 * :mod:`core.store.da_keys`: direct assessment by keys, where each key moves the score;
 * :mod:`core.store.error_spans`: error span annotation: spans checked, marked by keys, mapped onto rewrites.
 """
@@ -24,6 +26,7 @@ collection hands notes, decks and cards to their own modules):
 from __future__ import annotations
 
 from core.store.adjudication import Disagreement, disagreements, record_adjudication
+from core.store.answer_outbox import AnswerOutbox, Outgoing, is_connection_lost, send_once
 from core.store.adjudicator_role import NotAnAdjudicator, adjudicators, disagreements_for, is_adjudicator, \
     set_adjudicators
 from core.store.annotation import ItemView, annotate_judgment, item_at, judgment_with_uid, neighbour_position, \
@@ -36,6 +39,7 @@ from core.store.choice_preview import ChoicePreview, preview as preview_choice
 from core.store.clock import iso_time
 from core.store.da_keys import DA_RECORD_KEYS, da_score_after_key
 from core.store.error_spans import SpanMarking, blamed_units, parse_spans
+from core.store.connection_file import StudyConnection, is_connection_file, read_connection_file
 from core.store.criteria import CriterionSpec, bad_values, normalize_value, preset_criterion
 from core.store.exchange import MergeReport, export_package, import_judgments_csv, merge_package
 from core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
@@ -62,5 +66,6 @@ __all__ = [
     "read_choice_tasks", "read_sources", "record_judgment", "study_criteria", "study_progress", "study_settings",
     "undo_last",
     "update_study_settings", "ChoicePreview", "preview_choice", "study_name", "AccessError", "Invitation",
-    "Membership", "connection_membership", "invite", "members", "revoke",
+    "Membership", "connection_membership", "invite", "members", "revoke", "AnswerOutbox", "Outgoing",
+    "is_connection_lost", "send_once", "StudyConnection", "is_connection_file", "read_connection_file",
 ]

@@ -8,6 +8,8 @@ from typing import Sequence
 
 from sqlalchemy import JSON, func, select
 
+from core.errors import BadNameError
+from core.person_names import clean_name, look_alike
 from core.store.clock import now
 from core.store.criteria import CriterionSpec, preset_criterion
 from core.vocabulary import DEFAULT_CRITERIA
@@ -44,9 +46,18 @@ def study_name(db: Database, study_id: int) -> str:
 
 
 def annotator_in(session, study_id: int, name: str, *, create: bool = True) -> int:
-    """The id of annotator ``name`` of the study, added when missing (``create``); LookupError otherwise."""
+    """The id of annotator ``name`` of the study, added when missing (``create``); LookupError otherwise.
+
+    The name is taken in its composed form; one holding an invisible or direction character, or reading as
+    another annotator's (:mod:`core.person_names`), is refused (:class:`BadNameError`), never a second person."""
+    name = clean_name(name, "annotator name")
     found = session.scalar(select(Annotator.id).where(Annotator.study_id == study_id, Annotator.name == name))
     if found is None:
+        others = session.scalars(select(Annotator.name).where(Annotator.study_id == study_id)).all()
+        similar = look_alike(name, others)
+        if similar is not None:
+            raise BadNameError(f"annotator name {ascii(name)} reads as the study's annotator {ascii(similar)}: use "
+                               "that name, or one that does not look like it")
         if not create:
             raise LookupError(f"no annotator named {name!r} in this study")
         annotator = Annotator(study_id=study_id, name=name)
@@ -74,6 +85,7 @@ def create_study(db: Database, name: str, *, criteria: Sequence[str | CriterionS
     (:func:`core.store.assignment.assign`)."""
     if judges_per_item < 1:
         raise ValueError("judges per item must be at least 1")
+    name = clean_name(name, "study name")
     specs = [c if isinstance(c, CriterionSpec) else preset_criterion(c, application) for c in criteria]
     with db.transaction() as session:
         if session.scalar(select(Study.id).where(Study.name == name)) is not None:
@@ -83,6 +95,9 @@ def create_study(db: Database, name: str, *, criteria: Sequence[str | CriterionS
             blind_phases = (any(not s.shows_source and s.scale != "choice" for s in specs)
                             and any(s.shows_source for s in specs))
         settings["blind_phases"] = bool(blind_phases)
+        similar = look_alike(name, session.scalars(select(Study.name)).all())
+        if similar is not None:
+            raise BadNameError(f"study name {ascii(name)} reads as the study {ascii(similar)} of this database")
         study = Study(uid=str(uuid.UUID(uid)) if uid else str(uuid.uuid4()), name=name, created_at=now(), judges_per_item=judges_per_item,
                       seed=seed, application=application, settings=settings)
         session.add(study)
