@@ -51,3 +51,20 @@ def test_a_probability_after_a_no_break_space_is_refused_by_the_table_reader(tmp
     err = capsys.readouterr().err
     assert f"{table}:2:" in err and "Traceback" not in err
     assert math.isfinite(parse_decimal("0.25"))
+
+
+def test_a_sentence_past_the_token_bound_is_refused_before_any_search(tmp_path, capsys, monkeypatch, tiny_lm):
+    """Issue 39: one 100,000-token line grew generate to 13.7 GB; truescore on 20,000 tokens ran for minutes."""
+    import io
+
+    from core.textio import MAX_SENTENCE_TOKENS
+
+    table = tmp_path / "table.txt"
+    table.write_text("the dog ||| the beast ||| 0.8\n", encoding="utf-8")
+    long = " ".join(["the"] * (MAX_SENTENCE_TOKENS + 1))
+    monkeypatch.setattr("sys.stdin", io.StringIO("the dog\n" + long + "\n"))
+    assert main(["generate", "--system", "beam", "--table", str(table), "--lm", str(tiny_lm["binary"]),
+                 "--processes", "1"]) == 2
+    assert f"<stdin>:2: expected a sentence of at most {MAX_SENTENCE_TOKENS:,} tokens" in capsys.readouterr().err
+    assert main(["truescore", "--table", str(table), "--source", long, "--target", "the dog"]) == 2
+    assert "at most" in capsys.readouterr().err

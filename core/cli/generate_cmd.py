@@ -10,7 +10,8 @@ import sys
 from core.cli.lazy_parser import add_lazy_parser
 from core.cli.spark_options import add_spark_options
 from core.cli.table_options import print_table_report
-from core.textio import open_standard_input, open_text_maybe_gzip
+from core.errors import InputFormatError
+from core.textio import MAX_SENTENCE_TOKENS, open_standard_input, open_text_maybe_gzip
 
 # Each option of the systems' options objects (core/engine/generation_options.py) -> its flag here. Which
 # system takes which is read from the objects themselves (option_names), shown in --help and checked in core.
@@ -144,9 +145,13 @@ def _read_sentences(lines, tokenize: bool) -> list[list[str]]:
     if tokenize:
         from core.engine.tokenization import tokenize as moses_tokenize
     sentences = []
-    for line in lines:
+    for number, line in enumerate(lines, start=1):
         text = line.rstrip("\n")
-        sentences.append((moses_tokenize(text) if tokenize else text).split())
+        tokens = (moses_tokenize(text) if tokenize else text).split()
+        if len(tokens) > MAX_SENTENCE_TOKENS:
+            raise InputFormatError("<stdin>", number, f"a sentence of at most {MAX_SENTENCE_TOKENS:,} tokens "
+                                   "(a search's memory grows with the sentence)", f"{len(tokens):,} tokens")
+        sentences.append(tokens)
     return sentences
 
 

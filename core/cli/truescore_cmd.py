@@ -28,11 +28,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _tokens(text: str, tokenize: bool) -> list[str]:
+    from core.errors import OptionsError
+    from core.textio import MAX_SENTENCE_TOKENS
+
     if tokenize:
         from core.engine.tokenization import tokenize as moses_tokenize
 
-        return moses_tokenize(text, "en").split()
-    return text.split()
+        text = moses_tokenize(text, "en")
+    tokens = text.split()
+    if len(tokens) > MAX_SENTENCE_TOKENS:  # the exact search's time grows with the sentence (issue 39)
+        raise OptionsError(f"a sentence of at most {MAX_SENTENCE_TOKENS:,} tokens, not {len(tokens):,}")
+    return tokens
 
 
 def run(args: argparse.Namespace) -> int:
