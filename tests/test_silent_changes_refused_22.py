@@ -75,7 +75,9 @@ def test_merging_an_answer_off_the_scale_is_refused(tmp_path):
         _set_package_value(tmp_path / "ann.pkg", "maybe")
         status, _out, err = run_cli(["study", "merge-package", str(tmp_path / "ann.pkg"), "--db",
                                      str(tmp_path / "master.sqlite")])
-        assert status == 2 and f"{tmp_path / 'ann.pkg'}:1: expected an answer on criterion 'fluency'" in err, err
+        # The package is refused when opened (issue 39: a study checked when opened), naming the file and the row.
+        assert status == 2 and f"{tmp_path / 'ann.pkg'}: expected a study whose tables hold" in err, err
+        assert "judgment row 1: value 'maybe' is not on criterion 'fluency''s scale" in err, err
         assert ops.study_progress(master, ops.find_study(master)).per_annotator["ann"][0] == 0  # nothing merged
     finally:
         master.close()
