@@ -8,7 +8,9 @@ its writer thread, then for each key press measures the time from sending
 the key to the end of the paint event of the next item's text (the write of
 the answer runs meanwhile on the writer thread). Half of the presses are
 answers deep in the order (after a bulk of earlier judgments), a few are
-arrow moves. Prints median / p95 / max in milliseconds; asserts nothing.
+arrow moves. Prints median / p95 / max in milliseconds; asserts nothing. The study opens off the UI thread:
+the run waits for its first item (the screen's ``open_done``), however long that takes on a loaded machine, up
+to ``--open-timeout`` seconds, and then says so instead of acting on an item that is not there.
 Set QT_QPA_PLATFORM=offscreen to run without a display, or run under
 ``xvfb-run -a`` for a real X11 window.
 """
@@ -31,7 +33,7 @@ from sqlalchemy import insert, select, text  # noqa: E402
 
 from core.store import operations as ops  # noqa: E402
 from core.store.database import open_database  # noqa: E402
-from core.store.models import Assignment, Judgment  # noqa: E402
+from core.store.models import Assignment, Criterion, Judgment  # noqa: E402
 
 
 def summary(label: str, samples_ms: list[float]) -> str:
@@ -56,13 +58,16 @@ def build_study(path: Path, candidates: int, judged_share: float) -> int:
     judged = int(judged_share * total)
     now = datetime.now(timezone.utc)
     with db.transaction() as session:
-        # Earlier work, so the screen's position sits deep in the order.
+        # Earlier work, so the screen's position sits deep in the order: each answer a level of its criterion's
+        # scale (an off-scale value makes the study check refuse the file when it is opened).
+        level = {c.id: str(c.levels[-1]["value"]) for c in session.scalars(select(Criterion)
+                                                                           .where(Criterion.study_id == study))}
         assignments = session.execute(select(Assignment.id, Assignment.candidate_id, Assignment.criterion_id)
                                       .where(Assignment.annotator_id == annotator).order_by(Assignment.position)
                                       .limit(judged)).all()
         session.execute(insert(Judgment), [
             {"uid": str(uuid.uuid4()), "study_id": study, "assignment_id": a.id, "annotator_id": annotator,
-             "candidate_id": a.candidate_id, "criterion_id": a.criterion_id, "action": "answer", "value": "2",
+             "candidate_id": a.candidate_id, "criterion_id": a.criterion_id, "action": "answer", "value": level[a.criterion_id],
              "answered_at": now, "flag": False, "origin": "app"} for a in assignments])
         session.execute(text("UPDATE assignment SET live_judgment_id = (SELECT id FROM judgment "
                              "WHERE judgment.assignment_id = assignment.id) WHERE annotator_id = :a"),
@@ -73,12 +78,39 @@ def build_study(path: Path, candidates: int, judged_share: float) -> int:
     return study
 
 
+def open_and_wait(screen, study: int, timeout_s: float) -> float:
+    """Open the study on the screen and wait for its first item (the open's ``open_done`` signal); seconds it took.
+    Exits with one line when the study does not open within ``timeout_s`` or opens with nothing to judge."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    refused: list = []
+    screen.open_done.connect(loop.quit)  # connected before the open: its result comes only through this loop
+    screen.open_refused.connect(refused.append)
+    deadline = QTimer(singleShot=True, interval=int(timeout_s * 1000))
+    deadline.timeout.connect(loop.quit)
+    started = time.perf_counter()
+    screen.open(study, "ann", "bench")
+    deadline.start()
+    if screen.loading:
+        loop.exec()
+    deadline.stop()
+    if screen.loading:
+        sys.exit(f"bench_annotation: the study did not open within {timeout_s:.0f} s (--open-timeout)")
+    if screen.item is None:
+        why = f": {refused[0]}" if refused else ""
+        sys.exit(f"bench_annotation: the study opened with no item for 'ann' to judge{why}")
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidates", type=int, default=100_000)
     parser.add_argument("--presses", type=int, default=400)
     parser.add_argument("--judged", type=float, default=0.5, help="share of the annotator's items already judged")
     parser.add_argument("--db", help="reuse (or keep) the study here instead of a temporary file")
+    parser.add_argument("--open-timeout", type=float, default=600.0, metavar="S",
+                        help="give up when the study has not opened after S seconds (default 600)")
     args = parser.parse_args()
 
     from PySide6.QtCore import QEvent, QObject, Qt
@@ -99,9 +131,9 @@ def main() -> None:
         screen = AnnotationScreen(db, writer)
         screen.resize(1100, 750)
         screen.show()
-        screen.open(study, "ann", "bench")
-        QTest.qWait(200)
-        print(f"platform {app.platformName()}; resuming at position {screen.item.position}")
+        opened_s = open_and_wait(screen, study, args.open_timeout)
+        print(f"platform {app.platformName()}; opened in {opened_s:.2f} s, resuming at position "
+              f"{screen.item.position}")
 
         class PaintWatch(QObject):
             painted = False

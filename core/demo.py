@@ -214,28 +214,29 @@ def _choice_tasks(demo: DemoFiles, progress: Progress) -> list[dict]:
         return []
     from core.engine.paraphrase_table import ParaphraseTable
 
-    progress(70, 100, "loading the demo table for the choice task")
-    table = ParaphraseTable.load(demo.table)
-    tasks = []
+    progress(70, 100, "loading the demo table's rules for the choice task")
     with open(demo.testcases, encoding="utf-8") as handle:
-        for line in handle:
-            case = json.loads(line)
-            tokens = case["sentence"].split()
-            start, end = case["span"]
-            phrase = tuple(tokens[start:end])
-            rules = sorted(table.rules_for(phrase), key=lambda rule: -rule.prob)
-            options = []
-            for rule in rules:
-                text = " ".join(rule.target)
-                if rule.target != phrase and text not in options:
-                    options.append(text)
-                if len(options) == 5:
-                    break
-            if options:
-                tasks.append({"id": case["id"], "sentence": case["sentence"], "span": [start, end],
-                              "options": options, "system": "demo-table-top5", "test_set": "demo"})
-            if len(tasks) == CHOICE_TASKS:
+        cases = [json.loads(line) for line in handle]
+    phrases = [tuple(case["sentence"].split()[case["span"][0]:case["span"][1]]) for case in cases]
+    # Only the rules of the cases' phrases: a full load of the demo table would write its 85 MB binary form on a
+    # first launch (about 100 s), and inside the installation when the app is installed.
+    table = ParaphraseTable.load(demo.table, only_sources={" ".join(phrase) for phrase in phrases})
+    tasks = []
+    for case, phrase in zip(cases, phrases):
+        start, end = case["span"]
+        rules = sorted(table.rules_for(phrase), key=lambda rule: -rule.prob)
+        options = []
+        for rule in rules:
+            text = " ".join(rule.target)
+            if rule.target != phrase and text not in options:
+                options.append(text)
+            if len(options) == 5:
                 break
+        if options:
+            tasks.append({"id": case["id"], "sentence": case["sentence"], "span": [start, end],
+                          "options": options, "system": "demo-table-top5", "test_set": "demo"})
+        if len(tasks) == CHOICE_TASKS:
+            break
     return tasks
 
 

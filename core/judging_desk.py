@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from core import judging_keys
 from core.judging_keys import PREFERENCE_KEYS, KeyBinding
-from core.judging_view import JudgingView, judged_words, judging_view, study_display
+from core.judging_view import JudgingView, judging_view, study_display
 from core.store import operations as ops
 from core.store import session_lock
 from core.store.annotation import ItemView
@@ -90,11 +90,11 @@ class JudgingDesk:
         self.score = int(item.value) if item is not None and item.scale in ("da", "esa") and item.value else None
         self.marking = None
         if item is not None and item.scale == "esa":
-            # Over the words the judge reads (readable words, each over its stored tokens; core.inspection.
-            # span_rewrites maps them onto the derivation's rewrites), as desktop/esa_view.py shows them.
-            words = judged_words(item.candidate or "", self.display, source=item.source,
-                                 original=item.source_display)[1]
-            self.marking = ops.SpanMarking(len(words), ops.parse_spans(item.text) if item.value is not None else [])
+            # Over the words the judge reads (the view's: readable words, each over its stored tokens;
+            # core.inspection.span_rewrites maps them onto the derivation's rewrites), as desktop/esa_view.py
+            # paints them from the same view.
+            self.marking = ops.SpanMarking(len(self.view.words),
+                                           ops.parse_spans(item.text) if item.value is not None else [])
         return Outcome(moved=True)
 
     def remarks(self) -> tuple[bool, str | None]:

@@ -34,6 +34,11 @@ class ShownSentence:
     text: str | None = None  # None: shown tokenized
     spans: tuple[tuple[int, int], ...] = ()
 
+    @property
+    def reading(self) -> str:
+        """The string the judge reads: the readable text, or the tokens as stored."""
+        return self.text if self.text is not None else " ".join(self.tokens)
+
 
 @dataclass(frozen=True)
 class Level:
@@ -51,6 +56,8 @@ class JudgingView:
     candidate: ShownSentence | None  # the candidate, or a choice task's sentence with its span marked
     options: tuple[str, ...] = ()  # a choice task's options as they read in the sentence
     levels: tuple[Level, ...] = ()
+    pair: tuple[ShownSentence, ShownSentence] | None = None  # a preference item's left and right candidates
+    words: tuple[JudgedWord, ...] = ()  # an ESA item's candidate as the words the judge marks (judged_words)
 
     def value_of_key(self, key: str) -> str | None:
         """The level a key gives on this item (keys as the keyboard types them, upper case), if any."""
@@ -177,8 +184,21 @@ def judged_words(tokens: str, display: SentenceDisplay | None, *, source: str | 
     return text, tuple(judged)
 
 
+def choice_text(item: ItemView, phrase: str, display: SentenceDisplay | None) -> str:
+    """A choice task's picked or typed ``phrase`` as it reads in place of its span (its tokens when the study
+    shows them tokenized), for the line that quotes the judge's pick."""
+    if display is None or item.span is None:
+        return phrase
+    return display.show_in_place(item.source, item.span, phrase)
+
+
 def judging_view(item: ItemView, display: SentenceDisplay | None) -> JudgingView:
-    """The view of ``item``; ``display`` None shows sentences tokenized (the study's "display" setting)."""
+    """The view of ``item``; ``display`` None shows sentences tokenized (the study's "display" setting). Every
+    page paints its texts from here (categorical, choice, DA, ESA, preference), so one rule shows them all."""
+    if item.scale == "preference":  # two candidates, no highlight that would favour either
+        pair = (shown_sentence(item, item.left or "", (), display), shown_sentence(item, item.right or "", (), display))
+        return JudgingView(item, "Source sentence", shown_sentence(item, item.source, (), display), None,
+                           levels=levels_of(item), pair=pair)
     if item.scale == "choice":
         start, end = item.span or (0, 0)
         options = tuple(display.show_in_place(item.source, (start, end), option) if display is not None else option
@@ -186,6 +206,9 @@ def judging_view(item: ItemView, display: SentenceDisplay | None) -> JudgingView
         return JudgingView(item, "Sentence", None, shown_sentence(item, item.source, range(start, end), display),
                            options)
     candidate = item.candidate or ""
+    # ESA: the candidate as the words the judge marks (the desk counts them, the page paints them).
+    words = (judged_words(candidate, display, source=item.source, original=item.source_display)[1]
+             if item.scale == "esa" else ())
     if item.scale == "replacement":
         source_changed, candidate_changed, title = replacement_marks(item.derivation, item.unit)
     elif item.shows_source:
@@ -193,6 +216,7 @@ def judging_view(item: ItemView, display: SentenceDisplay | None) -> JudgingView
         title = "Source sentence"
     else:  # form alone: no source, and no highlight that would hint at one
         return JudgingView(item, "Source sentence: not shown for this question", None,
-                           shown_sentence(item, candidate, (), display), levels=levels_of(item))
+                           shown_sentence(item, candidate, (), display), levels=levels_of(item), words=words)
     return JudgingView(item, title, shown_sentence(item, item.source, source_changed, display),
-                       shown_sentence(item, candidate, candidate_changed, display), levels=levels_of(item))
+                       shown_sentence(item, candidate, candidate_changed, display), levels=levels_of(item),
+                       words=words)

@@ -15,12 +15,13 @@ import stat
 from sqlalchemy import select
 
 from core.stats.judgment_records import JudgmentRecords
-from core.stats.direct_assessment import DAScore, JudgeReliability, judge_reliability
+from core.stats.direct_assessment import DAScore, JudgeReliability, judge_reliability, scores_of_records
 from core.stats.preference import PreferenceJudgment
+from core.stats.report_anytime import EarlyStopping
 from core.store import operations as ops
 from core.store.criteria import SCORE_SCALES, scale_labels
 from core.store.database import Database
-from core.store.models import Criterion
+from core.store.models import Criterion, EventLog
 from core.store.preference_pairs import ties_by_construction
 from core.store.quality import da_control_pairs
 from core.vocabulary import PREFER_TIE
@@ -31,6 +32,13 @@ def criterion_scales(db: Database, study_id: int) -> dict[str, tuple[str, ...]]:
     with db.reading() as session:
         criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)).all()
         return {c.name: scale_labels(c) for c in criteria if scale_labels(c)}
+
+
+def scored_criteria(db: Database, study_id: int) -> list[str]:
+    """The names of the criteria answered with a 0-100 score (direct assessment, ESA)."""
+    with db.reading() as session:
+        return list(session.scalars(select(Criterion.name).where(Criterion.study_id == study_id,
+                                                                 Criterion.scale.in_(SCORE_SCALES))))
 
 
 def study_judgment_records(db: Database, study_id: int) -> JudgmentRecords:
@@ -46,6 +54,7 @@ def study_judgment_records(db: Database, study_id: int) -> JudgmentRecords:
         producers=[tuple(r["systems"]) or (r["system"] or "-",) for r in records],
         sentences=[r["source_key"] or r["item"] for r in records],
         scales=criterion_scales(db, study_id),
+        scored=scored_criteria(db, study_id),
     )
 
 
@@ -61,10 +70,9 @@ def study_preferences(db: Database, study_id: int) -> list[PreferenceJudgment]:
 
 
 def study_da_scores(db: Database, study_id: int) -> list[DAScore]:
-    """The live direct assessment scores on normal items, each with every system that produced the candidate."""
-    return [DAScore(row["item"], row["annotator"], float(row["value"]), tuple(row["systems"]) or ("-",),
-                    row["criterion"])
-            for row in ops.iter_judgments(db, study_id) if row["scale"] in SCORE_SCALES]
+    """The live direct assessment scores on normal items, each with every system that produced the candidate,
+    read as from the study's exported CSV (:func:`core.stats.direct_assessment.scores_of_records`)."""
+    return scores_of_records(study_judgment_records(db, study_id))
 
 
 def da_reliability(db: Database, study_id: int) -> list[JudgeReliability]:
@@ -113,3 +121,26 @@ def sampling_note(db: Database, study_id: int) -> str | None:
             f"had not decided (criterion {sampling.get('criterion')}, stopping rule {sampling.get('rule')}, "
             f"α {sampling.get('alpha')}), never to a sentence both systems said the same way; shares describe the "
             "sentences so sampled, not a random sample of the test set.")
+
+
+def early_stopping(db: Database, study_id: int) -> EarlyStopping | None:
+    """Whether any batch of ``study assign-next`` ran under a rule that stops judging a pair once decided
+    (``decided``, ``decided+K``; ``never`` is a fixed design in batches), and on which criterion; None when none did.
+
+    Every batch saves its rule in the study's settings, which keep only the last one; the event log keeps each
+    change, so a study that stopped early and then went on with ``never`` still says so. A member's own login
+    reads no events: its settings alone answer."""
+    settings = []
+    if not db.is_member_login:
+        with db.reading() as session:
+            changes = session.scalars(select(EventLog.payload).where(
+                EventLog.study_id == study_id, EventLog.kind == "settings_changed").order_by(EventLog.id))
+            settings = [payload["changes"].get("sampling") for payload in changes
+                        if isinstance(payload, dict) and isinstance(payload.get("changes"), dict)]
+    settings.append(ops.study_settings(db, study_id).get("sampling"))
+    stopping = [entry for entry in settings if isinstance(entry, dict) and entry.get("mode") == "adaptive"
+                and str(entry.get("rule", "")).startswith("decided")]
+    if not stopping:
+        return None
+    return EarlyStopping(str(stopping[-1].get("criterion")),
+                         tuple(dict.fromkeys(str(entry["rule"]) for entry in stopping)))

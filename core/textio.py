@@ -4,8 +4,10 @@
   one of the command's inputs, writes a device, a FIFO or standard output directly, and
   a regular file (a symlink's target) through a temporary sibling renamed over it once
   complete and flushed, so a reader never sees a half-written file; the temporary of a
-  killed writer is removed by the next write of the same file. :func:`staged_output` is the
-  same door for an output another program builds (SQLite, lmplz).
+  killed writer is removed by the next write of the same file (:mod:`core.stale_temporaries`).
+  :func:`staged_output` is the same door for an output another program builds (SQLite, lmplz).
+  A full disk or a file past ``ulimit -f`` is one ``OSError`` naming the output
+  (:mod:`core.out_of_space`), and nothing is left behind.
 * :func:`open_text_maybe_gzip` (:class:`CheckedText`) opens a plain or gzip UTF-8 file by its
   magic bytes and turns every defect of the input (not UTF-8, NUL, overlong line, broken gzip)
   into ``file:line: expected ...``; :func:`read_lines` gives numbered lines.
@@ -39,7 +41,12 @@ from typing import IO, Iterator
 
 from core.csv_cells import restore
 from core.errors import InputFileError, InputFormatError, OutputFileError
+from core.out_of_space import OUT_OF_SPACE, out_of_space
 from core.output_files import DESCRIPTOR, FILE, STDOUT, OutputTarget, resolve_output, take_mode
+from core.stale_temporaries import remove_stale_temporaries, temporary_prefix, temporary_sibling
+from core.whole_writes import WholeWrites, is_unbuffered
+# Re-exported: the writers of work folders (pivot's, Spark's) name theirs the same way.
+from core.stale_temporaries import owner_is_gone, owner_tag  # noqa: F401
 
 
 @contextlib.contextmanager
@@ -71,8 +78,11 @@ def atomic_output(
     destination = target.path
     destination.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(destination)
-    descriptor, temporary = tempfile.mkstemp(prefix=_temporary_prefix(destination), suffix=".part",
-                                             dir=destination.parent)
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=temporary_prefix(destination), suffix=".part",
+                                                 dir=destination.parent)
+    except OSError as error:
+        raise _named(error, target.shown) from None
     take_mode(temporary, destination, file_mode)
     try:
         with os.fdopen(descriptor, "wb") as raw:
@@ -81,9 +91,12 @@ def atomic_output(
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(temporary, destination)
-    except BaseException:
+    except BaseException as error:
+        named = _named(error, target.shown, temporary)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
+        if named is not error:
+            raise named from None
         raise
 
 
@@ -107,11 +120,19 @@ def staged_output(path: str | os.PathLike, *, inputs=(), what: str, text: bool =
             try:  # made here, so a folder that takes no new file is said plainly, not as SQLite's "unable to open"
                 temporary.touch(exist_ok=False)
             except OSError as error:
+                if error.errno in OUT_OF_SPACE:
+                    raise _named(error, target.shown) from None
                 raise OutputFileError(target.shown, f"cannot be written ({error.strerror})") from None
-            yield temporary
-            with open(temporary, "rb") as handle:
-                os.fsync(handle.fileno())
-            os.replace(temporary, destination)
+            try:
+                yield temporary
+                with open(temporary, "rb") as handle:
+                    os.fsync(handle.fileno())
+                os.replace(temporary, destination)
+            except BaseException as error:  # the program that filled it met the full disk in its own words
+                named = _named(error, target.shown, temporary)
+                if named is not error:
+                    raise named from None
+                raise
         finally:
             temporary.unlink(missing_ok=True)
         return
@@ -124,15 +145,37 @@ def staged_output(path: str | os.PathLike, *, inputs=(), what: str, text: bool =
             shutil.copyfileobj(built, raw, 1 << 20)
 
 
+def _named(error: BaseException, shown: str, *written) -> BaseException:
+    """``error``, or the one ``OSError`` naming the output when it says the disk or the file-size limit was reached
+    (:mod:`core.out_of_space`)."""
+    if not isinstance(error, Exception):
+        return error  # Ctrl+C stays itself
+    return out_of_space(error, "standard output" if shown == "-" else shown, files=written) or error
+
+
 @contextlib.contextmanager
 def _direct_output(target: OutputTarget) -> Iterator[IO[bytes]]:
     """The binary stream of a device, FIFO, descriptor or standard output, written in place and never closed
-    before its last byte is flushed."""
+    before its last byte is flushed; a full disk behind it is said naming it."""
+    try:
+        with _direct_stream(target) as stream:
+            yield stream
+    except BaseException as error:
+        named = _named(error, target.shown)
+        if named is not error:
+            raise named from None
+        raise
+
+
+@contextlib.contextmanager
+def _direct_stream(target: OutputTarget) -> Iterator[IO[bytes]]:
     if target.kind == STDOUT:
         # The CLI's standard output escapes control characters from data (core.terminal_text's writer, which has
         # an ``unescaped``): the bytes go through it as text, not around it to its buffer.
         stream = None if hasattr(sys.stdout, "unescaped") else getattr(sys.stdout, "buffer", None)
         sys.stdout.flush()
+        if is_unbuffered(stream):  # PYTHONUNBUFFERED: a partial write would lose bytes silently
+            stream = WholeWrites(stream)
         if stream is None:  # a text stream put in its place (an escaping writer, a caller in process): decoded
             stream = _TextSink(sys.stdout)
         yield stream
@@ -183,66 +226,6 @@ def _layers(raw, mode: str, encoding: str | None, compressed: bool, compressleve
     else:
         with _text(raw, encoding) as handle:
             yield handle
-
-
-def owner_tag() -> str:
-    """``HOST-PID`` of this process, put in temporary names so a later run knows whether their writer died."""
-    import socket  # here: a command that writes to standard output never needs it (start-up time)
-
-    return f"{socket.gethostname()}-{os.getpid()}"
-
-
-def owner_is_gone(tag: str) -> bool:
-    """Whether ``tag`` (:func:`owner_tag`) names a process of this machine that no longer runs."""
-    import socket
-
-    host, _, pid = tag.rpartition("-")
-    return host == socket.gethostname() and pid.isdigit() and not _process_exists(int(pid))
-
-
-def _temporary_prefix(destination: Path) -> str:
-    return f".{destination.name}.{owner_tag()}."
-
-
-def temporary_sibling(destination: str | os.PathLike) -> Path:
-    """A new name for a temporary file beside ``destination``: ``.NAME.HOST-PID.RANDOM.part``."""
-    import uuid  # here, as socket above
-
-    destination = Path(destination)
-    return destination.with_name(f"{_temporary_prefix(destination)}{uuid.uuid4().hex}.part")
-
-
-def remove_stale_temporaries(destination: str | os.PathLike) -> None:
-    """Remove the temporaries a writer of ``destination`` left when it was killed (a process of this
-    machine that no longer runs): a SIGKILL leaves its ``.part`` file (or folder), the next write cleans it up."""
-    destination = Path(destination)
-    prefix = f".{destination.name}."
-    try:
-        entries = list(os.scandir(destination.parent))
-    except OSError:
-        return
-    for entry in entries:
-        name = entry.name
-        for companion in ("-wal", "-shm", "-journal"):  # a SQLite file's, built under a temporary name
-            name = name.removesuffix(companion)
-        if not (name.startswith(prefix) and name.endswith(".part")):
-            continue
-        if owner_is_gone(name[len(prefix):-len(".part")].rpartition(".")[0]):
-            with contextlib.suppress(OSError):
-                if entry.is_dir(follow_symlinks=False):  # a work folder (lmplz's, a dev-set folder being built)
-                    shutil.rmtree(entry.path)
-                else:
-                    os.unlink(entry.path)
-
-
-def _process_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, another user's
-        return True
-    return True
 
 
 @contextlib.contextmanager

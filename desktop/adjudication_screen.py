@@ -2,13 +2,16 @@
 
 The adjudicator sees both judges' labels (the judges never see each other's); the decision is a new judgment
 row (:func:`core.store.adjudication.record_adjudication`, one transaction), never a judge's label in any
-statistic. Keys (one table, :data:`KEYS`): the level keys of the item's scale (Y / N for yes/no and for the
-replacement task, the digit of a level otherwise), Left / Right to move, Esc to close. The list of
-disagreements is read in a worker.
+statistic. Keys (one table, :data:`KEYS`, plus each item's decisions, :func:`decision_keys`): the level keys of
+the item's scale (Y / N for yes/no and for the replacement task, the digit of a level otherwise), A / T / B for a
+preference pair (left, tie, right), 0 / O and the option's digit for a choice task; Left / Right to move, Esc to
+close. Every item shown takes a key for each decision; the criteria never adjudicated (direct assessment, error
+spans) are named with the reason in one line each, never offered. The list of disagreements is read in a worker.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import html
 
 from PySide6.QtCore import Qt, QThreadPool, Signal
@@ -20,7 +23,7 @@ from core.store import operations as ops
 from core.store.database import Database
 from core.demo import demo_files
 from core.judging_view import key_for_level, replacement_marks, study_display
-from core.judging_keys import KeyBinding
+from core.judging_keys import KEY_BY_ACTION, PREFERENCE_KEYS, KeyBinding
 from desktop.changed_spans import highlighted_display_html, highlighted_html
 from desktop.rows_model import RowsTableModel
 from desktop.workers import Worker
@@ -30,6 +33,25 @@ KEYS = (
     KeyBinding(("Right",), "next", "Next ▶"),
     KeyBinding(("Esc",), "reject", "Close"),
 )
+_MOVING = {key for binding in KEYS for key in binding.keys} | {"Up", "Down"}
+
+
+def decision_keys(item: ops.Disagreement) -> list[tuple[tuple[str, ...], str, str]]:
+    """(keys, value stored, button label) of every decision ``item`` takes, in the order its buttons stand: the
+    judging screen's keys for the same answers, less the arrows (here they move between items)."""
+    if item.scale == "preference":
+        return [(tuple(k for k in keys if k not in _MOVING), value, label) for keys, value, label in PREFERENCE_KEYS]
+    if item.scale == "choice":
+        return [(KEY_BY_ACTION["keep_original"].keys, "original", "Keep the original")] + [
+            ((str(number),), f"option:{number}", option) for number, option in enumerate(item.options, 1)]
+    return [(key_for_level(item.scale, position, level), str(level["value"]), level.get("label") or str(level["value"]))
+            for position, level in enumerate(item.levels)]
+
+
+def label_text(item: ops.Disagreement, value: str) -> str:
+    """A stored label as the adjudicator reads it: the value, and what its button says when that differs."""
+    shown = next((label for _, decided, label in decision_keys(item) if decided == value), value)
+    return value if shown == value else f"{value} · {shown}"
 
 
 class AdjudicationDialog(QDialog):
@@ -42,12 +64,18 @@ class AdjudicationDialog(QDialog):
         self.db, self.study_id, self.adjudicator = db, study_id, adjudicator
         self.display = study_display(ops.study_settings(db, study_id), str(demo_files().truecase_model))
         self.items: list[ops.Disagreement] = []
+        self.left_out: dict[str, str] = {}  # criterion -> why it is never adjudicated
         self.index = 0
         self.setWindowTitle(f"Adjudicate “{study_name}” as {adjudicator}")
         layout = QVBoxLayout(self)
         self.header = QLabel("reading the disagreements…")
         self.header.setTextFormat(Qt.RichText)
         layout.addWidget(self.header)
+        self.note = QLabel()  # the criteria never adjudicated, one line each
+        self.note.setTextFormat(Qt.RichText)
+        self.note.setWordWrap(True)
+        self.note.hide()
+        layout.addWidget(self.note)
         self.model = RowsTableModel(("item", "criterion", "labels", "decision"))
         self.view = QTableView()
         self.view.setModel(self.model)
@@ -69,7 +97,7 @@ class AdjudicationDialog(QDialog):
         self.buttons_row = QHBoxLayout()
         layout.addLayout(self.buttons_row)
         self.keys_help = QLabel(" · ".join(f"<b>{html.escape(b.shown)}</b> {html.escape(b.label.strip('◀▶ '))}"
-                                           for b in KEYS) + " · the level keys decide")
+                                           for b in KEYS) + " · the keys on the buttons decide")
         self.keys_help.setTextFormat(Qt.RichText)
         layout.addWidget(self.keys_help)
         self.status = QLabel()
@@ -84,26 +112,34 @@ class AdjudicationDialog(QDialog):
     # loading ------------------------------------------------------------------------------
     def reload(self) -> Worker:
         # Through the role's door: a name the researcher did not make adjudicator reads no label.
-        worker = Worker(lambda report: ops.disagreements_for(self.db, self.study_id, self.adjudicator))
+        def read(report):
+            items = ops.disagreements_for(self.db, self.study_id, self.adjudicator)
+            return items, ops.not_adjudicated(self.db, self.study_id)
+
+        worker = Worker(read)
         worker.signals.finished.connect(self._loaded)
         worker.signals.failed.connect(lambda message: self.header.setText(f"<b>could not read</b>: {html.escape(message)}"))
         self.worker = worker
         QThreadPool.globalInstance().start(worker)
         return worker
 
-    def _loaded(self, items: list[ops.Disagreement]) -> None:
-        self.items = items
+    def _loaded(self, result) -> None:
+        self.items, self.left_out = result
+        self.note.setText("<br>".join(f"<b>{html.escape(name)}</b> is not adjudicated: {html.escape(reason)}"
+                                      for name, reason in self.left_out.items()))
+        self.note.setVisible(bool(self.left_out))
         self._refresh_rows()
-        if not items:
-            self.header.setText("<h3>No disagreement to adjudicate: the judges agree on every item they both "
-                                "judged.</h3>")
+        if not self.items:
+            self.header.setText("<h3>No disagreement to adjudicate" + (
+                " on the criteria adjudicated.</h3>" if self.left_out else
+                ": the judges agree on every item they both judged.</h3>"))
             return
-        open_ones = [i for i, item in enumerate(items) if item.decision is None]
+        open_ones = [i for i, item in enumerate(self.items) if item.decision is None]
         self.show_item(open_ones[0] if open_ones else 0)
 
     def _refresh_rows(self) -> None:
-        self.model.set_rows([[d.item, d.criterion, ", ".join(f"{n}: {v}" for n, v in d.labels.items()),
-                              d.decision or ""] for d in self.items])
+        self.model.set_rows([[d.item, d.criterion, ", ".join(f"{n}: {label_text(d, v)}" for n, v in d.labels.items()),
+                              label_text(d, d.decision) if d.decision else ""] for d in self.items])
 
     # showing ------------------------------------------------------------------------------
     def show_item(self, index: int) -> None:
@@ -116,20 +152,34 @@ class AdjudicationDialog(QDialog):
                             f"adjudicator <b>{html.escape(self.adjudicator)}</b>")
         self.view.selectRow(self.index)
         self.question.setText(item.question)
+        self.sentences.setText(self._sentences_html(item))
+        self.labels.setText("Judges: " + " · ".join(f"<b>{html.escape(n)}</b> said <b>{html.escape(label_text(item, v))}</b>"
+                                                    for n, v in item.labels.items())
+                            + (f" · your decision: <b>{html.escape(label_text(item, item.decision))}</b>"
+                               if item.decision else ""))
+        self._set_buttons(item)
+
+    def _sentences_html(self, item: ops.Disagreement) -> str:
+        """The texts the judges read: the source, and the paraphrase, the pair (left, right) or the span asked
+        about (a choice task: its options are the buttons)."""
         candidate = item.candidate or ""
+        if item.scale == "choice":
+            span = range(*item.span) if item.span else range(0)
+            return f"<p><b>Source sentence</b> (the highlighted words)<br>{self._shown(item.source, span)}</p>"
+        if item.scale == "preference":
+            parts = [f"<p><b>Source sentence</b><br>{self._shown(item.source, range(0))}</p>"]
+            for title, text in (("Left", candidate), ("Right", item.right or "")):
+                _, marks = changed_tokens(item.source, text)
+                parts.append(f"<p><b>{title}</b><br>{self._shown(text, marks)}</p>")
+            return "".join(parts)
         if item.scale == "replacement":
-            source_marks, candidate_marks, title = replacement_marks(item.derivation, item.key[2])
+            source_marks, candidate_marks, title = replacement_marks(item.derivation, item.key.unit)
         else:
             source_marks, candidate_marks = changed_tokens(item.source, candidate, item.derivation)
             title = "Source sentence"
         # The study's one display rule: the strings the judges read (core.judging_view.study_display).
-        source_html, candidate_html = (self._shown(item.source, source_marks), self._shown(candidate, candidate_marks))
-        self.sentences.setText(f"<p><b>{html.escape(title)}</b><br>{source_html}</p><p><b>Paraphrase</b><br>"
-                               f"{candidate_html}</p>")
-        self.labels.setText("Judges: " + " · ".join(f"<b>{html.escape(n)}</b> said <b>{html.escape(v)}</b>"
-                                                    for n, v in item.labels.items())
-                            + (f" · your decision: <b>{html.escape(item.decision)}</b>" if item.decision else ""))
-        self._set_buttons(item)
+        return (f"<p><b>{html.escape(title)}</b><br>{self._shown(item.source, source_marks)}</p><p><b>Paraphrase</b><br>"
+                f"{self._shown(candidate, candidate_marks)}</p>")
 
     def _shown(self, tokens: str, marks) -> str:
         if self.display is None:
@@ -143,12 +193,10 @@ class AdjudicationDialog(QDialog):
             if widget is not None:
                 widget.deleteLater()
         self._level_keys = {}
-        for position, level in enumerate(item.levels):
-            keys = key_for_level(item.scale, position, level)
-            value = str(level["value"])
+        for keys, value, label in decision_keys(item):
             for key in keys:
                 self._level_keys[key] = value
-            button = QPushButton(f"{level.get('label') or value}  [{' / '.join(keys)}]".replace("&", "&&"))
+            button = QPushButton(f"{label}  [{' / '.join(keys)}]".replace("&", "&&"))
             button.setFocusPolicy(Qt.NoFocus)
             button.setCheckable(True)
             button.setChecked(item.decision == value)
@@ -165,9 +213,9 @@ class AdjudicationDialog(QDialog):
         except (ValueError, LookupError) as error:
             self.status.setText(f"<b>not recorded</b>: {html.escape(str(error))}")
             return
-        self.items[self.index] = ops.Disagreement(**{**item.__dict__, "decision": value, "adjudicator": self.adjudicator})
+        self.items[self.index] = dataclasses.replace(item, decision=value, adjudicator=self.adjudicator)
         self._refresh_rows()
-        self.status.setText(f"recorded: {item.item} {item.criterion} = {value}")
+        self.status.setText(f"recorded: {item.item} {item.criterion} = {label_text(item, value)}")
         self.decided.emit(judgment)
         following = [i for i in range(self.index + 1, len(self.items)) if self.items[i].decision is None]
         self.show_item(following[0] if following else self.index)

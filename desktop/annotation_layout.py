@@ -60,8 +60,7 @@ class AnnotationLayout:
         self.da_view = DAView()
         self.da_view.dragged.connect(lambda score: self._act("set_score", score))
         self.pages.addWidget(self.da_view)
-        # Marks the words the study shows (its display rule, as the desk counts them).
-        self.esa_view = ESAView(display_of=lambda: self.desk.display if self.desk is not None else None)
+        self.esa_view = ESAView()  # marks the view's words, as the desk counts them
         self.pages.addWidget(self.esa_view)
         self.protocol_views = {"preference": self.preference_view, "da": self.da_view, "esa": self.esa_view}
         # On a small screen (1024 x 600) a long item scrolls instead of pushing the window past the screen.

@@ -45,7 +45,7 @@ from core.store import session_lock
 from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
 from core.judging_desk import JudgingDesk, OpenedDesk, Outcome, open_desk
-from core.judging_view import JudgingView
+from core.judging_view import JudgingView, choice_text
 from core.judging_keys import KEY_BY_ACTION, help_line
 from desktop.judging_clock import JudgingClock
 from desktop.judgment_writer import JudgmentWriter
@@ -277,7 +277,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         if item.scale == "choice":
             self._show_choice(self.view)
         elif item.scale in self.protocol_views:
-            self.protocol_views[item.scale].show_item(item)
+            self.protocol_views[item.scale].show_item(self.view)
             self._paint_protocol()
             self.pages.setCurrentWidget(self.protocol_views[item.scale])
         else:
@@ -366,8 +366,9 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         parts = []
         if item.value is not None:
             shown = item.value
-            if item.scale == "choice" and item.text:
-                shown = f"{item.value}: {item.text}"
+            if item.scale == "choice" and item.text:  # an option reads in place; a typed paraphrase as typed
+                picked = item.text if item.value == "custom" else choice_text(item, item.text, self.display)
+                shown = f"{item.value}: {picked}"
             parts.append(f"Your answer: <b>{html.escape(shown)}</b> (a new key replaces it)")
         else:
             parts.append("<span style='color:#666'>not judged yet</span>")

@@ -1,8 +1,10 @@
-"""Starting the desktop app."""
+"""Starting the desktop app, and ending it when something unexpected happens in it."""
 
 from __future__ import annotations
 
+import functools
 import sys
+import traceback
 from pathlib import Path
 
 from core.demo import demo_files
@@ -61,7 +63,7 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
             open_window(str(demo_study_path()), db, session_role=chosen)
         elif not build_demo_then(app, lambda path: open_window(str(path), session_role=chosen)):
             return 1
-        return app.exec()
+        return run_event_loop(app)
     db = open_study_database(study, create=create)
     if db is None:
         return 2
@@ -72,7 +74,61 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
         db.close()
         return 0
     open_window(study, db, chosen)
-    return app.exec()
+    return run_event_loop(app)
+
+
+# Exit status of an app stopped by an exception nothing caught (a bug), as Python's own for an uncaught one.
+UNEXPECTED_ERROR_STATUS = 1
+HEADLESS_PLATFORMS = ("offscreen", "minimal")  # no display: nobody to read a dialog
+
+
+def run_event_loop(app) -> int:
+    """``app.exec()``, ended by the first exception nothing caught (:func:`stop_on_unexpected_error`) instead of
+    going on half-updated; the earlier ``sys.excepthook`` is put back afterwards."""
+    previous = sys.excepthook
+    sys.excepthook = functools.partial(stop_on_unexpected_error, app)
+    app._stopping = False
+    try:
+        return app.exec()
+    finally:
+        sys.excepthook = previous
+
+
+def stop_on_unexpected_error(app, kind, error, trace) -> None:
+    """An exception raised in a slot or an event handler and caught by nothing. Qt would print it and carry on:
+    a screen half-painted, a smoke run waiting for ever (issue 39: a key acted on an item not yet there, then
+    the bundle hung until killed). Instead: said on stderr (the traceback, then one line), in a dialog when there
+    is a display, every window closed (each saves what it holds: the judgment writer drains first) and the event
+    loop ended with status 1 (130 for Ctrl+C, 143 for SIGTERM, said in one line)."""
+    from core.interruption import Terminated
+
+    if issubclass(kind, KeyboardInterrupt):
+        status = 143 if issubclass(kind, Terminated) else 130
+        print(f"parastudio: {'terminated' if status == 143 else 'interrupted'}", file=sys.stderr, flush=True)
+    else:
+        status = UNEXPECTED_ERROR_STATUS
+        traceback.print_exception(kind, error, trace, file=sys.stderr)
+        print(f"parastudio: error: unexpected {kind.__name__}: {error} (a bug in Paraphrase Studio: the lines above "
+              "say where); the app stops", file=sys.stderr, flush=True)
+    if getattr(app, "_stopping", False):  # raised again while the windows close: already on the way out
+        return
+    app._stopping = True
+    try:
+        if status == UNEXPECTED_ERROR_STATUS and app.platformName() not in HEADLESS_PLATFORMS:
+            from PySide6.QtWidgets import QMessageBox
+
+            QMessageBox.critical(None, "Paraphrase Studio", f"Something went wrong that should not have:\n\n"
+                                 f"{kind.__name__}: {error}\n\nThe app stops once the answers given are saved. "
+                                 "Please report this with what the terminal shows.")
+        # Closing the last window would quit with status 0, and later: the status is the exit's below alone.
+        quits = app.quitOnLastWindowClosed()
+        app.setQuitOnLastWindowClosed(False)
+        try:
+            app.closeAllWindows()
+        finally:
+            app.setQuitOnLastWindowClosed(quits)
+    finally:
+        app.exit(status)
 
 
 def open_study_database(path: str, *, create: bool = False, parent=None):
@@ -162,7 +218,7 @@ def open_server_window(path: str, db, study: str | None, open_window, app) -> in
     else:
         member = membership[study_id]
         open_window(path, db, member.role, enforced=True, name=member.login)
-    return app.exec()
+    return run_event_loop(app)
 
 
 def build_demo_then(app, then) -> bool:

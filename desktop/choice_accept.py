@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 
-from core.judging_view import shown_sentence
+from core.judging_view import choice_text, shown_sentence
 from desktop.changed_spans import sentence_html
 
 
@@ -41,5 +41,5 @@ class ChoiceAccept:
         for number, button in enumerate(self.option_buttons, 1):
             button.setChecked(shown.value == f"option:{number}")
         self.original_button.setChecked(shown.value == "original")
-        picked = "the original" if shown.text is None else f"“{html.escape(shown.text)}”"
+        picked = "the original" if shown.text is None else f"“{html.escape(choice_text(item, shown.text, self.display))}”"
         self.answer_label.setText(f"Selected {picked}: <b>Enter</b> accepts it, another key picks again")

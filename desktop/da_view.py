@@ -12,7 +12,7 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 
-from core.store.operations import ItemView
+from core.judging_view import JudgingView
 from core.vocabulary import DA_HIGHEST, DA_LOWEST
 from desktop.widget_parts import enlarge, text_box
 
@@ -49,9 +49,11 @@ class DAView(QWidget):
         layout.addLayout(row)
         layout.addStretch(1)
 
-    def show_item(self, item: ItemView) -> None:
-        self.source_label.setText(html.escape(item.source_display or item.source))
-        self.candidate_label.setText(html.escape(item.candidate or ""))
+    def show_item(self, view: JudgingView) -> None:
+        """The item's texts as the study shows them (its display rule), unmarked: a score is about the whole."""
+        self.source_box.setTitle(view.source_title)
+        self.source_label.setText(html.escape(view.source.reading) if view.source is not None else "")
+        self.candidate_label.setText(html.escape(view.candidate.reading))
 
     def paint(self, score: int | None) -> None:
         self.score = score

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.progress import Progress, no_progress
-from core.study_judgments import pattern_pairs_extracted, sampling_note, study_da_scores, study_judgment_records, \
-    study_preferences
+from core.study_judgments import early_stopping, pattern_pairs_extracted, sampling_note, study_da_scores, \
+    study_judgment_records, study_preferences
 from core.stats.report_render import format_cell, render_table, render_table_plot
 from core.textio import atomic_output
 from core.stats.report_tables import Report, build_report
@@ -55,7 +55,8 @@ def compute_report(db: Database, study_id: int, title: str, progress: Progress =
                         pairs_extracted=pattern_pairs_extracted(db, study_id),
                         sampling=sampling_note(db, study_id),
                         preferences=study_preferences(db, study_id),
-                        da_scores=study_da_scores(db, study_id)), len(records)
+                        da_scores=study_da_scores(db, study_id),
+                        early_stopping=early_stopping(db, study_id)), len(records)
 
 
 class DashboardScreen(QWidget):

@@ -4,10 +4,11 @@ Marking: ← / → move the cursor a word, Shift+← / Shift+→ extend the sele
 Backspace removes the marks under it, Enter goes on to the score. Scoring: the direct assessment keys
 (:mod:`core.store.da_keys`), Enter records the score with the spans, Esc goes back to marking. What a key does
 is :class:`core.judging_desk.JudgingDesk`'s (which holds the :class:`core.store.error_spans.SpanMarking`, the
-score and the phase); this page paints them. The words are those the study shows
-(:func:`core.judging_view.judged_words`: readable words under its display rule, else tokens), the words the desk's
-marking counts, so the spans stored are over the words the judge read and map exactly onto the stored tokens and
-the derivation's rewrites (:mod:`core.inspection.span_rewrites`).
+score and the phase); this page paints them. The words are the view's (:attr:`core.judging_view.JudgingView.words`,
+:func:`core.judging_view.judged_words`: readable words under the study's display rule, else tokens), the words the
+desk's marking counts, so the spans stored are over the words the judge read and map exactly onto the stored tokens
+and the derivation's rewrites (:func:`core.inspection.span_rewrites.token_spans`). The source reads by the same
+rule.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import html
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from core.judging_view import judged_words
-from core.store.operations import ItemView, SpanMarking
+from core.judging_view import JudgingView
+from core.store.operations import SpanMarking
 from desktop.widget_parts import enlarge, text_box
 
 _MARK_STYLE = {"minor": "background:#ffe0a0", "major": "background:#f4a0a0"}
@@ -35,9 +36,8 @@ def esa_help(scoring: bool) -> str:
 class ESAView(QWidget):
     """Paints the candidate's marks, the selection and the score the desk holds."""
 
-    def __init__(self, parent: QWidget | None = None, display_of=lambda: None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.display_of = display_of  # the study's display rule now (core.judging_view.study_display)
         self.text = ""
         self.chars: list[tuple[int, int]] = []
         self.words: list[str] = []
@@ -53,12 +53,12 @@ class ESAView(QWidget):
         layout.addWidget(self.score_label)
         layout.addStretch(1)
 
-    def show_item(self, item: ItemView) -> None:
-        self.text, words = judged_words(item.candidate or "", self.display_of(), source=item.source,
-                                        original=item.source_display)
-        self.words = [word.text for word in words]
-        self.chars = [word.chars for word in words]
-        self.source_label.setText(html.escape(item.source_display or item.source))
+    def show_item(self, view: JudgingView) -> None:
+        self.text = view.candidate.reading
+        self.words = [word.text for word in view.words]
+        self.chars = [word.chars for word in view.words]
+        self.source_box.setTitle(view.source_title)
+        self.source_label.setText(html.escape(view.source.reading) if view.source is not None else "")
 
     def paint(self, marking: SpanMarking, score: int | None, scoring: bool) -> None:
         self.marking, self.score, self.scoring = marking, score, scoring

@@ -17,12 +17,10 @@ def smoke_test() -> int:
     import os
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import Qt, QTimer
-    from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
     from core.demo import open_demo_study
-    from core.store import operations as ops
+    from desktop.app import run_event_loop
     from desktop.main_window import MainWindow
 
     app = QApplication(sys.argv[:1])
@@ -32,24 +30,45 @@ def smoke_test() -> int:
     window.show()
     outcome = {}
 
+    def done(ok: bool) -> None:
+        outcome["ok"] = ok
+        window.close()
+        app.quit()
+
+    judge_first_item_by_key(window, done)
+    status = run_event_loop(app)  # an unexpected exception ends it with a non-zero status, never a hang
+    return status or (0 if outcome.get("ok") else 1)
+
+
+def judge_first_item_by_key(window, done) -> None:
+    """Once the Annotate screen shows its first item (the study opens off the UI thread: never before, however
+    long that takes), close the instructions a judge meets first, judge the item by a key press, and call
+    ``done(True)`` when exactly that answer is stored (``done(False)``, said on stderr, when there is no item)."""
+    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtTest import QTest
+
+    from core.store import operations as ops
+
+    screen = window.annotate.screen
+
     def judge() -> None:
         dialog = getattr(window, "instructions_dialog", None)
         if dialog is not None and dialog.isVisible():
             dialog.accept()
-        screen = window.annotate.screen
         item = screen.item
+        if item is None:
+            print("smoke test: the demo study opened with no item to judge", file=sys.stderr, flush=True)
+            done(False)
+            return
         QTest.keyClick(screen, Qt.Key_Y if item.scale == "binary" else Qt.Key_2)
         screen.writer.drain()
-        judged = [row for row in ops.iter_judgments(window.db, ops.find_study(window.db, "demo"))
+        judged = [row for row in ops.iter_judgments(window.db, screen.study_id)
                   if row["assignment_id"] == item.assignment_id]
-        outcome["ok"] = len(judged) == 1
         print(f"judged {len(judged)} item(s) by key: {item.criterion} of item {item.item}", flush=True)
-        window.close()
-        app.quit()
+        done(len(judged) == 1)
 
-    QTimer.singleShot(300, judge)
-    app.exec()
-    return 0 if outcome.get("ok") else 1
+    # After the open's other callbacks (the first-time instructions), on the next turn of the event loop.
+    screen.when_open(lambda: QTimer.singleShot(0, judge))
 
 
 def main(argv: list[str] | None = None) -> int:

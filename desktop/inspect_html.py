@@ -26,8 +26,8 @@ def sentence_systems_html(selected: CandidateRow, same_sentence: list[CandidateR
         for row in column.rows:
             _, marked = changed_tokens(row.source, row.text)
             mark = " ◀" if row is selected else ""
-            cells.append(f"<p style='background:{COLOURS.get(row.verdict, '#fff')}'>"
-                         f"<b>{html.escape(row.verdict or '-')}</b>{mark}: "
+            cells.append(f"<p style='background:{COLOURS.get(row.shown_verdict, '#fff')}'>"
+                         f"<b>{html.escape(row.shown_verdict or '-')}</b>{mark}: "
                          f"{highlighted_html(row.text.split(), marked)}</p>")
         parts.append(f"<td valign='top'>{''.join(cells)}</td>")
     parts.append("</tr></table>")
@@ -83,4 +83,11 @@ def details_html(details, engine_note: str = "", display=None) -> str:
                      f"<b>{html.escape(judge.value or '')}</b> ({html.escape(judge.answered_at or '')}{took})"
                      f"{' ⚑' if judge.flag else ''}{comment}</li>")
     parts.append("</ul>")
+    if details.adjudications:
+        # The decisions that settle the criteria the judges disagree on (core.inspection.verdicts).
+        parts.append("<h4>Adjudicated</h4><ul>")
+        for decision in details.adjudications:
+            parts.append(f"<li>{html.escape(decision.criterion)}: <b>{html.escape(decision.value or '')}</b>, decided "
+                         f"by {html.escape(decision.annotator)} ({html.escape(decision.answered_at or '')})</li>")
+        parts.append("</ul>")
     return "".join(parts)

@@ -6,11 +6,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from core.inspection.candidate_rows import CandidateRow, filter_rows
-from core.inspection.verdicts import ACCEPTED, REJECTED
+from core.inspection.verdicts import ACCEPTED, ADJUDICATED, DISAGREED, REJECTED
 from desktop.row_views import ListRowsModel
 
-COLOURS = {ACCEPTED: "#d9f2d9", REJECTED: "#f7d4d4", "disagreed": "#fbe7c2"}
-COLUMNS = ("verdict", "systems", "length", "rules", "model score", "true score", "search error", "candidate")
+COLOURS = {ACCEPTED: "#d9f2d9", REJECTED: "#f7d4d4", DISAGREED: "#fbe7c2", ADJUDICATED: "#d6e4f5"}
+COLUMNS = ("verdict", "systems", "length", "rules", "model score", "true score", "search error", "adjudication",
+           "candidate")
 ANY = "(any)"
 
 
@@ -64,9 +65,11 @@ class CandidateRowsModel(ListRowsModel):
             value = self.value(row, index.column())
             return f"{value:.3f}" if isinstance(value, float) else ("" if value is None else str(value))
         if role == Qt.BackgroundRole:
-            return QColor(COLOURS.get(row.verdict, "#ffffff"))
+            return QColor(COLOURS.get(row.shown_verdict, "#ffffff"))
         if role == Qt.ToolTipRole and index.column() == len(COLUMNS) - 1:
             return row.source
+        if role == Qt.ToolTipRole and index.column() == 0 and row.adjudications:
+            return f"{row.adjudication_text} · settles to {row.verdict or '-'}"
         return None
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
@@ -88,13 +91,14 @@ class CandidateRowsModel(ListRowsModel):
 
 # One function per column of COLUMNS: what it shows and sorts by.
 _COLUMN_VALUES = (
-    lambda row: row.verdict or "-",
+    lambda row: row.shown_verdict or "-",
     lambda row: ", ".join(row.systems),
     lambda row: row.source_length,
     lambda row: row.rules,
     lambda row: row.model_score,
     lambda row: row.true_score,
     lambda row: "yes" if row.search_error else "",
+    lambda row: row.adjudication_text,
     lambda row: row.text,
 )
 

@@ -1,8 +1,9 @@
 """The Inspect screen: the judged candidates of a study, failures first, and why a system produced them.
 
 Researchers only (nothing here reaches an annotator's screen). A table of
-every judged candidate (green accepted, red rejected, amber disagreed),
-filtered by system, criterion, verdict, sentence length and rules applied, and
+every judged candidate (green accepted, red rejected, amber disagreed, blue adjudicated: an adjudicator's
+decision settled it, named in its adjudication column), filtered by system, criterion, verdict, sentence
+length and rules applied, and
 sortable by any column; beside it the details of the selected candidate
 (:func:`core.inspection.details.candidate_details`: the changed words, the
 derivation rule by rule with its probability, share and pivots, the LM,
@@ -316,8 +317,11 @@ class InspectScreen(QWidget):
                          max_length=self.max_length.value(),
                          rules=None if self.rules_spin.value() < 0 else self.rules_spin.value())
         shown, total = self.model.rowCount(), len(self.model.all_rows)
+        # Settled verdicts, as rule blame and the plots count them: an adjudicator's rejection is a rejection.
         rejected = sum(1 for row in self.model.rows if row.verdict == REJECTED)
-        self.status.setText(f"{shown} of {total} judged candidates shown · {rejected} rejected")
+        adjudicated = sum(1 for row in self.model.rows if row.adjudications)
+        self.status.setText(f"{shown} of {total} judged candidates shown · {rejected} rejected"
+                            + (f" · {adjudicated} adjudicated" if adjudicated else ""))
         if shown:
             self.view.selectRow(0)
         self.draw_plot()  # the plot on screen is always the rows shown (the one exported)

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from core.judging_keys import PREFERENCE_KEYS, keys_text as _keys_text
-from core.store.operations import ItemView
+from core.judging_view import JudgingView
 from desktop.widget_parts import text_box
 
 def preference_help() -> str:
@@ -53,9 +53,12 @@ class PreferenceView(QWidget):
         layout.addLayout(buttons)
         layout.addStretch(1)
 
-    def show_item(self, item: ItemView) -> None:
-        self.source_label.setText(html.escape(item.source_display or item.source))
-        self.left_label.setText(html.escape(item.left or ""))
-        self.right_label.setText(html.escape(item.right or ""))
+    def show_item(self, view: JudgingView) -> None:
+        """The source and the pair as the study shows them (its display rule); the answer given is pressed."""
+        item = view.item
+        left, right = view.pair
+        self.source_label.setText(html.escape(view.source.reading))
+        self.left_label.setText(html.escape(left.reading))
+        self.right_label.setText(html.escape(right.reading))
         for value, button in self.buttons.items():
             button.setChecked(item.value == value)

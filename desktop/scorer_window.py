@@ -1,5 +1,10 @@
 """The scorer window: type a sentence, see its applicable rules, LM score and
-the exact true score of any candidate, with the changed spans highlighted."""
+the exact true score of any candidate, with the changed spans highlighted.
+
+The table and LM load in a worker, with their progress in the status bar rather than in a dialog window: hiding
+such a dialog could leave no window active, and Ctrl+R then reached nothing (issue 39). What the judge types while
+they load stands: the loaded models fill in the rules and the scores, never the candidate.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QMessageBox,
-    QProgressDialog,
+    QProgressBar,
     QPushButton,
     QSplitter,
     QTableView,
@@ -62,6 +67,9 @@ class ScorerWindow(QMainWindow):
         self.scorer: TrueScorer | None = None
         self.source_tokens: list[str] = []
         self.applied: list[Match] = []
+        self._loading = 0  # the ticket of the latest start_loading(): an older load's result is dropped
+        self._on_ready = None
+        self._loader: Worker | None = None
         self._build()
         self._debounce = QTimer(self, singleShot=True, interval=150)
         self._debounce.timeout.connect(self.rescore)
@@ -140,6 +148,14 @@ class ScorerWindow(QMainWindow):
         QShortcut(QKeySequence("Ctrl+R"), self, activated=self.reset_candidate)
         QShortcut(QKeySequence("Ctrl+F"), self, activated=self.rule_filter.setFocus)
         QShortcut(QKeySequence("Ctrl+L"), self, activated=self.rules_view.setFocus)
+        self.load_bar = QProgressBar(maximumWidth=220)
+        self.cancel_button = QPushButton("Cancel loading  [Esc]")
+        self.cancel_button.setFocusPolicy(Qt.NoFocus)
+        self.cancel_button.clicked.connect(self.cancel_loading)
+        self._cancel_key = QShortcut(QKeySequence("Esc"), self, activated=self.cancel_loading)
+        for widget in (self.load_bar, self.cancel_button):
+            self.statusBar().addPermanentWidget(widget)
+        self._show_loading(False)
         self.statusBar().showMessage("loading the table and language model…")
 
     @staticmethod
@@ -154,38 +170,76 @@ class ScorerWindow(QMainWindow):
         return view
 
     # loading ----------------------------------------------------------------
-    def start_loading(self, on_ready=None) -> None:
-        dialog = QProgressDialog("Loading…", "Cancel", 0, 100, self)
-        dialog.setWindowTitle("Paraphrase Studio")
-        dialog.setMinimumDuration(300)
-        worker = Worker(load_engine, self.table_path, self.lm_path)
-        worker.signals.progress.connect(lambda percent, message: (dialog.setValue(percent), dialog.setLabelText(message)))
-        dialog.canceled.connect(lambda: setattr(worker, "cancelled", True))
-        dialog.canceled.connect(self.close)
-
-        def finished(result) -> None:
-            dialog.reset()
-            self.table, self.lm = result
-            self.scorer = TrueScorer(self.table, self.lm)
-            stats = self.table.stats()
-            self.models_label.setText(
-                f"Table: {self.table_path} ({stats.rules:,} rules, {stats.distinct_sources:,} sources)   "
-                f"LM: {self.lm_path} (order {self.lm.order})"
-            )
-            self.statusBar().showMessage("ready: type a sentence", 5000)
-            self._source_changed(self.source_edit.text())
-            if on_ready:
-                on_ready()
-
-        def failed(message: str) -> None:
-            dialog.reset()
-            self.models_label.setText(f"Could not load: {message}")
-            QMessageBox.critical(self, "Paraphrase Studio", f"Could not load the models:\n{message}")
-
-        worker.signals.finished.connect(finished)
-        worker.signals.failed.connect(failed)
+    def start_loading(self, on_ready=None, *, load=load_engine) -> None:
+        """Load the table and LM with ``load(report, table_path, lm_path)`` in a worker, then call ``on_ready``.
+        Each call is a new ticket: the result of an earlier one, landing late, is dropped."""
+        self.cancel_loading()  # an earlier load still running is of no use now
+        self._loading += 1
+        ticket, table_path, lm_path = self._loading, self.table_path, self.lm_path
+        self._on_ready = on_ready
+        worker = Worker(lambda report: (ticket, load(report, table_path, lm_path)))
+        # Bound methods, not closures: Qt drops the connections if this window is gone first.
+        worker.signals.progress.connect(self._load_progress)
+        worker.signals.finished.connect(self._loaded)
+        worker.signals.failed.connect(self._load_failed)
+        worker.signals.cancelled.connect(self._load_cancelled)
         self._loader = worker  # keep the signals object alive
+        self._show_loading(True)
         QThreadPool.globalInstance().start(worker)
+
+    def cancel_loading(self) -> None:
+        """Esc while loading: the worker stops at its next progress report."""
+        if self._loader is not None:
+            self._loader.cancel()
+
+    def _show_loading(self, loading: bool) -> None:
+        self.load_bar.setValue(0)
+        self.load_bar.setVisible(loading)
+        self.cancel_button.setVisible(loading)
+        self._cancel_key.setEnabled(loading)
+
+    def _load_progress(self, percent: int, message: str) -> None:
+        self.load_bar.setValue(percent)
+        self.statusBar().showMessage(message)
+
+    def _loaded(self, result) -> None:
+        ticket, (table, lm) = result
+        if ticket != self._loading:
+            return
+        self._loader = None
+        self._show_loading(False)
+        self.table, self.lm = table, lm
+        self.scorer = TrueScorer(self.table, self.lm)
+        stats = self.table.stats()
+        self.models_label.setText(
+            f"Table: {self.table_path} ({stats.rules:,} rules, {stats.distinct_sources:,} sources)   "
+            f"LM: {self.lm_path} (order {self.lm.order})"
+        )
+        self.statusBar().showMessage("ready: type a sentence", 5000)
+        # The rules of the sentence typed meanwhile; the candidate stays as the judge left it.
+        self.match_model.set_matches(self.table.matches(self.source_tokens) if self.source_tokens else [])
+        self._debounce.start()
+        if self._on_ready:
+            self._on_ready()
+
+    def _from_current_load(self) -> bool:
+        """A failure or cancellation comes with no ticket: it counts only from the latest load's worker."""
+        return self._loader is not None and self.sender() is self._loader.signals
+
+    def _load_failed(self, message: str) -> None:
+        if not self._from_current_load():
+            return
+        self._loader = None
+        self._show_loading(False)
+        self.models_label.setText(f"Could not load: {message}")
+        QMessageBox.critical(self, "Paraphrase Studio", f"Could not load the models:\n{message}")
+
+    def _load_cancelled(self) -> None:
+        if not self._from_current_load():
+            return
+        self._loader = None
+        self._show_loading(False)
+        self.models_label.setText("Loading cancelled: no table or LM, so no rules and no scores.")
 
     # interaction ------------------------------------------------------------
     def _source_changed(self, text: str) -> None:

@@ -1,5 +1,7 @@
 """Direct assessment judged by keys on the app's annotation screen (issue 30), real SQLite study, offscreen."""
 
+import html
+
 import pytest
 
 pytest.importorskip("PySide6")
@@ -8,6 +10,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
+from core.judging_view import shown_text  # noqa: E402
 from core.store.da_keys import da_score_after_key as moved  # noqa: E402
 from core.store.models import Assignment, Judgment  # noqa: E402
 from desktop_study_fixtures import judging_screen  # noqa: E402
@@ -37,7 +40,9 @@ def test_scores_are_set_by_keys_and_recorded_by_enter(qtbot, da_screen):
     while screen.item is not None:
         item = screen.item
         assert screen.pages.currentWidget() is screen.da_view
-        assert screen.da_view.candidate_label.text() == item.candidate
+        # As the study shows it (readable by default): the string the exports say the judge read.
+        assert screen.da_view.candidate_label.text() == html.escape(shown_text(
+            item.candidate, screen.display, source=item.source, original=item.source_display))
         qtbot.keyClick(screen, Qt.Key_Return)  # nothing to record yet: the item stays
         assert screen.item.assignment_id == item.assignment_id
         keys, score = SCRIPTS[turn % len(SCRIPTS)]

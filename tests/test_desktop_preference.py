@@ -1,5 +1,7 @@
 """Pairwise preference judged by keys on the app's annotation screen (issue 30), real SQLite study, offscreen."""
 
+import html
+
 import pytest
 
 pytest.importorskip("PySide6")
@@ -8,6 +10,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
+from core.judging_view import shown_text  # noqa: E402
 from core.store.models import Assignment, Judgment, PreferencePair  # noqa: E402
 from desktop_study_fixtures import judging_screen  # noqa: E402
 
@@ -37,7 +40,10 @@ def test_a_judge_answers_every_pair_by_keys_without_seeing_systems(qtbot, prefer
         item = screen.item
         assert screen.pages.currentWidget() is screen.preference_view
         view = screen.preference_view
-        assert (view.left_label.text(), view.right_label.text()) == (item.left, item.right)
+        # As the study shows them (readable by default): the strings the exports say the judge read.
+        assert (view.left_label.text(), view.right_label.text()) == tuple(
+            html.escape(shown_text(text, screen.display, source=item.source, original=item.source_display))
+            for text in (item.left, item.right))
         assert item.left != item.right
         shown = " ".join([view.left_label.text(), view.right_label.text(), view.source_label.text(),
                           screen.header_label.text(), screen.question_label.text()])

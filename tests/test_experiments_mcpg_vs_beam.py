@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from conftest import EXAMPLE1_RULES
 from core.experiments import mcpg_vs_beam as experiment
 from core.experiments import mcpg_vs_beam_report as report
-from core.experiments.mcpg_vs_beam import MCPGSystem, SearchSettings, SentenceResult
+from core.experiments import mcpg_vs_beam_results as results
+from core.experiments.mcpg_vs_beam_results import MCPGSystem, SearchSettings, SentenceResult
 from core.engine.lm import LanguageModel
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.rules import Rule
@@ -22,7 +23,7 @@ TRANSLATOR_TUNED = MCPGSystem("translator", "tuned")
 
 def test_difference_stats_by_hand():
     # Pairs with a missing side are left out: differences 0.5 and -2.0.
-    stats = experiment.difference_stats([-1.0, -3.0, None, 0.5], [-1.5, -1.0, -2.0, None])
+    stats = results.difference_stats([-1.0, -3.0, None, 0.5], [-1.5, -1.0, -2.0, None])
     assert (stats.count, stats.missing) == (2, 2)
     assert stats.mean == pytest.approx(-0.75)
     assert stats.sd == pytest.approx(1.25)  # population sd: sqrt(((0.5+0.75)^2 + (-2+0.75)^2) / 2)
@@ -31,22 +32,22 @@ def test_difference_stats_by_hand():
 
 def test_difference_stats_tolerance_and_empty():
     # KenLM float32 sums: a shortfall within 1e-4 is a tie, so MCPG counts as reaching the beam.
-    assert experiment.difference_stats([-2.00005], [-2.0]).at_least == 1
-    assert experiment.difference_stats([-2.001], [-2.0]).at_least == 0
-    empty = experiment.difference_stats([None], [-1.0])
+    assert results.difference_stats([-2.00005], [-2.0]).at_least == 1
+    assert results.difference_stats([-2.001], [-2.0]).at_least == 0
+    empty = results.difference_stats([None], [-1.0])
     assert empty.count == 0 and math.isnan(empty.mean) and math.isnan(empty.share_at_least)
     with pytest.raises(ValueError):
-        experiment.difference_stats([1.0], [])
+        results.difference_stats([1.0], [])
 
 
 @given(st.lists(st.tuples(st.floats(-100, 0), st.floats(-100, 0)), min_size=2, max_size=30))
 def test_difference_stats_equal_numpy(pairs):
     system, reference = zip(*pairs)
-    stats = experiment.difference_stats(system, reference)
+    stats = results.difference_stats(system, reference)
     differences = np.array(system) - np.array(reference)
     assert stats.mean == pytest.approx(float(np.mean(differences)), abs=1e-9)
     assert stats.sd == pytest.approx(float(np.std(differences, ddof=0)), abs=1e-7)
-    assert stats.at_least == int(np.sum(differences >= -experiment.SCORE_TOLERANCE))
+    assert stats.at_least == int(np.sum(differences >= -results.SCORE_TOLERANCE))
 
 
 def test_beam_references_rerank_by_true_score_and_skip_the_source():

@@ -277,3 +277,26 @@ def test_inspect_jsonl_carries_the_derivation_rule_by_rule_and_the_verdict_per_c
         assert step["target"] in row["candidate"].split()
         assert row["criteria"] == {"meaning": row["verdict"]}
         assert row["verdict"] == ("rejected" if step["target"] == "hound" else "accepted")
+
+
+@given(st.lists(st.integers(min_value=0, max_value=100), min_size=1, max_size=4))
+def test_a_score_with_no_levels_gives_no_verdict(scores):
+    """A DA or ESA score (0-100, no levels, so no midpoint) is neither an acceptance nor a rejection: a score of
+    3 used to read "accepted" like a score of 97."""
+    assert criterion_verdict([str(score) for score in scores], None) is None
+    assert criterion_verdict([str(score) for score in scores], ["1", "2", "3"]) in (ACCEPTED, REJECTED, DISAGREED)
+
+
+def test_a_direct_assessment_study_reads_no_verdict_from_its_scores(tmp_path):
+    """Scores of 0 and 1 on DA are scores, not no and yes: no row reads accepted or rejected."""
+    with open_database(tmp_path / "da.sqlite", create=True) as db:
+        study = ops.create_study(db, "s", criteria=["da"])
+        ops.import_candidates(db, study, [ops.CandidateRow(sentence_id=str(i), text=f"out {i}", system="x",
+                                                           source=f"src {i}") for i in range(3)])
+        ops.assign(db, study, ["j1", "j2"])
+        for judge, scores in (("j1", ["0", "1", "97"]), ("j2", ["1", "0", "3"])):
+            annotator = ops.find_annotator(db, study, judge)
+            for score in scores:
+                ops.record_judgment(db, ops.next_item(db, annotator).assignment_id, score)
+        rows = candidate_rows(db, study)
+    assert len(rows) == 3 and {row.verdict for row in rows} == {None}

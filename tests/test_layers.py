@@ -60,6 +60,10 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.code_identity", "base"),
     ("core.person_names", "base"),
     ("core.interruption", "base"),
+    ("core.stale_temporaries", "base"),
+    ("core.out_of_space", "base"),
+    ("core.whole_writes", "base"),
+    ("core.worker_processes", "base"),
     ("desktop", "desktop"),
 )
 QT = ("PySide6", "PyQt5", "PyQt6", "shiboken6")

@@ -65,6 +65,18 @@ def test_seed001_unified_score_and_sign_tests():
     assert one_vs_ten[6] == pytest.approx(2 / 2**6)
 
 
+@pytest.mark.parametrize("tasks", [{"1": 6, "10": 6}, {"1": 4, "10": 6}])
+def test_seed001_says_when_the_approaches_stand_on_different_numbers_of_items(tasks):
+    """An approach that made no suggestion for a case has no task there: the note names each one's items."""
+    rows = [(f"t{i}", annotator, "success", "yes" if i % 2 else "no", system)
+            for system, count in tasks.items() for i in range(count) for annotator in "AB"]
+    fig = table(build_report(JudgmentRecords.from_columns(*zip(*rows))), "seed001_fig4_5:success")
+    assert {row[0]: row[-1] for row in fig.rows} == tasks
+    unequal = len(set(tasks.values())) > 1
+    assert ("different numbers of items (1: 4, 10: 6)" in fig.note) is unequal
+    assert ("different numbers of items" in fig.note) is unequal
+
+
 def test_seed004_shares_and_fixed_chance_kappa():
     rows = []
     labels = [("3", "3"), ("2", "3"), ("1", "1"), ("2", "2")]

@@ -76,3 +76,10 @@ def test_the_results_files_explanation_states_the_independent_counts():
     assert stated(r"and (\d+) more \([^)]*\) are in the graph but not") == one["in graph"] - one["retrieved"]
     assert stated(r"drops the gold in (\d+) cases") == two["retrieved"] - two["after SDPF"]
     assert stated(r"drops the gold in \d+ cases, (\d+) of them FWPF") == two["after PTPF"] - two["after FWPF"]
+    one_rows, ten_rows = results["approach-1"], results["approach-10"]
+    assert stated(r"Tie order decides part of the comparison: (\d+) of approach 1's") == \
+        sum(r.success for r in one_rows if r.tie_at_cut)
+    assert stated(r"tie broken the other way approach 1 has (\d+)") == \
+        sum(bool(r.success_with_ties_reversed) for r in one_rows)
+    assert stated(r"and approach\s+10 (\d+) \(the ties table") == sum(bool(r.success_with_ties_reversed) for r in ten_rows)
+    assert "monotone" in prose and "cube pruning" in prose and "news" not in prose

@@ -139,3 +139,42 @@ def test_an_older_study_is_read_by_nothing_and_upgraded_only_when_asked(tmp_path
     assert main(["study", "upgrade", "--db", str(path)]) == 0
     assert "nothing to do" in capsys.readouterr().out
     assert main(["study", "progress", "--db", str(path)]) == 0
+
+
+def _rows(path: Path, query: str) -> list:
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return connection.execute(query).fetchall()
+    finally:
+        connection.close()
+
+
+def test_repair_deletes_an_unanswered_assignment_of_no_item_after_a_copy(study, capsys):
+    (unanswered,), *_ = _rows(study, "SELECT id FROM assignment WHERE id NOT IN (SELECT assignment_id FROM judgment) "
+                                     "ORDER BY id")
+    change(study, f"UPDATE assignment SET candidate_id = 99999 WHERE id = {unanswered}")
+    answers = _rows(study, "SELECT * FROM judgment ORDER BY id")
+    assert main(["study", "check", "--db", str(study), "--repair"]) == 0
+    out = capsys.readouterr().out
+    assert "repaired: assignment: deleted 1 row(s) whose candidate_id points to no candidate row" in out
+    assert "no problem found" in out
+    backup = study.with_name(study.name + ".before-repair-1")
+    assert _rows(backup, f"SELECT candidate_id FROM assignment WHERE id = {unanswered}") == [(99999,)]
+    assert _rows(study, f"SELECT id FROM assignment WHERE id = {unanswered}") == []
+    assert _rows(study, "SELECT * FROM judgment ORDER BY id") == answers
+    assert main(["study", "progress", "--db", str(study)]) == 0
+
+
+@pytest.mark.parametrize("name", [n for n in CHANGES if "schema version" not in n])
+def test_repair_never_touches_an_answer_and_leaves_the_uncertain_listed(study, capsys, name):
+    """Nothing but an unanswered assignment of no item has one certain repair: the rest stays, listed."""
+    (answered,), *_ = _rows(study, "SELECT assignment_id FROM judgment ORDER BY id")
+    change(study, CHANGES[name][0] if name != "an assignment of no candidate"
+           else f"UPDATE assignment SET candidate_id = 99999 WHERE id = {answered}")
+    answers = _rows(study, "SELECT * FROM judgment ORDER BY id") if "judgment table" not in name else None
+    assert main(["study", "check", "--db", str(study), "--repair"]) == 1
+    out = capsys.readouterr().out
+    assert "repaired:" not in out and "problem(s)" in out
+    assert not list(study.parent.glob("*.before-repair-*"))
+    if answers is not None:
+        assert _rows(study, "SELECT * FROM judgment ORDER BY id") == answers

@@ -78,3 +78,54 @@ def test_an_edited_table_is_read_again_and_its_binary_rewritten(table_path):
 def test_the_command_line_says_where_it_wrote_the_binary_form(table_path, capsys):
     assert cli_main(["table", "stats", str(table_path)]) == 0
     assert f"wrote the table's binary form {binary_path(table_path)}" in capsys.readouterr().err
+
+
+def test_a_table_inside_an_installation_gets_its_binary_in_the_cache_not_beside_it(tmp_path):
+    """A bundled or installed table (read-only, or shared by the machine's users) is never written beside."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    environment = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(environment)],
+                   check=True)
+    python = environment / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    installed = Path(purelib) / "somepackage" / "data"
+    installed.mkdir(parents=True)
+    table = installed / "rules.txt"
+    table.write_text("".join(f"{s} ||| {t} ||| {p!r}\n" for s, t, p in RULES), encoding="utf-8")
+    cache = tmp_path / "cache"
+    code = ("import sys; from core.engine import paraphrase_table as p; p.BINARY_ON_FIRST_USE_BYTES = 0; "
+            "t = p.ParaphraseTable.load(sys.argv[1]); print(len(t))")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([str(python), "-c", code, str(table)], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(root), PARASTUDIO_CACHE=str(cache)))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(len(RULES))
+    assert sorted(p.name for p in installed.iterdir()) == ["rules.txt"]
+    assert [p.name for p in (cache / "tables").iterdir()] == [cached_binary_path(table).name]
+
+
+def test_the_first_launch_builds_the_demo_study_without_writing_a_binary_table(tmp_path, monkeypatch):
+    """The demo's choice tasks read only their phrases' rules: no 85 MB binary written on a first launch."""
+    import shutil
+    from pathlib import Path
+
+    import sqlite3
+
+    from core.demo import CHOICE_TASKS, DEMO_CHOICE_STUDY, open_demo_study
+
+    bundled = Path(__file__).resolve().parents[1] / "evaldata" / "demo"
+    demo = tmp_path / "demo"
+    shutil.copytree(bundled, demo, ignore=shutil.ignore_patterns("*.pstable"))
+    monkeypatch.setenv("PARASTUDIO_DEMO", str(demo))
+    monkeypatch.setenv("PARASTUDIO_CACHE", str(tmp_path / "cache"))
+    study = open_demo_study(tmp_path / "demo-study.sqlite")
+    assert not list(demo.glob("*.pstable")) and not (tmp_path / "cache").exists()
+    with sqlite3.connect(f"file:{study}?mode=ro", uri=True) as connection:
+        (tasks,), = connection.execute("SELECT count(*) FROM choice_task JOIN study ON study.id = choice_task.study_id "
+                                       "WHERE study.name = ?", (DEMO_CHOICE_STUDY,))
+    assert tasks == CHOICE_TASKS

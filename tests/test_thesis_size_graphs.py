@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.experiments.seed001_approaches import BUILD, case_sets, graph_size
+from core.experiments.seed001_approaches import BUILD, case_sets
+from core.experiments.seed001_variants import graph_size
 from core.experiments.seed001_report import graph_note
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,10 +16,14 @@ import importlib
 import os
 import sys
 
+from core.cli.closed_streams import ClosedStreamError, stand_in_for_closed_streams
 from core.cli.study_access import StudyChoiceError
 from core.errors import BadNameError, InputFileError, InputFormatError, OptionsError, OutputFileError
 from core.interruption import Terminated, end_cleanly_on_sigterm
+from core.out_of_space import (OUT_OF_SPACE, WHY, ignore_file_size_signal, out_of_space,
+                               standard_output_is_out_of_space)
 from core.terminal_text import escape_controls, escaping_streams
+from core.whole_writes import whole_writes_on_standard_output
 
 SUBCOMMAND_MODULES = [
     "core.cli.table_cmd",
@@ -94,18 +98,29 @@ def _tolerant_output() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; bad input exits 2 with ``file:line: expected ...``, never a traceback."""
+    stand_in_for_closed_streams()  # `cmd >&-`: one line when it writes there, not an AttributeError
+    ignore_file_size_signal()  # past `ulimit -f` a write fails with EFBIG, said in one line
+    whole_writes_on_standard_output()  # PYTHONUNBUFFERED: a partial write raises, never drops bytes
     _tolerant_output()
     words = sys.argv[1:] if argv is None else argv
     parser = _parser(words[0] if words else None)
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+    except ClosedStreamError as error:  # --help or --version with standard output closed
+        print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
     end_cleanly_on_sigterm()
     try:
         with escaping_streams(json_on_stdout=writes_json(args)):  # names and texts from files: shown, not obeyed
-            return int(args.func(args) or 0)
-    except (InputFormatError, InputFileError, OptionsError, OutputFileError, BadNameError) as error:
+            status = int(args.func(args) or 0)
+            if sys.stdout is not None:  # None: a caller in process silenced it
+                sys.stdout.flush()  # here, so that a full disk behind standard output is said like any other
+            return status
+    except (InputFormatError, InputFileError, OptionsError, OutputFileError, BadNameError,
+            ClosedStreamError) as error:
         print(f"parastudio: error: {escape_controls(str(error))}", file=sys.stderr)
         return 2
     except StudyChoiceError as error:  # no such study, or which of several (core.cli.study_access)
@@ -114,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # before OSError, of which it is one
         return _reader_went_away()
     except OSError as error:  # a missing file, a full disk, no permission: the system's words, no traceback
+        if error.errno in OUT_OF_SPACE:
+            return _out_of_space(args, error)
         if error.errno == errno.ELOOP:  # an input, not the system: "not found" would send the user looking for it
             print(f"parastudio: error: {error.filename}: symlink loop (a symbolic link that leads back to itself)",
                   file=sys.stderr)
@@ -130,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
         if _interrupted_inside(error):  # DuckDB's own word for Ctrl+C during a query
             print("parastudio: interrupted; what it was writing was not kept", file=sys.stderr)
             return 130
+        exhausted = out_of_space(error, _written_file(args) or "the output")
+        if exhausted is not None:  # SQLite's or DuckDB's words for a full disk: said as every writer says it
+            return _out_of_space(args, exhausted)
         spark_failed = _spark_failure(error)
         if spark_failed is not None:  # a job that failed on the cluster: its cause in one line
             print(f"parastudio: error: {escape_controls(spark_failed)}", file=sys.stderr)
@@ -145,6 +165,26 @@ def writes_json(args: argparse.Namespace) -> bool:
     """Whether the command writes JSON to standard output (``--json``, ``--format json`` or ``jsonl``): JSON
     escapes C0 itself, and its DEL and C1 are escaped the JSON way (the same values), not as ``\\xNN``."""
     return bool(getattr(args, "json", False)) or getattr(args, "format", None) in ("json", "jsonl")
+
+
+def _out_of_space(args: argparse.Namespace, error: OSError) -> int:
+    """A full disk or a file past ``ulimit -f``: the file, the cause, exit 1. Standard output is then pointed at
+    /dev/null, so the interpreter's own flush at exit does not fail again on what could not be written."""
+    # A print() names no file: standard output when it is the full one, else the file the command writes.
+    shown = error.filename or ("standard output" if standard_output_is_out_of_space() else _written_file(args))
+    cause = WHY.get(error.errno, error.strerror)
+    print(f"parastudio: error: {escape_controls(str(shown)) + ': ' if shown else ''}{cause}", file=sys.stderr)
+    _silence_standard_output()
+    return 1
+
+
+def _written_file(args: argparse.Namespace) -> str | None:
+    """The file a command writes, to name when the system did not say which (a ``write()`` knows no name)."""
+    for name in ("output", "out", "db", "study"):
+        value = getattr(args, name, None)
+        if value is not None and not isinstance(value, (bool, int, list)):
+            return str(value)
+    return None
 
 
 def _end_workers(status: int) -> int:
@@ -189,14 +229,18 @@ def _reader_went_away() -> int:
 
     Standard output is pointed at /dev/null first, so the interpreter's own flush at exit
     does not raise again."""
+    _silence_standard_output()
+    return 141  # 128 + SIGPIPE, what a shell reports for a tool stopped by a closed pipe
+
+
+def _silence_standard_output() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # no file descriptor behind stdout (a test's capture)
+    except (OSError, ValueError):  # no file descriptor behind stdout (a test's capture, a closed one)
         pass
     finally:
         os.close(devnull)
-    return 141  # 128 + SIGPIPE, what a shell reports for a tool stopped by a closed pipe
 
 
 if __name__ == "__main__":  # pragma: no cover

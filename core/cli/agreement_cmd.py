@@ -67,7 +67,9 @@ def register(subparsers) -> None:
         help="the tables of seeds 001, 003 and 004 from a study database or a judgments CSV",
         description="Report tables (seed 003 Table 1, seed 004 Table 1, seed 001 Fig. 4.5, annotator pairs) from a "
         "study database (SQLite file) or a CSV with columns item,annotator,criterion,value and optional "
-        "system,application.",
+        "system,application (a `study export-judgments` CSV gives the study's report: its scale column marks a "
+        "0-100 score). In a study judged by `study assign-next` with early stopping, the fixed-n sign tests "
+        "withhold their p-values: read the anytime-valid ones.",
     )
     report.add_argument("file", metavar="STUDY|FILE.csv", help="a study database (.sqlite) or a judgments CSV")
     report.add_argument("--study", help="study name, when the database holds several")
@@ -120,18 +122,19 @@ def _pattern_pairs_extracted(path: str, study: str | None):
         return pattern_pairs_extracted(db, study_id)
 
 
-def _sampling_note(path: str, study: str | None):
-    """How a study's items were sampled when adaptively (:func:`core.study_judgments.sampling_note`); None for a CSV."""
+def _sampling(path: str, study: str | None):
+    """How a study's items were sampled when adaptively (:func:`core.study_judgments.sampling_note`) and whether
+    pairs stopped early (:func:`core.study_judgments.early_stopping`); None and None for a CSV."""
     from core.study_judgments import names_a_study
 
     if not names_a_study(path):
-        return None
+        return None, None
     from core.cli.study_access import open_study
-    from core.study_judgments import sampling_note
+    from core.study_judgments import early_stopping, sampling_note
 
     db, study_id = open_study(path, study, writing=False)
     with db:
-        return sampling_note(db, study_id)
+        return sampling_note(db, study_id), early_stopping(db, study_id)
 
 
 CSV_PREFERENCE_NOTE = ("From a judgments CSV: the pairs both systems answered with the same string (ties by "
@@ -140,20 +143,19 @@ CSV_PREFERENCE_NOTE = ("From a judgments CSV: the pairs both systems answered wi
                        "ties out alike.")
 
 
-def _preferences_and_da(path: str, study: str | None):
-    """A study's pairwise preferences with the systems compared and its direct assessment scores
-    (:func:`core.study_judgments.study_preferences`, :func:`core.study_judgments.study_da_scores`); none for a
-    CSV."""
+def _study_preferences(path: str, study: str | None):
+    """A study's pairwise preferences with the systems compared, its ties by construction among them
+    (:func:`core.study_judgments.study_preferences`); none for a CSV."""
     from core.study_judgments import names_a_study
 
     if not names_a_study(path):
-        return [], []
+        return []
     from core.cli.study_access import open_study
-    from core.study_judgments import study_da_scores, study_preferences
+    from core.study_judgments import study_preferences
 
     db, study_id = open_study(path, study, writing=False)
     with db:
-        return study_preferences(db, study_id), study_da_scores(db, study_id)
+        return study_preferences(db, study_id)
 
 
 def run_agreement(args: argparse.Namespace) -> int:
@@ -246,6 +248,7 @@ def run_signtest(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    from core.stats.direct_assessment import scores_of_records
     from core.stats.report_render import render, render_plots
     from core.stats.report_tables import build_report
 
@@ -258,17 +261,20 @@ def run_report(args: argparse.Namespace) -> int:
         resolve_output(args.output, [args.file])  # refused before the report is computed
     records = _judgment_records(args.file, args.study)
     extracted = _pattern_pairs_extracted(args.file, args.study)
-    preferences, da_scores = _preferences_and_da(args.file, args.study)
+    preferences = _study_preferences(args.file, args.study)
+    # From the records, study or CSV alike: an export carries each criterion's scale, so its z-scores are the study's.
+    da_scores = scores_of_records(records)
     preference_note = ""
     if not preferences:  # a judgments CSV: its preference rows, which lack the pairs never shown
         from core.stats.preference import preferences_from_records
 
         preferences = preferences_from_records(records)
         preference_note = CSV_PREFERENCE_NOTE if preferences else ""
+    sampling, stopping = _sampling(args.file, args.study)
     report = build_report(records, positive=positive, unified_min=args.unified_min, block_size=args.block,
                           title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
-                          pairs_extracted=extracted, sampling=_sampling_note(args.file, args.study),
-                          preferences=preferences, da_scores=da_scores, preference_note=preference_note)
+                          pairs_extracted=extracted, sampling=sampling, preferences=preferences, da_scores=da_scores,
+                          preference_note=preference_note, early_stopping=stopping)
     text = render(report, args.format, raw=args.raw)
     with atomic_output(args.output or "-", inputs=[args.file]) as handle:
         handle.write(text)

@@ -47,6 +47,7 @@ def run_build_command(args: argparse.Namespace) -> int:
     from core.cli.spark_options import spark_settings
     from core.evaldata.build import run_build
     from core.evaldata.sword_extract import SwordUnavailable
+    from core.tablebuild.eflomal_program import EflomalUnavailable
     from core.tablebuild.spark_session import SparkUnavailable
 
     try:
@@ -58,7 +59,7 @@ def run_build_command(args: argparse.Namespace) -> int:
         with progress_bar("chunk") as progress:
             report = run_build(args.out, args.stages, progress=progress, jobs=args.jobs, install=args.install,
                                spark=spark)
-    except (SwordUnavailable, SparkUnavailable) as error:
+    except (SwordUnavailable, SparkUnavailable, EflomalUnavailable) as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 1
     print("stage           status    seconds")

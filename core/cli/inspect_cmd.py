@@ -1,7 +1,9 @@
 """``parastudio inspect`` and ``inspect-rules``: the judged candidates of a study, and the rules behind rejections.
 
-* ``inspect STUDY [--system S] [--criterion C] [--verdict rejected|disagreed|accepted] --format table|csv|jsonl``:
-  one row per judged candidate (:mod:`core.inspection.candidate_rows`).
+* ``inspect STUDY [--system S] [--criterion C] [--verdict rejected|disagreed|accepted|adjudicated]
+  --format table|csv|jsonl``: one row per judged candidate (:mod:`core.inspection.candidate_rows`); a row an
+  adjudicator's decision settled reads ``adjudicated``, with the decision and its adjudicator, and its settled
+  verdict as ``outcome``.
 * ``inspect-rules STUDY [--criterion C] [--system S] [--top N] [--prune-list FILE] [--bilingual T] [--json]``:
   rule blame (``--blame-from spans``: from the words judges marked), with the pivot phrases behind each
   rule from ``--bilingual``
@@ -20,7 +22,7 @@ from core.csv_cells import line_feed_rows, safe_row
 from core.inspection.verdicts import VERDICTS
 
 ROW_COLUMNS = ("item", "sentence_id", "source_key", "verdict", "systems", "source_length", "rules", "model_score",
-               "true_score", "search_error", "source", "candidate")
+               "true_score", "search_error", "source", "candidate", "outcome", "adjudication")
 
 
 def register(subparsers) -> None:
@@ -30,7 +32,8 @@ def register(subparsers) -> None:
     inspect.add_argument("--study-name", help="the study, when the database holds several")
     inspect.add_argument("--system", help="only candidates this system produced")
     inspect.add_argument("--criterion", help="the verdict of this criterion only (default: all criteria)")
-    inspect.add_argument("--verdict", choices=VERDICTS, help="only rows with this verdict")
+    inspect.add_argument("--verdict", choices=VERDICTS, help="only rows with this verdict (rejected, accepted: also "
+                         "those an adjudicator's decision settled so; adjudicated: those it settled)")
     inspect.add_argument("--format", choices=("table", "csv", "jsonl"), default="table")
     inspect.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
     inspect.set_defaults(func=run_inspect)
@@ -75,7 +78,7 @@ def run_inspect(args: argparse.Namespace) -> int:
             print(json.dumps({**row.to_json(), "derivation": derivations.get(row.candidate_id)}, ensure_ascii=False))
         return 0
     records = [{**{k: v for k, v in row.to_json().items() if k in ROW_COLUMNS},
-                "systems": ";".join(row.systems)} for row in rows]
+                "systems": ";".join(row.systems), "adjudication": row.adjudication_text} for row in rows]
     if args.format == "csv":
         buffer = io.StringIO()
         writer = csv.DictWriter(line_feed_rows(buffer), fieldnames=ROW_COLUMNS, lineterminator="\r\n",
@@ -86,8 +89,9 @@ def run_inspect(args: argparse.Namespace) -> int:
         return 0
     for row in rows:
         flag = " SEARCH-ERROR" if row.search_error else ""
-        print(f"{row.item:>8} {row.verdict or '-':<9} {';'.join(row.systems):<24} rules={row.rules:<2} "
-              f"{row.text}{flag}")
+        decided = f"  [{row.adjudication_text} -> {row.verdict or '-'}]" if row.adjudications else ""
+        print(f"{row.item:>8} {row.shown_verdict or '-':<11} {';'.join(row.systems):<24} rules={row.rules:<2} "
+              f"{row.text}{flag}{decided}")
     print(f"{len(rows)} candidates", file=sys.stderr)
     return 0
 

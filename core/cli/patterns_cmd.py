@@ -88,6 +88,7 @@ def run_extract(args: argparse.Namespace) -> int:
 
     lines = _sentences(args.sentences)
     sentences = [line.split() if args.pretokenized else tokenize(line).split() for line in lines]
+    _refuse_long_sentences(sentences, "<stdin>" if args.sentences == "-" else args.sentences)
     # The parser was trained on cased text: keep the casing the input has.
     cased = [cased_tokens(line, tokens) if any(c.isupper() for c in line) else None
              for line, tokens in zip(lines, sentences)]
@@ -109,6 +110,19 @@ def run_extract(args: argparse.Namespace) -> int:
             for instance in instances:
                 print(f"{number}\t{instance.unnumbered}\t{instance.text}")
     return 0
+
+
+def _refuse_long_sentences(sentences: list[list[str]], shown: str) -> None:
+    """A sentence past the bound of generate and truescore is refused before the parser starts (issue 39): its
+    parse and its subtrees grow with its length (a 12,000-token line ran the tree walk past Python's recursion
+    limit; 100,000 tokens parsed for minutes)."""
+    from core.errors import InputFormatError
+    from core.textio import MAX_SENTENCE_TOKENS
+
+    for number, tokens in enumerate(sentences, start=1):
+        if len(tokens) > MAX_SENTENCE_TOKENS:
+            raise InputFormatError(shown, number, f"a sentence of at most {MAX_SENTENCE_TOKENS:,} tokens (a parse "
+                                   "and its subtrees grow with the sentence)", f"{len(tokens):,} tokens")
 
 
 def run_build(args: argparse.Namespace) -> int:

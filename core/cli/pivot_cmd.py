@@ -64,8 +64,10 @@ def run_pivot(args: argparse.Namespace) -> int:
         from core.inspection.rule_blame import read_prune_list
 
         exclude = read_prune_list(args.prune)
-    try:
-        with progress_bar(units={"load": "pairs", "write": "rows"}) as progress:
+    from core.interruption import signals_noted
+
+    try:  # Ctrl+C during a DuckDB query is DuckDB's RuntimeError("Query interrupted"): said as an interruption
+        with signals_noted(), progress_bar(units={"load": "pairs", "write": "rows"}) as progress:
             if spark is None:
                 stats = pivot_table(args.phrase_table, args.output, min_prob=args.min_prob,
                                     max_pivot=args.max_pivot, top=args.top, reverse=args.reverse,

@@ -4,10 +4,19 @@ A failed job reaches the driver as py4j's ``Py4JJavaError`` (RDD jobs: ``generat
 or as one of pyspark's captured exceptions (DataFrame jobs: the pivot), whose text holds the JVM's stack and,
 when an executor's Python raised, that Python traceback as text. The cause a user can act on is the executor's
 Python exception (its traceback's last line), else the JVM's innermost ``Caused by:``, else the first line.
+A job we cancelled ourselves because no worker was left (core/tablebuild/spark_worker_watch.py) is told by the
+reason we gave, alone.
 """
 
 from __future__ import annotations
 
+import re
+
+from core.tablebuild.spark_worker_watch import NO_WORKER
+
+# Spark quotes a cancelled job's reason inside its own message: "[SPARK_JOB_CANCELLED] Job 3 cancelled
+# <reason> SQLSTATE: XXKDA".
+_OUR_REASON = re.compile(re.escape(NO_WORKER) + r"[^\n]*?(?= SQLSTATE: |\n|$)")
 _LONGEST = 400  # characters of the cause shown; a cause longer than this is an exception's dump, not a reason
 
 
@@ -16,7 +25,11 @@ def spark_failure_line(error: BaseException) -> str | None:
     module = type(error).__module__ or ""
     if not module.startswith(("pyspark", "py4j")):
         return None
-    cause = _cause(_text(error)) or type(error).__name__
+    text = _text(error)
+    ours = _OUR_REASON.search(text)
+    if ours:
+        return ours.group(0)
+    cause = _cause(text) or type(error).__name__
     if len(cause) > _LONGEST:
         cause = cause[:_LONGEST] + " ..."
     line = f"Spark failed: {cause}"

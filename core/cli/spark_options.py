@@ -1,6 +1,7 @@
 """The Spark flags of every ``--engine spark`` command (pivot, generate, data build): one parser, one set of messages.
 
-``--master``, ``--remote``, ``--driver-memory`` and ``--executor-memory`` (issue 25) are read into one
+``--master``, ``--remote``, ``--driver-memory`` and ``--executor-memory`` (issue 25) and ``--spark-timeout``
+(issue 39; else ``PARASTUDIO_SPARK_TIMEOUT``, else 30 s) are read into one
 :class:`core.tablebuild.spark_session.SparkSettings`, which checks them before Spark starts, so a bad value is a
 one-line message and exit 2 on every command alike.
 """
@@ -8,10 +9,11 @@ one-line message and exit 2 on every command alike.
 from __future__ import annotations
 
 import argparse
+import os
 
 
 def add_spark_options(parser: argparse.ArgumentParser) -> None:
-    """The four Spark flags; the command adds its own ``--engine`` (with ``spark`` among its choices)."""
+    """The Spark flags; the command adds its own ``--engine`` (with ``spark`` among its choices)."""
     parser.add_argument("--master", metavar="URL",
                         help="with --engine spark: local[N] (default local[*]) or spark://HOST:PORT (a standalone "
                         "cluster whose machines have this checkout at the same path)")
@@ -22,6 +24,10 @@ def add_spark_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--executor-memory", metavar="SIZE",
                         help="with --engine spark --master spark://...: each executor's JVM heap, e.g. 8g (default: "
                         "Spark's)")
+    parser.add_argument("--spark-timeout", metavar="SECONDS",
+                        help="with --engine spark: how long the master or the Spark Connect server may take to answer, "
+                        "and a job on a cluster may wait with no worker, before the command fails saying which "
+                        "(default: $PARASTUDIO_SPARK_TIMEOUT, else 30)")
 
 
 def spark_settings(args: argparse.Namespace, *, without_connect: str | None = None):
@@ -30,6 +36,7 @@ def spark_settings(args: argparse.Namespace, *, without_connect: str | None = No
     ``without_connect``: why this command cannot run on Spark Connect (then ``--remote`` is refused with it).
     Raises :class:`core.tablebuild.spark_session.SparkUnavailable` with the one-line reason.
     """
+    from core.tablebuild.spark_reach import DEFAULT_TIMEOUT_SECONDS, TIMEOUT_ENVIRONMENT, parse_timeout
     from core.tablebuild.spark_session import SparkSettings, SparkUnavailable
 
     if args.engine != "spark":
@@ -37,10 +44,21 @@ def spark_settings(args: argparse.Namespace, *, without_connect: str | None = No
             raise SparkUnavailable("--master and --remote need --engine spark")
         if args.driver_memory is not None or args.executor_memory is not None:
             raise SparkUnavailable("--driver-memory and --executor-memory need --engine spark")
+        if args.spark_timeout is not None:
+            raise SparkUnavailable("--spark-timeout needs --engine spark")
         return None
+    try:
+        if args.spark_timeout is not None:
+            timeout = parse_timeout(args.spark_timeout, "--spark-timeout")
+        elif os.environ.get(TIMEOUT_ENVIRONMENT, "").strip():
+            timeout = parse_timeout(os.environ[TIMEOUT_ENVIRONMENT], TIMEOUT_ENVIRONMENT)
+        else:
+            timeout = DEFAULT_TIMEOUT_SECONDS
+    except ValueError as error:
+        raise SparkUnavailable(str(error)) from None
     master = args.master if args.master or args.remote else "local[*]"
     settings = SparkSettings(master=master, remote=args.remote, driver_memory=args.driver_memory,
-                             executor_memory=args.executor_memory)
+                             executor_memory=args.executor_memory, timeout=timeout)
     if settings.is_connect and without_connect is not None:
         raise SparkUnavailable(f"--remote: {without_connect}; use --master local[N] or spark://HOST:PORT")
     return settings

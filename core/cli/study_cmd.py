@@ -343,13 +343,17 @@ def _qc(args) -> int:
 
 
 def _adjudicators(args) -> int:
+    from core.store.adjudication import not_adjudicated
     from core.store.adjudicator_role import adjudicators, set_adjudicators
 
     db, study_id = _open(args, writing=args.names is not None)
     with db:
         names = (set_adjudicators(db, study_id, args.names.split(",")) if args.names is not None
                  else adjudicators(db, study_id))
+        left_out = not_adjudicated(db, study_id) if names else {}
     print("\n".join(names) if names else "(no adjudicator)")
+    for criterion, reason in left_out.items():  # never offered to them: said, not left to be found
+        print(f"parastudio: note: criterion {criterion} is not adjudicated: {reason}", file=sys.stderr)
     return 0
 
 

@@ -39,8 +39,12 @@ def add_member_commands(commands, command) -> None:
                                 "missing, JSON that does not parse, times that are not times, answers off their "
                                 "scale, rows that point nowhere (exit 1 when there is one)",
                                 description="Lists every problem another program made in the study, one a line; "
-                                "exit 0 when there is none, 1 otherwise. Reads only.")
+                                "exit 0 when there is none, 1 otherwise. Reads only, unless --repair.")
     check.add_argument("--db", required=True, help="study database: a SQLite file or a SQLAlchemy URL")
+    check.add_argument("--repair", action="store_true",
+                       help="mend what has one certain repair (a schema version recorded twice; an unanswered "
+                       "assignment of an item that is not there), after copying a SQLite study to "
+                       "FILE.before-repair-N; says what it did and lists what is left (never touches an answer)")
     check.set_defaults(func=_check)
 
 
@@ -101,6 +105,8 @@ def _check(args) -> int:
     from core.store.database import current_revision, head_revision, open_database
     from core.store.study_check import study_problems
 
+    if args.repair:
+        _repair(args.db)
     with open_database(args.db, migrate=False, writing=False) as db:
         revision = current_revision(db.engine)
         if revision != head_revision():
@@ -113,6 +119,25 @@ def _check(args) -> int:
         print(problem)
     print(f"{len(problems)} problem(s)" if problems else "no problem found")
     return 1 if problems else 0
+
+
+def _repair(target: str) -> None:
+    from core.store.database import open_database, sqlite_path
+    from core.store.study_repair import backup_beside, repair
+
+    path = sqlite_path(target)
+    with open_database(target, migrate=False) as db:
+        backup = backup_beside(path) if path is not None else None
+        with db.write_connection() as connection:
+            done = repair(connection)
+    for line in done:
+        print(f"repaired: {line}")
+    if backup is not None:
+        print(f"the study as it was: {backup}" if done else f"nothing to repair; the copy {backup} is removed")
+        if not done:
+            backup.unlink()
+    elif not done:
+        print("nothing to repair")
 
 
 def _members(args) -> int:

@@ -56,8 +56,8 @@ from core.engine.search_graph import search_graph_lines
 from core.engine.spg import generate_spg
 from core.engine.truescore import TrueScorer
 from core.errors import OptionsError
-from core.interruption import worker_ignores_interrupts
 from core.progress import Progress, no_progress
+from core.worker_processes import ordered_map
 
 # Below this many sentences a worker pool costs more than it saves.
 PARALLEL_MIN_SENTENCES = 8
@@ -301,11 +301,11 @@ def generate_batches(
                 yield (item[0], *generator.batch(*item))
                 progress(done, total, f"sentence {done} of {total}")
         return
-    _WORKER = generator
+    _WORKER = generator  # forked: inherited by the workers
     try:
-        with fewer_collections(), multiprocessing.get_context("fork").Pool(  # forked: inherited
-                workers, initializer=worker_ignores_interrupts) as pool:
-            for done, produced in enumerate(pool.imap(_work, items, chunksize=1), start=1):
+        # Not multiprocessing.Pool: its terminate can wait for ever on a queue lock after Ctrl+C (issue 39).
+        with fewer_collections():
+            for done, produced in enumerate(ordered_map(_work, items, workers), start=1):
                 yield produced
                 progress(done, total, f"sentence {done} of {total}")
     finally:

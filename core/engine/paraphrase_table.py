@@ -8,6 +8,7 @@ lookup on the token tuple, so matching a sentence costs
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
@@ -351,13 +352,33 @@ def _worth_a_binary(path: str | os.PathLike) -> bool:
     return kinds.S_ISREG(stat.st_mode) and stat.st_size >= BINARY_ON_FIRST_USE_BYTES
 
 
+def installation_folders() -> list[Path]:
+    """Where Python packages are installed, and the app bundle's own folder when frozen: folders nobody asked us
+    to write into (a read-only install, or one shared by several users)."""
+    import sysconfig
+
+    folders = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    if getattr(sys, "frozen", False):
+        folders |= {getattr(sys, "_MEIPASS", ""), os.path.dirname(sys.executable)}
+    return [Path(os.path.realpath(folder)) for folder in sorted(folders) if folder]
+
+
+def inside_installation(path: str | os.PathLike) -> bool:
+    """Whether ``path`` lies inside :func:`installation_folders` (a bundled or installed data file)."""
+    real = Path(os.path.realpath(path))
+    return any(real.is_relative_to(folder) for folder in installation_folders())
+
+
 def _write_binary_on_first_use(table: ParaphraseTable, path: str | os.PathLike, stamp: dict, options: dict,
                                report: LoadReport) -> None:
     """Write the binary form a later load opens at once: beside the table, else in the user's cache folder.
 
-    A ``T.pstable`` beside the table that is not ours (no binary table's magic) is never replaced."""
+    A ``T.pstable`` beside the table that is not ours (no binary table's magic) is never replaced, and a table
+    inside the installation (the bundle's demo, an installed package's data) gets its binary in the cache: the
+    installation may be read-only or shared, and an uninstall must not leave files behind."""
     beside, cached = table_binary.binary_paths(path)
-    places = [cached] if beside.exists() and not table_binary.is_ours(beside) else [beside, cached]
+    places = [cached] if (beside.exists() and not table_binary.is_ours(beside)) or inside_installation(path) \
+        else [beside, cached]
     errors = []
     for place in places:
         try:

@@ -7,7 +7,7 @@ import statistics
 from pathlib import Path
 
 from core.engine.judgment_model import FEATURES
-from core.experiments.mcpg_steered import PER_SENTENCE, SILVER, SYSTEMS, Output
+from core.experiments.mcpg_steered_results import PER_SENTENCE, SILVER, SYSTEMS, Output
 from core.experiments.per_sentence import markdown_note
 from core.experiments.silver_judges import RULE
 from core.stats.significance import PairwiseTests

@@ -21,7 +21,7 @@ from core.errors import InputFormatError
 from core.textio import open_text_maybe_gzip
 
 if TYPE_CHECKING:
-    from core.experiments.mcpg_vs_beam import MCPGSystem, SentenceResult
+    from core.experiments.mcpg_vs_beam_results import MCPGSystem, SentenceResult
 
 _FIELDS = ("sentence_id", "source", "system", "settings", "core", "score", "text", "seconds", "commits", "cut",
            "episodes", "search_seconds")

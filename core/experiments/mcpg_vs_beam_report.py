@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from core.experiments.mcpg_vs_beam import (LOG_BASE_NOTE, MODES, NBEST, PAPER_TRUE_OVER_TRANSLATOR, PAPER_VS_MOSES,
+from core.experiments.mcpg_vs_beam_results import (LOG_BASE_NOTE, MODES, NBEST, PAPER_TRUE_OVER_TRANSLATOR, PAPER_VS_MOSES,
                                            PER_SENTENCE, PROFILES, SAMPLES, SCORE_TOLERANCE, STACK_SIZE,
                                            DifferenceStats,
-                                           MCPGSystem, SearchSettings, SentenceResult, difference_stats)
+                                           MCPGSystem, SearchSettings, SentenceResult, core_of, difference_stats)
 from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
 from core.experiments.provenance import inputs_line
 from core.textio import atomic_output
@@ -203,8 +203,21 @@ def _count_sentence(results: Sequence[SentenceResult], systems: Sequence[MCPGSys
                 "episodes in all, then polish (the row without the polish skips that)." if tuned else "")
     return (f"**η by count.** MCPG commits a root action every η = {' / '.join(f'{e:,}' for e in etas)} "
             "episodes, a count, not a clock (`core/engine/mcpg/options.py`), so these figures are the same on any "
-            f"machine and under any load (only the seconds change); {cap}. The paper's η = 100,000 (seed 000 §4.2) "
-            "would take a few minutes per sentence in our Python search." + restarts)
+            f"machine and under any load (only the seconds change); {cap}. The paper's η is 100,000 (seed 000 §4.2). "
+            + _search_sentence(systems, search) + restarts)
+
+
+def _search_sentence(systems: Sequence[MCPGSystem], search: SearchSettings) -> str:
+    """Which search ran each row: the compiled core or the Python reference (the same finals, other seconds)."""
+    ran = {system: core_of(system, search.core) for system in systems}
+    compiled = [s for s in systems if ran[s] == "native"]
+    if len(compiled) == len(systems):
+        return "Every MCPG row ran the compiled search (`--core native`, `core/engine/native/mcpg_core.cpp`)."
+    if not compiled:
+        return "Every MCPG row ran the Python search (`--core python`, the reference; the compiled one finds the " \
+               "same finals faster)."
+    return (f"The compiled search (`--core native`) ran {', '.join(s.label for s in compiled)}; the Python search "
+            "ran the others (a setting the compiled core does not take).")
 
 
 def _limit_sentence(results: Sequence[SentenceResult], systems: Sequence[MCPGSystem],

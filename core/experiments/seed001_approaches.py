@@ -38,14 +38,10 @@ run in shards (``--shard I/N --save-sets FILE``: a share of its sentences, saved
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
 import multiprocessing
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-
-from core.interruption import worker_ignores_interrupts
 from pathlib import Path
 
 from core.code_identity import code_identity
@@ -58,6 +54,8 @@ from core.experiments.per_sentence import file_input
 from core.experiments.seed001_independent import read_counter_file
 from core.experiments.seed001_saved_sets import load_sets, save_sets
 from core.experiments.seed001_shards import join_shards, parse_shard, shard_positions
+from core.experiments.seed001_variants import OTHER_READINGS, diagnostic_approaches, graph_size, reading_approaches
+from core.interruption import worker_ignores_interrupts
 
 
 def demo_files():
@@ -72,30 +70,6 @@ RESULTS = ROOT / "evaldata" / "results"
 FEEDBACK_APPROACHES = ("approach-1", "approach-10")
 
 
-def diagnostic_approaches() -> dict[str, Approach]:
-    ten = APPROACHES["approach-10"]
-    return {
-        "approach-10, all spans": dataclasses.replace(ten, name="approach-10, all spans",
-                                                      parameters={"retrieval": "all-spans"}),
-        "approach-10 without FWPF": dataclasses.replace(ten, name="approach-10 without FWPF",
-                                                        partial_filters=("PTPF", "SDPF")),
-    }
-
-
-# The other reading of each choice (core.engine.cat.stages.DEFAULT_PARAMETERS holds the chosen one), and the
-# stages whose approaches it changes.
-OTHER_READINGS = {"SDSF as printed": ({"sdsf_reading": "as-printed"}, ("SDSF",)),
-                  "NLTK stopwords": ({"function_words": "nltk-2013"}, ("FWPF", "FNRF"))}
-
-
-def reading_approaches(reading: str) -> dict[str, Approach]:
-    """The paper's approaches that ``reading`` changes, run under it (same names: the report sets them beside)."""
-    parameters, stages = OTHER_READINGS[reading]
-    return {name: dataclasses.replace(a, parameters={**a.parameters, **parameters})
-            for name, a in APPROACHES.items()
-            if set(stages) & {*a.partial_filters, *a.score_functions, *a.filters}}
-
-
 def es_en_table(set_name: str, part: str) -> Path | None:
     """The Spanish -> English table that made a set's graphs (for the spellable count), when present."""
     if "demo" not in set_name:
@@ -103,15 +77,6 @@ def es_en_table(set_name: str, part: str) -> Path | None:
     else:
         path = demo_files().es_en_table
     return path if path.is_file() else None
-
-
-def graph_size(graph: Path) -> dict | None:
-    """The stack, options and sample a larger graph was decoded with (``settings.json`` beside it, written by
-    ``benchmarks/decode_thesis_graphs.py``); None for the build's and the demo's graphs."""
-    settings = graph.parent / "settings.json"
-    if not settings.is_file():
-        return None
-    return json.loads(settings.read_text(encoding="utf-8")).get(graph.name)
 
 
 def case_sets(which: str, part: str, graphs: Path | None = None) -> list[tuple[str, Path, Path]]:

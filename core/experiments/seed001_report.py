@@ -7,9 +7,10 @@ from collections import Counter
 from pathlib import Path
 
 from core.engine.cat.approaches import APPROACHES, PAPER_CASES, PAPER_FEEDBACK_SUCCESSES, PAPER_SUCCESSES
-from core.experiments.seed001_accounting import by_selection_length, readings_table, stage_table, ties_table
+from core.experiments.seed001_accounting import (DEPARTURES, by_selection_length, readings_table, stage_table,
+                                                 tie_line, ties_table)
 from core.experiments.per_sentence import file_input, markdown_note, run_provenance, write_per_sentence
-from core.experiments.seed001_approaches import diagnostic_approaches, graph_size
+from core.experiments.seed001_variants import diagnostic_approaches, graph_size
 from core.experiments.seed001_independent import comparison, independent_note, independent_rows, match_counts
 from core.stats.significance import PairwiseTests
 from core.textio import atomic_output
@@ -110,12 +111,13 @@ def why_paragraph(result: dict) -> list[str]:
             f"- In approaches 2 to 10 a partial filter drops the gold in {partial} cases, {len(dropped)} "
             "of them FWPF: the gold differs from a better-scored partial of its span only in function words "
             f"(\"the cattle\" against \"cattle\"), as FWPF's definition has it; {function_only} of those golds are "
-            "function words only (\"he\", \"but\", \"had\"). The round trip changes function words often; "
-            "Rustamli's news sentences, translated by a large system, may have had fewer such cases."
+            "function words only (\"he\", \"but\", \"had\"). The round trip changes function words often; how often "
+            "the thesis's own cases did was not measured here, so no claim is made that they did less."
             + (f" In approach 10, SBRF drops {later} more after ranking." if later else ""),
             f"- The sorters can only reorder what the filters leave: in approach 10 the gold is a suggestion beyond the "
             f"top 5 in {fates_ten['ranked']} cases, so LMBS and CDBS have that many to win; in approach 1, "
-            f"{fates_one['ranked']}.", ""]
+            f"{fates_one['ranked']}.", tie_line(one, ten), DEPARTURES, ""]
+
 
 
 def feedback_table(result: dict) -> list[str]:

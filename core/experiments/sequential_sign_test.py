@@ -32,14 +32,14 @@ which other settings ran. Studies are simulated in blocks with cumulative sums.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.experiments import module_main
+from core.experiments.sequential_sign_test_results import AlternativeSetting, NullSetting
 
 if TYPE_CHECKING:  # numpy and the test load when the experiment runs, not when the CLI builds its parser
     import numpy as np
@@ -128,41 +128,6 @@ def simulate(win_rate: float, studies: int, max_n: int, test: AnytimeSignTest, r
               for start in range(0, studies, _BLOCK)]
     return StoppingTimes(*(np.concatenate([getattr(b, name) for b in blocks])
                            for name in ("anytime", "anytime_side", "naive")))
-
-
-@dataclass(frozen=True)
-class NullSetting:
-    setting: str
-    win_rate: float
-    studies: int
-    max_n: int
-    alpha: float
-    anytime_false_positive_rate: float
-    anytime_standard_error: float
-    naive_false_positive_rate: float
-    naive_standard_error: float
-
-
-@dataclass(frozen=True)
-class AlternativeSetting:
-    setting: str
-    win_rate: float
-    studies: int
-    simulated_max_n: int
-    alpha: float
-    target_power: float
-    sequential_cap: int | None  # N_seq: the target-power quantile of the stopping time
-    sequential_power: float  # share of studies decided by the cap (>= target by the cap's choice)
-    wrong_side: int  # decisions for B although A is better
-    median_judgments: float | None  # of min(stopping time, cap)
-    mean_judgments: float | None
-    median_stopping_time_decided: float | None  # among studies decided within simulated_max_n
-    fixed_n: int | None  # exact binomial sign test with the same power
-    saved_median: float | None  # 1 - median / fixed_n
-    saved_mean: float | None
-    # Capped at the smallest win rate's N_seq instead (the design planned for the smallest effect).
-    planned_cap: int | None = None
-    median_judgments_planned_cap: float | None = None
 
 
 def null_setting(studies: int, max_n: int, test: AnytimeSignTest, rng: np.random.Generator) -> NullSetting:
@@ -273,10 +238,6 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
           f"{null.naive_false_positive_rate:.4f} (alpha {args.alpha:g}); {seconds:.1f} s; wrote "
           f"{Path(args.out) / NAME}.md and .jsonl", file=sys.stderr)
     return 0
-
-
-def as_json_lines(null: NullSetting, alternatives: list[AlternativeSetting]) -> str:
-    return "".join(json.dumps(asdict(row)) + "\n" for row in [null, *alternatives])
 
 
 def main(argv: list[str] | None = None) -> int:

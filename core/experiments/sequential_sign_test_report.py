@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.experiments.sequential_sign_test import AlternativeSetting, NullSetting, as_json_lines
+from core.experiments.sequential_sign_test_results import AlternativeSetting, NullSetting, as_json_lines
 from core.stats.anytime_sign_test import AnytimeSignTest
 from core.textio import atomic_output
 

@@ -1,7 +1,8 @@
 """Every judged candidate of a study as one row: its text, systems, verdict, length, rules applied, scores.
 
 The Inspect screen and ``parastudio inspect`` list these rows (green accepted,
-red rejected, amber disagreed, :mod:`core.inspection.verdicts`). Read with a
+red rejected, amber disagreed, blue adjudicated, :mod:`core.inspection.verdicts`: an adjudicator's decision
+settles the criterion its judges disagree on, and the row says whose decision it was). Read with a
 few plain SQL queries over the live judgments of normal items (repeats and
 planted controls are never inspected as candidates), so a 100,000-candidate
 study lists in about a second (``benchmarks/bench_inspect.py``).
@@ -16,17 +17,34 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import text
 
-from core.inspection.verdicts import candidate_verdict, is_positive, verdict_of_votes
+from core.inspection.verdicts import ADJUDICATED, candidate_verdict, is_positive, settled_verdict, shown_verdict, \
+    verdict_of_votes
+from core.store.criteria import SCORE_SCALES
 from core.store.database import Database
 from core.store.sentence_ids import sentence_id
 
 # Systems whose model_score and true_score are the same model in the same units (log10).
 TRUE_SCORE_COMPARABLE = ("beam", "mcpg-true", "mcpg-translator")
 SEARCH_ERROR_TOLERANCE = 1e-4
+
+
+@dataclass(frozen=True, slots=True)
+class Adjudication:
+    """An adjudicator's decision that settles one criterion of a candidate, and the verdict it gives it."""
+
+    decision: str
+    adjudicator: str
+    verdict: str | None
+
+    def to_json(self) -> dict:
+        return {"decision": self.decision, "adjudicator": self.adjudicator, "verdict": self.verdict}
+
+    def __str__(self) -> str:
+        return f"{self.decision} by {self.adjudicator}"
 
 
 @dataclass(slots=True)
@@ -37,8 +55,8 @@ class CandidateRow:
     source: str
     text: str
     systems: tuple[str, ...]
-    verdict: str | None
-    criteria: dict[str, str | None]  # criterion -> its verdict
+    verdict: str | None  # settled: an adjudicator's decision counts where the judges disagree (what statistics read)
+    criteria: dict[str, str | None]  # criterion -> its settled verdict
     labels: dict[str, list[str]]  # criterion -> every judge's label
     source_length: int
     rules: int  # rewrites applied (identity segments not counted); -1 when the derivation is unknown
@@ -46,6 +64,21 @@ class CandidateRow:
     true_score: float | None
     # What each producing system reported: (candidate id, system, rank, model score, true score), by system name.
     producers: tuple[tuple, ...] = ()
+    adjudications: dict[str, Adjudication] = field(default_factory=dict)  # criterion -> the decision settling it
+    adjudicated: bool = False  # the decisions made the verdict other than the judges' labels alone make it
+
+    @property
+    def shown_verdict(self) -> str | None:
+        """What the row reads: ``adjudicated`` when its verdict rests on an adjudicator's decision."""
+        return ADJUDICATED if self.adjudicated else self.verdict
+
+    def shown_criterion(self, criterion: str) -> str | None:
+        return ADJUDICATED if criterion in self.adjudications else self.criteria.get(criterion)
+
+    @property
+    def adjudication_text(self) -> str:
+        """The decisions, ``criterion=decision by adjudicator`` joined by ``; `` ('' when none)."""
+        return "; ".join(f"{name}={adjudication}" for name, adjudication in self.adjudications.items())
 
     @property
     def scores(self) -> dict[str, dict]:
@@ -64,8 +97,9 @@ class CandidateRow:
     def to_json(self) -> dict:
         return {"item": self.item, "sentence_id": sentence_id(self.sentence), "source_key": self.sentence,
                 "source": self.source, "candidate": self.text,
-                "systems": list(self.systems), "verdict": self.verdict, "criteria": self.criteria,
-                "labels": self.labels, "source_length": self.source_length, "rules": self.rules,
+                "systems": list(self.systems), "verdict": self.shown_verdict, "outcome": self.verdict,
+                "criteria": {name: self.shown_criterion(name) for name in self.criteria}, "labels": self.labels,
+                "adjudications": {name: a.to_json() for name, a in self.adjudications.items()}, "source_length": self.source_length, "rules": self.rules,
                 "model_score": self.model_score, "true_score": self.true_score, "search_error": self.search_error}
 
 
@@ -87,6 +121,15 @@ class _Sql:
                 f"{self.char}(30)) FROM assignment a JOIN judgment j ON j.id = a.live_judgment_id "
                 "WHERE a.study_id = :s AND a.kind = 'normal' AND a.candidate_id IS NOT NULL AND a.unit IS NULL "
                 "AND j.value IS NOT NULL GROUP BY a.candidate_id")
+
+    @staticmethod
+    def decisions() -> str:
+        # The adjudicators' live decisions on whole candidates, oldest first (of two, the older stands, as in the
+        # dev set's export: core.tuning.devset).
+        return ("SELECT a.candidate_id, a.criterion_id, n.name, j.value FROM assignment a "
+                "JOIN judgment j ON j.id = a.live_judgment_id JOIN annotator n ON n.id = a.annotator_id "
+                "WHERE a.study_id = :s AND a.kind = 'adjudication' AND a.candidate_id IS NOT NULL AND a.unit IS NULL "
+                "AND j.value IS NOT NULL ORDER BY j.id")
 
     def candidates(self) -> str:
         # The rewrites of a stored derivation counted by the database ('"identity": false', as the store
@@ -129,7 +172,7 @@ class _Judged:
     string: most candidates of a large study share one of a few (two judges agree; yes/no), so a 100,000-candidate
     study costs a few hundred verdicts, not 100,000. The dicts handed out are shared: read them, never change them."""
 
-    def __init__(self, names: dict[int, str], scales: dict[str, list[str]]):
+    def __init__(self, names: dict[int, str], scales: dict[str, list[str] | None]):
         self.names, self.scales = {str(k): v for k, v in names.items()}, scales
         self.votes: dict[tuple[str, str], bool | None] = {}
         self.known: dict[str, tuple | None] = {}
@@ -159,6 +202,22 @@ class _Judged:
         self.known[packed] = result
         return result
 
+    def settle(self, judged: tuple, decisions: dict[str, tuple[str, str]]) -> tuple:
+        """``judged`` (labels, per-criterion verdicts, verdict) with the adjudicators' ``decisions`` (criterion ->
+        (adjudicator, decision)) settling the criteria whose judges' labels differ; adds the decisions that did
+        and whether they changed the verdict. New dicts: the shared ones stay as they were."""
+        labels, per_criterion, verdict = judged
+        adjudications = {}
+        for name, (adjudicator, decision) in decisions.items():
+            settled = settled_verdict(labels[name], decision, self.scales[name]) if name in labels else None
+            if settled is not None:
+                adjudications[name] = Adjudication(decision, adjudicator, settled)
+        if not adjudications:
+            return per_criterion, verdict, {}, False
+        settled = {**per_criterion, **{name: a.verdict for name, a in adjudications.items()}}
+        outcome = candidate_verdict(settled.values())
+        return settled, outcome, adjudications, shown_verdict(outcome, verdict) == ADJUDICATED
+
 
 def candidate_rows(db: Database, study_id: int, *, criteria: set[str] | None = None) -> list[CandidateRow]:
     """Every candidate with at least one live judgment on a normal item (of ``criteria``, when given)."""
@@ -171,7 +230,8 @@ def candidate_rows(db: Database, study_id: int, *, criteria: set[str] | None = N
             if criteria is None or name in criteria:
                 names[criterion_id] = name
                 levels = json.loads(levels) if isinstance(levels, str) else (levels or [])
-                scales[name] = [str(level["value"]) for level in levels]
+                # A score criterion (DA, ESA) gives no verdict: None tells is_positive so.
+                scales[name] = None if scale in SCORE_SCALES else [str(level["value"]) for level in levels]
         judged_as = _Judged(names, scales)
         # The labels are grouped on a second connection while this one reads systems and candidates: the
         # database works without the interpreter lock, so on two cores the grouping costs almost nothing.
@@ -194,6 +254,11 @@ def _rows(connection, sql: _Sql, study_id: int, judged_as: _Judged, packed_rows:
             "JOIN system s ON s.id = cs.system_id WHERE s.study_id = :s ORDER BY s.name"), study_id):
         producers.setdefault(produced[0], []).append(produced)
     candidates = _fetch(connection, sql.candidates(), study_id)
+    decisions: dict[int, dict[str, tuple[str, str]]] = {}
+    for candidate_id, criterion_id, adjudicator, decision in _fetch(connection, sql.decisions(), study_id):
+        name = judged_as.names.get(str(criterion_id))
+        if name is not None:
+            decisions.setdefault(candidate_id, {}).setdefault(name, (adjudicator, decision))
     packed = packed_rows.result()
     rows = []
     for candidate_id, sentence, source, candidate_text, rules, derivation in candidates:
@@ -202,27 +267,34 @@ def _rows(connection, sql: _Sql, study_id: int, judged_as: _Judged, packed_rows:
         if judged is None:
             continue
         labels, per_criterion, verdict = judged
+        adjudications, adjudicated = {}, False
+        if candidate_id in decisions:
+            per_criterion, verdict, adjudications, adjudicated = judged_as.settle(judged, decisions[candidate_id])
         produced = tuple(producers.get(candidate_id, ()))
         first = produced[0] if produced else (None, None, None, None, None)
         rows.append(CandidateRow(
             candidate_id, str(candidate_id), sentence, source, candidate_text,
             tuple(system for _, system, *_ in produced), verdict, per_criterion, labels,
             source.count(" ") + 1 if source else 0, int(rules) if rules is not None else _rule_count(derivation),
-            first[3], first[4], produced))
+            first[3], first[4], produced, adjudications, adjudicated))
     return rows
 
 
 def filter_rows(rows: list[CandidateRow], *, system: str | None = None, criterion: str | None = None,
                 verdict: str | None = None, min_length: int | None = None, max_length: int | None = None,
                 rules: int | None = None) -> list[CandidateRow]:
-    """The rows matching every given filter (``criterion`` with ``verdict``: that criterion's verdict)."""
+    """The rows matching every given filter (``criterion`` with ``verdict``: that criterion's verdict). A verdict
+    matches what a row reads and what it settles to: ``rejected`` keeps the candidates an adjudicator's decision
+    rejects (they read ``adjudicated``) beside those the judges rejected, as rule blame and the plots count them."""
     kept = []
     for row in rows:
         if system is not None and system not in row.systems:
             continue
         if criterion is not None and criterion not in row.criteria:
             continue
-        if verdict is not None and (row.criteria.get(criterion) if criterion else row.verdict) != verdict:
+        if verdict is not None and verdict not in (
+                (row.shown_criterion(criterion), row.criteria.get(criterion)) if criterion else
+                (row.shown_verdict, row.verdict)):
             continue
         if min_length is not None and row.source_length < min_length:
             continue

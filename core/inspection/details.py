@@ -1,5 +1,5 @@
 """Why a system produced one candidate: its changed words, its derivation rule by rule, its scores side by side,
-and every judge's label (researchers only: annotator screens never show this).
+every judge's label and every adjudicator's decision (researchers only: annotator screens never show this).
 
 With the paraphrase table and LM the candidate was made with, the scores are
 recomputed: the LM's log10 P(candidate), the channel score of the derivation
@@ -63,6 +63,7 @@ class CandidateDetails:
     channel_log10: float | None = None
     true_log10: float | None = None
     judges: list[JudgeLabel] = field(default_factory=list)
+    adjudications: list[JudgeLabel] = field(default_factory=list)  # the adjudicators' live decisions, oldest first
 
     @property
     def search_error(self) -> bool:
@@ -106,15 +107,17 @@ def candidate_details(db: Database, candidate_id: int, *, table: ParaphraseTable
         systems = [name for (name,) in connection.execute(text(
             "SELECT s.name FROM candidate_system cs JOIN system s ON s.id = cs.system_id "
             "WHERE cs.candidate_id = :c ORDER BY s.name"), {"c": candidate_id})]
-        judges = [JudgeLabel(annotator, criterion, value, answer_text, iso_time(_as_datetime(answered_at)), duration,
-                             comment, bool(flag))
-                  for annotator, criterion, value, answer_text, answered_at, duration, comment, flag in
-                  connection.execute(text(
-                      "SELECT an.name, cr.name, j.value, j.text, j.answered_at, j.duration_ms, j.comment, j.flag "
-                      "FROM assignment a JOIN judgment j ON j.id = a.live_judgment_id "
-                      "JOIN annotator an ON an.id = a.annotator_id JOIN criterion cr ON cr.id = a.criterion_id "
-                      "WHERE a.candidate_id = :c AND a.kind = 'normal' ORDER BY cr.position, an.name"),
-                      {"c": candidate_id})]
+        judges, adjudications = (
+            [JudgeLabel(annotator, criterion, value, answer_text, iso_time(_as_datetime(answered_at)), duration,
+                        comment, bool(flag))
+             for annotator, criterion, value, answer_text, answered_at, duration, comment, flag in
+             connection.execute(text(
+                 "SELECT an.name, cr.name, j.value, j.text, j.answered_at, j.duration_ms, j.comment, j.flag "
+                 "FROM assignment a JOIN judgment j ON j.id = a.live_judgment_id "
+                 "JOIN annotator an ON an.id = a.annotator_id JOIN criterion cr ON cr.id = a.criterion_id "
+                 f"WHERE a.candidate_id = :c AND a.kind = :kind ORDER BY {order}"),
+                 {"c": candidate_id, "kind": kind})]
+            for kind, order in (("normal", "cr.position, an.name"), ("adjudication", "j.id")))
     scores = json.loads(scores) if isinstance(scores, str) else (scores or {})
     derivation = json.loads(derivation) if isinstance(derivation, str) else derivation
     changed_source, changed_candidate = changed_tokens(source, candidate_text, derivation)
@@ -127,7 +130,7 @@ def candidate_details(db: Database, candidate_id: int, *, table: ParaphraseTable
                       pivot_phrases(s["source"], s["target"], bilingual) if bilingual is not None else [])
              for s, log in zip(rewrites, logs)]
     details = CandidateDetails(candidate_id, source, candidate_text, systems, changed_source, changed_candidate,
-                               steps, scores, judges=judges)
+                               steps, scores, judges=judges, adjudications=adjudications)
     if lm is not None:
         details.lm_log10 = lm.score(candidate_text)
         details.channel_log10 = details.lm_log10 + total

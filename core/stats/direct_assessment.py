@@ -22,7 +22,9 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
+from core.number_text import parse_decimal
 from core.stats.alpha import krippendorff_alpha
+from core.stats.judgment_records import JudgmentRecords
 from core.stats.signature import Signed
 
 
@@ -35,6 +37,20 @@ class DAScore:
     score: float
     systems: tuple[str, ...] = ()
     criterion: str = "da"
+
+
+def scores_of_records(records: JudgmentRecords) -> list[DAScore]:
+    """The scores of the records' 0-100 criteria (:meth:`JudgmentRecords.scored_criteria`), in the records'
+    order, each with every system that produced its candidate; one reading for a study and its exported CSV,
+    so the report gives both the same z."""
+    scored = set(records.scored_criteria())
+    if not scored:
+        return []
+    producers = records.producers or [(system,) for system in records.systems or ["-"] * len(records)]
+    return [DAScore(item, annotator, parse_decimal(value), tuple(systems) or ("-",), criterion)
+            for item, annotator, criterion, value, systems in zip(
+                records.items, records.annotators, records.criteria, records.values, producers)
+            if criterion in scored]
 
 
 def judge_moments(scores: Sequence[DAScore]) -> dict[str, tuple[float, float] | None]:

@@ -2,13 +2,16 @@
 
 Judgments CSV (header required, any column order, extra columns ignored)::
 
-    item,annotator,criterion,value[,system][,systems][,application][,sentence]
+    item,annotator,criterion,value[,system][,systems][,application][,sentence][,levels][,scale]
 
 one judgment per row; values stay strings ("yes", "3", "3.0" are three
 labels). ``systems`` lists every system that produced the judged candidate,
 separated by ``;`` (a string two systems produced is judged once and counts
 for both); ``system`` alone names one. ``sentence`` is the source sentence
-the item paraphrases: systems are compared sentence by sentence. Scores CSV::
+the item paraphrases: systems are compared sentence by sentence. ``scale``
+names the criterion's scale as the study does: ``da`` and ``esa`` mark a
+0-100 score, read as a direct assessment (an older export without the column
+marks one by its ``z`` cells). Scores CSV::
 
     item,system,score
 
@@ -38,12 +41,17 @@ from core.stats.agreement import DuplicateJudgmentError, RatingMatrix
 from core.textio import read_csv
 from core.errors import InputFormatError
 from core.number_text import ASCII_SPACE, parse_decimal
+from core.vocabulary import DA_HIGHEST, DA_LOWEST
 
 JUDGMENT_COLUMNS = ("item", "annotator", "criterion", "value")
 # "levels": the criterion's scale, its labels in order separated by ";" (as `study export-judgments` writes it).
 # The source sentence: "source_key" and "sentence_id" (study export-judgments), "sentence" in older exports.
 SENTENCE_COLUMNS = ("source_key", "sentence_id", "sentence")
-OPTIONAL_JUDGMENT_COLUMNS = ("system", "systems", "application", *SENTENCE_COLUMNS, "levels")
+# "scale": the criterion's scale by name (study export-judgments); "z": a score standardized per judge, written for
+# 0-100 scores only, so an older export without "scale" still tells a direct assessment by it.
+OPTIONAL_JUDGMENT_COLUMNS = ("system", "systems", "application", *SENTENCE_COLUMNS, "levels", "scale", "z")
+# The scales answered with a score from DA_LOWEST to DA_HIGHEST (the store's SCORE_SCALES, which stats may not import).
+SCORE_SCALE_NAMES = ("da", "esa")
 SYSTEMS_SEPARATOR = ";"
 SCORE_COLUMNS = ("item", "system", "score")
 
@@ -66,6 +74,8 @@ class JudgmentRecords:
     sentences: list[str] | None = None
     # Criterion -> the labels of its scale in order, where the study knows them.
     scales: dict[str, tuple[str, ...]] | None = None
+    # The criteria answered with a 0-100 score (direct assessment, ESA), where the origin says so.
+    scored: frozenset[str] | None = None
 
     @classmethod
     def from_columns(
@@ -80,6 +90,7 @@ class JudgmentRecords:
         producers: Sequence[Sequence[str]] | None = None,
         sentences: Sequence[str] | None = None,
         scales: dict[str, Sequence[str]] | None = None,
+        scored: Iterable[str] | None = None,
     ) -> "JudgmentRecords":
         columns = [list(items), list(annotators), list(criteria), [str(v) for v in values]]
         optional = [None if column is None else list(column) for column in (systems, applications)]
@@ -92,7 +103,8 @@ class JudgmentRecords:
         if produced is not None and optional[0] is None:
             optional[0] = [p[0] if p else "-" for p in produced]
         return cls(*columns, *optional, producers=produced, sentences=sentence_column,
-                   scales=None if scales is None else {name: tuple(labels) for name, labels in scales.items()})
+                   scales=None if scales is None else {name: tuple(labels) for name, labels in scales.items()},
+                   scored=None if scored is None else frozenset(scored))
 
     def __len__(self) -> int:
         return len(self.items)
@@ -129,6 +141,10 @@ class JudgmentRecords:
     def scale_of(self, criterion: str) -> tuple[str, ...] | None:
         """The labels of the criterion's scale, when the records' origin knows it."""
         return (self.scales or {}).get(criterion)
+
+    def scored_criteria(self) -> list[str]:
+        """The criteria answered with a 0-100 score, in the records' order."""
+        return [name for name in self.criterion_names() if name in (self.scored or ())]
 
     def application_names(self) -> list[str]:
         return list(dict.fromkeys(self.applications)) if self.applications is not None else []
@@ -190,6 +206,7 @@ class JudgmentRecords:
             producers=take(self.producers),
             sentences=take(self.sentences),
             scales=self.scales,
+            scored=self.scored,
         )
 
     def rating_matrix(self, criterion: str | None = None, categories: Sequence[str] | None = None) -> RatingMatrix:
@@ -277,6 +294,8 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
     items, annotators, criteria, values, systems, applications, lines = [], [], [], [], [], [], []
     producers, sentences = [], []
     scales: dict[str, tuple[str, ...]] = {}
+    scale_names: dict[str, str] = {}
+    with_z: set[str] = set()
     has = dict.fromkeys(OPTIONAL_JUDGMENT_COLUMNS, False)
     for line_number, fields in _rows(path, JUDGMENT_COLUMNS, OPTIONAL_JUDGMENT_COLUMNS):
         _check_label(path, line_number, fields["value"])
@@ -296,10 +315,21 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
             if known != levels:
                 raise InputFormatError(path, line_number, f"the levels {';'.join(known)} of criterion "
                                        f"{fields['criterion']!r} given on an earlier line", got=fields["levels"])
+        if fields.get("scale"):
+            named = scale_names.setdefault(fields["criterion"], fields["scale"])
+            if named != fields["scale"]:
+                raise InputFormatError(path, line_number, f"the scale {named} of criterion {fields['criterion']!r} "
+                                       "given on an earlier line", got=fields["scale"])
+        if fields.get("z"):
+            with_z.add(fields["criterion"])
         for name in has:
             has[name] = has[name] or name in fields
         lines.append(line_number)
     with_systems = has["system"] or has["systems"]
+    scored = _scored_criteria(scale_names, with_z, named_scales=has["scale"])
+    for line_number, criterion, value in zip(lines, criteria, values):
+        if criterion in scored:
+            _check_score(path, line_number, criterion, value)
     return JudgmentRecords(
         items=items,
         annotators=annotators,
@@ -312,7 +342,26 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
         producers=producers if has["systems"] else None,
         sentences=sentences if any(has[name] for name in SENTENCE_COLUMNS) else None,
         scales=scales or None,
+        scored=scored if has["scale"] or has["z"] else None,
     )
+
+
+def _scored_criteria(scale_names: dict[str, str], with_z: set[str], *, named_scales: bool) -> frozenset[str]:
+    """The criteria a file marks as 0-100 scores: by their scale's name, or, in an export older than the
+    ``scale`` column, by a ``z`` cell (written for those criteria only)."""
+    if named_scales:
+        return frozenset(name for name, scale in scale_names.items() if scale in SCORE_SCALE_NAMES)
+    return frozenset(with_z)
+
+
+def _check_score(path: str, line_number: int, criterion: str, value: str) -> None:
+    try:
+        score = parse_decimal(value)
+    except ValueError:
+        score = math.nan
+    if not DA_LOWEST <= score <= DA_HIGHEST:  # NaN fails too
+        raise InputFormatError(path, line_number, f"a score from {DA_LOWEST} to {DA_HIGHEST} (criterion "
+                               f"{criterion!r} is scored 0-100)", got=value)
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from core.stats.judged_shares import FixedChanceShares, PositiveShares, UnifiedS
 from core.stats.judgment_records import JudgmentRecords, ScoreRecords
 from core.stats.report_model import Column, PlotSpec, Report, ReportTable
 from core.stats.report_agreement import agreement_table
-from core.stats.report_anytime import anytime_sign_test_table
+from core.stats.report_anytime import EarlyStopping, anytime_sign_test_table
 from core.stats.report_pairs import pair_tables
 from core.stats.direct_assessment import DAScore
 from core.stats.preference import PreferenceJudgment
@@ -228,7 +228,8 @@ def as_success(records: JudgmentRecords, criterion: str, positive: Sequence[str]
 
 
 def seed001_tables(
-    records: JudgmentRecords, criterion: str, positive: Sequence[str], unified_min: int
+    records: JudgmentRecords, criterion: str, positive: Sequence[str], unified_min: int, *,
+    stopped_early: EarlyStopping | None = None, anytime_key: str | None = None,
 ) -> tuple[ReportTable, ReportTable | None]:
     """Seed 001 §4.2.2, Fig. 4.5: per approach, successes per annotator and the unified score, with sign tests.
 
@@ -248,6 +249,13 @@ def seed001_tables(
         successes, unified, n_items = statistic.count(group, annotators)
         n_items_max = max(n_items_max, n_items)
         rows.append([system if system is not None else "all", *[successes[a] for a in annotators], unified, n_items])
+    item_counts = sorted({row[-1] for row in rows})
+    # Fig. 4.5 gives each approach the same cases; a case where an approach offered nothing has no task, so counts
+    # over unequal item numbers are not comparable: say so where it happens.
+    unequal = "" if len(item_counts) < 2 else (
+        f" The approaches stand on different numbers of items ({', '.join(f'{row[0]}: {row[-1]}' for row in rows)}), "
+        "for example where an approach made no suggestion for a case and so got no task: compare shares of items, "
+        "not counts, and the sign tests below use only the cases both approaches have.")
     columns = [Column("approach")] + [Column(annotator, "count") for annotator in annotators]
     columns += [Column(f"unified (≥{unified_min} say success)", "count"), Column("items", "count")]
     table = ReportTable(
@@ -258,7 +266,7 @@ def seed001_tables(
         signature=statistic.signature(n_items_max, len(annotators)),
         note=f"Unified score: an item succeeds when at least {unified_min} annotators say so "
         "(a choice: picked one of the offered options, or closed by seed 001 §4.2.1's auto-skip rule because the "
-        f"judge's paraphrase for that case was among the options). {PAPER_FIG_4_5}",
+        f"judge's paraphrase for that case was among the options).{unequal} {PAPER_FIG_4_5}",
         plot=PlotSpec("bar", 0, tuple(range(1, len(annotators) + 2)), "successful items"),
     )
     if len(systems) < 2:
@@ -266,19 +274,25 @@ def seed001_tables(
     scores = sentence_scores(chosen, criterion, "unified", unified_min=unified_min, positive=tuple({label.lower() for label in positive} | {"yes"}))
     return table, sign_test_table(scores, f"seed001_sign_tests:{criterion}",
                                   f"Sign tests between approaches on the unified score, '{criterion}'",
-                                  len(annotators), aggregate=f"unified-{unified_min}")
+                                  len(annotators), aggregate=f"unified-{unified_min}",
+                                  stopped_early=stopped_early, anytime_key=anytime_key)
 
 
 def sign_test_table(scores: ScoreRecords, key: str, title: str, n_judges: int, *, aggregate: str,
-                    tests: PairwiseTests = PairwiseTests("sign", "holm")) -> ReportTable:
+                    tests: PairwiseTests = PairwiseTests("sign", "holm"), stopped_early: EarlyStopping | None = None,
+                    anytime_key: str | None = None) -> ReportTable:
     """Tests between every two systems over the sentences both scored (by default exact sign tests, ties
-    dropped, Holm over all pairs); the signature is ``tests``'s own."""
+    dropped, Holm over all pairs); the signature is ``tests``'s own. In a study that ``stopped_early``, the
+    p-values are withheld (empty cells, ``p-values:withheld`` in the signature) and the note says why and
+    points at ``anytime_key``: a table with a note but the numbers beside it is still copied into papers."""
     comparisons = tests.compare(scores.scores)
     sentences = {sentence for by_sentence in scores.scores.values() for sentence in by_sentence}
     adjusted = "p (Holm)" if tests.correction == "holm" else "p (uncorrected)"
+    withheld = {} if stopped_early is None else {"p_values": "withheld", "stopping": stopped_early.rules}
+    note = "" if stopped_early is None else stopped_early.withheld_note(anytime_key) + " "
     return ReportTable(
         key=key,
-        title=title,
+        title=title + (" (fixed-n p-values withheld: the study stopped early)" if withheld else ""),
         columns=[
             Column("system A"),
             Column("system B"),
@@ -289,9 +303,10 @@ def sign_test_table(scores: ScoreRecords, key: str, title: str, n_judges: int, *
             Column("p (exact, two-sided)" if tests.test == "sign" else "p (Wilcoxon, two-sided)", "p"),
             Column(adjusted, "p"),
         ],
-        rows=[[c.system_a, c.system_b, c.n_items, c.wins_a, c.wins_b, c.ties, c.p_value, c.p_holm] for c in comparisons],
-        signature=tests.signature(len(sentences), n_judges, unit="source-sentence", score=aggregate),
-        note="Paired on the source sentence: a system's score on a sentence is its candidates' aggregated judgment "
+        rows=[[c.system_a, c.system_b, c.n_items, c.wins_a, c.wins_b, c.ties,
+               *((None, None) if withheld else (c.p_value, c.p_holm))] for c in comparisons],
+        signature=tests.signature(len(sentences), n_judges, unit="source-sentence", score=aggregate, **withheld),
+        note=f"{note}Paired on the source sentence: a system's score on a sentence is its candidates' aggregated judgment "
         f"({aggregate}), averaged over its candidates of that sentence. n = wins A + wins B (ties dropped); "
         "sentences only one system scored are skipped.",
     )
@@ -315,13 +330,15 @@ def build_report(
     preferences: Sequence[PreferenceJudgment] = (),
     da_scores: Sequence[DAScore] = (),
     preference_note: str = "",
+    early_stopping: EarlyStopping | None = None,
 ) -> Report:
     """Every table that applies to the judgments at hand (``bootstrap``: replicates of the agreement CIs;
     ``pairs_extracted``: a pattern-pair study's #PP per model, for seed 002's Table 2; ``sampling``: how the
     items were sampled, when not all at once, added to the per-system tables' notes; ``preferences``: the
     answers of a pairwise preference criterion with the systems they compare, for its own tables, since its
     labels are not a score of one system (``preference_note`` added to their notes); ``da_scores``: direct assessment scores with their systems, for the
-    z-score table that replaces a mean of raw labels)."""
+    z-score table that replaces a mean of raw labels; ``early_stopping``: how an adaptive study stopped judging
+    pairs early, which withholds the fixed-n sign tests' p-values, :mod:`core.stats.report_anytime`)."""
     report = Report(title=title)
     criteria = records.criterion_names()
     if criteria:
@@ -340,7 +357,7 @@ def build_report(
                 scores = sentence_scores(records, name, "mean", positive=positive)
                 report.tables.append(sign_test_table(
                     scores, f"sign_tests:{name}", f"Sign tests between systems, '{name}': share of judges who say yes",
-                    judges, aggregate="mean"))
+                    judges, aggregate="mean", stopped_early=early_stopping, anytime_key=f"anytime_sign_tests:{name}"))
                 report.tables.append(anytime_sign_test_table(records, name, judges, positive))
     if scales:
         report.tables.append(seed004_table(records, scales))
@@ -348,7 +365,9 @@ def build_report(
     report.tables.extend(preference_tables(preferences, bootstrap=bootstrap, note=preference_note))
     report.tables.extend(da_tables(da_scores))
     for name in binary + choice:
-        table, tests = seed001_tables(records, name, positive, unified_min)
+        anytime_key = f"anytime_sign_tests:{name}" if name in binary else None
+        table, tests = seed001_tables(records, name, positive, unified_min, stopped_early=early_stopping,
+                                      anytime_key=anytime_key)
         report.tables.append(table)
         if tests is not None:
             report.tables.append(tests)

@@ -6,6 +6,11 @@ each other's); the decision is one transaction that adds an assignment of kind `
 adjudicator and a judgment row on it. A changed decision is a new row superseding the old, as any answer.
 Adjudications are never a judge's label: statistics read normal assignments only
 (:func:`core.store.judgments_out.iter_judgments`), and the dev-set export reads them apart.
+
+What is adjudicated (docs/ANNOTATION.md, "Adjudication"): a label on a yes/no, 3- or 5-point, replacement,
+choice or preference criterion. Direct assessment and error span annotation scores are not
+(:data:`NOT_ADJUDICATED`): they are measurements averaged over judges, not labels a third judge settles, so
+:func:`disagreements` never offers them and :func:`record_adjudication` refuses them, naming why.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from sqlalchemy import JSON, func, select
 from sqlalchemy import text as sql_text
@@ -23,10 +29,32 @@ from core.store.criteria import normalize_value
 from core.store.database import Database
 from core.store.events import log_event
 from core.store.items import item_key
-from core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, SourceSentence
+from core.store.models import (Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, PreferencePair,
+                               SourceSentence)
 from core.store.studies import annotator_in
 
-ItemKey = tuple[int | None, int | None, int | None, int]  # candidate, choice task, unit, criterion
+# Why a scale's disagreements are not adjudicated: one line each, what the screen and the CLI say.
+NOT_ADJUDICATED = {
+    "da": "a direct assessment score (0-100) is a measurement: judges' scores are averaged after each judge's "
+          "z-score (Graham et al. 2017), so two scores that differ are not a disagreement a third judge settles",
+    "esa": "an error span annotation (marks and a 0-100 score) is each judge's own measurement, averaged like direct "
+           "assessment (Kocmi et al. 2024), not a label a third judge settles",
+}
+# On a member's own PostgreSQL login the server's ps_disagreement_labels (revision 0007) names no preference pair:
+# every pair of a criterion would read as one item, so none is offered there.
+PAIRS_UNNAMED = ("a preference pair is adjudicated on the researcher's own connection: the server's disagreement "
+                 "function (revision 0007) does not name the pair on a member's login")
+
+
+class ItemKey(NamedTuple):
+    """One item on one criterion: a candidate (``unit``: its unit replacement), a choice task or a preference
+    pair."""
+
+    candidate_id: int | None
+    choice_task_id: int | None
+    unit: int | None
+    pair_id: int | None
+    criterion_id: int
 
 
 @dataclass(frozen=True)
@@ -40,88 +68,141 @@ class Disagreement:
     scale: str
     levels: list
     source: str
-    candidate: str | None
+    candidate: str | None  # a preference pair: its left candidate
     derivation: list | None
     labels: dict[str, str]  # judge -> label
     decision: str | None  # the adjudicator's live decision so far
     adjudicator: str | None
+    right: str | None = None  # a preference pair: its right candidate (left and right as the judges saw them)
+    options: tuple[str, ...] = ()  # a choice task: its options, in the order the judges saw them
+    span: tuple[int, int] | None = None  # a choice task: the source tokens it asks about
+
+
+def not_adjudicated(db: Database, study_id: int) -> dict[str, str]:
+    """The study's criteria whose disagreements are never offered, each with the one-line reason."""
+    member = db.is_member_login
+    with db.reading() as session:
+        rows = session.execute(select(Criterion.name, Criterion.scale).where(Criterion.study_id == study_id)
+                               .order_by(Criterion.position)).all()
+    reasons = {}
+    for name, scale in rows:
+        if scale in NOT_ADJUDICATED:
+            reasons[name] = NOT_ADJUDICATED[scale]
+        elif member and scale == "preference":
+            reasons[name] = PAIRS_UNNAMED
+    return reasons
+
+
+def refusal(criterion: Criterion, *, member: bool) -> str | None:
+    """Why a decision on ``criterion`` is refused (one line); None when it may be adjudicated."""
+    if criterion.scale in NOT_ADJUDICATED:
+        return f"criterion {criterion.name} is not adjudicated: {NOT_ADJUDICATED[criterion.scale]}"
+    if member and criterion.scale == "preference":
+        return f"criterion {criterion.name} is not adjudicated here: {PAIRS_UNNAMED}"
+    return None
 
 
 def _live_labels(session, study_id: int, kind: str) -> dict[ItemKey, dict[str, tuple[str, int]]]:
     rows = session.execute(
-        select(Assignment.candidate_id, Assignment.choice_task_id, Assignment.unit, Assignment.criterion_id,
-               Annotator.name, Judgment.value, Judgment.id)
+        select(Assignment.candidate_id, Assignment.choice_task_id, Assignment.unit, Assignment.pair_id,
+               Assignment.criterion_id, Annotator.name, Judgment.value, Judgment.id)
         .join(Judgment, Judgment.id == Assignment.live_judgment_id).join(Annotator, Annotator.id == Assignment.annotator_id)
         .where(Assignment.study_id == study_id, Assignment.kind == kind))
     found: dict[ItemKey, dict[str, tuple[str, int]]] = defaultdict(dict)
-    for candidate, task, unit, criterion, name, value, judgment_id in rows:
-        found[(candidate, task, unit, criterion)][name] = (value, judgment_id)
+    for candidate, task, unit, pair, criterion, name, value, judgment_id in rows:
+        found[ItemKey(candidate, task, unit, pair, criterion)][name] = (value, judgment_id)
     return found
 
 
 def _disagreeing_labels(session, study_id: int) -> dict[ItemKey, dict[str, tuple[str, int]]]:
     """On an adjudicator's own PostgreSQL login: the judges' live labels on the items they disagree on, as the
-    server gives them (``ps_disagreement_labels``, revision 0007); the login reads no other judge's row."""
+    server gives them (``ps_disagreement_labels``, revision 0007); the login reads no other judge's row. The
+    function names no preference pair (:data:`PAIRS_UNNAMED`): those rows come keyed without one."""
     found: dict[ItemKey, dict[str, tuple[str, int]]] = defaultdict(dict)
     for row in session.execute(select(sql_text("* FROM ps_disagreement_labels(:study)")), {"study": study_id}):
-        found[(row.candidate_id, row.choice_task_id, row.unit, row.criterion_id)][row.judge] = (row.value,
-                                                                                             row.judgment_id)
+        key = ItemKey(row.candidate_id, row.choice_task_id, row.unit, None, row.criterion_id)
+        found[key][row.judge] = (row.value, row.judgment_id)
     return found
+
+
+def _judges_labels(session, study_id: int, member: bool) -> dict[ItemKey, dict[str, tuple[str, int]]]:
+    return _disagreeing_labels(session, study_id) if member else _live_labels(session, study_id, "normal")
 
 
 def disagreements(db: Database, study_id: int, *, criteria: list[str] | None = None,
                   include_decided: bool = True) -> list[Disagreement]:
-    """Items whose judges disagree, in item order (``include_decided``: also those already adjudicated)."""
+    """Items whose judges disagree, in item order (``include_decided``: also those already adjudicated); never
+    an item of a criterion :func:`not_adjudicated` names."""
     member = db.is_member_login
     with db.reading() as session:
         criterion_rows = {c.id: c for c in session.scalars(select(Criterion).where(Criterion.study_id == study_id))}
-        judged = _disagreeing_labels(session, study_id) if member else _live_labels(session, study_id, "normal")
+        judged = _judges_labels(session, study_id, member)
         decided = _live_labels(session, study_id, "adjudication")
         controls = set() if member else set(session.scalars(select(Candidate.id).where(
             Candidate.study_id == study_id, Candidate.kind == "control")))
         wanted = [key for key, labels in judged.items()
-                  if len({value for value, _ in labels.values()}) > 1 and key[0] not in controls
-                  and (criteria is None or criterion_rows[key[3]].name in criteria)
+                  if len({value for value, _ in labels.values()}) > 1 and key.candidate_id not in controls
+                  and refusal(criterion_rows[key.criterion_id], member=member) is None
+                  and (criteria is None or criterion_rows[key.criterion_id].name in criteria)
                   and (include_decided or key not in decided)]
+        pairs = {p.id: p for p in session.execute(
+            select(PreferencePair.id, PreferencePair.source_id, PreferencePair.left_candidate_id,
+                   PreferencePair.right_candidate_id)
+            .where(PreferencePair.id.in_({k.pair_id for k in wanted if k.pair_id is not None})))}
+        shown = {k.candidate_id for k in wanted} | {c for p in pairs.values()
+                                                    for c in (p.left_candidate_id, p.right_candidate_id)}
         derivation = (func.ps_shown_derivation(Candidate.id, type_=JSON) if member else Candidate.derivation)
         candidates = {row.id: (row.text, row.derivation, row.source_id) for row in session.execute(
             select(Candidate.id, Candidate.text, derivation.label("derivation"), Candidate.source_id)
-            .where(Candidate.id.in_({k[0] for k in wanted if k[0] is not None})))}
+            .where(Candidate.id.in_(shown - {None})))}
         tasks = {t.id: t for t in session.execute(
-            select(ChoiceTask.id, ChoiceTask.source_id)
-            .where(ChoiceTask.id.in_({k[1] for k in wanted if k[1] is not None})))}
+            select(ChoiceTask.id, ChoiceTask.source_id, ChoiceTask.options, ChoiceTask.span_start, ChoiceTask.span_end)
+            .where(ChoiceTask.id.in_({k.choice_task_id for k in wanted if k.choice_task_id is not None})))}
         sources = dict(session.execute(select(SourceSentence.id, SourceSentence.text)
                                        .where(SourceSentence.study_id == study_id)).all())
     out = []
-    for key in sorted(wanted, key=lambda k: (k[0] or 0, k[1] or 0, -1 if k[2] is None else k[2],
-                                             criterion_rows[k[3]].position)):
-        candidate_id, task_id, unit, criterion_id = key
-        criterion = criterion_rows[criterion_id]
-        if candidate_id is not None:
-            text, derivation, source_id = candidates[candidate_id]
+    for key in sorted(wanted, key=lambda k: (k.candidate_id or 0, k.choice_task_id or 0, k.pair_id or 0,
+                                             -1 if k.unit is None else k.unit,
+                                             criterion_rows[k.criterion_id].position)):
+        criterion = criterion_rows[key.criterion_id]
+        right, options, span = None, (), None
+        if key.candidate_id is not None:
+            text, derivation, source_id = candidates[key.candidate_id]
+        elif key.pair_id is not None:
+            pair = pairs[key.pair_id]
+            text, derivation, source_id = candidates[pair.left_candidate_id][0], None, pair.source_id
+            right = candidates[pair.right_candidate_id][0]
         else:
-            text, derivation, source_id = None, None, tasks[task_id].source_id
-        decision = decided.get(key, {})
-        who, (value, _) = next(iter(decision.items()), (None, (None, None)))
-        out.append(Disagreement(key, item_key(candidate_id, task_id, unit), criterion.name, criterion.question,
-                                criterion.scale, list(criterion.levels or []), sources[source_id], text, derivation,
-                                {name: label for name, (label, _) in sorted(judged[key].items())}, value, who))
+            task = tasks[key.choice_task_id]
+            text, derivation, source_id = None, None, task.source_id
+            options, span = tuple(task.options or ()), (task.span_start, task.span_end)
+        # Of two adjudicators' decisions the older stands, as in the dev set and Inspect.
+        who, (value, _) = min(decided.get(key, {}).items(), key=lambda entry: entry[1][1], default=(None, (None, None)))
+        out.append(Disagreement(key, item_key(key.candidate_id, key.choice_task_id, key.unit, key.pair_id),
+                                criterion.name, criterion.question, criterion.scale, list(criterion.levels or []),
+                                sources[source_id], text, derivation,
+                                {name: label for name, (label, _) in sorted(judged[key].items())}, value, who,
+                                right, options, span))
     return out
 
 
 def record_adjudication(db: Database, study_id: int, adjudicator: str, key: ItemKey, value: str) -> int:
-    """The adjudicator's decision on item ``key``: a new judgment row (one transaction); returns its id.
+    """The adjudicator's decision on item ``key`` (as :func:`disagreements` gives it): a new judgment row (one
+    transaction); returns its id.
 
-    The adjudicator must not be one of the item's judges (an adjudicator is a third annotator)."""
-    candidate_id, task_id, unit, criterion_id = key
+    The judges of the item must disagree, and the adjudicator must not be one of them (an adjudicator is a
+    third annotator); a criterion :func:`not_adjudicated` names is refused with its reason (ValueError)."""
+    candidate_id, task_id, unit, pair_id, criterion_id = key
     with db.transaction() as session:
         criterion = session.get(Criterion, criterion_id)
         if criterion is None or criterion.study_id != study_id:
             raise LookupError(f"no criterion {criterion_id} in this study")
         member = db.is_member_login
-        judges = (_disagreeing_labels if member else
-                  lambda *args: _live_labels(*args, "normal"))(session, study_id).get(key, {})
-        if member and not judges:
+        refused = refusal(criterion, member=member)
+        if refused is not None:
+            raise ValueError(refused)
+        judges = _judges_labels(session, study_id, member).get(key, {})
+        if len({label for label, _ in judges.values()}) < 2:
             raise LookupError("the judges of this item do not disagree: an adjudicator decides disagreements only")
         if adjudicator in judges:
             raise ValueError(f"{adjudicator} judged this item: the adjudicator must be a third annotator")
@@ -130,29 +211,34 @@ def record_adjudication(db: Database, study_id: int, adjudicator: str, key: Item
         label, text = normalize_value(criterion, value, None, options or ())
         annotator_id = annotator_in(session, study_id, adjudicator)
         same = (Assignment.unit.is_(None) if unit is None else Assignment.unit == unit)
-        item = (Assignment.candidate_id == candidate_id) if candidate_id is not None else (
-            Assignment.choice_task_id == task_id)
+        if candidate_id is not None:
+            item = Assignment.candidate_id == candidate_id
+        elif pair_id is not None:
+            item = Assignment.pair_id == pair_id
+        else:
+            item = Assignment.choice_task_id == task_id
         assignment = session.scalar(select(Assignment).where(
             Assignment.annotator_id == annotator_id, Assignment.kind == "adjudication",
             Assignment.criterion_id == criterion_id, item, same))
         if assignment is None:
             position = next_free_positions(session, study_id).get(annotator_id, 0)
             assignment = Assignment(study_id=study_id, annotator_id=annotator_id, candidate_id=candidate_id,
-                                    choice_task_id=task_id, criterion_id=criterion_id, unit=unit, position=position,
-                                    kind="adjudication")
+                                    choice_task_id=task_id, criterion_id=criterion_id, unit=unit, pair_id=pair_id,
+                                    position=position, kind="adjudication")
             session.add(assignment)
             session.flush()
         judgment = Judgment(uid=str(uuid.uuid4()), study_id=study_id, assignment_id=assignment.id,
                             annotator_id=annotator_id, candidate_id=candidate_id, choice_task_id=task_id,
-                            criterion_id=criterion_id, unit=unit, action="answer", value=label, text=text,
-                            answered_at=now(), flag=False, supersedes=assignment.live_judgment_id, origin="app")
+                            criterion_id=criterion_id, unit=unit, pair_id=pair_id, action="answer", value=label,
+                            text=text, answered_at=now(), flag=False, supersedes=assignment.live_judgment_id,
+                            origin="app")
         session.add(judgment)
         session.flush()
         if not member:  # on a member's own login the server's trigger does both (revision 0007)
             if assignment.live_judgment_id is not None:
                 session.get(Judgment, assignment.live_judgment_id).superseded_by = judgment.id
             assignment.live_judgment_id = judgment.id
-        log_event(session, study_id, "adjudicated", {"item": item_key(candidate_id, task_id, unit),
+        log_event(session, study_id, "adjudicated", {"item": item_key(candidate_id, task_id, unit, pair_id),
                                                      "criterion": criterion.name, "value": label,
                                                      "judges": {n: v for n, (v, _) in judges.items()},
                                                      "judgment": judgment.id}, actor=adjudicator)

@@ -3,14 +3,16 @@
 Judges never see each other's labels, so reading a disagreement is a role the researcher gives by name
 (``parastudio study adjudicators --set NAMES``, kept in the study's settings as ``adjudicators``), never one a
 judge takes by opening a dialog. :func:`disagreements_for` is the one door the app reads disagreements through:
-anyone not named is refused before any label is read.
+anyone not named is refused before any label is read. A study none of whose criteria is adjudicated (direct
+assessment, error spans: :data:`core.store.adjudication.NOT_ADJUDICATED`) takes no adjudicator.
 """
 
 from __future__ import annotations
 
-from core.store.adjudication import Disagreement, disagreements
+from core.errors import OptionsError
+from core.store.adjudication import Disagreement, disagreements, not_adjudicated
 from core.store.database import Database
-from core.store.studies import study_settings, update_study_settings
+from core.store.studies import study_criteria, study_settings, update_study_settings
 from core.store.study_members import connection_membership
 
 
@@ -29,8 +31,15 @@ def adjudicators(db: Database, study_id: int) -> tuple[str, ...]:
 
 
 def set_adjudicators(db: Database, study_id: int, names) -> tuple[str, ...]:
-    """Make exactly ``names`` the study's adjudicators (one logged settings change); returns them."""
+    """Make exactly ``names`` the study's adjudicators (one logged settings change); returns them.
+
+    :class:`OptionsError` (one line) when names are given and no criterion of the study is adjudicated."""
     cleaned = tuple(dict.fromkeys(name.strip() for name in names if name and name.strip()))
+    if cleaned:
+        left_out = not_adjudicated(db, study_id)
+        if left_out and len(left_out) == len(study_criteria(db, study_id)):
+            raise OptionsError("nothing to adjudicate in this study: " + "; ".join(
+                f"criterion {name} is not adjudicated: {reason}" for name, reason in left_out.items()))
     update_study_settings(db, study_id, adjudicators=list(cleaned))
     return cleaned
 

@@ -31,7 +31,6 @@ import functools
 import os
 import sqlite3
 import threading
-import urllib.parse
 from pathlib import Path
 from typing import Iterator
 
@@ -46,15 +45,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from core.errors import InputFileError, StudyUnavailableError
 from core.store.server_url import checked_url, server_options
-from core.store.store_errors import read_only_reason, unavailable_study_error
+from core.store.store_errors import read_only_reason, study_error
+from core.store.study_file import APPLICATION_ID, OUR_TABLES, check_sqlite_file, discard_new_study, read_only_uri
 from core.store.write_retry import begin_when_free
-from core.textio import file_kind
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 10_000
-APPLICATION_ID = 0x50535455  # "PSTU": Paraphrase Studio study, in the SQLite header
-SQLITE_MAGIC = b"SQLite format 3\x00"
-OUR_TABLES = {"alembic_version", "study", "judgment", "assignment"}
 
 
 def database_url(target: str | os.PathLike) -> str:
@@ -128,10 +124,12 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 
 
 class Database:
-    """An engine plus short-lived sessions: one session per operation."""
+    """An engine plus short-lived sessions: one session per operation. A ``with`` block on a SQLite study that
+    :func:`open_database` made removes it when the block fails (:func:`core.store.study_file.discard_new_study`)."""
 
-    def __init__(self, engine: Engine, read_only: str | None = None):
+    def __init__(self, engine: Engine, read_only: str | None = None, made: tuple[Path, bool] | None = None):
         self.engine = engine
+        self._made = made  # the SQLite file this open made (and whether it was an empty file), kept only on success
         self.read_only = read_only  # why this study opened for reading only (None: it is writable)
         self.is_sqlite = engine.dialect.name == "sqlite"
         self._writer = engine.execution_options(sqlite_begin="IMMEDIATE") if self.is_sqlite else engine
@@ -228,8 +226,10 @@ class Database:
     def __enter__(self) -> Database:
         return self
 
-    def __exit__(self, *_exc) -> None:
+    def __exit__(self, exc_type, *_exc) -> None:
         self.close()
+        if exc_type is not None and self._made is not None:  # making the study failed: no empty study is left
+            discard_new_study(*self._made)
 
 
 def owns_the_tables(connection: Connection) -> bool:
@@ -245,9 +245,9 @@ def create_database_engine(target: str | os.PathLike, *, read_only: bool = False
     since SQLite cannot make the ``-shm`` it needs to read a WAL study otherwise and no writer can be at work
     without a ``-wal`` (SQLite's "WAL mode", §"Read-Only Databases")."""
     url = database_url(target)
-    path = _sqlite_path(target)
+    path = sqlite_path(target)
     if read_only and path is not None:
-        url = f"sqlite:///{_read_only_uri(path)}&uri=true"
+        url = f"sqlite:///{read_only_uri(path)}&uri=true"
     try:
         engine = create_engine(url, **server_options(url))
     except (ImportError, NoSuchModuleError) as error:  # mysql://, a driver not installed: no study server of ours
@@ -258,62 +258,9 @@ def create_database_engine(target: str | os.PathLike, *, read_only: bool = False
     return engine
 
 
-def _read_only_uri(path: Path) -> str:
-    """SQLite's URI opening ``path`` for reading: ``immutable=1`` for a study in a folder this process cannot
-    write and without its ``-wal`` (see :func:`create_database_engine`), else ``mode=ro``."""
-    writable = os.access(path.parent, os.W_OK)
-    mode = "mode=ro" if writable or Path(f"{path}-wal").exists() else "immutable=1"
-    return f"file:{urllib.parse.quote(str(path))}?{mode}"
-
-
-def _sqlite_path(target: str | os.PathLike) -> Path | None:
+def sqlite_path(target: str | os.PathLike) -> Path | None:
     url = database_url(target)
     return Path(url[len("sqlite:///"):]) if url.startswith("sqlite:///") else None
-
-
-def _check_sqlite_file(path: Path, create: bool) -> bool:
-    """Whether the file must be made (it does not exist, or is empty); raise if it is not ours."""
-    empty = path.is_file() and path.stat().st_size == 0
-    if not path.exists() or empty:
-        if not create:
-            raise InputFileError(path, "a study database (make one with `parastudio study create NAME --db "
-                                 f"{path}`, or open the app with --create)",
-                                 "an empty file, not a study database" if empty else "no such file")
-        return True
-    if not path.is_file():  # a folder, a pipe, a device: said as what it is
-        raise InputFileError(path, "a study database file", file_kind(path.stat().st_mode))
-    # Read-only: another program's database must not be touched, not even its journal mode. Only SQLite opens
-    # the file: this process may hold the study already (the app opening it again), and closing a descriptor
-    # of our own would drop SQLite's locks on it (SQLite's "How to corrupt your database", section 2.2).
-    connection = None
-    try:
-        connection = sqlite3.connect(_read_only_uri(path), uri=True)
-        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    except sqlite3.DatabaseError as error:
-        unavailable = unavailable_study_error(str(path), error)
-        if unavailable is not None:
-            raise unavailable from None
-        if getattr(error, "sqlite_errorname", None) == "SQLITE_NOTADB" and not _has_sqlite_magic(path):
-            raise InputFileError(path, "a Paraphrase Studio study database (SQLite)",
-                                 "a file that is not SQLite") from None
-        raise InputFileError(path, "a Paraphrase Studio study database", f"a damaged SQLite file ({error})") from None
-    finally:
-        if connection is not None:
-            connection.close()
-    if application_id == APPLICATION_ID or (application_id == 0 and OUR_TABLES <= tables):
-        return False
-    if application_id == 0 and not tables and create:
-        return True
-    shown = ", ".join(sorted(tables)[:6]) + (" ..." if len(tables) > 6 else "")
-    raise InputFileError(path, "a Paraphrase Studio study database", "another program's SQLite database "
-                         f"(application id {application_id}, tables: {shown or 'none'}); it was left untouched")
-
-
-def _has_sqlite_magic(path: Path) -> bool:
-    """Read only once SQLite has refused the file as not a database: no SQLite connection holds such a file."""
-    with open(path, "rb") as handle:
-        return handle.read(16) == SQLITE_MAGIC
 
 
 def _check_server_database(engine: Engine, create: bool) -> bool:
@@ -350,9 +297,8 @@ def _refuse_upgrade_by_member(engine: Engine, target, revision: str | None) -> N
 
 @contextlib.contextmanager
 def _damage_as_input_error(target) -> Iterator[None]:
-    """SQLite's "file is damaged" (SQLITE_CORRUPT, SQLITE_NOTADB) as an InputFileError naming the file.
-
-    Only those two: a locked database or a full disk is not the file's fault and keeps its own error."""
+    """SQLite's "file is damaged" (SQLITE_CORRUPT, SQLITE_NOTADB) as an InputFileError naming the file; a full
+    disk, a lock, a read-only folder as what they are (:func:`core.store.store_errors.study_error`), never damage."""
     try:
         yield
     except (sqlite3.DatabaseError, DBAPIDatabaseError) as error:
@@ -362,27 +308,8 @@ def _damage_as_input_error(target) -> Iterator[None]:
         raise damaged from None
 
 
-def study_error(shown: str, error: BaseException) -> InputFileError | None:
-    """The clear error for ``error`` met on the study ``shown``: damaged (:func:`damaged_database_error`),
-    locked, read-only or out of reach (:mod:`core.store.store_errors`); None for any other error."""
-    return damaged_database_error(shown, error) or unavailable_study_error(shown, error)
-
-
-def damaged_database_error(shown: str, error: BaseException) -> InputFileError | None:
-    """The InputFileError naming ``shown`` for SQLite's "file is damaged" (SQLITE_CORRUPT, SQLITE_NOTADB), raised
-    directly or wrapped by SQLAlchemy; None for any other error. Also used by the CLI for damage found after
-    opening (a page of a table only a later query reads)."""
-    cause = getattr(error, "orig", error)
-    name = getattr(cause, "sqlite_errorname", "")
-    damaged = name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
-    if not isinstance(cause, sqlite3.DatabaseError) or not damaged:
-        return None
-    return InputFileError(shown, "a Paraphrase Studio study database",
-                          f"a damaged SQLite file ({cause}); restore it from a backup or an export")
-
-
 def _shown(target) -> str:
-    path = _sqlite_path(target)
+    path = sqlite_path(target)
     return str(path) if path is not None else make_url(str(target)).render_as_string(hide_password=True)
 
 
@@ -401,8 +328,9 @@ def open_database(target: str | os.PathLike, *, create: bool = False, migrate: b
     study upgrade`, or the app once the person agreed), since older versions cannot open it afterwards; else
     :class:`StudyNeedsUpgradeError`. ``writing=False`` (a reading command) opens a SQLite study read-only: not a
     byte of it changes."""
-    path = _sqlite_path(target)
-    new = _check_sqlite_file(path, create) if path is not None else False
+    path = sqlite_path(target)
+    was_empty = path is not None and path.is_file()  # a new study made in an empty file leaves it empty on failure
+    new = check_sqlite_file(path, create) if path is not None else False
     read_only = read_only_reason(path) if path is not None else None
     if read_only is not None and new:
         raise StudyUnavailableError(_shown(target), f"{read_only}; a new study cannot be made there")
@@ -436,8 +364,10 @@ def open_database(target: str | os.PathLike, *, create: bool = False, migrate: b
                         connection.exec_driver_sql(f"PRAGMA application_id={APPLICATION_ID}")
     except BaseException:
         engine.dispose()
+        if new and path is not None:
+            discard_new_study(path, was_empty)
         raise
-    return Database(engine, read_only)
+    return Database(engine, read_only, made=(path, was_empty) if new and path is not None else None)
 
 
 class StudyNeedsUpgradeError(InputFileError):
@@ -489,4 +419,4 @@ def _refuse_changed_insides(engine: Engine, target) -> None:
         shown = _shown(target)
         raise InputFileError(shown, "a study whose tables hold what Paraphrase Studio wrote",
                              f"{problems[0]} (another program changed it; `parastudio study check --db {shown}` "
-                             "lists every problem)")
+                             "lists every problem, and with --repair mends those that have one certain repair)")

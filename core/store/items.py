@@ -9,12 +9,15 @@ lets a person writing an ``import-judgments`` CSV find item ids without SQL. A p
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 
-from core.store.database import Database
 from core.store.models import Candidate, CandidateSystem, ChoiceTask, PreferencePair, SourceSentence, System
 from core.store.sentence_ids import sentence_id
+
+if TYPE_CHECKING:  # the opening of a study checks its items (study_check), so no run-time import back
+    from core.store.database import Database
 
 
 def item_key(candidate_id: int | None, choice_task_id: int | None = None, unit: int | None = None,

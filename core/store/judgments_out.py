@@ -28,10 +28,11 @@ from core.textio import atomic_output
 # source sentence's text travel with each row, and "levels" the criterion's scale (its labels in order, ";"
 # between), so an exported CSV reads alone: a statistic needing q, the number of labels, gets the study's.
 # "sentence_id" is generate's sentence number (null when the study's id is not one), "source_key" the study's id
-# of the source (:mod:`core.store.sentence_ids`).
+# of the source (:mod:`core.store.sentence_ids`). "scale" names the criterion's scale (binary, 3-point, da, esa,
+# ...), so a report on the CSV reads a 0-100 score as the study does (a direct assessment, not 101 labels).
 EXPORT_COLUMNS = ("item", "annotator", "criterion", "value", "text", "sentence_id", "source_key", "system", "systems",
                   "application",
-                  "levels", "kind", "candidate", "source",
+                  "levels", "scale", "kind", "candidate", "source",
                   "started_at", "answered_at", "duration_ms", "comment", "flag", "status", "origin",
                   "judgment_id", "assignment_id", "z")
 
@@ -177,7 +178,6 @@ def export_judgments(db: Database, study_id: int, output: str | os.PathLike, fil
                                           "systems": ";".join(row["systems"]), "levels": ";".join(row["levels"]),
                                           "flag": int(row["flag"])}, raw))
             else:
-                row.pop("scale")
                 row.pop("candidate_id")
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             count += 1

@@ -25,7 +25,7 @@ collection hands notes, decks and cards to their own modules):
 
 from __future__ import annotations
 
-from core.store.adjudication import Disagreement, disagreements, record_adjudication
+from core.store.adjudication import Disagreement, disagreements, not_adjudicated, record_adjudication
 from core.store.answer_outbox import AnswerOutbox, Outgoing, is_connection_lost, send_once
 from core.store.adjudicator_role import NotAnAdjudicator, adjudicators, disagreements_for, is_adjudicator, \
     set_adjudicators
@@ -54,7 +54,7 @@ from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
 __all__ = [
     "APPLICATIONS", "AssignReport", "DA_RECORD_KEYS", "da_score_after_key", "SpanMarking", "blamed_units",
     "parse_spans", "Disagreement", "disagreements", "NotAnAdjudicator", "adjudicators",
-    "disagreements_for", "is_adjudicator", "set_adjudicators", "parse_unit_item_key", "record_adjudication",
+    "disagreements_for", "is_adjudicator", "not_adjudicated", "set_adjudicators", "parse_unit_item_key", "record_adjudication",
     "replacement_units", "CandidateRow", "CriterionSpec", "DEFAULT_CRITERIA", "DEFAULT_QC_THRESHOLDS",
     "EXPORT_COLUMNS", "ImportReport", "ItemView", "MergeReport", "PRESET_CRITERIA", "QualityReport", "StudyProgress",
     "add_choice_tasks", "annotate_judgment", "assign", "bad_values", "create_study", "export_judgments",

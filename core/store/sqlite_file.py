@@ -7,20 +7,19 @@ mode (its write-ahead log checkpointed into it, so it is one self-contained
 file to send), flushed to disk and only then renamed over the destination.
 On any error the temporary file and its ``-wal``/``-shm`` companions are
 removed and the destination is left as it was; SQLite's "database or disk is
-full" becomes the ``OSError`` (ENOSPC) every other writer raises.
+full" (or its "disk I/O error" on a full disk or past ``ulimit -f``) becomes the
+``OSError`` naming the file every other writer raises (:mod:`core.out_of_space`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import sqlite3
 from pathlib import Path
 from typing import Iterator
 
-from sqlalchemy.exc import OperationalError
-
+from core.out_of_space import out_of_space
 from core.textio import staged_output
 
 
@@ -30,7 +29,7 @@ def building_sqlite_file(destination: str | os.PathLike, *, inputs=()) -> Iterat
     ``inputs``: the files the command reads (the study it exports from), never written over."""
     with staged_output(destination, inputs=inputs, what="a SQLite study file") as temporary:
         try:
-            with _disk_full_as_oserror(Path(destination)):
+            with _out_of_space_named(destination, temporary):
                 yield temporary
                 raw = sqlite3.connect(temporary)
                 try:
@@ -43,10 +42,11 @@ def building_sqlite_file(destination: str | os.PathLike, *, inputs=()) -> Iterat
 
 
 @contextlib.contextmanager
-def _disk_full_as_oserror(destination: Path) -> Iterator[None]:
+def _out_of_space_named(destination, temporary: Path) -> Iterator[None]:
     try:
         yield
-    except (sqlite3.OperationalError, OperationalError) as error:
-        if "disk is full" in str(error) or "disk I/O error" in str(error):
-            raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} while writing {destination}") from None
-        raise
+    except Exception as error:  # noqa: BLE001 - SQLite's, SQLAlchemy's or the OSError of opening the temporary
+        named = out_of_space(error, destination, files=(temporary,))
+        if named is None:
+            raise
+        raise named from None

@@ -3,9 +3,10 @@
 SQLite's ``SQLITE_BUSY``/``SQLITE_LOCKED`` after the busy timeout (another
 program holds the study), ``SQLITE_READONLY`` (a study opened for reading, in a
 read-only folder or a read-only file), and a PostgreSQL server that refuses or
-never answers the connection, or refuses a statement to a member's own login (issue 38): raised directly or wrapped by SQLAlchemy, each
-becomes a :class:`core.errors.StudyUnavailableError` naming the study; any
-other error is left as it is (None).
+never answers the connection, or refuses a statement to a member's own login (issue 38), and any other
+I/O error of SQLite's (issue 39: a full disk is :mod:`core.out_of_space`'s, never "damaged"): raised directly or
+wrapped by SQLAlchemy, each becomes a :class:`core.errors.StudyUnavailableError` naming the study; any
+other error is left as it is (None). :func:`study_error` adds the file's own fault, SQLite's "damaged".
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import re
 import sqlite3
 from pathlib import Path
 
-from core.errors import StudyUnavailableError
+from core.errors import InputFileError, StudyUnavailableError
+from core.out_of_space import out_of_space
 
 LOCKED = "another program holds the study (locked): retry or close it"
 # psycopg 3 ("connection failed: ..."), psycopg2 ("could not connect to server", "connection to server at ... failed")
@@ -57,6 +59,9 @@ def unavailable_study_error(shown: str, error: BaseException) -> StudyUnavailabl
             path = Path(shown)
             reason = read_only_reason(path) or f"the study's folder is read-only: {path.parent} ({cause})"
             return StudyUnavailableError(shown, f"{reason}; {READ_ONLY_HINT}")
+        if name.startswith("SQLITE_IOERR"):  # the disk's fault, not the file's: the study is left as it was
+            return StudyUnavailableError(shown, f"the disk failed to read or write the study ({cause}; {name}); "
+                                                "it was left as it was: check the disk and run again")
         return None
     module = type(cause).__module__ or ""
     if module.startswith(("psycopg", "psycopg2")) and getattr(cause, "sqlstate", None) == INSUFFICIENT_PRIVILEGE:
@@ -67,6 +72,27 @@ def unavailable_study_error(shown: str, error: BaseException) -> StudyUnavailabl
         return StudyUnavailableError(shown, f"cannot reach the database server at {_server(shown)}: "
                                             f"{_first_line(str(cause))}")
     return None
+
+
+def study_error(shown: str, error: BaseException) -> Exception | None:
+    """The clear error for ``error`` met on the study ``shown``: out of space (an ``OSError``,
+    :mod:`core.out_of_space`), damaged (:func:`damaged_database_error`), locked, read-only, out of reach or any other
+    disk error (:func:`unavailable_study_error`); None for any other error."""
+    return (out_of_space(error, shown) or damaged_database_error(shown, error)
+            or unavailable_study_error(shown, error))
+
+
+def damaged_database_error(shown: str, error: BaseException) -> InputFileError | None:
+    """The InputFileError naming ``shown`` for SQLite's "file is damaged" (SQLITE_CORRUPT, SQLITE_NOTADB), raised
+    directly or wrapped by SQLAlchemy; None for any other error. Also used by the CLI for damage found after
+    opening (a page of a table only a later query reads)."""
+    cause = getattr(error, "orig", error)
+    name = getattr(cause, "sqlite_errorname", "")
+    damaged = name.startswith("SQLITE_CORRUPT") or name == "SQLITE_NOTADB"
+    if not isinstance(cause, sqlite3.DatabaseError) or not damaged:
+        return None
+    return InputFileError(shown, "a Paraphrase Studio study database",
+                          f"a damaged SQLite file ({cause}); restore it from a backup or an export")
 
 
 def _server(shown: str) -> str:

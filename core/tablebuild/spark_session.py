@@ -4,16 +4,27 @@
 submits to a standalone cluster, ``--remote sc://HOST:PORT`` talks to a Spark Connect server (SQL and
 DataFrames only: no RDDs). pyspark is imported only here and only when a session is asked for, so the
 library works without it (``pip install 'paraphrase-studio[spark]'`` and a Java 17 runtime add it).
+
+A server that does not answer fails within ``SparkSettings.timeout`` (:mod:`core.tablebuild.spark_reach`), and a
+job on a standalone cluster with no worker left fails after as long (:mod:`core.tablebuild.spark_worker_watch`).
+Spark's own log shows only what our one-line messages do not say (:mod:`core.tablebuild.spark_log`).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
+
+from core.tablebuild.spark_log import quiet_driver_log
+from core.tablebuild.spark_reach import (DEFAULT_TIMEOUT_SECONDS, SparkUnreachable, check_reachable,
+                                         connect_retry_policy, first_answer, shown_server, unreachable)
+from core.tablebuild.spark_worker_watch import watch_workers
 
 MASTER_PATTERN = re.compile(r"local(\[([1-9][0-9]*|\*)\])?|spark://[^\s:/]+:[0-9]+")
 REMOTE_PATTERN = re.compile(r"sc://[^\s:/]+:[0-9]+(/\S*)?")
@@ -46,6 +57,9 @@ class SparkSettings:
     # owns its JVMs.
     driver_memory: str | None = None
     executor_memory: str | None = None
+    # Seconds a Spark server may take to answer (each step: the connection, then its first answer), and a job
+    # on a standalone cluster may wait with no executor, before the command fails saying which.
+    timeout: float = DEFAULT_TIMEOUT_SECONDS
 
     def __post_init__(self) -> None:
         if (self.master is None) == (self.remote is None):
@@ -61,6 +75,8 @@ class SparkSettings:
                 raise SparkUnavailable(f"{flag} expects a size such as 512m or 4g; got {value!r}")
             if self.is_connect:
                 raise SparkUnavailable(f"{flag} needs --master: a Spark Connect server sets its own memory")
+        if not (isinstance(self.timeout, (int, float)) and 0 < self.timeout and math.isfinite(self.timeout)):
+            raise SparkUnavailable(f"--spark-timeout expects a number of seconds above 0; got {self.timeout!r}")
 
     @property
     def is_connect(self) -> bool:
@@ -108,25 +124,97 @@ def _classic_config(settings: SparkSettings) -> dict[str, str]:
 
 
 def spark_session(settings: SparkSettings, *, app_name: str = "parastudio"):
-    """A new (or the running) SparkSession for ``settings``; the caller stops it when done."""
+    """A new (or the running) SparkSession for ``settings``; the caller stops it when done.
+
+    Raises :class:`core.tablebuild.spark_reach.SparkUnreachable` when the master or the Connect server does not
+    answer within ``settings.timeout`` (a master that takes the connection but never registers the application:
+    after Spark's own limit, about a minute), :class:`SparkUnavailable` when pyspark or Java is missing."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
         raise SparkUnavailable("pyspark is not installed: pip install 'paraphrase-studio[spark]'") from None
+    # pyspark warns on every import that it has not been tried with this pandas; our paths use pyarrow only.
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
     if settings.is_connect:
-        session = SparkSession.builder.remote(settings.remote).appName(app_name).getOrCreate()
-        for key, value in NO_BROADCAST_JOINS.items():  # this client's session only: the server keeps its own
-            session.conf.set(key, value)
-        return session
+        return _connect_session(SparkSession, settings, app_name)
     if not java_available():
         raise SparkUnavailable("Spark needs a Java 17+ runtime: apt-get install openjdk-17-jre-headless "
                                "(or set JAVA_HOME)")
-    builder = SparkSession.builder.master(settings.master).appName(app_name)
-    for key, value in _classic_config(settings).items():
-        builder = builder.config(key, value)
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+    return _classic_session(SparkSession, settings, app_name)
+
+
+MASTER = "Spark master"
+CONNECT_SERVER = "Spark Connect server"
+
+
+def _connect_session(SparkSession, settings: SparkSettings, app_name: str):
+    check_reachable(CONNECT_SERVER, settings.remote, settings.timeout)
+    # [RETRIES_EXCEEDED]: the one line we print says it better.
+    warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]")
+    # No call reaches the server until the session has options to set: the retries are bounded first.
+    session = SparkSession.builder.remote(settings.remote).getOrCreate()
+    # The client's own retries tolerate ten minutes of a server gone; ours give up after about the timeout.
+    session.client.set_retry_policies([connect_retry_policy(settings.timeout)])
+
+    def first_call() -> None:
+        SparkSession.builder.remote(settings.remote).appName(app_name).getOrCreate()  # the same session, named
+        for key, value in NO_BROADCAST_JOINS.items():  # this client's session only: the server keeps its own
+            session.conf.set(key, value)
+
+    try:
+        first_answer(CONNECT_SERVER, settings.remote, settings.timeout, first_call,
+                     expected="a Spark Connect server")
+    except Exception as error:
+        # Closed, the client makes no more calls: its exit hook would otherwise call the silent server again
+        # (each retry waiting out gRPC's handshake), and the abandoned first call ends with the channel.
+        session.client.close()
+        if not type(error).__module__.startswith(("pyspark", "grpc")):
+            raise
+        cause = next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
+        raise unreachable(CONNECT_SERVER, settings.remote, settings.timeout, cause[:300]) from None
     return session
+
+
+def _classic_session(SparkSession, settings: SparkSettings, app_name: str):
+    from pyspark import SparkConf
+
+    on_cluster = settings.master.startswith("spark://")
+    if on_cluster:
+        check_reachable(MASTER, settings.master, settings.timeout)
+    conf = SparkConf()
+    for key, value in {"spark.master": settings.master, "spark.app.name": app_name,
+                       **_classic_config(settings)}.items():
+        conf.set(key, value)
+    with quiet_driver_log(conf):
+        # Not bounded by our timeout: most of SparkContext() is this machine's work (the JVM, the block
+        # manager), which a loaded machine slows, and the wait for the master's registration inside it is
+        # bounded by Spark itself (three tries 20 s apart; then Spark stops the context it hands back).
+        try:
+            session = SparkSession.builder.config(conf=conf).getOrCreate()
+        except Exception as error:  # the session's first call into the context Spark has just stopped
+            if on_cluster and "stopped SparkContext" in str(error):
+                raise _not_registered(settings.master) from None
+            raise
+    context = session.sparkContext
+    if on_cluster and not _registered(context):
+        raise _not_registered(settings.master)
+    context.setLogLevel("ERROR")
+    if on_cluster:
+        watch_workers(context, shown_server(settings.master), settings.timeout)
+    return session
+
+
+def _not_registered(master: str) -> SparkUnreachable:
+    return SparkUnreachable(f"the {MASTER} {shown_server(master)} took the connection but did not register the "
+                            "application (is it a Spark master? Spark gives up after three tries 20 s apart)")
+
+
+def _registered(context) -> bool:
+    """Whether a standalone master registered ``context``'s application. Spark stops a context whose master never
+    answered, but in a thread of its own, maybe after SparkContext() has returned; its application id is then
+    Spark's placeholder ``spark-application-...``, where a master's is ``app-...``."""
+    java = context._jsc
+    return java is not None and not java.sc().isStopped() and context.applicationId.startswith("app-")
 
 
 def session_summary(session) -> str:

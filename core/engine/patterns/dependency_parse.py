@@ -30,13 +30,21 @@ class DependencyParse:
         for position, head in enumerate(self.heads):
             if head != ROOT and not 0 <= head < n or head == position:
                 raise ValueError(f"word {position} has head {head}; expected -1 or another word's position in 0..{n - 1}")
-        for position in range(n):  # every chain of heads ends at a root: no cycle
-            seen, node = set(), position
-            while node != ROOT:
-                if node in seen:
-                    raise ValueError(f"the heads of words {sorted(seen)} form a cycle")
-                seen.add(node)
+        # Every chain of heads ends at a root: no cycle. Each word is walked once (a chain of 12,000 words
+        # walked from every word took minutes, issue 39): a chain that reaches a word already known to end at a
+        # root stops there.
+        ends_at_root = [False] * n
+        for position in range(n):
+            chain, on_chain, node = [], set(), position
+            while node != ROOT and not ends_at_root[node]:
+                if node in on_chain:
+                    cycle = chain[chain.index(node):]
+                    raise ValueError(f"the heads of words {sorted(cycle)} form a cycle")
+                chain.append(node)
+                on_chain.add(node)
                 node = self.heads[node]
+            for member in chain:
+                ends_at_root[member] = True
 
     @classmethod
     def of(cls, words: Sequence[str], tags: Sequence[str], heads: Sequence[int], labels: Sequence[str]) -> "DependencyParse":
@@ -56,20 +64,40 @@ class DependencyParse:
 
     @cached_property
     def subtrees(self) -> tuple[tuple[int, ...], ...]:
-        """ST(e) of every word e (seed 002 §3.1): e and all its descendants, in sentence order."""
-        result: list[tuple[int, ...]] = [()] * len(self.words)
+        """ST(e) of every word e (seed 002 §3.1): e and all its descendants, in sentence order.
 
-        def collect(node: int) -> list[int]:
+        Children before their heads, without recursion: a parse as deep as its sentence is long (a chain of
+        12,000 words) would pass Python's recursion limit (issue 39)."""
+        result: list[tuple[int, ...]] = [()] * len(self.words)
+        for node in reversed(self._heads_first()):
             members = [node]
             for child in self.children[node]:
-                members.extend(collect(child))
+                members.extend(result[child])
             result[node] = tuple(sorted(members))
-            return members
-
-        for position, head in enumerate(self.heads):
-            if head == ROOT:
-                collect(position)
         return tuple(result)
+
+    @cached_property
+    def subtree_sizes(self) -> tuple[int, ...]:
+        """|ST(e)| of every word e, in time linear in the sentence (no subtree is built)."""
+        sizes = [1] * len(self.words)
+        for node in reversed(self._heads_first()):
+            if self.heads[node] != ROOT:
+                sizes[self.heads[node]] += sizes[node]
+        return tuple(sizes)
+
+    def subtree(self, node: int) -> tuple[int, ...]:
+        """ST(node) alone (``subtrees[node]``), without building every word's."""
+        members = [node]
+        for member in members:  # grows as it is read
+            members.extend(self.children[member])
+        return tuple(sorted(members))
+
+    def _heads_first(self) -> list[int]:
+        """Every word after its head (breadth first from the roots)."""
+        order = [position for position, head in enumerate(self.heads) if head == ROOT]
+        for node in order:  # grows as it is read
+            order.extend(self.children[node])
+        return order
 
     def is_descendant(self, node: int, ancestor: int) -> bool:
         node = self.heads[node]

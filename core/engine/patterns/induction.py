@@ -1,6 +1,6 @@
 """Algorithm 1 of seed 002 (§3.1-3.2, §4): the English patterns of a parsed sentence.
 
-Notation -> names: ST_E(e) -> ``parse.subtrees[root]``; PST_E(e) -> ``kept``
+Notation -> names: ST_E(e) -> ``parse.subtree(root)``; PST_E(e) -> ``kept``
 (a connected set of words holding ``root``); P_E(e) -> :class:`PatternInstance`.
 
 For every word e whose subtree ST(e) has at most ``MAX_SUBTREE_WORDS`` words
@@ -114,8 +114,12 @@ def induce_patterns(parse: DependencyParse, *, max_subtree_words: int = MAX_SUBT
         parse = auxiliary_headed(parse)
     patterns: list[PatternInstance] = []
     memo: dict = {}
-    for root, subtree in enumerate(parse.subtrees):
-        if len(subtree) > max_subtree_words or subtree[-1] - subtree[0] + 1 != len(subtree):
+    sizes = parse.subtree_sizes  # only the small subtrees are built: a long sentence's big ones never are
+    for root in range(len(parse)):
+        if sizes[root] > max_subtree_words:
+            continue
+        subtree = parse.subtree(root)
+        if subtree[-1] - subtree[0] + 1 != len(subtree):
             continue
         for kept, frontier in _partial_subtrees(parse, root, memo):
             if not frontier or not any(parse.tags[p] in CONTENT_TAGS for p in kept):
@@ -123,6 +127,6 @@ def induce_patterns(parse: DependencyParse, *, max_subtree_words: int = MAX_SUBT
             kept_set, frontier_set = set(kept), set(frontier)
             elements = tuple((p, None) if p in kept_set else (p, parse.tags[p])
                              for p in subtree if p in kept_set or p in frontier_set)
-            fillers = tuple(parse.subtrees[p] for p, tag in elements if tag is not None)
+            fillers = tuple(parse.subtree(p) for p, tag in elements if tag is not None)
             patterns.append(PatternInstance(root, (subtree[0], subtree[-1] + 1), elements, fillers, parse.words))
     return patterns

@@ -1,0 +1,156 @@
+"""Work spread over forked worker processes that Ctrl+C and SIGTERM end at once (issue 39).
+
+``multiprocessing.Pool`` ends its workers through handler threads and queue locks: a
+worker killed while it held the task queue's lock leaves ``Pool.terminate`` waiting on
+that lock for ever, and an interrupted ``generate --processes 2`` then never exits.
+:func:`ordered_map` keeps no shared lock and no thread: each worker has its own pipe,
+the parent alone decides what it is sent, and on any way out other than the end of the
+work (Ctrl+C, SIGTERM, an error, the caller dropping the iterator) the parent sends each
+worker SIGKILL and reaps it. Workers ignore Ctrl+C (:func:`core.interruption.worker_ignores_interrupts`:
+the terminal signals the whole process group, and the parent decides), so no worker prints
+a traceback.
+
+Workers are forked, so ``function`` and what it reads (KenLM models, which do not pickle)
+are inherited; items and results travel pickled.
+"""
+
+from __future__ import annotations
+
+import pickle
+import traceback
+from typing import Callable, Iterable, Iterator, TypeVar
+
+from core.interruption import worker_ignores_interrupts
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+# Tasks sent ahead to each worker: one being worked on, one waiting, so a worker never idles on the parent.
+_AHEAD = 2
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended without an answer (killed by the system, out of memory)."""
+
+
+def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], workers: int) -> Iterator[Result]:
+    """``function(item)`` for every item, in the order of ``items``, computed in ``workers`` forked processes.
+
+    An exception raised by ``function`` is raised here (its worker's traceback as a note); the workers are then
+    killed, as they are when the caller stops iterating or a signal interrupts it."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    context = multiprocessing.get_context("fork")
+    team: dict = {}  # the parent's end of each worker's pipe -> its process
+    in_flight: dict = {}  # the same ends -> how many tasks the worker holds
+    results: dict[int, Result] = {}
+    tasks = enumerate(items)
+    sent = following = 0
+    finished = False
+    try:
+        for _ in range(max(1, workers)):
+            ours, theirs = context.Pipe()
+            # The parent's ends go to the child too: it closes them, so that a parent that dies is an end of file.
+            process = context.Process(target=_serve, args=(theirs, [*team, ours], function), daemon=True,
+                                      name="parastudio-worker")
+            process.start()
+            theirs.close()
+            team[ours], in_flight[ours] = process, 0
+        exhausted = False
+        while True:
+            for end in team:  # keep every worker fed
+                while not exhausted and in_flight[end] < _AHEAD:
+                    task = next(tasks, None)
+                    if task is None:
+                        exhausted = True
+                        break
+                    end.send(task)
+                    in_flight[end] += 1
+                    sent += 1
+            while following in results:
+                yield results.pop(following)
+                following += 1
+            if exhausted and following == sent:
+                break
+            for end in wait([end for end in team if in_flight[end]]):
+                index, failure, value = _answer(end, team[end])
+                in_flight[end] -= 1
+                if failure is not None:
+                    raise _raised(failure)
+                results[index] = value
+        for end in team:
+            end.send(None)  # no more work: the worker returns
+        for process in team.values():
+            process.join()
+        finished = True
+    finally:
+        if not finished:
+            _kill(team.values())
+        for end in team:
+            end.close()
+
+
+def _answer(end, process) -> tuple[int, tuple | None, object]:
+    try:
+        return end.recv()
+    except (EOFError, OSError):
+        process.join()
+        raise WorkerDied(f"a worker process ended without an answer (exit status {process.exitcode}): killed by "
+                         "the system? (out of memory)") from None
+
+
+def _kill(processes) -> None:
+    """SIGKILL every worker and reap it: no lock, queue or thread of theirs is waited on."""
+    for process in processes:
+        if process.pid is not None and process.exitcode is None:
+            process.kill()
+    for process in processes:
+        if process.pid is not None:
+            process.join()
+
+
+def _serve(end, parents_ends, function) -> None:
+    """A worker: answer each ``(index, item)`` with ``(index, failure, result)`` until told to stop."""
+    worker_ignores_interrupts()
+    for other in parents_ends:
+        other.close()
+    while True:
+        try:
+            task = end.recv()
+        except (EOFError, OSError):  # the parent is gone
+            return
+        if task is None:
+            return
+        index, item = task
+        try:
+            answer = (index, None, function(item))
+        except Exception as error:  # noqa: BLE001 - raised again in the parent
+            answer = (index, _failure(error), None)
+        try:
+            end.send(answer)
+        except (pickle.PicklingError, TypeError, AttributeError) as error:  # a result that does not pickle
+            end.send((index, _failure(error), None))
+
+
+def _failure(error: Exception) -> tuple:
+    """``error`` as it crosses the pipe: its class, arguments and attributes, not its constructor's call (our
+    errors take several arguments and keep one message, so pickle's ``cls(*args)`` would fail), and its trace."""
+    trace = "".join(traceback.format_exception(error))
+    failure = (type(error), error.args, dict(vars(error)), trace)
+    try:
+        pickle.dumps(failure)
+    except Exception:  # noqa: BLE001 - a class or an attribute that does not pickle
+        failure = (RuntimeError, (f"{type(error).__name__}: {error}",), {}, trace)
+    return failure
+
+
+def _raised(failure: tuple) -> BaseException:
+    kind, arguments, attributes, trace = failure
+    try:
+        error = kind.__new__(kind)
+        error.args = arguments
+        error.__dict__.update(attributes)
+    except Exception:  # noqa: BLE001 - a class that cannot be made this way: its name and message say it
+        error = RuntimeError(f"{kind.__name__}: {arguments[0] if arguments else ''}")
+    error.add_note(f"in a worker process:\n{trace}")
+    return error
