@@ -9,25 +9,25 @@ which decides the result when two growth steps compete for one word.
 Links are ``(source_index, target_index)`` pairs, 0-based, as in Moses'
 ``aligned.grow-diag-final-and`` files ("i-j", source first).
 
-Reproducibility: eflomal 2.0 seeds its sampler from /dev/urandom and has no
-seed option, and its OpenMP threads split the random state in whatever order
-they arrive. We run it with one OpenMP thread and preload a tiny shared library
-(built once with the system C compiler into the user cache) that answers
-eflomal's read of /dev/urandom with bytes derived from ``seed``. Without a C
-compiler the alignment still runs, unseeded, and says so in its result.
+Reproducibility: eflomal 2.0 has no seed option and the program in its wheel is
+compiled for the installing machine's CPU, so even a seeded run gives other links
+on another machine (issue 39). We run the program :mod:`core.tablebuild.eflomal_program` builds
+(IEEE arithmetic, one thread, its /dev/urandom read answered from ``seed``): the
+same lines and seed give the same links on any machine, load or process layout.
 """
 
 from __future__ import annotations
 
 import bisect
-import hashlib
+import math
 import os
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
+
+from core.tablebuild.eflomal_program import SEED_VARIABLE, eflomal_program
 
 Link = tuple[int, int]  # (source index, target index)
 
@@ -129,66 +129,6 @@ def format_links(links: Iterable[Link]) -> str:
 
 # ---------------------------------------------------------------- eflomal
 
-_SEED_SHIM_C = r"""
-/* Answer fopen("/dev/urandom") with bytes derived from PARASTUDIO_EFLOMAL_SEED. */
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <stdint.h>
-static unsigned char seed_bytes[4096];
-static uint64_t splitmix(uint64_t *x) {
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-FILE *fopen(const char *path, const char *mode) {
-    static FILE *(*real_fopen)(const char *, const char *) = NULL;
-    if (!real_fopen) real_fopen = (FILE *(*)(const char *, const char *))dlsym(RTLD_NEXT, "fopen");
-    const char *seed_text = getenv("PARASTUDIO_EFLOMAL_SEED");
-    if (seed_text && path && strcmp(path, "/dev/urandom") == 0) {
-        uint64_t state = strtoull(seed_text, NULL, 10);
-        for (size_t i = 0; i < sizeof(seed_bytes); i += 8) {
-            uint64_t value = splitmix(&state);
-            memcpy(seed_bytes + i, &value, 8);
-        }
-        return fmemopen(seed_bytes, sizeof(seed_bytes), "rb");
-    }
-    return real_fopen(path, mode);
-}
-"""
-
-
-def _cache_directory() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "parastudio"
-
-
-def seed_shim_library() -> Path | None:
-    """Build (once) and return the seeding shim; None if no C compiler."""
-    digest = hashlib.sha256(_SEED_SHIM_C.encode()).hexdigest()[:12]
-    library = _cache_directory() / f"eflomal-seed-{digest}.so"
-    if library.exists():
-        return library
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        return None
-    library.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as work:
-        source = Path(work) / "shim.c"
-        source.write_text(_SEED_SHIM_C)
-        built = Path(work) / "shim.so"
-        result = subprocess.run(
-            [compiler, "-O2", "-shared", "-fPIC", "-o", str(built), str(source), "-ldl"],
-            capture_output=True, text=True,
-        )
-        if result.returncode != 0:
-            return None
-        os.replace(built, library)
-    return library
-
 
 @dataclass
 class DirectionalAlignments:
@@ -197,6 +137,18 @@ class DirectionalAlignments:
     forward: list[list[Link]]  # each target word linked to at most one source word
     reverse: list[list[Link]]  # each source word linked to at most one target word
     seeded: bool
+    program: dict  # the eflomal program that ran: version, source sha256, compiler, flags
+
+
+def eflomal_iterations(sentence_pairs: int, model: int = 3) -> tuple[int, int, int]:
+    """Iterations of IBM1, HMM and fertility: the defaults of eflomal 2.0's ``align`` (relative iterations 1.0)."""
+    iterations = max(2, int(round(5000 / math.sqrt(sentence_pairs))))
+    quarter = max(1, iterations // 4)
+    if model == 1:
+        return iterations, 0, 0
+    if model == 2:
+        return max(2, quarter), iterations, 0
+    return max(2, quarter), quarter, iterations
 
 
 def align_eflomal(
@@ -206,57 +158,57 @@ def align_eflomal(
     seed: int = 0,
     model: int = 3,
 ) -> DirectionalAlignments:
-    """Run eflomal (no priors) on tokenized parallel lines, both directions."""
-    import eflomal
+    """Run eflomal (no priors) on tokenized parallel lines, both directions.
 
+    The program is :mod:`core.tablebuild.eflomal_program`'s, so the links are the same on every machine; the
+    options are eflomal 2.0's ``Aligner`` defaults (3 samplers, null prior 0.2).
+    """
     if len(source_lines) != len(target_lines):
         raise ValueError(f"{len(source_lines)} source lines but {len(target_lines)} target lines")
-    shim = seed_shim_library()
-    saved = {name: os.environ.get(name) for name in ("LD_PRELOAD", "OMP_NUM_THREADS", "PARASTUDIO_EFLOMAL_SEED")}
+    if not source_lines:
+        return DirectionalAlignments(forward=[], reverse=[], seeded=True, program={})
+    program = eflomal_program()  # first: without the eflomal package it says so in one line
+    import eflomal
     # eflomal fails on empty sentences; give them a placeholder and drop its links.
     placeholder = "\u2205"
     sources = [line if line.split() else placeholder for line in source_lines]
     targets = [line if line.split() else placeholder for line in target_lines]
-    try:
-        os.environ["OMP_NUM_THREADS"] = "1"
-        if shim is not None:
-            os.environ["LD_PRELOAD"] = " ".join(filter(None, [str(shim), saved["LD_PRELOAD"]]))
-            os.environ["PARASTUDIO_EFLOMAL_SEED"] = str(int(seed) + 1)  # splitmix of 0 is fine; +1 keeps it nonzero
-        with tempfile.TemporaryDirectory() as work:
-            forward_path, reverse_path = Path(work) / "fwd", Path(work) / "rev"
-            aligner = eflomal.Aligner(model=model)
-            aligner.align(
-                [line + "\n" for line in sources],
-                [line + "\n" for line in targets],
-                links_filename_fwd=str(forward_path),
-                links_filename_rev=str(reverse_path),
-                quiet=True,
-            )
-            forward = [parse_links(line) for line in forward_path.read_text(encoding="utf-8").splitlines()]
-            reverse = [parse_links(line) for line in reverse_path.read_text(encoding="utf-8").splitlines()]
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    with tempfile.TemporaryDirectory() as work:
+        work_path = Path(work)
+        source_path, target_path = work_path / "source", work_path / "target"
+        forward_path, reverse_path = work_path / "fwd", work_path / "rev"
+        with open(source_path, "wb") as source_file, open(target_path, "wb") as target_file:
+            eflomal.Aligner(model=model).prepare_files(
+                [line + "\n" for line in sources], source_file, [line + "\n" for line in targets], target_file,
+                None, None)
+        first, second, third = eflomal_iterations(len(sources), model)
+        arguments = [str(program.path), "-m", str(model), "-s", str(source_path), "-t", str(target_path),
+                     "-n", "3", "-N", "0.2", "-1", str(first), "-2", str(second), "-3", str(third), "-q",
+                     "-f", str(forward_path), "-r", str(reverse_path)]
+        # The seed goes to the child alone: this process's environment is shared with its other threads.
+        environment = {**os.environ, SEED_VARIABLE: str(int(seed) + 1)}  # splitmix of 0 is fine; +1 keeps it nonzero
+        ran = subprocess.run(arguments, env=environment, capture_output=True, text=True)
+        if ran.returncode != 0:
+            raise RuntimeError(f"eflomal exited with {ran.returncode}: {ran.stderr.strip()[-500:]}")
+        forward = [parse_links(line) for line in forward_path.read_text(encoding="utf-8").splitlines()]
+        reverse = [parse_links(line) for line in reverse_path.read_text(encoding="utf-8").splitlines()]
     if len(forward) != len(sources) or len(reverse) != len(sources):
         raise RuntimeError(f"eflomal returned {len(forward)}/{len(reverse)} alignments for {len(sources)} pairs")
     for index, (source, target) in enumerate(zip(source_lines, target_lines)):
         if not source.split() or not target.split():
             forward[index] = []
             reverse[index] = []
-    return DirectionalAlignments(forward=forward, reverse=reverse, seeded=shim is not None)
+    return DirectionalAlignments(forward=forward, reverse=reverse, seeded=True, program=program.provenance())
 
 
 def symmetrized_alignments(
     source_lines: Sequence[str], target_lines: Sequence[str], *, seed: int = 0
-) -> tuple[list[list[Link]], bool]:
-    """eflomal both ways, then grow-diag-final-and per sentence pair."""
+) -> tuple[list[list[Link]], dict]:
+    """eflomal both ways, then grow-diag-final-and per sentence pair; also the eflomal program that ran."""
     directional = align_eflomal(source_lines, target_lines, seed=seed)
     result = []
     for source, target, forward, reverse in zip(source_lines, target_lines, directional.forward, directional.reverse):
         result.append(
             grow_diag_final_and(len(source.split()), len(target.split()), reverse, forward)
         )
-    return result, directional.seeded
+    return result, directional.program

@@ -44,7 +44,7 @@ def build_phrase_table(
 
     started = time.perf_counter()
     progress(0, len(source_lines), "align")
-    alignments, seeded = symmetrized_alignments(source_lines, target_lines, seed=seed)
+    alignments, eflomal = symmetrized_alignments(source_lines, target_lines, seed=seed)
     timings["align_seconds"] = time.perf_counter() - started
     if alignment_output is not None:
         with atomic_output(alignment_output) as handle:
@@ -75,7 +75,8 @@ def build_phrase_table(
     return {
         "sentence_pairs": len(source_lines),
         "alignment_links": sum(len(links) for links in alignments),
-        "eflomal_seeded": seeded,
+        "eflomal_seeded": True,  # the program refuses to run unseeded
+        "eflomal": eflomal,
         "seed": seed,
         "max_length": max_length,
         "engine": "spark" if spark is not None else "local",
