@@ -44,6 +44,21 @@ def test_a_command_that_needs_a_closed_stream_says_so_in_one_line(argv, closed, 
     assert len(err.strip().splitlines()) == 1 and err.startswith(said), err
 
 
+@pytest.mark.parametrize("command", [
+    lambda table: ["generate", "--system", "beam", "--table", table, "--lm", str(DEMO / "lm.bin"), "--processes", "1"],
+    lambda table: ["table", "stats", table],
+    lambda table: ["truescore", "--table", table, "--source", "the dog runs", "--target", "the dog runs"],
+])
+def test_a_closed_output_is_said_before_the_table_loads(tmp_path, command):
+    # A table without its binary form yet: loading it would print a note first, so the refusal must come before.
+    table = tmp_path / "paraphrase-table.gz"
+    table.write_bytes((DEMO / "paraphrase-table.gz").read_bytes())
+    completed = run_closed(command(str(table)), (1,), b"the dog runs\n")
+    err = completed.stderr.decode()
+    assert completed.returncode == 2 and err.startswith(STDOUT_CLOSED) and len(err.splitlines()) == 1, err
+    assert not (tmp_path / "paraphrase-table.gz.pstable").exists()
+
+
 def test_a_command_that_writes_a_file_runs_with_standard_output_closed(tmp_path):
     output = tmp_path / "candidates.txt"
     completed = run_closed([*GENERATE, "-o", str(output)], (1,), b"the dog runs\nthe cat sleeps\n")

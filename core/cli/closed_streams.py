@@ -78,6 +78,13 @@ def stand_in_for_closed_streams() -> None:
             setattr(sys, attribute, _ClosedStream(attribute))
 
 
+def refuse_closed(stream) -> None:
+    """Raise :class:`ClosedStreamError` now if ``stream`` is a closed one's stand-in: a command whose output goes
+    there says so before its work (and before any note that work prints), not after it."""
+    if isinstance(stream, _ClosedStream):
+        stream._closed()
+
+
 def _is_open(descriptor: int) -> bool:
     try:
         os.fstat(descriptor)

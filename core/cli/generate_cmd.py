@@ -222,6 +222,10 @@ def run(args: argparse.Namespace) -> int:
     if getattr(options, "reward", None) == "predictor" and not hasattr(args, "core"):
         print("parastudio: note: --reward predictor runs in the Python MCPG search (the compiled core cannot call "
               "a whole-sentence reward; --core python chooses it without this note)", file=sys.stderr)
+    if not args.output:
+        from core.cli.closed_streams import refuse_closed
+
+        refuse_closed(sys.stdout)
     if args.search_graph:
         from core.output_files import resolve_output
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from core.cli.table_options import add_table_loading_options, load_table_from_args
 
@@ -33,7 +34,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_prune(args: argparse.Namespace) -> int:
-    import sys
     from pathlib import Path
 
     from core.inspection.rule_blame import read_prune_list
@@ -48,7 +48,6 @@ def run_prune(args: argparse.Namespace) -> int:
 
 
 def run_binarize(args: argparse.Namespace) -> int:
-    import sys
     import time
 
     from core.engine.paraphrase_table import ParaphraseTable
@@ -68,6 +67,9 @@ def run_binarize(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
+    from core.cli.closed_streams import refuse_closed
+
+    refuse_closed(sys.stdout)  # before the table loads and notes its binary
     stats = load_table_from_args(args.table, args).stats()
     if args.json:
         print(json.dumps({

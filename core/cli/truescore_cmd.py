@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from core.cli.table_options import add_table_loading_options, load_table_from_args
 
@@ -45,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
     from core.engine.lm import LanguageModel
     from core.engine.scoring import ScoreWeights
     from core.engine.truescore import TrueScorer
+    from core.cli.closed_streams import refuse_closed
 
+    refuse_closed(sys.stdout)  # before the table loads and notes its binary
     table = load_table_from_args(args.table, args)
     lm = LanguageModel(args.lm) if args.lm else None
     weights = ScoreWeights(args.alpha_phi, args.alpha_lm, args.alpha_w)
