@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from core.engine.display_text import cased_tokens  # noqa: E402
 from core.engine.patterns.induction import induce_patterns  # noqa: E402
 from core.engine.patterns.spacy_parser import SpacyParser  # noqa: E402
-from core.evaldata.stage_context import process_pool  # noqa: E402
+from core.worker_processes import ordered_map  # noqa: E402
 from core.tablebuild.alignment import parse_links  # noqa: E402
 from core.tablebuild.patterns.pivot_patterns import aligned_pivot_pattern  # noqa: E402
 from core.textio import open_text_maybe_gzip  # noqa: E402
@@ -65,8 +65,7 @@ def main() -> int:
     one = time.perf_counter() - started
     half = len(tokens) // 2
     started = time.perf_counter()
-    with process_pool(2) as pool:
-        list(pool.map(_parse, [(tokens[:half], cased[:half]), (tokens[half:], cased[half:])]))
+    list(ordered_map(_parse, [(tokens[:half], cased[:half]), (tokens[half:], cased[half:])], 2))
     two = time.perf_counter() - started
     print(f"parse, {len(tokens)} verses ({words} words): 1 process {len(tokens) / one:.1f} verses/s "
           f"({words / one:.0f} words/s); 2 processes {len(tokens) / two:.1f} verses/s "

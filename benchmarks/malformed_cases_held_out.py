@@ -444,15 +444,23 @@ def _injection_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
         _case(builder, "injection", f"escape-in-file-name/{name}", argv,
               "any-no-controls" if name == "pivot-output" else "refuse-no-controls", base)  # -o makes its folder
     study = base / "attack.sqlite"
-    _python_core("study", "create", f"s{ATTACK}", "--db", str(study), "--criteria", "fluency", cwd=base, core=core)
+    # Names with control characters are refused at the door now (issue 39), so another program writes them in:
+    # what is stored must still never reach a terminal raw.
+    _python_core("study", "create", "s", "--db", str(study), "--criteria", "fluency", cwd=base, core=core)
     candidates = _write(base / "attack.jsonl", "".join(
-        json.dumps({"sentence_id": i, "system": f"sys{ATTACK}{i % 2}", "text": f"text {i}{ATTACK}",
+        json.dumps({"sentence_id": i, "system": f"sys{i % 2}", "text": f"text {i}{ATTACK}",
                     "source": f"source {i}{ATTACK}"}) + "\n" for i in range(4)))
     _python_core("study", "import-candidates", str(candidates), "--db", str(study), cwd=base, core=core)
     judgments = _write(base / "attack.csv", "item,annotator,criterion,value,comment\n" + "".join(
         f"{i},{who},fluency,{value},note{ATTACK}\n" for i in range(1, 5)
-        for who, value in ((f"judge{ATTACK}", "yes"), ("judge2", "no" if i % 2 else "yes"))))
+        for who, value in (("judge1", "yes"), ("judge2", "no" if i % 2 else "yes"))))
     _python_core("study", "import-judgments", str(judgments), "--db", str(study), cwd=base, core=core)
+    connection = sqlite3.connect(study)
+    with connection:
+        connection.execute("UPDATE study SET name = ?", (f"s{ATTACK}",))
+        connection.execute("UPDATE system SET name = 'sys' || ? || substr(name, 4)", (ATTACK,))
+        connection.execute("UPDATE annotator SET name = 'judge' || ? WHERE name = 'judge1'", (ATTACK,))
+    connection.close()
     _python_core("study", "assign", "--db", str(study), "--annotators", "judge3", cwd=base, core=core)
     s = str(study)
     for name, argv in [("progress", ["study", "progress", "--db", s]),

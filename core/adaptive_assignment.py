@@ -28,6 +28,7 @@ from typing import Sequence
 
 from sqlalchemy import select
 
+from core.person_names import distinct_names
 from core.stats.anytime_comparisons import criterion_comparisons, decision_times
 from core.stats.anytime_sign_test import AnytimeSignTest
 from core.store import operations as ops
@@ -105,6 +106,7 @@ def assign_next(db: Database, study_id: int, annotators: Sequence[str], *, sente
     """Assign the next ``sentences`` source sentences that can still decide an open pair (module docstring)."""
     if sentences < 1:
         raise ValueError("a batch needs at least one sentence")
+    annotators = distinct_names(annotators, "annotator name")  # refused before the settings below change
     produced = candidates_by_sentence(db, study_id)
     systems = sorted({system for by_system in produced.values() for system in by_system})
     pairs = open_pairs(db, study_id, criterion, rule, test, systems)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf|infinity)", re.ASCII | re.IGNORECASE)
+# Also the pattern a SQL engine checks a column with (RE2, as DuckDB's regexp_full_match reads it, with 'i').
+DECIMAL_PATTERN = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf|infinity)"
+_DECIMAL = re.compile(DECIMAL_PATTERN, re.ASCII | re.IGNORECASE)
 
 
 _INTEGER = re.compile(r"[+-]?\d+", re.ASCII)

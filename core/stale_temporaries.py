@@ -59,7 +59,7 @@ def remove_stale_temporaries(destination: str | os.PathLike) -> None:
 
     destination = Path(destination)
     ours = re.compile(rf"\.{re.escape(destination.name)}\.{re.escape(socket.gethostname())}-(\d+)\.{_RANDOM}"
-                      rf"\.part{_SQLITE_COMPANIONS}")
+                      rf"(?:-work)?\.part{_SQLITE_COMPANIONS}")
     try:
         entries = list(os.scandir(destination.parent))
     except OSError:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from core.engine.generation_options import DEFAULT_TIME_CAP
+from core.person_names import distinct_names
 from core.progress import Progress, no_progress, scaled
 from core.store import operations as ops
 from core.store.database import Database
@@ -35,6 +36,12 @@ class StudyPlan:
     control_fraction: float = 0.05
     seed: int = 0
     settings: dict = field(default_factory=dict)
+
+
+def plan_annotators(plan: StudyPlan) -> list[str]:
+    """The plan's annotators as the study will store them; BadNameError when two are one name or one cannot be a
+    name, said before any candidate is generated or any row written (no half study left behind)."""
+    return distinct_names(plan.annotators, "annotator name")
 
 
 @dataclass
@@ -60,6 +67,7 @@ def make_study(db: Database, plan: StudyPlan, rows: list[ops.CandidateRow], orig
                references: dict | None, test_set: str | None, report: Progress = no_progress,
                displays: dict | None = None) -> int:
     """Create the study of ``plan``, import ``rows`` and assign them; returns the study id."""
+    annotators = plan_annotators(plan)
     report(92, 100, "writing the study")
     study = ops.create_study(db, plan.name, criteria=plan.criteria, judges_per_item=plan.judges_per_item,
                              application=plan.application, seed=plan.seed,
@@ -67,7 +75,7 @@ def make_study(db: Database, plan: StudyPlan, rows: list[ops.CandidateRow], orig
     ops.import_candidates(db, study, rows, path=origin, sources=sources, references=references, test_set=test_set,
                           displays=displays)
     report(97, 100, "assigning items to annotators")
-    ops.assign(db, study, plan.annotators, repeat_fraction=plan.repeat_fraction,
+    ops.assign(db, study, annotators, repeat_fraction=plan.repeat_fraction,
                control_fraction=plan.control_fraction)
     report(100, 100, "done")
     return study
@@ -75,10 +83,11 @@ def make_study(db: Database, plan: StudyPlan, rows: list[ops.CandidateRow], orig
 
 def make_choice_study(db: Database, plan: StudyPlan, tasks: list[dict], origin: str) -> int:
     """A choice-task study (seed 001 §4.2): each task a sentence, a span and the options offered for it."""
+    annotators = plan_annotators(plan)
     study = ops.create_study(db, plan.name, criteria=plan.criteria, judges_per_item=plan.judges_per_item,
                              seed=plan.seed, settings={"origin": origin, **plan.settings})
     ops.add_choice_tasks(db, study, tasks, path=origin)
-    ops.assign(db, study, plan.annotators, repeat_fraction=plan.repeat_fraction,
+    ops.assign(db, study, annotators, repeat_fraction=plan.repeat_fraction,
                control_fraction=plan.control_fraction)
     return study
 
@@ -93,6 +102,7 @@ def study_from_engine(report: Progress, db: Database, plan: StudyPlan, engine: E
 
     if not engine.systems:
         raise ValueError("choose at least one system")
+    plan_annotators(plan)
     lines = [text for _number, text in islice(read_lines(engine.test_set), engine.max_sentences)]
     sentences = [line.split() for line in lines]
     tables = []
@@ -123,6 +133,7 @@ def study_from_engine(report: Progress, db: Database, plan: StudyPlan, engine: E
 def study_from_file(report: Progress, db: Database, plan: StudyPlan, path: str,
                     sources_path: str | None = None) -> int:
     """A study of the candidates in a JSONL (``parastudio generate --json``), CSV or TSV file."""
+    plan_annotators(plan)
     report(5, 100, f"reading {Path(path).name}")
     rows = list(ops.read_candidates(path))
     sources = ops.read_sources(sources_path) if sources_path else None
@@ -200,6 +211,7 @@ def study_from_pattern_table(report: Progress, db: Database, plan: StudyPlan, ta
     from core.tablebuild.patterns.table_file import read_table
     from core.vocabulary import PATTERN_MODELS
 
+    plan_annotators(plan)
     report(2, 100, f"reading {Path(table).name}")
     chosen: dict[str, list[tuple]] = {name: [] for name in PATTERN_MODELS}
     settings = {PATTERN_MODELS[0]: (models.ll_lambdas, models.ll_threshold),

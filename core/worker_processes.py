@@ -90,6 +90,41 @@ def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], worke
             end.close()
 
 
+class BackgroundCall:
+    """``function(item)`` computed in one forked process while the caller does other work; :meth:`result` waits
+    for it. Used as a context manager: leaving it before the result was taken (Ctrl+C, SIGTERM, an error in the
+    caller's own work) kills the process at once, as :func:`ordered_map` does its workers."""
+
+    def __init__(self, function: Callable[[Item], Result], item: Item) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        self._end, theirs = context.Pipe()
+        self._process = context.Process(target=_serve, args=(theirs, [self._end], function), daemon=True,
+                                        name="parastudio-worker")
+        self._process.start()
+        theirs.close()
+        self._end.send((0, item))
+        self._finished = False
+
+    def result(self) -> Result:
+        _, failure, value = _answer(self._end, self._process)
+        if failure is not None:
+            raise _raised(failure)
+        self._end.send(None)
+        self._process.join()
+        self._finished = True
+        return value
+
+    def __enter__(self) -> "BackgroundCall":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if not self._finished:
+            _kill([self._process])
+        self._end.close()
+
+
 def _answer(end, process) -> tuple[int, tuple | None, object]:
     try:
         return end.recv()

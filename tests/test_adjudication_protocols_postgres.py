@@ -1,18 +1,15 @@
 """Preference pairs on an adjudicator's own PostgreSQL login (issue 39): the server's ps_disagreement_labels
-(revision 0007) names no pair, so every pair of a criterion would read as one item; they are not offered there,
-the reason is said, and the researcher's connection still adjudicates them pair by pair."""
+names the pair (revision 0008; 0007 grouped every pair of a criterion as one item), so the adjudicator's own login
+is offered each pair and decides it, as the researcher's connection does."""
 
 from __future__ import annotations
 
 import uuid
 
 import pytest
-from sqlalchemy import select
-
 from core.store import operations as ops
-from core.store.adjudication import PAIRS_UNNAMED, not_adjudicated
+from core.store.adjudication import not_adjudicated
 from core.store.database import open_database
-from core.store.models import Criterion
 
 ANSWERS = {"j1": {"binary": "yes", "preference": "left"}, "j2": {"binary": "no", "preference": "right"}}
 
@@ -37,26 +34,21 @@ def study(postgres_url):
         db.close()
 
 
-def test_an_adjudicators_login_is_told_why_pairs_are_not_offered_and_the_researcher_decides_them(study):
+def test_an_adjudicators_own_login_is_offered_each_pair_and_decides_it(study):
     db, study_id, names, urls = study
     for judge in ("j1", "j2"):
         with open_database(urls[judge]) as own:
             [membership] = ops.connection_membership(own).values()
             while (item := ops.next_item(own, membership.annotator_id)) is not None:
                 ops.record_judgment(own, item.assignment_id, ANSWERS[judge][item.scale])
-    with open_database(urls["adj"]) as adjudicator:
-        offered = ops.disagreements_for(adjudicator, study_id, names["adj"])
-        assert offered and {d.criterion for d in offered} == {"meaning"}
-        assert not_adjudicated(adjudicator, study_id) == {"preference": PAIRS_UNNAMED}
-        with adjudicator.reading() as session:
-            preference = session.scalar(select(Criterion.id).where(Criterion.study_id == study_id,
-                                                                   Criterion.name == "preference"))
-        pair_key = offered[0].key._replace(candidate_id=None, criterion_id=preference)
-        with pytest.raises(ValueError, match="criterion preference is not adjudicated here"):
-            ops.record_adjudication(adjudicator, study_id, names["adj"], pair_key, "left")
     ops.set_adjudicators(db, study_id, ["carol"])
-    pairs = [d for d in ops.disagreements_for(db, study_id, "carol") if d.scale == "preference"]
-    assert len(pairs) == 3 and len({d.key.pair_id for d in pairs}) == 3
-    ops.record_adjudication(db, study_id, "carol", pairs[1].key, "tie")
+    as_researcher = ops.disagreements_for(db, study_id, "carol")
+    with open_database(urls["adj"]) as adjudicator:
+        assert not_adjudicated(adjudicator, study_id) == {}
+        offered = ops.disagreements_for(adjudicator, study_id, names["adj"])
+        assert [(d.key, d.labels) for d in offered] == [(d.key, d.labels) for d in as_researcher]
+        pairs = [d for d in offered if d.scale == "preference"]
+        assert len(pairs) == 3 and len({d.key.pair_id for d in pairs}) == 3 and None not in {
+            d.key.pair_id for d in pairs}
+        ops.record_adjudication(adjudicator, study_id, names["adj"], pairs[1].key, "tie")
     assert [d.decision for d in ops.disagreements(db, study_id) if d.scale == "preference"] == [None, "tie", None]
-

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 import core.tablebuild.alignment as alignment
-from core.evaldata.stage_context import process_pool
 from core.tablebuild.alignment import align_eflomal
 from core.tablebuild.eflomal_program import (SEED_VARIABLE, SEEDING_C, SOURCE_ARCHIVE, UNSEEDED_EXIT, EflomalProgram,
                                              EflomalUnavailable, eflomal_program)
+from core.worker_processes import BackgroundCall
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 
@@ -76,8 +76,8 @@ def test_links_are_the_c_source_s_own_arithmetic_whatever_cpu_the_aligner_was_bu
 
 def test_same_links_in_a_forked_worker_and_in_another_interpreter_with_other_hash_seed_and_threads(program):
     here = links_of()
-    with process_pool(1) as pool:  # as the data build runs its second chain of stages
-        forked = pool.submit(links_of).result()
+    with BackgroundCall(lambda _: links_of(), None) as call:  # as the data build runs its second chain of stages
+        forked = call.result()
     environment = {**os.environ, "PYTHONHASHSEED": "12345", "OMP_NUM_THREADS": "4"}
     script = "import json, tests.test_alignment_reproducible as t; print(json.dumps(t.links_of()))"
     other = subprocess.run([sys.executable, "-c", script], env=environment, cwd=REPOSITORY, capture_output=True,

@@ -79,6 +79,18 @@ def test_suggest_prints_suggestions_and_every_candidates_fate(tmp_path, capsys, 
     assert main(["suggest", "--graph", str(graph), "--sentence", "7", "--span", "0", "1"]) == 2
 
 
+@pytest.mark.parametrize("span, text", [(("0", "1000000"), None), (("3", "1"), None), (("0", "0"), None),
+                                        (("2", "2"), None), (("0", "9"), "a b c")])
+def test_a_span_outside_the_tokens_is_a_usage_error(tmp_path, capsys, cache, span, text):
+    graph = tmp_path / "graph.txt"
+    graph.write_text(GRAPH, encoding="utf-8")
+    edited = ["--text", text] if text else []
+    assert main(["suggest", "--graph", str(graph), "--sentence", "0", "--span", *span, *edited]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"parastudio: error: --span {span[0]} {span[1]}: expected 0 <= I < J <= ") and \
+        len(err.splitlines()) == 1, err
+
+
 def test_suggest_on_an_edited_translation_and_feedback(tmp_path, capsys, cache):
     graph = tmp_path / "graph.txt"
     graph.write_text(GRAPH, encoding="utf-8")

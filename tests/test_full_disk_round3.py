@@ -106,10 +106,16 @@ def test_study_create_on_a_full_disk_leaves_no_study_file(small_disk, free_bytes
     assert sorted(p.name for p in small_disk.iterdir()) == ["filler"]  # no study, no -wal, no -shm
 
 
-def test_study_create_whose_name_is_refused_leaves_no_study_file(tmp_path):
+@pytest.mark.parametrize("refused_options", [
+    ["a\u200bb"],  # a name with an invisible character
+    ["s", "--criteria", "bogus"], ["s", "--criteria", ","], ["s", "--criteria", "fluency,meaning,fluency"],
+    ["s", "--judges", "0"],
+])
+def test_study_create_that_is_refused_leaves_no_study_file(tmp_path, refused_options):
     study = tmp_path / "study.sqlite"
-    refused = run(["study", "create", "a\u200bb", "--db", str(study)])
+    refused = run(["study", "create", *refused_options, "--db", str(study)])
     assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
     assert list(tmp_path.iterdir()) == []
 
 
@@ -126,6 +132,8 @@ def _under_file_size_limit(argv: list[str], limit: int, **options) -> subprocess
     (lambda out: ["graph", "load", str(DEMO / "direct-test.graph.gz"), "-o", str(out)], "graph.sqlite"),  # SQLite's
     (lambda out: ["table", "prune", str(DEMO / "paraphrase-table.gz"), "--list", os.devnull, "-o", str(out)],
      "pruned.txt"),  # a text writer's (atomic_output)
+    (lambda out: ["lm", "train", str(DEMO / "test.en"), "--order", "3", "--discount-fallback", "-o", str(out)],
+     "lm.bin"),  # a child program's (lmplz, ended by SIGXFSZ: Python restores its default in children)
 ])
 def test_past_the_file_size_limit_a_writer_says_so_and_leaves_nothing(tmp_path, writer, name):
     output = tmp_path / "out" / name

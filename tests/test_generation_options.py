@@ -72,7 +72,7 @@ def test_each_system_takes_only_its_options_and_says_which():
     (lambda: options_for("beam", nbest=0), "nbest must be at least 1"),
     (lambda: options_for("spg-compression", pattern_score="p"), "pattern_score must be score or p_mle"),
     (lambda: BeamRunOptions(system="mcpg-true"), "BeamRunOptions is for beam"),
-    (lambda: TableLoading(format="xml"), "unknown table format"),
+    (lambda: TableLoading(format="xml"), 'format must be one of moses, ppdb, tsv, not "xml"'),
 ])
 def test_invalid_options_are_refused_in_core(build, message):
     with pytest.raises(OptionsError, match=message):

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from conftest import ROOT
 from core.errors import InputFormatError
 from core.interruption import Terminated, signals_noted
-from core.worker_processes import ordered_map
+from core.worker_processes import BackgroundCall, ordered_map
 
 DEMO = ROOT / "evaldata" / "demo"
 HANG = 60  # seconds: far more than any clean end takes, so only a hang reaches it
@@ -176,4 +176,29 @@ def test_stopping_early_kills_the_workers_at_once():
     results = ordered_map(_square, range(10_000), 2)
     assert next(results) == 0
     results.close()
+    assert multiprocessing.active_children() == []
+
+
+def _wait_for(path: str) -> str:
+    """A call that never ends by itself: it blocks reading a named pipe nobody writes."""
+    with open(path, encoding="utf-8") as pipe:
+        return pipe.read()
+
+
+def test_a_background_call_gives_its_result_or_its_error():
+    with BackgroundCall(_square, 12) as call:
+        assert call.result() == 144
+    with BackgroundCall(_square, -3) as call, pytest.raises(InputFormatError, match="numbers.txt:3: expected"):
+        call.result()
+    assert multiprocessing.active_children() == []
+
+
+def test_leaving_a_background_call_early_kills_it_at_once(tmp_path):
+    """Ctrl+C in the caller's own work (the data build's first chain): the second chain's process is killed, not
+    waited on as ProcessPoolExecutor's shutdown waits on a running task."""
+    fifo = tmp_path / "never-written"
+    os.mkfifo(fifo)
+    with pytest.raises(KeyboardInterrupt):
+        with BackgroundCall(_wait_for, str(fifo)):
+            raise KeyboardInterrupt
     assert multiprocessing.active_children() == []

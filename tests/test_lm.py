@@ -125,3 +125,15 @@ def test_with_and_without_the_cache_every_spelling_of_a_sentence_scores_as_the_i
                 assert lm.score(spelling) == pytest.approx(expected, abs=1e-4)
         assert uncached.score(sentence, bos=False, eos=False) == cached.score(sentence.split(), bos=False, eos=False)
     assert uncached.cache_hits == 0 and cached.cache_hits > 0
+
+
+def test_lmplz_refusing_a_corpus_is_one_line_with_our_option_named(tmp_path):
+    """lmplz's reason, without its progress bar or the C++ source line, and with the option as we spell it."""
+    corpus = tmp_path / "tiny.txt"
+    corpus.write_text("a b\n", encoding="utf-8")
+    failed = subprocess.run([sys.executable, "-m", "core", "lm", "train", str(corpus), "--order", "5", "-o",
+                             str(tmp_path / "tiny.bin")], capture_output=True, text=True)
+    assert failed.returncode == 1 and len(failed.stderr.strip().splitlines()) == 1, failed.stderr
+    assert failed.stderr.startswith("parastudio: error: lmplz failed") and "Kneser-Ney discounts" in failed.stderr
+    assert "--discount-fallback" in failed.stderr and " threw " not in failed.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.txt"]

@@ -244,12 +244,15 @@ def test_an_impossible_beam_threshold_is_refused(candidates, tmp_path, capsys, t
     line["params"]["decoder"]["beam_threshold"] = threshold
     forged = tmp_path / "forged.jsonl"
     forged.write_text(json.dumps(line) + "\n", encoding="utf-8")
-    status, report = reproduce(forged, capsys)
-    assert status == 2 and "beam_threshold must be a ratio" in report["runs"][0]["refused"]
+    assert main(["reproduce", str(forged), "--processes", "1"]) == 2  # refused as the file is read, none run
+    assert f"{forged}:1: expected params this code can run: decoder.beam_threshold must be a ratio" \
+        in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("processes", ["0", "-1"])
 def test_no_workers_is_refused(candidates, capsys, processes):
-    assert main(["reproduce", str(candidates), "--processes", processes]) == 2
+    with pytest.raises(SystemExit) as stop:  # refused as the options are read, before the file is opened
+        main(["reproduce", str(candidates), "--processes", processes])
+    assert stop.value.code == 2
     err = capsys.readouterr().err
-    assert "processes (--processes) must be a whole number of at least 1" in err and "Traceback" not in err
+    assert err == f"parastudio: error: --processes: expected a whole number of at least 1, not '{processes}'\n"

@@ -25,6 +25,8 @@ def progress(url: str, timeout: float = 120) -> subprocess.CompletedProcess:
     ("postgresql+psycopg://u:secretpw@localhost:notaport/db", "does not parse"),
     ("postgresql+psycopg://u:secretpw@localhost:0/db", "port 0"),
     ("postgresql+psycopg://u:secretpw@127.0.0.1:1/db", "cannot reach the database server at 127.0.0.1:1"),
+    # .invalid never resolves (RFC 6761): the name-lookup failure is psycopg's own words, not a refusal
+    ("postgresql+psycopg://u:secretpw@no-such-host.invalid/db", "cannot reach the database server at no-such-host"),
 ])
 def test_a_bad_or_unreachable_server_is_one_line_without_the_password(url, said):
     done = progress(url)

@@ -71,9 +71,11 @@ def test_ties_and_many_pivots_give_the_duckdb_bytes(spark, tmp_path):
 
 
 @spark_test
-def test_a_bad_line_is_named_as_the_duckdb_engine_names_it(spark, tmp_path):
+@pytest.mark.parametrize("scores", ["0.5 zero 0.5 0.5", "0.5 0.5_0 0.5 0.5", "0.5 0.5\u00a0 0.5 0.5",
+                                    "0.5 \uff10.5 0.5 0.5"])
+def test_a_bad_line_is_named_as_the_duckdb_engine_names_it(spark, tmp_path, scores):
     table = tmp_path / "bad.txt"
-    table.write_text(TIED_TABLE + "a ||| q ||| 0.5 zero 0.5 0.5\n" + TIED_TABLE, encoding="utf-8")
+    table.write_text(TIED_TABLE + f"a ||| q ||| {scores}\n" + TIED_TABLE, encoding="utf-8")
     with pytest.raises(InputFormatError) as from_duckdb:
         pivot_table(table, tmp_path / "duckdb.txt", threads=1)
     with pytest.raises(InputFormatError) as from_spark:

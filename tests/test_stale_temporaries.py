@@ -44,7 +44,8 @@ def test_only_a_dead_writers_temporaries_of_this_very_output_are_removed(name, o
                 folder / f".{name}.another-host-{DEAD}.abc123.part",  # another machine's, on a shared folder
                 folder / f".{other}.{HOST}-{DEAD}.abc123.part",  # another output's
                 folder / name]  # the output itself
-        for path in (stale, Path(f"{stale}-journal"), *kept):
+        work = folder / f".{name}.{HOST}-{DEAD}.k3j_x9-work.part"  # lm train's work folder beside its model
+        for path in (stale, Path(f"{stale}-journal"), work, *kept):
             path.write_text("x")
         remove_stale_temporaries(folder / name)
         assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in kept)

@@ -11,7 +11,7 @@ import pytest
 
 from core.cli import main
 from core.store import operations as ops
-from core.store.database import create_database_engine, open_database, upgrade
+from core.store.database import create_database_engine, head_revision, open_database, upgrade
 
 
 def digest(path: Path) -> str:
@@ -40,6 +40,10 @@ CHANGES = {
     "a column dropped": ("ALTER TABLE source_sentence DROP COLUMN display", "source_sentence.display: the column"),
     "settings not JSON": ("UPDATE study SET settings = '{oops'", "study row 1: settings is not JSON"),
     "levels not JSON": ("UPDATE criterion SET levels = 'yes,no' WHERE id = 1", "criterion row 1: levels is not JSON"),
+    "levels JSON but not a list": ("UPDATE criterion SET levels = '42' WHERE id = 1",
+                                   "criterion row 1: levels is JSON a number, not a list"),
+    "settings JSON but not an object": ("UPDATE study SET settings = '[1]'",
+                                        "study row 1: settings is JSON a list, not an object"),
     "a derivation not JSON": ("UPDATE candidate SET derivation = '[' WHERE id = 2", "candidate row 2: derivation"),
     "a time that is not one": ("UPDATE judgment SET answered_at = 'yesterday' WHERE id = 3",
                                "judgment row 3: answered_at 'yesterday' is not a time"),
@@ -52,7 +56,7 @@ CHANGES = {
     "a judgment of no assignment": ("UPDATE judgment SET assignment_id = 77777 WHERE id = 2",
                                     "judgment row 2: assignment_id 77777 points to no assignment row"),
     "the schema version emptied": ("DELETE FROM alembic_version", "an empty version table"),
-    "the schema version doubled": ("INSERT INTO alembic_version VALUES ('0006')", "version table another program"),
+    "the schema version doubled": ("INSERT INTO alembic_version VALUES ('0006')", "version table holding several versions"),
     "the schema version set back": ("UPDATE alembic_version SET version_num = '0005'", "schema version 0005"),
 }
 
@@ -88,6 +92,15 @@ def test_study_check_lists_every_problem(study, capsys, name):
     assert CHANGES[name][1] in out
     if "dropped" not in name:  # a dropped table or column hides what lay in it
         assert CHANGES["an answer off its scale"][1] in out
+
+
+@pytest.mark.parametrize("name", ["the schema version emptied", "the schema version doubled"])
+def test_study_check_names_a_version_table_it_cannot_read(study, capsys, name):
+    statement, said = CHANGES[name]
+    change(study, statement)
+    assert main(["study", "check", "--db", str(study)]) == 2
+    err = capsys.readouterr().err
+    assert said in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_an_intact_study_checks_clean(study, capsys):
@@ -135,7 +148,7 @@ def test_an_older_study_is_read_by_nothing_and_upgraded_only_when_asked(tmp_path
         assert "study upgrade" in capsys.readouterr().err
     assert digest(path) == before
     assert main(["study", "upgrade", "--db", str(path)]) == 0
-    assert "upgraded from schema version 0006 to 0007" in capsys.readouterr().out
+    assert f"upgraded from schema version 0006 to {head_revision()}" in capsys.readouterr().out
     assert main(["study", "upgrade", "--db", str(path)]) == 0
     assert "nothing to do" in capsys.readouterr().out
     assert main(["study", "progress", "--db", str(path)]) == 0

@@ -181,7 +181,7 @@ def test_status_text_table_and_bad_input(study_file, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["study", "status", str(study_file), "--alpha", "1.5"])
     assert exit_info.value.code == 2
-    assert "--alpha: expected a level between 0 and 1" in capsys.readouterr().err
+    assert "--alpha: expected a finite number above 0 and below 1, not '1.5'" in capsys.readouterr().err
 
 
 def test_report_puts_the_anytime_table_beside_the_fixed_one_with_the_same_counts(study_file):

@@ -17,6 +17,7 @@ import os
 import sys
 
 from core.cli.closed_streams import ClosedStreamError, stand_in_for_closed_streams
+from core.cli.command_parser import CommandParser
 from core.cli.study_access import StudyChoiceError
 from core.errors import BadNameError, InputFileError, InputFormatError, OptionsError, OutputFileError
 from core.interruption import Terminated, end_cleanly_on_sigterm
@@ -49,7 +50,7 @@ PLUGIN_GROUP = "parastudio.commands"
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """Every subcommand; the plugins' too unless ``argv`` names one of ours first (reading the installed
     packages' entry points is most of what a command of ours would otherwise spend before starting)."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(  # one-line refusals, numbers read one way: every subcommand's parser is one too
         prog="parastudio",
         description="Paraphrase Studio: generate, judge, measure, inspect, export and tune paraphrases.",
     )

@@ -22,6 +22,7 @@ import argparse
 import json
 import sys
 
+from core.cli.number_options import COUNT, REPLICATES, SEED, WholeNumber
 from core.textio import atomic_output
 
 
@@ -37,9 +38,9 @@ def register(subparsers) -> None:
     agreement.add_argument("file", metavar="STUDY|FILE.csv", help="a study database (.sqlite) or a judgments CSV")
     agreement.add_argument("--study", help="study name, when the database holds several")
     agreement.add_argument("--criterion", metavar="NAME", help="criterion to measure (needed when the file has several)")
-    agreement.add_argument("--categories", type=int, metavar="N", help="q, the number of labels of the scale, for the fixed-chance kappa P(E)=1/q (default: the criterion's scale where the study or the CSV's levels column gives it, else the distinct labels observed)")
-    agreement.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="bootstrap replicates over items for the 95%% CIs (default 1000; 0 = none)")
-    agreement.add_argument("--seed", type=int, default=0, help="bootstrap random seed (default 0)")
+    agreement.add_argument("--categories", type=WholeNumber(at_least=2), metavar="N", help="q, the number of labels of the scale, for the fixed-chance kappa P(E)=1/q (default: the criterion's scale where the study or the CSV's levels column gives it, else the distinct labels observed)")
+    agreement.add_argument("--bootstrap", type=REPLICATES, default=1000, metavar="B", help="bootstrap replicates over items for the 95%% CIs (default 1000; 0 = none)")
+    agreement.add_argument("--seed", type=SEED, default=0, help="bootstrap random seed (default 0)")
     agreement.add_argument("--json", action="store_true", help="print one JSON object")
     agreement.set_defaults(func=run_agreement)
 
@@ -55,7 +56,7 @@ def register(subparsers) -> None:
     signtest.add_argument("--criterion", metavar="C", help="with a study: the criterion the scores come from")
     signtest.add_argument("--aggregate", choices=("mean", "majority", "unified"), default="mean",
                           help="with a study: a candidate's score from its judges (default mean)")
-    signtest.add_argument("--unified-min", type=int, default=2, metavar="K")
+    signtest.add_argument("--unified-min", type=COUNT, default=2, metavar="K")
     signtest.add_argument("--study", help="with a study database holding several: the study name")
     signtest.add_argument("--system-a", required=True, metavar="A")
     signtest.add_argument("--system-b", required=True, metavar="B")
@@ -78,9 +79,9 @@ def register(subparsers) -> None:
     report.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
     report.add_argument("--plots", metavar="DIR", help="also write a PNG and an SVG per figure into DIR")
     report.add_argument("--positive", default="yes,y,true,1", help="labels that count as yes, comma-separated (default yes,y,true,1)")
-    report.add_argument("--unified-min", type=int, default=2, metavar="K", help="unified score: success when at least K annotators say so (default 2, seed 001)")
-    report.add_argument("--block", type=int, default=50, metavar="N", help="items per block for agreement drift (default 50)")
-    report.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="bootstrap replicates of the agreement table's 95%% CIs (default 1000; 0 = none)")
+    report.add_argument("--unified-min", type=COUNT, default=2, metavar="K", help="unified score: success when at least K annotators say so (default 2, seed 001)")
+    report.add_argument("--block", type=COUNT, default=50, metavar="N", help="items per block for agreement drift (default 50)")
+    report.add_argument("--bootstrap", type=REPLICATES, default=1000, metavar="B", help="bootstrap replicates of the agreement table's 95%% CIs (default 1000; 0 = none)")
     report.set_defaults(func=run_report)
 
 

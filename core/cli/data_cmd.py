@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from core.cli.number_options import COUNT
+
 # Why `data build --remote` is refused before any stage runs (core/tablebuild/spark_phrase_table.py).
 WITHOUT_CONNECT = ("the phrase-table stage runs our extractor on each partition (RDDs), which Spark Connect does "
                    "not offer")
@@ -29,7 +31,7 @@ def _build_arguments(build: argparse.ArgumentParser) -> None:
     build.add_argument("--out", type=Path, help="evaldata directory (default: the checkout's evaldata/)")
     build.add_argument("--stages", nargs="+", metavar="STAGE", choices=STAGES,
                        help="run only these stages (default: all)")
-    build.add_argument("--jobs", type=int, default=2, metavar="N",
+    build.add_argument("--jobs", type=COUNT, default=2, metavar="N",
                        help="2 (default): build the WEB-KJV table, LM and test cases in a second process while "
                             "the WEB-RV table and pivot run; 1: one stage at a time")
     build.add_argument("--no-install", dest="install", action="store_false",

@@ -25,6 +25,7 @@ import importlib
 from pathlib import Path
 
 from core.cli.lazy_parser import add_lazy_parser
+from core.cli.number_options import COUNT
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not options of the experiment itself: left out of the recorded command.
@@ -82,11 +83,11 @@ def _seed000_reranking_arguments(reranking: argparse.ArgumentParser) -> None:
     reranking.add_argument("--table", help="paraphrase table (default: the demo or build table)")
     reranking.add_argument("--lm", help="KenLM model (default: the demo or build LM)")
     reranking.add_argument("--input", help="tokenized test sentences (default: the demo or build test set)")
-    reranking.add_argument("--limit", type=int, default=None, help="first N sentences (default 100)")
+    reranking.add_argument("--limit", type=COUNT, default=None, help="first N sentences (default 100)")
     reranking.add_argument("--out", default=None, help="output directory (default evaldata/results)")
-    reranking.add_argument("--nbest", type=int, default=None, help="distinct n-best size (default 100)")
-    reranking.add_argument("--stack-sizes", type=int, nargs="+", default=None, help="default 5 20 200")
-    reranking.add_argument("--processes", type=int, default=None)
+    reranking.add_argument("--nbest", type=COUNT, default=None, help="distinct n-best size (default 100)")
+    reranking.add_argument("--stack-sizes", type=COUNT, nargs="+", default=None, help="default 5 20 200")
+    reranking.add_argument("--processes", type=COUNT, default=None)
     reranking.set_defaults(func=run_seed000_reranking)
 
 

@@ -8,6 +8,7 @@ import json
 import sys
 
 from core.cli.lazy_parser import add_lazy_parser
+from core.cli.number_options import COUNT, POSITIVE, SEED, RealNumber
 from core.cli.spark_options import add_spark_options
 from core.cli.table_options import print_table_report
 from core.errors import InputFormatError
@@ -74,10 +75,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pattern-score", choices=("score", "p_mle"), default=unset,
                         help="which score of the pattern table is the rule's: Eq. 3 (score, default) or Eq. 1 (p_mle)")
     parser.add_argument("--lm", required=True, help="KenLM model (ARPA or binary)")
-    parser.add_argument("--nbest", type=int, default=unset, help="candidates per sentence (distinct strings; default 1)")
+    parser.add_argument("--nbest", type=COUNT, default=unset, help="candidates per sentence (distinct strings; default 1)")
     parser.add_argument("--reference", metavar="FILE",
                         help="one reference sentence per input line (spg-similarity)")
-    parser.add_argument("--stack-size", type=int, default=unset,
+    parser.add_argument("--stack-size", type=COUNT, default=unset,
                         help="beam decoder stack size (Moses -stack; beam and SPG, default 200)")
     parser.add_argument("--search-graph", metavar="FILE",
                         help="write the beam decoder's search graph in Moses -output-search-graph format")
@@ -98,18 +99,18 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                       help="native: the compiled tree search (the same results, many times faster; it runs the "
                       "faithful profile's search, both modes); python: the reference search (default: native "
                       "when it is built and runs these settings, else python)")
-    mcpg.add_argument("--episodes-per-step", type=int, metavar="ETA", default=unset,
+    mcpg.add_argument("--episodes-per-step", type=COUNT, metavar="ETA", default=unset,
                       help=f"episodes per root decision, seed 003's eta, a count (default {DEFAULT_EPISODES_PER_STEP:,}: "
                       f"the seed's {SEED_EPISODES_PER_STEP:,} scaled to our Python search's speed)")
-    mcpg.add_argument("--max-episodes", type=int, metavar="N", default=unset,
+    mcpg.add_argument("--max-episodes", type=COUNT, metavar="N", default=unset,
                       help="episodes of the whole search (default: tuned {TUNED_MAX_EPISODES:,}, which it restarts "
                       "until; faithful none)".replace("{TUNED_MAX_EPISODES:,}", f"{TUNED.max_episodes:,}"))
-    mcpg.add_argument("--time-budget", type=float, default=unset, metavar="SECONDS",
+    mcpg.add_argument("--time-budget", type=POSITIVE, default=unset, metavar="SECONDS",
                       help="a cap on the seconds per sentence, not a setting (default: none, so the output "
                       "depends on the inputs and the seed alone): a search it cuts says so in its candidates' "
                       "search.cut, and only such a search depends on the machine's speed")
-    mcpg.add_argument("--seed", type=int, default=unset, help="random seed (default 0)")
-    mcpg.add_argument("--exploration", type=float, default=unset, metavar="K",
+    mcpg.add_argument("--seed", type=SEED, default=unset, help="random seed (default 0)")
+    mcpg.add_argument("--exploration", type=RealNumber(at_least=0), default=unset, metavar="K",
                       help=f"RAVE equivalence parameter k (seed 003 §4.3: {DEFAULT_EXPLORATION:g})")
     mcpg.add_argument("--reward", choices=("true-score", "predictor", "channel", "seed003"), default=unset,
                       help="true-score (mcpg-true default: the exact true score) or predictor (mcpg-true: the "
@@ -122,7 +123,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", metavar="WEIGHTS_JSON",
                         help="tuned weights (parastudio tune -o): the beam decoder's alpha_phi, alpha_lm, alpha_w, "
                         "or SPG's lambda_k, lambda_self, lambda_lm, lambda_um; recorded in every candidate's params")
-    parser.add_argument("--processes", type=int, default=None, help="worker processes (default: up to 2)")
+    parser.add_argument("--processes", type=COUNT, default=None, help="worker processes (default: up to 2)")
     parser.add_argument("--engine", choices=("local", "spark"), default="local",
                         help="local (default): this machine's worker processes; spark: the sentences partitioned "
                         "over Apache Spark executors (--master, --driver-memory), the same bytes")

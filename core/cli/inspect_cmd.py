@@ -18,6 +18,7 @@ import io
 import json
 import sys
 
+from core.cli.number_options import COUNT, PROBABILITY
 from core.csv_cells import line_feed_rows, safe_row
 from core.inspection.verdicts import VERDICTS
 
@@ -44,8 +45,8 @@ def register(subparsers) -> None:
     rules.add_argument("--study-name", help="the study, when the database holds several")
     rules.add_argument("--criterion", action="append", help="verdicts on these criteria (repeat; default: all)")
     rules.add_argument("--system", help="only candidates this system produced")
-    rules.add_argument("--top", type=int, default=20, help="rules shown (default 20)")
-    rules.add_argument("--max-p", type=float, default=1.0, help="only rules with p at most this (default 1)")
+    rules.add_argument("--top", type=COUNT, default=20, help="rules shown (default 20)")
+    rules.add_argument("--max-p", type=PROBABILITY, default=1.0, help="only rules with p at most this (default 1)")
     rules.add_argument("--prune-list", metavar="FILE", help="write the rules shown as 'source ||| target' lines")
     rules.add_argument("--bilingual", metavar="TABLE",
                        help="the Moses table the pivot table was built from: each rule with the pivot phrases behind it")

@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
+from core.cli.command_parser import CommandParser
 
-class LazyArgumentsParser(argparse.ArgumentParser):
+
+class LazyArgumentsParser(CommandParser):
     def __init__(self, *args, **kwargs):
         self._add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
         super().__init__(*args, **kwargs)

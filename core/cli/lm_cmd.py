@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from core.cli.number_options import COUNT, WholeNumber
 from core.textio import open_standard_input
 
 
@@ -14,15 +15,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     train = lm_sub.add_parser("train", help="estimate a modified Kneser-Ney LM with lmplz and binarize it")
     train.add_argument("corpus", help="tokenized text, one sentence per line")
-    train.add_argument("--order", type=int, required=True, help="n-gram order")
+    train.add_argument("--order", type=COUNT, required=True, help="n-gram order")
     train.add_argument("-o", "--output", required=True, help="binary model to write")
-    train.add_argument("--prune", type=int, nargs="+", help="lmplz --prune count thresholds per order")
+    train.add_argument("--prune", type=WholeNumber(at_least=0), nargs="+",
+                       help="lmplz --prune count thresholds per order")
     train.add_argument("--memory", default="20%", help="lmplz -S memory budget (default 20%%)")
     train.add_argument("--discount-fallback", action="store_true",
                        help="lmplz --discount_fallback (needed on very small corpora)")
     train.add_argument("--arpa", help="also keep the ARPA file here")
     train.add_argument("--trie", action="store_true", help="trie data structure (smaller) instead of probing")
-    train.add_argument("--quantize", type=int, help="quantization bits for a trie model")
+    train.add_argument("--quantize", type=COUNT, help="quantization bits for a trie model")
     train.set_defaults(func=run_train)
 
     score = lm_sub.add_parser("score", help="print log10 P(sentence) per line of standard input")

@@ -16,6 +16,8 @@ import json
 import sys
 from pathlib import Path
 
+from core.cli.number_options import COUNT, SEED, WEIGHT
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     patterns = subparsers.add_parser("patterns", help="seed 002's paraphrase patterns: extract, build, stats, "
@@ -34,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                "(build stages parse and patterns)")
     build.add_argument("--out", type=Path, help="evaldata directory (default: the checkout's evaldata/); its "
                        "build/ must hold the corpus, split and alignment/web-rv.align.gz")
-    build.add_argument("--jobs", type=int, default=2, metavar="N", help="parsing processes (default 2)")
+    build.add_argument("--jobs", type=COUNT, default=2, metavar="N", help="parsing processes (default 2)")
     build.set_defaults(func=run_build)
 
     stats = actions.add_parser("stats", help="pairs, distinct patterns, slots per pair of a pattern table")
@@ -46,11 +48,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rescore.add_argument("table", metavar="TABLE")
     rescore.add_argument("-o", "--output", required=True, help="the new table (.gz to compress)")
     weights = rescore.add_mutually_exclusive_group()
-    weights.add_argument("--lambdas", type=float, nargs=4, metavar="λ", help="λ1 λ2 λ3 λ4 (default 1 1 1 1)")
+    weights.add_argument("--lambdas", type=WEIGHT, nargs=4, metavar="λ", help="λ1 λ2 λ3 λ4 (default 1 1 1 1)")
     weights.add_argument("--mle", action="store_true", help="the MLE-model: λ = 1 1 0 0 (Eq. 1)")
     weights.add_argument("--paper", action="store_true",
                          help="seed 002's tuned values: λ = 0.0594137 0.995936 -0.0048954 1.47816, T = -10.002")
-    rescore.add_argument("--threshold", type=float, default=None, metavar="T",
+    rescore.add_argument("--threshold", type=WEIGHT, default=None, metavar="T",
                          help="keep pairs whose ln score exceeds T (default: keep all)")
     rescore.set_defaults(func=run_rescore)
 
@@ -59,14 +61,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     study.add_argument("--db", required=True, help="the study database (created if missing)")
     study.add_argument("--name", default="pattern pairs", help="study name")
     study.add_argument("--annotators", required=True, help="comma-separated judges")
-    study.add_argument("--sample", type=int, default=100, help="pairs drawn from each model (default 100)")
-    study.add_argument("--judges-per-item", type=int, default=2)
-    study.add_argument("--seed", type=int, default=0)
-    study.add_argument("--ll-lambdas", type=float, nargs=4, default=None, metavar="λ",
+    study.add_argument("--sample", type=COUNT, default=100, help="pairs drawn from each model (default 100)")
+    study.add_argument("--judges-per-item", type=COUNT, default=2)
+    study.add_argument("--seed", type=SEED, default=0)
+    study.add_argument("--ll-lambdas", type=WEIGHT, nargs=4, default=None, metavar="λ",
                        help="the LL-model's λ1..λ4 (default: seed 002's tuned 0.0594137 0.995936 -0.0048954 1.47816)")
-    study.add_argument("--ll-threshold", type=float, default=None, metavar="T",
+    study.add_argument("--ll-threshold", type=WEIGHT, default=None, metavar="T",
                        help="the LL-model keeps pairs whose ln score exceeds T (default: seed 002's -10.002)")
-    study.add_argument("--mle-threshold", type=float, default=None, metavar="T'",
+    study.add_argument("--mle-threshold", type=WEIGHT, default=None, metavar="T'",
                        help="the MLE-model (Eq. 1) keeps pairs whose ln p(e2|e1) exceeds T' (default: seed 002's -5.1)")
     study.add_argument("--paper", action="store_true",
                        help="seed 002's tuned values for both models (the default; kept for old scripts)")

@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+from core.cli.number_options import COUNT, PROBABILITY
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from core.cli.spark_options import add_spark_options
@@ -23,9 +25,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("phrase_table", type=Path, help="Moses phrase table (plain or .gz); E is the first field")
     parser.add_argument("-o", "--output", type=Path, required=True, help="paraphrase table to write (.gz to compress)")
-    parser.add_argument("--min-prob", type=float, default=1e-5, help="E: drop pairs with p(e2|e1) below this (1e-5)")
-    parser.add_argument("--max-pivot", type=int, default=200, help="tau: drop pivot clusters larger than this (200)")
-    parser.add_argument("--top", type=int, default=20, help="kappa: paraphrases kept per phrase (20)")
+    parser.add_argument("--min-prob", type=PROBABILITY, default=1e-5,
+                        help="E: drop pairs with p(e2|e1) below this (1e-5)")
+    parser.add_argument("--max-pivot", type=COUNT, default=200, help="tau: drop pivot clusters larger than this (200)")
+    parser.add_argument("--top", type=COUNT, default=20, help="kappa: paraphrases kept per phrase (20)")
     parser.add_argument("--reverse", action="store_true", help="the language to paraphrase is the second field")
     parser.add_argument("--no-features", action="store_true", help="write only p(e2|e1), without h1..h4")
     parser.add_argument("--memory-limit", default=None,
@@ -35,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="where DuckDB keeps its database and spills, or Spark's executors write the ordered part "
                         "files the driver joins (then a folder every machine sees) (default: beside the output; e.g. "
                         "/tmp to use the system's temp folder)")
-    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+    parser.add_argument("--threads", type=COUNT, default=os.cpu_count() or 1,
                         help="DuckDB threads (default: every core, %(default)s here); the output is the same bytes "
                         "for any number of threads and any --memory-limit")
     parser.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",

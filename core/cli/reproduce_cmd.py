@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from core.cli.number_options import COUNT
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -16,12 +18,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "reason), generates the run's sentences again with the recorded options and says per "
                     "sentence whether the output is identical. A relative input path in params.inputs is read "
                     "against the folder of CANDIDATES.jsonl (evaldata/demo/candidates.jsonl names "
-                    "paraphrase-table.gz), not the working directory. Exit status: 0 all identical, 1 some sentence "
-                    "different, 2 a run refused.",
+                    "paraphrase-table.gz), not the working directory. Params this code cannot run (a NaN stack size, "
+                    "an unknown system) are refused as the file is read, naming the line and the field, before "
+                    "any run. "
+                    "Exit status: 0 all identical, 1 some sentence different, 2 a run refused or bad params.",
     )
     parser.add_argument("candidates", metavar="CANDIDATES.jsonl", help="parastudio generate --json output")
     parser.add_argument("--json", action="store_true", help="one JSON object: the runs and a summary")
-    parser.add_argument("--processes", type=int, default=None, help="worker processes (default: up to 2)")
+    parser.add_argument("--processes", type=COUNT, default=None, help="worker processes (default: up to 2)")
     parser.set_defaults(func=run)
 
 

@@ -21,6 +21,8 @@ import argparse
 import json
 import sys
 
+from core.cli.number_options import WholeNumber
+
 MAX_BODY = 1 << 20
 
 
@@ -28,8 +30,10 @@ def register(subparsers) -> None:
     serve = subparsers.add_parser("serve", help="seed 001's paraphraser as a local HTTP service (JSON), loaded once",
                                   description=__doc__.split("\n\n")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     serve.add_argument("--graph", help="graph store or search graph file (default: the demo's round-trip graph)")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    serve.add_argument("--port", type=int, default=8741, help="port (default 8741; 0 picks a free one)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=WholeNumber(at_least=0, at_most=65535), default=8741,
+                       help="port (default 8741; 0 picks a free one)")
     serve.add_argument("--approach", default="approach-10", help="the approach of a request that names none")
     serve.add_argument("--approaches", metavar="TOML", help="user-defined approaches ([approach.NAME] tables)")
     serve.add_argument("--lm", help="KenLM model for LMSF and LMBS (default: the demo's English LM)")

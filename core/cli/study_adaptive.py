@@ -9,19 +9,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.study_status import alpha_level
+from core.cli.number_options import COUNT, LEVEL
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotators", required=True, help="comma-separated annotator names")
-    parser.add_argument("--sentences", type=int, required=True, metavar="N", help="source sentences in this batch")
+    parser.add_argument("--sentences", type=COUNT, required=True, metavar="N", help="source sentences in this batch")
     parser.add_argument("--criterion", required=True, metavar="C", help="the criterion the comparisons read")
     parser.add_argument("--stop", metavar="RULE", help="when a pair stops getting items: never, decided, or "
                         "decided+K (K more of its sentences after the decision); default: the study's rule, else "
                         "decided")
-    parser.add_argument("--alpha", type=alpha_level, default=None, help="level of the anytime-valid tests "
+    parser.add_argument("--alpha", type=LEVEL, default=None, help="level of the anytime-valid tests "
                         "(default: the study's, else 0.05)")
-    parser.add_argument("--judges", type=int, help="judges per item (default: the study's)")
+    parser.add_argument("--judges", type=COUNT, help="judges per item (default: the study's)")
 
 
 def run_assign_next(args: argparse.Namespace, open_study) -> int:

@@ -12,6 +12,7 @@ import sys
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
+from core.cli.number_options import COUNT, PROBABILITY, SEED, RealNumber, WholeNumber
 from core.csv_cells import line_feed_rows, safe_row
 from core.errors import BadNameError
 from core.vocabulary import APPLICATIONS, CHOICE_STUDY_JUDGES, DEFAULT_CRITERIA, PRESET_CRITERIA
@@ -37,11 +38,11 @@ def register(subparsers) -> None:
     create.add_argument("name")
     create.add_argument("--criteria", default=",".join(DEFAULT_CRITERIA),
                         help=f"comma-separated, among {', '.join(PRESET_CRITERIA)} (default: %(default)s)")
-    create.add_argument("--judges", type=int, help="judges per item (default: 4 for a study with the choice "
+    create.add_argument("--judges", type=COUNT, help="judges per item (default: 4 for a study with the choice "
                         "criterion, as seed 001 §4.2 had four judges per task; else 2)")
     create.add_argument("--application", default="simplification", choices=APPLICATIONS,
                         help="application for the usability question (seed 004)")
-    create.add_argument("--seed", type=int, default=0, help="seed of the per-annotator random orders")
+    create.add_argument("--seed", type=SEED, default=0, help="seed of the per-annotator random orders")
     create.add_argument("--blind-phases", dest="blind_phases", action="store_true", default=None,
                         help="judge form before meaning: every source-free item of a batch before any item that "
                         "shows a source (default: on when a criterion hides the source and another shows it)")
@@ -56,7 +57,8 @@ def register(subparsers) -> None:
     imp.add_argument("--source-originals", metavar="FILE",
                      help="the sources as published (cased, untokenized), one per line, parallel to --sources: "
                      "what judges read instead of the tokenized text")
-    imp.add_argument("--id-base", type=int, default=0, help="sentence_id of the first --sources line (default 0)")
+    imp.add_argument("--id-base", type=WholeNumber(), default=0,
+                     help="sentence_id of the first --sources line (default 0)")
     imp.add_argument("--test-set", help="test-set name recorded with each source sentence")
     imp.add_argument("--choice-tasks", action="store_true",
                      help='the file holds choice tasks {"id","sentence","span":[i,j],"options":[...],"system":NAME} '
@@ -65,12 +67,14 @@ def register(subparsers) -> None:
 
     assign = command("assign", "assign every unassigned item to annotators in seeded random orders", _assign)
     assign.add_argument("--annotators", required=True, help="comma-separated annotator names")
-    assign.add_argument("--judges", type=int, help="judges per item (default: the study's)")
-    assign.add_argument("--overlap", type=float, default=1.0,
+    assign.add_argument("--judges", type=COUNT, help="judges per item (default: the study's)")
+    assign.add_argument("--overlap", type=PROBABILITY, default=1.0,
                         help="fraction of items given all --judges judges; the rest get one (default 1)")
-    assign.add_argument("--repeats", type=float, default=0.0, help="fraction of items repeated (consistency)")
-    assign.add_argument("--controls", type=float, default=0.0, help="fraction of planted control items")
-    assign.add_argument("--seed", type=int, help="order seed (default: the study's)")
+    assign.add_argument("--repeats", type=RealNumber(at_least=0), default=0.0,
+                        help="fraction of items repeated (consistency)")
+    assign.add_argument("--controls", type=RealNumber(at_least=0), default=0.0,
+                        help="fraction of planted control items")
+    assign.add_argument("--seed", type=SEED, help="order seed (default: the study's)")
     assign.add_argument("--pairs", metavar="A:B,...",
                         help="preference criterion: compare only these pairs of systems (default: every pair); "
                         "each pair gets the same number of source sentences")
@@ -84,7 +88,8 @@ def register(subparsers) -> None:
     exj.add_argument("-o", "--output", help="output file (default: standard output)")
     exj.add_argument("--history", action="store_true", help="also superseded answers and undo rows")
     exj.add_argument("--include-qc", action="store_true", help="also repeated and control items")
-    exj.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
+    exj.add_argument("--raw", action="store_true",
+                     help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
 
     exp = command("export-package", "write a standalone study file for one annotator", _export_package)
     exp.add_argument("--annotator", required=True)
@@ -101,8 +106,8 @@ def register(subparsers) -> None:
     assign_next_arguments(assign_next)
 
     qc = command("qc", "per-annotator quality control: consistency on repeats, control pass rate", _qc)
-    qc.add_argument("--min-consistency", type=float)
-    qc.add_argument("--min-control-pass", type=float)
+    qc.add_argument("--min-consistency", type=PROBABILITY)
+    qc.add_argument("--min-control-pass", type=PROBABILITY)
     qc.add_argument("--json", action="store_true")
 
     prog = command("progress", "judged / assigned, per annotator and in all", _progress)
@@ -132,9 +137,10 @@ def register(subparsers) -> None:
     scores.add_argument("--aggregate", choices=("mean", "majority", "unified"), default="mean",
                         help="a candidate's score from its judges: mean (share who say yes / mean label), "
                         "majority (most judges' label), unified (at least --unified-min say yes); default mean")
-    scores.add_argument("--unified-min", type=int, default=2, metavar="K")
+    scores.add_argument("--unified-min", type=COUNT, default=2, metavar="K")
     scores.add_argument("-o", "--output", help="output CSV (default: standard output)")
-    scores.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
+    scores.add_argument("--raw", action="store_true",
+                        help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
 
     from core.cli.study_status import add_arguments as status_arguments, run_status
 
@@ -146,7 +152,8 @@ def register(subparsers) -> None:
     items = study_command("items", "list item ids with their text (to write an import-judgments CSV)", _items)
     items.add_argument("--format", choices=("table", "csv", "jsonl"), default="table")
     items.add_argument("-o", "--output", help="write here (default: standard output)")
-    items.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
+    items.add_argument("--raw", action="store_true",
+                       help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
 
 
 def _open(args, *, writing: bool = True):
@@ -178,10 +185,17 @@ def _create(args) -> int:
     from core.store import operations as ops
     from core.store.database import open_database
 
+    criteria = [c.strip() for c in args.criteria.split(",") if c.strip()]
+    judges = args.judges if args.judges is not None else default_judges(criteria)
+    try:  # before the study file is made: a refused study leaves none behind
+        ops.new_study_plan(args.name, criteria, judges, args.application)
+    except BadNameError:
+        raise  # bad input: one line, exit 2 (core.cli.main)
+    except ValueError as error:  # criteria or judges given wrong: a usage error
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        return 2
     with open_database(args.db, create=True) as db:
         try:
-            criteria = [c.strip() for c in args.criteria.split(",") if c.strip()]
-            judges = args.judges if args.judges is not None else default_judges(criteria)
             study_id = ops.create_study(db, args.name, criteria=criteria, judges_per_item=judges,
                                         application=args.application, seed=args.seed,
                                         blind_phases=args.blind_phases)
@@ -225,7 +239,7 @@ def _assign(args) -> int:
 
     db, study_id = _open(args)
     with db:
-        names = [n.strip() for n in args.annotators.split(",") if n.strip()]
+        names = [n for n in args.annotators.split(",") if n.strip()]  # as typed: the store cleans them
         try:
             pairs = parse_system_pairs(args.pairs) if args.pairs is not None else None
             report = ops.assign(db, study_id, names, judges_per_item=args.judges, overlap=args.overlap,
@@ -242,7 +256,7 @@ def _assign(args) -> int:
     for pair, count in report.pairs.unbalanced.items():
         print(f"  preference {pair}: unbalanced, it already has {count} sentences and another pair can have "
               f"only {min(report.pairs.totals.values())}")
-    for name in names:
+    for name in report.assignments:  # each annotator as the study stores the name
         print(f"  {name}: {report.assignments.get(name, 0)} assignments "
               f"({report.repeats.get(name, 0)} repeated items, {report.controls.get(name, 0)} control items)")
         if report.not_blind.get(name):

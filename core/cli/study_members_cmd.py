@@ -102,13 +102,13 @@ def _upgrade(args) -> int:
 
 
 def _check(args) -> int:
-    from core.store.database import current_revision, head_revision, open_database
+    from core.store.database import head_revision, open_database, recorded_revision
     from core.store.study_check import study_problems
 
     if args.repair:
         _repair(args.db)
     with open_database(args.db, migrate=False, writing=False) as db:
-        revision = current_revision(db.engine)
+        revision = recorded_revision(db.engine, args.db)  # an emptied or doubled version table is named
         if revision != head_revision():
             print(f"schema version {revision}: this version checks studies of {head_revision()} (`parastudio study "
                   "upgrade` first)")

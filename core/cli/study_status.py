@@ -18,36 +18,18 @@ import argparse
 import json
 import sys
 
-
-def alpha_level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a level between 0 and 1 (exclusive), got {text!r}")
-    return value
-
-
-def positive_number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not value > 0.0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a finite number above 0, got {text!r}")
-    return value
+from core.cli.number_options import LEVEL, POSITIVE, REPLICATES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--criterion", metavar="C", help="one criterion (default: every criterion whose labels "
                         "are numbers, yes/no or choices)")
-    parser.add_argument("--alpha", type=alpha_level, default=0.05,
+    parser.add_argument("--alpha", type=LEVEL, default=0.05,
                         help="family-wise error level per criterion, kept under any number of looks (default 0.05)")
-    parser.add_argument("--prior-a", type=positive_number, default=1.0, metavar="A",
+    parser.add_argument("--prior-a", type=POSITIVE, default=1.0, metavar="A",
                         help="Beta(A, B) prior over the win rate of the mixture martingale (default 1)")
-    parser.add_argument("--prior-b", type=positive_number, default=1.0, metavar="B", help="(default 1)")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="B",
+    parser.add_argument("--prior-b", type=POSITIVE, default=1.0, metavar="B", help="(default 1)")
+    parser.add_argument("--bootstrap", type=REPLICATES, default=1000, metavar="B",
                         help="bootstrap replicates of the Bradley–Terry intervals of a preference study (default 1000)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 

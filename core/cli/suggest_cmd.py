@@ -17,6 +17,8 @@ import argparse
 import json
 import sys
 
+from core.cli.number_options import COUNT, WholeNumber
+
 CASE_SETS = ("roundtrip", "webkjv")
 
 
@@ -25,7 +27,7 @@ def _approach_options(parser: argparse.ArgumentParser) -> None:
                         help="approach-1 ... approach-10 (seed 001 Fig. 4.2) or one from --approaches "
                         "(default approach-10)")
     parser.add_argument("--approaches", metavar="TOML", help="user-defined approaches ([approach.NAME] tables)")
-    parser.add_argument("--top", type=int, default=5, help="suggestions shown (default 5)")
+    parser.add_argument("--top", type=COUNT, default=5, help="suggestions shown (default 5)")
     parser.add_argument("--lm", help="KenLM model for LMSF and LMBS (default: the demo's English LM)")
 
 
@@ -44,8 +46,8 @@ def register(subparsers) -> None:
     suggest = subparsers.add_parser("suggest", help="paraphrases of a span of a translation, from its search "
                                     "graph (seed 001)")
     suggest.add_argument("--graph", help="graph store or search graph file (default: the demo's round-trip graph)")
-    suggest.add_argument("--sentence", type=int, required=True, help="sentence number in the graph")
-    suggest.add_argument("--span", type=int, nargs=2, required=True, metavar=("I", "J"),
+    suggest.add_argument("--sentence", type=WholeNumber(at_least=0), required=True, help="sentence number in the graph")
+    suggest.add_argument("--span", type=WholeNumber(at_least=0), nargs=2, required=True, metavar=("I", "J"),
                          help="the selected tokens [I, J) of the translation (or of --text)")
     suggest.add_argument("--text", help="the translation as the user edited it (the span is aligned to the "
                          "machine translation by the fuzzy aligner)")
@@ -136,6 +138,12 @@ def run_suggest(args: argparse.Namespace) -> int:
             return 2
         graph = store.sentence_graph(args.sentence)
         tokens = args.text.split() if args.text else None
+        words = len(tokens) if tokens is not None else len(graph.translation().tokens)
+        start, end = args.span
+        if not 0 <= start < end <= words:  # a span the user typed wrong: a usage error, not a failed suggestion
+            print(f"parastudio: error: --span {start} {end}: expected 0 <= I < J <= {words}, the "
+                  f"{'--text' if tokens is not None else 'translation'}'s {words} tokens", file=sys.stderr)
+            return 2
         result = suggest(graph, args.span[0], args.span[1], approach, lm=_lm(args), top=args.top, tokens=tokens,
                          feedback=args.feedback.split() if args.feedback else None, request=args.request)
         out = result.to_json()

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from core.cli.number_options import WEIGHT
 from core.cli.table_options import add_table_loading_options, load_table_from_args
 
 
@@ -20,9 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             help="split source and target on whitespace (default)")
     tokenizing.add_argument("--tokenize", dest="tokenize", action="store_true",
                             help="tokenize and case source and target like the bundled data (Moses tokenizer)")
-    parser.add_argument("--alpha-phi", type=float, default=1.0, help="weight of the rule probabilities")
-    parser.add_argument("--alpha-lm", type=float, default=1.0, help="weight of the LM")
-    parser.add_argument("--alpha-w", type=float, default=0.0, help="word penalty weight")
+    parser.add_argument("--alpha-phi", type=WEIGHT, default=1.0, help="weight of the rule probabilities")
+    parser.add_argument("--alpha-lm", type=WEIGHT, default=1.0, help="weight of the LM")
+    parser.add_argument("--alpha-w", type=WEIGHT, default=0.0, help="word penalty weight")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_table_loading_options(parser)
     parser.set_defaults(func=run)

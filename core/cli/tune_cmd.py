@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from core.cli.number_options import COUNT, SEED, RealNumber, WholeNumber
 from core.vocabulary import APPLICATIONS
 
 
@@ -35,14 +36,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--lm", help="KenLM model (default: the dev set's provenance)")
     parser.add_argument("--application", choices=APPLICATIONS,
                         help="SPG application (default: the dev set's)")
-    parser.add_argument("--nbest", type=int, default=20, help="n-best list per sentence and decoding (default 20)")
-    parser.add_argument("--stack-size", type=int, default=200)
-    parser.add_argument("--heldout", type=float, default=0.25,
+    parser.add_argument("--nbest", type=COUNT, default=20, help="n-best list per sentence and decoding (default 20)")
+    parser.add_argument("--stack-size", type=COUNT, default=200)
+    parser.add_argument("--heldout", type=RealNumber(at_least=0, below=1), default=0.25,
                         help="share of the dev set's sentences (pivot: pairs) held out for the check (default 0.25)")
-    parser.add_argument("--seed", type=int, default=0, help="split and search seed")
-    parser.add_argument("--restarts", type=int, default=5, help="random restarts per optimisation (default 5)")
-    parser.add_argument("--directions", type=int, default=3, help="random directions per round (default 3)")
-    parser.add_argument("--iterations", type=int, default=10, help="MERT decode-and-optimise rounds at most")
+    parser.add_argument("--seed", type=SEED, default=0, help="split and search seed")
+    parser.add_argument("--restarts", type=WholeNumber(at_least=0), default=5,
+                        help="random restarts per optimisation (default 5)")
+    parser.add_argument("--directions", type=WholeNumber(at_least=0), default=3,
+                        help="random directions per round (default 3)")
+    parser.add_argument("--iterations", type=COUNT, default=10, help="MERT decode-and-optimise rounds at most")
     parser.add_argument("--unlabelled", choices=("incorrect", "skip"), default="incorrect",
                         help="how a replacement no judge labelled counts in rp (default incorrect)")
     pivot = parser.add_argument_group("pivot (seed 002)")
@@ -50,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        "exactly (default for a dev set exported from a pattern-pair study: the study's table)")
     pivot.add_argument("--phrase-table", help="the bilingual phrase table: per-pivot features, Eq. 3 exactly")
     pivot.add_argument("--reverse", action="store_true", help="the phrase table's second field is the language")
-    pivot.add_argument("--max-pivot", type=int, default=200, help="tau: pivot clusters larger than this dropped")
+    pivot.add_argument("--max-pivot", type=COUNT, default=200, help="tau: pivot clusters larger than this dropped")
     pivot.add_argument("--table-out", help="write the re-scored, re-thresholded table here")
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     parser.set_defaults(func=run_tune_command)
@@ -62,8 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     predictor.add_argument("--devset", required=True)
     predictor.add_argument("--lm", help="KenLM model (default: the dev set's provenance)")
     predictor.add_argument("--criterion", help="criterion to predict (default: acceptable on every criterion)")
-    predictor.add_argument("--folds", type=int, default=5)
-    predictor.add_argument("--seed", type=int, default=0)
+    predictor.add_argument("--folds", type=WholeNumber(at_least=2), default=5)
+    predictor.add_argument("--seed", type=SEED, default=0)
     predictor.add_argument("--json", action="store_true")
     predictor.set_defaults(func=run_predictor_command)
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, fields
 from core.engine.beam_decoder import (DEFAULT_BEAM_THRESHOLD, DEFAULT_NBEST_FACTOR, DEFAULT_STACK_SIZE,
                                       DecoderSettings)
 from core.engine.mcpg.options import DEFAULT_EXPLORATION, PROFILES, MCPGOptions
+from core.engine.option_values import OptionValueError, check_fields, one_of, real, whole, within
 from core.engine.paraphrase_table import ParaphraseTable
 from core.engine.scoring import DEFAULT_WEIGHTS, ScoreWeights
 from core.engine.spg import SPGWeights
@@ -48,18 +49,15 @@ SENTENCE_REWARDS = ("predictor",)
 class TableLoading:
     """How every ``--table`` is read (``core/cli/table_options.py``'s flags)."""
 
-    format: str | None = None
+    format: str | None = one_of(None, [f.value for f in TableFormat])
     score: str | None = None
-    value_kind: str | None = None
+    value_kind: str | None = one_of(None, [k.value for k in ValueKind])
     skip_bad_lines: bool = False
     swap_sides: bool = False
     channel_from_reverse: bool = False
 
     def __post_init__(self) -> None:
-        if self.format is not None and self.format not in {f.value for f in TableFormat}:
-            raise OptionsError(f"unknown table format {self.format!r}")
-        if self.value_kind is not None and self.value_kind not in {k.value for k in ValueKind}:
-            raise OptionsError(f"unknown value kind {self.value_kind!r}")
+        check_fields(self)
 
     def load(self, path: str, report: LoadReport | None = None) -> ParaphraseTable:
         table = ParaphraseTable.load(path, self.format, score=self.score, value_kind=self.value_kind,
@@ -71,27 +69,22 @@ class TableLoading:
         return reversed_table
 
 
-def _check_at_least_one(**values) -> None:
-    for name, value in values.items():
-        if value is not None and value < 1:
-            raise OptionsError(f"{name} must be at least 1, not {value}")
-
-
 @dataclass(frozen=True)
 class _RunOptions:
-    """What every system takes (module docstring)."""
+    """What every system takes (module docstring). Every field's kind and range is checked from its declaration
+    (:mod:`core.engine.option_values`) before any other check, for every system and every caller."""
 
     system: str = ""
-    nbest: int = 1
+    nbest: int = whole(1, minimum=1)
     exclude_source: bool = False
     tokenize: bool = False
     table_loading: TableLoading = field(default_factory=TableLoading)
 
     def __post_init__(self) -> None:
+        check_fields(self)
         if OPTIONS_OF_SYSTEM.get(self.system) is not type(self):
             systems = [name for name, cls in OPTIONS_OF_SYSTEM.items() if cls is type(self)]
             raise OptionsError(f"{type(self).__name__} is for {', '.join(systems)}, not {self.system!r}")
-        _check_at_least_one(nbest=self.nbest)
 
     def to_json(self) -> dict:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
@@ -108,20 +101,13 @@ class BeamRunOptions(_RunOptions):
     """The beam decoder: Moses' ``-stack``, ``-beam-threshold``, ``-ttable-limit``, ``-n-best-factor``, weights."""
 
     system: str = "beam"
-    stack_size: int = DEFAULT_STACK_SIZE
-    beam_threshold: float = DEFAULT_BEAM_THRESHOLD
-    option_limit: int | None = DEFAULT_OPTION_LIMIT
-    nbest_factor: int = DEFAULT_NBEST_FACTOR
+    stack_size: int = whole(DEFAULT_STACK_SIZE, minimum=1)
+    # Moses' -beam-threshold: a probability ratio to the best hypothesis (0: none).
+    beam_threshold: float = real(DEFAULT_BEAM_THRESHOLD, minimum=0, maximum=1,
+                                 described="a ratio from 0 (no threshold) to 1")
+    option_limit: int | None = whole(DEFAULT_OPTION_LIMIT, minimum=1)
+    nbest_factor: int = whole(DEFAULT_NBEST_FACTOR, minimum=1)
     weights: ScoreWeights = DEFAULT_WEIGHTS
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_at_least_one(stack_size=self.stack_size, option_limit=self.option_limit,
-                            nbest_factor=self.nbest_factor)
-        threshold = self.beam_threshold
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
-            # Moses' -beam-threshold: a probability ratio to the best hypothesis (0: none); NaN compares false.
-            raise OptionsError(f"beam_threshold must be a ratio from 0 (no threshold) to 1, not {threshold!r}")
 
     @property
     def decoder(self) -> DecoderSettings:
@@ -148,15 +134,16 @@ class MCPGRunOptions(_RunOptions):
     """
 
     system: str = "mcpg-true"
-    seed: int = 0
-    profile: str = "tuned"
+    seed: int = whole(0, minimum=None, maximum=None)  # any: both searches read it modulo 2**64
+    profile: str = one_of("tuned", (*PROFILES, "custom"))
     search_options: MCPGOptions | None = None  # the profile's options, or a custom mix (profile "custom")
-    episodes_per_step: int | None = None
-    max_episodes: int | None = None
-    time_budget: float | None = DEFAULT_TIME_CAP
-    exploration: float = DEFAULT_EXPLORATION
-    reward: str | None = None
-    core: str | None = None  # "native" (the compiled search) or "python"; None: native where it runs these settings
+    episodes_per_step: int | None = whole(None, minimum=1)
+    max_episodes: int | None = whole(None, minimum=1)
+    time_budget: float | None = real(DEFAULT_TIME_CAP, above=0)
+    exploration: float = real(DEFAULT_EXPLORATION, minimum=0)
+    reward: str | None = one_of(None, ("true-score", *SENTENCE_REWARDS, *TRANSLATOR_REWARDS))
+    # "native" (the compiled search) or "python"; None: native where it runs these settings
+    core: str | None = one_of(None, ("native", "python"))
 
     def to_json(self) -> dict:
         """The params: eta and the episode count once, at the top (the search options' own copies of them are
@@ -174,19 +161,10 @@ class MCPGRunOptions(_RunOptions):
             object.__setattr__(self, "search_options", PROFILES[self.profile])
         elif self.profile != "custom" and PROFILES.get(self.profile) != self.search_options:
             raise OptionsError(f"options given with profile {self.profile!r} differ from it; call the profile 'custom'")
-        try:
-            self.search_options.check()
-        except ValueError as error:
-            raise OptionsError(str(error)) from None
         if self.episodes_per_step is None:
             object.__setattr__(self, "episodes_per_step", self.search_options.episodes_per_step)
         if self.max_episodes is None:
             object.__setattr__(self, "max_episodes", self.search_options.max_episodes)
-        _check_at_least_one(episodes_per_step=self.episodes_per_step, max_episodes=self.max_episodes)
-        if self.time_budget is not None and not self.time_budget > 0:
-            raise OptionsError(f"time_budget must be more than 0 seconds, not {self.time_budget}")
-        if self.exploration < 0:
-            raise OptionsError(f"exploration must be at least 0, not {self.exploration}")
         if self.mode == "true-score":
             if self.reward not in (None, "true-score", *SENTENCE_REWARDS):
                 raise OptionsError(f"reward {self.reward} is a translator-mode reward; mcpg-true's reward is "
@@ -195,8 +173,6 @@ class MCPGRunOptions(_RunOptions):
         else:
             if self.reward in ("true-score", *SENTENCE_REWARDS):
                 raise OptionsError(f"reward {self.reward} is mcpg-true's; mcpg-translator takes channel or seed003")
-            if self.reward not in (None, *TRANSLATOR_REWARDS):
-                raise OptionsError(f"reward must be one of {', '.join(TRANSLATOR_REWARDS)}, not {self.reward!r}")
             object.__setattr__(self, "reward", self.reward or "channel")
         object.__setattr__(self, "core", self._resolved_core())
 
@@ -204,8 +180,6 @@ class MCPGRunOptions(_RunOptions):
         """The search that runs: what was asked, native by default where it runs these settings (recorded)."""
         from core.engine.mcpg import native
 
-        if self.core not in (None, "native", "python"):
-            raise OptionsError(f"core must be native or python, not {self.core!r}")
         if self.core == "python":
             return "python"
         if self.reward in SENTENCE_REWARDS:
@@ -237,15 +211,10 @@ class SPGRunOptions(_RunOptions):
     """SPG (seed 004; :mod:`core.engine.spg`): ``spg-compression``, ``spg-simplification``, ``spg-similarity``."""
 
     system: str = "spg-compression"
-    stack_size: int = DEFAULT_STACK_SIZE
+    stack_size: int = whole(DEFAULT_STACK_SIZE, minimum=1)
     weights: SPGWeights = field(default_factory=SPGWeights)
-    pattern_score: str = "score"  # which score of a pattern table is the rule's: Eq. 3 (score) or Eq. 1 (p_mle)
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_at_least_one(stack_size=self.stack_size)
-        if self.pattern_score not in ("score", "p_mle"):
-            raise OptionsError(f"pattern_score must be score or p_mle, not {self.pattern_score!r}")
+    # which score of a pattern table is the rule's: Eq. 3 (score) or Eq. 1 (p_mle)
+    pattern_score: str = one_of("score", ("score", "p_mle"))
 
     @property
     def application(self) -> str:
@@ -272,11 +241,10 @@ def option_names(system: str) -> tuple[str, ...]:
     return tuple(f.name for f in fields(_options_class(system)) if f.name != "system")
 
 
-def _options_class(system: str) -> type:
-    try:
-        return OPTIONS_OF_SYSTEM[system]
-    except KeyError:
-        raise OptionsError(f"unknown system {system!r}; expected one of {', '.join(OPTIONS_OF_SYSTEM)}") from None
+def _options_class(system) -> type:
+    if not isinstance(system, str) or system not in OPTIONS_OF_SYSTEM:
+        raise OptionsError(f"unknown system {system!r}; expected one of {', '.join(OPTIONS_OF_SYSTEM)}")
+    return OPTIONS_OF_SYSTEM[system]
 
 
 def options_for(system: str, **values) -> RunOptions:
@@ -290,38 +258,86 @@ def options_for(system: str, **values) -> RunOptions:
     return cls(system=system, **values)
 
 
-def _weights_from_json(data: dict) -> ScoreWeights:
-    return ScoreWeights(phrase=data["alpha_phi"], lm=data["alpha_lm"], word_penalty=data["alpha_w"])
+# Where to_json writes a field elsewhere than under its own name (the object's field -> the params' field), so a
+# refusal of params names the field a reader finds in the file.
+DECODER_FIELDS = ("stack_size", "beam_threshold", "option_limit", "nbest_factor")
+SCORE_WEIGHTS_JSON = {"weights.phrase": "decoder.alpha_phi", "weights.lm": "decoder.alpha_lm",
+                      "weights.word_penalty": "decoder.alpha_w"}
+SPG_WEIGHTS_JSON = {"weights.tables": "weights.lambda_k", "weights.self_table": "weights.lambda_self",
+                    "weights.lm": "weights.lambda_lm", "weights.usability": "weights.lambda_um"}
+PARAMS_FIELDS = {BeamRunOptions: {**{name: f"decoder.{name}" for name in DECODER_FIELDS}, **SCORE_WEIGHTS_JSON},
+                 SPGRunOptions: SPG_WEIGHTS_JSON}
 
 
 def options_from_json(data: dict) -> RunOptions:
-    """The options object a candidate's ``params`` was written from (extra keys such as ``inputs`` are ignored)."""
+    """The options object a candidate's ``params`` was written from (extra keys such as ``inputs`` are ignored).
+
+    Every value is checked as the object's own (:mod:`core.engine.option_values`); a refusal names the field as
+    the params hold it (``decoder.stack_size must be a whole number, not NaN``). A group (``decoder``,
+    ``search_options``...) holding a key this code does not know is refused: ignoring it could change the output.
+    """
     if not isinstance(data, dict) or "system" not in data:
         raise OptionsError("params without a system")
     cls = _options_class(data["system"])
-    values = {f.name: data[f.name] for f in fields(cls) if f.name in data}
-    values["table_loading"] = TableLoading(**data.get("table_loading", {}))
+    try:
+        return cls(**_values_from_json(cls, data))
+    except OptionValueError as error:
+        raise error.renamed(_params_field(cls, error.field)) from None
+
+
+def _params_field(cls: type, name: str) -> str:
+    for field_name, params_name in PARAMS_FIELDS.get(cls, {}).items():
+        if name == field_name or name.startswith(field_name + "["):
+            return params_name + name[len(field_name):]
+    return name
+
+
+def _renamed(params_fields: dict, group: str) -> dict:
+    """``{"weights.lm": "decoder.alpha_lm"}`` as the weights' own names: ``{"lm": "alpha_lm"}``."""
+    return {name.removeprefix("weights."): key.removeprefix(group) for name, key in params_fields.items()}
+
+
+def _group(data: dict, key: str, known, *, required: bool = False) -> dict:
+    """``data[key]``, an object whose keys are all ``known`` (``{}`` when absent and not ``required``)."""
+    if key not in data and not required:
+        return {}
+    group = data.get(key)
+    if not isinstance(group, dict):
+        raise OptionValueError(key, "an object", group)
+    unknown = [name for name in group if name not in known]
+    if unknown:
+        raise OptionsError(f"{key}.{unknown[0]} is not an option this code knows")
+    return group
+
+
+def _values_from_json(cls: type, data: dict) -> dict:
+    """The keyword arguments of ``cls`` that ``data`` (params) records; groups rebuilt as their objects."""
+    top_level = fields(_RunOptions) if cls is BeamRunOptions else fields(cls)  # the beam's own: under "decoder"
+    values = {f.name: data[f.name] for f in top_level if f.name in data}
+    with within("table_loading"):
+        values["table_loading"] = TableLoading(**_group(data, "table_loading", [f.name for f in fields(TableLoading)]))
     if cls is BeamRunOptions:
-        decoder = data.get("decoder", {})
-        values.update({name: decoder[name] for name in ("stack_size", "beam_threshold", "option_limit",
-                                                        "nbest_factor") if name in decoder})
-        values["weights"] = _weights_from_json(decoder) if "alpha_phi" in decoder else DEFAULT_WEIGHTS
+        weights = _renamed(SCORE_WEIGHTS_JSON, "decoder.")
+        decoder = _group(data, "decoder", (*DECODER_FIELDS, *weights.values()))
+        values.update({name: decoder[name] for name in DECODER_FIELDS if name in decoder})
+        recorded = any(name in decoder for name in weights.values())  # one missing of three: null, refused by name
+        values["weights"] = (ScoreWeights(**{name: decoder.get(key) for name, key in weights.items()}) if recorded
+                             else DEFAULT_WEIGHTS)
     elif cls is MCPGRunOptions:
-        search = dict(data["search_options"])
+        search = dict(_group(data, "search_options", [f.name for f in fields(MCPGOptions)], required=True))
         # Params written since eta is recorded once: the profile's own counts complete its search options.
-        base = PROFILES.get(data.get("profile", "tuned"))
+        profile = data.get("profile", "tuned")
+        base = PROFILES.get(profile) if isinstance(profile, str) else None
         for key in COUNTED_AT_THE_TOP:
             if key not in search:
                 search[key] = getattr(base, key) if base is not None else data.get(key)
-        if search.get("widening") is not None:
+        if isinstance(search.get("widening"), list):
             search["widening"] = tuple(search["widening"])
         values["search_options"] = MCPGOptions(**search)
     else:
-        weights = data.get("weights", {})
-        values["weights"] = SPGWeights(tables=tuple(weights.get("lambda_k", ())),
-                                       self_table=weights.get("lambda_self", 1.0), lm=weights.get("lambda_lm", 1.0),
-                                       usability=weights.get("lambda_um", 1.0))
-    try:
-        return cls(**values)
-    except TypeError as error:
-        raise OptionsError(f"params do not describe {data['system']} options: {error}") from None
+        names = _renamed(SPG_WEIGHTS_JSON, "weights.")
+        weights = dict(_group(data, "weights", names.values()))
+        if isinstance(weights.get("lambda_k"), list):
+            weights["lambda_k"] = tuple(weights["lambda_k"])
+        values["weights"] = SPGWeights(**{name: weights[key] for name, key in names.items() if key in weights})
+    return values

@@ -9,9 +9,12 @@ that already holds them (a Moses or KenLM install) to skip the build.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -19,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from core.errors import InputFileError
+from core.out_of_space import WHY
 from core.output_files import resolve_output
 from core.textio import missing_input, open_text_maybe_gzip, staged_output
 
@@ -219,18 +223,44 @@ def _train(tools: dict, corpus: Path, order: int, work: Path, binary: Path, *, p
         command += ["--prune", *map(str, prune)]
     if discount_fallback:
         command.append("--discount_fallback")
-    _run(command, "lmplz")
+    _run(command, "lmplz", binary)
     build_command = [str(tools["build_binary"])]
     if quantize_bits:
         build_command += ["-q", str(quantize_bits), "-b", str(quantize_bits)]
     build_command += [binary_type, str(arpa), str(binary)]
-    _run(build_command, "build_binary")
+    _run(build_command, "build_binary", binary)
     if arpa_output is not None:  # copied beside it, then renamed: never a half-copied ARPA file
         with staged_output(arpa_output, inputs=[given], what="an ARPA model", text=True) as copy:
             shutil.copyfile(arpa, copy)
 
 
-def _run(command: list[str], name: str) -> None:
+def _run(command: list[str], name: str, writing: Path) -> None:
+    """Run one KenLM program; its failure in one line. A full disk or the file-size limit is the OSError every
+    writer raises for them (said as such, naming the model being written)."""
     result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise KenLMToolsError(f"{name} failed (exit {result.returncode}):\n{result.stderr[-3000:]}")
+    if result.returncode == 0:
+        return
+    said = _what_it_said(result.stderr)
+    if result.returncode == -signal.SIGXFSZ or "File too large" in said:
+        raise OSError(errno.EFBIG, WHY[errno.EFBIG], str(writing))
+    if "No space left on device" in said:
+        raise OSError(errno.ENOSPC, WHY[errno.ENOSPC], str(writing))
+    if result.returncode < 0:
+        ended = f"ended by {signal.Signals(-result.returncode).name}"
+    else:
+        ended = f"exit {result.returncode}"
+    raise KenLMToolsError(f"{name} failed ({ended}){': ' + said if said else ''}")
+
+
+# lmplz's progress report on stderr: stage headings, the bar, counts and sizes; never the reason it failed.
+_PROGRESS = re.compile(r"^(===|Reading |-+5-+10|\*+$|Unigram tokens|Chain sizes|Statistics:|Memory estimate|"
+                       r"Substituting fallback|Discount|Creating|Estimated|Writing|SUCCESS)")
+
+
+def _what_it_said(stderr: str) -> str:
+    """The lines of a KenLM program's stderr that say why it failed, joined into one line (the C++ source
+    location of the exception left out); our option's spelling where lmplz names its own."""
+    reasons = [line.strip() for line in stderr.splitlines()
+               if line.strip() and not _PROGRESS.match(line.strip()) and " threw " not in line]
+    text = " ".join(reasons)[-600:]
+    return text.replace("--discount_fallback", "--discount-fallback")

@@ -3,7 +3,9 @@
 A file of ``parastudio generate --json`` lines holds one or more *runs*: the
 lines whose ``params`` agree once the code's ``version`` and ``commit`` are set
 aside. For each run the options are rebuilt from ``params``
-(:func:`core.engine.generation_options.options_from_json`), every recorded input
+(:func:`core.engine.generation_options.options_from_json`) as the file is read, so params
+this code cannot run (a NaN stack size, an unknown system) are refused with the line of
+the file and the field before any run starts; then every recorded input
 file is checked against its sha256 (a run whose input changed, disappeared or was
 never recorded is refused, with the reason, and not run), the files are loaded
 as recorded and the run's sentences (each candidate's ``source``, and
@@ -44,6 +46,7 @@ class RecordedRun:
 
     params: dict
     folder: Path = Path(".")  # the candidates file's folder, against which relative input paths are read
+    options: object = None  # the options object the params describe (RunOptions), built as the file was read
     sources: dict = field(default_factory=dict)  # sentence id -> (its recorded source, the first line with it)
     lines: dict[tuple, list[str]] = field(default_factory=dict)  # (sentence_id, source, reference) -> lines
 
@@ -76,7 +79,8 @@ def _run_key(params: dict) -> str:
 
 
 def read_runs(path: str | os.PathLike) -> list[RecordedRun]:
-    """The runs of a candidates file; a line that is not a candidate with params and source is refused."""
+    """The runs of a candidates file; a line that is not a candidate with params and source, or whose params
+    do not describe options this code can run, is refused (:class:`InputFormatError`, naming the field)."""
     runs: dict[str, RecordedRun] = {}
     with open_text_maybe_gzip(path) as handle:
         for line in handle:
@@ -97,8 +101,11 @@ def read_runs(path: str | os.PathLike) -> list[RecordedRun]:
                                                      "parastudio generate that records provenance)", text)
             references = record.get("references")
             reference = references[0] if isinstance(references, list) and references else None
-            run = runs.setdefault(_run_key(record["params"]),
-                                  RecordedRun(record["params"], Path(os.path.abspath(path)).parent))
+            key = _run_key(record["params"])
+            if key not in runs:  # a run's params are read on its first line, and named by it when refused
+                runs[key] = RecordedRun(record["params"], Path(os.path.abspath(path)).parent,
+                                        _options(record["params"], path, number))
+            run = runs[key]
             sentence = record.get("sentence_id")
             first = run.sources.setdefault(sentence, (record["source"], number))
             if sentence is not None and first[0] != record["source"]:  # one sentence, two sources: the file was changed, say where
@@ -106,6 +113,15 @@ def read_runs(path: str | os.PathLike) -> list[RecordedRun]:
                                        "another source for it (a changed recorded source)")
             run.lines.setdefault((record["sentence_id"], record["source"], reference), []).append(text)
     return list(runs.values())
+
+
+def _options(params: dict, path, number: int):
+    from core.engine.generation_options import options_from_json
+
+    try:
+        return options_from_json(params)
+    except OptionsError as error:
+        raise InputFormatError(path, number, f"params this code can run: {error}") from None
 
 
 def _resolved(inputs, folder: Path):
@@ -178,7 +194,6 @@ def reproduce_run(run: RecordedRun, *, processes: int | None = None,
                   progress: Progress = no_progress, notice=lambda message: None) -> RunOutcome:
     """Generate ``run``'s sentences again and compare (module docstring)."""
     from core.engine.generation import generate_batches
-    from core.engine.generation_options import options_from_json
     from core.engine.generation_resources import load_resources
 
     recorded_inputs = run.params.get("inputs")
@@ -191,11 +206,7 @@ def reproduce_run(run: RecordedRun, *, processes: int | None = None,
     if outside:
         notice(f"{outcome.system}: reads recorded inputs outside the candidates' folder {run.folder}: "
                + ", ".join(outside))
-    try:
-        options = options_from_json(params)
-    except (OptionsError, TypeError, ValueError, KeyError) as error:
-        outcome.refused = f"the params do not describe options this code can run: {error}"
-        return outcome
+    options = run.options
     current = code_identity()
     recorded_code = {key: params.get(key) for key in CODE_KEYS}
     if recorded_code != current:

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from core.evaldata import corpus_stages, demo_release, model_stages, parse_stage, pattern_stage, translation_stages
-from core.evaldata.stage_context import BuildContext, StageSkipped, default_out_dir, process_pool
+from core.evaldata.stage_context import BuildContext, StageSkipped, default_out_dir
+from core.worker_processes import BackgroundCall
 from core.progress import Progress
 from core.tablebuild.spark_session import SparkSettings
 from core.textio import atomic_output
@@ -95,8 +96,9 @@ def _run_stage(context: BuildContext, stage: str) -> dict:
     return {"status": status, "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2), "stats": stats}
 
 
-def _run_chain_in_child(out: Path, stages: list[str]) -> list[tuple[str, dict]]:
+def _run_chain_in_child(job: tuple[Path, list[str]]) -> list[tuple[str, dict]]:
     # Runs in the second process; the parent records the entries (one writer for report.json).
+    out, stages = job
     context = BuildContext(out)
     return [(stage, _run_stage(context, stage)) for stage in stages]
 
@@ -152,8 +154,7 @@ def _run_stages(context: BuildContext, stages: Iterable[str] | None, say, progre
             concurrent_done = True
             here, there = chains
             context.say(f"running {' -> '.join(here)} here and {' -> '.join(there)} in a second process")
-            with process_pool(1) as pool:
-                other = pool.submit(_run_chain_in_child, context.out, there)
+            with BackgroundCall(_run_chain_in_child, (context.out, there)) as other:  # killed on Ctrl+C
                 for own_stage in here:
                     context.report = _record(report_path, {"stages": {own_stage: _run_stage(context, own_stage)}})
                 for other_stage, entry in other.result():

@@ -9,7 +9,8 @@ from core.engine.tokenization import POLICY as TOKENIZATION_POLICY
 from core.engine.tokenization import tokenize
 from core.evaldata import sword_extract
 from core.evaldata.corpus_split import split_by_chapter, training_refs
-from core.evaldata.stage_context import BuildContext, process_pool, read_jsonl, write_jsonl, write_lines
+from core.evaldata.stage_context import BuildContext, read_jsonl, write_jsonl, write_lines
+from core.worker_processes import ordered_map
 from core.progress import tracked
 from core.textio import atomic_output
 
@@ -22,8 +23,8 @@ def stage_extract(context: BuildContext) -> dict:
     texts: dict[str, dict[str, str]] = {}
     unknown_to_spaced: dict[str, list[str]] = {}
     context.say(f"  reading {', '.join(sword_extract.MODULES.values())}")
-    with process_pool(context.jobs) as pool:  # one module per process
-        extracted = list(pool.map(sword_extract.extract_module, sword_extract.MODULES.values()))
+    # One module per process; Ctrl+C kills the workers (core.worker_processes).
+    extracted = list(ordered_map(sword_extract.extract_module, sword_extract.MODULES.values(), context.jobs))
     for name, (verses, unknown) in zip(sword_extract.MODULES, extracted):
         texts[name], unknown_to_spaced[name] = verses, unknown
     order = list(texts["web"])
@@ -66,9 +67,8 @@ def stage_tokenize(context: BuildContext) -> dict:
     chunks = [rows[start:start + 2000] for start in range(0, len(rows), 2000)]
     tokenized: list[dict] = []
     # Verses are independent: chunks go to `jobs` processes and come back in order.
-    with process_pool(context.jobs) as pool:
-        for done in tracked(pool.map(_tokenize_rows, chunks), context.progress, len(chunks), "tokenize"):
-            tokenized.extend(done)
+    for done in tracked(ordered_map(_tokenize_rows, chunks, context.jobs), context.progress, len(chunks), "tokenize"):
+        tokenized.extend(done)
     tokens = collections.Counter()
     for row in tokenized:
         for name in LANGUAGES:

@@ -19,7 +19,6 @@ a run after an interruption) parses only what changed. Output:
 
 from __future__ import annotations
 
-import concurrent.futures
 import hashlib
 import json
 import time
@@ -27,9 +26,10 @@ from pathlib import Path
 
 from core.engine.patterns.dependency_parse import DependencyParse
 from core.engine.patterns.spacy_parser import SpacyParser
-from core.evaldata.stage_context import (BuildContext, StageSkipped, process_pool, read_jsonl, read_lines, sha256_of,
+from core.evaldata.stage_context import (BuildContext, StageSkipped, read_jsonl, read_lines, sha256_of,
                                          sha256_of_inputs)
 from core.textio import atomic_output, open_text_maybe_gzip
+from core.worker_processes import ordered_map
 
 PARSES = "parse/train.web.parse.jsonl.gz"
 PARSES_META = "parse/train.web.parse.json"  # the parser that made them, for the stages that read them
@@ -94,14 +94,13 @@ def stage_parse(context: BuildContext) -> dict:
     worker_seconds, done_verses, parsed_words = 0.0, 0, 0
     context.progress(0, len(todo), "parse")
     if todo:
-        with process_pool(min(context.jobs, len(todo))) as pool:
-            futures = [pool.submit(_parse_chunk, job) for job in todo]
-            for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
-                index, words, seconds = future.result()
-                worker_seconds += seconds
-                parsed_words += words
-                done_verses += len(jobs[index][1])
-                context.progress(done, len(todo), f"parse: {done_verses} verses")
+        # In order of the chunks; Ctrl+C kills the workers (core.worker_processes).
+        for done, (index, words, seconds) in enumerate(ordered_map(_parse_chunk, todo, min(context.jobs, len(todo))),
+                                                       start=1):
+            worker_seconds += seconds
+            parsed_words += words
+            done_verses += len(jobs[index][1])
+            context.progress(done, len(todo), f"parse: {done_verses} verses")
     wall = time.perf_counter() - started
     output = context.path(*PARSES.split("/"))
     with atomic_output(output) as handle:

@@ -1,4 +1,4 @@
-"""What every build stage shares: the output folder, the report, file helpers, a process pool."""
+"""What every build stage shares: the output folder, the report, file helpers."""
 
 from __future__ import annotations
 
@@ -105,14 +105,3 @@ def sha256_of(path: Path) -> str:
 def sha256_of_inputs(context: BuildContext, *names: str) -> dict[str, str]:
     # Taken when a stage reads its inputs, so the report says what each artifact was built from.
     return {name: sha256_of(context.path(*name.split("/"))) for name in names}
-
-
-def process_pool(workers: int):
-    import concurrent.futures
-    import multiprocessing
-
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    from core.interruption import worker_ignores_interrupts
-
-    return concurrent.futures.ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context(method),
-                                                  initializer=worker_ignores_interrupts)

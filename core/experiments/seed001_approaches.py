@@ -38,10 +38,8 @@ run in shards (``--shard I/N --save-sets FILE``: a share of its sentences, saved
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from core.code_identity import code_identity
@@ -55,7 +53,7 @@ from core.experiments.seed001_independent import read_counter_file
 from core.experiments.seed001_saved_sets import load_sets, save_sets
 from core.experiments.seed001_shards import join_shards, parse_shard, shard_positions
 from core.experiments.seed001_variants import OTHER_READINGS, diagnostic_approaches, graph_size, reading_approaches
-from core.interruption import worker_ignores_interrupts
+from core.worker_processes import ordered_map
 
 
 def demo_files():
@@ -149,14 +147,11 @@ def run_set(name: str, cases_path: Path, graph_path: Path, lm_path: Path, *, lim
                                                        **{reading: {} for reading in OTHER_READINGS}}
     seconds: dict[str, float] = {}
     say(f"  {name}: {len(cases)} cases, {len(jobs)} runs")
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=max(1, processes), mp_context=context,
-                             initializer=worker_ignores_interrupts) as pool:
-        for approach, bucket, rows, spent in pool.map(_run_one, jobs):
-            buckets[bucket][approach] = rows
-            label = approach + ("" if bucket == "results" else f" ({bucket})")
-            seconds[label] = spent
-            say(f"    {label}: {sum(r.success for r in rows)}/{len(rows)} in {spent:.0f} s")
+    for approach, bucket, rows, spent in ordered_map(_run_one, jobs, processes):  # Ctrl+C kills the workers
+        buckets[bucket][approach] = rows
+        label = approach + ("" if bucket == "results" else f" ({bucket})")
+        seconds[label] = spent
+        say(f"    {label}: {sum(r.success for r in rows)}/{len(rows)} in {spent:.0f} s")
     first = next(iter(buckets["results"].values()), [])
     # What ran, recorded now: --from-sets writes its file later, when these files may have moved or changed.
     inputs = {"cases": file_input(cases_path), "graph": file_input(graph_path), "lm": file_input(lm_path),

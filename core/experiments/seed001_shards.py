@@ -19,7 +19,7 @@ _EXPECTED = "every shard of a set, each saved once, from the same inputs"
 
 def parse_shard(text: str) -> tuple[int, int]:
     """``I/N`` with 0 <= I < N."""
-    match = re.fullmatch(r"(\d+)/(\d+)", text.strip())
+    match = re.fullmatch(r"(\d+)/(\d+)", text, re.ASCII)  # as typed: no "１/２", no space around it
     if not match or not int(match[1]) < int(match[2]):
         raise ValueError(f"expected I/N with 0 <= I < N, got {text!r}")
     return int(match[1]), int(match[2])

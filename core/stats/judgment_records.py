@@ -16,7 +16,10 @@ marks one by its ``z`` cells). Scores CSV::
     item,system,score
 
 one numeric score per item and system. Every bad line is reported as
-``file:line: expected ...``. The study store builds the same
+``file:line: expected ...``. Annotator and system names follow the study's rules
+(:mod:`core.person_names`): taken in their composed form, refused when they hold an
+invisible, direction or control character or when two spellings of a file read as one
+name, so a CSV counts the people its study counts. The study store builds the same
 :class:`JudgmentRecords` with :meth:`JudgmentRecords.from_columns`.
 
 A *unit* is what annotators judge: the item alone, or, when the file has
@@ -39,7 +42,8 @@ import numpy as np
 
 from core.stats.agreement import DuplicateJudgmentError, RatingMatrix
 from core.textio import read_csv
-from core.errors import InputFormatError
+from core.errors import BadNameError, InputFormatError
+from core.person_names import LookAlikeNameError, NameCharacterError, Spellings
 from core.number_text import ASCII_SPACE, parse_decimal
 from core.vocabulary import DA_HIGHEST, DA_LOWEST
 
@@ -276,6 +280,20 @@ def _rows(path: str, required: Sequence[str], optional: Sequence[str] = ()):
         yield line_number, fields
 
 
+def _named(spellings: Spellings, path: str, line_number: int, column: str, name: str) -> str:
+    """``name`` of the ``column`` as the study would store it; the line refused when it cannot be one."""
+    expected = f"a name in the {column!r} column"
+    try:
+        return spellings.take(name, f"line {line_number}")
+    except NameCharacterError as error:
+        expected += f" without invisible, control or direction characters (it holds {error.character})"
+    except LookAlikeNameError as error:
+        expected += f" spelled as on {error.where}, {error.earlier!r}, or a name that does not read like it"
+    except BadNameError as error:
+        expected += f" ({error})"
+    raise InputFormatError(path, line_number, expected, got=name)
+
+
 def _check_label(path: str, line_number: int, value: str) -> None:
     """A label is a word or a finite number >= 0 (every scale of the seeds: yes/no, 1-3, 1-5, 0/1)."""
     try:
@@ -297,14 +315,18 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
     scale_names: dict[str, str] = {}
     with_z: set[str] = set()
     has = dict.fromkeys(OPTIONAL_JUDGMENT_COLUMNS, False)
+    people, programs = Spellings("annotator name"), Spellings("system name")
     for line_number, fields in _rows(path, JUDGMENT_COLUMNS, OPTIONAL_JUDGMENT_COLUMNS):
         _check_label(path, line_number, fields["value"])
         items.append(fields["item"])
-        annotators.append(fields["annotator"])
+        annotators.append(_named(people, path, line_number, "annotator", fields["annotator"]))
         criteria.append(fields["criterion"])
         values.append(fields["value"])
-        produced = tuple(name.strip() for name in fields.get("systems", "").split(SYSTEMS_SEPARATOR) if name.strip())
+        produced = tuple(_named(programs, path, line_number, "systems", name)
+                         for name in fields.get("systems", "").split(SYSTEMS_SEPARATOR) if name.strip())
         system = fields.get("system", "") or (produced[0] if produced else "")
+        if system:
+            system = _named(programs, path, line_number, "system", system)
         systems.append(system)
         producers.append(produced or (system,))
         applications.append(fields.get("application", ""))
@@ -390,7 +412,9 @@ def read_scores(path: str | os.PathLike) -> ScoreRecords:
     path = str(path)
     scores: dict[str, dict[str, float]] = {}
     first_line: dict[tuple[str, str], int] = {}
+    programs = Spellings("system name")
     for line_number, fields in _rows(path, SCORE_COLUMNS):
+        fields["system"] = _named(programs, path, line_number, "system", fields["system"])
         try:
             score = parse_decimal(fields["score"])
         except ValueError:

@@ -40,12 +40,6 @@ NOT_ADJUDICATED = {
     "esa": "an error span annotation (marks and a 0-100 score) is each judge's own measurement, averaged like direct "
            "assessment (Kocmi et al. 2024), not a label a third judge settles",
 }
-# On a member's own PostgreSQL login the server's ps_disagreement_labels (revision 0007) names no preference pair:
-# every pair of a criterion would read as one item, so none is offered there.
-PAIRS_UNNAMED = ("a preference pair is adjudicated on the researcher's own connection: the server's disagreement "
-                 "function (revision 0007) does not name the pair on a member's login")
-
-
 class ItemKey(NamedTuple):
     """One item on one criterion: a candidate (``unit``: its unit replacement), a choice task or a preference
     pair."""
@@ -80,25 +74,16 @@ class Disagreement:
 
 def not_adjudicated(db: Database, study_id: int) -> dict[str, str]:
     """The study's criteria whose disagreements are never offered, each with the one-line reason."""
-    member = db.is_member_login
     with db.reading() as session:
         rows = session.execute(select(Criterion.name, Criterion.scale).where(Criterion.study_id == study_id)
                                .order_by(Criterion.position)).all()
-    reasons = {}
-    for name, scale in rows:
-        if scale in NOT_ADJUDICATED:
-            reasons[name] = NOT_ADJUDICATED[scale]
-        elif member and scale == "preference":
-            reasons[name] = PAIRS_UNNAMED
-    return reasons
+    return {name: NOT_ADJUDICATED[scale] for name, scale in rows if scale in NOT_ADJUDICATED}
 
 
-def refusal(criterion: Criterion, *, member: bool) -> str | None:
+def refusal(criterion: Criterion) -> str | None:
     """Why a decision on ``criterion`` is refused (one line); None when it may be adjudicated."""
     if criterion.scale in NOT_ADJUDICATED:
         return f"criterion {criterion.name} is not adjudicated: {NOT_ADJUDICATED[criterion.scale]}"
-    if member and criterion.scale == "preference":
-        return f"criterion {criterion.name} is not adjudicated here: {PAIRS_UNNAMED}"
     return None
 
 
@@ -116,11 +101,11 @@ def _live_labels(session, study_id: int, kind: str) -> dict[ItemKey, dict[str, t
 
 def _disagreeing_labels(session, study_id: int) -> dict[ItemKey, dict[str, tuple[str, int]]]:
     """On an adjudicator's own PostgreSQL login: the judges' live labels on the items they disagree on, as the
-    server gives them (``ps_disagreement_labels``, revision 0007); the login reads no other judge's row. The
-    function names no preference pair (:data:`PAIRS_UNNAMED`): those rows come keyed without one."""
+    server gives them (``ps_disagreement_labels``, revisions 0007 and 0008, which names the preference pair); the
+    login reads no other judge's row."""
     found: dict[ItemKey, dict[str, tuple[str, int]]] = defaultdict(dict)
     for row in session.execute(select(sql_text("* FROM ps_disagreement_labels(:study)")), {"study": study_id}):
-        key = ItemKey(row.candidate_id, row.choice_task_id, row.unit, None, row.criterion_id)
+        key = ItemKey(row.candidate_id, row.choice_task_id, row.unit, row.pair_id, row.criterion_id)
         found[key][row.judge] = (row.value, row.judgment_id)
     return found
 
@@ -142,7 +127,7 @@ def disagreements(db: Database, study_id: int, *, criteria: list[str] | None = N
             Candidate.study_id == study_id, Candidate.kind == "control")))
         wanted = [key for key, labels in judged.items()
                   if len({value for value, _ in labels.values()}) > 1 and key.candidate_id not in controls
-                  and refusal(criterion_rows[key.criterion_id], member=member) is None
+                  and refusal(criterion_rows[key.criterion_id]) is None
                   and (criteria is None or criterion_rows[key.criterion_id].name in criteria)
                   and (include_decided or key not in decided)]
         pairs = {p.id: p for p in session.execute(
@@ -198,7 +183,7 @@ def record_adjudication(db: Database, study_id: int, adjudicator: str, key: Item
         if criterion is None or criterion.study_id != study_id:
             raise LookupError(f"no criterion {criterion_id} in this study")
         member = db.is_member_login
-        refused = refusal(criterion, member=member)
+        refused = refusal(criterion)
         if refused is not None:
             raise ValueError(refused)
         judges = _judges_labels(session, study_id, member).get(key, {})

@@ -10,6 +10,7 @@ assessment, error spans: :data:`core.store.adjudication.NOT_ADJUDICATED`) takes 
 from __future__ import annotations
 
 from core.errors import OptionsError
+from core.person_names import Spellings
 from core.store.adjudication import Disagreement, disagreements, not_adjudicated
 from core.store.database import Database
 from core.store.studies import study_criteria, study_settings, update_study_settings
@@ -33,8 +34,10 @@ def adjudicators(db: Database, study_id: int) -> tuple[str, ...]:
 def set_adjudicators(db: Database, study_id: int, names) -> tuple[str, ...]:
     """Make exactly ``names`` the study's adjudicators (one logged settings change); returns them.
 
-    :class:`OptionsError` (one line) when names are given and no criterion of the study is adjudicated."""
-    cleaned = tuple(dict.fromkeys(name.strip() for name in names if name and name.strip()))
+    :class:`OptionsError` (one line) when names are given and no criterion of the study is adjudicated; a name is
+    kept as annotators' are (composed form), and two spellings of one name are refused (:class:`BadNameError`)."""
+    spellings = Spellings("adjudicator name")
+    cleaned = tuple(dict.fromkeys(spellings.take(name) for name in names if name and name.strip()))
     if cleaned:
         left_out = not_adjudicated(db, study_id)
         if left_out and len(left_out) == len(study_criteria(db, study_id)):

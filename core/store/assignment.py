@@ -13,6 +13,7 @@ from typing import Sequence
 
 from sqlalchemy import func, insert, select
 
+from core.person_names import distinct_names
 from core.store.criteria import SCORE_SCALES
 from core.store.database import Database
 from core.store.events import log_event
@@ -109,6 +110,8 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
     ``repeat_fraction`` of an annotator's items come back at least
     ``repeat_gap`` items later; ``control_fraction`` adds planted controls (in a study with a direct
     assessment criterion, degraded copies of the judge's own candidates: :func:`degrade_text`).
+    ``annotators`` are names as typed: each is taken as the study stores it (:func:`core.person_names.clean_name`),
+    and two that are one name are refused (:class:`BadNameError`); the report names them as stored.
     ``only_candidates`` limits the batch to those candidates (and no choice tasks): the adaptive mode's
     next batch (:mod:`core.adaptive_assignment`).
 
@@ -126,6 +129,9 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
     candidate of a sentence an annotator has already judged with its source goes to another annotator when there
     is one (``AssignReport.not_blind`` counts the rest).
     """
+    # Cleaned before anything: two spellings of one name ("zoë" composed and decomposed) are refused here,
+    # naming both, not found one annotator twice when the assignments are written.
+    annotators = distinct_names(annotators, "annotator name")
     if not annotators:
         raise ValueError("name at least one annotator")
     if not 0.0 <= overlap <= 1.0 or repeat_fraction < 0 or control_fraction < 0:

@@ -342,7 +342,7 @@ def open_database(target: str | os.PathLike, *, create: bool = False, migrate: b
             if path is None:
                 new = _check_server_database(engine, create)
             if migrate:
-                revision = None if new else _recorded_revision(engine, target)
+                revision = None if new else recorded_revision(engine, target)
                 _refuse_newer_schema(target, revision)
                 if not new and revision != head_revision():
                     if not upgrade_schema:
@@ -381,15 +381,16 @@ class StudyNeedsUpgradeError(InputFileError):
                          "it afterwards)", f"a study of schema version {revision}, left as it is")
 
 
-def _recorded_revision(engine: Engine, target) -> str:
+def recorded_revision(engine: Engine, target) -> str:
     """The study's schema version, or InputFileError when its version table is empty or holds several."""
     from alembic.util import CommandError
 
     try:
         revision = current_revision(engine)
-    except CommandError as error:
+    except CommandError:
         raise InputFileError(_shown(target), "a study database with one schema version in alembic_version",
-                             f"a version table another program changed ({error})") from None
+                             "a version table holding several versions (another program changed it; restore the "
+                             "study from a backup)") from None
     if revision is None:
         raise InputFileError(_shown(target), "a study database with its schema version in alembic_version",
                              "an empty version table (another program changed it; restore the study from a backup)")

@@ -45,8 +45,8 @@ from core.store.exchange import MergeReport, export_package, import_judgments_cs
 from core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
 from core.store.judgments_out import EXPORT_COLUMNS, export_judgments, iter_judgments, judgment_records
 from core.store.quality import DEFAULT_QC_THRESHOLDS, QualityReport, StudyProgress, quality_control, study_progress
-from core.store.studies import create_study, find_annotator, find_study, study_criteria, study_name, \
-    study_settings, update_study_settings
+from core.store.studies import create_study, find_annotator, find_study, new_study_plan, study_criteria, \
+    study_name, study_settings, update_study_settings
 from core.store.study_members import AccessError, Invitation, Membership, connection_membership, invite, members, \
     revoke
 from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
@@ -59,6 +59,7 @@ __all__ = [
     "EXPORT_COLUMNS", "ImportReport", "ItemView", "MergeReport", "PRESET_CRITERIA", "QualityReport", "StudyProgress",
     "add_choice_tasks", "annotate_judgment", "assign", "bad_values", "create_study", "export_judgments",
     "export_package", "find_annotator", "find_study", "import_candidates", "import_judgments_csv", "item_at",
+    "new_study_plan",
     "item_key", "iso_time", "iter_judgments", "judgment_records", "judgment_with_uid", "list_items",
     "make_control_text",
     "merge_package", "neighbour_position", "next_free_positions", "next_item", "normalize_value", "parse_item_key",

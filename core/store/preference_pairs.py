@@ -17,6 +17,7 @@ from typing import Sequence
 
 from sqlalchemy import select
 
+from core.person_names import clean_name
 from core.store.database import Database
 from core.store.models import Candidate, CandidateSystem, PreferencePair, SourceSentence, System
 
@@ -40,9 +41,12 @@ def parse_system_pairs(text: str) -> list[tuple[str, str]]:
         if not part:
             continue
         a, colon, b = part.partition(":")
-        if not colon or not a.strip() or not b.strip() or a.strip() == b.strip():
+        if colon and a.strip() and b.strip():
+            # As the study stores system names, before comparing them: "zoë" composed and decomposed are one.
+            a, b = clean_name(a, "system name"), clean_name(b, "system name")
+        if not colon or not a.strip() or not b.strip() or a == b:
             raise ValueError(f"--pairs: expected SYSTEM_A:SYSTEM_B with two different systems, got {part!r}")
-        pairs.append((a.strip(), b.strip()))
+        pairs.append((a, b))
     if not pairs:
         raise ValueError("--pairs: expected at least one SYSTEM_A:SYSTEM_B")
     return pairs

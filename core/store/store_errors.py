@@ -22,7 +22,7 @@ from core.out_of_space import out_of_space
 LOCKED = "another program holds the study (locked): retry or close it"
 # psycopg 3 ("connection failed: ..."), psycopg2 ("could not connect to server", "connection to server at ... failed")
 _UNREACHABLE = re.compile(r"connection failed|could not connect|connection to server .* failed|"
-                          r"could not translate host name|timeout expired", re.IGNORECASE)
+                          r"could not translate host name|failed to resolve host|timeout expired", re.IGNORECASE)
 
 
 # PostgreSQL's SQLSTATE for a privilege or a row-level security policy that refuses the statement.

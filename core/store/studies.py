@@ -72,6 +72,23 @@ def find_annotator(db: Database, study_id: int, name: str, *, create: bool = Fal
         return annotator_in(session, study_id, name, create=create)
 
 
+def new_study_plan(name: str, criteria: Sequence[str | CriterionSpec], judges_per_item: int,
+                   application: str | None) -> tuple[str, list[CriterionSpec]]:
+    """The study's name and criteria as :func:`create_study` stores them, or the error it would raise: checked
+    before a study file is made, so that a refused study leaves no file behind."""
+    if judges_per_item < 1:
+        raise ValueError("judges per item must be at least 1")
+    name = clean_name(name, "study name")
+    specs = [c if isinstance(c, CriterionSpec) else preset_criterion(c, application) for c in criteria]
+    if not specs:
+        raise ValueError("a study needs at least one criterion")
+    names = [spec.name for spec in specs]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"criterion {repeated[0]!r} given twice; each criterion is judged once per item")
+    return name, specs
+
+
 def create_study(db: Database, name: str, *, criteria: Sequence[str | CriterionSpec] = DEFAULT_CRITERIA,
                  judges_per_item: int = 2, application: str | None = "simplification", seed: int = 0,
                  settings: dict | None = None, blind_phases: bool | None = None, uid: str | None = None) -> int:
@@ -83,10 +100,7 @@ def create_study(db: Database, name: str, *, criteria: Sequence[str | CriterionS
     ``blind_phases`` (default: on when some criterion hides the source and
     another shows it) makes every assignment batch judge form before meaning
     (:func:`core.store.assignment.assign`)."""
-    if judges_per_item < 1:
-        raise ValueError("judges per item must be at least 1")
-    name = clean_name(name, "study name")
-    specs = [c if isinstance(c, CriterionSpec) else preset_criterion(c, application) for c in criteria]
+    name, specs = new_study_plan(name, criteria, judges_per_item, application)
     with db.transaction() as session:
         if session.scalar(select(Study.id).where(Study.name == name)) is not None:
             raise ValueError(f"a study named {name!r} already exists")

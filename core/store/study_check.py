@@ -78,7 +78,33 @@ def _bad_json(connection: Connection) -> list[Problem]:
                     if "id" in table.columns else None
                 if row is not None:
                     problems.append(Problem(f"{table.name} row {row.id}", f"{column.name} is not JSON"))
+                    continue
+                shape = _json_shape(table, column)
+                row = connection.execute(text(
+                    f'SELECT id, json_type("{column.name}") AS kind FROM "{table.name}" WHERE "{column.name}" IS NOT '
+                    f'NULL AND json_type("{column.name}") NOT IN (:shape, :empty) LIMIT 1'),
+                    {"shape": shape, "empty": "null" if column.nullable else shape}).first() \
+                    if shape and "id" in table.columns else None
+                if row is not None:  # '42' is JSON, but a criterion's levels are a list
+                    found = _JSON_WORDS.get(row.kind, row.kind)
+                    problems.append(Problem(f"{table.name} row {row.id}",
+                                            f"{column.name} is JSON {found}, not {_JSON_WORDS[shape]}"))
     return problems
+
+
+_JSON_WORDS = {"array": "a list", "object": "an object", "integer": "a number", "real": "a number", "text": "a string",
+               "true": "true", "false": "false", "null": "null"}
+
+
+def _json_shape(table, column) -> str | None:
+    """``array`` or ``object``: what the model declares the JSON column holds (``Mapped[list[...]]`` or
+    ``Mapped[dict[...]]``), so the check follows the models."""
+    for mapper in Base.registry.mappers:
+        if mapper.local_table is table:
+            annotation = str(mapper.class_.__annotations__.get(mapper.get_property_by_column(column).key, ""))
+            return "object" if annotation.startswith("Mapped[dict") else "array" if annotation.startswith(
+                "Mapped[list") else None
+    return None
 
 
 def _bad_times(connection: Connection) -> list[Problem]:

@@ -70,6 +70,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from core.number_text import DECIMAL_PATTERN, ascii_words, parse_decimal
 from core.progress import Progress, no_progress
 from core.output_files import FILE, resolve_output
 from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, render_pivot_sql
@@ -99,8 +100,8 @@ def parse_phrase_table_line(line: str) -> tuple[str, str, list[float]] | None:
     first, second = fields[0].strip(), fields[1].strip()
     if not first or not second:
         return None
-    try:
-        scores = [float(value) for value in fields[2].split()]
+    try:  # as every reader of a table reads a number: '0.3_0' or a no-break space is the line's defect
+        scores = [parse_decimal(value) for value in ascii_words(fields[2])]
     except ValueError:
         return None
     if len(scores) < 4 or not all(0.0 < value <= 1.0 + 1e-6 for value in scores[:4]):
@@ -133,6 +134,13 @@ def _refuse_input(path: Path, duckdb_error: Exception | None) -> Exception:
     return InputFileError(path, _EXPECTED_LINE, "a line DuckDB refused and the line parser did not")
 
 
+# The scores as parse_phrase_table_line reads them: words cut at ASCII white space, each a number as table
+# tools write it (core.number_text), so DuckDB's TRY_CAST, which also takes '0.3_0', decides nothing alone.
+_SPACE = "[ \\t\\r\\n\\f\\v]"  # RE2's own escapes: DuckDB's string literal keeps the backslashes
+_WORD = "[^ \\t\\r\\n\\f\\v]+"
+_SCORE_FIELD = f"(?i){_SPACE}*(?:(?:{DECIMAL_PATTERN})(?:{_SPACE}+(?:{DECIMAL_PATTERN}))*)?{_SPACE}*"
+
+
 def _load_sql(path: Path, *, reverse: bool) -> str:
     # DuckDB-specific loading (read_csv, string_split, list indexing): the file is
     # read as one column per line ('\x1f' never occurs in tokenized text) and
@@ -153,11 +161,12 @@ CREATE TABLE split_lines AS
 SELECT trim(fields[{e_field}]) AS e,
        trim(fields[{f_field}]) AS f,
        len(fields) AS n_fields,
-       regexp_split_to_array(trim(fields[3]), '\\s+') AS scores
+       regexp_full_match(fields[3], '{_SCORE_FIELD}') AS scores_are_numbers,
+       regexp_extract_all(fields[3], '{_WORD}') AS scores
 FROM raw_lines;
 
 CREATE TABLE typed_lines AS
-SELECT e, f, n_fields, len(scores) AS n_scores,
+SELECT e, f, n_fields, len(scores) AS n_scores, scores_are_numbers,
        TRY_CAST(scores[{p_e_given_f}] AS DOUBLE) AS p_e_given_f,
        TRY_CAST(scores[{lex_e_given_f}] AS DOUBLE) AS lex_e_given_f,
        TRY_CAST(scores[{p_f_given_e}] AS DOUBLE) AS p_f_given_e,
@@ -172,7 +181,7 @@ DROP TABLE split_lines;
 # text readers refuse them (DuckDB would keep them in a phrase).
 _BAD_ROWS_SQL = """
 SELECT COUNT(*) FROM typed_lines
-WHERE n_fields < 3 OR n_scores < 4 OR e IS NULL OR f IS NULL OR e = '' OR f = ''
+WHERE n_fields < 3 OR n_scores < 4 OR NOT scores_are_numbers OR e IS NULL OR f IS NULL OR e = '' OR f = ''
    OR strpos(e, chr(0)) > 0 OR strpos(f, chr(0)) > 0 OR strpos(e, chr(65279)) > 0 OR strpos(f, chr(65279)) > 0
    OR NOT (p_e_given_f > 0 AND p_e_given_f <= 1.000001)
    OR NOT (lex_e_given_f > 0 AND lex_e_given_f <= 1.000001)

@@ -32,8 +32,8 @@ from core.tablebuild.pivot import (
     _BAD_ROWS_SQL,
     _PHRASE_PAIRS_SQL,
     _default_memory_limit,
-    _first_bad_line,
     _load_sql,
+    _refuse_input,
 )
 from core.textio import atomic_output, missing_input, require_regular_file
 
@@ -93,9 +93,9 @@ def _phrase_pairs(phrase_table: Path, *, reverse: bool, work_parent: Path) -> It
         try:
             connection.execute(_load_sql(phrase_table, reverse=reverse))
         except duckdb.Error as error:
-            raise _first_bad_line(phrase_table) from error
-        if connection.execute(_BAD_ROWS_SQL).fetchone()[0]:
-            raise _first_bad_line(phrase_table)
+            raise _refuse_input(phrase_table, error) from None
+        if connection.execute(_BAD_ROWS_SQL).fetchone()[0]:  # the bad line named (never None: pivot.py's rule)
+            raise _refuse_input(phrase_table, None)
         connection.execute(_PHRASE_PAIRS_SQL)
         yield connection
     finally:

@@ -62,6 +62,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal, Protocol, Sequence
 
 from core.engine.lm import LanguageModel
+from core.engine.option_values import check_fields, real, whole
 from core.engine.paraphrase_table import ParaphraseTable
 
 Mode = Literal["true-score", "translator"]
@@ -99,41 +100,44 @@ DEFAULT_EXPLORATION = 1_000.0  # k, seed 003 §4.3
 class MCPGOptions:
     """Switchable departures from the seeds' MCPG (module docstring); the defaults are the seeds' algorithm."""
 
-    option_limit: int | None = None  # rules per source span; None = all (faithful)
+    option_limit: int | None = whole(None, minimum=1)  # rules per source span; None = all (faithful)
     action_order: Literal["probability", "prior"] = "probability"
-    widening: tuple[float, float] | None = None  # (c, alpha): ceil(c (n+1)^alpha) actions offered
+    # (c, alpha): ceil(c (n+1)^alpha) actions offered; bounded so the count stays a float (never an OverflowError)
+    widening: tuple[float, float] | None = real(None, items=((0, 1e6), (0, 1)))
     reward: Literal["ratio", "log"] = "ratio"
-    reward_scale: float = 10.0  # L of the log reward, in log10 units
+    reward_scale: float = real(10.0, above=0)  # L of the log reward, in log10 units
     playout: Literal["uniform", "greedy", "context"] = "uniform"
-    playout_take: float = 0.5
-    episodes_per_step: int = DEFAULT_EPISODES_PER_STEP  # eta when the caller gives none
-    max_episodes: int | None = None  # episodes of the whole search (restarts included); None: no limit
+    playout_take: float = real(0.5, minimum=0, maximum=1)  # a probability
+    episodes_per_step: int = whole(DEFAULT_EPISODES_PER_STEP, minimum=1)  # eta when the caller gives none
+    # episodes of the whole search (restarts included); None: no limit
+    max_episodes: int | None = whole(None, minimum=1)
     rerank_on_commit: bool = False  # re-score priors in the new root's sentence after each commit
     restart_until_budget: bool = False  # when stop is committed before max_episodes, search again from the source
     true_score_dp: Literal["backward", "forward"] = "backward"
-    context_margin: float = 1.0  # context playout: candidates with prior > -margin (log10)
+    # context playout: candidates with prior > -margin (log10); a margin of Infinity lets every one through
+    context_margin: float = real(1.0, minimum=0, no_limit=True)
     context_candidates: int = 64  # context playout: at most this many candidates re-scored per playout
     context_neighbours: int = 0  # context playout: after a take, re-score this many adjacent actions per side
-    neighbour_margin: float = 4.0  # ... those with prior > -neighbour_margin (log10)
+    neighbour_margin: float = real(4.0, minimum=0, no_limit=True)  # ... those with prior > -neighbour_margin (log10)
     context_pairs: int = 0  # ... then try this many losing ones (gain > -pair_margin) with their own next one
     neighbours_of_pairs: int = 4  # ... among its first this many free neighbours
-    pair_margin: float = 2.0
+    pair_margin: float = real(2.0, minimum=0, no_limit=True)
     polish: bool = False  # after the search, hill climbing on the best finals to a local optimum
     polish_finals: int = 1  # ... on this many of them, best first
     polish_pairs: int = 0  # ... also inserting an action with one of its first this many right neighbours
     polish_triples: int = 0  # ... then extending this many of the best losing pairs by a third neighbour
-    polish_margin: float = 1.0  # ... pairs at most this far below the current final (log10)
-    polish_slack: float | None = None  # skip the true-score DP when the channel score is this far below (log10)
+    # ... pairs at most this far below the current final (log10)
+    polish_margin: float = real(1.0, minimum=0, no_limit=True)
+    # skip the true-score DP when the channel score is this far below (log10)
+    polish_slack: float | None = real(None, minimum=0, no_limit=True)
 
     def to_json(self) -> dict:
         return asdict(self)
 
     def check(self) -> None:
-        """Raise ``ValueError`` when a choice field holds an unknown value."""
-        if self.reward not in ("ratio", "log") or self.playout not in ("uniform", "greedy", "context") \
-                or self.action_order not in ("probability", "prior") \
-                or self.true_score_dp not in ("backward", "forward"):
-            raise ValueError(f"unknown MCPG option in {self}")
+        """Raise ``ValueError`` (:class:`~core.engine.option_values.OptionValueError`) naming the first field whose
+        value is not of its kind or range, a choice field's included."""
+        check_fields(self)
 
     @property
     def needs_priors(self) -> bool:
