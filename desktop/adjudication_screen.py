@@ -22,8 +22,8 @@ from core.engine.changed_words import changed_tokens
 from core.store import operations as ops
 from core.store.database import Database
 from core.demo import demo_files
-from core.judging_view import key_for_level, replacement_marks, study_display
-from core.judging_keys import KEY_BY_ACTION, PREFERENCE_KEYS, KeyBinding
+from core.judging.view import key_for_level, replacement_marks, study_display
+from core.judging.keys import KEY_BY_ACTION, PREFERENCE_KEYS, KeyBinding
 from desktop.changed_spans import highlighted_display_html, highlighted_html
 from desktop.rows_model import RowsTableModel
 from desktop.workers import Worker
@@ -177,7 +177,7 @@ class AdjudicationDialog(QDialog):
         else:
             source_marks, candidate_marks = changed_tokens(item.source, candidate, item.derivation)
             title = "Source sentence"
-        # The study's one display rule: the strings the judges read (core.judging_view.study_display).
+        # The study's one display rule: the strings the judges read (core.judging.view.study_display).
         return (f"<p><b>{html.escape(title)}</b><br>{self._shown(item.source, source_marks)}</p><p><b>Paraphrase</b><br>"
                 f"{self._shown(candidate, candidate_marks)}</p>")
 

@@ -1,7 +1,7 @@
 """The judging screen's widgets (:class:`AnnotationLayout`, a part of :class:`desktop.annotation_screen.AnnotationScreen`):
 the header with the progress bars, the question, the candidate page (source, paraphrase, one row of level buttons
 per scale), the choice page (sentence, options, keep the original, custom paraphrase), the done page, and the row
-of key buttons written from :data:`core.judging_keys.KEYS`. What they show is set by the screen."""
+of key buttons written from :data:`core.judging.keys.KEYS`. What they show is set by the screen."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from desktop.da_view import DAView
 from desktop.esa_view import ESAView
-from core import judging_keys
+from core.judging import keys as judging_keys
 from desktop.preference_view import PreferenceView
 from desktop.progress_bars import ProgressBars
 from desktop.widget_parts import text_box

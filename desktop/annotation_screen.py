@@ -11,10 +11,10 @@ Keys (each button shows its key):
 * Right / Left move through the order without answering, Ctrl+Z undoes the
   last answer, F flags, C comments (Enter saves, Esc cancels).
 
-The keys are one table (:data:`core.judging_keys.KEYS`, as Anki's reviewer
+The keys are one table (:data:`core.judging.keys.KEYS`, as Anki's reviewer
 declares its shortcuts) from which the buttons' labels and the help line are
 written. A key goes one way down: the screen hands it, as text, to the Qt-free
-:class:`core.judging_desk.JudgingDesk`, which says what to record and what is
+:class:`core.judging.desk.JudgingDesk`, which says what to record and what is
 shown (texts as judges see them, highlighted spans, levels and their keys, a
 choice pick, a score); the screen stores that through the writer and paints it,
 and decides nothing itself. The widgets are built by
@@ -41,12 +41,10 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from core.store import operations as ops
 from core.demo import demo_files
-from core.store import session_lock
-from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
-from core.judging_desk import JudgingDesk, OpenedDesk, Outcome, open_desk
-from core.judging_view import JudgingView, choice_text
-from core.judging_keys import KEY_BY_ACTION, help_line
+from core.judging.desk import JudgingDesk, OpenedDesk, Outcome, open_desk
+from core.judging.view import JudgingView, choice_text
+from core.judging.keys import KEY_BY_ACTION, help_line
 from desktop.judging_clock import JudgingClock
 from desktop.judgment_writer import JudgmentWriter
 from desktop.widget_parts import pressed_key
@@ -62,7 +60,7 @@ from desktop.workers import Worker
 class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
     """Judging one study as one annotator. ``item_shown`` fires after each new item is laid out; ``open_done``
     after an :meth:`open` finished (opened, or refused: the screen then says why), ``open_refused`` with the
-    refusal (LookupError, :class:`core.store.session_lock.SessionTaken`)."""
+    refusal (LookupError, :class:`core.store.operations.SessionTaken`)."""
 
     item_shown = Signal(object)
     finished = Signal()
@@ -78,15 +76,15 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         self.annotator_id: int | None = None
         self.annotator_name = ""
         self.item: ops.ItemView | None = None
-        self.desk: JudgingDesk | None = None  # what each key does and what is shown (core.judging_desk); set by open
+        self.desk: JudgingDesk | None = None  # what each key does and what is shown (core.judging.desk); set by open
         self.loading = False  # a study is being opened off the UI thread ("Loading…" shown, keys ignored)
         self._opening = 0  # the ticket of the latest open(): an older one's result is dropped
         self._when_open: list = []
         self.desk_thread: int | None = None  # the thread that read the store to open the study (never the UI's)
         self.shown_at = datetime.now(timezone.utc)
         self.clock = JudgingClock()  # time spent judging the item shown (paused when hidden or idle)
-        self.lock: session_lock.SessionLock | None = None  # this window's judging session
-        self._heartbeat = QTimer(self, interval=session_lock.HEARTBEAT_SECONDS * 1000)
+        self.lock: ops.SessionLock | None = None  # this window's judging session
+        self._heartbeat = QTimer(self, interval=ops.HEARTBEAT_SECONDS * 1000)
         self._heartbeat.timeout.connect(self._beat)
         self.level_buttons: list[QPushButton] = []  # the buttons of the current scale
         self._button_values: list[str] = []  # the value each of them gives
@@ -122,7 +120,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
     def open(self, study_id: int, annotator_name: str, study_name: str = "", *, take_over: bool = False) -> None:
         """Start (or resume) ``annotator_name`` on the study: the first item they have not judged.
 
-        The store is read off the UI thread (:func:`core.judging_desk.open_desk` in a worker) while the screen
+        The store is read off the UI thread (:func:`core.judging.desk.open_desk` in a worker) while the screen
         says "Loading…" and takes no answer; then ``open_done`` fires. When another live session judges as this
         annotator on this study (``take_over`` replaces it), or the annotator has no assignment in the study,
         ``open_refused`` carries the refusal and the screen says what to do instead."""
@@ -139,7 +137,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
             try:
                 return ticket, open_desk(db, study_id, annotator_name, take_over=take_over,
                                          default_truecase_model=model)
-            except (LookupError, session_lock.SessionTaken) as refusal:
+            except (LookupError, ops.SessionTaken) as refusal:
                 return ticket, refusal
 
         worker = Worker(load)
@@ -152,7 +150,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         ticket, opened = result
         if ticket != self._opening:  # another open (or a close) came since: this one's lock is not ours
             if isinstance(opened, OpenedDesk):
-                QThreadPool.globalInstance().start(Worker(lambda _report: session_lock.release(self.db, opened.lock)))
+                QThreadPool.globalInstance().start(Worker(lambda _report: ops.release_session(self.db, opened.lock)))
             return
         self.loading = False
         if isinstance(opened, LookupError):
@@ -208,7 +206,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
             self._finish_open()
         if self.lock is not None:
             self.writer.drain()
-            session_lock.release(self.db, self.lock)
+            ops.release_session(self.db, self.lock)
             self.lock = None
         self.desk = None
         self.annotator_id = None
@@ -330,7 +328,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
                 button.setMinimumHeight(36)
                 layout.addWidget(button)
                 buttons.append(button)
-                if item.scale not in YES_NO_SCALES:
+                if item.scale not in ops.YES_NO_SCALES:
                     help_lines.append(f"<b>{html.escape(level.value)}</b> {html.escape(level.label)}: "
                                       f"{html.escape(level.description)}")
             self._level_pages[signature] = (self.levels_stack.addWidget(row), buttons, "<br>".join(help_lines))

@@ -57,7 +57,7 @@ def highlighted_display_html(text: str, spans, marked: set[int] | range, style: 
 
 
 def sentence_html(shown) -> str:
-    """A shown sentence (:class:`core.judging_view.ShownSentence`) as escaped HTML with its marked tokens
+    """A shown sentence (:class:`core.judging.view.ShownSentence`) as escaped HTML with its marked tokens
     highlighted (readable or tokenized)."""
     if shown.text is None:
         return highlighted_html(list(shown.tokens), shown.marked)

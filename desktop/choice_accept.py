@@ -3,7 +3,7 @@
 A digit (or a click) picks an option and 0/O the original: the sentence is shown with the pick in place and
 the pick's button pressed, nothing is recorded. Enter (or A, or the "Accept selection" button) records the
 pick, as the thesis's "Accept Selection" did; a custom paraphrase is submitted with Enter in its field
-("Submit Custom"). Which pick a key makes and what it records is :class:`core.judging_desk.JudgingDesk`'s; the
+("Submit Custom"). Which pick a key makes and what it records is :class:`core.judging.desk.JudgingDesk`'s; the
 preview itself :mod:`core.store.choice_preview`'s; this paints it.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 
-from core.judging_view import choice_text, shown_sentence
+from core.judging.view import choice_text, shown_sentence
 from desktop.changed_spans import sentence_html
 
 
@@ -32,7 +32,7 @@ class ChoiceAccept:
                                 "already among its options (counted a success, seed 001 §4.2.1)")
 
     def paint_preview(self) -> None:
-        """The pick the desk holds (:attr:`core.judging_desk.JudgingDesk.preview`), in place in the sentence."""
+        """The pick the desk holds (:attr:`core.judging.desk.JudgingDesk.preview`), in place in the sentence."""
         shown, item = self.desk.preview, self.item
         if shown is None or item is None or item.scale != "choice":
             return

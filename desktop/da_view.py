@@ -1,7 +1,7 @@
 """The judging page of a direct assessment item (issue 30): source, paraphrase, a 0-100 score set by keys.
 
 The keys and where they move the score are :mod:`core.store.da_keys`', read by
-:class:`core.judging_desk.JudgingDesk` (which holds the score until Enter records it); this page paints the score
+:class:`core.judging.desk.JudgingDesk` (which holds the score until Enter records it); this page paints the score
 it holds. The slider shows the score and takes a mouse drag, which it hands on as ``dragged``.
 """
 
@@ -12,7 +12,7 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 
-from core.judging_view import JudgingView
+from core.judging.view import JudgingView
 from core.vocabulary import DA_HIGHEST, DA_LOWEST
 from desktop.widget_parts import enlarge, text_box
 

@@ -29,9 +29,9 @@ from core.progress import Progress, no_progress
 from core.study_judgments import early_stopping, pattern_pairs_extracted, sampling_note, study_da_scores, \
     study_judgment_records, study_preferences
 from core.stats.report_render import format_cell, render_table, render_table_plot
+from core.store import operations as ops
 from core.textio import atomic_output
 from core.stats.report_tables import Report, build_report
-from core.store.annotation_queries import judgment_count
 from core.store.database import Database
 from desktop import file_dialogs
 from desktop.rows_model import RowsTableModel
@@ -135,7 +135,7 @@ class DashboardScreen(QWidget):
         study_id, name, seen, db = self.study_id, self.study_name, self._seen_judgments, self.db
 
         def work(report_progress):
-            count = judgment_count(db, study_id)
+            count = ops.judgment_count(db, study_id)
             if count == seen and not force:
                 return study_id, None
             report_progress(10, 100, "reading judgments")

@@ -3,11 +3,11 @@
 Marking: ← / → move the cursor a word, Shift+← / Shift+→ extend the selection, M marks it minor, J major,
 Backspace removes the marks under it, Enter goes on to the score. Scoring: the direct assessment keys
 (:mod:`core.store.da_keys`), Enter records the score with the spans, Esc goes back to marking. What a key does
-is :class:`core.judging_desk.JudgingDesk`'s (which holds the :class:`core.store.error_spans.SpanMarking`, the
-score and the phase); this page paints them. The words are the view's (:attr:`core.judging_view.JudgingView.words`,
-:func:`core.judging_view.judged_words`: readable words under the study's display rule, else tokens), the words the
+is :class:`core.judging.desk.JudgingDesk`'s (which holds the :class:`core.store.error_spans.SpanMarking`, the
+score and the phase); this page paints them. The words are the view's (:attr:`core.judging.view.JudgingView.words`,
+:func:`core.judging.view.judged_words`: readable words under the study's display rule, else tokens), the words the
 desk's marking counts, so the spans stored are over the words the judge read and map exactly onto the stored tokens
-and the derivation's rewrites (:func:`core.inspection.span_rewrites.token_spans`). The source reads by the same
+and the derivation's rewrites (:func:`core.judging.span_rewrites.token_spans`). The source reads by the same
 rule.
 """
 
@@ -17,7 +17,7 @@ import html
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from core.judging_view import JudgingView
+from core.judging.view import JudgingView
 from core.store.operations import SpanMarking
 from desktop.widget_parts import enlarge, text_box
 

@@ -37,7 +37,7 @@ def sentence_systems_html(selected: CandidateRow, same_sentence: list[CandidateR
 def details_html(details, engine_note: str = "", display=None) -> str:
     """The details pane: changed words, the derivation rule by rule, the scores side by side, the judges;
     ``engine_note`` says why the LM, channel and true score are missing; ``display`` (the study's display rule,
-    :func:`core.judging_view.study_display`) adds the strings as the judges read them."""
+    :func:`core.judging.view.study_display`) adds the strings as the judges read them."""
     source_html = highlighted_html(details.source.split(), details.changed_source)
     candidate_html = highlighted_html(details.text.split(), details.changed_candidate)
     parts = [f"<p><b>Source</b>: {source_html}</p><p><b>Candidate</b> ({html.escape(', '.join(details.systems))}): "
@@ -84,7 +84,7 @@ def details_html(details, engine_note: str = "", display=None) -> str:
                      f"{' ⚑' if judge.flag else ''}{comment}</li>")
     parts.append("</ul>")
     if details.adjudications:
-        # The decisions that settle the criteria the judges disagree on (core.inspection.verdicts).
+        # The decisions that settle the criteria the judges disagree on (core.stats.verdicts).
         parts.append("<h4>Adjudicated</h4><ul>")
         for decision in details.adjudications:
             parts.append(f"<li>{html.escape(decision.criterion)}: <b>{html.escape(decision.value or '')}</b>, decided "

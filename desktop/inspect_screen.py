@@ -50,8 +50,8 @@ from core.inspection.candidate_rows import CandidateRow, candidate_rows
 from core.inspection.details import candidate_details, pivot_phrases
 from core.inspection.plots import plot_rejection_rates, plot_score_histograms
 from core.inspection.rule_blame import rule_blame, rule_blame_from_spans, write_prune_list
-from core.inspection.verdicts import REJECTED, VERDICTS
-from core.judging_view import study_display
+from core.stats.verdicts import REJECTED, VERDICTS
+from core.judging.view import study_display
 from core.store import operations as ops
 from core.store.database import Database
 from desktop import file_dialogs

@@ -9,9 +9,8 @@ from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QMessageBox, QVBoxLayout, QWidget
 
 from core.person_names import clean_name, name_problem
-from core.store.annotation_queries import every_annotator_name, study_summaries
+from core.store import operations as ops
 from core.store.database import Database
-from core.store.session_lock import SessionTaken
 from desktop.annotation_screen import AnnotationScreen
 from desktop.judgment_writer import JudgmentWriter
 
@@ -43,7 +42,7 @@ class JudgingTab(QWidget):
         self.screen.open_refused.connect(self._refused)
 
     def reload(self, prefer_study: int | None = None) -> None:
-        summaries = [s for s in study_summaries(self.db) if (s.choice_tasks > 0) == self.choice]
+        summaries = [s for s in ops.study_summaries(self.db) if (s.choice_tasks > 0) == self.choice]
         self.study_ids = [s.id for s in summaries]
         self.study_names = [s.name for s in summaries]
         self.study_combo.clear()
@@ -88,7 +87,7 @@ class JudgingTab(QWidget):
 
     def _refused(self, refusal) -> None:
         """The screen could not open the study for the judge (it says so): another window judges as them."""
-        if not isinstance(refusal, SessionTaken):
+        if not isinstance(refusal, ops.SessionTaken):
             return  # LookupError: the screen says the annotator has nothing here
         name, title = self._opening
         # One question per judge and window: the answer holds for the other judging screen too (issue 28: two
@@ -131,7 +130,7 @@ class Identity(QObject):
 
 
 def all_annotator_names(db: Database) -> list[str]:
-    return every_annotator_name(db)
+    return ops.every_annotator_name(db)
 
 
 def ask_annotator(parent: QWidget, db: Database, current: str | None) -> str | None:

@@ -38,8 +38,6 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from core.store import operations as ops
-from core.store import session_lock
-from core.store.annotation_queries import live_judgment_of
 from core.store.operations import AnswerOutbox, Outgoing, is_connection_lost, send_once
 from core.store.database import Database
 from core.store.wal_file import reopen_if_wal_replaced
@@ -96,7 +94,7 @@ class JudgmentWriter(QObject):
         return self._closed
 
     def heartbeat(self, lock) -> None:
-        """Keep a judging session's lock fresh (:mod:`core.store.session_lock`); ``session_lost`` if taken over.
+        """Keep a judging session's lock fresh (:mod:`core.store.session_lock`, through the store's operations); ``session_lost`` if taken over.
 
         Upkeep, not data: once the writer is closed a heartbeat is skipped (the lock then goes stale and is
         free again), where an answer queued on a closed writer still raises."""
@@ -219,7 +217,7 @@ class JudgmentWriter(QObject):
                 duration_ms=args.get("duration_ms"), uid=args["uid"])
             self.committed.emit(args["assignment_id"], judgment_id)
         elif task.kind == "annotate":
-            live = live_judgment_of(self.db, args["assignment_id"])
+            live = ops.live_judgment_of(self.db, args["assignment_id"])
             if live is None:
                 raise LookupError(f"assignment {args['assignment_id']} has no answer to flag or comment")
             new_id = ops.annotate_judgment(self.db, live, comment=args["comment"], flag=args["flag"])
@@ -229,9 +227,9 @@ class JudgmentWriter(QObject):
             self.undone.emit(args["annotator_id"], -1 if reopened is None else reopened)
         elif task.kind == "heartbeat":
             lock = args["lock"]
-            if not session_lock.heartbeat(self.db, lock):
+            if not ops.heartbeat_session(self.db, lock):
                 self.session_lost.emit(lock.study_id, lock.annotator_id)
         elif task.kind == "release":
-            session_lock.release(self.db, args["lock"])
+            ops.release_session(self.db, args["lock"])
         else:
             raise ValueError(task.kind)

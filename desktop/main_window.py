@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.demo import demo_files, user_data_dir
+from core.store import operations as ops
 from core.store.operations import AnswerOutbox
-from core.store.annotation_queries import study_summaries
 from core.store.database import Database, open_database
 from desktop.dashboard_screen import DashboardScreen
 from desktop.inspect_screen import InspectScreen
@@ -39,6 +39,7 @@ from desktop.judgment_writer import JudgmentWriter
 from desktop.quality_screen import QualityScreen
 from desktop.studies_screen import StudiesScreen
 from desktop.suggestion_inspect_screen import SuggestionInspectScreen
+from desktop.study_opening import open_study_database
 from desktop.translator_screen import TranslatorScreen
 from desktop.tune_screen import TuneScreen
 from desktop.window_fit import fit_to_screen
@@ -245,7 +246,6 @@ class MainWindow(QMainWindow):
     def adjudicate(self) -> None:
         """The disagreements of the study chosen on Annotate, decided by whoever judges in this window when the
         researcher named them adjudicator; anyone else (a judge) is refused before any label is read."""
-        from core.store import operations as ops
         from desktop.adjudication_screen import AdjudicationDialog
 
         if self.role == "judge":
@@ -337,7 +337,7 @@ class MainWindow(QMainWindow):
         if self.role != "researcher":
             return
         study = self.annotate.current_study()
-        summaries = {s.id: s.name for s in study_summaries(self.db)}
+        summaries = {s.id: s.name for s in ops.study_summaries(self.db)}
         if study is None and summaries:
             study = next(iter(summaries))
         if study is not None:
@@ -433,8 +433,6 @@ class MainWindow(QMainWindow):
         self.focus_current_screen()
         if not path:
             return
-        from desktop.app import open_study_database
-
         # Not a study of ours (or not SQLite at all), or an older one the person would not upgrade: said there;
         # nothing was written to it.
         database = open_study_database(path, parent=self)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from PySide6.QtCore import QThreadPool, QTimer
 from PySide6.QtWidgets import QProgressBar, QVBoxLayout, QWidget
 
-from core.store.annotation_queries import progress_counts
 from core.store.database import Database
+from core.store import operations as ops
 from desktop.workers import Worker
 
 
@@ -60,7 +60,7 @@ class ProgressBars(QWidget):
             return
         db, study_id, annotator_id = self.db, self.study_id, self.annotator_id
         worker = Worker(lambda _report: (study_id, annotator_id, whole_study,
-                                         progress_counts(db, study_id, None if whole_study else annotator_id)))
+                                         ops.progress_counts(db, study_id, None if whole_study else annotator_id)))
         # Bound methods, not closures: Qt drops the connection if this widget is gone first.
         worker.signals.finished.connect(self._counted)
         worker.signals.failed.connect(self._count_failed)

@@ -32,7 +32,6 @@ from core.demo import demo_files
 from core.engine.generation import SYSTEMS
 from core.engine.generation_options import DEFAULT_TIME_CAP
 from core.store import operations as ops
-from core.store.annotation_queries import StudySummary, study_summaries
 from core.store.database import Database
 from desktop import file_dialogs
 from desktop.rows_model import RowsTableModel
@@ -52,7 +51,7 @@ class StudiesScreen(QWidget):
     def __init__(self, db: Database, parent: QWidget | None = None):
         super().__init__(parent)
         self.db = db
-        self.summaries: list[StudySummary] = []
+        self.summaries: list[ops.StudySummary] = []
         self.worker: Worker | None = None
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Studies</b> in this database · Enter opens the selected study for judging"))
@@ -192,7 +191,7 @@ class StudiesScreen(QWidget):
 
     # the list -------------------------------------------------------------------------
     def refresh(self) -> None:
-        self.summaries = study_summaries(self.db)
+        self.summaries = ops.study_summaries(self.db)
         rows, keys = [], []
         for s in self.summaries:
             done = f"{s.judged / s.assigned:.0%}" if s.assigned else "–"

@@ -16,7 +16,7 @@ from core.cli import main
 from core.inspection.candidate_rows import candidate_rows, filter_rows
 from core.inspection.details import candidate_details
 from core.inspection.rule_blame import rule_blame
-from core.inspection.verdicts import ACCEPTED, ADJUDICATED, DISAGREED, REJECTED, settled_verdict
+from core.stats.verdicts import ACCEPTED, ADJUDICATED, DISAGREED, REJECTED, settled_verdict
 from core.stats.label_aggregation import aggregate_labels
 from core.store import operations as ops
 from core.store.adjudication import not_adjudicated

@@ -295,7 +295,8 @@ def test_histogram_pruning_breaks_ties_as_moses_hypothesis_beats(first):
     """Moses sorts a stack with Hypothesis::beats: equal future scores are ordered by the future cost, then by
     the hypotheses they extend, the better first. Of two tied hypotheses, a stack of one keeps the one that
     extends the better hypothesis, whichever came first (not the one its hash set happens to list first)."""
-    from core.engine.beam_decoder import Hypothesis, _Stack
+    from core.engine.beam_decoder import _Stack
+    from core.engine.decoder_types import Hypothesis
 
     root = Hypothesis(0, None, None, 0, 0.0, 0.0, "root", -4.0)
     better, worse = (Hypothesis(i, root, None, 1, score, score, f"s{i}", score - 2.0) for i, score in ((1, -1.0),

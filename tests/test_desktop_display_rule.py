@@ -16,7 +16,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
-from core.inspection.span_rewrites import token_spans  # noqa: E402
+from core.judging.span_rewrites import token_spans  # noqa: E402
 from core.store import operations as ops  # noqa: E402
 from core.store.database import open_database  # noqa: E402
 from core.store.models import Assignment, Judgment  # noqa: E402

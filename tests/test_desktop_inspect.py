@@ -8,7 +8,7 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from core.inspection.verdicts import REJECTED  # noqa: E402
+from core.stats.verdicts import REJECTED  # noqa: E402
 from core.store import operations as ops  # noqa: E402
 from core.store.database import open_database  # noqa: E402
 from desktop_study_fixtures import make_study, open_window  # noqa: E402

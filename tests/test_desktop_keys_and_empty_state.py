@@ -3,7 +3,7 @@ from PySide6.QtCore import Qt
 
 from core.store import operations as ops
 from core.store.database import open_database
-from core import judging_keys
+from core.judging import keys as judging_keys
 from desktop.annotation_screen import AnnotationScreen
 from desktop.judgment_writer import JudgmentWriter
 from desktop_study_fixtures import make_choice_study, make_study

@@ -14,7 +14,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
-from core.judging_desk import open_desk  # noqa: E402
+from core.judging.desk import open_desk  # noqa: E402
 from core.store import operations as ops  # noqa: E402
 from core.store.database import open_database  # noqa: E402
 from core.store.models import Judgment  # noqa: E402

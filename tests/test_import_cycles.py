@@ -15,14 +15,10 @@ import networkx as nx
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Each a strongly connected set of modules: the engine's heart (issue 42, item 1), the decoder with its compiled
-# search, seed 001's gold trace with its paraphraser, and the app with its main window.
+# Each a strongly connected set of modules: the engine's heart (issue 42, item 1).
 BEING_REMOVED = {
     frozenset({"core.engine.derivation", "core.engine.paraphrase_table", "core.engine.scoring",
                "core.engine.table_options_native", "core.engine.translation_options", "core.engine.truescore_paths"}),
-    frozenset({"core.engine.beam_decoder", "core.engine.compiled_search"}),
-    frozenset({"core.engine.cat.gold_trace", "core.engine.cat.paraphraser"}),
-    frozenset({"desktop.app", "desktop.main_window"}),
 }
 
 

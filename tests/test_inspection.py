@@ -15,7 +15,7 @@ from core.engine.truescore import TrueScorer
 from core.inspection.candidate_rows import candidate_rows, filter_rows
 from core.inspection.details import candidate_details, pivot_phrases
 from core.inspection.rule_blame import read_prune_list, rule_blame
-from core.inspection.verdicts import ACCEPTED, DISAGREED, REJECTED, candidate_verdict, criterion_verdict
+from core.stats.verdicts import ACCEPTED, DISAGREED, REJECTED, candidate_verdict, criterion_verdict
 from core.store import operations as ops
 from core.store.database import open_database
 

@@ -202,3 +202,22 @@ def test_leaving_a_background_call_early_kills_it_at_once(tmp_path):
         with BackgroundCall(_wait_for, str(fifo)):
             raise KeyboardInterrupt
     assert multiprocessing.active_children() == []
+
+
+def test_a_progress_bar_cut_short_while_it_is_made_says_nothing_when_dropped():
+    """SIGTERM inside tqdm's __init__ left a bar without its position; tqdm's __del__ then printed a traceback
+    after the command's one line."""
+    from tqdm import tqdm
+
+    from core.terminal_bar import terminal_bar
+
+    def half_made(kind):  # as a signal leaves it: __init__ set `disable` and stopped before `pos`
+        bar = kind.__new__(kind)
+        bar.disable = False
+        return bar
+
+    with pytest.raises(AttributeError, match="pos"):  # what the plain bar does
+        half_made(tqdm).__del__()
+    made = terminal_bar(total=1, disable=True)
+    half_made(type(made)).__del__()
+    made.close()

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from core.judging_desk import JudgingDesk, open_desk
+from core.judging.desk import JudgingDesk, open_desk
 from core.store import operations as ops
 from core.store.database import open_database
 from core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE

@@ -1,9 +1,9 @@
-"""What a judge sees of an item, worked out without Qt (core/judging_view.py; issue 28 Found 9 / Deliver 3)."""
+"""What a judge sees of an item, worked out without Qt (core/judging/view.py; issue 28 Found 9 / Deliver 3)."""
 
 from __future__ import annotations
 
 from core.engine.display_text import SentenceDisplay
-from core.judging_view import judging_view
+from core.judging.view import judging_view
 from core.store import operations as ops
 from core.store.database import open_database
 
@@ -55,7 +55,7 @@ def test_a_choice_tasks_options_read_in_place_and_a_scale_gives_its_digits(tmp_p
 
 
 def test_one_display_rule_for_every_screen_tokenized_when_the_study_says_so():
-    from core.judging_view import study_display
+    from core.judging.view import study_display
 
     assert study_display({"display": "tokenized"}, None) is None
     readable = study_display({}, "/nonexistent/truecase.model")

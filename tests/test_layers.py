@@ -24,9 +24,10 @@ ALLOWED: dict[str, set[str]] = {
     "stats": {"base"},
     "store": {"base"},
     "evaldata": {"base", "engine", "tablebuild"},
-    "bridges": {"base", "engine", "tablebuild", "stats", "store", "evaldata"},
-    "cli": {"base", "engine", "tablebuild", "stats", "store", "evaldata", "bridges"},
-    "desktop": {"base", "engine", "tablebuild", "stats", "store", "evaldata", "bridges", "cli"},
+    "judging": {"base", "engine", "stats", "store"},
+    "bridges": {"base", "engine", "tablebuild", "stats", "store", "evaldata", "judging"},
+    "cli": {"base", "engine", "tablebuild", "stats", "store", "evaldata", "judging", "bridges"},
+    "desktop": {"base", "engine", "tablebuild", "stats", "store", "evaldata", "judging", "bridges", "cli"},
 }
 # Where each module belongs: the first matching prefix wins (dotted module names).
 LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
@@ -45,10 +46,9 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.adaptive_assignment", "bridges"),
     ("core.demo", "bridges"),
     ("core.spark_generation", "bridges"),
-    ("core.judging_view", "bridges"),
-    ("core.judging_keys", "bridges"),
-    ("core.judging_desk", "bridges"),
+    ("core.judging", "judging"),
     ("core.errors", "base"),
+    ("core.terminal_bar", "base"),
     ("core.textio", "base"),
     ("core.output_files", "base"),
     ("core.structured_text", "base"),
@@ -68,12 +68,14 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
 )
 QT = ("PySide6", "PyQt5", "PyQt6", "shiboken6")
 # The app reaches a study only through the store's operations (docs/ARCHITECTURE.md): no database library, and
-# of core.store only these modules (its operations, opening a study, the judging session and its queries, the
-# judging lock, the scales' names, the write-ahead log's check); never its models, migrations or file helpers.
+# of core.store only these modules (its operations, opening a study, the judging session, the write-ahead log's
+# check); never its models, migrations, queries, locks or file helpers (issue 42: those through the operations).
 DATABASE_LIBRARIES = ("sqlalchemy", "alembic", "sqlite3", "psycopg", "psycopg2")
 STORE_FOR_DESKTOP = ("core.store.operations", "core.store.database", "core.store.annotation_session",
-                     "core.store.annotation_queries", "core.store.session_lock", "core.store.criteria",
                      "core.store.wal_file")
+# Within the bridges: a dev set's labels are statistics and judged spans (core.stats, core.judging), never the
+# Inspect screen's bridge (issue 42).
+FORBIDDEN_WITHIN_BRIDGES = (("core.tuning", "core.inspection"),)
 
 
 def layer_of(module: str) -> str | None:
@@ -125,6 +127,9 @@ def violations(importer: str, path: str, imports: list[tuple[int, str]]) -> list
         if own == "desktop" and layer_of(name) == "store" and not any(
                 name == allowed or name.startswith(allowed + ".") for allowed in STORE_FOR_DESKTOP):
             found.append(f"{path}:{line}: desktop may not import store internals ({name}): use core.store.operations")
+        for low, high in FORBIDDEN_WITHIN_BRIDGES:
+            if (importer == low or importer.startswith(low + ".")) and (name == high or name.startswith(high + ".")):
+                found.append(f"{path}:{line}: {low} may not import {high} ({name})")
         if top not in ("core", "desktop"):
             continue
         target = layer_of(name)
@@ -173,6 +178,20 @@ def test_the_app_reaching_the_database_or_store_internals_is_reported():
         "core.store.operations"]
     # The CLI and the bridges use the store as they need: the rule is the app's.
     assert violations("core.cli.study_cmd", "c.py", [(1, "sqlalchemy"), (2, "core.store.models")]) == []
+
+
+def test_the_app_reading_store_queries_and_tuning_reading_the_inspect_bridge_are_reported():
+    assert violations("desktop.judging_tab", "desktop/judging_tab.py",
+                      [(12, "core.store.annotation_queries.study_summaries"), (14, "core.store.session_lock"),
+                       (15, "core.store.criteria.YES_NO_SCALES"), (16, "core.store.operations")]) == [
+        f"desktop/judging_tab.py:{line}: desktop may not import store internals ({name}): use core.store.operations"
+        for line, name in ((12, "core.store.annotation_queries.study_summaries"), (14, "core.store.session_lock"),
+                           (15, "core.store.criteria.YES_NO_SCALES"))]
+    assert violations("core.tuning.devset", "core/tuning/devset.py", [(52, "core.inspection.verdicts"),
+                                                                       (53, "core.judging.span_rewrites")]) == [
+        "core/tuning/devset.py:52: core.tuning may not import core.inspection (core.inspection.verdicts)"]
+    assert violations("core.judging.view", "core/judging/view.py", [(3, "core.inspection.plots")]) == [
+        "core/judging/view.py:3: judging may not import bridges (core.inspection.plots)"]
 
 
 def test_a_relative_import_is_resolved_before_it_is_checked(tmp_path, monkeypatch):

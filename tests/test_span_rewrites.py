@@ -13,8 +13,8 @@ from hypothesis import assume, given, settings, strategies as st
 from core.cli import main
 from core.engine.display_text import SentenceDisplay
 from core.inspection.rule_blame import rule_blame_from_spans
-from core.inspection.span_rewrites import marked_units, segment_of_tokens, token_spans, word_spans
-from core.judging_view import judged_words
+from core.judging.span_rewrites import marked_units, segment_of_tokens, token_spans, word_spans
+from core.judging.view import judged_words
 from core.store import operations as ops
 from core.store.database import open_database
 from core.store.error_spans import SEVERITIES

@@ -14,6 +14,7 @@ import json
 import os
 import pty
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -96,20 +97,43 @@ def on_terminal(argv: list[str], stdin: bytes = b"") -> tuple[int, str]:
     return process.wait(), received.decode("utf-8").replace("\r\n", "\n")  # the line discipline adds \r
 
 
-def test_names_from_a_file_reach_a_terminal_escaped_and_json_with_the_same_values(tmp_path):
-    judgments = _judgments(tmp_path, "ann" + ATTACK)
-    status, text = on_terminal(["report", str(judgments), "--bootstrap", "0"])
+def _study_with_an_attacking_name(tmp_path) -> Path:
+    """A judged study whose annotator's name attacks the terminal. The CLI refuses such a name at the door (issue
+    39), so another program writes it in, as one could: what is stored must still reach a terminal escaped."""
+    study = tmp_path / "attack.sqlite"
+    assert run_cli(["study", "create", "s", "--db", str(study), "--criteria", "fluency"])[0] == 0
+    candidates = tmp_path / "c.jsonl"
+    candidates.write_text("".join(json.dumps({"sentence_id": i, "system": f"sys{i % 2}", "text": f"text {i}",
+                                              "source": f"source {i}"}) + "\n" for i in range(3)), encoding="utf-8")
+    assert run_cli(["study", "import-candidates", str(candidates), "--db", str(study)])[0] == 0
+    status, _out, err = run_cli(["study", "import-judgments", str(_judgments(tmp_path, "ann2")), "--db", str(study)])
+    assert status == 0, err
+    with sqlite3.connect(study) as connection:
+        connection.execute("UPDATE annotator SET name = ? WHERE name = 'ann2'", ("ann" + ATTACK,))
+    connection.close()
+    return study
+
+
+def test_a_name_that_attacks_the_terminal_is_refused_at_the_door_in_escaped_words(tmp_path):
+    status, text = on_terminal(["report", str(_judgments(tmp_path, "ann" + ATTACK)), "--bootstrap", "0"])
+    assert status == 2 and "control" in text and "ann\\x1b]0;pwned" in text and not RAW_CONTROL.search(
+        text.replace("\n", "")), text
+
+
+def test_names_from_a_study_reach_a_terminal_escaped_and_json_with_the_same_values(tmp_path):
+    study = _study_with_an_attacking_name(tmp_path)
+    status, text = on_terminal(["report", str(study), "--bootstrap", "0"])
     assert status == 0, text
     assert "ann\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x7f\\x08X" in text and not RAW_CONTROL.search(text)
-    status, text = on_terminal(["report", str(judgments), "--bootstrap", "0", "--format", "json"])
+    status, text = on_terminal(["report", str(study), "--bootstrap", "0", "--format", "json"])
     assert status == 0 and "ann" + ATTACK in _strings(json.loads(text))  # DEL and C1 as \u escapes: same values
     assert not RAW_CONTROL.search(text)
 
 
 def test_a_pipe_gets_the_bytes_as_they_are(tmp_path):
     """What reads a pipe is a program: a CSV keeps its CRLF and a name its own characters."""
-    judgments = _judgments(tmp_path, "ann" + ATTACK)
-    status, out, err = run_cli(["report", str(judgments), "--bootstrap", "0", "--format", "json"])
+    status, out, err = run_cli(["report", str(_study_with_an_attacking_name(tmp_path)), "--bootstrap", "0",
+                                "--format", "json"])
     assert status == 0 and "ann" + ATTACK in _strings(json.loads(out)), err
     study = _study_with_formulas(tmp_path)
     piped = subprocess.run([sys.executable, "-m", "core", "study", "export-judgments", "--db", str(study), "-o", "-"],
@@ -146,9 +170,8 @@ def test_generated_text_and_error_messages_reach_a_terminal_escaped(tmp_path):
 
 
 def test_a_terminal_gets_no_raw_control_character(tmp_path):
-    """The real thing, end to end: the report of a judgments file whose annotator's name attacks the terminal."""
-    judgments = _judgments(tmp_path, "ann" + ATTACK)
-    status, text = on_terminal(["report", str(judgments), "--bootstrap", "0"])
+    """The real thing, end to end: the report of a study whose annotator's name attacks the terminal."""
+    status, text = on_terminal(["report", str(_study_with_an_attacking_name(tmp_path)), "--bootstrap", "0"])
     assert status == 0
     assert "pwned" in text and not RAW_CONTROL.search(text)
 

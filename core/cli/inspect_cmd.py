@@ -20,7 +20,7 @@ import sys
 
 from core.cli.number_options import COUNT, PROBABILITY
 from core.csv_cells import line_feed_rows, safe_row
-from core.inspection.verdicts import VERDICTS
+from core.stats.verdicts import VERDICTS
 
 ROW_COLUMNS = ("item", "sentence_id", "source_key", "verdict", "systems", "source_length", "rules", "model_score",
                "true_score", "search_error", "source", "candidate", "outcome", "adjudication")

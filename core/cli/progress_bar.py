@@ -7,7 +7,7 @@ import sys
 from typing import Iterator
 
 from core.progress import Progress
-from core.terminal_text import unescaped
+from core.terminal_bar import terminal_bar
 
 
 @contextlib.contextmanager
@@ -21,9 +21,7 @@ def progress_bar(unit: str = "", *, leave: bool = False, units: dict[str, str] |
     if not _shown():  # tqdm would hide itself (disable=None): do not pay for importing it
         yield lambda done, total, message="": None
         return
-    from tqdm import tqdm
-
-    bars: dict[str, tqdm] = {}
+    bars: dict = {}
     current: list[str] = []
 
     def report(done: int, total: int | None, message: str = "") -> None:
@@ -32,8 +30,8 @@ def progress_bar(unit: str = "", *, leave: bool = False, units: dict[str, str] |
         if bar is None:
             for other in bars.values():
                 other.close()
-            bar = bars[stage] = tqdm(desc=stage or None, total=total, unit=(units or {}).get(stage, unit),
-                                     file=unescaped(sys.stderr), leave=leave, disable=None)  # its own \r
+            bar = bars[stage] = terminal_bar(desc=stage or None, total=total, unit=(units or {}).get(stage, unit),
+                                             leave=leave, disable=None)
             current[:] = [stage]
         bar.total = total
         bar.n = done

@@ -11,7 +11,7 @@ reference.
 Each phrase's options are registered with the core once (an ``OptionStore``, as
 Moses scores a table's options when it loads it); a sentence then passes only
 its spans and their phrase ids. The C++ result keeps its hypotheses in C++; :class:`CompiledDecodeResult`
-builds Python :class:`~core.engine.beam_decoder.Hypothesis` objects only when a
+builds Python :class:`~core.engine.decoder_types.Hypothesis` objects only when a
 caller asks for the lattice itself (search graphs), and for the edges of the
 n-best paths it returns.
 """
@@ -26,7 +26,7 @@ import os
 import sys
 from typing import Sequence
 
-from core.engine.beam_decoder import DecodeResult, DecoderSettings, Hypothesis, NBestEntry
+from core.engine.decoder_types import DecodeResult, DecoderSettings, Hypothesis, NBestEntry
 from core.engine.lm import LanguageModel
 from core.engine.translation_options import OptionCache, PhraseOption, TranslationOption, TranslationOptions
 from core.engine.table_options_native import BinaryOptions, RankedRules, mapped_buckets, usable

@@ -22,8 +22,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field, fields
 
-from core.engine.beam_decoder import (DEFAULT_BEAM_THRESHOLD, DEFAULT_NBEST_FACTOR, DEFAULT_STACK_SIZE,
-                                      DecoderSettings)
+from core.engine.decoder_types import (DEFAULT_BEAM_THRESHOLD, DEFAULT_NBEST_FACTOR, DEFAULT_STACK_SIZE,
+                                       DecoderSettings)
 from core.engine.mcpg.options import DEFAULT_EXPLORATION, PROFILES, MCPGOptions
 from core.engine.option_values import OptionValueError, check_fields, one_of, real, whole, within
 from core.engine.paraphrase_table import ParaphraseTable

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import IO, Iterable, Iterator
 
 from core.textio import atomic_output, open_text_maybe_gzip
-from core.engine.beam_decoder import DecodeResult, Hypothesis
+from core.engine.decoder_types import DecodeResult, Hypothesis
 from core.errors import InputFormatError
 
 

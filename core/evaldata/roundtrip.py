@@ -67,7 +67,7 @@ def _punctuation_only(words: Sequence[str]) -> bool:
 
 
 def _words(words: Sequence[str]) -> tuple[str, ...]:
-    """Lowercase, punctuation tokens removed: what the paraphraser compares (core.engine.cat.paraphraser.normalized)."""
+    """Lowercase, punctuation tokens removed: what the paraphraser compares (core.engine.cat.stages.normalized)."""
     return tuple(w.lower() for w in words if any(c.isalnum() for c in w))
 
 

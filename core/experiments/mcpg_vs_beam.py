@@ -69,7 +69,7 @@ from core.experiments.mcpg_vs_beam_results import (MODES, NBEST, PER_SENTENCE, P
                                                    SearchSettings, SentenceResult, core_of)
 from core.progress import no_progress
 from core.textio import read_token_lines
-from core.terminal_text import unescaped
+from core.terminal_bar import terminal_bar
 
 if TYPE_CHECKING:
     from core.experiments.mcpg_vs_beam_records import SearchRecords
@@ -111,9 +111,8 @@ def beam_best_text(candidates_true_scores: Sequence[tuple[tuple[str, ...], float
 def _bar(total: int, description: str, enabled: bool):
     if not enabled:
         return None
-    from tqdm import tqdm
 
-    return tqdm(total=total, unit="sent", file=unescaped(sys.stderr), desc=description)
+    return terminal_bar(total=total, unit="sent", desc=description)
 
 
 def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[str]],

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.beam_decoder import DEFAULT_BEAM_THRESHOLD
+from core.engine.decoder_types import DEFAULT_BEAM_THRESHOLD
 from core.engine.generation import generate_batches
 from core.engine.generation_options import BeamRunOptions
 from core.engine.generation_resources import GenerationResources
@@ -52,7 +52,7 @@ from core.experiments.per_sentence import markdown_note, run_provenance, write_p
 from core.experiments.provenance import inputs_line
 from core.progress import no_progress
 from core.textio import atomic_output, read_token_lines
-from core.terminal_text import unescaped
+from core.terminal_bar import terminal_bar
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -213,9 +213,8 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         started = time.perf_counter()
         bar = None
         if progress:
-            from tqdm import tqdm
 
-            bar = tqdm(total=len(sentences), unit="sent", file=unescaped(sys.stderr), desc=f"stack {stack_size}")
+            bar = terminal_bar(total=len(sentences), unit="sent", desc=f"stack {stack_size}")
         for sentence_id, candidates, _ in generate_batches(
             BeamRunOptions(nbest=nbest, stack_size=stack_size, beam_threshold=beam_threshold), sentences,
             GenerationResources((table,), lm), processes=processes,

@@ -50,7 +50,7 @@ from core.experiments.per_sentence import markdown_note, run_provenance, write_p
 from core.experiments.provenance import inputs_line
 from core.textio import atomic_output, read_token_lines
 from core.vocabulary import APPLICATIONS
-from core.terminal_text import unescaped
+from core.terminal_bar import terminal_bar
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -183,9 +183,8 @@ def run(sentences: Sequence[Sequence[str]], references: Sequence[Sequence[str]] 
         rates = ApplicationRates(application)
         items = range(len(sentences))
         if progress:
-            from tqdm import tqdm
 
-            items = tqdm(items, unit="sent", file=unescaped(sys.stderr), desc=f"SPG {application}")
+            items = terminal_bar(items, unit="sent", desc=f"SPG {application}")
         for i in items:
             source = tuple(sentences[i])
             reference = tuple(references[i]) if application == "similarity" else None

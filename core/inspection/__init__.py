@@ -1,6 +1,6 @@
 """Inspecting failures: which judged candidates the judges rejected, why a system produced them, which rules to blame.
 
-A bridge (it reads the store and uses the engine): :mod:`~core.inspection.verdicts`
+A bridge (it reads the store and uses the engine): :mod:`~core.stats.verdicts`
 gives every judged candidate a verdict, :mod:`~core.inspection.candidate_rows`
 lists them for the Inspect screen and ``parastudio inspect``,
 :mod:`~core.inspection.details` explains one, :mod:`~core.inspection.rule_blame`

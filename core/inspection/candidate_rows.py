@@ -1,7 +1,7 @@
 """Every judged candidate of a study as one row: its text, systems, verdict, length, rules applied, scores.
 
 The Inspect screen and ``parastudio inspect`` list these rows (green accepted,
-red rejected, amber disagreed, blue adjudicated, :mod:`core.inspection.verdicts`: an adjudicator's decision
+red rejected, amber disagreed, blue adjudicated, :mod:`core.stats.verdicts`: an adjudicator's decision
 settles the criterion its judges disagree on, and the row says whose decision it was). Read with a
 few plain SQL queries over the live judgments of normal items (repeats and
 planted controls are never inspected as candidates), so a 100,000-candidate
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import text
 
-from core.inspection.verdicts import ADJUDICATED, candidate_verdict, is_positive, settled_verdict, shown_verdict, \
+from core.stats.verdicts import ADJUDICATED, candidate_verdict, is_positive, settled_verdict, shown_verdict, \
     verdict_of_votes
 from core.store.criteria import SCORE_SCALES
 from core.store.database import Database

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from core.inspection.candidate_rows import CandidateRow
-from core.inspection.verdicts import ACCEPTED, REJECTED
+from core.stats.verdicts import ACCEPTED, REJECTED
 from core.textio import atomic_output
 
 Z95 = 1.959963984540054

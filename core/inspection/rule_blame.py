@@ -21,7 +21,7 @@ import Levenshtein
 from sqlalchemy import text
 
 from core.inspection.candidate_rows import candidate_rows
-from core.inspection.verdicts import ACCEPTED, REJECTED
+from core.stats.verdicts import ACCEPTED, REJECTED
 from core.store.database import Database
 from core.textio import atomic_output, read_lines
 
@@ -68,12 +68,14 @@ def rule_blame_from_spans(db: Database, study_id: int, *, criteria: set[str] | N
     """Rule blame from the words judges marked (error spans, issue 30) rather than from whole-candidate
     verdicts: each rewrite of a candidate judged in an ``esa`` criterion counts as ``rejected`` when more than
     half of its judges marked a word it produced, ``accepted`` when fewer than half did (a tie is left out);
-    the Fisher test compares the rule's rewrites with all the study's (:mod:`core.inspection.span_rewrites`)."""
-    from core.inspection.span_rewrites import marked_rewrites
+    the Fisher test compares the rule's rewrites with all the study's (:mod:`core.judging.span_rewrites`)."""
+    from core.demo import demo_files
+    from core.judging.span_rewrites import marked_rewrites
 
     in_rejected: Counter = Counter()
     in_accepted: Counter = Counter()
-    for rewrite in marked_rewrites(db, study_id, criteria=criteria):
+    for rewrite in marked_rewrites(db, study_id, criteria=criteria,
+                                   truecase_model=str(demo_files().truecase_model)):
         if rewrite.verdict is not None and (system is None or system in rewrite.systems):
             (in_rejected if rewrite.verdict == "marked" else in_accepted)[(rewrite.source, rewrite.target)] += 1
     return _fisher_ranked(in_rejected, in_accepted, sum(in_rejected.values()), sum(in_accepted.values()),

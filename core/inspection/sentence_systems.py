@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from core.inspection.candidate_rows import CandidateRow
-from core.inspection.verdicts import REJECTED
+from core.stats.verdicts import REJECTED
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@ severity, before scoring the candidate 0-100 (issue 30).
 
 A judgment of an ``esa`` criterion stores the score as its value and the spans as JSON in its text:
 ``[{"start": i, "end": j, "severity": "minor" | "major"}]``, indices of the words the judge read (``end``
-exclusive; :func:`core.judging_view.judged_words`: the readable words under the study's display rule, the
+exclusive; :func:`core.judging.view.judged_words`: the readable words under the study's display rule, the
 tokens when it shows them tokenized), sorted and not overlapping. :func:`blamed_units` takes spans over the
-stored tokens onto the derivation's unit replacements; :mod:`core.inspection.span_rewrites` first maps the
+stored tokens onto the derivation's unit replacements; :mod:`core.judging.span_rewrites` first maps the
 judged words onto those tokens, so rule blame and unit labels can come from the words judges marked.
 """
 

@@ -9,6 +9,8 @@ collection hands notes, decks and cards to their own modules):
 * :mod:`core.store.candidates`: candidates and choice tasks in;
 * :mod:`core.store.assignment`: who judges what, in which order, with repeats and controls;
 * :mod:`core.store.annotation`: the next item, recording an answer, undo;
+* :mod:`core.store.annotation_queries`: what the judging screens read (studies, counts, a live answer);
+* :mod:`core.store.session_lock`: one judging session per judge at a time;
 * :mod:`core.store.choice_preview`: a choice task's pick shown in its sentence before it is accepted;
 * :mod:`core.store.quality`: progress and quality control;
 * :mod:`core.store.judgments_out`: judgments out, one self-contained row each;
@@ -34,17 +36,21 @@ from core.store.annotation import ItemView, annotate_judgment, item_at, judgment
 from core.store.assignment import AssignReport, assign, make_control_text, next_free_positions
 from core.store.candidate_files import CandidateRow, read_candidates, read_candidates_jsonl, read_candidates_table, \
     read_choice_tasks, read_sources
+from core.store.annotation_queries import StudySummary, every_annotator_name, judgment_count, live_judgment_of, \
+    progress_counts, study_summaries
 from core.store.candidates import ImportReport, add_choice_tasks, import_candidates
 from core.store.choice_preview import ChoicePreview, preview as preview_choice
 from core.store.clock import iso_time
 from core.store.da_keys import DA_RECORD_KEYS, da_score_after_key
 from core.store.error_spans import SpanMarking, blamed_units, parse_spans
 from core.store.connection_file import StudyConnection, is_connection_file, read_connection_file
-from core.store.criteria import CriterionSpec, bad_values, normalize_value, preset_criterion
+from core.store.criteria import YES_NO_SCALES, CriterionSpec, bad_values, normalize_value, preset_criterion
 from core.store.exchange import MergeReport, export_package, import_judgments_csv, merge_package
 from core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
 from core.store.judgments_out import EXPORT_COLUMNS, export_judgments, iter_judgments, judgment_records
 from core.store.quality import DEFAULT_QC_THRESHOLDS, QualityReport, StudyProgress, quality_control, study_progress
+from core.store.session_lock import HEARTBEAT_SECONDS, SessionLock, SessionTaken, heartbeat as heartbeat_session, \
+    release as release_session
 from core.store.studies import create_study, find_annotator, find_study, new_study_plan, study_criteria, \
     study_name, study_settings, update_study_settings
 from core.store.study_members import AccessError, Invitation, Membership, connection_membership, invite, members, \
@@ -69,4 +75,7 @@ __all__ = [
     "update_study_settings", "ChoicePreview", "preview_choice", "study_name", "AccessError", "Invitation",
     "Membership", "connection_membership", "invite", "members", "revoke", "AnswerOutbox", "Outgoing",
     "is_connection_lost", "send_once", "StudyConnection", "is_connection_file", "read_connection_file",
+    "StudySummary", "every_annotator_name", "judgment_count", "live_judgment_of", "progress_counts",
+    "study_summaries", "YES_NO_SCALES", "HEARTBEAT_SECONDS", "SessionLock", "SessionTaken", "heartbeat_session",
+    "release_session",
 ]

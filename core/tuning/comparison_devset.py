@@ -18,7 +18,7 @@ annotation::
 
 (an ``esa`` score adds the judge's ``spans``, word indices of the candidate as the study showed it, and, per
 unit replacement of the derivation, the worst severity marked on its words or null:
-:func:`core.inspection.span_rewrites.marked_units`)
+:func:`core.judging.span_rewrites.marked_units`)
 
 ``z`` is the score standardized by its judge (:func:`core.store.judgments_out.da_standardizer`, the
 definition of :mod:`core.stats.direct_assessment`); ``mean_z`` the mean over the judges with a z.
@@ -34,8 +34,8 @@ from core.store import operations as ops
 from core.store.database import Database
 from core.store.criteria import SCORE_SCALES
 from core.demo import demo_files
-from core.inspection.span_rewrites import marked_units
-from core.judging_view import judged_words, study_display
+from core.judging.span_rewrites import marked_units
+from core.judging.view import judged_words, study_display
 from core.store.error_spans import parse_spans
 from core.store.judgments_out import da_standardizer
 from core.store.models import Candidate, PreferencePair, SourceSentence, Study

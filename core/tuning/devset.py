@@ -19,7 +19,7 @@ Replacement labels (seed 004 §3.6 asks one per unit replacement):
 * ``"origin": "spans"`` (``unit_labels="spans"``, ``export-devset --unit-labels spans``), before deriving, for a
   candidate judged with error spans (an ``esa`` criterion, the first when there are several): each judge's
   label is ``incorrect`` when they marked a word the replacement produced (either severity), ``correct`` when
-  they marked none of its words, aggregated like any label (:mod:`core.inspection.span_rewrites` maps the
+  they marked none of its words, aggregated like any label (:mod:`core.judging.span_rewrites` maps the
   words judges saw onto the derivation's target tokens). A replacement judged directly keeps that label.
 
 A pattern-pair study (``parastudio patterns study``, seed 002 §4.1) has no derivation: each candidate, pattern e2
@@ -49,10 +49,10 @@ from typing import Sequence
 from sqlalchemy import select
 
 from core.demo import demo_files
-from core.inspection.span_rewrites import marked_rewrites, marks_by_unit
-from core.inspection.verdicts import is_positive
-from core.judging_view import shown_text, study_display
+from core.judging.span_rewrites import marked_rewrites, marks_by_unit
+from core.judging.view import shown_text, study_display
 from core.stats.label_aggregation import AGGREGATION_RULES, AggregatedLabel, aggregate_labels
+from core.stats.verdicts import is_positive
 from core.store import operations as ops
 from core.store.criteria import YES_NO_SCALES
 from core.store.database import Database
@@ -79,7 +79,7 @@ def _scale_values(criterion: Criterion) -> list[str]:
 
 
 def positive_labels(criterion: Criterion) -> set[str]:
-    """The labels that accept a candidate, as the Inspect screen reads them (:func:`core.inspection.verdicts.
+    """The labels that accept a candidate, as the Inspect screen reads them (:func:`core.stats.verdicts.
     is_positive`): yes, or a level at or above the middle of a numeric scale."""
     values = [YES, NO] if criterion.scale in YES_NO_SCALES else _scale_values(criterion)
     return {v for v in values if is_positive(v, [] if criterion.scale in YES_NO_SCALES else values) is True}
@@ -194,7 +194,9 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
     elif derive_from not in all_criteria:
         raise ValueError(f"--derive-from {derive_from}: the study has no such criterion")
     judged = _labels_by_key(ops.iter_judgments(db, study_id))
-    marked = marks_by_unit(marked_rewrites(db, study_id)) if unit_labels == "spans" else {}
+    marked = {}
+    if unit_labels == "spans":
+        marked = marks_by_unit(marked_rewrites(db, study_id, truecase_model=str(demo_files().truecase_model)))
     adjudicated = _labels_by_key(ops.iter_judgments(db, study_id, adjudications=True))
 
     def aggregated(candidate_id: int, unit: int | None, criterion: str) -> tuple[dict, dict, AggregatedLabel]:

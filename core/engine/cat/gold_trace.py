@@ -10,7 +10,7 @@ The first of these that holds is the gold's fate:
 * ``dropped by PTRF`` (or another filter);
 * ``ranked N``: it survived, at rank N after the sorters (``shown N`` when N <= top).
 
-"Spells" compares :func:`~core.engine.cat.paraphraser.normalized` words.
+"Spells" compares :func:`~core.engine.cat.stages.normalized` words.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections import OrderedDict
 from typing import Iterable, Sequence
 
 from core.engine.cat.partials import Partial
+from core.engine.cat.stages import normalized
 
 
 def spells(pieces: Iterable[Partial], gold: Sequence[str], low: int, high: int, *, normalize) -> bool:
@@ -49,8 +50,6 @@ def _in_graph(graph, low: int, high: int, key: tuple[str, ...]) -> tuple[bool, i
 
     Every approach asks it of the same case again (31 runs in seed 001's experiment): the answer depends only on
     the graph, so it is kept per store version (least recently used ones go)."""
-    from core.engine.cat.paraphraser import normalized
-
     cache_key = (graph.store.identity, graph.sentence, low, high, key)
     if cache_key in _IN_GRAPH:
         _IN_GRAPH.move_to_end(cache_key)
@@ -63,8 +62,6 @@ def _in_graph(graph, low: int, high: int, key: tuple[str, ...]) -> tuple[bool, i
 
 
 def gold_trace(result, gold: Sequence[str]) -> dict:
-    from core.engine.cat.paraphraser import normalized
-
     key = normalized(gold)
     out = {"gold": " ".join(gold), "fate": None, "detail": None}
     if result.alignment is None:

@@ -20,7 +20,6 @@ a gold paraphrase was lost (:meth:`SuggestResult.explain`).
 
 from __future__ import annotations
 
-import functools
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -29,26 +28,16 @@ from core.engine.cat.aligner import Alignment, AlignmentError, align_exact, alig
 from core.engine.cat.approaches import Approach
 from core.engine.cat.filters import FILTERS
 from core.engine.cat.fsm import FSM, build_fsm, kbest_paths, paths_per_end
+from core.engine.cat.gold_trace import gold_trace
 from core.engine.cat.graph_store import SentenceGraph
 from core.engine.cat.partial_filters import PARTIAL_FILTERS
 from core.engine.cat.partials import Partial, retrieve_partials
 from core.engine.cat.score_functions import chained
 from core.engine.cat.sorters import SORTERS, load_clustering
-from core.engine.cat.stages import DEFAULT_PARAMETERS, Suggestion, SuggestContext, strip_punctuation
+from core.engine.cat.stages import DEFAULT_PARAMETERS, Suggestion, SuggestContext, normalized
 from core.engine.lm import LanguageModel
 
 REQUESTS = ("paraphrase", "expand-abbreviation")
-
-
-def normalized(words: Sequence[str]) -> tuple[str, ...]:
-    """How a suggestion is compared with a gold phrase: lowercase, punctuation removed (every approach's PTPF
-    removes it from the suggestions, so a gold's punctuation could never be matched)."""
-    return _normalized(words if isinstance(words, tuple) else tuple(words))
-
-
-@functools.lru_cache(maxsize=1 << 18)
-def _normalized(words: tuple[str, ...]) -> tuple[str, ...]:  # a gold's trace asks it of every hypothesis again
-    return tuple(w.lower() for w in strip_punctuation(words))
 
 
 @dataclass
@@ -152,8 +141,6 @@ class SuggestResult:
 
     def explain(self, gold: Sequence[str]) -> dict:
         """Where ``gold`` was lost, stage by stage (see :func:`gold_trace`)."""
-        from core.engine.cat.gold_trace import gold_trace
-
         return gold_trace(self, gold)
 
     def to_json(self, *, candidates: bool = True) -> dict:

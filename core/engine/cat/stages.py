@@ -107,6 +107,17 @@ class Sorter(Protocol):
     def __call__(self, suggestions: list[Suggestion], context: SuggestContext) -> list[Suggestion]: ...
 
 
+def normalized(words: Sequence[str]) -> tuple[str, ...]:
+    """How a suggestion is compared with a gold phrase: lowercase, punctuation removed (every approach's PTPF
+    removes it from the suggestions, so a gold's punctuation could never be matched)."""
+    return _normalized(words if isinstance(words, tuple) else tuple(words))
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _normalized(words: tuple[str, ...]) -> tuple[str, ...]:  # a gold's trace asks it of every hypothesis again
+    return tuple(w.lower() for w in strip_punctuation(words))
+
+
 def strip_punctuation(words: Sequence[str]) -> tuple[str, ...]:
     """PTPF's normalisation: tokens with no letter or digit go (spaces between words collapse with them)."""
     return tuple(w for w in words if _has_letter_or_digit(w))

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import IO, Iterable, Sequence
 
-from core.engine.beam_decoder import BeamDecoder, NBestEntry
+from core.engine.beam_decoder import BeamDecoder
+from core.engine.decoder_types import NBestEntry
 from core.engine.cat.graph_store import best_path_from, nodes_of_lines
 from core.engine.cat.segmentation import Translation
 from core.engine.search_graph import search_graph_lines

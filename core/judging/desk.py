@@ -3,8 +3,8 @@
 
 Issue 28 (Deliver 3): the value of an answer used to pass back and forth between the annotation screen, the
 session, the display and the word diff. Now a key goes one way down: :meth:`JudgingDesk.press` reads it against
-the item shown (its levels and their keys from :mod:`core.judging_view`, the other keys from
-:mod:`core.judging_keys`, a direct assessment's from :mod:`core.store.da_keys`, error span marking from
+the item shown (its levels and their keys from :mod:`core.judging.view`, the other keys from
+:mod:`core.judging.keys`, a direct assessment's from :mod:`core.store.da_keys`, error span marking from
 :class:`core.store.error_spans.SpanMarking`), tells the session (:class:`core.store.annotation_session.
 AnnotationSession`) what was answered, and returns an :class:`Outcome`: the :class:`Record` the writer must store
 (an answer, a flag or comment, an undo), whether another item is shown now, and a status line. What to paint is
@@ -21,9 +21,9 @@ import html
 import threading
 from dataclasses import dataclass
 
-from core import judging_keys
-from core.judging_keys import PREFERENCE_KEYS, KeyBinding
-from core.judging_view import JudgingView, judging_view, study_display
+from core.judging import keys as judging_keys
+from core.judging.keys import PREFERENCE_KEYS, KeyBinding
+from core.judging.view import JudgingView, judging_view, study_display
 from core.store import operations as ops
 from core.store import session_lock
 from core.store.annotation import ItemView
@@ -69,7 +69,7 @@ class JudgingDesk:
 
     def __init__(self, session: AnnotationSession, display=None):
         self.session = session
-        self.display = display  # the study's display rule (core.judging_view.study_display); None: tokenized
+        self.display = display  # the study's display rule (core.judging.view.study_display); None: tokenized
         self.item: ItemView | None = None
         self.view: JudgingView | None = None
         self.preview: ops.ChoicePreview | None = None
@@ -91,7 +91,7 @@ class JudgingDesk:
         self.marking = None
         if item is not None and item.scale == "esa":
             # Over the words the judge reads (the view's: readable words, each over its stored tokens;
-            # core.inspection.span_rewrites maps them onto the derivation's rewrites), as desktop/esa_view.py
+            # core.judging.span_rewrites maps them onto the derivation's rewrites), as desktop/esa_view.py
             # paints them from the same view.
             self.marking = ops.SpanMarking(len(self.view.words),
                                            ops.parse_spans(item.text) if item.value is not None else [])

@@ -1,6 +1,6 @@
 """Error spans mapped onto the derivation's rewrites (issue 30, Deliver 4): which rules judges marked.
 
-A judge marks words of the candidate as shown (:func:`core.judging_view.judged_words`: the readable words
+A judge marks words of the candidate as shown (:func:`core.judging.view.judged_words`: the readable words
 under the study's display rule, or the tokens when it shows them tokenized); an ``esa`` judgment stores
 those spans as word indices (:mod:`core.store.error_spans`). The chain to the rules is exact:
 
@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import select
 
-from core.demo import demo_files
-from core.judging_view import JudgedWord, judged_words, study_display
+from core.judging.view import JudgedWord, judged_words, study_display
 from core.store import operations as ops
 from core.store.database import Database
 from core.store.error_spans import SEVERITIES, blamed_units, parse_spans
@@ -88,12 +87,14 @@ class MarkedRewrite:
         return "unmarked" if marked * 2 < len(self.marks) else None
 
 
-def marked_rewrites(db: Database, study_id: int, *, criteria: set[str] | None = None) -> list[MarkedRewrite]:
+def marked_rewrites(db: Database, study_id: int, *, criteria: set[str] | None = None,
+                    truecase_model: str | None = None) -> list[MarkedRewrite]:
     """Every unit replacement of every candidate judged in an ``esa`` criterion (``criteria``: only these),
-    with each judge's marks mapped through the words the study showed (its display rule)."""
+    with each judge's marks mapped through the words the study showed (its display rule; ``truecase_model``: the
+    model it falls back on, the app's bundled one, as the judging screens had it)."""
     with db.reading() as session:
         study = session.get(Study, study_id)
-        display = study_display(study.settings or {}, str(demo_files().truecase_model))
+        display = study_display(study.settings or {}, truecase_model)
         shown = {cid: (derivation, text, source, original) for cid, derivation, text, source, original in
                  session.execute(select(Candidate.id, Candidate.derivation, Candidate.text, SourceSentence.text,
                                         SourceSentence.display).join(SourceSentence)

@@ -1,8 +1,8 @@
 """The judging screen's keys besides the answer levels, one table (:data:`KEYS`): its buttons, its help line and
 its key presses all come from it (the levels' keys come from each criterion's scale:
-:func:`core.judging_view.key_for_level`), and the keys of a preference item (:data:`PREFERENCE_KEYS`). Keys are
+:func:`core.judging.view.key_for_level`), and the keys of a preference item (:data:`PREFERENCE_KEYS`). Keys are
 written as Qt's QKeySequence writes them ("Shift+Left", "Ctrl+Z", "Y"), without importing Qt: what a key does is
-:class:`core.judging_desk.JudgingDesk`'s, which reads these tables."""
+:class:`core.judging.desk.JudgingDesk`'s, which reads these tables."""
 
 from __future__ import annotations
 

@@ -155,7 +155,7 @@ def judged_words(tokens: str, display: SentenceDisplay | None, *, source: str | 
     "hello ," -> "hello,"), never splits one. A token the detokenizer rewrote has no characters of its own
     ("@-@" -> "-"): it belongs to the word before it (the first word when it comes first). Every token belongs to
     exactly one word, in order, so spans over these words map onto tokens and back exactly
-    (:mod:`core.inspection.span_rewrites`); a run of the text with no token in it is not a word to mark.
+    (:mod:`core.judging.span_rewrites`); a run of the text with no token in it is not a word to mark.
     """
     words = tokens.split()
     if display is None:
