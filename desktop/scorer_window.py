@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 
 from core.engine.derivation import apply_matches, changed_segments
 from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import Match, ParaphraseTable
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Match
 from core.engine.scoring import mcpg_reward
 from core.engine.truescore import TrueScorer
 from desktop.table_models import DerivationTableModel, MatchTableModel

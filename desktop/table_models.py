@@ -7,7 +7,7 @@ from typing import Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
 from core.engine.derivation import Segment
-from core.engine.paraphrase_table import Match
+from core.engine.rules import Match
 
 
 class MatchTableModel(QAbstractTableModel):

@@ -15,11 +15,10 @@ import networkx as nx
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Each a strongly connected set of modules: the engine's heart (issue 42, item 1).
-BEING_REMOVED = {
-    frozenset({"core.engine.derivation", "core.engine.paraphrase_table", "core.engine.scoring",
-               "core.engine.table_options_native", "core.engine.translation_options", "core.engine.truescore_paths"}),
-}
+# Each a strongly connected set of modules still being taken apart: none since issue 42 took the last four apart
+# (the engine's heart, the decoder and its compiled search, seed 001's gold trace and paraphraser, the app and its
+# main window).
+BEING_REMOVED: set[frozenset[str]] = set()
 
 
 def module_name(path: Path, root: Path) -> str:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine import compiled_search, table_binary, table_options_native
+from core.engine import binary_table_rows, compiled_search, table_binary, table_options_native
 from core.engine.beam_decoder import BeamDecoder, DecoderSettings
 from core.engine.compiled_search import native_model
 from core.engine.lm import LanguageModel
@@ -56,7 +56,7 @@ def tables(directory: Path, rows, keep_features: bool) -> tuple[ParaphraseTable,
                     encoding="utf-8")
     ParaphraseTable.binarize(path)
     mapped = ParaphraseTable.load(path, keep_features=keep_features)
-    assert table_options_native.mapped_buckets(mapped) is not None
+    assert binary_table_rows.mapped_buckets(mapped) is not None
     return ParaphraseTable.load(path, keep_features=keep_features, binary=False), mapped
 
 
@@ -72,7 +72,7 @@ def test_the_core_ranks_a_phrases_options_and_its_slot_as_the_python_cache(tiny_
         reference = OptionCache(text, lm, weights=weights, limit=limit, identities=identities)
         cache = OptionCache(mapped, lm, weights=weights, limit=limit, identities=identities)
         assert table_options_native.usable(cache)
-        native = table_options_native.BinaryOptions(cache, table_options_native.mapped_buckets(mapped),
+        native = table_options_native.BinaryOptions(cache, binary_table_rows.mapped_buckets(mapped),
                                                     native_model(lm) if lm is not None else None)
         for query in [*text.sources(), *queries]:
             if len(query) == 1:  # the word's own slot: the identity or a better rule rewriting it into itself
@@ -105,8 +105,8 @@ def test_the_core_finds_every_rule_a_target_can_use_in_table_order(rows, sentenc
                      for i, j, bucket in mapped.span_rules_for_target(sentence, target)]
             assert [entry for entry in found if entry[2]] == expected
             # and nothing it leaves out could be used
-            assert all(r.target in wanted for _, _, bucket in table_options_native.span_rules_toward(
-                table_options_native.mapped_buckets(mapped), sentence, target) or () for r in bucket)
+            assert all(r.target in wanted for _, _, bucket in binary_table_rows.span_rules_toward(
+                binary_table_rows.mapped_buckets(mapped), sentence, target) or () for r in bucket)
 
 
 def rule_view(rule: Rule) -> tuple:
@@ -130,17 +130,17 @@ def test_the_cores_hash_is_the_tables(key):
 def test_the_core_finds_a_phrases_rules_where_the_table_does(rows, queries, keep_features):
     with tempfile.TemporaryDirectory() as directory:
         text, mapped = tables(Path(directory), rows, keep_features)
-        binary = table_options_native.mapped_buckets(mapped).binary
+        binary = binary_table_rows.mapped_buckets(mapped).binary
         phrases = [*text.sources(), *queries, ("a b",), ("a", "b c")]  # a token with a space joins into another key
         python = [binary.find(table_binary.phrase_key(p)) for p in phrases]
-        assert table_options_native._find_sources(binary, [table_binary.phrase_key(p) for p in phrases]) == python
-        table_options_native._RANGES.pop(binary, None)
-        found = table_options_native.rule_ranges(binary, phrases)
+        assert binary_table_rows._find_sources(binary, [table_binary.phrase_key(p) for p in phrases]) == python
+        binary_table_rows._RANGES.pop(binary, None)
+        found = binary_table_rows.rule_ranges(binary, phrases)
         for query, span in zip(phrases, found):  # exactly the text table's rules of the phrase, in its order
             expected = [rule_view(r) for r in text.rules_for(query) or ()]
             assert ([rule_view(binary.rule(r, query, keep_features)) for r in range(*span)] if span else []) == expected
             assert span is None or span[1] > span[0]
-        assert [table_options_native.rule_range(binary, p) for p in phrases] == found  # now from the cache
+        assert [binary_table_rows.rule_range(binary, p) for p in phrases] == found  # now from the cache
 
 
 def decoding_view(result, n):

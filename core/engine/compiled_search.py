@@ -29,7 +29,8 @@ from typing import Sequence
 from core.engine.decoder_types import DecodeResult, DecoderSettings, Hypothesis, NBestEntry
 from core.engine.lm import LanguageModel
 from core.engine.translation_options import OptionCache, PhraseOption, TranslationOption, TranslationOptions
-from core.engine.table_options_native import BinaryOptions, RankedRules, mapped_buckets, usable
+from core.engine.binary_table_rows import mapped_buckets
+from core.engine.table_options_native import BinaryOptions, RankedRules, usable
 
 INTERFACE = 3  # the version of beam_core.cpp's Python interface and search this module speaks (its INTERFACE)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from core.engine.paraphrase_table import Match
+from core.engine.rules import Match
 from core.engine.rules import Rule, identity_rule
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from core.engine import table_binary
-from core.engine.rules import Phrase, Rule
+from core.engine.binary_table_rows import mapped_buckets, rule_columns_toward, span_rules_toward
+from core.engine.rules import Match, Phrase, Rule
 from core.engine.table_formats import (
     LoadReport,
     TableFormat,
@@ -24,15 +25,6 @@ from core.engine.table_formats import (
     read_rules,
     table_name,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    """A rule applicable at source span ``[start, end)`` of a sentence."""
-
-    start: int
-    end: int
-    rule: Rule
 
 
 @dataclass(frozen=True)
@@ -257,9 +249,7 @@ class ParaphraseTable:
     def span_rules_for_target(self, tokens: Sequence[str], target: Sequence[str]
                               ) -> Iterable[tuple[int, int, list[Rule]]]:
         """:meth:`span_rules`, or the part of it that holds every rule whose target is a contiguous part of
-        ``target``: a mapped binary table reads only those (in C++, :mod:`core.engine.table_options_native`)."""
-        from core.engine.table_options_native import mapped_buckets, span_rules_toward
-
+        ``target``: a mapped binary table reads only those (in C++, :mod:`core.engine.binary_table_rows`)."""
         buckets = mapped_buckets(self)
         found = span_rules_toward(buckets, tokens, target) if buckets is not None else None
         return found if found is not None else self.span_rules(tokens)
@@ -267,8 +257,6 @@ class ParaphraseTable:
     def rule_columns_for_target(self, tokens: Sequence[str], target: Sequence[str]):
         """What :meth:`span_rules_for_target` keeps, as numbers (a
         :class:`~core.engine.truescore_paths.RuleColumns`), for a mapped binary table; None otherwise."""
-        from core.engine.table_options_native import mapped_buckets, rule_columns_toward
-
         buckets = mapped_buckets(self)
         return rule_columns_toward(buckets, tokens, target) if buckets is not None else None
 

@@ -40,3 +40,12 @@ class Rule:
 def identity_rule(word: str) -> Rule:
     """The identity rule of seed 000 §2.2: an unchanged word, probability 1."""
     return Rule((word,), (word,), 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A rule applicable at source span ``[start, end)`` of a sentence."""
+
+    start: int
+    end: int
+    rule: Rule

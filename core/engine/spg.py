@@ -64,7 +64,8 @@ from typing import Protocol, Sequence
 from core.engine.beam_decoder import BeamDecoder, DecoderSettings
 from core.engine.derivation import Segment
 from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import Match, ParaphraseTable
+from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.rules import Match
 from core.engine.rules import Rule
 from core.engine.scoring import ScoreWeights
 from core.progress import Progress, no_progress

@@ -4,7 +4,7 @@ binary table's columns.
 :class:`SegmentPath` is what :func:`best_derivation <core.engine.truescore.best_derivation>` returns from
 ``_truescore_core``: segments built when first read. :func:`best_from_columns` is its first target of a source
 (seed 000, Algorithm 1, the same dynamic program): the rules it can use come from
-:func:`~core.engine.table_options_native.rule_columns_toward` as numbers (span, target, rule number, log10 p),
+:func:`~core.engine.binary_table_rows.rule_columns_toward` as numbers (span, target, rule number, log10 p),
 so no :class:`Rule` is built but those of the derivation, when read. The reference is
 :func:`best_derivation_reference <core.engine.truescore.best_derivation_reference>` over
 :meth:`SourceRuleIndex.for_target <core.engine.truescore.SourceRuleIndex.for_target>`: the same rules in the same

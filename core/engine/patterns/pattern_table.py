@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from core.engine.paraphrase_table import Match
+from core.engine.rules import Match
 from core.engine.patterns.dependency_parse import DependencyParse
 from core.engine.patterns.induction import PatternInstance, induce_patterns
 from core.vocabulary import is_slot
