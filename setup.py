@@ -2,7 +2,7 @@
 
 Everything else about the package is in ``pyproject.toml``. The extension
 ``core.engine._beam_core`` links KenLM's query code, compiled here from the
-kenlm source distribution on PyPI (the one ``core/engine/kenlm_tools.py`` builds
+kenlm source distribution on PyPI (the one ``core/engine/lm/kenlm_tools.py`` builds
 lmplz from; query code needs no Boost). Where that source comes from, first
 found wins:
 

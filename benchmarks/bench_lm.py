@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 from core.demo import demo_files
-from core.engine.kenlm_tools import ensure_kenlm_binaries
-from core.engine.lm import LanguageModel
+from core.engine.lm.kenlm_tools import ensure_kenlm_binaries
+from core.engine.lm.language_model import LanguageModel
 
 
 def sentences_for(count: int, seed: int = 0) -> list[str]:

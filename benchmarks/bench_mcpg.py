@@ -12,7 +12,7 @@
 
 Figures from a run are kept in evaldata/results/mcpg-profiles.md.
 
-The reference is the beam decoder's 1-best (core.engine.beam_decoder) and, because
+The reference is the beam decoder's 1-best (core.engine.decoders.beam_decoder) and, because
 that 1-best is often the source itself, which MCPG never outputs (seed 003 §2:
 the root is not final), also the beam's best candidate that differs from the
 source (from its distinct 100-best). Without the beam decoder the reference is
@@ -52,11 +52,11 @@ sys.path.insert(0, str(ROOT))
 
 from core.errors import InputFormatError  # noqa: E402
 from core.textio import open_text_maybe_gzip  # noqa: E402
-from core.engine.lm import LanguageModel  # noqa: E402
-from core.engine.mcpg import FAITHFUL, TUNED, ActionSpace, MCPGStats, SearchInputs, generate_mcpg  # noqa: E402
-from core.engine.paraphrase_table import ParaphraseTable  # noqa: E402
-from core.engine.rules import Rule  # noqa: E402
-from core.engine.truescore import TrueScorer  # noqa: E402
+from core.engine.lm.language_model import LanguageModel  # noqa: E402
+from core.engine.decoders.mcpg import FAITHFUL, TUNED, ActionSpace, MCPGStats, SearchInputs, generate_mcpg  # noqa: E402
+from core.engine.tables.paraphrase_table import ParaphraseTable  # noqa: E402
+from core.engine.tables.rules import Rule  # noqa: E402
+from core.engine.model.truescore import TrueScorer  # noqa: E402
 
 DEMO_TABLE = ROOT / "evaldata/demo/paraphrase-table.gz"
 DEMO_LM = ROOT / "evaldata/demo/lm.bin"
@@ -151,7 +151,7 @@ def load_data(args):
 def references(sentences, table, lm):
     """(beam 1-best true score, beam best-non-source true score) per sentence, or None without the decoder."""
     try:
-        from core.engine.beam_decoder import decode_nbest
+        from core.engine.decoders.beam_decoder import decode_nbest
     except ImportError:
         return None
     scorer = TrueScorer(table, lm)
@@ -201,7 +201,7 @@ def core_speed(sentences, table, lm, eta: int, episodes: int) -> None:
     CPU time of the whole ``generate_mcpg`` call (process time: the machine is shared, so wall time would
     measure the other processes too); building the action space in Python is counted for both.
     """
-    from core.engine.mcpg import native
+    from core.engine.decoders.mcpg import native
 
     print(f"\n== compiled vs Python search: faithful profile, true-score mode, eta {eta:,}, "
           f"at most {episodes:,} episodes per verse, episodes per CPU second ==")
@@ -302,7 +302,7 @@ def main() -> int:
     refs = references(sentences, table, lm)
     beam_seconds = (time.perf_counter() - started) / len(sentences)
     if refs is None:
-        print("\n(core.engine.beam_decoder missing: no beam reference)")
+        print("\n(core.engine.decoders.beam_decoder missing: no beam reference)")
     else:
         same = sum(1 for _, _, is_source, _ in refs if is_source)
         print(f"\nbeam decoder (stack 200, 20 options, 100-best distinct): {beam_seconds:.2f} s/sentence; "

@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.engine.display_text import cased_tokens  # noqa: E402
-from core.engine.patterns.induction import induce_patterns  # noqa: E402
-from core.engine.patterns.spacy_parser import SpacyParser  # noqa: E402
+from core.engine.text.display_text import cased_tokens  # noqa: E402
+from core.engine.tables.patterns.induction import induce_patterns  # noqa: E402
+from core.engine.tables.patterns.spacy_parser import SpacyParser  # noqa: E402
 from core.worker_processes import ordered_map  # noqa: E402
 from core.tablebuild.alignment import parse_links  # noqa: E402
 from core.tablebuild.patterns.pivot_patterns import aligned_pivot_pattern  # noqa: E402

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.demo import demo_files  # noqa: E402
-from core.engine.cat.autoeval import read_cases  # noqa: E402
+from core.engine.decoders.cat.autoeval import read_cases  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_mcpg import filtered_table, synthetic_table  # noqa: E402
-from core.engine.lm import LanguageModel  # noqa: E402
+from core.engine.lm.language_model import LanguageModel  # noqa: E402
 from core.vocabulary import APPLICATIONS
-from core.engine.spg import SPGWeights, spg_report  # noqa: E402
+from core.engine.decoders.spg import SPGWeights, spg_report  # noqa: E402
 
 DEMO = ROOT / "evaldata/demo"
 BUILD = ROOT / "evaldata/build"

@@ -3,7 +3,7 @@
     python3 benchmarks/bench_suggestion_cases.py [--cases roundtrip|webkjv] [--approach approach-1 ...]
 
 Measures, side by side in one run and per approach: ``parastudio autoeval``'s
-evaluation (:func:`core.engine.cat.autoeval.evaluate`, success only) and the
+evaluation (:func:`core.engine.decoders.cat.autoeval.evaluate`, success only) and the
 screen's worker (:func:`core.inspection.suggestion_cases.evaluate_rows`: the
 gold's fate through the pipeline, the suggestions' scores, what each stage
 kept, the candidates not shown), with the ratio; then the screen's filters on
@@ -29,10 +29,10 @@ def main() -> int:
     parser.add_argument("--approach", action="append", default=[])
     args = parser.parse_args()
     from core.demo import demo_files
-    from core.engine.cat.approaches import APPROACHES
-    from core.engine.cat.autoeval import evaluate
-    from core.engine.cat.graph_store import open_graph
-    from core.engine.lm import LanguageModel
+    from core.engine.decoders.cat.approaches import APPROACHES
+    from core.engine.decoders.cat.autoeval import evaluate
+    from core.engine.decoders.cat.graph_store import open_graph
+    from core.engine.lm.language_model import LanguageModel
     from core.inspection.suggestion_cases import evaluate_rows, filter_case_rows, load_case_set
 
     names = args.approach or ["approach-1", "approach-10"]

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.demo import demo_files  # noqa: E402
-from core.engine.cat.approaches import APPROACHES  # noqa: E402
+from core.engine.decoders.cat.approaches import APPROACHES  # noqa: E402
 from core.inspection.translator_session import TranslatorSession  # noqa: E402
 
 

@@ -19,11 +19,11 @@ import sys
 import time
 
 from core.demo import demo_files
-from core.engine.derivation import apply_matches
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine import truescore
-from core.engine.truescore import (
+from core.engine.model.derivation import apply_matches
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model import truescore
+from core.engine.model.truescore import (
     SourceRuleIndex,
     TrueScorer,
     best_derivation,
@@ -94,7 +94,7 @@ def main() -> None:
 
     demo = demo_files()
     if demo.lm.is_file():
-        from core.engine.lm import LanguageModel
+        from core.engine.lm.language_model import LanguageModel
 
         lm = LanguageModel(demo.lm)
         with_lm = float("inf")
@@ -131,7 +131,7 @@ def dp_variants(label: str, table: ParaphraseTable, pairs, rounds: int = 5) -> N
 
 def real_data(demo, rng: random.Random) -> None:
     """The bundled demo table and test verses of 25-35 tokens, random reachable targets."""
-    from core.engine.lm import LanguageModel
+    from core.engine.lm.language_model import LanguageModel
 
     started = time.process_time()
     table = ParaphraseTable.load(demo.table, keep_features=False)

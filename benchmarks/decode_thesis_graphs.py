@@ -45,10 +45,10 @@ def sample_ids(count: int, every: int, limit: int | None) -> list[int]:
 
 
 def decode(args, shard: int, shards: int) -> dict:
-    from core.engine.beam_decoder import BeamDecoder, DecoderSettings
-    from core.engine.cat.translate import translate_all
-    from core.engine.lm import LanguageModel
-    from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+    from core.engine.decoders.cat.translate import translate_all
+    from core.engine.lm.language_model import LanguageModel
+    from core.engine.tables.paraphrase_table import ParaphraseTable
     from core.evaldata.translation_stages import MAX_PHRASE_LENGTH
 
     graph_name, _, sentences_name = names(args.part, args.direct)
@@ -90,8 +90,8 @@ def roundtrip_cases_of(graphs: list[Path], part: str) -> tuple[list[dict], dict]
     """The round trip's cases with these graphs' 1-best as the second pass (as the build makes them from its own):
     each case's sentence is then its graph's 1-best, and its selection aligns exactly. ``graphs`` are the shards,
     each in sentence order: merged a sentence at a time, so the whole graph is never held in memory."""
-    from core.engine.cat.segmentation import parse_segmentation
-    from core.engine.cat.translate import translation_of_graph
+    from core.engine.decoders.cat.segmentation import parse_segmentation
+    from core.engine.decoders.cat.translate import translation_of_graph
     from core.evaldata.roundtrip import RoundTripReport, roundtrip_cases
 
     originals = (BUILD / "corpus" / f"{part}.web").read_text(encoding="utf-8").splitlines()

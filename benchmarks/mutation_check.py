@@ -44,8 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Module -> the tests that guard it (those that import it and check it against an oracle or a worked example).
 MODULES = {
-    "core/engine/truescore.py": ["tests/test_truescore.py"],
-    "core/engine/kbest.py": ["tests/test_beam_kbest.py"],
+    "core/engine/model/truescore.py": ["tests/test_truescore.py"],
+    "core/engine/decoders/kbest.py": ["tests/test_beam_kbest.py"],
     "core/tuning/line_search.py": ["tests/test_mert_line_search.py"],
     "core/stats/agreement.py": ["tests/test_agreement_published.py", "tests/test_agreement_study.py"],
     "core/stats/significance.py": ["tests/test_significance_oracles.py", "tests/test_seed001_sign_test_sentence.py",

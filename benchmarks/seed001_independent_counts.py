@@ -1,7 +1,7 @@
 """An independent count of where seed 001's golds are lost, for checking ``seed001-approaches.md`` (issue 26).
 
 It shares nothing with the experiment's pipeline (no graph store, aligner,
-retrieval or filter of ``core.engine.cat``): it parses the search graph's text
+retrieval or filter of ``core.engine.decoders.cat``): it parses the search graph's text
 itself, finds each sentence's 1-best by back pointers from the best complete
 hypothesis (the store follows ``forward`` links the other way; where the case's
 sentence is another path, it must tie with that 1-best up to the graph's
@@ -38,7 +38,7 @@ from pathlib import Path
 import Levenshtein
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from core.engine.cat.function_words import FUNCTION_WORDS  # noqa: E402  (the list only)
+from core.engine.decoders.cat.function_words import FUNCTION_WORDS  # noqa: E402  (the list only)
 
 LINE = re.compile(r"^(\d+) hyp=(\d+) stack=(\d+)(?: back=(-?\d+))?(?: score=(\S+))?(?: transition=(\S+))?"
                   r"(?: recombined=(\d+))?(?: forward=(-?\d+))?(?: fscore=(\S+))?(?: covered=(\d+)-(\d+))?"
@@ -91,7 +91,7 @@ def lattice_path_spelling(nodes, tokens):
 
     A recombined hypothesis continues as its winner (its path goes on from the winner's state). Where two paths
     tie up to the written rounding, the graph's forward links may pick a path through a recombined hypothesis
-    that the back pointers do not take (``core.engine.cat.translate.translation_of_graph`` says so): a case's
+    that the back pointers do not take (``core.engine.decoders.cat.translate.translation_of_graph`` says so): a case's
     sentence is then this path, checked here to score within ROUNDING of the best."""
     _, best_from = lattice(nodes, tokens)
     return best_from(next(n["hyp"] for n in nodes.values() if n["back"] is None), 0)

@@ -68,7 +68,7 @@ class DemoFiles:
     def truecase_model(self) -> Path:
         return self.directory / "truecase-model.en"
 
-    # Seed 001's paraphraser (core.engine.cat): the round-trip graphs and cases of the test verses, the
+    # Seed 001's paraphraser (core.engine.decoders.cat): the round-trip graphs and cases of the test verses, the
     # RV1909 verses' direct translations (the WEB-KJV cases' graphs), and the tables and Spanish LM that made them.
     @property
     def roundtrip_graph(self) -> Path:
@@ -194,11 +194,11 @@ def _candidate_rows(demo: DemoFiles, progress: Progress) -> tuple[list[ops.Candi
     if missing:
         raise FileNotFoundError(f"the bundled demo has neither {candidates} nor {' and '.join(map(str, missing))} "
                                 "to generate candidates from")
-    from core.engine.generation import generate
-    from core.engine.generation_options import BeamRunOptions
-    from core.engine.generation_resources import GenerationResources
-    from core.engine.lm import LanguageModel
-    from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.candidates.generation import generate
+    from core.engine.candidates.generation_options import BeamRunOptions
+    from core.engine.candidates.generation_resources import GenerationResources
+    from core.engine.lm.language_model import LanguageModel
+    from core.engine.tables.paraphrase_table import ParaphraseTable
 
     progress(5, 100, "loading the demo table and LM to generate candidates")
     table, lm = ParaphraseTable.load(demo.table), LanguageModel(demo.lm)
@@ -212,7 +212,7 @@ def _candidate_rows(demo: DemoFiles, progress: Progress) -> tuple[list[ops.Candi
 def _choice_tasks(demo: DemoFiles, progress: Progress) -> list[dict]:
     if not (demo.testcases.is_file() and demo.table.is_file()):
         return []
-    from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.tables.paraphrase_table import ParaphraseTable
 
     progress(70, 100, "loading the demo table's rules for the choice task")
     with open(demo.testcases, encoding="utf-8") as handle:

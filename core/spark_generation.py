@@ -21,10 +21,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from core.engine.candidate import Candidate
-from core.engine.generation import SentenceGenerator, candidate_params
-from core.engine.generation_options import RunOptions, options_from_json
-from core.engine.generation_resources import GenerationResources, load_resources
+from core.engine.candidates.candidate import Candidate
+from core.engine.candidates.generation import SentenceGenerator, candidate_params
+from core.engine.candidates.generation_options import RunOptions, options_from_json
+from core.engine.candidates.generation_resources import GenerationResources, load_resources
 from core.errors import OptionsError
 
 # Sentences per task at most: small enough that the executors share the work, large enough that a

@@ -15,7 +15,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.generation_options import DEFAULT_TIME_CAP
+from core.engine.candidates.generation_options import DEFAULT_TIME_CAP
 from core.person_names import distinct_names
 from core.progress import Progress, no_progress, scaled
 from core.store import operations as ops
@@ -56,7 +56,7 @@ class EngineChoice:
 
 
 def candidate_row(candidate, line: int) -> ops.CandidateRow:
-    """The store's row for a :class:`core.engine.candidate.Candidate` (``line``: its 1-based place in the batch)."""
+    """The store's row for a :class:`core.engine.candidates.candidate.Candidate` (``line``: its 1-based place in the batch)."""
     return ops.CandidateRow(sentence_id=str(candidate.sentence_id), text=candidate.text, system=candidate.system,
                             rank=candidate.rank, model_score=candidate.model_score, true_score=candidate.true_score,
                             derivation=[s.to_json() for s in candidate.derivation], params=candidate.params,
@@ -94,11 +94,11 @@ def make_choice_study(db: Database, plan: StudyPlan, tasks: list[dict], origin: 
 
 def study_from_engine(report: Progress, db: Database, plan: StudyPlan, engine: EngineChoice) -> int:
     """Generate candidates with each chosen system and make a study of them; returns the study id."""
-    from core.engine.generation import generate
-    from core.engine.generation_options import options_for
-    from core.engine.generation_resources import GenerationResources
-    from core.engine.lm import LanguageModel
-    from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.candidates.generation import generate
+    from core.engine.candidates.generation_options import options_for
+    from core.engine.candidates.generation_resources import GenerationResources
+    from core.engine.lm.language_model import LanguageModel
+    from core.engine.tables.paraphrase_table import ParaphraseTable
 
     if not engine.systems:
         raise ValueError("choose at least one system")

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt, QThreadPool, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QPushButton, QTableView, QAbstractItemView, QVBoxLayout)
 
-from core.engine.changed_words import changed_tokens
+from core.engine.text.changed_words import changed_tokens
 from core.store import operations as ops
 from core.store.database import Database
 from core.demo import demo_files

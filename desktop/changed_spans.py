@@ -1,5 +1,5 @@
 """Changed words highlighted as HTML, in tokenized or readable text (which words changed:
-:mod:`core.engine.changed_words`), and pattern slots (``[NN_1]``, seed 002) marked. Plain Python, no Qt."""
+:mod:`core.engine.text.changed_words`), and pattern slots (``[NN_1]``, seed 002) marked. Plain Python, no Qt."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from core.engine.changed_words import changed_tokens
+from core.engine.text.changed_words import changed_tokens
 from core.inspection.candidate_rows import CandidateRow
 from core.inspection.sentence_systems import systems_on_sentence
 from desktop.changed_spans import highlighted_display_html, highlighted_html

@@ -362,7 +362,7 @@ class InspectScreen(QWidget):
                                                       "Moses phrase tables (*.gz *.txt *.pstable);;All files (*)")
         if not path:
             return
-        from core.engine.paraphrase_table import ParaphraseTable
+        from core.engine.tables.paraphrase_table import ParaphraseTable
 
         worker = Worker(lambda report: ParaphraseTable.load(path))
         worker.signals.finished.connect(lambda table: self._bilingual_loaded(table, path))

@@ -31,19 +31,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.engine.derivation import apply_matches, changed_segments
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Match
-from core.engine.scoring import mcpg_reward
-from core.engine.truescore import TrueScorer
+from core.engine.model.derivation import apply_matches, changed_segments
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Match
+from core.engine.model.scoring import mcpg_reward
+from core.engine.model.truescore import TrueScorer
 from desktop.table_models import DerivationTableModel, MatchTableModel
 from desktop.workers import Worker
 
 
 def prepare_tokens(text: str) -> list[str]:
     """Tokenize and case typed text the way the bundled data was prepared."""
-    from core.engine.tokenization import tokenize
+    from core.engine.text.tokenization import tokenize
 
     return tokenize(text, "en").split()
 

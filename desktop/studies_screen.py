@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.demo import demo_files
-from core.engine.generation import SYSTEMS
-from core.engine.generation_options import DEFAULT_TIME_CAP
+from core.engine.candidates.generation import SYSTEMS
+from core.engine.candidates.generation_options import DEFAULT_TIME_CAP
 from core.store import operations as ops
 from core.store.database import Database
 from desktop import file_dialogs

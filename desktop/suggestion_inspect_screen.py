@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
     QSplitter, QTabWidget, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from core.engine.cat.approaches import APPROACHES
-from core.engine.cat.graph_store import open_graph
+from core.engine.decoders.cat.approaches import APPROACHES
+from core.engine.decoders.cat.graph_store import open_graph
 from core.inspection.plots import plot_success_by_length
 from core.inspection.suggestion_cases import (
     CASE_SETS, COLUMNS, CaseRow, approaches_of, case_major, column_value, evaluate_rows, fate_counts, filter_case_rows,
@@ -276,7 +276,7 @@ class SuggestionInspectScreen(QWidget):
             model = lm
             if model is None:
                 from core.demo import demo_files
-                from core.engine.lm import LanguageModel
+                from core.engine.lm.language_model import LanguageModel
 
                 report(0, 1, "loading the language model")
                 model = LanguageModel(lm_path or demo_files().lm)

@@ -6,8 +6,8 @@ from typing import Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
-from core.engine.derivation import Segment
-from core.engine.rules import Match
+from core.engine.model.derivation import Segment
+from core.engine.tables.rules import Match
 
 
 class MatchTableModel(QAbstractTableModel):

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.demo import demo_files
-from core.engine.cat.approaches import APPROACHES
+from core.engine.decoders.cat.approaches import APPROACHES
 from core.inspection.translator_choices import TRANSLATOR_STUDY, record_pick
 from core.inspection.translator_session import (
     DEFAULT_APPROACH,

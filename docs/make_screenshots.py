@@ -31,7 +31,7 @@ SIZES = (WINDOW_SIZE, (1280, 800))  # a small laptop and a common one (issue 28)
 
 def simulated_answer(item, judge: str) -> str:
     """A deterministic stand-in for a human: long rewrites and controls are bad; some noise per judge."""
-    from core.engine.changed_words import changed_tokens
+    from core.engine.text.changed_words import changed_tokens
 
     _, changed = changed_tokens(item.source, item.candidate or "", item.derivation)
     control = item.derivation is None  # the demo's own candidates all carry derivations

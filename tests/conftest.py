@@ -28,7 +28,7 @@ def toy_corpus(seed: int = 7, sentences: int = 600) -> list[str]:
 @pytest.fixture(scope="session")
 def tiny_lm(tmp_path_factory):
     """A real 3-gram KenLM model (binary + ARPA) trained with lmplz on a toy corpus."""
-    from core.engine.kenlm_tools import train_lm
+    from core.engine.lm.kenlm_tools import train_lm
 
     directory = tmp_path_factory.mktemp("lm")
     corpus = directory / "corpus.txt"

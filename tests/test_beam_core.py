@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 
 from conftest import WORDS
 from core.engine import compiled_search
-from core.engine.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.search_graph import search_graph_lines
-from core.engine.scoring import ScoreWeights
+from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.decoders.search_graph import search_graph_lines
+from core.engine.model.scoring import ScoreWeights
 from core.textio import read_token_lines
 
 DEMO = Path(__file__).resolve().parents[1] / "evaldata" / "demo"

@@ -1,4 +1,4 @@
-"""``parastudio generate`` and the core.engine.generation API with the beam decoder."""
+"""``parastudio generate`` and the core.engine.candidates.generation API with the beam decoder."""
 
 import json
 import subprocess
@@ -7,15 +7,15 @@ import sys
 import pytest
 
 from conftest import ROOT, toy_corpus
-from core.engine.generation import GENERATORS, SYSTEMS, generate, merged_table
-from core.engine.generation_options import options_for
-from core.engine.generation_resources import GenerationResources
-from core.engine.mcpg import FAITHFUL, TUNED
-from core.engine.lm import LanguageModel
-from core.engine.search_graph import best_path, group_by_sentence, read_search_graph
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.truescore import TrueScorer
+from core.engine.candidates.generation import GENERATORS, SYSTEMS, generate, merged_table
+from core.engine.candidates.generation_options import options_for
+from core.engine.candidates.generation_resources import GenerationResources
+from core.engine.decoders.mcpg import FAITHFUL, TUNED
+from core.engine.lm.language_model import LanguageModel
+from core.engine.decoders.search_graph import best_path, group_by_sentence, read_search_graph
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model.truescore import TrueScorer
 
 CONTRACT_KEYS = ["sentence_id", "system", "rank", "text", "model_score", "true_score", "derivation", "params",
                  "source"]

@@ -1,4 +1,4 @@
-"""Lazy k-best paths of the beam decoder's lattice (core.engine.kbest) against brute force, with tied tables."""
+"""Lazy k-best paths of the beam decoder's lattice (core.engine.decoders.kbest) against brute force, with tied tables."""
 
 import math
 
@@ -7,10 +7,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import WORDS
-from core.engine.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
+from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
 
 UNPRUNED = DecoderSettings(stack_size=10**9, beam_threshold=0.0, option_limit=None, nbest_factor=10**6)
 
@@ -69,7 +69,7 @@ def bound(paths_tried, source):
     return 5 * paths_tried * (len(source) + 2)
 
 
-# "python": the reference k-best of core.engine.kbest; "compiled": the C++ core's, which "auto" picks when built.
+# "python": the reference k-best of core.engine.decoders.kbest; "compiled": the C++ core's, which "auto" picks when built.
 CORES = ["python", "compiled"]
 
 

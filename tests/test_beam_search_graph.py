@@ -4,10 +4,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from conftest import EXAMPLE1_RULES
-from core.engine.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
 from core.errors import InputFormatError
-from core.engine.lm import LanguageModel
-from core.engine.search_graph import (
+from core.engine.lm.language_model import LanguageModel
+from core.engine.decoders.search_graph import (
     best_path,
     group_by_sentence,
     parse_line,

@@ -8,9 +8,9 @@ from scipy.stats import kendalltau
 
 from conftest import EXAMPLE1_RULES, toy_corpus
 from core.experiments import seed000_reranking as experiment
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
 
 
 def test_tau_a_worked_examples():

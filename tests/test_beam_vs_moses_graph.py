@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from core.demo import demo_files
-from core.engine.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.translation_options import OptionCache
+from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model.translation_options import OptionCache
 
 MOSES = Path(__file__).resolve().parent / "data" / "moses"
 DEMO = demo_files()

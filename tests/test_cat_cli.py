@@ -8,9 +8,9 @@ import pytest
 
 from core.cli import main
 from core.demo import demo_files
-from core.engine.cat.approaches import APPROACHES, PAPER_SUCCESSES, load_approaches
-from core.engine.cat.autoeval import read_cases
-from core.engine.cat.graph_store import open_graph
+from core.engine.decoders.cat.approaches import APPROACHES, PAPER_SUCCESSES, load_approaches
+from core.engine.decoders.cat.autoeval import read_cases
+from core.engine.decoders.cat.graph_store import open_graph
 from core.errors import InputFileError, InputFormatError
 from tests.cat_graph_fixture import GRAPH
 

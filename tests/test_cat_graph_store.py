@@ -8,11 +8,11 @@ import sqlite3
 import pytest
 
 from core.cli import main
-from core.engine.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.cat.graph_store import GraphStore, is_graph_store, open_graph
-from core.engine.cat.translate import translate_all
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
+from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.decoders.cat.graph_store import GraphStore, is_graph_store, open_graph
+from core.engine.decoders.cat.translate import translate_all
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
 from core.errors import InputFileError, InputFormatError
 from tests.cat_graph_fixture import BEST, GRAPH
 

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 from core.demo import demo_files
-from core.engine.cat.approaches import APPROACHES
-from core.engine.cat.graph_store import GraphStore, open_graph
-from core.engine.cat.paraphraser import suggest
-from core.engine.cat.segmentation import parse_segmentation
-from core.engine.lm import LanguageModel
+from core.engine.decoders.cat.approaches import APPROACHES
+from core.engine.decoders.cat.graph_store import GraphStore, open_graph
+from core.engine.decoders.cat.paraphraser import suggest
+from core.engine.decoders.cat.segmentation import parse_segmentation
+from core.engine.lm.language_model import LanguageModel
 
 MOSES = Path(__file__).parent / "data" / "moses"
 

@@ -8,12 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.demo import demo_files
-from core.engine.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.cat.graph_store import GraphStore
-from core.engine.cat.segmentation import Translation, parse_segmentation
-from core.engine.cat.translate import translate_all
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.decoders.cat.graph_store import GraphStore
+from core.engine.decoders.cat.segmentation import Translation, parse_segmentation
+from core.engine.decoders.cat.translate import translate_all
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
 from core.evaldata.roundtrip import RoundTripReport, aligned_blocks, roundtrip_cases
 from core.evaldata.translation_stages import MAX_PHRASE_LENGTH, ROUNDTRIP
 

@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.cli import main as cli_main
-from core.engine.cat.approaches import Approach
-from core.engine.cat.graph_store import GraphNode
-from core.engine.cat.paraphraser import SuggestResult, tie_order
-from core.engine.cat.partials import Partial
-from core.engine.cat.stages import Suggestion
+from core.engine.decoders.cat.approaches import Approach
+from core.engine.decoders.cat.graph_store import GraphNode
+from core.engine.decoders.cat.paraphraser import SuggestResult, tie_order
+from core.engine.decoders.cat.partials import Partial
+from core.engine.decoders.cat.stages import Suggestion
 
 WORDS = ["zeal", "abide", "mercy", "the", "a"]
 

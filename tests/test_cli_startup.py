@@ -48,8 +48,8 @@ def test_a_command_that_needs_the_store_loads_it(tmp_path):
 
 
 LISTED_ONLY = ("core.evaldata.build", "core.experiments.mcpg_vs_beam", "core.experiments.seed001_approaches",
-               "core.engine.generation", "core.engine.paraphrase_table", "core.engine.truescore",
-               "core.engine.kenlm_tools")
+               "core.engine.candidates.generation", "core.engine.tables.paraphrase_table", "core.engine.model.truescore",
+               "core.engine.lm.kenlm_tools")
 
 
 def loaded_of(argv: list[str], names: tuple[str, ...]) -> list[str]:
@@ -65,7 +65,7 @@ def test_listing_the_commands_imports_none_of_the_modules_that_run_them():
 def test_a_subcommand_loads_its_own_arguments_when_it_is_used():
     assert "core.experiments.mcpg_vs_beam" in loaded_of(["experiment", "mcpg-vs-beam", "--help"], LISTED_ONLY)
     assert "core.evaldata.build" in loaded_of(["data", "build", "--help"], LISTED_ONLY)
-    assert "core.engine.generation" in loaded_of(["generate", "--help"], LISTED_ONLY)
+    assert "core.engine.candidates.generation" in loaded_of(["generate", "--help"], LISTED_ONLY)
 
 
 PROBE_WITH_INPUT = """

@@ -1,9 +1,9 @@
-"""core.engine.collection_pauses: fewer collector passes inside, the collector as it was outside."""
+"""core.engine.candidates.collection_pauses: fewer collector passes inside, the collector as it was outside."""
 
 import gc
 import weakref
 
-from core.engine.collection_pauses import YOUNG_THRESHOLD, fewer_collections
+from core.engine.candidates.collection_pauses import YOUNG_THRESHOLD, fewer_collections
 
 
 def test_objects_made_before_are_frozen_and_young_passes_rarer_inside():

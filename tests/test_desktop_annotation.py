@@ -298,7 +298,7 @@ def test_an_undo_moves_only_the_screen_that_asked(qtbot, tmp_path):
 
 from hypothesis import given, strategies as st  # noqa: E402
 
-from core.engine.changed_words import changed_by_diff, changed_tokens  # noqa: E402
+from core.engine.text.changed_words import changed_by_diff, changed_tokens  # noqa: E402
 from desktop.changed_spans import highlighted_html  # noqa: E402
 
 

@@ -53,7 +53,7 @@ def test_the_report_is_recomputed_from_its_per_sentence_file(small_demo, tmp_pat
 
 
 def test_the_cross_validated_judge_of_a_verse_never_saw_its_items(small_demo, tmp_path):  # noqa: F811
-    from core.engine.lm import LanguageModel
+    from core.engine.lm.language_model import LanguageModel
     from core.experiments.judgment_predictor import demo_devset
     from core.experiments.mcpg_steered import fit_predictors
 
@@ -74,9 +74,9 @@ def test_the_cross_validated_judge_of_a_verse_never_saw_its_items(small_demo, tm
     assert after["steering"] != before["steering"]
 
     # run() judges each verse's outputs by its own fold's judge, and steers by the predictor fitted on all.
-    from core.engine.judgment_model import PredictorReward
-    from core.engine.paraphrase_table import ParaphraseTable
-    from core.engine.truescore import TrueScorer
+    from core.engine.model.judgment_model import PredictorReward
+    from core.engine.tables.paraphrase_table import ParaphraseTable
+    from core.engine.model.truescore import TrueScorer
     from core.experiments.mcpg_steered import run
     from core.textio import read_token_lines
 

@@ -12,10 +12,10 @@ from core.experiments import mcpg_vs_beam as experiment
 from core.experiments import mcpg_vs_beam_report as report
 from core.experiments import mcpg_vs_beam_results as results
 from core.experiments.mcpg_vs_beam_results import MCPGSystem, SearchSettings, SentenceResult
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.truescore import TrueScorer
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model.truescore import TrueScorer
 
 TRUE_TUNED = MCPGSystem("true-score", "tuned")
 TRANSLATOR_TUNED = MCPGSystem("translator", "tuned")

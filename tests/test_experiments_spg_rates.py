@@ -1,4 +1,4 @@
-"""Seed 004 §5 reproduction: paraphrase rate and replacements by hand and against core.engine.spg.spg_report."""
+"""Seed 004 §5 reproduction: paraphrase rate and replacements by hand and against core.engine.decoders.spg.spg_report."""
 
 import math
 
@@ -6,10 +6,10 @@ import pytest
 
 from core.experiments import spg_rates as experiment
 from core.experiments.spg_rates import ApplicationRates, Replacement, SentenceOutcome
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.spg import spg_report
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.decoders.spg import spg_report
 
 SENTENCES = [s.split() for s in
              ("the dog runs after the young cat", "it walks slowly", "the big house near the garden")]

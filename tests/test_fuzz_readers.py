@@ -18,8 +18,8 @@ import kenlm
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from core.engine.lm_file_check import check_lm_file
-from core.engine.table_formats import read_rules
+from core.engine.lm.file_check import check_lm_file
+from core.engine.tables.table_formats import read_rules
 from core.errors import InputFileError, InputFormatError
 from core.stats.judgment_records import read_judgments, read_scores
 from core.store.candidate_files import read_candidates_jsonl

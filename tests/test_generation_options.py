@@ -11,12 +11,12 @@ from hypothesis import given, strategies as st
 
 from core.cli import main
 from core.code_identity import identity_from_build, identity_from_git
-from core.engine.file_fingerprint import cache_path, fingerprint, sha256_of
-from core.engine.generation_options import (OPTIONS_OF_SYSTEM, BeamRunOptions, MCPGRunOptions, SPGRunOptions,
+from core.file_fingerprint import cache_path, fingerprint, sha256_of
+from core.engine.candidates.generation_options import (OPTIONS_OF_SYSTEM, BeamRunOptions, MCPGRunOptions, SPGRunOptions,
                                             TableLoading, option_names, options_for, options_from_json)
-from core.engine.mcpg import FAITHFUL, TUNED
-from core.engine.scoring import ScoreWeights
-from core.engine.spg import SPGWeights
+from core.engine.decoders.mcpg import FAITHFUL, TUNED
+from core.engine.model.scoring import ScoreWeights
+from core.engine.decoders.spg import SPGWeights
 from core.errors import OptionsError
 
 finite = st.floats(-5, 5, allow_nan=False)

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.cli import main
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.truescore import TrueScorer
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.model.truescore import TrueScorer
 from core.inspection.candidate_rows import candidate_rows, filter_rows
 from core.inspection.details import candidate_details, pivot_phrases
 from core.inspection.rule_blame import read_prune_list, rule_blame
@@ -164,11 +164,11 @@ def test_pivot_phrases_add_up_to_the_pivot_probability(tmp_path):
 
 
 def test_details_show_the_derivation_scores_side_by_side_and_every_judge(judged, tiny_lm):
-    from core.engine.lm import LanguageModel
+    from core.engine.lm.language_model import LanguageModel
 
     db, study = judged
     row = next(r for r in candidate_rows(db, study) if r.verdict == REJECTED)
-    from core.engine.rules import Rule
+    from core.engine.tables.rules import Rule
 
     rules = ParaphraseTable([])  # the rules the candidates were made with
     rules.add(Rule(("dog",), ("hound",), 0.2))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.engine.display_text import SentenceDisplay
+from core.engine.text.display_text import SentenceDisplay
 from core.judging.view import judging_view
 from core.store import operations as ops
 from core.store.database import open_database

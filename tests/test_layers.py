@@ -49,6 +49,8 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.judging", "judging"),
     ("core.errors", "base"),
     ("core.terminal_bar", "base"),
+    ("core.option_values", "base"),
+    ("core.file_fingerprint", "base"),
     ("core.textio", "base"),
     ("core.output_files", "base"),
     ("core.structured_text", "base"),
@@ -154,13 +156,13 @@ def test_every_import_follows_the_layer_table():
 
 
 def test_a_broken_rule_is_reported_with_the_file_and_the_import():
-    assert violations("core.engine.lm", "core/engine/lm.py", [(7, "core.store.models")]) == [
-        "core/engine/lm.py:7: engine may not import store (core.store.models)"]
+    assert violations("core.engine.lm.language_model", "core/engine/lm/language_model.py", [(7, "core.store.models")]) == [
+        "core/engine/lm/language_model.py:7: engine may not import store (core.store.models)"]
     assert violations("core.stats.agreement", "core/stats/agreement.py", [(3, "PySide6.QtCore")]) == [
         "core/stats/agreement.py:3: stats module imports Qt (PySide6.QtCore)"]
-    assert violations("core.evaldata.build", "x.py", [(1, "core.engine.lm"), (2, "core.tablebuild.pivot")]) == []
-    assert violations("core.tablebuild.pivot", "p.py", [(5, "core.engine.rules")]) == [
-        "p.py:5: tablebuild may not import engine (core.engine.rules)"]
+    assert violations("core.evaldata.build", "x.py", [(1, "core.engine.lm.language_model"), (2, "core.tablebuild.pivot")]) == []
+    assert violations("core.tablebuild.pivot", "p.py", [(5, "core.engine.tables.rules")]) == [
+        "p.py:5: tablebuild may not import engine (core.engine.tables.rules)"]
     assert "belongs to no layer" in violations("core.newthing", "core/newthing.py", [])[0]
     assert violations("core.cli.x", "c.py", [(1, "desktop.app")]) == ["c.py:1: cli may not import desktop (desktop.app)"]
 
@@ -254,3 +256,33 @@ def test_no_desktop_module_is_over_500_lines():
     long = [f"{p.relative_to(ROOT)}: {n} lines" for p in sorted((ROOT / "desktop").rglob("*.py"))
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500]
     assert long == []
+
+
+# core/engine/ in the pipeline's order (docs/ARCHITECTURE.md): a folder imports only its own step and those before.
+ENGINE_STEPS = {"text": 0, "tables": 0, "lm": 0, "model": 1, "decoders": 2, "candidates": 3}
+
+
+def engine_step_violations(importer: str, path: str, imports: list[tuple[int, str]]) -> list[str]:
+    parts = importer.split(".")
+    if parts[:2] != ["core", "engine"] or len(parts) < 3 or parts[2] not in ENGINE_STEPS:
+        return [] if parts[:2] != ["core", "engine"] or importer == "core.engine" else [
+            f"{path}:1: {importer} lies in no step of the engine's pipeline ({', '.join(ENGINE_STEPS)})"]
+    found = []
+    for line, name in imports:
+        target = name.split(".")
+        if target[:2] == ["core", "engine"] and len(target) > 2 and target[2] in ENGINE_STEPS and \
+                ENGINE_STEPS[target[2]] > ENGINE_STEPS[parts[2]]:
+            found.append(f"{path}:{line}: engine/{parts[2]} may not import engine/{target[2]}, a later step ({name})")
+    return found
+
+
+def test_the_engine_folders_import_only_earlier_steps_of_the_pipeline():
+    problems = []
+    for module, (path, imports) in project_imports().items():
+        problems += engine_step_violations(module, path, imports)
+    assert problems == []
+    assert engine_step_violations("core.engine.tables.table_binary", "t.py", [(42, "core.engine.candidates.x")]) == [
+        "t.py:42: engine/tables may not import engine/candidates, a later step (core.engine.candidates.x)"]
+    assert engine_step_violations("core.engine.loose", "l.py", []) == [
+        "l.py:1: core.engine.loose lies in no step of the engine's pipeline (text, tables, lm, model, decoders, "
+        "candidates)"]

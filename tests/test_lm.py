@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from conftest import toy_corpus
-from core.engine.lm import LanguageModel
+from core.engine.lm.language_model import LanguageModel
 
 
 def read_arpa(path):

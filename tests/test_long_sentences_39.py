@@ -10,9 +10,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
-from core.engine.patterns.dependency_parse import ROOT as NO_HEAD
-from core.engine.patterns.dependency_parse import DependencyParse
-from core.engine.patterns.induction import induce_patterns
+from core.engine.tables.patterns.dependency_parse import ROOT as NO_HEAD
+from core.engine.tables.patterns.dependency_parse import DependencyParse
+from core.engine.tables.patterns.induction import induce_patterns
 from core.textio import MAX_SENTENCE_TOKENS
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from core.cli import main
 from core.demo import demo_files
-from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.tables.paraphrase_table import ParaphraseTable
 from core.stats.significance import sign_test
 from core.store import operations as ops
 from core.store.database import open_database

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from core.engine.mcpg import MCPGStats, generate_mcpg
-from core.engine.mcpg import native
-from core.engine.truescore import TrueScorer
+from core.engine.decoders.mcpg import MCPGStats, generate_mcpg
+from core.engine.decoders.mcpg import native
+from core.engine.model.truescore import TrueScorer
 from test_mcpg_incremental import fixture_ok, lm  # noqa: F401 (lm is a fixture)
 from test_mcpg_incremental import random_case
 from test_mcpg_native import VARIANTS

@@ -1,10 +1,10 @@
-"""MCPG's counter-based random stream (core/engine/mcpg/counter_random.py, issue 24)."""
+"""MCPG's counter-based random stream (core/engine/decoders/mcpg/counter_random.py, issue 24)."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from core.engine.mcpg.counter_random import MASK, CounterRandom, draw, mix
+from core.engine.decoders.mcpg.counter_random import MASK, CounterRandom, draw, mix
 
 GOLDEN = 0x9E3779B97F4A7C15
 

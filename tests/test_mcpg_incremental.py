@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import WORDS
-from core.engine.lm import LanguageModel
-from core.engine.mcpg import (
+from core.engine.lm.language_model import LanguageModel
+from core.engine.decoders.mcpg import (
     FAITHFUL,
     STOP,
     TUNED,
@@ -19,9 +19,9 @@ from core.engine.mcpg import (
     TreeSearch,
     generate_mcpg,
 )
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.truescore import TrueScorer
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model.truescore import TrueScorer
 
 
 def fixture_ok(examples):
@@ -233,7 +233,7 @@ def test_sentences_longer_than_62_words_use_the_plain_filter_and_agree(lm):
 def test_restart_until_budget_uses_the_whole_episode_limit(lm):
     from conftest import EXAMPLE1_RULES
 
-    from core.engine.mcpg import MCPGStats
+    from core.engine.decoders.mcpg import MCPGStats
 
     table = ParaphraseTable(Rule(tuple(s.split()), tuple(t.split()), p) for s, t, p in EXAMPLE1_RULES)
     source = tuple("the dog runs after the young cat".split())

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from core.engine.lm import LanguageModel
-from core.engine.mcpg import FAITHFUL, TUNED, MCPGStats, SearchInputs, TreeSearch, generate_mcpg
-from core.engine.mcpg import native
-from core.engine.mcpg.counter_random import MASK, draw
-from core.engine.mcpg.pace import FixedPace
-from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.lm.language_model import LanguageModel
+from core.engine.decoders.mcpg import FAITHFUL, TUNED, MCPGStats, SearchInputs, TreeSearch, generate_mcpg
+from core.engine.decoders.mcpg import native
+from core.engine.decoders.mcpg.counter_random import MASK, draw
+from core.engine.decoders.mcpg.pace import FixedPace
+from core.engine.tables.paraphrase_table import ParaphraseTable
 from test_mcpg_incremental import fixture_ok, lm  # noqa: F401 (lm is a fixture)
 from test_mcpg_incremental import random_case as random_case_with_generator
 
@@ -120,7 +120,7 @@ def test_episodes_build_the_same_tree(lm, seed, variant, k, size, with_lm, mode,
     """Episodes from the source, no commit: every state of both trees the same, pending RAVE maxima included.
 
     Few rules and many episodes too: only once an action's count is large against ln n(s) does the
-    UCB1-tuned variance bound fall under its cap of 1/4 (module docstring of core/engine/mcpg/search.py)."""
+    UCB1-tuned variance bound fall under its cap of 1/4 (module docstring of core/engine/decoders/mcpg/search.py)."""
     rules, most = size
     episodes = data.draw(st.integers(1, most))
     source, table = random_case(seed, rules=rules)
@@ -243,7 +243,7 @@ def test_generate_core_flag_runs_either_search_and_records_it(example1_table_pat
 @pytest.fixture
 def final_limit(monkeypatch):
     """Both searches trim their finals at the same small limit (finals.py's _CACHE_LIMIT and the core's)."""
-    from core.engine.mcpg import finals
+    from core.engine.decoders.mcpg import finals
 
     def set_limit(limit):
         monkeypatch.setattr(finals, "_CACHE_LIMIT", limit)

@@ -17,10 +17,10 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from conftest import WORDS
-from core.engine.mcpg import FAITHFUL, SearchInputs, TreeSearch
-from core.engine.mcpg import native
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
+from core.engine.decoders.mcpg import FAITHFUL, SearchInputs, TreeSearch
+from core.engine.decoders.mcpg import native
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
 from test_mcpg_incremental import fixture_ok, lm  # noqa: F401 (lm is a fixture)
 from test_mcpg_incremental import random_case, random_free_sequence
 

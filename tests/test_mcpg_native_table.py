@@ -10,9 +10,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from core.engine.mcpg import FAITHFUL, TreeSearch, SearchInputs
-from core.engine.mcpg import native
-from core.engine.mcpg.pace import FixedPace
+from core.engine.decoders.mcpg import FAITHFUL, TreeSearch, SearchInputs
+from core.engine.decoders.mcpg import native
+from core.engine.decoders.mcpg.pace import FixedPace
 from test_mcpg_incremental import fixture_ok, lm  # noqa: F401 (lm is a fixture)
 from test_mcpg_native import MODES, episodes_from_the_source, random_case, trees
 

@@ -1,11 +1,11 @@
-"""MCPG's commit pace: eta is a count of episodes, never a share of a clock (core/engine/mcpg/pace.py)."""
+"""MCPG's commit pace: eta is a count of episodes, never a share of a clock (core/engine/decoders/mcpg/pace.py)."""
 
 from __future__ import annotations
 
-from core.engine.mcpg import DEFAULT_EPISODES_PER_STEP, MCPGStats, generate_mcpg
-from core.engine.mcpg.pace import FixedPace
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
+from core.engine.decoders.mcpg import DEFAULT_EPISODES_PER_STEP, MCPGStats, generate_mcpg
+from core.engine.decoders.mcpg.pace import FixedPace
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
 
 
 def test_fixed_pace_commits_every_eta_episodes():

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLE1_RULES, WORDS
-from core.engine.lm import LanguageModel
-from core.engine.mcpg import (
+from core.engine.lm.language_model import LanguageModel
+from core.engine.decoders.mcpg import (
     FAITHFUL,
     TUNED,
     ActionSpace,
@@ -19,10 +19,10 @@ from core.engine.mcpg import (
     SearchInputs,
     generate_mcpg,
 )
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.scoring import channel_log10
-from core.engine.truescore import TrueScorer
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model.scoring import channel_log10
+from core.engine.model.truescore import TrueScorer
 from test_mcpg_incremental import random_case, random_free_sequence
 
 # Every pair counts as near and no move is skipped, so the end is a local optimum of all three move kinds.

@@ -1,5 +1,5 @@
 """RAVE in MCPG's selection (seed 003 §3: "the UCB-Tunned formula ... associated with the RAVE heuristic
-(Gelly and Silver, 2007)"; the blend and beta in :mod:`core.engine.mcpg.search`'s docstring).
+(Gelly and Silver, 2007)"; the blend and beta in :mod:`core.engine.decoders.mcpg.search`'s docstring).
 
 Two checks a broken RAVE cannot pass: the statistics it keeps (an action's best reward over every episode that
 took it at any step, "all moves as first"), on a search whose episodes are fixed by hand, and the selection it
@@ -13,11 +13,11 @@ import math
 import numpy as np
 import pytest
 
-from core.engine.lm import LanguageModel
-from core.engine.mcpg import FAITHFUL, SearchInputs, TreeSearch
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.truescore import TrueScorer
+from core.engine.lm.language_model import LanguageModel
+from core.engine.decoders.mcpg import FAITHFUL, SearchInputs, TreeSearch
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model.truescore import TrueScorer
 
 SOURCE = ("the", "dog", "runs", "after", "the", "cat")
 # Three rules on disjoint spans, most probable first (FAITHFUL tries actions in that order).

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLE1_RULES, WORDS
-from core.engine.derivation import apply_matches
-from core.engine.lm import LanguageModel
-from core.engine.mcpg import (
+from core.engine.model.derivation import apply_matches
+from core.engine.lm.language_model import LanguageModel
+from core.engine.decoders.mcpg import (
     FAITHFUL,
     STOP,
     TUNED,
@@ -22,10 +22,10 @@ from core.engine.mcpg import (
     TreeSearch,
     generate_mcpg,
 )
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.scoring import channel_log10, mcpg_reward
-from core.engine.truescore import TrueScorer
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model.scoring import channel_log10, mcpg_reward
+from core.engine.model.truescore import TrueScorer
 
 SOURCE = tuple("the dog runs after the young cat".split())
 

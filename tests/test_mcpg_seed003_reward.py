@@ -15,8 +15,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from core.engine.mcpg import FAITHFUL, SearchInputs, TreeSearch, generate_mcpg, native
-from core.engine.mcpg.pace import FixedPace
+from core.engine.decoders.mcpg import FAITHFUL, SearchInputs, TreeSearch, generate_mcpg, native
+from core.engine.decoders.mcpg.pace import FixedPace
 from test_mcpg_native import fixture_ok, lm, random_case  # noqa: F401 (lm is a fixture)
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the compiled MCPG core is not built")

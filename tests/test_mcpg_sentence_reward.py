@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from conftest import EXAMPLE1_RULES
-from core.engine.derivation import apply_matches
-from core.engine.judgment_model import FEATURES, JudgmentModel, PredictorReward
-from core.engine.lm import LanguageModel
-from core.engine.mcpg import generate_mcpg
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.truescore import TrueScorer
+from core.engine.model.derivation import apply_matches
+from core.engine.model.judgment_model import FEATURES, JudgmentModel, PredictorReward
+from core.engine.lm.language_model import LanguageModel
+from core.engine.decoders.mcpg import generate_mcpg
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model.truescore import TrueScorer
 from core.errors import InputFileError, InputFormatError
 
 SOURCE = tuple("the dog runs after the young cat".split())

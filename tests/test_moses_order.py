@@ -1,4 +1,4 @@
-"""Moses' stack order (core/engine/moses_order.py) against the real thing: Boost's unordered_set and hash functions.
+"""Moses' stack order (core/engine/decoders/moses_order.py) against the real thing: Boost's unordered_set and hash functions.
 
 Moses expands a stack in the iteration order of its ``boost::unordered_set<Hypothesis*>``
 hashed by ``Hypothesis::hash()``. A small C++ program builds such a set with the
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.engine.moses_order import MosesOrder, bitmap_hash, hypothesis_hash
+from core.engine.decoders.moses_order import MosesOrder, bitmap_hash, hypothesis_hash
 
 BOOST = Path("/usr/include/boost/unordered_set.hpp")
 

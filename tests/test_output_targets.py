@@ -156,7 +156,7 @@ def files(pristine, tmp_path):
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory):
     """Small real inputs for every writer: a judged study, tables, an LM, a corpus, a graph, cases."""
-    from core.engine.cat.graph_store import GraphStore
+    from core.engine.decoders.cat.graph_store import GraphStore
     from core.tablebuild.patterns.table_file import MLE_LAMBDAS, scored_pair, write_table
 
     directory = tmp_path_factory.mktemp("inputs")

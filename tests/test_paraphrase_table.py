@@ -1,8 +1,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
 
 VOCAB = ["a", "b", "c"]
 phrase = st.lists(st.sampled_from(VOCAB), min_size=1, max_size=4).map(tuple)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.engine.patterns.dependency_parse import DependencyParse
+from core.engine.tables.patterns.dependency_parse import DependencyParse
 from core.errors import InputFormatError
 from core.evaldata.parse_check import GOLD_SAMPLE, PUNCTUATION_TAGS, GoldVerse, accuracy, read_gold
 

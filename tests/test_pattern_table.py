@@ -11,8 +11,8 @@ import math
 import pytest
 
 from core.cli import main
-from core.engine.patterns.pattern_table import PatternTable
-from core.engine.spg import generate_spg
+from core.engine.tables.patterns.pattern_table import PatternTable
+from core.engine.decoders.spg import generate_spg
 from core.errors import InputFormatError
 from core.tablebuild.patterns.rescoring import rescore_table, table_stats
 from core.tablebuild.patterns.scoring import MLE_LAMBDAS, log_score

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from core.cli import main
-from core.engine.patterns.pattern_table import PatternTable
+from core.engine.tables.patterns.pattern_table import PatternTable
 from core.store import operations as ops
 from core.store.database import open_database
 from core.study_builder import PatternModels, StudyPlan, study_from_pattern_table

@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from core.vocabulary import is_slot, parse_slot, slot_token
-from core.engine.patterns.induction import induce_patterns
+from core.engine.tables.patterns.induction import induce_patterns
 from core.tablebuild.patterns import slot_format
 from core.tablebuild.patterns.aligned_counts import AlignedPatternCounts
 from core.tablebuild.patterns.features import entry_features, lw_english_given_pivot, lw_pivot_given_english

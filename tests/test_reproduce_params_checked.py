@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from conftest import ROOT
 from core.cli import main
-from core.engine.generation_options import OPTIONS_OF_SYSTEM, options_for, options_from_json
-from core.engine.reproduction import read_runs
+from core.engine.candidates.generation_options import OPTIONS_OF_SYSTEM, options_for, options_from_json
+from core.engine.candidates.reproduction import read_runs
 from core.errors import OptionsError
 
 DEMO = ROOT / "evaldata" / "demo"

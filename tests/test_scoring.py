@@ -5,11 +5,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLE1_RULES
-from core.engine.derivation import apply_matches, changed_segments
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.scoring import ScoreWeights, ScoringModel, channel_log10, identity_probability, mcpg_reward
+from core.engine.model.derivation import apply_matches, changed_segments
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model.scoring import ScoreWeights, ScoringModel, channel_log10, identity_probability, mcpg_reward
 
 TABLE = ParaphraseTable(Rule(tuple(s.split()), tuple(t.split()), p) for s, t, p in EXAMPLE1_RULES)
 SOURCE = "the dog runs after the young cat".split()

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from core.demo import demo_files
-from core.engine.cat.approaches import APPROACHES
-from core.engine.cat.autoeval import evaluate, read_cases
-from core.engine.cat.graph_store import open_graph
+from core.engine.decoders.cat.approaches import APPROACHES
+from core.engine.decoders.cat.autoeval import evaluate, read_cases
+from core.engine.decoders.cat.graph_store import open_graph
 from core.experiments.seed001_accounting import stage_counts
 from core.experiments.seed001_approaches import spellable_cases
 
@@ -54,7 +54,7 @@ def test_the_results_files_explanation_states_the_independent_counts():
     (PTPF FWPF SDPF), so its losses to the partial filters are approach 2's in the independent count."""
     import re
 
-    from core.engine.lm import LanguageModel
+    from core.engine.lm.language_model import LanguageModel
     from core.experiments.seed001_report import why_paragraph
 
     expected = independent()

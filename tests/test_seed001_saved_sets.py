@@ -104,7 +104,7 @@ def test_saved_sets_come_back_bit_for_bit(rows):
     import tempfile
     from pathlib import Path
 
-    from core.engine.cat.autoeval import Case, CaseResult
+    from core.engine.decoders.cat.autoeval import Case, CaseResult
     from core.experiments.seed001_saved_sets import load_sets, save_sets
 
     case = Case("c1", 3, ("a", "b"), (0, 1), ("x",), ("s",))

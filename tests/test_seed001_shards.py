@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from core.cli import main
 from core.demo import demo_files
-from core.engine.cat.autoeval import Case, CaseResult
+from core.engine.decoders.cat.autoeval import Case, CaseResult
 from core.errors import InputFormatError
 from core.experiments.per_sentence import read_per_sentence
 from core.experiments.seed001_saved_sets import load_sets, save_sets

@@ -114,7 +114,7 @@ def test_table_prune_refuses_a_malformed_rule_and_writes_nothing(tmp_path):
 
 
 def test_lm_train_refuses_a_corpus_that_is_not_text(tmp_path):
-    from core.engine import kenlm_tools
+    from core.engine.lm import kenlm_tools
 
     output = tmp_path / "lm.bin"
     for name, data, expected in (("latin1.txt", b"the dog runs\nthe caf\xe9 sleeps\n", ":2: expected UTF-8 text"),

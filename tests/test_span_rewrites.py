@@ -11,7 +11,7 @@ import jsonschema
 from hypothesis import assume, given, settings, strategies as st
 
 from core.cli import main
-from core.engine.display_text import SentenceDisplay
+from core.engine.text.display_text import SentenceDisplay
 from core.inspection.rule_blame import rule_blame_from_spans
 from core.judging.span_rewrites import marked_units, segment_of_tokens, token_spans, word_spans
 from core.judging.view import judged_words

@@ -16,9 +16,9 @@ import sys
 import pytest
 
 from core.demo import demo_files
-from core.engine.generation import generate_batches
-from core.engine.generation_options import options_for
-from core.engine.generation_resources import load_resources
+from core.engine.candidates.generation import generate_batches
+from core.engine.candidates.generation_options import options_for
+from core.engine.candidates.generation_resources import load_resources
 from core.spark_generation import engine_spec, generate_on_spark, loads_here
 from tests.conftest import ROOT
 from core.cli.spark_failure import spark_failure_line

@@ -8,12 +8,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import WORDS
-from core.engine.beam_decoder import DecoderSettings
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.spg import (SELF_PARAPHRASE_SCORE, SPGWeights, Usability, generate_spg, mean_zipf, plan, spg_log_score,
-                      spg_report, unit_replacements)
+from core.engine.decoders.beam_decoder import DecoderSettings
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.decoders.spg import (SELF_PARAPHRASE_SCORE, SPGWeights, Usability, generate_spg, mean_zipf, plan,
+                                      spg_log_score, spg_report, unit_replacements)
+from core.engine.tables.rules import Rule
 
 EXACT = DecoderSettings(stack_size=10_000, beam_threshold=0.0, option_limit=None)
 

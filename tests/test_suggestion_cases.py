@@ -8,10 +8,10 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from core.demo import demo_files
-from core.engine.cat.approaches import APPROACHES
-from core.engine.cat.autoeval import evaluate
-from core.engine.cat.graph_store import open_graph
-from core.engine.lm import LanguageModel
+from core.engine.decoders.cat.approaches import APPROACHES
+from core.engine.decoders.cat.autoeval import evaluate
+from core.engine.decoders.cat.graph_store import open_graph
+from core.engine.lm.language_model import LanguageModel
 from core.inspection.plots import plot_success_by_length
 from core.inspection.suggestion_cases import (
     COLUMNS, approaches_of, case_major, choice_task, fate_counts, filter_case_rows, load_case_set, rows_of_case,

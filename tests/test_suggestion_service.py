@@ -14,11 +14,11 @@ import pytest
 from core.cli import main as cli_main
 from core.cli.serve_cmd import build_service, make_server
 from core.demo import demo_files
-from core.engine.cat.approaches import APPROACHES
-from core.engine.cat.autoeval import read_cases
-from core.engine.cat.filters import FILTERS
-from core.engine.cat.graph_store import open_graph
-from core.engine.cat.paraphraser import normalized, suggest
+from core.engine.decoders.cat.approaches import APPROACHES
+from core.engine.decoders.cat.autoeval import read_cases
+from core.engine.decoders.cat.filters import FILTERS
+from core.engine.decoders.cat.graph_store import open_graph
+from core.engine.decoders.cat.paraphraser import normalized, suggest
 
 
 @pytest.fixture(scope="module")
@@ -135,9 +135,9 @@ def test_the_request_time_starts_after_scipy_is_imported():
     program = """
 import sys
 from core.demo import demo_files
-from core.engine.cat import paraphraser
-from core.engine.cat.approaches import APPROACHES
-from core.engine.cat.graph_store import open_graph
+from core.engine.decoders.cat import paraphraser
+from core.engine.decoders.cat.approaches import APPROACHES
+from core.engine.decoders.cat.graph_store import open_graph
 real = paraphraser.time.perf_counter
 seen = []
 class Clock:

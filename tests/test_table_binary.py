@@ -1,4 +1,4 @@
-"""The binary form of a paraphrase table (core/engine/table_binary.py) answers exactly as the text table does.
+"""The binary form of a paraphrase table (core/engine/tables/table_binary.py) answers exactly as the text table does.
 
 The text table is the oracle: every query of a table opened from ``T.pstable``
 is compared with the same query of ``T`` parsed (``binary=False``), on tables
@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from core.cli import main as cli_main
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.table_binary import BinaryTable, BinaryTableError, binary_path
-from core.engine.table_formats import LoadReport
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.tables.table_binary import BinaryTable, BinaryTableError, binary_path
+from core.engine.tables.table_formats import LoadReport
 from core.errors import InputFormatError
 
 WORDS = ["a", "b", "c", "the", "lord", "é", "日本", "x|y", "'s", ","]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from core.cli import main as cli_main
-from core.engine import paraphrase_table
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.table_binary import binary_path, cached_binary_path
-from core.engine.table_formats import LoadReport
+from core.engine.tables import paraphrase_table
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.table_binary import binary_path, cached_binary_path
+from core.engine.tables.table_formats import LoadReport
 
 RULES = [(f"w{i}", f"v{j}", 1.0 / (1 + j)) for i in range(60) for j in range(3)]
 
@@ -98,7 +98,7 @@ def test_a_table_inside_an_installation_gets_its_binary_in_the_cache_not_beside_
     table = installed / "rules.txt"
     table.write_text("".join(f"{s} ||| {t} ||| {p!r}\n" for s, t, p in RULES), encoding="utf-8")
     cache = tmp_path / "cache"
-    code = ("import sys; from core.engine import paraphrase_table as p; p.BINARY_ON_FIRST_USE_BYTES = 0; "
+    code = ("import sys; from core.engine.tables import paraphrase_table as p; p.BINARY_ON_FIRST_USE_BYTES = 0; "
             "t = p.ParaphraseTable.load(sys.argv[1]); print(len(t))")
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run([str(python), "-c", code, str(table)], capture_output=True, text=True,

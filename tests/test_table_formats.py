@@ -6,8 +6,8 @@ import sys
 import pytest
 
 from core.errors import InputFormatError
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.table_formats import LoadReport, TableFormat, detect_format, read_rules
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.table_formats import LoadReport, TableFormat, detect_format, read_rules
 
 MOSES = """the dog ||| the beast ||| 0.8 0.5 0.3 0.2 ||| 0-0 1-1 ||| 10 5 3
 the dog ||| the hound ||| 0.1 0.4 0.2 0.1

@@ -1,4 +1,4 @@
-"""Options and true-score rules read in C++ from a mapped binary table (core/engine/table_options_native.py)
+"""Options and true-score rules read in C++ from a mapped binary table (core/engine/model/table_options_native.py)
 are the Python path's: the same options, scores, order and rules, bit for bit.
 
 The Python path is the oracle: OptionCache.ranked over the text table's rules, and span_rules filtered to the
@@ -15,16 +15,18 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine import binary_table_rows, compiled_search, table_binary, table_options_native
-from core.engine.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.compiled_search import native_model
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.scoring import ScoreWeights
-from core.engine.translation_options import OptionCache
-from core.engine.truescore import SourceRuleIndex, TrueScorer, best_derivation_reference
-from core.engine.truescore_paths import best_from_columns
+from core.engine.decoders import compiled_search
+from core.engine.model import table_options_native, truescore_paths
+from core.engine.tables import binary_table_rows, table_binary
+from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.decoders.compiled_search import native_model
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model.scoring import ScoreWeights
+from core.engine.model.translation_options import OptionCache
+from core.engine.model.truescore import SourceRuleIndex, TrueScorer, best_derivation_reference
+from core.engine.model.truescore_paths import best_from_columns
 from tests.conftest import WORDS as LM_WORDS
 
 pytestmark = pytest.mark.skipif(not hasattr(table_options_native._beam_core, "rule_columns_toward"),
@@ -182,7 +184,7 @@ def test_the_first_targets_true_score_from_columns_is_the_references(rows, sente
         for target in (made, tuple(data.draw(st.lists(word, max_size=6))), sentence):
             reference = SourceRuleIndex(sentence, text.span_rules(sentence)).for_target(target)
             expected = best_derivation_reference(target, reference)
-            columns = mapped.rule_columns_for_target(sentence, target)
+            columns = truescore_paths.rule_columns_toward(binary_table_rows.mapped_buckets(mapped), sentence, target)
             assert columns is not None
             found = best_from_columns(target, columns)
             if expected is None:

@@ -7,13 +7,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLE1_RULES, WORDS
-from core.engine.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.lm import LanguageModel
-from core.engine.mcpg import FAITHFUL, TUNED, ActionSpace, SearchInputs
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.scoring import ScoreWeights
-from core.engine.translation_options import collect_options
+from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.lm.language_model import LanguageModel
+from core.engine.decoders.mcpg import FAITHFUL, TUNED, ActionSpace, SearchInputs
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model.scoring import ScoreWeights
+from core.engine.model.translation_options import collect_options
 
 SOURCE = tuple("the dog runs after the young cat".split())
 

@@ -8,11 +8,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine import truescore
-from core.engine.derivation import apply_matches
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.truescore import SegmentPath, SourceRuleIndex, TrueScorer, best_derivation, best_derivation_reference
+from core.engine.model import truescore
+from core.engine.model.derivation import apply_matches
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.model.truescore import (SegmentPath, SourceRuleIndex, TrueScorer, best_derivation,
+                                         best_derivation_reference)
+from core.engine.tables.rules import Rule
 
 pytestmark = pytest.mark.skipif(truescore._truescore_core is None,
                                 reason="the compiled true-score core is not built (setup.py could not compile it)")

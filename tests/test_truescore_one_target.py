@@ -7,10 +7,10 @@ import math
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine.derivation import apply_matches
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.rules import Rule
-from core.engine.truescore import SourceRuleIndex, TrueScorer, best_derivation_reference
+from core.engine.model.derivation import apply_matches
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.tables.rules import Rule
+from core.engine.model.truescore import SourceRuleIndex, TrueScorer, best_derivation_reference
 
 VOCAB = ["a", "b", "c", "d"]
 sources = st.lists(st.sampled_from(VOCAB), min_size=1, max_size=3).map(tuple)

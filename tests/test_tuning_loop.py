@@ -13,9 +13,9 @@ import pytest
 
 from core.cli import main
 from core.demo import demo_files
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.spg import SPGWeights, Usability, feature_vector, generate_spg, weight_vector
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.decoders.spg import SPGWeights, Usability, feature_vector, generate_spg, weight_vector
 from core.experiments.tuning_loop import run_loop
 from core.tuning.dev_labels import DevSentence
 from core.tuning.tuned_decoders import BeamTuning
@@ -104,7 +104,7 @@ def test_beam_features_give_the_decoders_own_score(demo_models):
     tuning = BeamTuning(table, lm, nbest=5)
     weights = np.array([0.7, 1.3, 0.4])
     sentence = DevSentence(" ".join(sentences[0]), "0", tuple(sentences[0]), (), "null")
-    from core.engine.beam_decoder import BeamDecoder
+    from core.engine.decoders.beam_decoder import BeamDecoder
     from dataclasses import replace
 
     entries = BeamDecoder(table, lm, replace(tuning.settings, weights=tuning.score_weights(weights))).decode(

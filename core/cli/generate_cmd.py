@@ -14,7 +14,7 @@ from core.cli.table_options import print_table_report
 from core.errors import InputFormatError
 from core.textio import MAX_SENTENCE_TOKENS, open_standard_input, open_text_maybe_gzip
 
-# Each option of the systems' options objects (core/engine/generation_options.py) -> its flag here. Which
+# Each option of the systems' options objects (core/engine/candidates/generation_options.py) -> its flag here. Which
 # system takes which is read from the objects themselves (option_names), shown in --help and checked in core.
 OPTION_FLAGS = {
     "nbest": "--nbest", "exclude_source": "--exclude-source", "tokenize": "--tokenize",
@@ -36,7 +36,7 @@ SYSTEM_ONLY_FLAGS = {"--pattern-table": "SPG", "--reference": "spg-similarity", 
 
 def options_by_system() -> str:
     """The table in ``--help``: the flags of every option each system takes."""
-    from core.engine.generation_options import OPTIONS_OF_SYSTEM, option_names
+    from core.engine.candidates.generation_options import OPTIONS_OF_SYSTEM, option_names
 
     common = set.intersection(*(set(option_names(system)) for system in OPTIONS_OF_SYSTEM))
     lines = ["options each system takes (any other is refused):",
@@ -56,8 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _arguments(parser: argparse.ArgumentParser) -> None:
     """generate's arguments, read from the generators' options (added when generate runs or shows its help)."""
     from core.cli.table_options import add_table_loading_options
-    from core.engine.generation import SYSTEMS
-    from core.engine.mcpg.options import DEFAULT_EPISODES_PER_STEP, DEFAULT_EXPLORATION, SEED_EPISODES_PER_STEP, TUNED
+    from core.engine.candidates.generation import SYSTEMS
+    from core.engine.decoders.mcpg.options import (DEFAULT_EPISODES_PER_STEP, DEFAULT_EXPLORATION,
+                                                   SEED_EPISODES_PER_STEP, TUNED)
 
     parser.description = ("Reads one sentence per line on standard input and prints candidates with their model "
                           "score and their exact true score (log10, seed 000) under the same table and LM. Every "
@@ -144,7 +145,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 def _read_sentences(lines, tokenize: bool) -> list[list[str]]:
     if tokenize:
-        from core.engine.tokenization import tokenize as moses_tokenize
+        from core.engine.text.tokenization import tokenize as moses_tokenize
     sentences = []
     for number, line in enumerate(lines, start=1):
         text = line.rstrip("\n")
@@ -158,7 +159,7 @@ def _read_sentences(lines, tokenize: bool) -> list[list[str]]:
 
 def _option_values(args: argparse.Namespace) -> dict:
     """The options given on the command line, by their names in the options objects (not given: absent)."""
-    from core.engine.generation_options import TableLoading
+    from core.engine.candidates.generation_options import TableLoading
 
     values = {name: getattr(args, name) for name in DIRECT_OPTIONS if hasattr(args, name)}
     values["tokenize"] = args.tokenize
@@ -199,9 +200,9 @@ def _inputs(args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.engine.generation import generate_batches
-    from core.engine.generation_options import options_for
-    from core.engine.generation_resources import load_resources
+    from core.engine.candidates.generation import generate_batches
+    from core.engine.candidates.generation_options import options_for
+    from core.engine.candidates.generation_resources import load_resources
     from core.tablebuild.spark_session import SparkUnavailable
 
     if args.search_graph_extended and not args.search_graph:
@@ -268,7 +269,7 @@ def run(args: argparse.Namespace) -> int:
                                            search_graph_extended=args.search_graph_extended)
             for _, candidates, graph in batches:
                 if args.report_segmentation:
-                    from core.engine.cat.translate import translation_from_segments
+                    from core.engine.decoders.cat.translate import translation_from_segments
 
                     best = candidates[0] if candidates else None
                     out.write((translation_from_segments(best.text.split(), best.derivation).format() if best else "")

@@ -114,7 +114,7 @@ def run_rules(args: argparse.Namespace) -> int:
         print(f"wrote {count} rules to {args.prune_list}", file=sys.stderr)
     pivots = [[] for _ in shown]
     if args.bilingual:
-        from core.engine.paraphrase_table import ParaphraseTable
+        from core.engine.tables.paraphrase_table import ParaphraseTable
         from core.inspection.details import pivot_phrases
 
         bilingual = ParaphraseTable.load(args.bilingual)

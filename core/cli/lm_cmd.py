@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from core.engine.kenlm_tools import KenLMToolsError, train_lm
+    from core.engine.lm.kenlm_tools import KenLMToolsError, train_lm
 
     try:
         path = train_lm(
@@ -51,7 +51,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from core.engine.lm import LanguageModel
+    from core.engine.lm.language_model import LanguageModel
 
     model = LanguageModel(args.lm, cache_size=0)
     out = sys.stdout

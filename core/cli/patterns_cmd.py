@@ -83,10 +83,10 @@ def _sentences(path: str) -> list[str]:
 
 
 def run_extract(args: argparse.Namespace) -> int:
-    from core.engine.display_text import cased_tokens
-    from core.engine.patterns.induction import induce_patterns
-    from core.engine.patterns.spacy_parser import ParserUnavailable, SpacyParser
-    from core.engine.tokenization import tokenize
+    from core.engine.text.display_text import cased_tokens
+    from core.engine.tables.patterns.induction import induce_patterns
+    from core.engine.tables.patterns.spacy_parser import ParserUnavailable, SpacyParser
+    from core.engine.text.tokenization import tokenize
 
     lines = _sentences(args.sentences)
     sentences = [line.split() if args.pretokenized else tokenize(line).split() for line in lines]

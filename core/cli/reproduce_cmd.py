@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.engine.reproduction import reproduce
+    from core.engine.candidates.reproduction import reproduce
 
     outcomes = []
     def notice(message: str) -> None:

@@ -11,7 +11,7 @@ shared), keep-alive connections::
     {"sentence": 0, "approach": "approach-10", "suggestions": [{"rank": 1, "text": ...}], "milliseconds": 2.1, ...}
 
 ``GET /`` describes the service (graph, sentences, approaches); ``POST /suggest`` takes the fields of
-:mod:`core.engine.cat.suggestion_service`. Errors come back as ``{"error": "..."}`` with status 400
+:mod:`core.engine.decoders.cat.suggestion_service`. Errors come back as ``{"error": "..."}`` with status 400
 (a bad field), 404 (no such sentence or path), 411/413 (no or too long a body).
 """
 
@@ -42,11 +42,11 @@ def register(subparsers) -> None:
 
 def build_service(args: argparse.Namespace):
     from core.demo import demo_files
-    from core.engine.cat.approaches import APPROACHES, load_approaches
-    from core.engine.cat.graph_store import open_graph
-    from core.engine.cat.sorters import load_clustering
-    from core.engine.cat.suggestion_service import SuggestionService
-    from core.engine.lm import LanguageModel
+    from core.engine.decoders.cat.approaches import APPROACHES, load_approaches
+    from core.engine.decoders.cat.graph_store import open_graph
+    from core.engine.decoders.cat.sorters import load_clustering
+    from core.engine.decoders.cat.suggestion_service import SuggestionService
+    from core.engine.lm.language_model import LanguageModel
 
     approaches = dict(APPROACHES)
     if args.approaches:
@@ -61,7 +61,7 @@ def build_service(args: argparse.Namespace):
 def make_server(service, host: str, port: int):
     from http.server import BaseHTTPRequestHandler, HTTPServer
 
-    from core.engine.cat.suggestion_service import BadRequest
+    from core.engine.decoders.cat.suggestion_service import BadRequest
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: a plugin's connection serves many requests

@@ -1,7 +1,7 @@
 """Seed 001's paraphraser from the command line: ``graph load``, ``suggest`` and ``autoeval``.
 
 * ``graph load GRAPH [GRAPH ...] -o G.sqlite [--source FILE]``: stream search graphs (ours or Moses',
-  traditional or extended format, plain or gzip) into a graph store (:mod:`core.engine.cat.graph_store`).
+  traditional or extended format, plain or gzip) into a graph store (:mod:`core.engine.decoders.cat.graph_store`).
 * ``suggest --graph G --sentence N --span I J [--approach NAME] [--top 5] [--feedback TEXT] [--json]``:
   suggestions for tokens ``[I, J)`` of sentence ``N``'s translation, and what became of every candidate.
 * ``autoeval --approach NAME [--top 5] [--feedback] [--cases roundtrip|webkjv|FILE] [--compare NAME] [--plot FILE]
@@ -77,7 +77,7 @@ def register(subparsers) -> None:
 
 
 def _resolve_approach(args, name: str | None = None):
-    from core.engine.cat.approaches import APPROACHES, load_approaches
+    from core.engine.decoders.cat.approaches import APPROACHES, load_approaches
 
     approaches = dict(APPROACHES)
     if args.approaches:
@@ -90,20 +90,20 @@ def _resolve_approach(args, name: str | None = None):
 
 def _lm(args):
     from core.demo import demo_files
-    from core.engine.lm import LanguageModel
+    from core.engine.lm.language_model import LanguageModel
 
     return LanguageModel(args.lm or demo_files().lm)
 
 
 def _store(path, progress):
-    from core.engine.cat.graph_store import open_graph
+    from core.engine.decoders.cat.graph_store import open_graph
 
     return open_graph(path, progress=progress)
 
 
 def run_graph_load(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
-    from core.engine.cat.graph_store import GraphStore
+    from core.engine.decoders.cat.graph_store import GraphStore
     from core.output_files import resolve_output
     from core.textio import read_lines
 
@@ -112,7 +112,7 @@ def run_graph_load(args: argparse.Namespace) -> int:
     sources = [text for _, text in read_lines(args.source)] if args.source else None
     translations = None
     if args.translations:
-        from core.engine.cat.segmentation import parse_segmentation
+        from core.engine.decoders.cat.segmentation import parse_segmentation
 
         translations = [text for _, text in read_lines(args.translations)]
         for number, text in enumerate(translations, 1):
@@ -127,7 +127,7 @@ def run_graph_load(args: argparse.Namespace) -> int:
 def run_suggest(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
     from core.demo import demo_files
-    from core.engine.cat.paraphraser import suggest
+    from core.engine.decoders.cat.paraphraser import suggest
 
     approach = _resolve_approach(args)
     with progress_bar("B") as progress:
@@ -171,7 +171,7 @@ def run_suggest(args: argparse.Namespace) -> int:
 def run_autoeval(args: argparse.Namespace) -> int:
     from core.cli.progress_bar import progress_bar
     from core.demo import demo_files
-    from core.engine.cat.autoeval import evaluate, read_cases
+    from core.engine.decoders.cat.autoeval import evaluate, read_cases
     from core.output_files import resolve_output
     from core.textio import atomic_output
 

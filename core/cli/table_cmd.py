@@ -50,9 +50,9 @@ def run_prune(args: argparse.Namespace) -> int:
 def run_binarize(args: argparse.Namespace) -> int:
     import time
 
-    from core.engine.paraphrase_table import ParaphraseTable
-    from core.engine.table_binary import binary_path
-    from core.engine.table_formats import LoadReport
+    from core.engine.tables.paraphrase_table import ParaphraseTable
+    from core.engine.tables.table_binary import binary_path
+    from core.engine.tables.table_formats import LoadReport
 
     started = time.perf_counter()
     report = LoadReport(args.table)

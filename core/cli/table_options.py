@@ -7,10 +7,10 @@ import sys
 
 from typing import TYPE_CHECKING
 
-from core.engine.table_formats import LoadReport, TableFormat, ValueKind
+from core.engine.tables.table_formats import LoadReport, TableFormat, ValueKind
 
 if TYPE_CHECKING:
-    from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.tables.paraphrase_table import ParaphraseTable
 
 
 def add_table_loading_options(parser: argparse.ArgumentParser, *, reverse: bool = True) -> None:
@@ -33,7 +33,7 @@ def add_table_loading_options(parser: argparse.ArgumentParser, *, reverse: bool 
 
 
 def load_table_from_args(path: str, args: argparse.Namespace) -> "ParaphraseTable":
-    from core.engine.paraphrase_table import ParaphraseTable  # not at import: `parastudio --help` lists tables' options
+    from core.engine.tables.paraphrase_table import ParaphraseTable  # not at import: `parastudio --help` lists tables' options
 
     report = LoadReport(path)
     table = ParaphraseTable.load(

@@ -34,7 +34,7 @@ def _tokens(text: str, tokenize: bool) -> list[str]:
     from core.textio import MAX_SENTENCE_TOKENS
 
     if tokenize:
-        from core.engine.tokenization import tokenize as moses_tokenize
+        from core.engine.text.tokenization import tokenize as moses_tokenize
 
         text = moses_tokenize(text, "en")
     tokens = text.split()
@@ -44,9 +44,9 @@ def _tokens(text: str, tokenize: bool) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.engine.lm import LanguageModel
-    from core.engine.scoring import ScoreWeights
-    from core.engine.truescore import TrueScorer
+    from core.engine.lm.language_model import LanguageModel
+    from core.engine.model.scoring import ScoreWeights
+    from core.engine.model.truescore import TrueScorer
     from core.cli.closed_streams import refuse_closed
 
     refuse_closed(sys.stdout)  # before the table loads and notes its binary

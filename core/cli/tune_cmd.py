@@ -141,7 +141,7 @@ def run_tune_command(args: argparse.Namespace) -> int:
 
 
 def run_predictor_command(args: argparse.Namespace) -> int:
-    from core.engine.lm import LanguageModel
+    from core.engine.lm.language_model import LanguageModel
     from core.tuning.devset_files import read_devset
     from core.tuning.judgment_predictor import FEATURES, predict_judgments
     from core.tuning.tune_run import provenance_files

@@ -5,7 +5,7 @@ any stage can be rerun alone):
 
 ===============  ===============================================================
 extract          SWORD modules -> ``corpus/verses.jsonl`` (plain text by OSIS ref)
-tokenize         -> ``corpus/tokenized.jsonl`` (``core.engine.tokenization``)
+tokenize         -> ``corpus/tokenized.jsonl`` (``core.engine.text.tokenization``)
 split            -> ``split/*.ids`` and the parallel ``corpus/{train,dev,test}.*``
 phrase-table     WEB -> RV1909 Moses phrase table (part B's eflomal builder)
 pivot            pivot paraphrase table over the RV1909 pivot (``core.tablebuild.pivot``)

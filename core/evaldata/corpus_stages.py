@@ -5,8 +5,8 @@ from __future__ import annotations
 import collections
 import json
 
-from core.engine.tokenization import POLICY as TOKENIZATION_POLICY
-from core.engine.tokenization import tokenize
+from core.engine.text.tokenization import POLICY as TOKENIZATION_POLICY
+from core.engine.text.tokenization import tokenize
 from core.evaldata import sword_extract
 from core.evaldata.corpus_split import split_by_chapter, training_refs
 from core.evaldata.stage_context import BuildContext, read_jsonl, write_jsonl, write_lines

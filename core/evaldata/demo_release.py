@@ -33,11 +33,11 @@ def copy_atomically(source: Path, destination: Path) -> None:
 def write_demo_candidates(demo: Path) -> None:
     """``candidates.jsonl``: what ``parastudio generate --system beam --nbest 2 --json`` prints for
     ``test.en``, with paths relative to the demo folder and no timings, so rebuilds are byte-identical."""
-    from core.engine.generation import generate
-    from core.engine.generation_options import BeamRunOptions
-    from core.engine.generation_resources import GenerationResources
-    from core.engine.lm import LanguageModel
-    from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.candidates.generation import generate
+    from core.engine.candidates.generation_options import BeamRunOptions
+    from core.engine.candidates.generation_resources import GenerationResources
+    from core.engine.lm.language_model import LanguageModel
+    from core.engine.tables.paraphrase_table import ParaphraseTable
 
     table = ParaphraseTable.load(demo / "paraphrase-table.gz")
     lm = LanguageModel(demo / "lm.bin")
@@ -78,8 +78,8 @@ def write_readable_text(context: BuildContext) -> dict:
     """What judges read: ``test.original.en`` (the WEB text of each test verse as published, line by line with
     ``test.en``) and ``truecase-model.en`` (a Moses truecaser trained on the WEB training verses, our tokens with
     their original casing, for candidates, which exist only tokenized and lowercased;
-    :mod:`core.engine.display_text`)."""
-    from core.engine.display_text import train_truecaser
+    :mod:`core.engine.text.display_text`)."""
+    from core.engine.text.display_text import train_truecaser
 
     verses = {row["ref"]: row for row in read_jsonl(context.path("corpus", "verses.jsonl"))}
     test_ids = read_lines(context.path("split", "test.ids"))

@@ -78,9 +78,9 @@ def stage_webkjv_table(context: BuildContext) -> dict:
 
 def _train_lm():
     try:
-        from core.engine.kenlm_tools import train_lm
+        from core.engine.lm.kenlm_tools import train_lm
     except ImportError as error:
-        raise StageSkipped(f"core.engine.kenlm_tools is not available ({error})") from None
+        raise StageSkipped(f"core.engine.lm.kenlm_tools is not available ({error})") from None
     return train_lm
 
 

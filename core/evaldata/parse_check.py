@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.display_text import cased_tokens
-from core.engine.patterns.dependency_parse import DependencyParse
+from core.engine.text.display_text import cased_tokens
+from core.engine.tables.patterns.dependency_parse import DependencyParse
 from core.errors import InputFormatError
 from core.textio import open_text_maybe_gzip
 

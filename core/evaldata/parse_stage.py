@@ -1,11 +1,11 @@
 """Build stage ``parse``: English dependency parses of the WEB training verses (seed 002 §3.1).
 
-Each line of ``corpus/train.web`` is parsed by spaCy (:mod:`core.engine.patterns.spacy_parser`)
+Each line of ``corpus/train.web`` is parsed by spaCy (:mod:`core.engine.tables.patterns.spacy_parser`)
 over the project's own tokens, so word i of a parse is token i of the verse and the
 WEB-RV word alignment's indices hold. The tagger and parser were trained on cased
 text and our tokens are lowercased, so each verse's casing is recovered from its
 original text (``corpus/verses.jsonl``, found through ``split/train.ids``) with
-:func:`core.engine.display_text.cased_tokens`: a token takes the letters it has in
+:func:`core.engine.text.display_text.cased_tokens`: a token takes the letters it has in
 the normalized original where they are found in order, and stays lowercased where
 not.
 
@@ -24,8 +24,8 @@ import json
 import time
 from pathlib import Path
 
-from core.engine.patterns.dependency_parse import DependencyParse
-from core.engine.patterns.spacy_parser import SpacyParser
+from core.engine.tables.patterns.dependency_parse import DependencyParse
+from core.engine.tables.patterns.spacy_parser import SpacyParser
 from core.evaldata.stage_context import (BuildContext, StageSkipped, read_jsonl, read_lines, sha256_of,
                                          sha256_of_inputs)
 from core.textio import atomic_output, open_text_maybe_gzip
@@ -66,7 +66,7 @@ def read_parses(path: Path) -> list[DependencyParse]:
 
 def stage_parse(context: BuildContext) -> dict:
     lines = read_lines(context.path("corpus", "train.web"))
-    from core.engine.display_text import cased_tokens  # sacremoses: not when the CLI only lists the stages
+    from core.engine.text.display_text import cased_tokens  # sacremoses: not when the CLI only lists the stages
 
     refs = read_lines(context.path("split", "train.ids"))
     if len(refs) != len(lines):

@@ -3,7 +3,7 @@
 Reads the parses of the ``parse`` stage, ``corpus/train.rv`` and the WEB-RV word
 alignment the ``phrase-table`` stage saves (``alignment/web-rv.align.gz``), induces
 the English patterns of each verse (Algorithm 1,
-:func:`core.engine.patterns.induction.induce_patterns`), and hands them to
+:func:`core.engine.tables.patterns.induction.induce_patterns`), and hands them to
 :func:`core.tablebuild.patterns.table_builder.build_pattern_table` (Algorithm 2,
 counts, h1..h4, pairing). Writes ``patterns/web-rv.pattern-table.gz`` and its
 ``.json`` sidecar with λ = 1 and T = -inf: every pair (seed 002 §3.4's starting
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 
-from core.engine.patterns.induction import MAX_SUBTREE_WORDS, induce_patterns
+from core.engine.tables.patterns.induction import MAX_SUBTREE_WORDS, induce_patterns
 from core.evaldata.model_stages import WEB_RV_ALIGNMENT
 from core.evaldata.parse_stage import PARSES, read_parser_provenance, read_parses
 from core.evaldata.stage_context import BuildContext, StageSkipped, read_lines, sha256_of, sha256_of_inputs

@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from core.engine.cat.segmentation import Translation
+from core.engine.decoders.cat.segmentation import Translation
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def _punctuation_only(words: Sequence[str]) -> bool:
 
 
 def _words(words: Sequence[str]) -> tuple[str, ...]:
-    """Lowercase, punctuation tokens removed: what the paraphraser compares (core.engine.cat.stages.normalized)."""
+    """Lowercase, punctuation tokens removed: what the paraphraser compares (core.engine.decoders.cat.stages.normalized)."""
     return tuple(w.lower() for w in words if any(c.isalnum() for c in w))
 
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import json
 
-from core.engine.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.cat.segmentation import parse_segmentation
-from core.engine.cat.translate import translate_all
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.decoders.cat.segmentation import parse_segmentation
+from core.engine.decoders.cat.translate import translate_all
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
 from core.evaldata.roundtrip import RoundTripReport, roundtrip_cases
 from core.evaldata.stage_context import BuildContext, StageSkipped, read_lines, sha256_of, write_jsonl, write_lines
 from core.tablebuild.moses_tables import filter_table_for_input, reverse_moses_table
@@ -49,7 +49,7 @@ def stage_rv_web_table(context: BuildContext) -> dict:
 
 
 def stage_rv_lm(context: BuildContext) -> dict:
-    from core.engine.kenlm_tools import train_lm
+    from core.engine.lm.kenlm_tools import train_lm
     from core.evaldata.model_stages import DEMO_LM, LM_ORDER
 
     corpus = context.path("corpus", "train.rv")

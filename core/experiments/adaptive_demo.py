@@ -42,11 +42,11 @@ STUDY_SEED = 29
 
 def demo_rows(demo: Path, limit: int | None):
     """The beam 1-best of the bundled candidates and SPG's simplification 1-best, as the store's rows."""
-    from core.engine.generation import generate
-    from core.engine.generation_options import options_for
-    from core.engine.generation_resources import GenerationResources
-    from core.engine.lm import LanguageModel
-    from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.candidates.generation import generate
+    from core.engine.candidates.generation_options import options_for
+    from core.engine.candidates.generation_resources import GenerationResources
+    from core.engine.lm.language_model import LanguageModel
+    from core.engine.tables.paraphrase_table import ParaphraseTable
     from core.store import operations as ops
     from core.study_builder import candidate_row
 

@@ -76,7 +76,7 @@ def demo_devset(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
 
 def run(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
     from core.demo import demo_files
-    from core.engine.lm import LanguageModel
+    from core.engine.lm.language_model import LanguageModel
     from core.tuning.judgment_predictor import predict_judgments
 
     records, judged = demo_devset(work, seed)

@@ -2,7 +2,7 @@
 
 Seed 003 §3 scores only final states, so MCPG's reward may read the whole finished sentence (a "global
 feature"), which a left-to-right beam cannot score before the sentence is complete. Here the reward is the
-judgment predictor's probability that judges accept the candidate (:mod:`core.engine.judgment_model`), trained
+judgment predictor's probability that judges accept the candidate (:mod:`core.engine.model.judgment_model`), trained
 on the demo study's dev set (its 200 beam candidates judged by :mod:`core.experiments.silver_judges`).
 
 Three systems on the demo's first ``--limit`` verses (``evaldata/demo/test.en``), one output each:
@@ -67,7 +67,7 @@ def fit_predictors(records: list[dict], lm, verses: int, folds: int, seed: int) 
 
 
 def _replacements(derivation) -> list[tuple[str, str]]:
-    from core.engine.derivation import changed_segments
+    from core.engine.model.derivation import changed_segments
 
     return [(" ".join(s.rule.source), " ".join(s.rule.target)) for s in changed_segments(derivation)]
 
@@ -78,13 +78,13 @@ def run(sentences: Sequence[Sequence[str]], references: Sequence[str], table, lm
     """Per verse, each system's :class:`Output`; and what was fitted (``{"folds", "steering"}``)."""
     import Levenshtein
 
-    from core.engine.generation import generate_batches
-    from core.engine.generation_options import BeamRunOptions
-    from core.engine.generation_resources import GenerationResources
-    from core.engine.judgment_model import PredictorReward
-    from core.engine.mcpg import generate_mcpg
-    from core.engine.mcpg.search import MCPGStats
-    from core.engine.truescore import TrueScorer
+    from core.engine.candidates.generation import generate_batches
+    from core.engine.candidates.generation_options import BeamRunOptions
+    from core.engine.candidates.generation_resources import GenerationResources
+    from core.engine.model.judgment_model import PredictorReward
+    from core.engine.decoders.mcpg import generate_mcpg
+    from core.engine.decoders.mcpg.search import MCPGStats
+    from core.engine.model.truescore import TrueScorer
     from core.experiments.silver_judges import silver_verdicts
 
     scorer = TrueScorer(table, lm)
@@ -165,8 +165,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_from_args(args: argparse.Namespace, command: str) -> int:
     from core.demo import demo_files
-    from core.engine.lm import LanguageModel
-    from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.lm.language_model import LanguageModel
+    from core.engine.tables.paraphrase_table import ParaphraseTable
     from core.experiments.judgment_predictor import demo_devset
     from core.experiments.mcpg_steered_report import write_markdown
     from core.experiments.per_sentence import run_provenance, write_per_sentence

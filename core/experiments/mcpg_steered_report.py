@@ -6,7 +6,7 @@ import argparse
 import statistics
 from pathlib import Path
 
-from core.engine.judgment_model import FEATURES
+from core.engine.model.judgment_model import FEATURES
 from core.experiments.mcpg_steered_results import PER_SENTENCE, SILVER, SYSTEMS, Output
 from core.experiments.per_sentence import markdown_note
 from core.experiments.silver_judges import RULE
@@ -100,7 +100,7 @@ def write_markdown(path: Path, sentences, references, results: list[dict[str, Ou
              "seed 003 §3 allows because MCPG scores only final states; no left-to-right beam can score "
              "such a global feature (edit rate, length) before the sentence ends.", "",
              "**The predictor.** A logistic regression over six features of a candidate (`lm`, `channel`, "
-             "`true_score`, `length`, `edit_rate`, `rules`; `core/engine/judgment_model.py`) fitted on the demo "
+             "`true_score`, `length`, `edit_rate`, `rules`; `core/engine/model/judgment_model.py`) fitted on the demo "
              "study's dev set: its 200 beam candidates (2 per verse) judged by the scripted silver judges "
              f"(answers {judged}), label \"acceptable\" (meaning and fluency both yes). The steering predictor is "
              "fitted on all 200; the candidates' features are read from their true-score derivation.", "",

@@ -12,14 +12,14 @@ seed 000 §4 carries out.
 
 Our stand-ins and additions:
 
-* MOSES -> :mod:`core.engine.beam_decoder` at stack 200 (Moses' default), distinct
+* MOSES -> :mod:`core.engine.decoders.beam_decoder` at stack 200 (Moses' default), distinct
   100-best reranked by true score (with stack 200 the rerank almost never
   changes the 1-best, see ``seed000-reranking.md``).
-* MCPG -> :func:`core.engine.mcpg.generate_mcpg` with three profiles ("faithful": the
+* MCPG -> :func:`core.engine.decoders.mcpg.generate_mcpg` with three profiles ("faithful": the
   seeds' algorithm; "tuned": our changes; "tuned-no-polish": tuned without its
   hill climbing), by count: eta episodes per decision (``--episodes-per-step``,
   default the profiles' 1,000 instead of the paper's 100,000, see
-  :data:`core.engine.mcpg.options.DEFAULT_EPISODES_PER_STEP`), so the figures do
+  :data:`core.engine.decoders.mcpg.options.DEFAULT_EPISODES_PER_STEP`), so the figures do
   not depend on the machine; ``--time-budget`` is only a cap, and a search it
   cuts is counted in the report and flagged in the per-sentence file.
 * MCPG never outputs the source (seed 003 §2: the root is not final), while
@@ -56,13 +56,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from core.code_identity import code_identity
-from core.engine.generation import generate_batches
-from core.engine.generation_options import BeamRunOptions
-from core.engine.generation_resources import GenerationResources
-from core.engine.lm import LanguageModel
-from core.engine.mcpg import generate_mcpg
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.truescore import TrueScorer
+from core.engine.candidates.generation import generate_batches
+from core.engine.candidates.generation_options import BeamRunOptions
+from core.engine.candidates.generation_resources import GenerationResources
+from core.engine.lm.language_model import LanguageModel
+from core.engine.decoders.mcpg import generate_mcpg
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.model.truescore import TrueScorer
 from core.experiments import module_main
 from core.experiments.mcpg_vs_beam_results import (MODES, NBEST, PER_SENTENCE, PROFILE_OPTIONS, PROFILES,
                                                    SCORE_TOLERANCE, STACK_SIZE, TRANSLATOR_REWARDS, MCPGSystem,
@@ -147,7 +147,7 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         result.beam_seconds = candidates[0].seconds if candidates else 0.0
     if bar:
         bar.close()
-    from core.engine.mcpg.search import MCPGStats  # with numpy: loaded when an experiment runs, not by --help
+    from core.engine.decoders.mcpg.search import MCPGStats  # with numpy: loaded when an experiment runs, not by --help
 
     scorer = TrueScorer(table, lm)
     for system in systems:

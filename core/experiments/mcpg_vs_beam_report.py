@@ -117,7 +117,7 @@ def _polish_sentence(summaries: Sequence[SystemSummary]) -> str:
     if not parts:
         return ""
     return ("**The polish.** After its search the tuned profile hill-climbs on its best finals "
-            "(`core/engine/mcpg/polish.py`); the row \"tuned-no-polish\" is the same search without it. "
+            "(`core/engine/decoders/mcpg/polish.py`); the row \"tuned-no-polish\" is the same search without it. "
             + "; ".join(parts) + ".")
 
 
@@ -202,7 +202,7 @@ def _count_sentence(results: Sequence[SentenceResult], systems: Sequence[MCPGSys
     restarts = (f" The tuned profiles restart from the source until {search.max_episodes_of(tuned[0]):,} "
                 "episodes in all, then polish (the row without the polish skips that)." if tuned else "")
     return (f"**η by count.** MCPG commits a root action every η = {' / '.join(f'{e:,}' for e in etas)} "
-            "episodes, a count, not a clock (`core/engine/mcpg/options.py`), so these figures are the same on any "
+            "episodes, a count, not a clock (`core/engine/decoders/mcpg/options.py`), so these figures are the same on any "
             f"machine and under any load (only the seconds change); {cap}. The paper's η is 100,000 (seed 000 §4.2). "
             + _search_sentence(systems, search) + restarts)
 
@@ -260,14 +260,14 @@ def write_markdown(path: Path, results: Sequence[SentenceResult], systems: Seque
         "converted to log10 from natural logs (see *Log base*). Times are wall-clock seconds on this machine at the "
         "load given under *Machine* (MCPG on one core).",
         "",
-        "**By construction.** Each output's score is its exact true score (`core.engine.truescore`, tested "
+        "**By construction.** Each output's score is its exact true score (`core.engine.model.truescore`, tested "
         "against a brute force), so a difference measures the search, not the scorer. Nothing else in the tables "
         "holds by construction: MCPG never outputs the source (seed 003 §2), which the column \"vs beam's best "
         "output ≠ source\" accounts for.",
         "",
         f"Reproduces Chevelu et al. (COLING 2010) §4.2-4.3 on our held-out test set ({n} sentences): the 1-best "
-        f"of our beam decoder (our MOSES: `core.engine.beam_decoder`, stack {STACK_SIZE}, distinct {NBEST}-best reranked "
-        f"by true score), and of MCPG (`core.engine.mcpg`) in \"true-score\" and \"translator\" mode. Differences "
+        f"of our beam decoder (our MOSES: `core.engine.decoders.beam_decoder`, stack {STACK_SIZE}, distinct {NBEST}-best reranked "
+        f"by true score), and of MCPG (`core.engine.decoders.mcpg`) in \"true-score\" and \"translator\" mode. Differences "
         "are system minus beam per sentence (negative: MCPG below the beam); mean ± population standard deviation "
         "over sentences. MCPG runs on one core, seed = sentence index.",
         "",

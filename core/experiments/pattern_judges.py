@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Iterable, Sequence
 
-from core.engine.patterns.dependency_parse import DependencyParse
-from core.engine.patterns.induction import induce_patterns
+from core.engine.tables.patterns.dependency_parse import DependencyParse
+from core.engine.tables.patterns.induction import induce_patterns
 from core.vocabulary import is_slot
 
 # Function words: what a "trivial change" may add, drop or swap (§4.4: "changes of prepositions and articles").

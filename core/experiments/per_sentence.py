@@ -2,7 +2,7 @@
 mean and count the Markdown reports (issue 23, Deliver 5).
 
 Line 1 is the run's provenance, ``{"provenance": {...}}``: the experiment, the command, every input file by
-``{"path", "sha256", "bytes"}`` (:func:`core.engine.file_fingerprint.fingerprint`, the path relative to the
+``{"path", "sha256", "bytes"}`` (:func:`core.file_fingerprint.fingerprint`, the path relative to the
 checkout when it is inside it), the code's ``version`` and ``commit`` (:func:`core.code_identity.code_identity`)
 and ``fields``, what each field of a record means and in which unit. Every later line is one record: one sentence
 (one case, one item) under one configuration. Floats are written by ``json`` in full (``repr``) precision, so a
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from core.code_identity import code_identity
-from core.engine.file_fingerprint import fingerprint
+from core.file_fingerprint import fingerprint
 from core.errors import InputFormatError
 from core.experiments.provenance import in_checkout
 from core.textio import atomic_output, open_text_maybe_gzip

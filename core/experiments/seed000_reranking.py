@@ -41,12 +41,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.decoder_types import DEFAULT_BEAM_THRESHOLD
-from core.engine.generation import generate_batches
-from core.engine.generation_options import BeamRunOptions
-from core.engine.generation_resources import GenerationResources
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
+from core.engine.decoders.decoder_types import DEFAULT_BEAM_THRESHOLD
+from core.engine.candidates.generation import generate_batches
+from core.engine.candidates.generation_options import BeamRunOptions
+from core.engine.candidates.generation_resources import GenerationResources
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
 from core.code_identity import code_identity
 from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
 from core.experiments.provenance import inputs_line
@@ -197,7 +197,7 @@ def effective_processes(processes: int | None, sentences: int) -> int:
     """How many processes ``generate_batches`` really uses for this many sentences."""
     import os
 
-    from core.engine.generation import PARALLEL_MIN_SENTENCES
+    from core.engine.candidates.generation import PARALLEL_MIN_SENTENCES
 
     workers = processes if processes is not None else min(2, os.cpu_count() or 1)
     return workers if workers > 1 and sentences >= PARALLEL_MIN_SENTENCES else 1
@@ -254,9 +254,9 @@ def write_markdown(path: Path, reports: Sequence[StackReport], provenance: dict,
         "# Seed 000 §3: decoder n-best order vs true-score order",
         "",
         f"Reproduces Chevelu et al. (COLING 2010) §3 with our monotone beam decoder "
-        f"(`core.engine.beam_decoder`, Moses settings: threshold 1e-5, 20 options per span, "
+        f"(`core.engine.decoders.beam_decoder`, Moses settings: threshold 1e-5, 20 options per span, "
         f"α_Φ = α_LM = 1, α_W = 0) in place of MOSES. Each sentence's {n}-best distinct list is "
-        f"reranked by the exact true score (Algorithm 1, `core.engine.truescore`).",
+        f"reranked by the exact true score (Algorithm 1, `core.engine.model.truescore`).",
         "",
         "**Units.** Every score and score gap here is a base-10 log (log10 of a probability). The paper's "
         "MOSES scores are natural logs; its one such figure (the score gap) is converted here (÷ ln 10) and "

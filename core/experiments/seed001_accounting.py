@@ -8,10 +8,10 @@ read from the runs of :mod:`core.experiments.seed001_approaches`:
   retrieved (§3.4.2), left by each partial filter, among the K best FSM paths,
   left by each filter, and shown in the top 5 (cumulative: each count is of
   the golds that survived every stage before it; from each case's ``fate``,
-  :mod:`core.engine.cat.gold_trace`);
+  :mod:`core.engine.decoders.cat.gold_trace`);
 * Fig. 4.2 by selection length in the groups 1, 2, 3, 4, 5+ tokens (the
   thesis's queries are 2-3 words);
-* ties at the top-5 cut (:meth:`core.engine.cat.paraphraser.SuggestResult.tie_at_cut`);
+* ties at the top-5 cut (:meth:`core.engine.decoders.cat.paraphraser.SuggestResult.tie_at_cut`);
 * the counts under the other reading of SDSF and of the function-word list.
 
 :func:`stage_counts` is the contract the independent count
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from core.engine.cat.approaches import APPROACHES, PAPER_SUCCESSES
+from core.engine.decoders.cat.approaches import APPROACHES, PAPER_SUCCESSES
 
 SELECTION_GROUPS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 10_000))
 # Every stage in the order approach 10 runs them (an approach without a stage leaves its cell empty).

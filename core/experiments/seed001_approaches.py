@@ -1,8 +1,8 @@
 """Seed 001 §4.1 and §5.2: the ten approaches on round-trip test cases, ranked with sign tests.
 
 For each case set, every approach of Fig. 4.2 runs on every case
-(:mod:`core.engine.cat.autoeval`: success when the gold is among the top 5),
-with the fate of each gold (:mod:`core.engine.cat.gold_trace`), so the table
+(:mod:`core.engine.decoders.cat.autoeval`: success when the gold is among the top 5),
+with the fate of each gold (:mod:`core.engine.decoders.cat.gold_trace`), so the table
 says not only how many cases an approach solves but where the others were
 lost. Approaches 1 and 10 also run with feedback (§5.2: 501 and 847 of 2,139
 in the paper). Every pair of approaches is compared with the exact two-sided
@@ -22,7 +22,7 @@ Two readings of the paper are ours to choose (issue 26 item 3): SDSF's Equation 
 it (chosen) or as its letters print it, and FWPF/FNRF's function words as the closed classes (chosen) or
 NLTK's 2013 stopword list (the paper's); every approach the other reading changes runs under it too, and the
 report gives its counts beside the chosen ones. For cases that carry their source words, the round trip's
-Spanish -> English table is asked whether it can spell each gold at all (:mod:`core.engine.cat.table_spelling`).
+Spanish -> English table is asked whether it can spell each gold at all (:mod:`core.engine.decoders.cat.table_spelling`).
 
 Each case's result under each approach goes to ``seed001-approaches.jsonl.gz`` beside the Markdown
 (:mod:`core.experiments.seed001_report`, :mod:`core.experiments.per_sentence`). Sets run by separate commands
@@ -43,10 +43,10 @@ import time
 from pathlib import Path
 
 from core.code_identity import code_identity
-from core.engine.cat.approaches import APPROACHES, Approach
-from core.engine.cat.autoeval import Case, CaseResult, evaluate, read_cases
-from core.engine.cat.graph_store import open_graph
-from core.engine.lm import LanguageModel
+from core.engine.decoders.cat.approaches import APPROACHES, Approach
+from core.engine.decoders.cat.autoeval import Case, CaseResult, evaluate, read_cases
+from core.engine.decoders.cat.graph_store import open_graph
+from core.engine.lm.language_model import LanguageModel
 from core.experiments import module_main
 from core.experiments.per_sentence import file_input
 from core.experiments.seed001_independent import read_counter_file
@@ -113,7 +113,7 @@ def _run_one(job: tuple[Path, Path, str, Approach, bool]) -> tuple[str, str, lis
 def spellable_cases(table: Path | None, rows: list[CaseResult]) -> dict[str, bool] | None:
     """Per case id, whether the table spells its gold from the selection's source words (None: no table, or
     the cases carry no source words)."""
-    from core.engine.cat.table_spelling import needed_phrases, read_targets, spellable
+    from core.engine.decoders.cat.table_spelling import needed_phrases, read_targets, spellable
 
     stretches = {r.case.id: r.case.source[slice(*r.coverage)] for r in rows if r.coverage and r.case.source}
     if table is None or not stretches:
@@ -168,7 +168,7 @@ def compare_with_moses(graph: Path, translations: Path, lm_path: Path) -> dict:
     """Our round-trip test graphs against a real Moses decoder's graphs of the same Spanish, case by case."""
     import tempfile
 
-    from core.engine.cat.graph_store import GraphStore
+    from core.engine.decoders.cat.graph_store import GraphStore
     from core.textio import read_lines
 
     demo = demo_files()

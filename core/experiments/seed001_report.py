@@ -6,7 +6,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from core.engine.cat.approaches import APPROACHES, PAPER_CASES, PAPER_FEEDBACK_SUCCESSES, PAPER_SUCCESSES
+from core.engine.decoders.cat.approaches import APPROACHES, PAPER_CASES, PAPER_FEEDBACK_SUCCESSES, PAPER_SUCCESSES
 from core.experiments.seed001_accounting import (DEPARTURES, by_selection_length, readings_table, stage_table,
                                                  tie_line, ties_table)
 from core.experiments.per_sentence import file_input, markdown_note, run_provenance, write_per_sentence
@@ -79,7 +79,7 @@ def by_length_table(result: dict) -> list[str]:
 
 def why_paragraph(result: dict) -> list[str]:
     """Whether approach 10 beats approach 1 here, and where the difference comes from, in this run's figures."""
-    from core.engine.cat.function_words import content_words
+    from core.engine.decoders.cat.function_words import content_words
 
     one, ten = result["results"].get("approach-1"), result["results"].get("approach-10")
     if not one or not ten:

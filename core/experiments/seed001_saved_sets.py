@@ -12,7 +12,7 @@ import gzip
 import json
 from pathlib import Path
 
-from core.engine.cat.autoeval import Case, CaseResult
+from core.engine.decoders.cat.autoeval import Case, CaseResult
 from core.errors import InputFormatError
 from core.textio import atomic_output
 

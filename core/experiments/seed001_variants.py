@@ -8,7 +8,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from core.engine.cat.approaches import APPROACHES, Approach
+from core.engine.decoders.cat.approaches import APPROACHES, Approach
 
 
 def diagnostic_approaches() -> dict[str, Approach]:
@@ -21,7 +21,7 @@ def diagnostic_approaches() -> dict[str, Approach]:
     }
 
 
-# The other reading of each choice (core.engine.cat.stages.DEFAULT_PARAMETERS holds the chosen one), and the
+# The other reading of each choice (core.engine.decoders.cat.stages.DEFAULT_PARAMETERS holds the chosen one), and the
 # stages whose approaches it changes.
 OTHER_READINGS = {"SDSF as printed": ({"sdsf_reading": "as-printed"}, ("SDSF",)),
                   "NLTK stopwords": ({"function_words": "nltk-2013"}, ("FWPF", "FNRF"))}

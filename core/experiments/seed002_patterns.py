@@ -181,7 +181,7 @@ def _dirt_models(path: Path) -> list[dict]:
 
 def _parse_check(build: Path) -> dict | None:
     """The parser on the hand-checked sample; None when this corpus lacks the sample's verses."""
-    from core.engine.patterns.spacy_parser import SpacyParser
+    from core.engine.tables.patterns.spacy_parser import SpacyParser
     from core.evaldata.parse_check import read_gold, sample_accuracy
 
     texts = {}
@@ -195,9 +195,9 @@ def _parse_check(build: Path) -> dict | None:
 
 
 def _spg_on_test(build: Path, table: Path, limit: int) -> dict:
-    from core.engine.lm import LanguageModel
-    from core.engine.patterns.pattern_table import pattern_table_for
-    from core.engine.spg import generate_spg
+    from core.engine.lm.language_model import LanguageModel
+    from core.engine.tables.patterns.pattern_table import pattern_table_for
+    from core.engine.decoders.spg import generate_spg
 
     sentences = read_token_lines(build / "corpus" / "test.web", limit)
     patterns = pattern_table_for(table, sentences)

@@ -10,18 +10,18 @@ verse). Reported per application:
   least one unit replacement (97.2 / 95.4 / 56.8 %);
 * "the average number of unit replacements in each sentence" (5.36 / 4.47 /
   1.87). The paper does not say whether sentences left unchanged count in
-  the average; we give it over all sentences (as :func:`core.engine.spg.spg_report`)
+  the average; we give it over all sentences (as :func:`core.engine.decoders.spg.spg_report`)
   and over paraphrased sentences only.
 
 A unit replacement is a source unit rewritten into something else
-(:func:`core.engine.spg.unit_replacements`). We add the share of 1-bests that
+(:func:`core.engine.decoders.spg.unit_replacements`). We add the share of 1-bests that
 achieve the application as a whole (the sentence-level ``mu > 0``: fewer
 bytes, more frequent words, more words of s'), which seed 004 §5 measures
 for its Baseline-2 (24.95 / 8.79 / 7.16 %), and seconds per sentence.
 
 Differences from the paper: one pivot table (they combine five plus the
 self-paraphrase table) and all weights 1 (they tune them by MERT on a
-labelled development set, §3.6), see :mod:`core.engine.spg`.
+labelled development set, §3.6), see :mod:`core.engine.decoders.spg`.
 
 Each sentence's 1-best per application goes to ``spg-rates.jsonl`` beside the Markdown
 (:mod:`core.experiments.per_sentence`).
@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.spg import SPGWeights, Usability, generate_spg, unit_replacements
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.decoders.spg import SPGWeights, Usability, generate_spg, unit_replacements
 from core.code_identity import code_identity
 from core.experiments import module_main
 from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
@@ -217,7 +217,7 @@ def write_markdown(path: Path, reports: Sequence[ApplicationRates], provenance: 
     lines = [
         "# Seed 004 §5: SPG paraphrase rate and unit replacements per application",
         "",
-        "Reproduces Zhao et al. (ACL-IJCNLP 2009) §5's generation figures with `core.engine.spg` on our held-out test "
+        "Reproduces Zhao et al. (ACL-IJCNLP 2009) §5's generation figures with `core.engine.decoders.spg` on our held-out test "
         "set: each sentence's 1-best per application; the similarity reference s' is the line of `test.ref.en` "
         "(another English version of the same verse, as seed 004 takes a second human translation). A sentence "
         "is paraphrased when its 1-best replaces at least one unit.",
@@ -244,7 +244,7 @@ def write_markdown(path: Path, reports: Sequence[ApplicationRates], provenance: 
     lines += [
         "",
         "\"Replacements / sentence\" averages over all sentences (an unchanged sentence counts 0), as "
-        "`core.engine.spg.spg_report`; seed 004 does not say whether its averages leave unparaphrased sentences out, so "
+        "`core.engine.decoders.spg.spg_report`; seed 004 does not say whether its averages leave unparaphrased sentences out, so "
         "the next column gives the average over paraphrased sentences only. \"1-best achieves the application\": "
         "the whole output is shorter in bytes (compression), has a higher mean Zipf word frequency "
         "(simplification, `wordfreq`) or shares more words with s' (similarity); seed 004 reports this only for "

@@ -62,9 +62,9 @@ def _generate(system: str, sentences, table, lm, weights: dict | None, weights_p
     """The candidates of one round as the store's CandidateRow objects."""
     from core.study_builder import candidate_row
 
-    from core.engine.generation import generate
-    from core.engine.generation_options import options_for
-    from core.engine.generation_resources import GenerationResources
+    from core.engine.candidates.generation import generate
+    from core.engine.candidates.generation_options import options_for
+    from core.engine.candidates.generation_resources import GenerationResources
     from core.tuning.weights_file import beam_weights, spg_weights
 
     values: dict = {}
@@ -153,8 +153,8 @@ def run_loop(out: Path, *, system: str = "beam", limit: int | None = None, itera
     from core.tuning.tune import TuneOptions
     from core.tuning.tune_run import TuneRequest, run_tune
 
-    from core.engine.lm import LanguageModel
-    from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.lm.language_model import LanguageModel
+    from core.engine.tables.paraphrase_table import ParaphraseTable
 
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)

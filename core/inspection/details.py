@@ -4,7 +4,7 @@ every judge's label and every adjudicator's decision (researchers only: annotato
 With the paraphrase table and LM the candidate was made with, the scores are
 recomputed: the LM's log10 P(candidate), the channel score of the derivation
 the system found (LM plus the log10 probabilities of its rules), and the exact
-true score (seed 000, :mod:`core.engine.truescore`), beside the model score
+true score (seed 000, :mod:`core.engine.model.truescore`), beside the model score
 the system reported. A model score below the true score is seed 000's search
 error. With the bilingual phrase table a pivot table was built from, each
 rule also shows the pivot phrases behind its probability (seed 002 §3.3:
@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import text
 
-from core.engine.changed_words import changed_tokens
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.truescore import TrueScorer
+from core.engine.text.changed_words import changed_tokens
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.model.truescore import TrueScorer
 from core.store.clock import iso_time
 from core.store.database import Database
 

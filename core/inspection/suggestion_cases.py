@@ -4,7 +4,7 @@ Rustamli listed the test cases of an automatic evaluation green (the gold among
 the top 5) or red, each with a "Details" window: the sentence, the selection,
 the desired result and the suggestions. A :class:`CaseRow` keeps that and more:
 the gold's rank after the sorters, each shown suggestion's FSM and LM scores,
-the gold's fate through the pipeline (:mod:`core.engine.cat.gold_trace`: never
+the gold's fate through the pipeline (:mod:`core.engine.decoders.cat.gold_trace`: never
 in the graph, dropped by PTRF, ranked 7th by the sorters, ...), how many
 partials and candidates each stage kept, and what became of the candidates that
 were not shown. Rows of two approaches on the same cases are compared case by
@@ -21,18 +21,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from core.engine.cat.approaches import Approach
-from core.engine.cat.autoeval import Case, read_cases
-from core.engine.cat.filters import FILTERS
-from core.engine.cat.graph_store import GraphStore
-from core.engine.cat.paraphraser import SuggestResult, normalized, suggest
-from core.engine.lm import LanguageModel
+from core.engine.decoders.cat.approaches import Approach
+from core.engine.decoders.cat.autoeval import Case, read_cases
+from core.engine.decoders.cat.filters import FILTERS
+from core.engine.decoders.cat.graph_store import GraphStore
+from core.engine.decoders.cat.paraphraser import SuggestResult, normalized, suggest
+from core.engine.lm.language_model import LanguageModel
 from core.progress import Progress, no_progress
 
 CASE_SETS = ("roundtrip", "webkjv")
 OTHERS_KEPT = 30  # candidates not shown, kept per row with their fate (the best by FSM score)
 
-# What each fate of core.engine.cat.gold_trace means, in a researcher's words.
+# What each fate of core.engine.decoders.cat.gold_trace means, in a researcher's words.
 FATE_GLOSSES = {
     "not aligned": "the selection could not be aligned with the source",
     "the selection itself": "the gold is the selected text (never a suggestion)",

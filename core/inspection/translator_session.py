@@ -6,7 +6,7 @@ translator has edited it, and the suggestions on screen. The translator
 selects a span of the translation (token indices of the text as it is now):
 
 * :meth:`~TranslatorSession.select` asks seed 001's paraphraser
-  (:func:`core.engine.cat.paraphraser.suggest`) for up to five suggestions;
+  (:func:`core.engine.decoders.cat.paraphraser.suggest`) for up to five suggestions;
   an edited text is aligned to the machine translation by the fuzzy aligner
   (``tokens=``), an unedited one exactly (a partly selected phrase is extended
   or reduced, §3.4.1, so the span replaced may be wider than the selection);
@@ -34,11 +34,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.cat.approaches import APPROACHES, Approach
-from core.engine.cat.graph_store import GraphStore, SentenceGraph, open_graph
-from core.engine.cat.paraphraser import suggest
-from core.engine.cat.stages import Suggestion
-from core.engine.lm import LanguageModel
+from core.engine.decoders.cat.approaches import APPROACHES, Approach
+from core.engine.decoders.cat.graph_store import GraphStore, SentenceGraph, open_graph
+from core.engine.decoders.cat.paraphraser import suggest
+from core.engine.decoders.cat.stages import Suggestion
+from core.engine.lm.language_model import LanguageModel
 from core.progress import Progress, no_progress, scaled
 from core.store.clock import now
 

@@ -4,7 +4,7 @@ the keys that give them. The annotation screen paints this view and nothing more
 answer passed back and forth between the screen, the session, the display and the word diff).
 
 A bridge: it joins the store's :class:`core.store.annotation.ItemView` with the engine's
-:mod:`core.engine.display_text` and :mod:`core.engine.changed_words`.
+:mod:`core.engine.text.display_text` and :mod:`core.engine.text.changed_words`.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.engine.changed_words import changed_tokens
+from core.engine.text.changed_words import changed_tokens
 from pathlib import Path
 
-from core.engine.display_text import SentenceDisplay, sentence_display
+from core.engine.text.display_text import SentenceDisplay, sentence_display
 from core.store.annotation import ItemView
 from core.store.criteria import YES_NO_SCALES
 from core.store.items import replacement_units

@@ -6,7 +6,7 @@ strings, a rank is an integer >= 1, ``model_score`` and ``true_score`` are
 finite numbers (log10 scores: any sign, since weights and the word penalty
 move them), and a derivation is a list of segments
 ``{"src": [i, j], "tgt": [k, l], "source", "target", "p", "identity"}``
-(:meth:`core.engine.derivation.Segment.to_json`) whose target spans tile the
+(:meth:`core.engine.model.derivation.Segment.to_json`) whose target spans tile the
 candidate's tokens left to right, each ``target`` the very tokens it spans,
 whose source spans tile the source the same way, and whose ``p`` is a
 probability in (0, 1]. The source side is checked once the source is known:

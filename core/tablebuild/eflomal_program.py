@@ -5,7 +5,7 @@ Why not the program in the ``eflomal`` wheel: pip compiles it from source on eac
 follows the CPU and the compiler of whoever installed it, and the Gibbs sampler, fed the same seed, draws
 other links: on one machine the same 3,000 verse pairs gave 142,274 links from the wheel's program and
 142,316 from the same source built for a CPU without FMA (issue 39). We build the same version's source
-distribution ourselves, once per user (fetched with pip, as :mod:`core.engine.kenlm_tools` does for
+distribution ourselves, once per user (fetched with pip, as :mod:`core.engine.lm.kenlm_tools` does for
 KenLM), with
 
 * ``-O2 -ffp-contract=off`` and no ``-march``: IEEE arithmetic in the order the C source states, so every

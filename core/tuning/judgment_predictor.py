@@ -26,8 +26,8 @@ from typing import Sequence
 
 import numpy as np
 
-from core.engine.judgment_model import FEATURES, JudgmentModel, feature_vector
-from core.engine.lm import LanguageModel
+from core.engine.model.judgment_model import FEATURES, JudgmentModel, feature_vector
+from core.engine.lm.language_model import LanguageModel
 from core.stats.classification import accuracy, roc_auc
 from core.tuning.versions import library_versions
 

@@ -115,11 +115,11 @@ def _study_shape(db: Database, study_id: int) -> tuple[Study, list[str], list[st
 
 def restudy(report: Progress, db: Database, study_id: int, tuned: dict, *, nbest: int = 2) -> int:
     """A new study of candidates re-generated with the tuned weights, for the first study's judges."""
-    from core.engine.generation import generate
-    from core.engine.generation_options import options_for
-    from core.engine.generation_resources import GenerationResources
-    from core.engine.lm import LanguageModel
-    from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.candidates.generation import generate
+    from core.engine.candidates.generation_options import options_for
+    from core.engine.candidates.generation_resources import GenerationResources
+    from core.engine.lm.language_model import LanguageModel
+    from core.engine.tables.paraphrase_table import ParaphraseTable
     from core.study_builder import StudyPlan, candidate_row, default_study_name, make_study
     from core.tuning.weights_file import beam_weights, read_weights, spg_weights
 

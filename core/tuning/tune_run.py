@@ -140,9 +140,9 @@ def request_inputs(request: TuneRequest) -> list[str]:
 
 
 def _tune_decoder(request: TuneRequest, records, tables, lm_path, devset, progress, should_stop) -> dict:
-    from core.engine.beam_decoder import DecoderSettings
-    from core.engine.lm import LanguageModel
-    from core.engine.paraphrase_table import ParaphraseTable
+    from core.engine.decoders.beam_decoder import DecoderSettings
+    from core.engine.lm.language_model import LanguageModel
+    from core.engine.tables.paraphrase_table import ParaphraseTable
     from core.tuning.dev_labels import DevLabels
     from core.tuning.tuned_decoders import BeamTuning, SPGTuning, application_of
 
@@ -156,7 +156,7 @@ def _tune_decoder(request: TuneRequest, records, tables, lm_path, devset, progre
     lm = LanguageModel(lm_path)
     settings = DecoderSettings(stack_size=request.stack_size)
     if request.system == "beam":
-        from core.engine.generation import merged_table
+        from core.engine.candidates.generation import merged_table
 
         decoder = BeamTuning(merged_table(loaded), lm, nbest=request.nbest, settings=settings)
     else:

@@ -1,10 +1,10 @@
 """The decoders MERT tunes: each turns a weight vector into n-best lists whose candidates carry feature vectors.
 
 * ``beam`` (:class:`BeamTuning`): the beam decoder's log-linear weights ``alpha_phi, alpha_LM, alpha_W``
-  (:mod:`core.engine.scoring`); a candidate's features are ``sum log10 p(rule)``, ``log10 P_LM(t)`` and
+  (:mod:`core.engine.model.scoring`); a candidate's features are ``sum log10 p(rule)``, ``log10 P_LM(t)`` and
   ``-|t|``, so ``w . h`` is the decoder's score of its path.
 * ``spg`` (:class:`SPGTuning`): SPG's ``lambda_k`` per table, ``lambda_self`` (the self-paraphrase table is one
-  of seed 004's K tables), ``lambda_lm`` and ``lambda_um`` (:func:`core.engine.spg.feature_vector`). Seed 004
+  of seed 004's K tables), ``lambda_lm`` and ``lambda_um`` (:func:`core.engine.decoders.spg.feature_vector`). Seed 004
   counts a unit found in several tables from the one with the largest weighted score, so which table a unit
   counts from depends on the weights: features are taken as the decoder chose them under the weights it ran
   with (as Moses' n-best lists record the features of the path found), and the next decoding re-chooses.
@@ -21,11 +21,11 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from core.engine.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.lm import LanguageModel
-from core.engine.paraphrase_table import ParaphraseTable
-from core.engine.scoring import ScoreWeights
-from core.engine.spg import (SPGWeights, Usability, feature_vector, generate_spg, plan, weight_vector,
+from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from core.engine.lm.language_model import LanguageModel
+from core.engine.tables.paraphrase_table import ParaphraseTable
+from core.engine.model.scoring import ScoreWeights
+from core.engine.decoders.spg import (SPGWeights, Usability, feature_vector, generate_spg, plan, weight_vector,
                              weights_from_vector)
 from core.progress import Progress, no_progress
 from core.tuning.dev_labels import DevSentence

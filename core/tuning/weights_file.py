@@ -14,8 +14,8 @@ import math
 import os
 from pathlib import Path
 
-from core.engine.scoring import ScoreWeights
-from core.engine.spg import SPGWeights
+from core.engine.model.scoring import ScoreWeights
+from core.engine.decoders.spg import SPGWeights
 from core.errors import InputFileError
 from core.structured_text import parse_json
 from core.textio import atomic_output, open_text_maybe_gzip

@@ -1,6 +1,6 @@
-// The beam decoder's search in C++: the expansion loop of core/engine/beam_decoder.py (hypothesis
+// The beam decoder's search in C++: the expansion loop of core/engine/decoders/beam_decoder.py (hypothesis
 // extension, recombination on KenLM states, Moses' threshold and histogram pruning) and the lazy k-best
-// of core/engine/kbest.py, operation for operation, so that both give the same lattice and the same
+// of core/engine/decoders/kbest.py, operation for operation, so that both give the same lattice and the same
 // n-best lists (tests/test_beam_core.py compares them). The Python files are the reference: read them
 // for the why; the comments here say only where C++ has to take care to stay identical.
 //
@@ -98,7 +98,7 @@ struct Hyp {
   uint64_t bucket = 0;  // MosesOrder: its bucket
 };
 
-// core/engine/moses_order.py, the same operations: Moses' Hypothesis::hash() and the iteration order of its
+// core/engine/decoders/moses_order.py, the same operations: Moses' Hypothesis::hash() and the iteration order of its
 // stacks' boost::unordered_set (Boost 1.74), so that stacks are expanded in the order Moses expands them.
 uint64_t HashCombine(uint64_t seed, uint64_t value) {
   const uint64_t m = 0xc6a4a7935bd1e995ULL;
@@ -325,7 +325,7 @@ struct PrefixTrie {
 
 class Lattice;
 
-// core/engine/kbest.py's KBestPaths on a Lattice.
+// core/engine/decoders/kbest.py's KBestPaths on a Lattice.
 class KBest {
  public:
   explicit KBest(const Lattice &lattice);
@@ -803,7 +803,7 @@ std::unique_ptr<Lattice> Decode(const Model *model, const OptionStore &store, in
 
 }  // namespace
 
-// -- Options straight from a binary table's arrays (core/engine/table_binary.py; the reference is
+// -- Options straight from a binary table's arrays (core/engine/tables/table_binary.py; the reference is
 // translation_options.OptionCache.ranked, tests/test_table_options_native.py) ----------------------------------
 
 template <class T>

@@ -1,10 +1,10 @@
-// MCPG's tree search (seed 003 §3, seed 000 §4.1 true-score mode) in C++: core/engine/mcpg/search.py's
+// MCPG's tree search (seed 003 §3, seed 000 §4.1 true-score mode) in C++: core/engine/decoders/mcpg/search.py's
 // TreeSearch.descend, the uniform playout of playouts.py and the true-score objective of finals.py, operation
 // for operation, so that the same inputs and seed give the same tree (visits, values) and the same outputs
 // (tests/test_mcpg_native.py checks both against the Python reference with hypothesis).
 //
 // What is the same bits as the reference and why:
-// * random numbers: the counter-based SplitMix64 stream of core/engine/mcpg/counter_random.py;
+// * random numbers: the counter-based SplitMix64 stream of core/engine/decoders/mcpg/counter_random.py;
 // * rewards: the scalar pow / min / max of Finals.reward, cached per maximum as search.py caches them;
 // * the selection index: the same expression in the same order (the extension is built with
 //   -ffp-contract=off, so no fused multiply-add changes a rounding), four actions at a time where AVX runs
@@ -46,7 +46,7 @@ constexpr double kUnseen = -std::numeric_limits<double>::infinity();
 // cross it on small searches with finals.py's set the same).
 size_t g_final_limit = 200000;
 
-// ---- random numbers (core/engine/mcpg/counter_random.py) ----------------------------------------------------
+// ---- random numbers (core/engine/decoders/mcpg/counter_random.py) ----------------------------------------------------
 uint64_t Mix(uint64_t z) {
   z += 0x9E3779B97F4A7C15ULL;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -837,7 +837,7 @@ class Search {
 }  // namespace
 
 PYBIND11_MODULE(_mcpg_core, module) {
-  module.doc() = "MCPG's tree search (core/engine/mcpg/search.py, true-score mode, uniform playout) in C++.";
+  module.doc() = "MCPG's tree search (core/engine/decoders/mcpg/search.py, true-score mode, uniform playout) in C++.";
   module.attr("INTERFACE") = 2;
   module.def("draw", [](uint64_t seed, uint64_t episode, uint64_t index) { return Unit(Mix(Mix(Mix(seed) ^ episode) ^ index)); },
              py::arg("seed"), py::arg("episode"), py::arg("index"));

@@ -1,4 +1,4 @@
-// MCPG's selection index (core/engine/mcpg/search.py's select: UCB1-tuned blended with RAVE) over a state's
+// MCPG's selection index (core/engine/decoders/mcpg/search.py's select: UCB1-tuned blended with RAVE) over a state's
 // tried actions, and its argmax, as numpy computes them, to the bit.
 //
 //   index[i] = (1 - beta) * q[i] + beta * (rave[i] if not NaN else q[i])

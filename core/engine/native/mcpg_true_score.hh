@@ -1,4 +1,4 @@
-// The true score's rules for the compiled MCPG (core/engine/truescore.py's SourceRuleIndex and
+// The true score's rules for the compiled MCPG (core/engine/model/truescore.py's SourceRuleIndex and
 // best_rules_log10): the best sum of log10 p over disjoint rule sets that turn the source into a target,
 // the same bits as the Python dynamic program (tests/test_mcpg_native.py).
 

@@ -1,4 +1,4 @@
-// The exact true score's dynamic program (seed 000, Algorithm 1) in C++: core/engine/truescore.py's
+// The exact true score's dynamic program (seed 000, Algorithm 1) in C++: core/engine/model/truescore.py's
 // best_derivation, operation for operation, so that scores are the same bits and derivations the same
 // segments (tests/test_truescore_native.py checks both against the Python reference with hypothesis).
 //
@@ -171,7 +171,7 @@ class RuleIndex {
 }  // namespace
 
 PYBIND11_MODULE(_truescore_core, module) {
-  module.doc() = "The exact true score's dynamic program (core/engine/truescore.py's best_derivation) in C++.";
+  module.doc() = "The exact true score's dynamic program (core/engine/model/truescore.py's best_derivation) in C++.";
   module.attr("INTERFACE") = 1;
   py::class_<RuleIndex>(module, "RuleIndex")
       .def(py::init<std::vector<int>, const std::vector<int> &, const std::vector<int> &, const std::vector<int> &,

@@ -8,7 +8,7 @@
 * :mod:`.table_file`: the pattern table format (docs/pattern-table.md), written and read;
 * :mod:`.rescoring`: a table scored again under new weights and threshold.
 
-The English patterns themselves (Algorithm 1) come from :mod:`core.engine.patterns.induction`, which the
+The English patterns themselves (Algorithm 1) come from :mod:`core.engine.tables.patterns.induction`, which the
 generation-time matcher shares; the build stage (:mod:`core.evaldata.pattern_stages`) joins the two. Here an
 English pattern is only its elements: ``(position, None)`` for a word, ``(position, tag)`` for a slot.
 """

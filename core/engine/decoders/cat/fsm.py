@@ -1,0 +1,110 @@
+"""The finite state machine over partial paraphrases and its K best paths (seed 001 §3.4.3).
+
+States: one start state (the empty string; for the score functions it stands
+for the 1-best's hypothesis just before the selection) and one state per
+partial paraphrase. A transition adds a partial that continues the coverage:
+from the start to every partial beginning at the selection's first source
+word, from a partial ending at word ``j`` to every partial beginning at ``j``.
+End states are the partials ending at the selection's last source word.
+Each transition has a score in [0, 1] from the approach's score functions.
+
+K best paths: seed 001 runs Yen's algorithm (YenKSP) for ``n`` paths to each
+of the ``t`` end states, ``K = n t``, and lowers ``n`` when ``t`` grows. The
+machine is acyclic (every transition moves forward in the source), so the
+``n`` best paths to every state come out of one pass in topological order,
+each state keeping the ``n`` best of its predecessors' lists extended by one
+transition (tested against networkx's Yen implementation). A path's cost is
+``-ln`` of the product of its transition scores (our reading: the paper
+leaves the combination open; a product keeps a path's score in [0, 1] like
+each transition's), so a path's FSM score is that product.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from core.engine.decoders.cat.partials import Partial
+
+MIN_TRANSITION_SCORE = 1e-6  # a transition scored 0 keeps a finite cost, so no path is lost outright
+START = 0
+
+
+@dataclass
+class FSM:
+    """State 0 is the start; state ``i >= 1`` is ``partials[i - 1]``."""
+
+    partials: list[Partial]
+    edges: dict[int, list[tuple[int, float]]] = field(default_factory=dict)  # state -> [(next state, score)]
+    ends: list[int] = field(default_factory=list)
+
+    def state(self, index: int) -> Partial | None:
+        return None if index == START else self.partials[index - 1]
+
+    @property
+    def transitions(self) -> int:
+        return sum(len(out) for out in self.edges.values())
+
+
+def build_fsm(partials: Sequence[Partial], low: int, high: int,
+              score: Callable[[Partial | None, Partial], float]) -> FSM:
+    """The machine over ``partials`` inside source ``[low, high)``; ``score(source, target)``, source None = start."""
+    # States in a canonical order (span, then words), so equal scores break the same way whichever decoder
+    # numbered the hypotheses: K best paths that tie keep the lower state numbers.
+    inside = sorted((p for p in partials if low <= p.start < p.end <= high),
+                    key=lambda p: (p.start, p.end, p.words, -p.score, p.node.hyp))
+    fsm = FSM(inside)
+    starting_at: dict[int, list[int]] = {}
+    for index, partial in enumerate(fsm.partials, start=1):
+        starting_at.setdefault(partial.start, []).append(index)
+    fsm.edges[START] = [(i, score(None, fsm.partials[i - 1])) for i in starting_at.get(low, [])]
+    for index, partial in enumerate(fsm.partials, start=1):
+        if partial.end == high:
+            fsm.ends.append(index)
+        else:
+            fsm.edges[index] = [(i, score(partial, fsm.partials[i - 1])) for i in starting_at.get(partial.end, [])]
+    return fsm
+
+
+def transition_cost(score: float) -> float:
+    return -math.log(max(score, MIN_TRANSITION_SCORE))
+
+
+def topological_order(fsm: FSM) -> list[int]:
+    """Start first, then partials by start position (every transition moves forward)."""
+    return [START] + sorted(range(1, len(fsm.partials) + 1), key=lambda i: (fsm.partials[i - 1].start, i))
+
+
+def kbest_paths(fsm: FSM, n: int) -> dict[int, list[tuple[float, tuple[int, ...]]]]:
+    """For every end state, its ``n`` cheapest paths from the start: ``(cost, states after the start)``."""
+    if n <= 0:
+        return {end: [] for end in fsm.ends}
+    incoming: dict[int, list[tuple[int, float]]] = {}
+    for source, out in fsm.edges.items():
+        for target, score in out:
+            incoming.setdefault(target, []).append((source, transition_cost(score)))
+    best: dict[int, list[tuple[float, int, int]]] = {START: [(0.0, -1, -1)]}  # (cost, predecessor, its rank)
+    for state in topological_order(fsm)[1:]:
+        candidates = ((cost + step, source, rank)
+                      for source, step in incoming.get(state, ())
+                      for rank, (cost, _, _) in enumerate(best.get(source, ())))
+        best[state] = heapq.nsmallest(n, candidates)
+    paths: dict[int, list[tuple[float, tuple[int, ...]]]] = {}
+    for end in fsm.ends:
+        found = []
+        for rank, (cost, _, _) in enumerate(best.get(end, ())):
+            states = []
+            state, at = end, rank
+            while state != START:
+                states.append(state)
+                _, state, at = best[state][at]
+            found.append((cost, tuple(reversed(states))))
+        paths[end] = found
+    return paths
+
+
+def paths_per_end(total: int, ends: int) -> int:
+    """``n`` for ``t`` end states so that ``K = n t`` stays near ``total`` (at least one path each)."""
+    return max(1, total // max(1, ends))

@@ -1,0 +1,439 @@
+"""Search graphs in one SQLite table, indexed by sentence and coverage (seed 001 §3.2.2, §3.4.2).
+
+Rustamli streamed Moses' ``-output-search-graph`` dump into SQLite with one
+table whose columns are the dump's attributes (``sentenceId, hyp, stack, back,
+score, transition, recombined, forward, fscore, covered, out``) and queried it
+per sentence and coverage, best score first. :class:`GraphStore` does the same
+for our decoder's graphs and for real Moses dumps, traditional or extended
+format (:mod:`core.engine.decoders.search_graph`): ``covered`` is kept as two columns,
+``covered_start`` and ``covered_end``, inclusive as in the dump.
+
+A table ``sentence`` holds what the dump does not: the source sentence when
+it is given (``--source``), and the decoder's 1-best with its segmentation
+(``--translations``: Moses ``-report-segmentation`` output). Without it the
+1-best is the graph's best path (``forward`` from the root); the decoder's own
+output is preferred when given, because where two segmentations of one
+string tie exactly the graph does not say which one the decoder printed.
+
+The file carries its own ``PRAGMA application_id``; a SQLite file that is not a
+graph store is refused and never altered, and one is created only by
+:meth:`GraphStore.build`, atomically (a temporary file renamed when complete).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import shutil
+import sqlite3
+import tempfile
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from core.engine.decoders.cat.graph_checks import HYPOTHESIS_ID_INDEX, check_graph
+from core.engine.decoders.cat.segmentation import Translation, parse_segmentation
+from core.engine.decoders.search_graph import parse_line
+from core.errors import InputFileError, InputFormatError
+from core.progress import Progress, no_progress
+from core.textio import open_text_maybe_gzip, require_regular_file, staged_output
+
+APPLICATION_ID = 0x50534752  # "PSGR": a Paraphrase Studio search graph store
+SCHEMA_VERSION = 2  # 2: sentence.translation
+BATCH = 20_000
+
+_SCHEMA = """
+CREATE TABLE hypothesis (
+    sentence INTEGER NOT NULL, hyp INTEGER NOT NULL, stack INTEGER NOT NULL, back INTEGER,
+    score REAL, transition REAL, recombined INTEGER, forward INTEGER, fscore REAL,
+    covered_start INTEGER, covered_end INTEGER, out TEXT
+);
+CREATE TABLE sentence (sentence INTEGER PRIMARY KEY, source TEXT, translation TEXT);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+"""
+# Built after loading: an index grown row by row is several times slower to build.
+_INDEXES = (HYPOTHESIS_ID_INDEX,
+            "CREATE INDEX hypothesis_coverage ON hypothesis (sentence, covered_start, covered_end, score DESC)")
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    """One hypothesis line of a search graph; ``start``/``end`` its last phrase's source span, end-exclusive."""
+
+    hyp: int
+    stack: int
+    back: int | None
+    score: float
+    transition: float
+    recombined: int | None
+    forward: int | None
+    fscore: float | None
+    start: int
+    end: int
+    out: tuple[str, ...]
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.start, self.end
+
+
+_COLUMNS = "hyp, stack, back, score, transition, recombined, forward, fscore, covered_start, covered_end, out"
+
+
+def _node(row: Sequence) -> GraphNode:
+    hyp, stack, back, score, transition, recombined, forward, fscore, first, last, out = row
+    return GraphNode(hyp, stack, back, score if score is not None else 0.0,
+                     transition if transition is not None else 0.0, recombined, forward, fscore,
+                     first if first is not None else 0, last + 1 if last is not None else 0,
+                     tuple(out.split()) if out else ())
+
+
+# Moses' traditional line, fields in the order ``OutputSearchNode`` writes them. Numbers stay text: the
+# table's INTEGER/REAL column affinity converts them, several times faster than int()/float() here.
+_TRADITIONAL = re.compile(r"(\d+) hyp=(\d+) stack=(\d+) back=(\d+) score=(\S+) transition=(\S+)"
+                          r"(?: recombined=(\d+))? forward=(-?\d+) fscore=(\S+) covered=(\d+)-(\d+) out=(.*)")
+_ROOT = re.compile(r"(\d+) hyp=(\d+) stack=0")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf")
+
+
+def graph_rows(path: str | os.PathLike, shown: str | os.PathLike | None = None) -> Iterator[tuple]:
+    """Every hypothesis line of a dump as the table's columns; a bad line raises ``file:line: expected ...``
+    (``shown``: the file's name in messages, when ``path`` is a copy of it)."""
+    shown = str(shown or path)
+    with open_text_maybe_gzip(path) as handle:
+        for number, text in enumerate(handle, start=1):
+            text = text.rstrip("\n")
+            match = _TRADITIONAL.fullmatch(text)
+            if match is not None:  # its three scores are checked once loaded (_check_numbers)
+                yield match.groups()
+                continue
+            match = _ROOT.fullmatch(text)
+            if match is not None:
+                yield (match.group(1), match.group(2), 0, None, None, None, None, None, None, None, None, None)
+                continue
+            if not text.strip():
+                continue
+            line = parse_line(text, shown, number)  # raises with the line's defect, or reads the extended format
+            yield (line.sentence_id, line.hyp, line.stack, line.back, line.score, line.transition,
+                   line.recombined, line.forward, line.fscore,
+                   line.covered[0] if line.covered else None, line.covered[1] if line.covered else None,
+                   " ".join(line.out) if line.back is not None else None)
+
+
+_SCORE_COLUMNS = {"score": 5, "transition": 6, "fscore": 9}  # column -> its group in _TRADITIONAL
+
+
+def _check_numbers(connection: sqlite3.Connection, path: Path, first_rowid: int, shown=None) -> None:
+    """The scores of the rows loaded from ``path`` (rowid > ``first_rowid``) are numbers, or stop at the first bad line.
+
+    The fast path hands SQLite the scores as text and lets the REAL affinity convert them (several times faster
+    than float() in Python); text that is not a number stays text, which one query finds. ``inf`` is converted
+    here (SQLite's affinity does not read it)."""
+    for column in _SCORE_COLUMNS:
+        connection.execute(f"UPDATE hypothesis SET {column} = CASE WHEN {column} LIKE '-%' THEN -1e999 ELSE 1e999 END "
+                           f"WHERE rowid > ? AND typeof({column}) = 'text' AND lower(ltrim({column}, '+-')) = 'inf'",
+                           (first_rowid,))
+    bad = connection.execute(
+        "SELECT 1 FROM hypothesis WHERE rowid > ? AND (" +
+        " OR ".join(f"typeof({c}) = 'text'" for c in _SCORE_COLUMNS) + ") LIMIT 1", (first_rowid,)).fetchone()
+    if bad is None:
+        return
+    with open_text_maybe_gzip(path) as handle:
+        for number, text in enumerate(handle, start=1):
+            match = _TRADITIONAL.fullmatch(text.rstrip("\n"))
+            if match is None:
+                continue
+            for column, group in _SCORE_COLUMNS.items():
+                if not _NUMBER.fullmatch(match.group(group)):
+                    raise InputFormatError(str(shown or path), number, f"a number in {column}=", match.group(group))
+
+
+def _spooled(stream: Path, copy: Path) -> Path:
+    with open(stream, "rb") as source, open(copy, "wb") as out:
+        shutil.copyfileobj(source, out, 1 << 20)
+    return copy
+
+
+def _write_store(temporary: Path, graphs: list[tuple[Path, Path]], sources, translations, meta,
+                 progress: Progress) -> dict[str, str]:
+    """The store's tables filled from ``graphs`` (``(file read, name shown)`` pairs), checked, indexed."""
+    total = sum(path.stat().st_size for path, _ in graphs)
+    with closing(sqlite3.connect(temporary)) as connection:
+        connection.execute("PRAGMA journal_mode=OFF")
+        connection.execute("PRAGMA synchronous=OFF")
+        connection.executescript(_SCHEMA)
+        rows = 0
+        done_bytes = 0
+        loaded = []  # (first rowid, last rowid, file read, name shown) of each graph
+        for path, shown in graphs:
+            first_rowid = connection.execute("SELECT coalesce(max(rowid), 0) FROM hypothesis").fetchone()[0]
+            batch = []
+            for row in graph_rows(path, shown):
+                batch.append(row)
+                if len(batch) >= BATCH:
+                    connection.executemany("INSERT INTO hypothesis VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", batch)
+                    rows += len(batch)
+                    batch = []
+                    progress(done_bytes, total, f"loading: {rows:,} hypotheses")
+            connection.executemany("INSERT INTO hypothesis VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", batch)
+            rows += len(batch)
+            _check_numbers(connection, path, first_rowid, shown)
+            last_rowid = connection.execute("SELECT coalesce(max(rowid), 0) FROM hypothesis").fetchone()[0]
+            loaded.append((first_rowid, last_rowid, path, shown))
+            done_bytes += path.stat().st_size
+            progress(done_bytes, total, f"loading: {rows:,} hypotheses")
+        progress(total, total, "indexing")
+        check_graph(connection, loaded)
+        for index in _INDEXES[1:]:
+            connection.execute(index)
+        count = max(len(sources or ()), len(translations or ()))
+        if count:
+            connection.executemany("INSERT INTO sentence VALUES (?, ?, ?)", (
+                (i, sources[i] if sources and i < len(sources) else None,
+                 translations[i] if translations and i < len(translations) else None)
+                for i in range(count)))
+        info = {"schema_version": str(SCHEMA_VERSION), "graphs": " ".join(str(shown) for _, shown in graphs),
+                "hypotheses": str(rows), **(meta or {})}
+        connection.executemany("INSERT INTO meta VALUES (?, ?)", info.items())
+        connection.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        connection.commit()
+        sentences = connection.execute("SELECT count(DISTINCT sentence) FROM hypothesis").fetchone()[0]
+    return {**info, "sentences": str(sentences)}
+
+
+class GraphStore:
+    """A read-only view of a graph store file (see the module docstring); :meth:`build` makes one."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(f"{self.path}: search graph store not found")
+        status = self.path.stat()
+        # This version of the file: what a cache of answers about its graphs is keyed by (stores are read-only).
+        self.identity = (str(self.path.resolve()), status.st_size, status.st_mtime_ns, status.st_ino)
+        self._connection = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            application_id = self._connection.execute("PRAGMA application_id").fetchone()[0]
+        except sqlite3.DatabaseError as error:
+            self._connection.close()
+            raise InputFileError(self.path, "a search graph store (parastudio graph load)", str(error)) from None
+        if application_id != APPLICATION_ID:
+            self._connection.close()
+            raise InputFileError(self.path, "a search graph store (parastudio graph load)",
+                                 f"a SQLite file with application id {application_id}; it was left untouched")
+        self.meta = dict(self._connection.execute("SELECT key, value FROM meta"))
+        if self.meta.get("schema_version") != str(SCHEMA_VERSION):
+            self._connection.close()
+            raise InputFileError(self.path, f"a graph store of schema version {SCHEMA_VERSION} (make it again with "
+                                 "parastudio graph load)", f"version {self.meta.get('schema_version')}")
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def __enter__(self) -> "GraphStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- building ----------------------------------------------------------------------------------
+    @classmethod
+    def build(cls, destination: str | os.PathLike, graphs: Iterable[str | os.PathLike], **options) -> "GraphStore":
+        """Stream the dumps ``graphs`` into a new store at ``destination`` (:meth:`write`) and open it."""
+        cls.write(destination, graphs, **options)
+        return cls(destination)
+
+    @staticmethod
+    def write(destination: str | os.PathLike, graphs: Iterable[str | os.PathLike], *,
+              sources: Sequence[str] | None = None, translations: Sequence[str] | None = None,
+              meta: dict[str, str] | None = None, progress: Progress = no_progress, inputs=()) -> dict[str, str]:
+        """Stream the dumps ``graphs`` (sentence ids kept as written) into a new store at ``destination``, each
+        checked (:func:`check_graph`); returns the store's meta. ``destination`` is written through
+        :func:`core.textio.staged_output`: never over one of the graphs or ``inputs``."""
+        graphs = [Path(g) for g in graphs]
+        with staged_output(destination, inputs=[*graphs, *inputs], what="a SQLite graph store") as temporary, \
+                tempfile.TemporaryDirectory(prefix="parastudio-graphs-") as spool:
+            # A pipe is read once, into a file: a defect is then found by its line in a second reading.
+            readable = [(g if g.is_file() else _spooled(g, Path(spool) / f"{n}.graph"), g) for n, g in enumerate(graphs)]
+            try:
+                return _write_store(temporary, readable, sources, translations, meta, progress)
+            except sqlite3.OperationalError as error:
+                if getattr(error, "sqlite_errorname", "") == "SQLITE_FULL" or "disk is full" in str(error):
+                    # The full disk every other writer reports as ENOSPC, not SQLite's own words.
+                    raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} while writing {destination}") from None
+                raise
+
+    # -- queries -----------------------------------------------------------------------------------
+    def sentences(self) -> list[int]:
+        return [row[0] for row in self._connection.execute("SELECT DISTINCT sentence FROM hypothesis ORDER BY 1")]
+
+    def source(self, sentence: int) -> tuple[str, ...] | None:
+        row = self._connection.execute("SELECT source FROM sentence WHERE sentence = ?", (sentence,)).fetchone()
+        return tuple(row[0].split()) if row and row[0] is not None else None
+
+    def translation(self, sentence: int) -> Translation | None:
+        """The decoder's own 1-best with its segmentation, when the store was given it."""
+        row = self._connection.execute("SELECT translation FROM sentence WHERE sentence = ?", (sentence,)).fetchone()
+        return parse_segmentation(row[0], str(self.path), sentence + 1) if row and row[0] is not None else None
+
+    def sentence_graph(self, sentence: int) -> "SentenceGraph":
+        return SentenceGraph(self, sentence)
+
+    def _by_coverage(self, sentence: int, start: int, end: int) -> list[GraphNode]:
+        rows = self._connection.execute(
+            f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND covered_start = ? AND covered_end = ? "
+            "ORDER BY score DESC, hyp", (sentence, start, end - 1))
+        return [_node(row) for row in rows]
+
+    def _within(self, sentence: int, low: int, high: int) -> list[GraphNode]:
+        """Every hypothesis whose last phrase lies inside source ``[low, high)``."""
+        rows = self._connection.execute(
+            f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND covered_start >= ? AND covered_end < ? "
+            "ORDER BY score DESC, hyp", (sentence, low, high))
+        return [_node(row) for row in rows]
+
+    def _by_id(self, sentence: int, hyp: int) -> GraphNode | None:
+        row = self._connection.execute(f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND hyp = ?",
+                                       (sentence, hyp)).fetchone()
+        return _node(row) if row else None
+
+    def _starting_at(self, sentence: int, start: int) -> list[GraphNode]:
+        rows = self._connection.execute(
+            f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND covered_start = ? ORDER BY score DESC, hyp",
+            (sentence, start))
+        return [_node(row) for row in rows]
+
+    def _root(self, sentence: int) -> GraphNode | None:
+        # Moses and our writer number the root 0: found through the id index, where the general query scans
+        # the sentence's rows in id order (tens of milliseconds at stack 200) to the same first root.
+        row = self._connection.execute(f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND hyp = 0 "
+                                       "AND back IS NULL", (sentence,)).fetchone() or self._connection.execute(
+            f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND back IS NULL", (sentence,)).fetchone()
+        return _node(row) if row else None
+
+
+def best_path_from(root: GraphNode, starts: Sequence[GraphNode], node) -> list[GraphNode]:
+    """``forward`` from the root; a root without ``forward`` (newer Moses, our traditional format) starts from its
+    best first step by ``transition + fscore`` (``starts``: the hypotheses covering source word 0, best score
+    first; the first of equal ones wins). ``node(hyp)`` looks a hypothesis up."""
+    if root.forward is not None:
+        current = node(root.forward)
+    else:
+        current = max((n for n in starts if n.back == root.hyp), key=lambda n: n.transition + (n.fscore or 0.0),
+                      default=None)
+    path = []
+    while current is not None:
+        path.append(current)
+        current = node(current.forward)
+    return path
+
+
+def nodes_of_lines(lines: Iterable[str]) -> list[GraphNode]:
+    """Graph lines of one sentence (as our writer makes them) read back as nodes, without a store."""
+    rows = []
+    for text in lines:
+        line = parse_line(text)
+        rows.append(_node((line.hyp, line.stack, line.back, line.score, line.transition, line.recombined,
+                           line.forward, line.fscore, line.covered[0] if line.covered else None,
+                           line.covered[1] if line.covered else None, " ".join(line.out))))
+    return rows
+
+
+class SentenceGraph:
+    """One sentence's graph, queried from the store as seed 001 §3.4.2 queries it, rows cached."""
+
+    def __init__(self, store: GraphStore, sentence: int):
+        self.store = store
+        self.sentence = sentence
+        self._coverage: dict[tuple[int, int], list[GraphNode]] = {}
+        self._ids: dict[int, GraphNode | None] = {}
+        self._best_path: list[GraphNode] | None = None
+        self._translation: Translation | None = None
+        self.queries = 0
+
+    def by_coverage(self, start: int, end: int) -> list[GraphNode]:
+        """Hypotheses whose last phrase covers source ``[start, end)``, best score first."""
+        key = (start, end)
+        nodes = self._coverage.get(key)
+        if nodes is None:
+            self.queries += 1
+            nodes = self._coverage[key] = self.store._by_coverage(self.sentence, start, end)
+            for node in nodes:
+                self._ids.setdefault(node.hyp, node)
+        return nodes
+
+    def within(self, low: int, high: int) -> list[GraphNode]:
+        """Every hypothesis whose last phrase lies inside source ``[low, high)``, best score first."""
+        self.queries += 1
+        nodes = self.store._within(self.sentence, low, high)
+        for node in nodes:
+            self._ids.setdefault(node.hyp, node)
+        return nodes
+
+    def node(self, hyp: int | None) -> GraphNode | None:
+        if hyp is None or hyp < 0:
+            return None
+        if hyp not in self._ids:
+            self.queries += 1
+            self._ids[hyp] = self.store._by_id(self.sentence, hyp)
+        return self._ids[hyp]
+
+    def best_path(self) -> list[GraphNode]:
+        """The 1-best: ``forward`` from the root (a root without ``forward``, as newer Moses writes it, starts
+        from the best first step by ``transition + fscore``)."""
+        if self._best_path is None:
+            root = self.store._root(self.sentence)
+            if root is None:
+                raise InputFileError(self.store.path, f"a root hypothesis (hyp=0 stack=0) for sentence {self.sentence}")
+            starts = [] if root.forward is not None else self.store._starting_at(self.sentence, 0)
+            self._best_path = best_path_from(root, starts, self.node)
+        return self._best_path
+
+    def translation(self) -> Translation:
+        """The 1-best with its segmentation: the decoder's (``-report-segmentation``) when the store has it,
+        else the graph's best path."""
+        if self._translation is None:
+            self._translation = self.store.translation(self.sentence) or Translation.from_phrases(
+                (node.out, node.start, node.end) for node in self.best_path())
+        return self._translation
+
+    def predecessor_on_best_path(self, source_start: int) -> GraphNode | None:
+        """The 1-best's hypothesis that ends right before source word ``source_start`` (None at the start)."""
+        for node in self.best_path():
+            if node.end == source_start:
+                return node
+        return None
+
+
+def is_graph_store(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a SQLite file with our application id (read from the header, nothing opened)."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(72)
+    except OSError:
+        return False
+    return header.startswith(b"SQLite format 3\0") and int.from_bytes(header[68:72], "big") == APPLICATION_ID
+
+
+def open_graph(path: str | os.PathLike, *, progress: Progress = no_progress) -> GraphStore:
+    """A graph store as given, or a search graph dump loaded once into the user cache (keyed by its sha256)."""
+    import hashlib
+
+    from core.engine.lm.kenlm_tools import cache_root
+
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: search graph not found")
+    require_regular_file(path)  # its header, its sha256, then its lines
+    if is_graph_store(path):
+        return GraphStore(path)
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    cached = cache_root() / "graphs" / f"{digest.hexdigest()[:24]}-v{SCHEMA_VERSION}.sqlite"
+    if is_graph_store(cached):
+        return GraphStore(cached)
+    return GraphStore.build(cached, [path], meta={"loaded_from": str(path)}, progress=progress)

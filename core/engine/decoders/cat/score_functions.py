@@ -1,0 +1,96 @@
+"""Seed 001's score functions (§3.4.4.2): SDSF, BFSF, LMSF; each scores one FSM transition in [0, 1].
+
+The transition goes from a *source* state to a *target* partial. The start
+state stands for the 1-best's hypothesis just before the selection
+(``context.before``; None at the start of the sentence), which is what
+"source hypothesis" means for a first step in a search graph.
+"""
+
+from __future__ import annotations
+
+import Levenshtein
+
+from core.engine.decoders.cat.graph_store import GraphNode
+from core.engine.decoders.cat.partials import Partial
+from core.engine.decoders.cat.stages import ScoreFunction, SuggestContext
+
+
+def _source_node(source: Partial | None, context: SuggestContext) -> GraphNode | None:
+    return source.node if source is not None else context.before
+
+
+def sdsf(source: Partial | None, target: Partial, context: SuggestContext) -> float:
+    """Score Difference Score Function: ``min(score_s / (2 score_t), 1)`` on the two transition scores.
+
+    Reconstructed: the extracted Equation 3.7 reads ``min(score_t / (2 score_s), 1)``,
+    but the text says the output "will be higher if transition score for target
+    state ... is higher than the transition score for source state". With
+    log-probability transitions (negative), that holds for the ratio of the
+    source's magnitude over the target's: 0.5 when equal, 1 once the target's
+    step costs at most half the source's. A step that costs nothing scores 1;
+    the start of a sentence (no source step) scores 1, the same for every path.
+
+    The parameter ``sdsf_reading="as-printed"`` takes the extracted equation's letters instead,
+    ``min(|t| / (2 |s|), 1)``, so the results can give the counts under both readings.
+    """
+    node = _source_node(source, context)
+    if node is None:
+        return 1.0
+    source_cost, target_cost = abs(node.transition), abs(target.node.transition)
+    if context.parameter("sdsf_reading") == "as-printed":
+        source_cost, target_cost = target_cost, source_cost
+    if target_cost == 0.0:
+        return 1.0
+    return min(source_cost / (2.0 * target_cost), 1.0)
+
+
+def bfsf(source: Partial | None, target: Partial, context: SuggestContext) -> float:
+    """Best Forward Score Function: 1 if the target is the source's best next hypothesis (``forward``), else
+    ``1 - d / 10`` with ``d`` the Levenshtein distance between the target's output and the best next one's
+    (0 beyond 9). ``fscore`` is not used, as in the paper."""
+    node = _source_node(source, context)
+    if node is None:
+        path = context.graph.best_path()
+        best_next = path[0] if path else None
+    else:
+        if node.forward == target.node.hyp:
+            return 1.0
+        best_next = context.graph.node(node.forward)
+    if best_next is None:
+        return 0.0
+    if best_next.hyp == target.node.hyp:
+        return 1.0
+    distance = Levenshtein.distance(" ".join(best_next.out), " ".join(target.node.out))
+    return 0.0 if distance > 9 else 1.0 - distance / 10.0
+
+
+def lmsf(source: Partial | None, target: Partial, context: SuggestContext) -> float:
+    """Language Model Score Function: the LM's score of the two states' outputs joined, as a per-word
+    probability ``10 ** (log10 P / words)`` (our normalisation to [0, 1]; the paper takes KenLM's total and
+    says every score function is normalised, not how). No LM, or no words: 1."""
+    if context.lm is None:
+        return 1.0
+    node = _source_node(source, context)
+    before = source.words if source is not None else (node.out if node is not None else ())
+    words = (*before, *target.words)
+    if not words:
+        return 1.0
+    return 10.0 ** (context.lm.score(words, bos=False, eos=False) / len(words))
+
+
+SCORE_FUNCTIONS: dict[str, ScoreFunction] = {"SDSF": sdsf, "BFSF": bfsf, "LMSF": lmsf}
+
+
+def chained(names: list[str]) -> ScoreFunction:
+    """The Decorator chain of §3.4.4.2: the first function's score, then the running average with each next one."""
+    functions = [SCORE_FUNCTIONS[name] for name in names]
+
+    def score(source: Partial | None, target: Partial, context: SuggestContext) -> float:
+        if not functions:
+            return 1.0
+        value = functions[0](source, target, context)
+        for function in functions[1:]:
+            value = (value + function(source, target, context)) / 2.0
+        return value
+
+    return score
