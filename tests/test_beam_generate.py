@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT, toy_corpus
 from core.engine.candidates.generation import GENERATORS, SYSTEMS, generate, merged_table
-from core.engine.candidates.generation_options import options_for
+from core.engine.candidates.generation_options import OPTIONS_OF_SYSTEM, options_for
 from core.engine.candidates.generation_resources import GenerationResources
 from core.engine.decoders.mcpg import FAITHFUL, TUNED
 from core.engine.lm.language_model import LanguageModel
@@ -121,7 +121,9 @@ def test_mcpg_candidates_carry_exact_true_scores_and_the_profile(tiny_lm, exampl
 def test_every_registered_system_generates_and_its_params_come_from_the_options_that_ran(tiny_lm, example_table):
     lm = LanguageModel(tiny_lm["binary"])
     sentence = "the dog runs after the young cat".split()
-    assert SYSTEMS == tuple(GENERATORS)
+    # One registry: each system's generator runs the options class that names the system, and no system lacks one.
+    assert SYSTEMS == tuple(GENERATORS) == tuple(OPTIONS_OF_SYSTEM)
+    assert all(GENERATORS[system].options_class is OPTIONS_OF_SYSTEM[system] for system in SYSTEMS)
     for system in SYSTEMS:
         values = {"max_episodes": 200} if system.startswith("mcpg") else {}
         candidates = list(run(system, [sentence], example_table, lm, nbest=2,

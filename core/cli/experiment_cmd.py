@@ -21,7 +21,6 @@ Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
 from __future__ import annotations
 
 import argparse
-import importlib
 from pathlib import Path
 
 from core.cli.lazy_parser import add_lazy_parser
@@ -31,32 +30,83 @@ ROOT = Path(__file__).resolve().parents[2]
 # Not options of the experiment itself: left out of the recorded command.
 _NOT_OPTIONS = {"func", "command", "experiment", "progress"}
 
-# name -> (module under core.experiments, one line of help). A module is imported only when its experiment
-# runs or prints its help (a fixed list, as core/cli/__init__.py's SUBCOMMAND_MODULES): `parastudio --help`
-# does not pay for every experiment's imports.
+# Each experiment's module is imported by a function of its own, only when the experiment runs or prints its
+# help: `parastudio --help` does not pay for every experiment's imports, and no module name is resolved from a
+# string (the imports are plain statements the layer and cycle tests read).
+def _seed000_reranking():
+    from core.experiments import seed000_reranking
+    return seed000_reranking
+
+
+def _mcpg_vs_beam():
+    from core.experiments import mcpg_vs_beam
+    return mcpg_vs_beam
+
+
+def _spg_rates():
+    from core.experiments import spg_rates
+    return spg_rates
+
+
+def _seed001_approaches():
+    from core.experiments import seed001_approaches
+    return seed001_approaches
+
+
+def _seed002_patterns():
+    from core.experiments import seed002_patterns
+    return seed002_patterns
+
+
+def _tuning_loop():
+    from core.experiments import tuning_loop
+    return tuning_loop
+
+
+def _judgment_predictor():
+    from core.experiments import judgment_predictor
+    return judgment_predictor
+
+
+def _sequential_sign_test():
+    from core.experiments import sequential_sign_test
+    return sequential_sign_test
+
+
+def _adaptive_demo():
+    from core.experiments import adaptive_demo
+    return adaptive_demo
+
+
+def _mcpg_steered():
+    from core.experiments import mcpg_steered
+    return mcpg_steered
+
+
+# name -> (the loader of its module under core.experiments, one line of help).
 EXPERIMENTS = {
-    "seed000-reranking": ("seed000_reranking", "seed 000 §3: the beam decoder's n-best reranked by true score"),
-    "mcpg-vs-beam": ("mcpg_vs_beam", "seed 000 §4 / seed 003 §5: MCPG 1-best true scores against the beam decoder"),
-    "spg-rates": ("spg_rates", "seed 004 §5: SPG paraphrase rate and unit replacements per application"),
-    "seed001-approaches": ("seed001_approaches", "seed 001 §4.1, §5.2: the ten paraphraser approaches on "
+    "seed000-reranking": (_seed000_reranking, "seed 000 §3: the beam decoder's n-best reranked by true score"),
+    "mcpg-vs-beam": (_mcpg_vs_beam, "seed 000 §4 / seed 003 §5: MCPG 1-best true scores against the beam decoder"),
+    "spg-rates": (_spg_rates, "seed 004 §5: SPG paraphrase rate and unit replacements per application"),
+    "seed001-approaches": (_seed001_approaches, "seed 001 §4.1, §5.2: the ten paraphraser approaches on "
                            "round-trip cases, with sign tests"),
-    "seed002-patterns": ("seed002_patterns", "seed 002: paraphrase patterns through the Spanish pivot, models, "
+    "seed002-patterns": (_seed002_patterns, "seed 002: paraphrase patterns through the Spanish pivot, models, "
                          "scripted judges, SPG"),
-    "tuning-loop": ("tuning_loop", "seed 004 §3.6 on the demo: judge (scripted), export, tune, regenerate, "
+    "tuning-loop": (_tuning_loop, "seed 004 §3.6 on the demo: judge (scripted), export, tune, regenerate, "
                     "judge again"),
-    "judgment-predictor": ("judgment_predictor", "seed 000's open question: model scores predicting the demo "
+    "judgment-predictor": (_judgment_predictor, "seed 000's open question: model scores predicting the demo "
                            "study's judgments"),
-    "sequential-sign-test": ("sequential_sign_test", "issue 29: the anytime-valid sign test's false positives "
+    "sequential-sign-test": (_sequential_sign_test, "issue 29: the anytime-valid sign test's false positives "
                              "under continuous monitoring and judgments saved, by simulation"),
-    "adaptive-demo": ("adaptive_demo", "issue 29: the demo judged by silver judges through the adaptive "
+    "adaptive-demo": (_adaptive_demo, "issue 29: the demo judged by silver judges through the adaptive "
                       "assignment, against the full fixed study"),
-    "mcpg-steered": ("mcpg_steered", "issue 24: MCPG steered by the judgment predictor against the beam and "
+    "mcpg-steered": (_mcpg_steered, "issue 24: MCPG steered by the judgment predictor against the beam and "
                      "MCPG's true score, judged by silver judges and the predictor cross-validated"),
 }
 
 
 def experiment_module(name: str):
-    return importlib.import_module(f"core.experiments.{EXPERIMENTS[name][0]}")
+    return EXPERIMENTS[name][0]()
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

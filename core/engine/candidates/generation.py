@@ -77,6 +77,8 @@ class Generator(Protocol):
 
 
 class BeamGenerator:
+    options_class = BeamRunOptions
+
     def __init__(self, options: BeamRunOptions, table: ParaphraseTable, resources: GenerationResources):
         self.weights = options.weights
         self.nbest = options.nbest
@@ -97,6 +99,8 @@ class BeamGenerator:
 
 
 class MCPGGenerator:
+    options_class = MCPGRunOptions
+
     def __init__(self, options: MCPGRunOptions, table: ParaphraseTable, resources: GenerationResources):
         self.options, self.table, self.lm = options, table, resources.lm
         self.weights = DEFAULT_WEIGHTS
@@ -123,6 +127,8 @@ class MCPGGenerator:
 
 
 class SPGGenerator:
+    options_class = SPGRunOptions
+
     def __init__(self, options: SPGRunOptions, table: ParaphraseTable, resources: GenerationResources):
         self.options, self.resources = options, resources
         self.weights = DEFAULT_WEIGHTS
@@ -139,16 +145,11 @@ class SPGGenerator:
         return None
 
 
+# The one registry of systems: each generator and the options class it runs, which names its systems.
 GENERATORS: dict[str, Callable[[RunOptions, ParaphraseTable, GenerationResources], Generator]] = {
-    "beam": BeamGenerator,
-    "mcpg-true": MCPGGenerator,
-    "mcpg-translator": MCPGGenerator,
-    "spg-compression": SPGGenerator,
-    "spg-simplification": SPGGenerator,
-    "spg-similarity": SPGGenerator,
-}
+    system: generator for generator in (BeamGenerator, MCPGGenerator, SPGGenerator)
+    for system in generator.options_class.SYSTEMS}
 SYSTEMS = tuple(GENERATORS)
-assert SYSTEMS == tuple(OPTIONS_OF_SYSTEM)
 
 
 def merged_table(tables: Sequence[ParaphraseTable]) -> ParaphraseTable:

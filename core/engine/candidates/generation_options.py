@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field, fields
+from typing import ClassVar
 
 from core.engine.decoders.decoder_types import (DEFAULT_BEAM_THRESHOLD, DEFAULT_NBEST_FACTOR, DEFAULT_STACK_SIZE,
                                        DecoderSettings)
@@ -82,9 +83,8 @@ class _RunOptions:
 
     def __post_init__(self) -> None:
         check_fields(self)
-        if OPTIONS_OF_SYSTEM.get(self.system) is not type(self):
-            systems = [name for name, cls in OPTIONS_OF_SYSTEM.items() if cls is type(self)]
-            raise OptionsError(f"{type(self).__name__} is for {', '.join(systems)}, not {self.system!r}")
+        if self.system not in self.SYSTEMS:
+            raise OptionsError(f"{type(self).__name__} is for {', '.join(self.SYSTEMS)}, not {self.system!r}")
 
     def to_json(self) -> dict:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
@@ -98,6 +98,7 @@ def _plain(value):
 
 @dataclass(frozen=True)
 class BeamRunOptions(_RunOptions):
+    SYSTEMS: ClassVar[tuple[str, ...]] = ("beam",)
     """The beam decoder: Moses' ``-stack``, ``-beam-threshold``, ``-ttable-limit``, ``-n-best-factor``, weights."""
 
     system: str = "beam"
@@ -123,6 +124,7 @@ class BeamRunOptions(_RunOptions):
 
 @dataclass(frozen=True)
 class MCPGRunOptions(_RunOptions):
+    SYSTEMS: ClassVar[tuple[str, ...]] = ("mcpg-true", "mcpg-translator")
     """MCPG (seed 003; :mod:`core.engine.decoders.mcpg`), ``mcpg-true`` or ``mcpg-translator``.
 
     ``episodes_per_step`` (eta) and ``max_episodes`` default to the profile's
@@ -208,6 +210,7 @@ class MCPGRunOptions(_RunOptions):
 
 @dataclass(frozen=True)
 class SPGRunOptions(_RunOptions):
+    SYSTEMS: ClassVar[tuple[str, ...]] = ("spg-compression", "spg-simplification", "spg-similarity")
     """SPG (seed 004; :mod:`core.engine.decoders.spg`): ``spg-compression``, ``spg-simplification``, ``spg-similarity``."""
 
     system: str = "spg-compression"
@@ -226,14 +229,10 @@ class SPGRunOptions(_RunOptions):
 
 
 RunOptions = BeamRunOptions | MCPGRunOptions | SPGRunOptions
-OPTIONS_OF_SYSTEM: dict[str, type] = {
-    "beam": BeamRunOptions,
-    "mcpg-true": MCPGRunOptions,
-    "mcpg-translator": MCPGRunOptions,
-    "spg-compression": SPGRunOptions,
-    "spg-simplification": SPGRunOptions,
-    "spg-similarity": SPGRunOptions,
-}
+# Each system is named once, by the options class that runs it; its generator names that class
+# (core.engine.candidates.generation.GENERATORS is made from the generators the same way).
+RUN_OPTIONS: tuple[type, ...] = (BeamRunOptions, MCPGRunOptions, SPGRunOptions)
+OPTIONS_OF_SYSTEM: dict[str, type] = {system: options for options in RUN_OPTIONS for system in options.SYSTEMS}
 
 
 def option_names(system: str) -> tuple[str, ...]:
