@@ -31,31 +31,50 @@ def window(qtbot, tmp_path):
     window.close()
 
 
+@pytest.fixture(scope="module")
+def expected():
+    """The screen's counts computed apart from it: the bundled round-trip cases under both approaches."""
+    from core.demo import demo_files
+    from core.engine.decoders.cat.approaches import APPROACHES
+    from core.engine.decoders.cat.autoeval import evaluate
+    from core.engine.decoders.cat.graph_store import open_graph
+    from core.engine.lm.language_model import LanguageModel
+    from core.inspection.suggestion_cases import load_case_set
+
+    case_set, lm = load_case_set("roundtrip"), LanguageModel(demo_files().lm)
+    with open_graph(case_set.graph) as store:
+        found = {name: evaluate(store, case_set.cases, APPROACHES[name], lm=lm).successes
+                 for name in ("approach-1", "approach-10")}
+    return len(case_set.cases), found
+
+
 def backgrounds(screen) -> set[str]:
     model = screen.model
     return {model.data(model.index(row, 0), Qt.BackgroundRole).name() for row in range(model.rowCount())}
 
 
-def test_by_keys_see_why_approach_1_fails_where_approach_10_succeeds(qtbot, window, tmp_path):
+def test_by_keys_see_why_approach_1_fails_where_approach_10_succeeds(qtbot, window, tmp_path, expected):
+    cases, found = expected
     qtbot.keyClick(window, Qt.Key_9, Qt.ControlModifier)
     screen = window.suggestions
     assert window.tabs.currentWidget() is screen
     assert screen.worker is not None  # the first visit evaluates approach 1 against approach 10 in a worker
     qtbot.waitUntil(lambda: screen.evaluated, timeout=120_000)
     assert screen.cancel_button.isEnabled() is False and screen.evaluate_button.isEnabled()
-    assert screen.model.rowCount() == 2 * 239
+    assert screen.model.rowCount() == 2 * cases
     assert backgrounds(screen) == {QColor(GREEN).name(), QColor(RED).name()}
-    assert "approach-1: 28 of 239" in screen.status.text() and "approach-10: 18 of 239" in screen.status.text()
+    assert f"approach-1: {found['approach-1']} of {cases}" in screen.status.text()
+    assert f"approach-10: {found['approach-10']} of {cases}" in screen.status.text()
 
     # Filters narrow the list: approach 10's successes, then the cases where the two approaches disagree.
     screen.approach_filter.setCurrentText("approach-10")
     screen.success_filter.setCurrentText("found")
-    assert screen.model.rowCount() == 18
+    assert screen.model.rowCount() == found["approach-10"]
     assert all(row.success and row.approach == "approach-10" for row in screen.model.rows)
     assert backgrounds(screen) == {QColor(GREEN).name()}
     screen.split_only.setChecked(True)
     wins = screen.model.rows
-    assert 0 < len(wins) < 18
+    assert 0 < len(wins) < found["approach-10"]
     screen.max_length.setValue(1)
     assert all(row.length <= 1 for row in screen.model.rows)
     screen.max_length.setValue(1000)
@@ -82,7 +101,7 @@ def test_by_keys_see_why_approach_1_fails_where_approach_10_succeeds(qtbot, wind
     screen.split_only.setChecked(False)
     screen.approach_filter.setCurrentText("approach-1")
     screen.success_filter.setCurrentText("not found")
-    assert screen.model.rowCount() == 239 - 28
+    assert screen.model.rowCount() == cases - found["approach-1"]
     screen.view.selectRow(0)
     assert screen.current().fate in screen.details.toPlainText()
 
