@@ -16,6 +16,7 @@ are inherited; items and results travel pickled.
 
 from __future__ import annotations
 
+import collections
 import pickle
 import traceback
 from typing import Callable, Iterable, Iterator, TypeVar
@@ -24,8 +25,17 @@ from core.interruption import worker_ignores_interrupts
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
-# Tasks sent ahead to each worker: one being worked on, one waiting, so a worker never idles on the parent.
+# Tasks sent ahead to each worker: one being worked on, one waiting, so a worker never idles on the parent; the
+# waiting one only while the worker's tasks fit in the pipe together. A second task that does not fit would block
+# the parent's send while the worker blocks sending its answer, which the parent is not reading: both wait for
+# ever (a data build's 860 KB chunks did). One task at a time is always read: the worker is waiting for it.
 _AHEAD = 2
+_AHEAD_BYTES = 32 * 1024  # well under a socket pair's buffer (208 KiB on Linux)
+
+
+def _takes(held: "collections.deque[int]", size: int) -> bool:
+    """Whether a worker holding tasks of sizes ``held`` may be sent one more of ``size`` bytes now."""
+    return not held or (len(held) < _AHEAD and sum(held) + size <= _AHEAD_BYTES)
 
 
 class WorkerDied(RuntimeError):
@@ -39,13 +49,15 @@ def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], worke
     killed, as they are when the caller stops iterating or a signal interrupts it."""
     import multiprocessing
     from multiprocessing.connection import wait
+    from multiprocessing.reduction import ForkingPickler
 
     context = multiprocessing.get_context("fork")
     team: dict = {}  # the parent's end of each worker's pipe -> its process
-    in_flight: dict = {}  # the same ends -> how many tasks the worker holds
+    held: dict = {}  # the same ends -> the sizes of the tasks the worker holds, oldest first
     results: dict[int, Result] = {}
     tasks = enumerate(items)
     sent = following = 0
+    waiting: bytes | None = None  # the next task, pickled, that no worker could take yet
     finished = False
     try:
         for _ in range(max(1, workers)):
@@ -55,26 +67,31 @@ def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], worke
                                       name="parastudio-worker")
             process.start()
             theirs.close()
-            team[ours], in_flight[ours] = process, 0
+            team[ours], held[ours] = process, collections.deque()
         exhausted = False
         while True:
             for end in team:  # keep every worker fed
-                while not exhausted and in_flight[end] < _AHEAD:
-                    task = next(tasks, None)
-                    if task is None:
-                        exhausted = True
+                while not exhausted:
+                    if waiting is None:
+                        task = next(tasks, None)
+                        if task is None:
+                            exhausted = True
+                            break
+                        waiting = ForkingPickler.dumps(task)
+                    if not _takes(held[end], len(waiting)):
                         break
-                    end.send(task)
-                    in_flight[end] += 1
+                    end.send_bytes(waiting)
+                    held[end].append(len(waiting))
+                    waiting = None
                     sent += 1
             while following in results:
                 yield results.pop(following)
                 following += 1
             if exhausted and following == sent:
                 break
-            for end in wait([end for end in team if in_flight[end]]):
+            for end in wait([end for end in team if held[end]]):
                 index, failure, value = _answer(end, team[end])
-                in_flight[end] -= 1
+                held[end].popleft()
                 if failure is not None:
                     raise _raised(failure)
                 results[index] = value

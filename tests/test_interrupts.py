@@ -221,3 +221,21 @@ def test_a_progress_bar_cut_short_while_it_is_made_says_nothing_when_dropped():
     made = terminal_bar(total=1, disable=True)
     half_made(type(made)).__del__()
     made.close()
+
+
+def _grown(text: str) -> str:
+    return text + "y"
+
+
+def test_items_larger_than_the_pipe_do_not_deadlock_the_workers():
+    """A task bigger than the pipe sent ahead of an answer as big: the parent blocked sending while the worker
+    blocked answering (a data build's 860 KB chunks hung for ever). Run in a child, so a hang fails the test."""
+    code = ("from core.worker_processes import ordered_map\n"
+            "from test_interrupts import _grown\n"
+            "for workers in (1, 2):\n"
+            "    out = list(ordered_map(_grown, ['x' * 1_000_000, 'ab', 'z' * 300_000, 'c' * 40_000] * 2, workers))\n"
+            "    assert out == [t + 'y' for t in ['x' * 1_000_000, 'ab', 'z' * 300_000, 'c' * 40_000] * 2], workers\n"
+            "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr
