@@ -7,7 +7,8 @@ highlighted in yellow: the aligner may widen a selection to whole phrases) and s
 in the study ``translator-choices`` of the open database. "More like this" re-asks with a suggestion as feedback;
 "expand abbreviation" keeps expansions whose initials spell the selection.
 
-Everything runs in :class:`core.inspection.translator_session.TranslatorSession`; this widget only shows it.
+Everything runs in :class:`core.inspection.translator_session.TranslatorSession`; this widget only shows it (its
+widgets are built by :class:`desktop.translator_layout.TranslatorLayout`).
 Opening the graph store and the LM runs once in a worker with progress and Cancel; each request runs in a worker
 too (p95 about 10 ms on the demo, but a long span can take over 100 ms), and a result that arrives after the
 selection or the text changed is dropped. Keys: one table, :data:`desktop.translator_keys.KEYS`, dispatched by
@@ -20,28 +21,14 @@ import html
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, Qt, QThreadPool, Signal
+from PySide6.QtCore import QModelIndex, QThreadPool, Signal
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QProgressBar,
-    QPushButton,
-    QSplitter,
-    QTableView,
-    QTextEdit,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QTextEdit, QWidget
 
 from core.demo import demo_files
 from core.engine.decoders.cat.approaches import APPROACHES
 from core.inspection.translator_choices import TRANSLATOR_STUDY, record_pick
 from core.inspection.translator_session import (
-    DEFAULT_APPROACH,
     Pick,
     Request,
     Shown,
@@ -50,14 +37,14 @@ from core.inspection.translator_session import (
     tokens_of_characters,
 )
 from core.store.database import Database
-from desktop.rows_model import RowsTableModel
-from desktop.translator_keys import ListKeys, TranslationEdit, action_for, key_help
+from desktop.translator_keys import action_for
+from desktop.translator_layout import TranslatorLayout
 from desktop.workers import Worker
 
 SELECTION_COLOUR, PICKED_COLOUR, SOURCE_COLOUR = "#fff2a8", "#d9f2d9", "#fff2a8"
 
 
-class TranslatorScreen(QWidget):
+class TranslatorScreen(TranslatorLayout, QWidget):
     choice_recorded = Signal(object)  # a RecordedPick
     identity_needed = Signal()
     suggestions_shown = Signal(object)  # a Shown
@@ -79,121 +66,6 @@ class TranslatorScreen(QWidget):
         self.latencies_ms: list[float] = []  # selection to suggestions on screen, each request
         self.recorded: list = []
         self._build()
-
-    # layout -------------------------------------------------------------------------------
-    def _build(self) -> None:
-        layout = QVBoxLayout(self)
-        top = QHBoxLayout()
-        self.title = QLabel("<b>Translator</b>")
-        self.title.setTextFormat(Qt.RichText)
-        top.addWidget(self.title, 1)
-        approach_label = QLabel("&Approach:")
-        self.approach_combo = QComboBox()
-        self.approach_combo.addItems(list(APPROACHES))
-        self.approach_combo.setCurrentText(DEFAULT_APPROACH)
-        self.approach_combo.currentTextChanged.connect(self._approach_changed)
-        approach_label.setBuddy(self.approach_combo)
-        top.addWidget(approach_label)
-        top.addWidget(self.approach_combo)
-        layout.addLayout(top)
-
-        self.loading = QWidget()
-        loading = QHBoxLayout(self.loading)
-        loading.setContentsMargins(0, 0, 0, 0)
-        self.progress = QProgressBar()
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel)
-        loading.addWidget(self.progress, 1)
-        loading.addWidget(self.cancel_button)
-        self.loading.hide()
-        layout.addWidget(self.loading)
-
-        self.source_label = self._text_label()
-        self.machine_label = self._text_label()
-        layout.addWidget(QLabel("<b>Source</b> (the words the selection translates are highlighted)"))
-        layout.addWidget(self.source_label)
-        layout.addWidget(QLabel("<b>Machine translation</b>"))
-        layout.addWidget(self.machine_label)
-
-        splitter = QSplitter(Qt.Horizontal)
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        edit_label = QLabel("<b>&Your translation</b>: edit freely; select any span for suggestions")
-        self.editor = TranslationEdit(self)
-        self.editor.setFont(self._larger(self.editor.font()))
-        edit_label.setBuddy(self.editor)
-        self.editor.textChanged.connect(self._edited)
-        self.editor.selectionChanged.connect(self._selection_changed)
-        left_layout.addWidget(edit_label)
-        left_layout.addWidget(self.editor, 1)
-        splitter.addWidget(left)
-
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        self.suggestions_label = QLabel("<b>Suggestions</b>")
-        self.suggestions_label.setTextFormat(Qt.RichText)
-        self.suggestions_label.setWordWrap(True)
-        self.model = RowsTableModel(("key", "suggestion", ""))
-        self.view = QTableView()
-        self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.view.verticalHeader().setVisible(False)
-        self.view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeToContents)
-        self.view.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
-        self.view.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeToContents)
-        self.view.setFont(self._larger(self.view.font()))
-        self.view.clicked.connect(self._clicked)
-        self.view.installEventFilter(ListKeys(self))
-        self.suggestions_label.setBuddy(self.view)
-        buttons = QHBoxLayout()
-        self.more_button = QPushButton("More like this  [Ctrl+M]")
-        self.more_button.clicked.connect(lambda: self.more_like())
-        self.expand_button = QPushButton("Expand abbreviation  [Ctrl+E]")
-        self.expand_button.clicked.connect(self.expand_abbreviation)
-        self.restore_button = QPushButton("Machine translation  [Ctrl+R]")
-        self.restore_button.clicked.connect(self.restore)
-        for button in (self.more_button, self.expand_button, self.restore_button):
-            button.setFocusPolicy(Qt.NoFocus)  # keys stay in the editor; every button has its key
-            buttons.addWidget(button)
-        right_layout.addWidget(self.suggestions_label)
-        right_layout.addWidget(self.view, 1)
-        right_layout.addLayout(buttons)
-        splitter.addWidget(right)
-        splitter.setSizes([560, 440])
-        layout.addWidget(splitter, 1)
-
-        keys = QLabel(key_help())
-        keys.setTextFormat(Qt.RichText)
-        keys.setWordWrap(True)
-        keys.setStyleSheet("color: #555")
-        layout.addWidget(keys)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        layout.addWidget(self.status)
-        self._enable(False)
-
-    @staticmethod
-    def _text_label() -> QLabel:
-        label = QLabel()
-        label.setTextFormat(Qt.RichText)
-        label.setWordWrap(True)
-        label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        label.setFont(TranslatorScreen._larger(label.font()))
-        return label
-
-    @staticmethod
-    def _larger(font):
-        font.setPointSizeF(font.pointSizeF() * 1.15)  # the sentences read a little larger than the chrome
-        return font
-
-    def _enable(self, on: bool) -> None:
-        for widget in (self.editor, self.view, self.more_button, self.expand_button, self.restore_button,
-                       self.approach_combo):
-            widget.setEnabled(on)
 
     # loading ------------------------------------------------------------------------------
     @property

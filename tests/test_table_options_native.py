@@ -123,8 +123,8 @@ keys = st.binary(max_size=300) | st.sampled_from([b"", b"x" * 127, b"x" * 128, b
 @settings(max_examples=200, deadline=None)
 @given(key=keys)
 def test_the_cores_hash_is_the_tables(key):
-    """A source is stored under table_binary._hash (hashlib's BLAKE2b); the core must find it under the same."""
-    assert table_options_native._beam_core.source_hash(key) == table_binary._hash(key)
+    """A source is stored under table_binary.key_hash (hashlib's BLAKE2b); the core must find it under the same."""
+    assert table_options_native._beam_core.source_hash(key) == table_binary.key_hash(key)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -102,19 +102,24 @@ def _upgrade(args) -> int:
 
 
 def _check(args) -> int:
+    from core.errors import InputFileError
     from core.store.database import head_revision, open_database, recorded_revision
-    from core.store.study_check import study_problems
+    from core.store.study_check import Problem, study_problems
 
     if args.repair:
         _repair(args.db)
     with open_database(args.db, migrate=False, writing=False) as db:
-        revision = recorded_revision(db.engine, args.db)  # an emptied or doubled version table is named
+        try:
+            revision = recorded_revision(db.engine, args.db)
+            version_problems = []
+        except InputFileError as error:  # emptied, doubled or dropped: a problem found, the tables still checked
+            revision, version_problems = head_revision(), [Problem("alembic_version", error.got or error.expected)]
         if revision != head_revision():
             print(f"schema version {revision}: this version checks studies of {head_revision()} (`parastudio study "
                   "upgrade` first)")
             return 1
         with db.read_connection() as connection:
-            problems = study_problems(connection)
+            problems = version_problems + study_problems(connection)
     for problem in problems:
         print(problem)
     print(f"{len(problems)} problem(s)" if problems else "no problem found")

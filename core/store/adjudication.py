@@ -127,9 +127,32 @@ def disagreements(db: Database, study_id: int, *, criteria: list[str] | None = N
             Candidate.study_id == study_id, Candidate.kind == "control")))
         wanted = [key for key, labels in judged.items()
                   if len({value for value, _ in labels.values()}) > 1 and key.candidate_id not in controls
-                  and refusal(criterion_rows[key.criterion_id]) is None
-                  and (criteria is None or criterion_rows[key.criterion_id].name in criteria)
-                  and (include_decided or key not in decided)]
+                  and _offered(criterion_rows[key.criterion_id], criteria) and (include_decided or key not in decided)]
+        shown = _ShownItems.read(session, study_id, wanted, member)
+    return [shown.disagreement(key, criterion_rows[key.criterion_id], judged[key], decided.get(key, {}))
+            for key in sorted(wanted, key=lambda k: (k.candidate_id or 0, k.choice_task_id or 0, k.pair_id or 0,
+                                                     -1 if k.unit is None else k.unit,
+                                                     criterion_rows[k.criterion_id].position))]
+
+
+def _offered(criterion: Criterion, criteria: list[str] | None) -> bool:
+    """Whether a criterion's disagreements are offered: adjudicated, and among ``criteria`` when named."""
+    return refusal(criterion) is None and (criteria is None or criterion.name in criteria)
+
+
+@dataclass(frozen=True)
+class _ShownItems:
+    """What the screen shows of the items in disagreement: candidates (text, derivation, source), preference
+    pairs, choice tasks, and the study's source texts."""
+
+    candidates: dict
+    pairs: dict
+    tasks: dict
+    sources: dict[int, str]
+
+    @classmethod
+    def read(cls, session, study_id: int, wanted: list[ItemKey], member: bool) -> _ShownItems:
+        """On an adjudicator's own PostgreSQL login a derivation is read as the server shows it."""
         pairs = {p.id: p for p in session.execute(
             select(PreferencePair.id, PreferencePair.source_id, PreferencePair.left_candidate_id,
                    PreferencePair.right_candidate_id)
@@ -145,30 +168,28 @@ def disagreements(db: Database, study_id: int, *, criteria: list[str] | None = N
             .where(ChoiceTask.id.in_({k.choice_task_id for k in wanted if k.choice_task_id is not None})))}
         sources = dict(session.execute(select(SourceSentence.id, SourceSentence.text)
                                        .where(SourceSentence.study_id == study_id)).all())
-    out = []
-    for key in sorted(wanted, key=lambda k: (k.candidate_id or 0, k.choice_task_id or 0, k.pair_id or 0,
-                                             -1 if k.unit is None else k.unit,
-                                             criterion_rows[k.criterion_id].position)):
-        criterion = criterion_rows[key.criterion_id]
+        return cls(candidates, pairs, tasks, sources)
+
+    def disagreement(self, key: ItemKey, criterion: Criterion, judged: dict[str, tuple[str, int]],
+                     decided: dict[str, tuple[str, int]]) -> Disagreement:
         right, options, span = None, (), None
         if key.candidate_id is not None:
-            text, derivation, source_id = candidates[key.candidate_id]
+            text, derivation, source_id = self.candidates[key.candidate_id]
         elif key.pair_id is not None:
-            pair = pairs[key.pair_id]
-            text, derivation, source_id = candidates[pair.left_candidate_id][0], None, pair.source_id
-            right = candidates[pair.right_candidate_id][0]
+            pair = self.pairs[key.pair_id]
+            text, derivation, source_id = self.candidates[pair.left_candidate_id][0], None, pair.source_id
+            right = self.candidates[pair.right_candidate_id][0]
         else:
-            task = tasks[key.choice_task_id]
+            task = self.tasks[key.choice_task_id]
             text, derivation, source_id = None, None, task.source_id
             options, span = tuple(task.options or ()), (task.span_start, task.span_end)
         # Of two adjudicators' decisions the older stands, as in the dev set and Inspect.
-        who, (value, _) = min(decided.get(key, {}).items(), key=lambda entry: entry[1][1], default=(None, (None, None)))
-        out.append(Disagreement(key, item_key(key.candidate_id, key.choice_task_id, key.unit, key.pair_id),
-                                criterion.name, criterion.question, criterion.scale, list(criterion.levels or []),
-                                sources[source_id], text, derivation,
-                                {name: label for name, (label, _) in sorted(judged[key].items())}, value, who,
-                                right, options, span))
-    return out
+        who, (value, _) = min(decided.items(), key=lambda entry: entry[1][1], default=(None, (None, None)))
+        return Disagreement(key, item_key(key.candidate_id, key.choice_task_id, key.unit, key.pair_id),
+                            criterion.name, criterion.question, criterion.scale, list(criterion.levels or []),
+                            self.sources[source_id], text, derivation,
+                            {name: label for name, (label, _) in sorted(judged.items())}, value, who,
+                            right, options, span)
 
 
 def record_adjudication(db: Database, study_id: int, adjudicator: str, key: ItemKey, value: str) -> int:

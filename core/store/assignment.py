@@ -65,6 +65,13 @@ class AssignReport:
     pairs: PairsReport = field(default_factory=PairsReport)
 
 
+# An item to judge: ("c", candidate id), ("t", choice task id) or ("p", preference pair id).
+Item = tuple[str, int]
+# A block of an annotator's order, sorted by its float key: originals at i, repeats later, controls anywhere;
+# then its kind, its item and (a repeat) the index of the original.
+Block = tuple[float, str, Item, int | None]
+
+
 def make_control_text(candidate: str, other_sentence: str, rng: random.Random) -> str | None:
     """The candidate with a 2-3 word phrase replaced by one taken from another
     sentence: a planted item whose meaning (and usually form) is broken."""
@@ -140,143 +147,213 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
         study = session.get(Study, study_id)
         judges = judges_per_item or study.judges_per_item
         seed = study.seed if seed is None else seed
-        criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)
-                                   .order_by(Criterion.position)).all()
-        candidate_criteria = [c.id for c in criteria if c.scale not in ("choice", "preference")]
-        preference_criteria = [c.id for c in criteria if c.scale == "preference"]
-        degrades = any(c.scale in SCORE_SCALES for c in criteria)
-        per_unit = {c.id for c in criteria if c.scale == "replacement"}  # one assignment per unit replacement
-        units_of: dict[int, int] = {}
-        if per_unit:
-            units_of = {i: len(replacement_units(d)) for i, d in session.execute(
-                select(Candidate.id, Candidate.derivation).where(Candidate.study_id == study_id))}
-        choice_criteria = [c.id for c in criteria if c.scale == "choice"]
-        phases = blind_phases(study.settings, criteria)
+        shape = _study_shape(session, study_id, study)
         annotator_ids = [annotator_in(session, study_id, name) for name in annotators]
-        assigned_candidates = set(session.scalars(select(Assignment.candidate_id).distinct().where(
-            Assignment.study_id == study_id, Assignment.candidate_id.is_not(None))))
-        assigned_tasks = set(session.scalars(select(Assignment.choice_task_id).distinct().where(
-            Assignment.study_id == study_id, Assignment.choice_task_id.is_not(None))))
-        items: list[tuple[str, int]] = []
-        if candidate_criteria:
-            items += [("c", i) for i in session.scalars(select(Candidate.id).where(
-                Candidate.study_id == study_id, Candidate.kind == "candidate").order_by(Candidate.id))
-                if i not in assigned_candidates and (only_candidates is None or i in only_candidates)]
-        if choice_criteria and only_candidates is None:
-            items += [("t", i) for i in session.scalars(select(ChoiceTask.id).where(
-                ChoiceTask.study_id == study_id).order_by(ChoiceTask.id)) if i not in assigned_tasks]
-        pairs_report = PairsReport()
-        if preference_criteria and only_candidates is None:
-            pairs_report = make_preference_pairs(session, study_id, seed, system_pairs)
-            assigned_pairs = set(session.scalars(select(Assignment.pair_id).distinct().where(
-                Assignment.study_id == study_id, Assignment.pair_id.is_not(None))))
-            # A tie by construction (one string from both systems) is recorded, never shown.
-            items += [("p", i) for i in session.scalars(select(PreferencePair.id).where(
-                PreferencePair.study_id == study_id, PreferencePair.identical.is_(False))
-                .order_by(PreferencePair.id)) if i not in assigned_pairs]
-        criteria_of_kind = {"c": candidate_criteria, "t": choice_criteria, "p": preference_criteria}
-
-        seen = sources_seen(session, study_id, phases) if len(phases) > 1 else set()
+        items, pairs_report = _unassigned_items(session, study_id, shape, seed, only_candidates, system_pairs)
+        seen = sources_seen(session, study_id, shape.phases) if len(shape.phases) > 1 else set()
         source_of = ({i: s for i, s in session.execute(select(Candidate.id, Candidate.source_id)
                                                          .where(Candidate.study_id == study_id))} if seen else {})
-        distribution_rng = random.Random(f"{seed}:distribution")
-        shuffled = list(items)
-        distribution_rng.shuffle(shuffled)
-        multi = round(overlap * len(shuffled))
-        load = {a: 0 for a in annotator_ids}
-        per_annotator: dict[int, list[tuple[str, int]]] = {a: [] for a in annotator_ids}
-        for index, item in enumerate(shuffled):
-            count = min(judges if index < multi else 1, len(annotator_ids))
-            source = source_of.get(item[1]) if item[0] == "c" else None
-            chosen = sorted(annotator_ids, key=lambda a: ((a, source) in seen, load[a],
-                                                          distribution_rng.random()))[:count]
-            for a in chosen:
-                load[a] += 1
-                per_annotator[a].append(item)
-
-        source_texts: dict[int, str] = {}
-        candidate_info: dict[int, tuple[int, str]] = {}
-        if control_fraction > 0:
-            source_texts = dict(session.execute(select(SourceSentence.id, SourceSentence.text)
-                                                .where(SourceSentence.study_id == study_id)).all())
-            candidate_info = {i: (s, t) for i, s, t in session.execute(
-                select(Candidate.id, Candidate.source_id, Candidate.text).where(Candidate.study_id == study_id))}
-        control_ids = {(s, t): i for i, s, t in session.execute(
-            select(Candidate.id, Candidate.source_id, Candidate.text).where(
-                Candidate.study_id == study_id, Candidate.kind == "control"))}
+        per_annotator = _distribute(items, annotator_ids, judges, overlap, seed, seen, source_of)
+        controls = _control_material(session, study_id, control_fraction)
         next_position = next_free_positions(session, study_id)
         report = AssignReport(items=len(items), assignments={}, repeats={}, controls={})
         names = dict(zip(annotator_ids, annotators))
         for annotator_id in annotator_ids:
-            rng = random.Random(f"{seed}:{names[annotator_id]}")
+            name = names[annotator_id]
+            rng = random.Random(f"{seed}:{name}")
             own = sorted(per_annotator[annotator_id])
             rng.shuffle(own)
-            # Blocks sorted by a float key: originals at i, repeats later, controls anywhere.
-            blocks: list[tuple[float, str, tuple[str, int], int | None]] = [
-                (float(i), "normal", item, None) for i, item in enumerate(own)]
-            for index in sorted(rng.sample(range(len(own)), min(len(own), round(repeat_fraction * len(own))))):
-                low = min(index + repeat_gap, len(own))
-                blocks.append((rng.uniform(low, len(own)) + 0.5, "repeat", own[index], index))
-            candidate_items = [item for item in own if item[0] == "c"]
-            wanted_controls = round(control_fraction * len(own)) if len(source_texts) > 1 else 0
-            made = 0
-            for item in rng.sample(candidate_items, min(len(candidate_items), wanted_controls)):
-                source_id, candidate_text = candidate_info[item[1]]
-                donor = rng.choice([s for s in source_texts if s != source_id])
-                if degrades:  # direct assessment: WMT's degraded candidates
-                    degraded = degrade_text(candidate_text, rng)
-                    control_text, made_by = (None, None) if degraded is None else degraded
-                else:
-                    control_text, made_by = make_control_text(candidate_text, source_texts[donor], rng), None
-                if control_text is None:
-                    continue
-                key = (source_id, control_text)
-                if key not in control_ids:
-                    control = Candidate(study_id=study_id, source_id=source_id, text=control_text, kind="control",
-                                        control_of=item[1], scores={},
-                                        derivation=[{"control": {"degraded": made_by} if made_by else
-                                                     {"donor_source": donor}}])
-                    session.add(control)
-                    session.flush()
-                    control_ids[key] = control.id
-                blocks.append((rng.uniform(0, len(own)), "control", ("c", control_ids[key]), None))
-                made += 1
+            blocks = _repeat_blocks(own, rng, repeat_fraction, repeat_gap)
+            planted = _plant_controls(session, study_id, own, rng, control_fraction, shape.degrades, controls)
+            blocks += planted
             blocks.sort(key=lambda block: block[0])
-            position = next_position.get(annotator_id, 0)
-            first_rows, repeat_rows = [], []
-            for phase in phases:  # one pass over the blocks per phase, the same block order in each
-                for _key, kind, (item_kind, item_id), original_index in blocks:
-                    for criterion_id in criteria_of_kind[item_kind]:
-                        if criterion_id not in phase:
-                            continue
-                        units = range(units_of.get(item_id, 0)) if criterion_id in per_unit else (None,)
-                        for unit in units:
-                            row = {"study_id": study_id, "annotator_id": annotator_id, "criterion_id": criterion_id,
-                                   "candidate_id": item_id if item_kind == "c" else None,
-                                   "choice_task_id": item_id if item_kind == "t" else None, "unit": unit,
-                                   "pair_id": item_id if item_kind == "p" else None,
-                                   "position": position, "kind": kind, "repeat_of": None}
-                            position += 1
-                            (repeat_rows if kind == "repeat" else first_rows).append(row)
-            if first_rows:
-                session.execute(insert(Assignment.__table__), first_rows)
-            if repeat_rows:
-                originals = {(c, t, p, k, u): i for i, c, t, p, k, u in session.execute(
-                    select(Assignment.id, Assignment.candidate_id, Assignment.choice_task_id, Assignment.pair_id,
-                           Assignment.criterion_id, Assignment.unit)
-                    .where(Assignment.annotator_id == annotator_id, Assignment.kind == "normal"))}
-                for row in repeat_rows:
-                    row["repeat_of"] = originals[(row["candidate_id"], row["choice_task_id"], row["pair_id"],
-                                                  row["criterion_id"], row["unit"])]
-                session.execute(insert(Assignment.__table__), repeat_rows)
-            report.assignments[names[annotator_id]] = len(first_rows) + len(repeat_rows)
-            report.repeats[names[annotator_id]] = sum(1 for block in blocks if block[1] == "repeat")
-            report.controls[names[annotator_id]] = made
-            report.not_blind[names[annotator_id]] = sum(
-                1 for row in first_rows + repeat_rows if row["criterion_id"] in phases[0] and len(phases) > 1
-                and (annotator_id, source_of.get(row["candidate_id"])) in seen)
+            first_rows, repeat_rows = _assignment_rows(blocks, shape, study_id, annotator_id,
+                                                       next_position.get(annotator_id, 0))
+            _insert_assignments(session, annotator_id, first_rows, repeat_rows)
+            report.assignments[name] = len(first_rows) + len(repeat_rows)
+            report.repeats[name] = sum(1 for block in blocks if block[1] == "repeat")
+            report.controls[name] = len(planted)
+            report.not_blind[name] = sum(
+                1 for row in first_rows + repeat_rows if row["criterion_id"] in shape.phases[0]
+                and len(shape.phases) > 1 and (annotator_id, source_of.get(row["candidate_id"])) in seen)
         report.pairs = pairs_report
         log_event(session, study_id, "assigned", {**asdict(report), "judges_per_item": judges, "overlap": overlap,
                                              "repeat_fraction": repeat_fraction,
                                              "control_fraction": control_fraction, "seed": seed})
     return report
+
+
+@dataclass
+class _StudyShape:
+    """What of a study's criteria decides the rows of an assignment batch."""
+
+    criteria_of_kind: dict[str, list[int]]  # item kind -> the criteria judging it, in order
+    per_unit: set[int]  # replacement criteria: one assignment per unit replacement
+    units_of: dict[int, int]  # candidate -> its number of unit replacements (when some criterion is per unit)
+    degrades: bool  # a score criterion: controls are degraded copies (WMT), not swapped phrases
+    phases: list[set[int]]
+
+
+def _study_shape(session, study_id: int, study: Study) -> _StudyShape:
+    criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)
+                               .order_by(Criterion.position)).all()
+    per_unit = {c.id for c in criteria if c.scale == "replacement"}
+    units_of: dict[int, int] = {}
+    if per_unit:
+        units_of = {i: len(replacement_units(d)) for i, d in session.execute(
+            select(Candidate.id, Candidate.derivation).where(Candidate.study_id == study_id))}
+    return _StudyShape(
+        criteria_of_kind={"c": [c.id for c in criteria if c.scale not in ("choice", "preference")],
+                          "t": [c.id for c in criteria if c.scale == "choice"],
+                          "p": [c.id for c in criteria if c.scale == "preference"]},
+        per_unit=per_unit, units_of=units_of, degrades=any(c.scale in SCORE_SCALES for c in criteria),
+        phases=blind_phases(study.settings, criteria))
+
+
+def _assigned(session, study_id: int, column) -> set[int]:
+    return set(session.scalars(select(column).distinct().where(Assignment.study_id == study_id,
+                                                               column.is_not(None))))
+
+
+def _unassigned_items(session, study_id: int, shape: _StudyShape, seed: int, only_candidates: set[int] | None,
+                      system_pairs) -> tuple[list[Item], PairsReport]:
+    """The items no assignment names yet, candidates then choice tasks then preference pairs (made first)."""
+    assigned_candidates = _assigned(session, study_id, Assignment.candidate_id)
+    assigned_tasks = _assigned(session, study_id, Assignment.choice_task_id)
+    items: list[Item] = []
+    if shape.criteria_of_kind["c"]:
+        items += [("c", i) for i in session.scalars(select(Candidate.id).where(
+            Candidate.study_id == study_id, Candidate.kind == "candidate").order_by(Candidate.id))
+            if i not in assigned_candidates and (only_candidates is None or i in only_candidates)]
+    if shape.criteria_of_kind["t"] and only_candidates is None:
+        items += [("t", i) for i in session.scalars(select(ChoiceTask.id).where(
+            ChoiceTask.study_id == study_id).order_by(ChoiceTask.id)) if i not in assigned_tasks]
+    pairs_report = PairsReport()
+    if shape.criteria_of_kind["p"] and only_candidates is None:
+        pairs_report = make_preference_pairs(session, study_id, seed, system_pairs)
+        assigned_pairs = _assigned(session, study_id, Assignment.pair_id)
+        # A tie by construction (one string from both systems) is recorded, never shown.
+        items += [("p", i) for i in session.scalars(select(PreferencePair.id).where(
+            PreferencePair.study_id == study_id, PreferencePair.identical.is_(False))
+            .order_by(PreferencePair.id)) if i not in assigned_pairs]
+    return items, pairs_report
+
+
+def _distribute(items: list[Item], annotator_ids: list[int], judges: int, overlap: float, seed: int,
+                seen: set[tuple[int, int]], source_of: dict[int, int]) -> dict[int, list[Item]]:
+    """Each item to its annotators, lightest load first (one who has not seen its source before one who has);
+    the first ``overlap`` of the shuffled items get ``judges`` annotators, the rest one."""
+    distribution_rng = random.Random(f"{seed}:distribution")
+    shuffled = list(items)
+    distribution_rng.shuffle(shuffled)
+    multi = round(overlap * len(shuffled))
+    load = {a: 0 for a in annotator_ids}
+    per_annotator: dict[int, list[Item]] = {a: [] for a in annotator_ids}
+    for index, item in enumerate(shuffled):
+        count = min(judges if index < multi else 1, len(annotator_ids))
+        source = source_of.get(item[1]) if item[0] == "c" else None
+        chosen = sorted(annotator_ids, key=lambda a: ((a, source) in seen, load[a],
+                                                      distribution_rng.random()))[:count]
+        for a in chosen:
+            load[a] += 1
+            per_annotator[a].append(item)
+    return per_annotator
+
+
+def _repeat_blocks(own: list[Item], rng: random.Random, repeat_fraction: float, repeat_gap: int) -> list[Block]:
+    """The annotator's items in order, and ``repeat_fraction`` of them again at least ``repeat_gap`` later."""
+    blocks: list[Block] = [(float(i), "normal", item, None) for i, item in enumerate(own)]
+    for index in sorted(rng.sample(range(len(own)), min(len(own), round(repeat_fraction * len(own))))):
+        low = min(index + repeat_gap, len(own))
+        blocks.append((rng.uniform(low, len(own)) + 0.5, "repeat", own[index], index))
+    return blocks
+
+
+@dataclass
+class _ControlMaterial:
+    """What planting controls reads: each source's text, each candidate's source and text (both only when
+    controls are asked for), and the controls the study has, by (source, text)."""
+
+    source_texts: dict[int, str]
+    candidate_info: dict[int, tuple[int, str]]
+    control_ids: dict[tuple[int, str], int]
+
+
+def _control_material(session, study_id: int, control_fraction: float) -> _ControlMaterial:
+    source_texts: dict[int, str] = {}
+    candidate_info: dict[int, tuple[int, str]] = {}
+    if control_fraction > 0:
+        source_texts = dict(session.execute(select(SourceSentence.id, SourceSentence.text)
+                                            .where(SourceSentence.study_id == study_id)).all())
+        candidate_info = {i: (s, t) for i, s, t in session.execute(
+            select(Candidate.id, Candidate.source_id, Candidate.text).where(Candidate.study_id == study_id))}
+    control_ids = {(s, t): i for i, s, t in session.execute(
+        select(Candidate.id, Candidate.source_id, Candidate.text).where(
+            Candidate.study_id == study_id, Candidate.kind == "control"))}
+    return _ControlMaterial(source_texts, candidate_info, control_ids)
+
+
+def _plant_controls(session, study_id: int, own: list[Item], rng: random.Random, control_fraction: float,
+                    degrades: bool, controls: _ControlMaterial) -> list[Block]:
+    """``control_fraction`` of the annotator's items as planted controls of their own candidates, anywhere in
+    the order; a control the study already has is reused."""
+    candidate_items = [item for item in own if item[0] == "c"]
+    wanted_controls = round(control_fraction * len(own)) if len(controls.source_texts) > 1 else 0
+    blocks: list[Block] = []
+    for item in rng.sample(candidate_items, min(len(candidate_items), wanted_controls)):
+        source_id, candidate_text = controls.candidate_info[item[1]]
+        donor = rng.choice([s for s in controls.source_texts if s != source_id])
+        if degrades:  # direct assessment: WMT's degraded candidates
+            degraded = degrade_text(candidate_text, rng)
+            control_text, made_by = (None, None) if degraded is None else degraded
+        else:
+            control_text, made_by = make_control_text(candidate_text, controls.source_texts[donor], rng), None
+        if control_text is None:
+            continue
+        key = (source_id, control_text)
+        if key not in controls.control_ids:
+            control = Candidate(study_id=study_id, source_id=source_id, text=control_text, kind="control",
+                                control_of=item[1], scores={},
+                                derivation=[{"control": {"degraded": made_by} if made_by else {"donor_source": donor}}])
+            session.add(control)
+            session.flush()
+            controls.control_ids[key] = control.id
+        blocks.append((rng.uniform(0, len(own)), "control", ("c", controls.control_ids[key]), None))
+    return blocks
+
+
+def _assignment_rows(blocks: list[Block], shape: _StudyShape, study_id: int, annotator_id: int,
+                     position: int) -> tuple[list[dict], list[dict]]:
+    """The assignment rows of an annotator's sorted blocks from ``position`` on: first judgments, then repeats
+    (whose ``repeat_of`` is filled once their originals are written)."""
+    first_rows, repeat_rows = [], []
+    for phase in shape.phases:  # one pass over the blocks per phase, the same block order in each
+        for _key, kind, (item_kind, item_id), _original_index in blocks:
+            for criterion_id in shape.criteria_of_kind[item_kind]:
+                if criterion_id not in phase:
+                    continue
+                units = range(shape.units_of.get(item_id, 0)) if criterion_id in shape.per_unit else (None,)
+                for unit in units:
+                    row = {"study_id": study_id, "annotator_id": annotator_id, "criterion_id": criterion_id,
+                           "candidate_id": item_id if item_kind == "c" else None,
+                           "choice_task_id": item_id if item_kind == "t" else None, "unit": unit,
+                           "pair_id": item_id if item_kind == "p" else None,
+                           "position": position, "kind": kind, "repeat_of": None}
+                    position += 1
+                    (repeat_rows if kind == "repeat" else first_rows).append(row)
+    return first_rows, repeat_rows
+
+
+def _insert_assignments(session, annotator_id: int, first_rows: list[dict], repeat_rows: list[dict]) -> None:
+    """The first judgments' rows, then the repeats', each pointing at its annotator's normal assignment."""
+    if first_rows:
+        session.execute(insert(Assignment.__table__), first_rows)
+    if repeat_rows:
+        originals = {(c, t, p, k, u): i for i, c, t, p, k, u in session.execute(
+            select(Assignment.id, Assignment.candidate_id, Assignment.choice_task_id, Assignment.pair_id,
+                   Assignment.criterion_id, Assignment.unit)
+            .where(Assignment.annotator_id == annotator_id, Assignment.kind == "normal"))}
+        for row in repeat_rows:
+            row["repeat_of"] = originals[(row["candidate_id"], row["choice_task_id"], row["pair_id"],
+                                          row["criterion_id"], row["unit"])]
+        session.execute(insert(Assignment.__table__), repeat_rows)

@@ -37,44 +37,17 @@ def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow],
     """Add candidates (one transaction). A string already present for the same
     source sentence is credited to the new system instead of added again."""
     report = ImportReport()
-    sources = sources or {}
-    references = references or {}
-    displays = displays or {}
     with db.transaction() as session:
         known_sources = session.execute(select(SourceSentence.external_id, SourceSentence.id, SourceSentence.text)
                                         .where(SourceSentence.study_id == study_id)).all()
         source_ids = {external_id: source_id for external_id, source_id, _ in known_sources}
         first_sources = {external_id: (text, "in the study") for external_id, _, text in known_sources}
         system_ids = dict(session.execute(select(System.name, System.id).where(System.study_id == study_id)).all())
-        # A string is one candidate in whichever Unicode form it came (NFC and NFD "café" are the same text).
-        candidate_ids = {(s, unicodedata.normalize("NFC", t)): i for i, s, t in session.execute(
-            select(Candidate.id, Candidate.source_id, Candidate.text)
-            .where(Candidate.study_id == study_id, Candidate.kind == "candidate"))}
-        credited = set(session.execute(select(CandidateSystem.candidate_id, CandidateSystem.system_id)
-                                       .join(Candidate).where(Candidate.study_id == study_id)).all())
-        new_candidates: list[dict] = []
-        links: list[tuple[tuple[int, str] | int, int, CandidateRow]] = []
-        pending: dict[tuple[int, str], int] = {}
-        def counted(rows: Iterable[CandidateRow]) -> Iterator[CandidateRow]:
-            for number, row in enumerate(rows, 1):
-                if number % 1000 == 0:
-                    progress(number, None, "reading candidates")
-                yield row
-
-        rows = list(counted(rows))
-        new_sources: dict[str, dict] = {}
+        crediting = _Crediting(session, study_id)
+        rows = list(_counted(rows, progress))
         _refuse_second_sources(rows, first_sources, path)
-        for row in rows:
-            if row.sentence_id in source_ids or row.sentence_id in new_sources:
-                continue
-            source_text = row.source if row.source is not None else sources.get(row.sentence_id)
-            if source_text is None:
-                raise InputFormatError(path, row.line, f"a source text for sentence_id {row.sentence_id} "
-                                       "(a 'source' field or a --sources file covering it)")
-            new_sources[row.sentence_id] = {
-                "study_id": study_id, "external_id": row.sentence_id, "text": source_text, "test_set": test_set,
-                "references": row.references or references.get(row.sentence_id) or [],
-                "display": displays.get(row.sentence_id)}
+        new_sources = _new_sources(study_id, rows, source_ids, sources or {}, references or {}, displays or {},
+                                   test_set, path)
         if new_sources:
             new_ids = session.scalars(insert(SourceSentence).returning(SourceSentence.id, sort_by_parameter_order=True),
                                       list(new_sources.values())).all()
@@ -84,66 +57,120 @@ def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow],
         _check_derivations(session, study_id, rows, source_texts, path)
         for row in rows:
             report.rows += 1
-            source_id = source_ids[row.sentence_id]
             if row.system not in system_ids:
-                try:  # one spelling per system, no look-alikes, nothing invisible (core.person_names)
-                    if clean_name(row.system, "system name") != row.system:
-                        raise BadNameError(f"system name {ascii(row.system)} is not in its composed form (NFC) or "
-                                           "has spaces around it")
-                    similar = look_alike(row.system, system_ids)
-                    if similar is not None:
-                        raise BadNameError(f"system name {ascii(row.system)} reads as the system {ascii(similar)}")
-                except BadNameError as error:
-                    raise InputFormatError(path, row.line, "a system name that names one system", str(error)) \
-                        from None
-                system = System(study_id=study_id, name=row.system)
-                session.add(system)
-                session.flush()
-                system_ids[row.system] = system.id
-            system_id = system_ids[row.system]
-            key = (source_id, unicodedata.normalize("NFC", row.text))
-            params = row.params if isinstance(row.params, dict) else None
-            if key in candidate_ids:
-                target: tuple[int, str] | int = candidate_ids[key]
-                if (target, system_id) in credited:
-                    report.already_present += 1
-                    continue
-                credited.add((target, system_id))
-                report.credited_to_existing += 1
-            elif key in pending:
-                target = key
-                if (key, system_id) in credited:
-                    report.already_present += 1
-                    continue
-                credited.add((key, system_id))
-                report.credited_to_existing += 1
-            else:
-                pending[key] = len(new_candidates)
-                tables, lm = None, None
-                if params:
-                    tables, lm = _tables_and_lm(params)
-                new_candidates.append({
-                    "study_id": study_id, "source_id": source_id, "text": row.text, "kind": "candidate",
-                    "scores": {}, "derivation": row.derivation, "tables": tables,
-                    "lm": lm, "params": params})
-                credited.add((key, system_id))
-                target = key
-            links.append((target, system_id, row))
-            if isinstance(target, tuple):  # new here: its scores go in with the insert
-                new_candidates[pending[target]]["scores"][row.system] = {
-                    "rank": row.rank, "model_score": row.model_score, "true_score": row.true_score}
-        if new_candidates:
+                system_ids[row.system] = _new_system(session, study_id, row, system_ids, path)
+            crediting.credit(row, source_ids[row.sentence_id], system_ids[row.system], report)
+        report.candidates_added = crediting.insert_candidates()
+        crediting.insert_links({v: k for k, v in system_ids.items()})
+        report.systems = sorted({row.system for _t, _s, row in crediting.links})
+        log_event(session, study_id, "candidates_imported", {"path": str(path), **asdict(report)})
+    return report
+
+
+def _counted(rows: Iterable[CandidateRow], progress: Progress) -> Iterator[CandidateRow]:
+    for number, row in enumerate(rows, 1):
+        if number % 1000 == 0:
+            progress(number, None, "reading candidates")
+        yield row
+
+
+def _new_sources(study_id: int, rows: list[CandidateRow], source_ids: dict[str, int], sources: dict[str, str],
+                 references: dict[str, list[str]], displays: dict[str, str], test_set: str | None,
+                 path: str) -> dict[str, dict]:
+    """The rows of the source sentences the study lacks, by sentence id: a row's own source, else ``sources``'."""
+    new_sources: dict[str, dict] = {}
+    for row in rows:
+        if row.sentence_id in source_ids or row.sentence_id in new_sources:
+            continue
+        source_text = row.source if row.source is not None else sources.get(row.sentence_id)
+        if source_text is None:
+            raise InputFormatError(path, row.line, f"a source text for sentence_id {row.sentence_id} "
+                                   "(a 'source' field or a --sources file covering it)")
+        new_sources[row.sentence_id] = {
+            "study_id": study_id, "external_id": row.sentence_id, "text": source_text, "test_set": test_set,
+            "references": row.references or references.get(row.sentence_id) or [],
+            "display": displays.get(row.sentence_id)}
+    return new_sources
+
+
+def _new_system(session, study_id: int, row: CandidateRow, system_ids: dict[str, int], path: str) -> int:
+    """A system the study lacks, added; its name one spelling, no look-alikes, nothing invisible
+    (:mod:`core.person_names`)."""
+    try:
+        if clean_name(row.system, "system name") != row.system:
+            raise BadNameError(f"system name {ascii(row.system)} is not in its composed form (NFC) or "
+                               "has spaces around it")
+        similar = look_alike(row.system, system_ids)
+        if similar is not None:
+            raise BadNameError(f"system name {ascii(row.system)} reads as the system {ascii(similar)}")
+    except BadNameError as error:
+        raise InputFormatError(path, row.line, "a system name that names one system", str(error)) from None
+    system = System(study_id=study_id, name=row.system)
+    session.add(system)
+    session.flush()
+    return system.id
+
+
+class _Crediting:
+    """Which candidate each row's string is, one import long: a candidate of the study (by id), or one this
+    import adds (by its (source, NFC text) key until inserted), each credited once per system."""
+
+    def __init__(self, session, study_id: int) -> None:
+        self.session, self.study_id = session, study_id
+        # A string is one candidate in whichever Unicode form it came (NFC and NFD "café" are the same text).
+        self.candidate_ids = {(s, unicodedata.normalize("NFC", t)): i for i, s, t in session.execute(
+            select(Candidate.id, Candidate.source_id, Candidate.text)
+            .where(Candidate.study_id == study_id, Candidate.kind == "candidate"))}
+        self.credited = set(session.execute(select(CandidateSystem.candidate_id, CandidateSystem.system_id)
+                                            .join(Candidate).where(Candidate.study_id == study_id)).all())
+        self.new_candidates: list[dict] = []
+        self.links: list[tuple[tuple[int, str] | int, int, CandidateRow]] = []
+        self.pending: dict[tuple[int, str], int] = {}
+
+    def credit(self, row: CandidateRow, source_id: int, system_id: int, report: ImportReport) -> None:
+        """The row's string credited to its system: a new candidate, or one already here or earlier in the
+        import (counted in ``report``)."""
+        key = (source_id, unicodedata.normalize("NFC", row.text))
+        params = row.params if isinstance(row.params, dict) else None
+        if key in self.candidate_ids or key in self.pending:
+            target: tuple[int, str] | int = self.candidate_ids[key] if key in self.candidate_ids else key
+            if (target, system_id) in self.credited:
+                report.already_present += 1
+                return
+            report.credited_to_existing += 1
+        else:
+            self.pending[key] = len(self.new_candidates)
+            tables, lm = None, None
+            if params:
+                tables, lm = _tables_and_lm(params)
+            self.new_candidates.append({
+                "study_id": self.study_id, "source_id": source_id, "text": row.text, "kind": "candidate",
+                "scores": {}, "derivation": row.derivation, "tables": tables,
+                "lm": lm, "params": params})
+            target = key
+        self.credited.add((target, system_id))
+        self.links.append((target, system_id, row))
+        if isinstance(target, tuple):  # new here: its scores go in with the insert
+            self.new_candidates[self.pending[target]]["scores"][row.system] = {
+                "rank": row.rank, "model_score": row.model_score, "true_score": row.true_score}
+
+    def insert_candidates(self) -> int:
+        """The new candidates inserted (their ids known from then on); returns how many."""
+        if self.new_candidates:
             # insertmanyvalues with RETURNING: one round trip per batch, ids in input order.
-            new_ids = session.scalars(insert(Candidate).returning(Candidate.id, sort_by_parameter_order=True),
-                                      new_candidates).all()
-            for key, index in pending.items():
-                candidate_ids[key] = new_ids[index]
-        report.candidates_added = len(new_candidates)
-        system_names = {v: k for k, v in system_ids.items()}
+            new_ids = self.session.scalars(insert(Candidate).returning(Candidate.id, sort_by_parameter_order=True),
+                                           self.new_candidates).all()
+            for key, index in self.pending.items():
+                self.candidate_ids[key] = new_ids[index]
+        return len(self.new_candidates)
+
+    def insert_links(self, system_names: dict[int, str]) -> None:
+        """One candidate_system row per credit; a candidate from an earlier import gets the new systems'
+        scores beside those of its other systems."""
         link_rows = []
         score_updates: dict[int, dict] = defaultdict(dict)
-        for target, system_id, row in links:
-            candidate_id = candidate_ids[target] if isinstance(target, tuple) else target
+        for target, system_id, row in self.links:
+            candidate_id = self.candidate_ids[target] if isinstance(target, tuple) else target
             link_rows.append({"candidate_id": candidate_id, "system_id": system_id, "rank": row.rank,
                               "model_score": row.model_score, "true_score": row.true_score,
                               "derivation": row.derivation, "params": row.params})
@@ -151,20 +178,16 @@ def import_candidates(db: Database, study_id: int, rows: Iterable[CandidateRow],
                 score_updates[candidate_id][system_names[system_id]] = {
                     "rank": row.rank, "model_score": row.model_score, "true_score": row.true_score}
         if link_rows:
-            session.execute(insert(CandidateSystem.__table__), link_rows)
-        # Candidates from an earlier import keep the scores of their other systems.
+            self.session.execute(insert(CandidateSystem.__table__), link_rows)
         earlier = sorted(score_updates)
         existing_scores: dict[int, dict] = {}
         for start in range(0, len(earlier), 500):
-            existing_scores.update(session.execute(select(Candidate.id, Candidate.scores)
-                                                   .where(Candidate.id.in_(earlier[start:start + 500]))).all())
+            existing_scores.update(self.session.execute(select(Candidate.id, Candidate.scores)
+                                                        .where(Candidate.id.in_(earlier[start:start + 500]))).all())
         if score_updates:
-            session.execute(update(Candidate), [
+            self.session.execute(update(Candidate), [
                 {"id": cid, "scores": {**(existing_scores.get(cid) or {}), **scores}}
                 for cid, scores in score_updates.items()])
-        report.systems = sorted({row.system for _t, _s, row in links})
-        log_event(session, study_id, "candidates_imported", {"path": str(path), **asdict(report)})
-    return report
 
 
 def _check_derivations(session, study_id: int, rows: list[CandidateRow], new_sources: dict[str, str],

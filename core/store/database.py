@@ -389,11 +389,14 @@ def recorded_revision(engine: Engine, target) -> str:
         revision = current_revision(engine)
     except CommandError:
         raise InputFileError(_shown(target), "a study database with one schema version in alembic_version",
-                             "a version table holding several versions (another program changed it; restore the "
-                             "study from a backup)") from None
+                             "a version table holding several rows (another program changed it; `parastudio study "
+                             "check --repair` mends rows that repeat one version, else restore the study from a "
+                             "backup)") from None
     if revision is None:
+        gone = not inspect(engine).has_table("alembic_version")
         raise InputFileError(_shown(target), "a study database with its schema version in alembic_version",
-                             "an empty version table (another program changed it; restore the study from a backup)")
+                             f"{'no version table' if gone else 'an empty version table'} (another program changed "
+                             "it; restore the study from a backup)")
     return revision
 
 

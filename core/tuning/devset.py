@@ -44,6 +44,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Sequence
 
 from sqlalchemy import select
@@ -159,6 +160,38 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
         raise ValueError(f"--aggregate must be one of {', '.join(AGGREGATION_RULES)}, not {aggregate!r}")
     if unit_labels not in UNIT_LABELS:
         raise ValueError(f"--unit-labels must be one of {', '.join(UNIT_LABELS)}, not {unit_labels!r}")
+    study = _read_study(db, study_id)
+    asked = _asked(study.criteria, criteria)
+    if derive_from is None:
+        defaults = (PATTERN_CORRECT,) if study.patterns else DERIVE_FROM_DEFAULTS
+        derive_from = next((name for name in defaults if name in study.criteria), None)
+    elif derive_from not in study.criteria:
+        raise ValueError(f"--derive-from {derive_from}: the study has no such criterion")
+    judged = _labels_by_key(ops.iter_judgments(db, study_id))
+    marked = {}
+    if unit_labels == "spans":
+        marked = marks_by_unit(marked_rewrites(db, study_id, truecase_model=str(demo_files().truecase_model)))
+    labels = _Labels(judged, _labels_by_key(ops.iter_judgments(db, study_id, adjudications=True)), aggregate,
+                     study.judges_per_item)
+    return [_record(study, candidate, asked, derive_from, labels, marked) for candidate in study.candidates]
+
+
+@dataclass
+class _StudyForDevset:
+    """What a dev set reads of a study, in one read."""
+
+    uid: str
+    name: str
+    judges_per_item: int
+    patterns: bool  # a pattern-pair study (module docstring)
+    criteria: dict[str, Criterion]  # by name, in the study's order
+    candidates: list[Candidate]  # planted controls left out, in id order
+    sources: dict[int, SourceSentence]
+    display: object  # the study's one display rule (what the judges read)
+    producers: dict[int, list[dict]]  # candidate -> the systems that made it, by name
+
+
+def _read_study(db: Database, study_id: int) -> _StudyForDevset:
     with db.reading() as session:
         study = session.get(Study, study_id)
         all_criteria = {c.name: c for c in session.scalars(select(Criterion).where(Criterion.study_id == study_id)
@@ -175,89 +208,118 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
             producers[link.candidate_id].append({"system": name, "rank": link.rank, "model_score": link.model_score,
                                                  "true_score": link.true_score,
                                                  "params": json.dumps(link.params, sort_keys=True)})
-        judges_per_item = study.judges_per_item
-        uid = study.uid
-        study_name = study.name
-        patterns = (study.settings or {}).get("kind") == PATTERN_STUDY
-    # Preference and direct assessment have their own records (core.tuning.comparison_devset).
-    own_records = ("choice", "replacement", "preference", "da", "esa")
-    asked = [name for name, c in all_criteria.items() if c.scale not in own_records]
-    if criteria is not None:
-        unknown = [name for name in criteria if name not in all_criteria]
-        if unknown:
-            raise ValueError(f"the study has no criterion {', '.join(unknown)}; it asks {', '.join(all_criteria)}")
-        asked = [name for name in criteria if all_criteria[name].scale not in own_records]
-    replacement_criteria = [name for name, c in all_criteria.items() if c.scale == "replacement"]
-    if derive_from is None:
-        defaults = (PATTERN_CORRECT,) if patterns else DERIVE_FROM_DEFAULTS
-        derive_from = next((name for name in defaults if name in all_criteria), None)
-    elif derive_from not in all_criteria:
-        raise ValueError(f"--derive-from {derive_from}: the study has no such criterion")
-    judged = _labels_by_key(ops.iter_judgments(db, study_id))
-    marked = {}
-    if unit_labels == "spans":
-        marked = marks_by_unit(marked_rewrites(db, study_id, truecase_model=str(demo_files().truecase_model)))
-    adjudicated = _labels_by_key(ops.iter_judgments(db, study_id, adjudications=True))
+        return _StudyForDevset(uid=study.uid, name=study.name, judges_per_item=study.judges_per_item,
+                               patterns=(study.settings or {}).get("kind") == PATTERN_STUDY, criteria=all_criteria,
+                               candidates=candidates, sources=sources, display=display, producers=producers)
 
-    def aggregated(candidate_id: int, unit: int | None, criterion: str) -> tuple[dict, dict, AggregatedLabel]:
-        labels = judged.get((candidate_id, unit, criterion), {})
-        decision = adjudicated.get((candidate_id, unit, criterion), {})
-        result = aggregate_labels(labels, aggregate, adjudication=next(iter(decision.values()), None),
-                                  min_judges=judges_per_item)
+
+def _asked(all_criteria: dict[str, Criterion], criteria: Sequence[str] | None) -> list[str]:
+    """The criteria whose labels a record carries (``criteria``: those named); preference and direct
+    assessment have their own records (:mod:`core.tuning.comparison_devset`)."""
+    own_records = ("choice", "replacement", "preference", "da", "esa")
+    if criteria is None:
+        return [name for name, c in all_criteria.items() if c.scale not in own_records]
+    unknown = [name for name in criteria if name not in all_criteria]
+    if unknown:
+        raise ValueError(f"the study has no criterion {', '.join(unknown)}; it asks {', '.join(all_criteria)}")
+    return [name for name in criteria if all_criteria[name].scale not in own_records]
+
+
+@dataclass
+class _Labels:
+    """The judges' labels and the adjudicators' decisions by (candidate, unit, criterion), aggregated by one
+    rule."""
+
+    judged: dict[tuple, dict[str, str]]
+    adjudicated: dict[tuple, dict[str, str]]
+    aggregate: str
+    judges_per_item: int
+
+    def aggregated(self, candidate_id: int, unit: int | None, criterion: str) -> tuple[dict, dict, AggregatedLabel]:
+        labels = self.judged.get((candidate_id, unit, criterion), {})
+        decision = self.adjudicated.get((candidate_id, unit, criterion), {})
+        result = aggregate_labels(labels, self.aggregate, adjudication=next(iter(decision.values()), None),
+                                  min_judges=self.judges_per_item)
         return labels, decision, result
 
-    records = []
-    for candidate in candidates:
-        source = sources[candidate.source_id]
-        made_by = producers.get(candidate.id, [])
-        judgments, labels_of = [], {}
-        for name in dict.fromkeys(asked + ([derive_from] if derive_from else [])):
-            labels, decision, result = aggregated(candidate.id, None, name)
-            labels_of[name] = result
-            if name in asked:
-                judgments.append(_judgment_entry(all_criteria[name], labels, decision, result))
-        derivation = candidate.derivation
-        if patterns and not ops.replacement_units(derivation):
-            derivation = [_whole_pair(source.text, candidate.text)]
-        units = ops.replacement_units(derivation)
-        replacements = []
-        for unit, segment in enumerate(units):
-            entry = {"unit": unit, "segment": derivation.index(segment), "src": segment["src"],
-                     "tgt": segment["tgt"], "source": segment["source"], "target": segment["target"],
-                     "p": segment.get("p"), "rule": f"{segment['source']} ||| {segment['target']}"}
-            direct = [(name, *aggregated(candidate.id, unit, name)) for name in replacement_criteria]
-            direct = [d for d in direct if d[1] or d[2]]
-            if not direct and (candidate.id, unit) in marked:
-                entry.update(_from_spans(marked[(candidate.id, unit)][0], aggregate, judges_per_item))
-            elif direct:
-                name, labels, decision, result = direct[0]
-                adjudicator, value = next(iter(decision.items()), (None, None))
-                entry.update(origin="replacement-task", criterion=name,
-                             labels=[{"annotator": a, "value": v} for a, v in sorted(labels.items())],
-                             adjudication=None if value is None else {"annotator": adjudicator, "value": value},
-                             label=REPLACEMENT_LABELS.get(result.label), status=result.status, reason=result.reason)
-            else:
-                derived = _derived(all_criteria.get(derive_from), labels_of.get(derive_from), len(units))
-                entry.update(origin="derived", criterion=derive_from, labels=[], adjudication=None, **derived)
-            replacements.append(entry)
-        verdicts = [verdict(all_criteria[name], labels_of[name]) for name in asked]
-        negative = "negative" in verdicts
-        positive = bool(asked) and all(v == "positive" for v in verdicts)
-        first = made_by[0] if made_by else {}
-        records.append({
-            "id": f"{uid}:{candidate.id}", "study": study_name, "item": str(candidate.id),
-            "sentence_id": sentence_number(source.external_id, study_name), "source": source.text, "candidate": candidate.text,
-            "shown": {"source": shown_text(source.text, display, source=source.text, original=source.display),
-                      "candidate": shown_text(candidate.text, display, source=source.text, original=source.display)},
-            "references": list(source.references or []),
-            "system": first.get("system"), "systems": made_by,
-            "provenance": {"tables": [str(t) for t in candidate.tables or []], "lm": candidate.lm,
-                           "params": json.dumps(candidate.params, sort_keys=True)},
-            "model_score": first.get("model_score"), "true_score": first.get("true_score"),
-            "derivation": [{"src": s["src"], "tgt": s["tgt"], "source": s["source"], "target": s["target"],
-                            "p": s.get("p"), "identity": bool(s.get("identity"))}
-                           for s in derivation or [] if isinstance(s, dict) and "src" in s],
-            "replacements": replacements, "judgments": judgments,
-            "acceptable": False if negative else (True if positive else None), "aggregate": aggregate,
-        })
-    return records
+
+def _replacement(candidate_id: int, unit: int, segment: dict, derivation: list, replacement_criteria: list[str],
+                 labels: _Labels, marked: dict, derived) -> dict:
+    """A unit replacement's entry: labelled directly when a replacement criterion judged it, else from error
+    spans when some were marked, else derived from the candidate's label (``derived``, called only then)."""
+    entry = {"unit": unit, "segment": derivation.index(segment), "src": segment["src"],
+             "tgt": segment["tgt"], "source": segment["source"], "target": segment["target"],
+             "p": segment.get("p"), "rule": f"{segment['source']} ||| {segment['target']}"}
+    direct = [(name, *labels.aggregated(candidate_id, unit, name)) for name in replacement_criteria]
+    direct = [d for d in direct if d[1] or d[2]]
+    if not direct and (candidate_id, unit) in marked:
+        entry.update(_from_spans(marked[(candidate_id, unit)][0], labels.aggregate, labels.judges_per_item))
+    elif direct:
+        name, judges, decision, result = direct[0]
+        adjudicator, value = next(iter(decision.items()), (None, None))
+        entry.update(origin="replacement-task", criterion=name,
+                     labels=[{"annotator": a, "value": v} for a, v in sorted(judges.items())],
+                     adjudication=None if value is None else {"annotator": adjudicator, "value": value},
+                     label=REPLACEMENT_LABELS.get(result.label), status=result.status, reason=result.reason)
+    else:
+        entry.update(derived())
+    return entry
+
+
+def _record(study: _StudyForDevset, candidate: Candidate, asked: list[str], derive_from: str | None,
+            labels: _Labels, marked: dict) -> dict:
+    """One candidate's dev-set record (docs/devset.schema.json)."""
+    all_criteria = study.criteria
+    source = study.sources[candidate.source_id]
+    made_by = study.producers.get(candidate.id, [])
+    judgments, labels_of = _judgments(candidate.id, all_criteria, asked, derive_from, labels)
+    derivation = candidate.derivation
+    if study.patterns and not ops.replacement_units(derivation):
+        derivation = [_whole_pair(source.text, candidate.text)]
+    units = ops.replacement_units(derivation)
+    replacement_criteria = [name for name, c in all_criteria.items() if c.scale == "replacement"]
+
+    def derived() -> dict:
+        return dict(origin="derived", criterion=derive_from, labels=[], adjudication=None,
+                    **_derived(all_criteria.get(derive_from), labels_of.get(derive_from), len(units)))
+    replacements = [_replacement(candidate.id, unit, segment, derivation, replacement_criteria, labels, marked,
+                                 derived) for unit, segment in enumerate(units)]
+    verdicts = [verdict(all_criteria[name], labels_of[name]) for name in asked]
+    first = made_by[0] if made_by else {}
+    display = study.display
+    return {
+        "id": f"{study.uid}:{candidate.id}", "study": study.name, "item": str(candidate.id),
+        "sentence_id": sentence_number(source.external_id, study.name), "source": source.text,
+        "candidate": candidate.text,
+        "shown": {"source": shown_text(source.text, display, source=source.text, original=source.display),
+                  "candidate": shown_text(candidate.text, display, source=source.text, original=source.display)},
+        "references": list(source.references or []),
+        "system": first.get("system"), "systems": made_by,
+        "provenance": {"tables": [str(t) for t in candidate.tables or []], "lm": candidate.lm,
+                       "params": json.dumps(candidate.params, sort_keys=True)},
+        "model_score": first.get("model_score"), "true_score": first.get("true_score"),
+        "derivation": [{"src": s["src"], "tgt": s["tgt"], "source": s["source"], "target": s["target"],
+                        "p": s.get("p"), "identity": bool(s.get("identity"))}
+                       for s in derivation or [] if isinstance(s, dict) and "src" in s],
+        "replacements": replacements, "judgments": judgments,
+        "acceptable": _acceptable(bool(asked), verdicts), "aggregate": labels.aggregate,
+    }
+
+
+def _judgments(candidate_id: int, all_criteria: dict[str, Criterion], asked: list[str], derive_from: str | None,
+               labels: _Labels) -> tuple[list[dict], dict[str, AggregatedLabel]]:
+    """The entries of the asked criteria, and the aggregated label of each of them and of ``derive_from``."""
+    judgments, labels_of = [], {}
+    for name in dict.fromkeys(asked + ([derive_from] if derive_from else [])):
+        judges, decision, result = labels.aggregated(candidate_id, None, name)
+        labels_of[name] = result
+        if name in asked:
+            judgments.append(_judgment_entry(all_criteria[name], judges, decision, result))
+    return judgments, labels_of
+
+
+def _acceptable(asked: bool, verdicts: list[str | None]) -> bool | None:
+    """False when a verdict is negative, True when some criterion was asked and every verdict is positive."""
+    if "negative" in verdicts:
+        return False
+    return True if asked and all(v == "positive" for v in verdicts) else None

@@ -138,70 +138,101 @@ def check_arpa(path: Path) -> None:
         if handle.read(3) == b"\xef\xbb\xbf":  # our readers skip it, KenLM does not: say so here
             raise InputFormatError(path, 1, "an ARPA file without a byte-order mark (KenLM reads none)",
                                    "a UTF-8 byte-order mark before \\data\\")
-    counts: list[int] = []
-    vocabulary: set[str] = set()
-    state = "start"  # start -> counts -> header -> entries (per order) -> end -> after
-    order = seen = number = blank = 0
-    pattern = None
+    reading = _ArpaReading(path)
+    number = 0
     for number, text in read_lines(path):
-        if state == "start":
-            if _is_blank(text) or text.startswith("#"):
-                continue
-            if text != "\\data\\":
-                raise InputFormatError(path, number, "an ARPA model ('\\data\\' first, after blank or '#' lines) "
-                                       "or a KenLM binary", text)
-            state = "counts"
-        elif state == "counts":
-            if _is_blank(text):
-                if not counts:
-                    raise InputFormatError(path, number, "'ngram 1=COUNT' after \\data\\", text)
-                state, order = "header", 1
-                continue
-            match = _COUNT.fullmatch(text)
-            if not match or int(match.group(1)) != len(counts) + 1 or int(match.group(2)) < 1 \
-                    or len(counts) == MAX_ORDER:
-                raise InputFormatError(path, number, f"'ngram {len(counts) + 1}=COUNT' with a count >= 1 (orders "
-                                       f"1-{MAX_ORDER}, then a blank line)", text)
-            counts.append(int(match.group(2)))
-        elif state == "header":
-            if _is_blank(text):
-                continue
-            if text != f"\\{order}-grams:":
-                raise InputFormatError(path, number, f"the \\{order}-grams: section next (the header lists "
-                                       f"orders 1-{len(counts)})", text)
-            state, seen, pattern, blank = "entries", 0, _entry_pattern(order), 0
-        elif state == "entries":
-            if _is_blank(text):
-                blank = blank or number
-                continue
-            if text.startswith("\\"):  # a section ends early
-                raise InputFormatError(path, number, f"{counts[order - 1]} {order}-grams as the header says",
-                                       f"{seen} before {text}")
-            if blank:
-                raise InputFormatError(path, blank, f"no blank line inside the \\{order}-grams: section (KenLM "
-                                       "reads none)", "a blank line")
-            _check_entry(path, number, text, pattern, order, order == len(counts), vocabulary)
-            seen += 1
-            if seen == counts[order - 1]:
-                state, order = ("header", order + 1) if order < len(counts) else ("end", order)
-        elif state == "end":
-            if _is_blank(text):
-                continue
-            if text != "\\end\\":
-                raise InputFormatError(path, number, f"{counts[order - 1]} {order}-grams as the header says, then "
-                                       "\\end\\", text)
-            state = "after"
-        elif not _is_blank(text):
-            raise InputFormatError(path, number, "nothing but blank lines after \\end\\", text)
-    if state != "after":
-        expected = "an ARPA model ('\\data\\' header) or a KenLM binary" if state == "start" else \
-            f"{counts[order - 1]} {order}-grams as the header says, and an ARPA model ending with \\end\\" \
-            if state == "entries" else "an ARPA model ending with \\end\\"
-        raise InputFormatError(path, max(1, number), expected, "the end of the file")
-    missing = [word for word in ("<s>", "</s>") if word not in vocabulary]
-    if missing:
-        raise InputFormatError(path, number, f"unigrams that include {' and '.join(missing)} (KenLM needs both)",
-                               "a vocabulary without them")
+        reading.line(number, text)
+    reading.finish(number)
+
+
+class _ArpaReading:
+    """Where a read of an ARPA file is: start -> counts -> header -> entries (per order) -> end -> after; each
+    line is checked against what may come there (:func:`check_arpa`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.counts: list[int] = []
+        self.vocabulary: set[str] = set()
+        self.state = "start"
+        self.order = self.seen = self.blank = 0
+        self.pattern: re.Pattern | None = None
+        self.read_line = {"start": self._start, "counts": self._count, "header": self._header,
+                          "entries": self._entry, "end": self._end, "after": self._after}
+
+    def line(self, number: int, text: str) -> None:
+        self.read_line[self.state](number, text)
+
+    def _start(self, number: int, text: str) -> None:
+        if _is_blank(text) or text.startswith("#"):
+            return
+        if text != "\\data\\":
+            raise InputFormatError(self.path, number, "an ARPA model ('\\data\\' first, after blank or '#' lines) "
+                                   "or a KenLM binary", text)
+        self.state = "counts"
+
+    def _count(self, number: int, text: str) -> None:
+        counts = self.counts
+        if _is_blank(text):
+            if not counts:
+                raise InputFormatError(self.path, number, "'ngram 1=COUNT' after \\data\\", text)
+            self.state, self.order = "header", 1
+            return
+        match = _COUNT.fullmatch(text)
+        if not match or int(match.group(1)) != len(counts) + 1 or int(match.group(2)) < 1 \
+                or len(counts) == MAX_ORDER:
+            raise InputFormatError(self.path, number, f"'ngram {len(counts) + 1}=COUNT' with a count >= 1 (orders "
+                                   f"1-{MAX_ORDER}, then a blank line)", text)
+        counts.append(int(match.group(2)))
+
+    def _header(self, number: int, text: str) -> None:
+        if _is_blank(text):
+            return
+        if text != f"\\{self.order}-grams:":
+            raise InputFormatError(self.path, number, f"the \\{self.order}-grams: section next (the header lists "
+                                   f"orders 1-{len(self.counts)})", text)
+        self.state, self.seen, self.pattern, self.blank = "entries", 0, _entry_pattern(self.order), 0
+
+    def _entry(self, number: int, text: str) -> None:
+        order = self.order
+        if _is_blank(text):
+            self.blank = self.blank or number
+            return
+        if text.startswith("\\"):  # a section ends early
+            raise InputFormatError(self.path, number, f"{self.counts[order - 1]} {order}-grams as the header says",
+                                   f"{self.seen} before {text}")
+        if self.blank:
+            raise InputFormatError(self.path, self.blank, f"no blank line inside the \\{order}-grams: section "
+                                   "(KenLM reads none)", "a blank line")
+        _check_entry(self.path, number, text, self.pattern, order, order == len(self.counts), self.vocabulary)
+        self.seen += 1
+        if self.seen == self.counts[order - 1]:
+            self.state, self.order = ("header", order + 1) if order < len(self.counts) else ("end", order)
+
+    def _end(self, number: int, text: str) -> None:
+        if _is_blank(text):
+            return
+        if text != "\\end\\":
+            raise InputFormatError(self.path, number, f"{self.counts[self.order - 1]} {self.order}-grams as the "
+                                   "header says, then \\end\\", text)
+        self.state = "after"
+
+    def _after(self, number: int, text: str) -> None:
+        if not _is_blank(text):
+            raise InputFormatError(self.path, number, "nothing but blank lines after \\end\\", text)
+
+    def finish(self, number: int) -> None:
+        """At the end of the file (``number``: its last line, 0 when empty): the model is whole and has
+        ``<s>`` and ``</s>``."""
+        state, order = self.state, self.order
+        if state != "after":
+            expected = "an ARPA model ('\\data\\' header) or a KenLM binary" if state == "start" else \
+                f"{self.counts[order - 1]} {order}-grams as the header says, and an ARPA model ending with \\end\\" \
+                if state == "entries" else "an ARPA model ending with \\end\\"
+            raise InputFormatError(self.path, max(1, number), expected, "the end of the file")
+        missing = [word for word in ("<s>", "</s>") if word not in self.vocabulary]
+        if missing:
+            raise InputFormatError(self.path, number, f"unigrams that include {' and '.join(missing)} (KenLM needs "
+                                   "both)", "a vocabulary without them")
 
 
 def _check_entry(path: Path, number: int, text: str, pattern: re.Pattern, order: int, last: bool,

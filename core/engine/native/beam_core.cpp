@@ -998,7 +998,7 @@ std::vector<std::vector<int64_t>> RulesToward(const py::buffer &rule_target, con
   return found;
 }
 
-// BLAKE2b (RFC 7693) with an 8-byte digest, no key: table_binary._hash, the hash a binary table's sources are
+// BLAKE2b (RFC 7693) with an 8-byte digest, no key: table_binary.key_hash, the hash a binary table's sources are
 // stored under (hashlib.blake2b(key, digest_size=8) read as a little-endian integer).
 namespace blake2b {
 constexpr uint64_t kIv[8] = {0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL,
@@ -1098,7 +1098,7 @@ std::vector<int64_t> FindSources(const py::buffer &source_text, const py::buffer
   return found;
 }
 
-// A key's hash as table_binary._hash computes it (for the test that the two agree).
+// A key's hash as table_binary.key_hash computes it (for the test that the two agree).
 uint64_t SourceHash(const std::string &key) { return blake2b::Hash8(key); }
 
 // RulesToward as columns for the true score's dynamic program (truescore_paths.py): per rule whose target text is

@@ -16,6 +16,7 @@ from typing import Iterable, Iterator, Sequence
 from core.engine.tables import table_binary
 from core.engine.tables.binary_table_rows import mapped_buckets, span_rules_toward
 from core.engine.tables.rules import Match, Phrase, Rule
+from core.engine.tables.table_binary_writer import write_binary
 from core.engine.tables.table_formats import (
     LoadReport,
     TableFormat,
@@ -178,9 +179,8 @@ class ParaphraseTable:
         options["format"] = options["format"] or detect_format(path).value
         table = cls.load(path, table_format, score=score, value_kind=value_kind, skip_bad_lines=skip_bad_lines,
                          report=report, swap_sides=swap_sides, binary=False)
-        table_binary.write_binary(table, table_binary.binary_path(path), text=stamp, load=_canonical(options),
-                                  report={"skipped": report.skipped, "first_errors": report.first_errors},
-                                  inputs=[path])
+        write_binary(table, table_binary.binary_path(path), text=stamp, load=_canonical(options),
+                     report={"skipped": report.skipped, "first_errors": report.first_errors}, inputs=[path])
         return table
 
     @classmethod
@@ -364,8 +364,8 @@ def _write_binary_on_first_use(table: ParaphraseTable, path: str | os.PathLike, 
     errors = []
     for place in places:
         try:
-            table_binary.write_binary(table, place, text=stamp, load=_canonical(options),
-                                      report={"skipped": report.skipped, "first_errors": report.first_errors})
+            write_binary(table, place, text=stamp, load=_canonical(options),
+                         report={"skipped": report.skipped, "first_errors": report.first_errors})
         except OSError as error:
             errors.append(f"{place}: {error.strerror or error}")
             continue

@@ -1,6 +1,7 @@
 """A paraphrase table's binary form: written once next to the text table, memory-mapped, opened at once.
 
-``parastudio table binarize T`` writes ``T.pstable`` (:func:`binary_path`);
+``parastudio table binarize T`` writes ``T.pstable`` (:func:`binary_path`,
+:mod:`core.engine.tables.table_binary_writer`); this module reads it.
 :meth:`ParaphraseTable.load <core.engine.tables.paraphrase_table.ParaphraseTable.load>`
 opens it instead of parsing ``T`` when it is fresh (:func:`freshness`) and was
 written with the same loading options. Opening reads a small header and checks
@@ -46,8 +47,8 @@ from core.errors import InputFileError
 SUFFIX = ".pstable"
 MAGIC = b"PSTABLE\x00"
 VERSION = 1
-_PREFIX = struct.Struct("<8sIIII")  # magic, version, header length, header CRC, data CRC
-_ALIGN = 64
+PREFIX = struct.Struct("<8sIIII")  # magic, version, header length, header CRC, data CRC
+ALIGN = 64
 _ARRAYS = {  # name -> memoryview format (itemsize): what the header's directory must say
     "source_text": "B", "source_offsets": "Q", "source_hash": "Q", "slots": "I", "rule_offsets": "Q",
     "rule_target": "I", "rule_prob": "d", "target_text": "B", "target_offsets": "Q", "rule_schema": "I",
@@ -97,7 +98,8 @@ def phrase_key(phrase: Sequence[str]) -> bytes | None:
         return None
 
 
-def _hash(key: bytes) -> int:
+def key_hash(key: bytes) -> int:
+    """The hash a source phrase's key is stored under (BLAKE2b, 8 bytes); the native core computes the same."""
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
 
 
@@ -121,109 +123,6 @@ def freshness(table: str | os.PathLike, binary: str | os.PathLike, recorded: dic
     return None
 
 
-# -- writing ----------------------------------------------------------------------------------
-
-
-def write_binary(table, destination: str | os.PathLike, *, text: dict, load: dict, report: dict,
-                 inputs=()) -> Path:
-    """Write ``table`` (a loaded :class:`ParaphraseTable`) to ``destination`` atomically.
-
-    ``text``: the text table's :func:`text_stamp` taken *before* it was read;
-    ``load``: the canonical loading options; ``report``: ``{"skipped", "first_errors"}``.
-    """
-    import numpy as np
-
-    from core.textio import atomic_output
-
-    sources = list(table.sources())
-    source_keys = [" ".join(s).encode("utf-8") for s in sources]
-    targets: dict[Phrase, int] = {}
-    schemas: dict[tuple, int] = {}
-    strings: dict[str, int] = {}
-    rule_offsets = [0]
-    rule_target: list[int] = []
-    rule_prob: list[float] = []
-    rule_schema: list[int] = []
-    feature_offsets = [0]
-    feature_values: list[float] = []
-    textual: dict[int, list[int]] = {}  # schema -> positions of its string values
-    for source in sources:
-        for rule in table.rules_for(source):
-            rule_target.append(targets.setdefault(rule.target, len(targets)))
-            rule_prob.append(rule.prob)
-            features = rule.features
-            values = list(features.values())
-            schema = (tuple(features), tuple(map(type, values)))
-            number = schemas.setdefault(schema, len(schemas))
-            rule_schema.append(number)
-            strings_at = textual.get(number)
-            if strings_at is None:
-                strings_at = textual[number] = [i for i, kind in enumerate(schema[1]) if kind is str]
-            for i in strings_at:
-                values[i] = strings.setdefault(values[i], len(strings))
-            feature_values.extend(values)
-            feature_offsets.append(len(feature_values))
-        rule_offsets.append(len(rule_prob))
-    hashes = [_hash(key) for key in source_keys]
-    capacity = 1 << max(4, (2 * len(sources)).bit_length())
-    mask = capacity - 1
-    slot_list = [0] * capacity
-    for index, value in enumerate(hashes):  # linear probing, at most half full
-        slot = value & mask
-        while slot_list[slot]:
-            slot = (slot + 1) & mask
-        slot_list[slot] = index + 1
-    slots = np.array(slot_list, dtype="<u4")
-
-    def blob(items: list[bytes]) -> tuple[bytes, np.ndarray]:
-        offsets = np.zeros(len(items) + 1, dtype="<u8")
-        np.cumsum([len(i) for i in items], out=offsets[1:])
-        return b"".join(items), offsets
-
-    source_text, source_offsets = blob(source_keys)
-    target_text, target_offsets = blob([" ".join(t).encode("utf-8") for t in targets])
-    string_text, string_offsets = blob([s.encode("utf-8") for s in strings])
-    arrays = {
-        "source_text": source_text, "source_offsets": source_offsets,
-        "source_hash": np.array(hashes, dtype="<u8"), "slots": slots,
-        "rule_offsets": np.array(rule_offsets, dtype="<u8"), "rule_target": np.array(rule_target, dtype="<u4"),
-        "rule_prob": np.array(rule_prob, dtype="<f8"), "target_text": target_text, "target_offsets": target_offsets,
-        "rule_schema": np.array(rule_schema, dtype="<u4"), "feature_offsets": np.array(feature_offsets, dtype="<u8"),
-        "feature_values": np.array(feature_values, dtype="<f8"), "string_text": string_text,
-        "string_offsets": string_offsets,
-    }
-    directory, chunks, position = {}, [], 0
-    for name, array in arrays.items():
-        data = array if isinstance(array, bytes) else array.tobytes()
-        padding = -position % _ALIGN
-        chunks.append(b"\x00" * padding)
-        position += padding
-        directory[name] = [position, len(data)]
-        chunks.append(data)
-        position += len(data)
-    header = json.dumps({
-        "name": table.name, "rules": len(rule_prob), "sources": len(sources), "targets": len(targets),
-        "max_source_length": table.max_source_length, "longest_phrase": table.longest_phrase,
-        "capacity": capacity,
-        "schemas": [[[key, kind is str] for key, kind in zip(*schema)] for schema in schemas],
-        "text": text, "load": load, "skipped": report["skipped"], "first_errors": report["first_errors"],
-        "arrays": directory, "data_size": position,
-    }, ensure_ascii=False).encode("utf-8")
-    header += b" " * (-(_PREFIX.size + len(header)) % _ALIGN)  # data starts aligned
-    data_crc = 0
-    for chunk in chunks:
-        data_crc = zlib.crc32(chunk, data_crc)
-    with atomic_output(destination, "wb", inputs=inputs) as out:
-        out.write(_PREFIX.pack(MAGIC, VERSION, len(header), zlib.crc32(header), data_crc))
-        out.write(header)
-        for chunk in chunks:
-            out.write(chunk)
-    return Path(destination)
-
-
-# -- reading ----------------------------------------------------------------------------------
-
-
 class BinaryTable:
     """An opened binary table: the header, checked, and the arrays as views of the mapped file."""
 
@@ -233,7 +132,7 @@ class BinaryTable:
             raise BinaryTableError(self.path, "a machine of the byte order it was written on", "a big-endian one")
         with open(self.path, "rb", buffering=0) as handle:
             size = os.fstat(handle.fileno()).st_size
-            if size < _PREFIX.size:
+            if size < PREFIX.size:
                 raise BinaryTableError(self.path, "a binary paraphrase table", f"a file of {size} bytes")
             self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
             try:
@@ -246,15 +145,15 @@ class BinaryTable:
         return BinaryTableError(self.path, "a binary paraphrase table written by `parastudio table binarize`", what)
 
     def _open(self, size: int, handle) -> None:
-        magic, version, header_length, header_crc, data_crc = _PREFIX.unpack_from(self._map, 0)
+        magic, version, header_length, header_crc, data_crc = PREFIX.unpack_from(self._map, 0)
         if magic != MAGIC:
             raise self._fail("another kind of file (no PSTABLE signature)")
         if version != VERSION:
             raise self._fail(f"format version {version} (this program reads {VERSION})")
-        start = _PREFIX.size + header_length
+        start = PREFIX.size + header_length
         if start > size:
             raise self._fail("a truncated file (the header runs past its end)")
-        raw = self._map[_PREFIX.size:start]
+        raw = self._map[PREFIX.size:start]
         if zlib.crc32(raw) != header_crc:
             raise self._fail("a damaged header (checksum mismatch)")
         try:
@@ -289,7 +188,7 @@ class BinaryTable:
                 offset, length = (int(v) for v in directory[name])
             except (KeyError, TypeError, ValueError):
                 raise self._fail(f"no valid entry for array {name}") from None
-            if offset < 0 or length < 0 or offset + length > data_size or offset % _ALIGN or length % _ITEMSIZE[code]:
+            if offset < 0 or length < 0 or offset + length > data_size or offset % ALIGN or length % _ITEMSIZE[code]:
                 raise self._fail(f"array {name} out of place")
             view = memoryview(self._map)[start + offset:start + offset + length]
             views[name] = view if code == "B" else view.cast(code)
@@ -352,7 +251,7 @@ class BinaryTable:
     # -- queries ---------------------------------------------------------------------------------
     def find(self, key: bytes) -> int:
         """The index of the source stored under ``key``, -1 if none."""
-        value = _hash(key)
+        value = key_hash(key)
         mask = self.capacity - 1
         slot = value & mask
         slots, hashes, offsets, text = self.slots, self.source_hash, self.source_offsets, self.source_text
