@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from core.file_fingerprint import sha256_of
 from core.progress import Progress, no_progress
 from core.tablebuild.spark_session import SparkSettings
 from core.textio import atomic_output, open_text_maybe_gzip
@@ -92,14 +92,6 @@ def read_lines(path: Path) -> list[str]:
         raise StageSkipped(f"{path} is missing: run the earlier stages first")
     with open_text_maybe_gzip(path) as handle:
         return [line.rstrip("\n") for line in handle]
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def sha256_of_inputs(context: BuildContext, *names: str) -> dict[str, str]:

@@ -35,6 +35,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.file_fingerprint import sha256_of
+
 # The flags are part of the result: changing them changes the links, so they name the cached program.
 COMPILE_FLAGS = ("-O2", "-ffp-contract=off", "-std=gnu99", "-w")
 LINK_FLAGS = ("-Wl,--wrap=fopen", "-lm")
@@ -158,7 +160,7 @@ def _build(version: str, directory: Path) -> None:
         if fetched.returncode != 0 or not archives:
             said = (fetched.stderr.strip().splitlines() or ["no archive"])[-1]
             raise EflomalUnavailable(f"could not fetch eflomal {version}'s source distribution with pip ({said})")
-        source_sha256 = hashlib.sha256(archives[0].read_bytes()).hexdigest()
+        source_sha256 = sha256_of(archives[0])
         with tarfile.open(archives[0]) as archive:
             archive.extractall(work_path, filter="data")
         sources = sorted(work_path.glob("*/src/eflomal.c"))

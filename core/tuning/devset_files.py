@@ -14,7 +14,6 @@ The folder is built beside its destination and renamed into place: never half-wr
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import os
 import shutil
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Iterable
 
 from core.errors import InputFileError, InputFormatError, OutputFileError
+from core.file_fingerprint import sha256_of
 from core.output_files import FILE, resolve_output
 from core.csv_cells import line_feed_rows, safe_row
 from core.structured_text import parse_json
@@ -170,8 +170,4 @@ def file_sha256(path: str | os.PathLike) -> str:
     path = Path(path)
     if path.is_dir():
         path = path / HF_DATA_FILE
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return sha256_of(path)

@@ -8,7 +8,6 @@ objective, the before/after figures, the MERT iterations, library versions and a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -17,6 +16,7 @@ from pathlib import Path
 from core.engine.model.scoring import ScoreWeights
 from core.engine.decoders.spg import SPGWeights
 from core.errors import InputFileError
+from core.file_fingerprint import sha256_of
 from core.structured_text import parse_json
 from core.textio import atomic_output, open_text_maybe_gzip
 
@@ -54,7 +54,7 @@ def read_weights(path: str | os.PathLike) -> dict:
 
 def weights_provenance(path: str | os.PathLike, data: dict) -> dict:
     """What a generated candidate records about the weights it was made with."""
-    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    digest = sha256_of(path)
     return {"file": str(path), "sha256": digest, "system": data["system"], "objective": data.get("objective"),
             "signature": data.get("signature")}
 

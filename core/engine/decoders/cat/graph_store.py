@@ -419,9 +419,8 @@ def is_graph_store(path: str | os.PathLike) -> bool:
 
 def open_graph(path: str | os.PathLike, *, progress: Progress = no_progress) -> GraphStore:
     """A graph store as given, or a search graph dump loaded once into the user cache (keyed by its sha256)."""
-    import hashlib
-
     from core.engine.lm.kenlm_tools import cache_root
+    from core.file_fingerprint import sha256_of
 
     path = Path(path)
     if not path.exists():
@@ -429,11 +428,7 @@ def open_graph(path: str | os.PathLike, *, progress: Progress = no_progress) -> 
     require_regular_file(path)  # its header, its sha256, then its lines
     if is_graph_store(path):
         return GraphStore(path)
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    cached = cache_root() / "graphs" / f"{digest.hexdigest()[:24]}-v{SCHEMA_VERSION}.sqlite"
+    cached = cache_root() / "graphs" / f"{sha256_of(path)[:24]}-v{SCHEMA_VERSION}.sqlite"
     if is_graph_store(cached):
         return GraphStore(cached)
     return GraphStore.build(cached, [path], meta={"loaded_from": str(path)}, progress=progress)
