@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine.decoders.cat.aligner import (AlignmentError, FuzzyHMM, align_exact, align_fuzzy, align_selection,
-                                     fuzzy_match, matched_span)
+from core.engine.decoders.cat.aligner import (P_SKIP, SKIP_DECAY, AlignmentError, FuzzyHMM, align_exact, align_fuzzy,
+                                              align_selection, fuzzy_match, matched_span)
 from core.engine.decoders.cat.segmentation import Translation, parse_segmentation
 
 # Seed 001's example: "Indiana |0-0| became the |1-1| first state |2-3| to impose |4-4| such a requirement . |5-7|"
@@ -106,3 +107,22 @@ def test_exact_alignment_covers_whole_phrases_and_their_source(lengths, data):
         inside = start <= phrase.start and phrase.end <= end
         if inside:
             assert alignment.start <= phrase.start and phrase.end <= alignment.end
+
+
+def test_a_selection_of_hundreds_of_words_is_aligned_not_refused_by_a_math_domain_error():
+    """Seed 001's 620-word selection of an edited text: SKIP_DECAY ** 618 underflowed to 0 and log(0) raised."""
+    observed = [f"w{i}" for i in range(40)]
+    selection = [f"w{i}" for i in range(20)] + [f"x{i}" for i in range(680)]
+    hmm = FuzzyHMM(selection)
+    assert all(math.isfinite(p) for row in hmm.table for p in row.values())
+    span = fuzzy_match(observed, selection)
+    assert span is not None and span[0] == 0
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(2, 60))
+def test_the_skip_transitions_are_the_logs_of_their_probabilities(m):
+    hmm = FuzzyHMM([f"w{i}" for i in range(m)])
+    for k in range(1, m + 1):
+        for d in range(2, m - k + 1):
+            assert hmm.table[k][k + d] == pytest.approx(math.log(P_SKIP * SKIP_DECAY ** (d - 2)), rel=1e-12)

@@ -46,6 +46,8 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.adaptive_assignment", "bridges"),
     ("core.demo", "bridges"),
     ("core.spark_generation", "bridges"),
+    ("core.metric_inputs", "bridges"),
+    ("core.service", "bridges"),
     ("core.judging", "judging"),
     ("core.errors", "base"),
     ("core.terminal_bar", "base"),

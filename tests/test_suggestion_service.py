@@ -1,18 +1,17 @@
-"""``parastudio serve``: seed 001's paraphraser over HTTP answers as ``parastudio suggest --json`` does."""
+"""``parastudio serve``: seed 001's paraphraser over HTTP answers as ``parastudio suggest --json`` does (the bad
+requests, connections and contract: tests/test_serve_*.py)."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import subprocess
 import sys
-import threading
-from argparse import Namespace
 
 import pytest
 
+from serve_support import post, request, running_server
+
 from core.cli import main as cli_main
-from core.cli.serve_cmd import build_service, make_server
 from core.demo import demo_files
 from core.engine.decoders.cat.approaches import APPROACHES
 from core.engine.decoders.cat.autoeval import read_cases
@@ -23,34 +22,19 @@ from core.engine.decoders.cat.paraphraser import normalized, suggest
 
 @pytest.fixture(scope="module")
 def server():
-    service = build_service(Namespace(approaches=None, approach="approach-10", graph=None, lm=None))
-    httpd = make_server(service, "127.0.0.1", 0)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield httpd.server_address
-    httpd.shutdown()
-    httpd.server_close()
-    service.store.close()
-
-
-def _post(address, body: bytes, headers=None):
-    connection = http.client.HTTPConnection(*address, timeout=60)
-    connection.request("POST", "/suggest", body, headers or {"Content-Type": "application/json"})
-    response = connection.getresponse()
-    payload = json.loads(response.read())
-    connection.close()
-    return response.status, payload
+    with running_server() as address:
+        yield address
 
 
 def _without_time(answer: dict) -> dict:
-    return {key: value for key, value in answer.items() if key != "milliseconds"}
+    return {key: value for key, value in answer.items() if key not in ("milliseconds", "key")}
 
 
 @pytest.mark.parametrize("approach", ["approach-1", "approach-10"])
 def test_the_service_answers_as_the_suggest_command(server, approach, capsys):
     for case in read_cases(demo_files().roundtrip_cases)[:6]:
-        status, answer = _post(server, json.dumps({"sentence": case.sentence_id, "span": list(case.span),
-                                                   "approach": approach, "gold": " ".join(case.gold)}).encode())
+        status, answer = post(server, "/suggest", {"sentence": case.sentence_id, "span": list(case.span),
+                                                   "approach": approach, "gold": " ".join(case.gold)})
         assert status == 200
         assert cli_main(["suggest", "--sentence", str(case.sentence_id), "--span", *map(str, case.span),
                          "--approach", approach, "--gold", " ".join(case.gold), "--json"]) == 0
@@ -58,49 +42,11 @@ def test_the_service_answers_as_the_suggest_command(server, approach, capsys):
         assert _without_time(answer) == _without_time(expected)
 
 
-@pytest.mark.parametrize("body, status, words", [
-    (b'{"sentence": 0}', 400, "span: expected [I, J]"),
-    (b'{"sentence": "0", "span": [0, 1]}', 400, "sentence: expected an integer"),
-    (b'{"sentence": 0, "span": [0, 1], "top": 0}', 400, "top: expected an integer from 1"),
-    (b'{"sentence": 0, "span": [0, 1], "colour": 1}', 400, "unknown field(s) ['colour']"),
-    (b'{"sentence": 0, "span": [5, 1]}', 400, "span: expected 0 <= I < J"),
-    (b'{"sentence": 0, "span": [0, 1], "approach": "approach-99"}', 400, "no approach 'approach-99'"),
-    (b'{"sentence": 123456789, "span": [0, 1]}', 404, "no sentence 123456789"),
-    (b"[1, 2]", 400, "expected a JSON object"),
-    (b"{not json", 400, "body: expected a JSON object"),
-    (b"\xff\xfe", 400, "body: expected a JSON object in UTF-8"),
-    (b"[" * 100000 + b"]" * 100000, 400, "body: expected a JSON object"),
-])
-def test_a_bad_request_gets_a_status_and_a_message_naming_the_field(server, body, status, words):
-    got, payload = _post(server, body)
-    assert got == status
-    assert words in payload["error"]
-
-
-def test_a_body_too_long_or_unannounced_is_refused_and_the_service_goes_on(server):
-    connection = http.client.HTTPConnection(*server, timeout=60)
-    connection.putrequest("POST", "/suggest")
-    connection.putheader("Content-Length", str(10 ** 9))
-    connection.endheaders()
-    response = connection.getresponse()
-    assert response.status == 413
-    connection.close()
-    connection = http.client.HTTPConnection(*server, timeout=60)
-    connection.putrequest("POST", "/suggest")
-    connection.endheaders()
-    assert connection.getresponse().status == 411
-    connection.close()
-    assert _post(server, b'{"sentence": 0, "span": [0, 2]}')[0] == 200
-
-
 def test_the_description_names_the_graph_and_its_approaches(server):
-    connection = http.client.HTTPConnection(*server, timeout=60)
-    connection.request("GET", "/")
-    described = json.loads(connection.getresponse().read())
+    status, _, described = request(server, "GET", "/")
+    assert status == 200
     assert described["sentences"] == len(open_graph(demo_files().roundtrip_graph).sentences())
-    assert set(described["approaches"]) == set(APPROACHES)
-    connection.request("GET", "/elsewhere")
-    assert connection.getresponse().status == 404
+    assert set(described["approaches"]) == set(APPROACHES) and described["translates"]
 
 
 def _fate_by_scanning(result, words) -> str:

@@ -106,6 +106,7 @@ P_SKIP = 0.05  # S_k -> S_{k+d}, times SKIP_DECAY ** (d - 2) for d >= 2
 SKIP_DECAY = 0.3
 P_STAY = 0.02
 P_LEAVE = 0.1  # S_k -> AFTER (for k = m it takes the whole rest)
+LOG_SKIP, LOG_SKIP_DECAY = math.log(P_SKIP), math.log(SKIP_DECAY)
 
 
 def word_similarity(a: str, b: str) -> float:
@@ -134,7 +135,8 @@ class FuzzyHMM:
             if k < m:
                 table[k][k + 1] = log(P_NEXT)
                 for d in range(2, m - k + 1):
-                    table[k][k + d] = log(P_SKIP * SKIP_DECAY ** (d - 2))
+                    # In logs: SKIP_DECAY ** (d - 2) underflows to 0.0 past ~620 words, and log(0) raised.
+                    table[k][k + d] = LOG_SKIP + (d - 2) * LOG_SKIP_DECAY
                 table[k][self.after] = log(P_LEAVE)
             else:
                 table[k][self.after] = log(1.0 - P_STAY)

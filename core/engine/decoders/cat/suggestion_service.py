@@ -1,102 +1,144 @@
-"""Seed 001's paraphraser as a service: graphs, LM and approaches loaded once, one request answered at a time.
+"""Seed 001's paraphraser as a service: new sentences decoded on request, suggestions for their spans.
 
-The transport (``parastudio serve``, :mod:`core.cli.serve_cmd`) hands each request's JSON object to
-:meth:`SuggestionService.answer` and sends back what it returns; nothing here knows about HTTP. A request::
+Seed 001's service sits inside a CAT tool: the translator's sentence is decoded by the MT system, its search
+graph kept, and each span the translator selects gets paraphrases drawn from that graph. Here:
 
-    {"sentence": 12, "span": [3, 5], "text": "optional edited translation", "approach": "approach-10",
-     "top": 5, "feedback": "optional suggestion to move towards", "request": "paraphrase", "gold": "optional"}
+* :meth:`SuggestionService.translate` decodes a sentence with the beam decoder (our Moses) on the table and LM
+  the service was started with and keeps its graph in :class:`~core.engine.decoders.cat.recent_graphs.RecentGraphs`
+  (least recently used out); it answers the 1-best with its segmentation and the sentence's key;
+* :meth:`SuggestionService.answer` suggests paraphrases of a span of a sentence named by that key, by its source
+  text, or by its index into the graph file loaded at start, and answers as ``parastudio suggest --json`` does.
 
-gets the same object as ``parastudio suggest --json`` (suggestions, alignment, stages, ``milliseconds``: the
-paraphraser's own time for this request, nothing loaded before it). A bad request raises :class:`BadRequest`
-with a message naming the field.
+The transport (``parastudio serve``: :mod:`core.service`) hands each request's JSON object here and sends back
+what it returns; nothing here knows about HTTP. The fields are checked by
+:mod:`core.engine.decoders.cat.service_requests`; a bad request raises its :class:`BadRequest`, naming the field.
+Both methods may run at once in several threads: each thread reads the loaded graphs through its own SQLite
+connection, decoding (whose option cache is the decoder's own) takes turns, and decoded graphs are read-only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+import time
+from dataclasses import dataclass, field
 from typing import Mapping
 
+from core.engine.decoders.beam_decoder import BeamDecoder
 from core.engine.decoders.cat.approaches import Approach
-from core.engine.decoders.cat.graph_store import GraphStore
+from core.engine.decoders.cat.decoded_graph import DecodedGraph
+from core.engine.decoders.cat.graph_store import GraphStore, SentenceGraph
 from core.engine.decoders.cat.paraphraser import REQUESTS, suggest
+from core.engine.decoders.cat.recent_graphs import RecentGraphs, sentence_key
+from core.engine.decoders.cat.service_requests import (MAX_EDITED_SELECTION, MAX_SOURCE_TOKENS, MAX_TEXT_TOKENS,
+                                                       MAX_TOP, BadRequest, SuggestRequest, check_edited_selection,
+                                                       suggest_request, translate_request)
 
-MAX_TOP = 100
+__all__ = ["BadRequest", "SuggestionService", "DEFAULT_GRAPHS"]
 
-
-class BadRequest(ValueError):
-    """A request the service cannot answer; its message says which field and what was expected."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
+DEFAULT_GRAPHS = 200  # decoded sentences kept (a 30-token sentence's graph: ~2,000 hypotheses, ~0.5 MB)
+_GOLD_TRACE = threading.Lock()  # the gold trace keeps a module-level cache of its answers
 
 
 @dataclass
 class SuggestionService:
     store: GraphStore
     approaches: Mapping[str, Approach]
-    lm: object | None = None
+    lm: object | None = None  # shared by the threads: give it no sentence cache (LanguageModel(..., cache_size=0))
     default_approach: str = "approach-10"
+    decoder: BeamDecoder | None = None  # None: POST /translate is refused
+    graphs: RecentGraphs = field(default_factory=lambda: RecentGraphs(DEFAULT_GRAPHS))
+    decoder_description: dict | None = None  # what describe() says of the decoder (its options and files)
+
+    def __post_init__(self) -> None:
+        self._known = set(self.store.sentences())
+        self._opened_in = threading.get_ident()
+        self._connections = threading.local()
+        self._decoding = threading.Lock()
 
     def describe(self) -> dict:
-        sentences = self.store.sentences()
+        sentences = sorted(self._known)
         return {"graph": str(self.store.path), "sentences": len(sentences),
                 "first_sentence": sentences[0] if sentences else None,
                 "last_sentence": sentences[-1] if sentences else None,
                 "approaches": sorted(self.approaches), "default_approach": self.default_approach,
-                "requests": list(REQUESTS)}
+                "requests": list(REQUESTS), "translates": self.decoder is not None,
+                "decoder": self.decoder_description, "decoded": self.graphs.describe(),
+                "limits": {"source_tokens": MAX_SOURCE_TOKENS, "text_tokens": MAX_TEXT_TOKENS,
+                           "edited_selection_tokens": MAX_EDITED_SELECTION, "top": MAX_TOP}}
 
-    def answer(self, request: object) -> dict:
-        if not isinstance(request, dict):
-            raise BadRequest("expected a JSON object")
-        unknown = set(request) - {"sentence", "span", "text", "approach", "top", "feedback", "request", "gold"}
-        if unknown:
-            raise BadRequest(f"unknown field(s) {sorted(unknown)}")
-        sentence = _integer(request, "sentence")
-        span = request.get("span")
-        if not (isinstance(span, list) and len(span) == 2 and all(type(i) is int for i in span)):
-            raise BadRequest("span: expected [I, J], two integers")
-        start, end = span
-        name = _text(request, "approach") or self.default_approach
+    # -- POST /translate ---------------------------------------------------------------------------
+    def translate(self, data: object) -> dict:
+        request = translate_request(data)
+        if self.decoder is None:
+            raise BadRequest("this service was started without a decoder: it answers for its loaded graphs only",
+                             status=501)
+        started = time.perf_counter()
+        key = sentence_key(request.source)
+        graph = self.graphs.get(key)
+        kept = graph is not None
+        if graph is None:
+            with self._decoding:
+                result = self.decoder.decode(request.source)
+            if not result.final_stack:
+                raise BadRequest("source: the decoder found no translation of this sentence", status=422,
+                                 field="source")
+            graph = DecodedGraph.from_result(key, result)
+            self.graphs.put(graph)
+        translation = SentenceGraph(graph, 0).translation()
+        return {"key": key, "id": request.id, "source": " ".join(request.source),
+                "translation": " ".join(translation.tokens), "segmentation": translation.format(),
+                "phrases": [{"span": [p.start, p.end], "source_span": [p.source_start, p.source_end]}
+                            for p in translation.phrases],
+                "hypotheses": len(graph), "kept": kept,
+                "milliseconds": round(1000 * (time.perf_counter() - started), 2)}
+
+    # -- POST /suggest -----------------------------------------------------------------------------
+    def answer(self, data: object) -> dict:
+        request = suggest_request(data)
+        name = request.approach or self.default_approach
         if name not in self.approaches:
-            raise BadRequest(f"approach: no approach {name!r}; known: {', '.join(sorted(self.approaches))}")
-        top = request.get("top", 5)
-        if type(top) is not int or not 1 <= top <= MAX_TOP:
-            raise BadRequest(f"top: expected an integer from 1 to {MAX_TOP}")
-        kind = _text(request, "request") or "paraphrase"
-        if kind not in REQUESTS:
-            raise BadRequest(f"request: expected one of {', '.join(REQUESTS)}")
-        text, feedback, gold = _text(request, "text"), _text(request, "feedback"), _text(request, "gold")
-        if sentence not in self._sentences():
-            raise BadRequest(f"sentence: no sentence {sentence} in {self.store.path}", status=404)
-        graph = self.store.sentence_graph(sentence)
-        tokens = text.split() if text is not None else graph.translation().tokens
+            raise BadRequest(f"approach: no approach {name!r}; known: {', '.join(sorted(self.approaches))}",
+                             field="approach")
+        graph, key = self._graph_of(request)
+        translation = graph.translation()
+        tokens = request.text if request.text is not None else translation.tokens
+        start, end = request.span
         if not 0 <= start < end <= len(tokens):
-            raise BadRequest(f"span: expected 0 <= I < J <= {len(tokens)} (the translation's tokens)")
-        result = suggest(graph, start, end, self.approaches[name], lm=self.lm, top=top,
-                         tokens=text.split() if text is not None else None,
-                         feedback=feedback.split() if feedback else None, request=kind)
+            raise BadRequest(f"span: expected 0 <= I < J <= {len(tokens)} (the translation's tokens)", field="span")
+        check_edited_selection(request, translation.tokens)
+        result = suggest(graph, start, end, self.approaches[name], lm=self.lm, top=request.top,
+                         tokens=request.text, feedback=request.feedback, request=request.request)
         out = result.to_json()
-        out["translation"] = graph.translation().format()
-        if gold:
-            out["gold"] = result.explain(gold.split()) if result.alignment else {"fate": "not aligned"}
+        out["sentence"], out["key"] = request.sentence, key
+        out["translation"] = translation.format()
+        if request.gold:
+            with _GOLD_TRACE:
+                out["gold"] = result.explain(request.gold) if result.alignment else {"fate": "not aligned"}
         return out
 
-    def _sentences(self) -> set[int]:
-        if not hasattr(self, "_known"):
-            self._known = set(self.store.sentences())
-        return self._known
+    def _graph_of(self, request: SuggestRequest) -> tuple[SentenceGraph, str | None]:
+        if request.sentence is not None:
+            if request.sentence not in self._known:
+                raise BadRequest(f"sentence: no sentence {request.sentence} in {self.store.path}", status=404,
+                                 field="sentence")
+            return self._loaded_store().sentence_graph(request.sentence), None
+        key = request.key if request.key is not None else sentence_key(request.source)
+        decoded = self.graphs.get(key)
+        if decoded is None:
+            named = "key" if request.key is not None else "source"
+            raise BadRequest(f"{named}: the sentence {key} is not kept (never translated here, or out of the "
+                             f"{self.graphs.capacity} most recent): send it again with POST /translate",
+                             status=404, field=named)
+        return SentenceGraph(decoded, 0), key
 
+    def _loaded_store(self) -> GraphStore:
+        """The loaded graphs through this thread's own connection (one SQLite connection is not shared)."""
+        if threading.get_ident() == self._opened_in:
+            return self.store
+        store = getattr(self._connections, "store", None)
+        if store is None:
+            store = self._connections.store = GraphStore(self.store.path)
+        return store
 
-def _integer(request: dict, field: str) -> int:
-    value = request.get(field)
-    if type(value) is not int:
-        raise BadRequest(f"{field}: expected an integer")
-    return value
-
-
-def _text(request: dict, field: str) -> str | None:
-    value = request.get(field)
-    if value is not None and not isinstance(value, str):
-        raise BadRequest(f"{field}: expected a string")
-    return value
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,126 @@
+"""The service as an ASGI application (Starlette): routes, bodies read within a size and a time, JSON answers.
+
+The event loop only moves bytes: each request's body is read here (at most ``max_body`` bytes, within
+``body_timeout`` seconds), then parsing it, checking it and answering it run in the :class:`WorkPool`'s threads,
+which refuse at once (503, ``Retry-After``) when they and their queue are full. Every answer is JSON, errors
+as ``{"error": ..., "field": ...}``: an unknown path or method, a body too long or too slow, a fault of the
+service (500, the service goes on). The contract: :mod:`core.service.contract`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Callable
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from core import __version__
+from core.engine.decoders.cat.suggestion_service import BadRequest, SuggestionService
+from core.service.contract import openapi_document
+from core.service.cross_origin import CrossOrigin
+from core.service.json_answers import JSONAnswer, error, json_bytes
+from core.service.work_pool import Busy, WorkPool
+
+MAX_BODY = 1 << 20
+RETRY_AFTER_SECONDS = "1"
+
+
+class _RefusedBody(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
+    """The whole body, at most ``limit`` bytes, all of it within ``timeout`` seconds."""
+    length = request.headers.get("content-length")
+    if length is not None and int(length) > limit:  # h11 has checked it is a number
+        raise _RefusedBody(413, f"body: expected at most {limit:,} bytes, not {int(length):,}")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    body = bytearray()
+    while True:
+        try:
+            message = await asyncio.wait_for(request.receive(), max(0.0, deadline - loop.time()))
+        except asyncio.TimeoutError:
+            raise _RefusedBody(408, f"body: not complete within {timeout:g} s ({len(body):,} bytes came)") from None
+        if message["type"] == "http.disconnect":
+            raise _RefusedBody(400, "body: the client closed the connection before its end")
+        body += message.get("body", b"")
+        if len(body) > limit:
+            raise _RefusedBody(413, f"body: expected at most {limit:,} bytes")
+        if not message.get("more_body", False):
+            return bytes(body)
+
+
+def _answer(method: Callable[[object], dict], what: str, body: bytes) -> tuple[int, bytes]:
+    """In a worker thread: the body read as JSON and answered, as ``(status, JSON bytes)``."""
+    try:
+        request = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as failure:
+        return 400, json_bytes({"error": f"body: expected a JSON object in UTF-8 ({str(failure)[:200]})",
+                                "field": "body"})
+    try:
+        return 200, json_bytes(method(request))
+    except BadRequest as refusal:
+        return refusal.status, json_bytes(refusal.to_json())
+    except Exception as fault:  # a bug of ours: said to the client and on the terminal, and the service goes on
+        reason = f"{type(fault).__name__}: {str(fault)[:300]}"
+        print(f"parastudio serve: {what} failed: {reason}", file=sys.stderr, flush=True)
+        return 500, json_bytes({"error": f"the service failed on this request ({reason})", "field": None})
+
+
+def make_app(service: SuggestionService, pool: WorkPool, *, allow_origins: tuple[str, ...] = (),
+             max_body: int = MAX_BODY, body_timeout: float = 10.0) -> ASGIApp:
+    document = json_bytes(openapi_document(__version__))
+
+    async def work(request: Request, method, what: str) -> JSONAnswer:
+        try:
+            body = await _read_body(request, max_body, body_timeout)
+            status, answer = await pool.run(_answer, method, what, body)
+        except _RefusedBody as refusal:
+            return error(refusal.status, str(refusal), "body", close=True)
+        except Busy:
+            return error(503, f"busy: {pool.workers} workers and a queue of {pool.capacity - pool.workers} are "
+                         "taken; retry after the Retry-After header's seconds",
+                         headers={"Retry-After": RETRY_AFTER_SECONDS})
+        return JSONAnswer(answer, status)
+
+    async def translate(request: Request) -> JSONAnswer:
+        return await work(request, service.translate, "POST /translate")
+
+    async def suggest(request: Request) -> JSONAnswer:
+        return await work(request, service.answer, "POST /suggest")
+
+    async def health(_request: Request) -> JSONAnswer:
+        return JSONAnswer({"status": "ok", "decoded": service.graphs.describe(), "work": pool.describe()})
+
+    async def describe(_request: Request) -> JSONAnswer:
+        return JSONAnswer(service.describe())
+
+    async def openapi(_request: Request) -> JSONAnswer:
+        return JSONAnswer(document)
+
+    routes = [Route("/translate", translate, methods=["POST"]), Route("/suggest", suggest, methods=["POST"]),
+              Route("/health", health, methods=["GET"]), Route("/", describe, methods=["GET"]),
+              Route("/openapi.json", openapi, methods=["GET"])]
+    paths = ", ".join(route.path for route in routes)
+
+    async def refused(request: Request, failure: HTTPException) -> JSONAnswer:
+        if failure.status_code == 404:
+            return error(404, f"no such path {request.url.path[:200]!r}; the paths: {paths}")
+        if failure.status_code == 405:
+            return error(405, f"{request.url.path} does not take {request.method}; it takes "
+                         f"{failure.headers.get('Allow', '') if failure.headers else ''}", headers=failure.headers)
+        return error(failure.status_code, str(failure.detail))
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: refused})
+    app.router.redirect_slashes = False  # "/suggest/" is no path of ours: a 404 naming them, not a redirect
+    methods_of = {route.path: ", ".join(sorted(route.methods - {"HEAD"}) + ["OPTIONS"]) for route in routes}
+    return CrossOrigin(app, allow_origins, methods_of)
