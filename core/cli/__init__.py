@@ -43,6 +43,8 @@ SUBCOMMAND_MODULES = [
     "core.cli.patterns_cmd",
     "core.cli.devset_cmd",
     "core.cli.tune_cmd",
+    "core.cli.metrics_cmd",
+    "core.cli.metaeval_cmd",
 ]
 PLUGIN_GROUP = "parastudio.commands"
 

@@ -1,0 +1,132 @@
+"""``parastudio metrics CANDIDATES|STUDY -o scores.jsonl``: every candidate's automatic metrics, and each system's.
+
+Output contract (``docs/CLI.md``, :mod:`core.stats.metric_scores_file`): JSON Lines; line 1
+``{"provenance": {"command", "options", "inputs", "version", "commit", "signature", "metrics", "fields"}}``; then one
+``"level": "segment"`` record per candidate as one system made it, then one ``"level": "system"`` record per
+system, each with ``bleu``, ``chrf``, ``ter``, ``source_bleu``, ``ibleu``, ``edit_rate``, ``model_score``,
+``true_score`` (and ``predictor`` with ``--predictor``), a number or null.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from core.cli.number_options import PROBABILITY
+from core.stats.text_metrics import BLEU_TOKENIZERS
+FIELDS = {
+    "level": "segment: one candidate as one system made it; system: that system's corpus scores",
+    "item": "the study's item id (null for a candidates file)",
+    "sentence_id": "generate's sentence number (null when the source's id is not a whole number)",
+    "source_key": "the source sentence's id as the study keeps it",
+    "system": "the system", "rank": "the candidate's rank in the system's n-best list",
+    "text": "the candidate", "candidates": "(system) candidates scored",
+    "referenced": "(system) of them with references",
+    "bleu": "sacrebleu sentence BLEU against the references, 0-100 (system: corpus BLEU)",
+    "chrf": "sacrebleu chrF against the references, 0-100 (system: corpus chrF)",
+    "ter": "sacrebleu TER against the references, lower is better (system: corpus TER)",
+    "source_bleu": "sacrebleu sentence BLEU against the source sentence (system: corpus)",
+    "ibleu": "alpha * bleu - (1 - alpha) * source_bleu (Sun and Zhou 2012; system: of the corpus BLEUs)",
+    "edit_rate": "word Levenshtein distance from the source over its words (system: the mean)",
+    "model_score": "the generator's log10 model score (system: the mean)",
+    "true_score": "the exact log10 true score (system: the mean over candidates that have one)",
+    "predictor": "the judgment predictor's probability that judges accept it (system: the mean)",
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "metrics", help="automatic metrics of every candidate and system: BLEU, chrF, TER, iBLEU, edit rate, scores",
+        description="sacrebleu's sentence BLEU, chrF and TER against the references and BLEU to the source, "
+                    "iBLEU (Sun and Zhou 2012), the word edit rate to the source, the model and true scores, and "
+                    "the judgment predictor's probability with --predictor; each system's corpus scores beside "
+                    "them. JSON Lines, provenance on line 1 (docs/CLI.md).")
+    parser.add_argument("input", metavar="CANDIDATES|STUDY",
+                        help="candidates (generate --json lines, or a CSV/TSV table) or a study database")
+    parser.add_argument("--study", dest="study_name", help="study name, when the database holds several")
+    parser.add_argument("--references", action="append", default=[], metavar="FILE",
+                        help="references, one per line, line N for sentence_id N (from 0); repeat for several "
+                        "references; used where a candidate carries none (a study keeps its own)")
+    parser.add_argument("--sources", metavar="FILE",
+                        help="source sentences, line N for sentence_id N, for candidates without a 'source' field")
+    parser.add_argument("--alpha", type=PROBABILITY, default=0.9,
+                        help="iBLEU's α: α·BLEU(c, refs) - (1-α)·BLEU(c, source) (default 0.9)")
+    parser.add_argument("--tokenize", choices=BLEU_TOKENIZERS, default="13a",
+                        help="sacrebleu's BLEU tokenizer (default 13a)")
+    parser.add_argument("--predictor", metavar="MODEL.json",
+                        help="a judgment-predictor --json report: add each candidate's predicted probability")
+    parser.add_argument("--lm", help="the KenLM model the predictor's LM feature reads (needed with --predictor)")
+    parser.add_argument("-o", "--output", required=True, help="the scores file (JSON Lines; .gz compresses)")
+    parser.set_defaults(func=run)
+
+
+def input_record(path: str) -> dict:
+    """An input as provenance records it: ``{"path", "sha256", "bytes"}``, or a database server's URL without
+    its password."""
+    from core.file_fingerprint import fingerprint
+    from core.study_judgments import is_sqlite_file, names_a_study
+
+    if names_a_study(path) and not is_sqlite_file(path):
+        from core.store.database import shown_study_name
+
+        return {"path": shown_study_name(path)}
+    return fingerprint(path)
+
+
+def scoring_rows(args: argparse.Namespace):
+    """The rows to score, from the study or the candidates file ``args.input``."""
+    from core.metric_inputs import rows_of_candidates_file, rows_of_study
+    from core.study_judgments import names_a_study
+
+    if not names_a_study(args.input):
+        return rows_of_candidates_file(args.input, references=args.references, sources=args.sources)
+    from core.cli.study_access import open_study
+
+    db, study_id = open_study(args.input, args.study_name, writing=False)
+    with db:
+        return rows_of_study(db, study_id)
+
+
+def score(args: argparse.Namespace, rows) -> tuple[dict, list[dict], list[dict]]:
+    """``(provenance, segment records, system records)`` of ``rows`` under the command's options."""
+    from core.code_identity import code_identity
+    from core.metric_inputs import metric_descriptions, metric_records, predictor_probabilities
+    from core.stats.text_metrics import TextMetrics
+
+    metrics = TextMetrics(alpha=args.alpha, tokenize=args.tokenize)
+    probabilities, predictor = (predictor_probabilities(rows, args.predictor, args.lm)
+                                if getattr(args, "predictor", None) else (None, None))
+    segments, systems = metric_records(rows, metrics, probabilities)
+    inputs = {"input": input_record(args.input), "references": [input_record(p) for p in args.references],
+              "sources": input_record(args.sources) if getattr(args, "sources", None) else None,
+              "predictor": input_record(args.predictor) if predictor else None,
+              "lm": input_record(args.lm) if predictor else None}
+    provenance = {"command": "metrics", "options": {
+        "study": getattr(args, "study_name", None), "alpha": args.alpha, "tokenize": args.tokenize},
+        "inputs": inputs, **code_identity(),
+        "signature": metrics.signature(len(segments), 0, systems=len(systems)),
+        "metrics": metric_descriptions(metrics, rows, predictor),
+        "fields": {name: meaning for name, meaning in FIELDS.items() if name != "predictor" or predictor}}
+    return provenance, segments, systems
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.output_files import resolve_output
+    from core.stats.metric_scores_file import write_metric_scores
+
+    if (args.predictor is None) != (args.lm is None):
+        print("parastudio: error: --predictor and --lm go together (the predictor's LM feature reads the LM)",
+              file=sys.stderr)
+        return 2
+    inputs = [args.input, *args.references, args.sources, args.predictor, args.lm]
+    resolve_output(args.output, inputs)  # refused before anything is read
+    rows = scoring_rows(args)
+    if not rows:
+        print(f"parastudio: error: {args.input}: no candidates to score", file=sys.stderr)
+        return 2
+    provenance, segments, systems = score(args, rows)
+    write_metric_scores(args.output, provenance, segments, systems, inputs=inputs)
+    referenced = sum(1 for row in rows if row.references)
+    print(f"parastudio: {len(segments)} candidates of {len(systems)} system{'s' if len(systems) != 1 else ''} scored "
+          f"({referenced} with references) -> {args.output}", file=sys.stderr)
+    return 0
