@@ -58,7 +58,8 @@ def dirt_pairs(occurrences: Iterable[tuple[str, Sequence[str]]], *, min_count: i
         value = math.log(n * per_slot[slot] / (per_pattern_slot[(pattern, slot)] * per_slot_word[(slot, word)]))
         if value > 0:
             mi[(pattern, slot)][word] = value
-    totals = {key: sum(values.values()) for key, values in mi.items()}
+    # math.fsum: sums correctly rounded whatever the order (a set's order changes with PYTHONHASHSEED)
+    totals = {key: math.fsum(values.values()) for key, values in mi.items()}
     by_signature: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for pattern in sorted(kept):
         by_signature[tuple(sorted(t for t in pattern.split() if parse_slot(t)))].append(pattern)
@@ -81,7 +82,7 @@ def dirt_pairs(occurrences: Iterable[tuple[str, Sequence[str]]], *, min_count: i
                 product = 1.0
                 for slot in signature:
                     first, second = mi.get((pattern, slot), {}), mi.get((other, slot), {})
-                    shared = sum(first[w] + second[w] for w in first.keys() & second.keys())
+                    shared = math.fsum(first[w] + second[w] for w in first.keys() & second.keys())
                     denominator = totals.get((pattern, slot), 0.0) + totals.get((other, slot), 0.0)
                     product *= shared / denominator if denominator else 0.0
                 similarity = product ** (1 / len(signature))
