@@ -189,8 +189,9 @@ def _silent_change_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
     except Exception as error:  # noqa: BLE001 - an older checkout (--core) whose schema differs: no such case
         print(f"(merge-package case left out: {error})")
     else:
+        # A package is a SQLite file: its refusal names the table and row (study check), not a line.
         _case(builder, "silent-change", "merge-package-off-scale", ["study", "merge-package", str(package), "--db",
-                                                                    str(master)], "refuse-line", base,
+                                                                    str(master)], "refuse", base,
               untouched=[master])
     prune_list = _write(base / "prune.txt", "runs ||| sprints\n")
     bad_rules = {"prob-nan": "the dog ||| the hound ||| nan", "prob-inf": "the dog ||| the hound ||| inf",
@@ -232,8 +233,10 @@ def _injection_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
                             "--exclude-source"], builder.sentences),
         ("error-message-quotes-a-line", ["table", "stats", str(_write(base / "bad.txt", f"a {ATTACK}\n"))], None),
     ]:
-        _case(builder, "injection", f"terminal/{name}", argv, "accept-no-controls" if "error" not in name
-              else "refuse-no-controls", base, stdin=stdin)
+        # A name holding control characters is refused at the door since issue 39 (in words with no raw control).
+        refused = "error" in name or name.endswith("-names")
+        _case(builder, "injection", f"terminal/{name}", argv, "refuse-no-controls" if refused
+              else "accept-no-controls", base, stdin=stdin)
     study = base / "formulas.sqlite"
     _python_core("study", "create", "s", "--db", str(study), "--criteria", "fluency", cwd=base, core=core)
     candidates = _write(base / "formulas.jsonl", "".join(
