@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import WORDS
-from core.engine import compiled_search
+from core.engine.decoders import compiled_search
 from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
 from core.engine.lm.language_model import LanguageModel
 from core.engine.tables.paraphrase_table import ParaphraseTable
