@@ -37,7 +37,7 @@ fi
 
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 # pip hides setup.py's own warning when the install succeeds: say it here.
-python3 -c "import sys; from core.engine import compiled_search; sys.exit(not compiled_search.available())" ||
+python3 -c "import sys; from core.engine.decoders import compiled_search; sys.exit(not compiled_search.available())" ||
   echo "setup: WARNING: the compiled search core was not built (no C++ compiler, or offline without the kenlm source);" \
        "the Python search runs: same results, several times slower." >&2
 
