@@ -1,7 +1,7 @@
 """The compiled part of Paraphrase Studio: the beam decoder's search core (C++, pybind11) with KenLM.
 
 Everything else about the package is in ``pyproject.toml``. The extension
-``core.engine._beam_core`` links KenLM's query code, compiled here from the
+``parastudio.core.engine._beam_core`` links KenLM's query code, compiled here from the
 kenlm source distribution on PyPI (the one ``core/engine/lm/kenlm_tools.py`` builds
 lmplz from; query code needs no Boost). Where that source comes from, first
 found wins:
@@ -17,7 +17,7 @@ and says so once when it first decodes.
 
 ``PARASTUDIO_BUILD_JOBS`` sets how many files compile at once (default: all cores).
 
-A build from a git checkout also records which code it is, ``core/_build_identity.json``
+A build from a git checkout also records which code it is, ``parastudio/core/_build_identity.json``
 (``{"version", "commit"}``, :mod:`core.code_identity`), so an installed copy names its
 commit in every candidate's provenance.
 """
@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext, naive_recompile
-from setuptools import setup
+from setuptools import find_packages, setup
 from setuptools.command.build_py import build_py
 
 KENLM_SOURCE_VERSION = "0.3.0"
@@ -105,12 +105,12 @@ def kenlm_query_sources(root: Path) -> list[str]:
     return [str(f) for f in files if not (f.name.endswith("main.cc") or f.name.endswith("test.cc"))]
 
 
-BEAM_CORE = "core.engine._beam_core"
-MCPG_CORE = "core.engine._mcpg_core"
+BEAM_CORE = "parastudio.core.engine._beam_core"
+MCPG_CORE = "parastudio.core.engine._mcpg_core"
 WITH_KENLM = (BEAM_CORE, MCPG_CORE)
 WHAT_IT_IS = {BEAM_CORE: "the compiled search core (the beam decoder runs its Python search: same results, "
                          "several times slower)",
-              "core.engine._truescore_core": "the compiled true-score core (the Python dynamic program runs: "
+              "parastudio.core.engine._truescore_core": "the compiled true-score core (the Python dynamic program runs: "
                                              "same results, about half as fast)",
               MCPG_CORE: "the compiled MCPG core (MCPG runs its Python search: same results, many times slower)"}
 
@@ -177,7 +177,7 @@ def extensions() -> list[Pybind11Extension]:
         extra_compile_args=["-O3", "-w", "-ffp-contract=off", "-fno-math-errno"],
         cxx_std=17,
     ), Pybind11Extension(
-        "core.engine._truescore_core",
+        "parastudio.core.engine._truescore_core",
         ["core/engine/native/truescore_core.cpp"],
         extra_compile_args=["-O3"],
         cxx_std=17,
@@ -191,14 +191,14 @@ class build_py_with_identity(build_py):
         super().run()
         sys.path.insert(0, str(HERE))
         try:
-            from core.code_identity import identity_from_git
+            from parastudio.core.code_identity import identity_from_git
         finally:
             sys.path.pop(0)
         found = identity_from_git()
         if found is not None:
             import json
 
-            target = Path(self.build_lib) / "core" / "_build_identity.json"
+            target = Path(self.build_lib) / "parastudio" / "core" / "_build_identity.json"
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(found) + "\n", encoding="utf-8")
 
@@ -206,4 +206,13 @@ class build_py_with_identity(build_py):
 # KenLM's query sources go into both the search core and the MCPG core: an object already compiled (and newer
 # than its source) is linked again, not compiled twice.
 ParallelCompile("PARASTUDIO_BUILD_JOBS", default=0, needs_recompile=naive_recompile).install()
-setup(ext_modules=extensions(), cmdclass={"build_ext": build_ext_with_kenlm, "build_py": build_py_with_identity})
+def packages() -> tuple[list[str], dict[str, str]]:
+    """The repository's ``core/``, ``desktop/`` and ``evaldata/`` (and their subpackages) as ``parastudio.*``."""
+    found = find_packages(include=["core", "core.*", "desktop", "desktop.*", "evaldata"])
+    return ["parastudio", *(f"parastudio.{name}" for name in found)], {
+        "parastudio": "parastudio", "parastudio.core": "core", "parastudio.desktop": "desktop",
+        "parastudio.evaldata": "evaldata"}
+
+
+PACKAGES, PACKAGE_DIR = packages()
+setup(packages=PACKAGES, package_dir=PACKAGE_DIR, ext_modules=extensions(), cmdclass={"build_ext": build_ext_with_kenlm, "build_py": build_py_with_identity})

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.stats.agreement import RatingMatrix, summarize_agreement
-from core.stats.judgment_records import read_judgments
+from parastudio.core.stats.agreement import RatingMatrix, summarize_agreement
+from parastudio.core.stats.judgment_records import read_judgments
 
 
 def main() -> None:

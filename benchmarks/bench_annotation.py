@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import insert, select, text  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from core.store.models import Assignment, Criterion, Judgment  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.core.store.models import Assignment, Criterion, Judgment  # noqa: E402
 
 
 def summary(label: str, samples_ms: list[float]) -> str:
@@ -117,8 +117,8 @@ def main() -> None:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from desktop.annotation_screen import AnnotationScreen
-    from desktop.judgment_writer import JudgmentWriter
+    from parastudio.desktop.annotation_screen import AnnotationScreen
+    from parastudio.desktop.judgment_writer import JudgmentWriter
 
     app = QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory() as directory:

@@ -21,10 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings  # noqa: E402
-from core.engine.lm.language_model import LanguageModel  # noqa: E402
-from core.engine.tables.paraphrase_table import ParaphraseTable  # noqa: E402
-from core.engine.tables.rules import Rule  # noqa: E402
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings  # noqa: E402
+from parastudio.core.engine.lm.language_model import LanguageModel  # noqa: E402
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable  # noqa: E402
+from parastudio.core.engine.tables.rules import Rule  # noqa: E402
 
 DEMO = ROOT / "evaldata" / "demo"
 BUILD = ROOT / "evaldata" / "build"

@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import insert, select, text  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from core.store.models import Assignment, Judgment  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.core.store.models import Assignment, Judgment  # noqa: E402
 
 
 def build_study(path: Path, candidates: int) -> int:
@@ -78,8 +78,8 @@ def main() -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
-    from core.inspection.candidate_rows import candidate_rows
-    from desktop.inspect_screen import CandidateRowsModel
+    from parastudio.core.inspection.candidate_rows import candidate_rows
+    from parastudio.desktop.inspect_screen import CandidateRowsModel
 
     QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory() as directory:

@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.demo import demo_files
-from core.engine.lm.kenlm_tools import ensure_kenlm_binaries
-from core.engine.lm.language_model import LanguageModel
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.lm.kenlm_tools import ensure_kenlm_binaries
+from parastudio.core.engine.lm.language_model import LanguageModel
 
 
 def sentences_for(count: int, seed: int = 0) -> list[str]:
@@ -35,7 +35,7 @@ def sentences_for(count: int, seed: int = 0) -> list[str]:
     base = [line for line in base if line.strip()] or ["the dog runs after the young cat ."]
     rng = random.Random(seed)
     out = []
-    for i in range(count):
+    for _i in range(count):
         words = rng.choice(base).split()
         rng.shuffle(words)
         out.append(" ".join(words))

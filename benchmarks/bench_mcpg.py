@@ -50,13 +50,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.errors import InputFormatError  # noqa: E402
-from core.textio import open_text_maybe_gzip  # noqa: E402
-from core.engine.lm.language_model import LanguageModel  # noqa: E402
-from core.engine.decoders.mcpg import FAITHFUL, TUNED, ActionSpace, MCPGStats, SearchInputs, generate_mcpg  # noqa: E402
-from core.engine.tables.paraphrase_table import ParaphraseTable  # noqa: E402
-from core.engine.tables.rules import Rule  # noqa: E402
-from core.engine.model.truescore import TrueScorer  # noqa: E402
+from parastudio.core.engine.decoders.mcpg import FAITHFUL, TUNED, ActionSpace, MCPGStats, SearchInputs, generate_mcpg  # noqa: E402
+from parastudio.core.engine.lm.language_model import LanguageModel  # noqa: E402
+from parastudio.core.engine.model.truescore import TrueScorer  # noqa: E402
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable  # noqa: E402
+from parastudio.core.engine.tables.rules import Rule  # noqa: E402
+from parastudio.core.errors import InputFormatError  # noqa: E402
+from parastudio.core.textio import open_text_maybe_gzip  # noqa: E402
 
 DEMO_TABLE = ROOT / "evaldata/demo/paraphrase-table.gz"
 DEMO_LM = ROOT / "evaldata/demo/lm.bin"
@@ -151,7 +151,7 @@ def load_data(args):
 def references(sentences, table, lm):
     """(beam 1-best true score, beam best-non-source true score) per sentence, or None without the decoder."""
     try:
-        from core.engine.decoders.beam_decoder import decode_nbest
+        from parastudio.core.engine.decoders.beam_decoder import decode_nbest
     except ImportError:
         return None
     scorer = TrueScorer(table, lm)
@@ -201,7 +201,7 @@ def core_speed(sentences, table, lm, eta: int, episodes: int) -> None:
     CPU time of the whole ``generate_mcpg`` call (process time: the machine is shared, so wall time would
     measure the other processes too); building the action space in Python is counted for both.
     """
-    from core.engine.decoders.mcpg import native
+    from parastudio.core.engine.decoders.mcpg import native
 
     print(f"\n== compiled vs Python search: faithful profile, true-score mode, eta {eta:,}, "
           f"at most {episodes:,} episodes per verse, episodes per CPU second ==")

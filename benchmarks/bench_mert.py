@@ -23,8 +23,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.tuning.line_search import line_search  # noqa: E402
-from core.tuning.objectives import make_objective  # noqa: E402
+from parastudio.core.tuning.line_search import line_search  # noqa: E402
+from parastudio.core.tuning.objectives import make_objective  # noqa: E402
 
 
 def synthetic_lists(sentences: int, nbest: int, features: int, seed: int = 0):

@@ -22,13 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.engine.text.display_text import cased_tokens  # noqa: E402
-from core.engine.tables.patterns.induction import induce_patterns  # noqa: E402
-from core.engine.tables.patterns.spacy_parser import SpacyParser  # noqa: E402
-from core.worker_processes import ordered_map  # noqa: E402
-from core.tablebuild.alignment import parse_links  # noqa: E402
-from core.tablebuild.patterns.pivot_patterns import aligned_pivot_pattern  # noqa: E402
-from core.textio import open_text_maybe_gzip  # noqa: E402
+from parastudio.core.engine.tables.patterns.induction import induce_patterns  # noqa: E402
+from parastudio.core.engine.tables.patterns.spacy_parser import SpacyParser  # noqa: E402
+from parastudio.core.engine.text.display_text import cased_tokens  # noqa: E402
+from parastudio.core.tablebuild.alignment import parse_links  # noqa: E402
+from parastudio.core.tablebuild.patterns.pivot_patterns import aligned_pivot_pattern  # noqa: E402
+from parastudio.core.textio import open_text_maybe_gzip  # noqa: E402
+from parastudio.core.worker_processes import ordered_map  # noqa: E402
 
 
 def _parse(job):
@@ -57,7 +57,7 @@ def main() -> int:
     tokens = [line.split() for line in web]
     cased = [cased_tokens(texts[ref], t) for ref, t in zip(refs, tokens)]
     words = sum(len(t) for t in tokens)
-    SpacyParser().pipeline  # load once, outside the timing
+    _ = SpacyParser().pipeline  # load once, outside the timing
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} (2 cores, shared)")
 
     started = time.perf_counter()

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
-from core.tablebuild.pivot import pivot_table
+from parastudio.core.tablebuild.pivot import pivot_table
 started = time.perf_counter()
 stats = pivot_table(sys.argv[2], sys.argv[3], memory_limit=sys.argv[4] or None)
 stats["wall_seconds"] = time.perf_counter() - started

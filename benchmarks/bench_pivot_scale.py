@@ -43,8 +43,8 @@ from zipf_phrase_table import write_zipf_phrase_table  # noqa: E402
 CHILD = r"""
 import functools, hashlib, json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
-import core.tablebuild.pivot as pivot
-from core.tablebuild.pivot_sql import render_pivot_sql
+import parastudio.core.tablebuild.pivot as pivot
+from parastudio.core.tablebuild.pivot_sql import render_pivot_sql
 table, output, threads, memory_limit, plain = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] or None, sys.argv[6] == "plain"
 if plain:  # the unordered sums of the pivot before issue 25
     pivot.render_pivot_sql = functools.partial(render_pivot_sql, ordered_sum=lambda term: f"SUM({term})")
@@ -68,8 +68,8 @@ print(json.dumps(stats))
 SPARK_CHILD = r"""
 import hashlib, json, os, resource, sys, threading, time
 sys.path.insert(0, sys.argv[1])
-from core.tablebuild.spark_pivot import pivot_table_spark
-from core.tablebuild.spark_session import SparkSettings, spark_session
+from parastudio.core.tablebuild.spark_pivot import pivot_table_spark
+from parastudio.core.tablebuild.spark_session import SparkSettings, spark_session
 table, output, threads, local_dir = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 def disk_bytes():
     total = 0

@@ -1,6 +1,6 @@
 """``parastudio serve`` under many clients: latency of ``/suggest`` and ``/translate``, with idle connections beside.
 
-Starts ``python -m core serve --port 0`` (the demo's table, LM and round-trip graphs; ``--keep-alive 600`` so the
+Starts ``python -m parastudio serve --port 0`` (the demo's table, LM and round-trip graphs; ``--keep-alive 600`` so the
 idle connections stay open for the whole run), opens 8 keep-alive connections that make one request each and
 then sit idle, and measures, for each endpoint, 1, 8 and 32 concurrent clients, over keep-alive connections (one
 per client) and over fresh ones (one per request), ``--requests`` requests (default 1,000) as a client sees them:
@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.demo import demo_files  # noqa: E402
-from core.engine.decoders.cat.autoeval import read_cases  # noqa: E402
+from parastudio.core.demo import demo_files  # noqa: E402
+from parastudio.core.engine.decoders.cat.autoeval import read_cases  # noqa: E402
 
 IDLE_CONNECTIONS = 8
 SOURCE_TOKENS = 30
@@ -154,7 +154,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
     args = parser.parse_args()
     started = time.perf_counter()
-    server = subprocess.Popen([sys.executable, "-m", "core", "serve", "--port", "0", "--keep-alive", "600"],
+    server = subprocess.Popen([sys.executable, "-m", "parastudio", "serve", "--port", "0", "--keep-alive", "600"],
                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline()

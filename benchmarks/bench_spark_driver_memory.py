@@ -106,12 +106,12 @@ def main() -> int:
     table = args.work / "paraphrase-table.gz"
     if not Path(f"{table}.pstable").exists():  # every run memory-maps the binary table, as a cluster would
         shutil.copyfile(DEMO / "paraphrase-table.gz", table)
-        subprocess.run([sys.executable, "-m", "core", "table", "binarize", str(table)], check=True, cwd=ROOT,
+        subprocess.run([sys.executable, "-m", "parastudio", "table", "binarize", str(table)], check=True, cwd=ROOT,
                        env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True)
     engines = {"local": [], "spark, default driver": ["--engine", "spark", "--master", args.master],
                "spark, --driver-memory 512m": ["--engine", "spark", "--master", args.master, "--driver-memory",
                                                 "512m"]}
-    python = [sys.executable, "-m", "core"]
+    python = [sys.executable, "-m", "parastudio"]
     rows = []
     for name, flags in engines.items():
         output = args.work / f"candidates-{len(rows)}.jsonl"

@@ -29,9 +29,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_mcpg import filtered_table, synthetic_table  # noqa: E402
-from core.engine.lm.language_model import LanguageModel  # noqa: E402
-from core.vocabulary import APPLICATIONS
-from core.engine.decoders.spg import SPGWeights, spg_report  # noqa: E402
+
+from parastudio.core.engine.decoders.spg import SPGWeights, spg_report  # noqa: E402
+from parastudio.core.engine.lm.language_model import LanguageModel  # noqa: E402
+from parastudio.core.vocabulary import APPLICATIONS
 
 DEMO = ROOT / "evaldata/demo"
 BUILD = ROOT / "evaldata/build"

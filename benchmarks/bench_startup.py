@@ -12,7 +12,7 @@ the peak resident memory.
 * ``generate`` of one demo verse (the above plus one decode and its provenance);
 * with ``--moses PATH --moses-ini INI``: Moses loading its model and exiting on an empty input.
 
-Commands run as ``python -m core`` with the interpreter running this script, so a version manager's shim in
+Commands run as ``python -m parastudio`` with the interpreter running this script, so a version manager's shim in
 front of ``parastudio`` (pyenv's costs about 0.08 CPU s of bash per call) is not counted; the shim's own row
 shows what it adds. Python writes its bytecode on the first run (``PYTHONDONTWRITEBYTECODE`` is removed from
 the children's environment, as a user's machine has it), and one untimed run comes first.
@@ -69,7 +69,7 @@ def main() -> int:
     table, lm = DEMO / "paraphrase-table.gz", DEMO / "lm.bin"
     verse = (DEMO / "test.en").read_text(encoding="utf-8").splitlines()[0].encode() + b"\n"
     python = [sys.executable]
-    generate = python + ["-m", "core", "generate", "--system", "beam", "--table", str(table), "--lm", str(lm)]
+    generate = python + ["-m", "parastudio", "generate", "--system", "beam", "--table", str(table), "--lm", str(lm)]
     # The binary form is written on first use; make it now so no row pays for it.
     cpu_of(generate, b"", env)
 
@@ -78,7 +78,7 @@ def main() -> int:
     print("| command | least CPU s | median CPU s | peak RSS MiB |")
     print("| --- | ---: | ---: | ---: |")
     measure("`python -c pass`", python + ["-c", "pass"], b"", env, args.repeat)
-    measure("`parastudio --help`", python + ["-m", "core", "--help"], b"", env, args.repeat)
+    measure("`parastudio --help`", python + ["-m", "parastudio", "--help"], b"", env, args.repeat)
     measure("a decoder ready (`generate` on an empty input)", generate, b"", env, args.repeat)
     measure("`generate` of one verse", generate, verse, env, args.repeat)
     script = shutil.which("parastudio")

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from sqlalchemy import insert, select, text
 
-from core.store import operations as ops
-from core.store.database import open_database
-from core.store.models import Assignment, Judgment
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Assignment, Judgment
 
 
 def summary(label: str, samples_ms: list[float]) -> str:

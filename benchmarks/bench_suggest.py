@@ -25,12 +25,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.demo import demo_files  # noqa: E402
-from core.engine.decoders.cat.approaches import APPROACHES  # noqa: E402
-from core.engine.decoders.cat.autoeval import read_cases  # noqa: E402
-from core.engine.decoders.cat.graph_store import GraphStore, open_graph  # noqa: E402
-from core.engine.decoders.cat.paraphraser import suggest  # noqa: E402
-from core.engine.lm.language_model import LanguageModel  # noqa: E402
+from parastudio.core.demo import demo_files  # noqa: E402
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES  # noqa: E402
+from parastudio.core.engine.decoders.cat.autoeval import read_cases  # noqa: E402
+from parastudio.core.engine.decoders.cat.graph_store import GraphStore, open_graph  # noqa: E402
+from parastudio.core.engine.decoders.cat.paraphraser import suggest  # noqa: E402
+from parastudio.core.engine.lm.language_model import LanguageModel  # noqa: E402
 
 DEV_GRAPH = ROOT / "evaldata" / "build" / "roundtrip" / "roundtrip-dev.graph.gz"
 

@@ -28,12 +28,12 @@ def main() -> int:
     parser.add_argument("--cases", default="roundtrip")
     parser.add_argument("--approach", action="append", default=[])
     args = parser.parse_args()
-    from core.demo import demo_files
-    from core.engine.decoders.cat.approaches import APPROACHES
-    from core.engine.decoders.cat.autoeval import evaluate
-    from core.engine.decoders.cat.graph_store import open_graph
-    from core.engine.lm.language_model import LanguageModel
-    from core.inspection.suggestion_cases import evaluate_rows, filter_case_rows, load_case_set
+    from parastudio.core.demo import demo_files
+    from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+    from parastudio.core.engine.decoders.cat.autoeval import evaluate
+    from parastudio.core.engine.decoders.cat.graph_store import open_graph
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.inspection.suggestion_cases import evaluate_rows, filter_case_rows, load_case_set
 
     names = args.approach or ["approach-1", "approach-10"]
     case_set = load_case_set(args.cases)

@@ -36,8 +36,8 @@ VOCABULARY = 20_000
 CHILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.table_formats import LoadReport
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.table_formats import LoadReport
 started = time.perf_counter()
 report = LoadReport({path!r})
 table = ParaphraseTable.load({path!r}, binary={binary!r}, report=report)
@@ -90,7 +90,7 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=300, help="30-word sentences to look up (default 300)")
     args = parser.parse_args()
 
-    from core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 
     rng = random.Random(0)
     with tempfile.TemporaryDirectory() as work:

@@ -41,11 +41,11 @@ def _counts_module():
 def decode(stack: int, options: int, out: Path, direct: bool = False, sentences: int | None = None) -> dict:
     """Runs in its own process: decode the cases' Spanish sentences (``direct``: the RV1909 test verses of
     the WEB-KJV cases' direct graph) and write the graph."""
-    from core.demo import demo_files
-    from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-    from core.engine.decoders.cat.translate import translate_all
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.demo import demo_files
+    from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+    from parastudio.core.engine.decoders.cat.translate import translate_all
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 
     demo = demo_files()
     sources: dict[int, list[str]] = {}
@@ -72,7 +72,7 @@ def measure(stack: int, options: int, folder: Path, direct: bool = False, senten
                             *(["--direct"] if direct else []), *(["--sentences", str(sentences)] if sentences else [])],
                            capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     row = json.loads(child.stdout.strip().splitlines()[-1])
-    from core.engine.decoders.cat.graph_store import GraphStore
+    from parastudio.core.engine.decoders.cat.graph_store import GraphStore
 
     started = time.perf_counter()
     store_path = folder / f"{'direct-' if direct else ''}s{stack}-o{options}.sqlite"
@@ -88,7 +88,7 @@ def measure(stack: int, options: int, folder: Path, direct: bool = False, senten
 def golds_in_graph(graph: Path) -> tuple[int, int]:
     """Golds a chain of the graph's hypotheses spells inside the selection's coverage (from the bundled graph),
     and the cases of the graph's sentences."""
-    from core.demo import demo_files
+    from parastudio.core.demo import demo_files
 
     counts = _counts_module()
     demo = demo_files()

@@ -29,9 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.demo import demo_files  # noqa: E402
-from core.engine.decoders.cat.approaches import APPROACHES  # noqa: E402
-from core.inspection.translator_session import TranslatorSession  # noqa: E402
+from parastudio.core.demo import demo_files  # noqa: E402
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES  # noqa: E402
+from parastudio.core.inspection.translator_session import TranslatorSession  # noqa: E402
 
 
 def selections(session: TranslatorSession, per_sentence: int, seed: int) -> list[tuple[int, int, int]]:
@@ -77,13 +77,13 @@ def bench_session(session: TranslatorSession, chosen) -> None:
 
 
 def bench_screen(approach: str, chosen, sentences: int) -> None:
+    import tempfile
+
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from core.store.database import open_database
-    from desktop.translator_screen import TranslatorScreen
-
-    import tempfile
+    from parastudio.core.store.database import open_database
+    from parastudio.desktop.translator_screen import TranslatorScreen
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
 

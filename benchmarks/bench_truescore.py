@@ -18,18 +18,18 @@ import random
 import sys
 import time
 
-from core.demo import demo_files
-from core.engine.model.derivation import apply_matches
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model import truescore
-from core.engine.model.truescore import (
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.model import truescore
+from parastudio.core.engine.model.derivation import apply_matches
+from parastudio.core.engine.model.truescore import (
     SourceRuleIndex,
     TrueScorer,
     best_derivation,
     best_rules_log10,
     best_rules_log10_forward,
 )
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 
 def build(rng: random.Random, sentences: int):
@@ -94,7 +94,7 @@ def main() -> None:
 
     demo = demo_files()
     if demo.lm.is_file():
-        from core.engine.lm.language_model import LanguageModel
+        from parastudio.core.engine.lm.language_model import LanguageModel
 
         lm = LanguageModel(demo.lm)
         with_lm = float("inf")
@@ -131,7 +131,7 @@ def dp_variants(label: str, table: ParaphraseTable, pairs, rounds: int = 5) -> N
 
 def real_data(demo, rng: random.Random) -> None:
     """The bundled demo table and test verses of 25-35 tokens, random reachable targets."""
-    from core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.lm.language_model import LanguageModel
 
     started = time.process_time()
     table = ParaphraseTable.load(demo.table, keep_features=False)

@@ -70,10 +70,10 @@ def filtered_table(table: Path, sentences: list[tuple[str, ...]], work: Path, lm
     Ours keeps a word's pass-through rule (its identity option) outside the 20 options per span; Moses counts it
     among them (``table-limit``). Kept to what ours uses, with ``table-limit`` one above, Moses has the same options.
     """
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.tables.paraphrase_table import ParaphraseTable
-    from core.engine.tables.rules import Rule
-    from core.engine.model.translation_options import OptionCache
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.model.translation_options import OptionCache
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.engine.tables.rules import Rule
 
     stat = table.stat()
     key = hashlib.sha256(("\n".join(" ".join(s) for s in sentences) + f"|{table.resolve()}|{stat.st_size}|"
@@ -136,9 +136,9 @@ LM0= 1
 OUR_WORKER = """
 import sys
 sys.path.insert(0, {root!r})
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 decoder = BeamDecoder(ParaphraseTable.load({table!r}), LanguageModel({lm!r}), DecoderSettings(stack_size={stack}),
                       core={core!r})
 decoder.prepare()  # options scored and ranked while loading, as Moses does with its table
@@ -291,8 +291,8 @@ def main() -> int:
     parser.add_argument("--work", default=str(Path(os.environ.get("TMPDIR", "/tmp")) / "parastudio-bench-vs-moses"))
     args = parser.parse_args()
 
-    from core.engine.lm.language_model import LanguageModel
-    from core.textio import read_token_lines
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.textio import read_token_lines
 
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)

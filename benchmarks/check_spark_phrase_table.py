@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.tablebuild.spark_phrase_table import build_phrase_table_spark, corpus_from_files  # noqa: E402
-from core.tablebuild.spark_session import SparkSettings, spark_session  # noqa: E402
+from parastudio.core.tablebuild.spark_phrase_table import build_phrase_table_spark, corpus_from_files  # noqa: E402
+from parastudio.core.tablebuild.spark_session import SparkSettings, spark_session  # noqa: E402
 
 
 def table_sha256(path: Path) -> str:

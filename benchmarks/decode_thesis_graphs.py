@@ -45,11 +45,11 @@ def sample_ids(count: int, every: int, limit: int | None) -> list[int]:
 
 
 def decode(args, shard: int, shards: int) -> dict:
-    from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-    from core.engine.decoders.cat.translate import translate_all
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.tables.paraphrase_table import ParaphraseTable
-    from core.evaldata.translation_stages import MAX_PHRASE_LENGTH
+    from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+    from parastudio.core.engine.decoders.cat.translate import translate_all
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.evaldata.translation_stages import MAX_PHRASE_LENGTH
 
     graph_name, _, sentences_name = names(args.part, args.direct)
     sentences = [line.split() for line in (BUILD / sentences_name).read_text(encoding="utf-8").splitlines()]
@@ -90,9 +90,9 @@ def roundtrip_cases_of(graphs: list[Path], part: str) -> tuple[list[dict], dict]
     """The round trip's cases with these graphs' 1-best as the second pass (as the build makes them from its own):
     each case's sentence is then its graph's 1-best, and its selection aligns exactly. ``graphs`` are the shards,
     each in sentence order: merged a sentence at a time, so the whole graph is never held in memory."""
-    from core.engine.decoders.cat.segmentation import parse_segmentation
-    from core.engine.decoders.cat.translate import translation_of_graph
-    from core.evaldata.roundtrip import RoundTripReport, roundtrip_cases
+    from parastudio.core.engine.decoders.cat.segmentation import parse_segmentation
+    from parastudio.core.engine.decoders.cat.translate import translation_of_graph
+    from parastudio.core.evaldata.roundtrip import RoundTripReport, roundtrip_cases
 
     originals = (BUILD / "corpus" / f"{part}.web").read_text(encoding="utf-8").splitlines()
     refs = (BUILD / "split" / f"{part}.ids").read_text(encoding="utf-8").splitlines()

@@ -27,13 +27,13 @@ Issue 22's kinds are in ``malformed_cases_22.py``.
 from __future__ import annotations
 
 import gzip
+import os
 import random
 import re
 import shutil
 import sqlite3
 import subprocess
 import sys
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -141,7 +141,7 @@ CANDIDATES_CSV = ("item,source,candidate,system\n0,the dog runs,the beast runs,b
 
 
 def _python_core(*argv: str, cwd: Path, core: Path) -> None:
-    subprocess.run([sys.executable, "-m", "core", *argv], cwd=cwd, check=True, capture_output=True,
+    subprocess.run([sys.executable, "-m", "parastudio", *argv], cwd=cwd, check=True, capture_output=True,
                    env={**os.environ, "PYTHONPATH": str(core)})
 
 

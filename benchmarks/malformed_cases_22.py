@@ -26,8 +26,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from malformed_cases import (CANDIDATES, JUDGMENTS, TABLE, Case, CaseBuilder, _on_line_2, _python_core,
-                             _replace_line_2, candidate_line)
+from malformed_cases import (
+    CANDIDATES,
+    JUDGMENTS,
+    TABLE,
+    Case,
+    CaseBuilder,
+    _on_line_2,
+    _python_core,
+    _replace_line_2,
+    candidate_line,
+)
 
 DEEP = 100_000
 ATTACK = "\x1b]0;pwned\x07\x1b[2J\x9b31m\x7f\x08"  # window title, clear screen, C1 CSI, DEL, backspace

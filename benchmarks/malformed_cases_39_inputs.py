@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from malformed_cases import JUDGMENTS, Case, CaseBuilder, _python_core
-from malformed_cases_39 import add, candidate_ids, count_rows, judged_study, _write
+from malformed_cases_39 import _write, add, candidate_ids, count_rows, judged_study
 
 BIDI = re.compile(rb"\xe2\x80[\xaa-\xae\x8e\x8f]|\xe2\x81[\xa6-\xa9]|\xd8\x9c")  # U+202A-E, 200E-F, 2066-9, 061C
 
@@ -330,7 +330,7 @@ def _provenance_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
     shutil.copy(builder.table, outside / "table.txt")
     recorded = run / "recorded.jsonl"
     with open(builder.sentences, "rb") as sentences:
-        subprocess.run([sys.executable, "-m", "core", "generate", "--system", "beam", "--table", str(table), "--lm",
+        subprocess.run([sys.executable, "-m", "parastudio", "generate", "--system", "beam", "--table", str(table), "--lm",
                         str(lm), "--json", "--nbest", "2", "-o", str(recorded)], cwd=run, stdin=sentences, check=True,
                        capture_output=True, env={**os.environ, "PYTHONPATH": str(core)})
     lines = [json.loads(line) for line in recorded.read_text(encoding="utf-8").splitlines()]

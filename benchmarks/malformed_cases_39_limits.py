@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from malformed_cases import ARPA, JUDGMENTS, PHRASE_TABLE, SCORES, TABLE, CaseBuilder
-from malformed_cases_39 import DEMO, add, count_rows, judged_study, _write
+from malformed_cases_39 import DEMO, _write, add, count_rows, judged_study
 
 NBSP = "\u00a0"
 
@@ -116,7 +116,7 @@ def _descriptor_cases(builder: CaseBuilder, base: Path, core: Path) -> None:
     more = _write(base / "more.csv", "item,annotator,criterion,value\n1,ann3,fluency,yes\n2,ann3,fluency,no\n")
     clean_out = base / "clean-generate.jsonl"
     with open(builder.sentences, "rb") as sentences:
-        subprocess.run([sys.executable, "-m", "core", *generate, "-o", str(clean_out)], stdin=sentences, check=True,
+        subprocess.run([sys.executable, "-m", "parastudio", *generate, "-o", str(clean_out)], stdin=sentences, check=True,
                        capture_output=True, cwd=base, env={**os.environ, "PYTHONPATH": str(core)})
     for closed, label in (((1,), "stdout-closed"), ((0,), "stdin-closed"), ((2,), "stderr-closed")):
         own = base / f"{label}-import.sqlite"

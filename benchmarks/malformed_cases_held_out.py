@@ -31,8 +31,17 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from malformed_cases import (CANDIDATES, JUDGMENTS, PHRASE_TABLE, TABLE, Case, CaseBuilder, _on_line_2,
-                             _python_core, candidate_line)
+from malformed_cases import (
+    CANDIDATES,
+    JUDGMENTS,
+    PHRASE_TABLE,
+    TABLE,
+    Case,
+    CaseBuilder,
+    _on_line_2,
+    _python_core,
+    candidate_line,
+)
 
 ATTACK = "\x1b]0;pwned\x07\x1b[2J\x9b31m"
 DEEP = 100_000

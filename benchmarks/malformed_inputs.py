@@ -4,7 +4,7 @@ Every command that reads a file is fed the inputs a careless or unlucky user
 would hand it: the 254 cases of issue 18, rebuilt from its list of causes, and
 the study-store cases it names besides (another program's SQLite file, a
 mistyped study path; then a study of a newer schema, a damaged study file, an
-empty file). Each case runs ``python -m core ...`` in a subprocess
+empty file). Each case runs ``python -m parastudio ...`` in a subprocess
 with a time limit, from this checkout, and is classed as
 
 * ``clear error``: a non-zero exit with ``parastudio ... error: ...`` and no
@@ -167,7 +167,7 @@ def _execute(case: Case, env: dict, timeout: float, helpers: "_Helpers") -> tupl
     preexec = _without_root_overrides if case.honour_permissions else None
     try:
         if not case.on_terminal:
-            process = subprocess.Popen([sys.executable, "-m", "core", *argv], cwd=case.directory, env=env,
+            process = subprocess.Popen([sys.executable, "-m", "parastudio", *argv], cwd=case.directory, env=env,
                                        stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                        pass_fds=pass_fds, preexec_fn=preexec)
             helpers.close_passed(pass_fds)
@@ -180,7 +180,7 @@ def _execute(case: Case, env: dict, timeout: float, helpers: "_Helpers") -> tupl
             return process.returncode, stdout, stderr
         controller, terminal = pty.openpty()
         tty.setraw(terminal)  # no \n -> \r\n: the bytes as the program wrote them
-        process = subprocess.Popen([sys.executable, "-m", "core", *argv], cwd=case.directory, env=env,
+        process = subprocess.Popen([sys.executable, "-m", "parastudio", *argv], cwd=case.directory, env=env,
                                    stdin=stdin, stdout=terminal, stderr=terminal, pass_fds=pass_fds,
                                    preexec_fn=preexec)
         os.close(terminal)

@@ -117,7 +117,7 @@ def _start(case: Case39, argv: list[str], env: dict, stdin_path: Path | None = N
         stdin = open(stdin_path, "rb")  # noqa: SIM115 - closed once the child has it
     elif case.stdin_data is not None:
         stdin = subprocess.PIPE
-    process = subprocess.Popen([sys.executable, "-m", "core", *argv], cwd=case.directory, env=env, stdin=stdin,
+    process = subprocess.Popen([sys.executable, "-m", "parastudio", *argv], cwd=case.directory, env=env, stdin=stdin,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_preexec(case),
                                start_new_session=True)
     if stdin_path is not None:
@@ -386,7 +386,7 @@ if filler > 0:
         handle.write(b"\0" * filler)
 try:
     stdin = open(spec["stdin"], "rb") if spec.get("stdin") else subprocess.DEVNULL
-    done = subprocess.run([sys.executable, "-m", "core", *spec["argv"]], cwd=mount, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "parastudio", *spec["argv"]], cwd=mount, capture_output=True,
                           stdin=stdin, timeout=spec["limit"], env=dict(os.environ))
     result = {"returncode": done.returncode, "stdout": done.stdout.decode("utf-8", "replace"),
               "stderr": done.stderr.decode("utf-8", "replace")}
@@ -417,7 +417,7 @@ def _run_on_full_disk(case: Case39, env: dict, limit: float):
     result = json.loads(done.stdout)
     problems = []
     copied = {name for _, name in spec["copy"]}
-    for name, digest in result["files"].items():
+    for name, _digest in result["files"].items():
         base = name
         for companion in SQLITE_COMPANIONS:
             base = base.removesuffix(companion)

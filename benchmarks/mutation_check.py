@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"- {m.module}:{m.line} {m.operator}: `{m.original}` -> `{m.mutated}`")
     if args.json:
         sys.path.insert(0, str(ROOT))
-        from core.textio import atomic_output
+        from parastudio.core.textio import atomic_output
 
         with atomic_output(args.json) as handle:
             handle.write(json.dumps([asdict(m) for m in chosen], indent=1) + "\n")

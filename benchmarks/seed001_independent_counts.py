@@ -38,7 +38,7 @@ from pathlib import Path
 import Levenshtein
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from core.engine.decoders.cat.function_words import FUNCTION_WORDS  # noqa: E402  (the list only)
+from parastudio.core.engine.decoders.cat.function_words import FUNCTION_WORDS  # noqa: E402  (the list only)
 
 LINE = re.compile(r"^(\d+) hyp=(\d+) stack=(\d+)(?: back=(-?\d+))?(?: score=(\S+))?(?: transition=(\S+))?"
                   r"(?: recombined=(\d+))?(?: forward=(-?\d+))?(?: fscore=(\S+))?(?: covered=(\d+)-(\d+))?"

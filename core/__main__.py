@@ -1,5 +1,5 @@
 import sys
 
-from core.cli import main
+from parastudio.core.cli import main
 
 sys.exit(main())

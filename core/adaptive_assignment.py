@@ -28,13 +28,13 @@ from typing import Sequence
 
 from sqlalchemy import select
 
-from core.person_names import distinct_names
-from core.stats.anytime_comparisons import criterion_comparisons, decision_times
-from core.stats.anytime_sign_test import AnytimeSignTest
-from core.store import operations as ops
-from core.store.database import Database
-from core.store.models import Assignment, Candidate, CandidateSystem, SourceSentence, Study, System
-from core.study_judgments import study_judgment_records
+from parastudio.core.person_names import distinct_names
+from parastudio.core.stats.anytime_comparisons import criterion_comparisons, decision_times
+from parastudio.core.stats.anytime_sign_test import AnytimeSignTest
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.core.store.models import Assignment, Candidate, CandidateSystem, SourceSentence, Study, System
+from parastudio.core.study_judgments import study_judgment_records
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from core import __version__
+from parastudio.core import __version__
 
 SOURCE_ROOT = Path(__file__).resolve().parent.parent
 BUILD_IDENTITY = Path(__file__).resolve().parent / "_build_identity.json"

@@ -30,11 +30,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.progress import Progress, no_progress, scaled
-from core.store import operations as ops
-from core.study_builder import StudyPlan, candidate_row, make_choice_study, make_study
-from core.store.database import open_database
-from core.store.sqlite_file import building_sqlite_file
+from parastudio.core.progress import Progress, no_progress, scaled
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.store.sqlite_file import building_sqlite_file
+from parastudio.core.study_builder import StudyPlan, candidate_row, make_choice_study, make_study
+
 
 @dataclass(frozen=True)
 class DemoFiles:
@@ -194,11 +195,11 @@ def _candidate_rows(demo: DemoFiles, progress: Progress) -> tuple[list[ops.Candi
     if missing:
         raise FileNotFoundError(f"the bundled demo has neither {candidates} nor {' and '.join(map(str, missing))} "
                                 "to generate candidates from")
-    from core.engine.candidates.generation import generate
-    from core.engine.candidates.generation_options import BeamRunOptions
-    from core.engine.candidates.generation_resources import GenerationResources
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.engine.candidates.generation import generate
+    from parastudio.core.engine.candidates.generation_options import BeamRunOptions
+    from parastudio.core.engine.candidates.generation_resources import GenerationResources
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 
     progress(5, 100, "loading the demo table and LM to generate candidates")
     table, lm = ParaphraseTable.load(demo.table), LanguageModel(demo.lm)
@@ -212,7 +213,7 @@ def _candidate_rows(demo: DemoFiles, progress: Progress) -> tuple[list[ops.Candi
 def _choice_tasks(demo: DemoFiles, progress: Progress) -> list[dict]:
     if not (demo.testcases.is_file() and demo.table.is_file()):
         return []
-    from core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 
     progress(70, 100, "loading the demo table's rules for the choice task")
     with open(demo.testcases, encoding="utf-8") as handle:

@@ -20,7 +20,7 @@ import json
 import os
 from pathlib import Path
 
-from core.textio import atomic_output, require_regular_file
+from parastudio.core.textio import atomic_output, require_regular_file
 
 CACHE_ENTRIES = 4096  # the most recent entries kept
 _CHUNK = 1 << 20

@@ -18,12 +18,12 @@ from typing import Sequence
 
 from sqlalchemy import select
 
-from core.errors import InputFormatError
-from core.stats.text_metrics import LOWER_IS_BETTER, TEXT_METRICS, MetricInput, TextMetrics
-from core.store import operations as ops
-from core.store.database import Database
-from core.store.models import Candidate, CandidateSystem, SourceSentence, System
-from core.store.sentence_ids import sentence_id as sentence_number
+from parastudio.core.errors import InputFormatError
+from parastudio.core.stats.text_metrics import LOWER_IS_BETTER, TEXT_METRICS, MetricInput, TextMetrics
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.core.store.models import Candidate, CandidateSystem, SourceSentence, System
+from parastudio.core.store.sentence_ids import sentence_id as sentence_number
 
 
 @dataclass(frozen=True)
@@ -90,8 +90,8 @@ def predictor_probabilities(rows: Sequence[ScoringRow], model_path: str | os.Pat
     a derivation), from the features it was trained on (:mod:`core.tuning.judgment_predictor`: the LM score, the
     derivation's channel score and unit replacements, the true score, the length, the edit rate); and the
     predictor's signature (its criterion and the signature its report recorded)."""
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.model.judgment_model import JudgmentModel, feature_vector
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.model.judgment_model import JudgmentModel, feature_vector
 
     model = JudgmentModel.read(model_path)
     lm = LanguageModel(lm_path)

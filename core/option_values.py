@@ -28,7 +28,7 @@ import types
 import typing
 from contextlib import contextmanager
 
-from core.errors import OptionsError
+from parastudio.core.errors import OptionsError
 
 # Counts past this overflow the compiled searches' 64-bit products (the beam's nbest x nbest_factor); no run needs
 # more stack, n-best entries or episodes than 2**31 - 1.

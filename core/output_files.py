@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import OutputFileError
+from parastudio.core.errors import OutputFileError
 
 # What each kind of target is: "file" (temporary beside ``path``, renamed over it), "stream" (a device or FIFO
 # at ``path``, written in place), "descriptor" (an open descriptor of this process), "stdout" (sys.stdout).

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from core.errors import BadNameError
+from parastudio.core.errors import BadNameError
 
 # Unicode's format characters (Cf: zero-width space, joiners, soft hyphen, bidi controls and marks, ...),
 # controls (Cc), line and paragraph separators, unassigned and private-use code points.

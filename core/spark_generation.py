@@ -21,11 +21,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from core.engine.candidates.candidate import Candidate
-from core.engine.candidates.generation import SentenceGenerator, candidate_params
-from core.engine.candidates.generation_options import RunOptions, options_from_json
-from core.engine.candidates.generation_resources import GenerationResources, load_resources
-from core.errors import OptionsError
+from parastudio.core.engine.candidates.candidate import Candidate
+from parastudio.core.engine.candidates.generation import SentenceGenerator, candidate_params
+from parastudio.core.engine.candidates.generation_options import RunOptions, options_from_json
+from parastudio.core.engine.candidates.generation_resources import GenerationResources, load_resources
+from parastudio.core.errors import OptionsError
 
 # Sentences per task at most: small enough that the executors share the work, large enough that a
 # task's scheduling (milliseconds) is small beside the sentences' search (tens of milliseconds each).
@@ -142,7 +142,7 @@ def spark_batches(settings, spec: EngineSpec, sentences: Sequence[Sequence[str]]
     :class:`core.tablebuild.spark_session.SparkSettings` with a master, local[N] or spark://HOST:PORT), stopped
     when the iteration ends; ``note`` is told where the run went (outside the candidates, whose bytes it
     must not change)."""
-    from core.tablebuild.spark_session import session_summary, spark_session
+    from parastudio.core.tablebuild.spark_session import session_summary, spark_session
 
     session = spark_session(settings, app_name="parastudio-generate")
     try:

@@ -15,8 +15,8 @@ import os
 import re
 from typing import Any
 
-from core.errors import InputFormatError
-from core.textio import open_text_maybe_gzip
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import open_text_maybe_gzip
 
 NESTING_SHOWN = 500  # no file of ours nests beyond a handful of levels; Python stops near 1,000
 _TOML_LINE = re.compile(r"\(at line (\d+)")

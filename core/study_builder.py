@@ -15,14 +15,13 @@ from itertools import islice
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.candidates.generation_options import DEFAULT_TIME_CAP
-from core.person_names import distinct_names
-from core.progress import Progress, no_progress, scaled
-from core.store import operations as ops
-from core.store.database import Database
-from core.tablebuild.patterns.scoring import PAPER_LAMBDAS, PAPER_MLE_THRESHOLD, PAPER_THRESHOLD
-from core.textio import read_lines
-
+from parastudio.core.engine.candidates.generation_options import DEFAULT_TIME_CAP
+from parastudio.core.person_names import distinct_names
+from parastudio.core.progress import Progress, no_progress, scaled
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.core.tablebuild.patterns.scoring import PAPER_LAMBDAS, PAPER_MLE_THRESHOLD, PAPER_THRESHOLD
+from parastudio.core.textio import read_lines
 
 
 @dataclass
@@ -94,11 +93,11 @@ def make_choice_study(db: Database, plan: StudyPlan, tasks: list[dict], origin: 
 
 def study_from_engine(report: Progress, db: Database, plan: StudyPlan, engine: EngineChoice) -> int:
     """Generate candidates with each chosen system and make a study of them; returns the study id."""
-    from core.engine.candidates.generation import generate
-    from core.engine.candidates.generation_options import options_for
-    from core.engine.candidates.generation_resources import GenerationResources
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.engine.candidates.generation import generate
+    from parastudio.core.engine.candidates.generation_options import options_for
+    from parastudio.core.engine.candidates.generation_resources import GenerationResources
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 
     if not engine.systems:
         raise ValueError("choose at least one system")
@@ -167,7 +166,7 @@ _TYPE_DESCRIPTIONS = {
 
 def pattern_criteria() -> list[ops.CriterionSpec]:
     """Correct or not (seed 002 §3.4's definition), then the type of a pair (§4.4, Table 3): both show e1."""
-    from core.vocabulary import NO, PATTERN_CORRECT, PATTERN_TYPE, PATTERN_TYPES, YES
+    from parastudio.core.vocabulary import NO, PATTERN_CORRECT, PATTERN_TYPE, PATTERN_TYPES, YES
 
     correct = ops.CriterionSpec(
         PATTERN_CORRECT, "Can the two patterns generate paraphrase fragments by filling the corresponding slots "
@@ -182,7 +181,7 @@ def pattern_criteria() -> list[ops.CriterionSpec]:
     return [correct, kind]
 
 
-@dataclass
+@dataclass(frozen=True)
 class PatternModels:
     """The two models a pattern study compares, as λ and T over one table's per-pivot features.
 
@@ -207,9 +206,9 @@ def study_from_pattern_table(report: Progress, db: Database, plan: StudyPlan, ta
     import math
     import random
 
-    from core.tablebuild.patterns.scoring import MLE_LAMBDAS, extracted, log_score
-    from core.tablebuild.patterns.table_file import read_table
-    from core.vocabulary import PATTERN_MODELS
+    from parastudio.core.tablebuild.patterns.scoring import MLE_LAMBDAS, extracted, log_score
+    from parastudio.core.tablebuild.patterns.table_file import read_table
+    from parastudio.core.vocabulary import PATTERN_MODELS
 
     plan_annotators(plan)
     report(2, 100, f"reading {Path(table).name}")

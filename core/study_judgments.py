@@ -14,17 +14,17 @@ import stat
 
 from sqlalchemy import select
 
-from core.stats.judgment_records import JudgmentRecords
-from core.stats.direct_assessment import DAScore, JudgeReliability, judge_reliability, scores_of_records
-from core.stats.preference import PreferenceJudgment
-from core.stats.report_anytime import EarlyStopping
-from core.store import operations as ops
-from core.store.criteria import SCORE_SCALES, scale_labels
-from core.store.database import Database
-from core.store.models import Criterion, EventLog
-from core.store.preference_pairs import ties_by_construction
-from core.store.quality import da_control_pairs
-from core.vocabulary import PREFER_TIE
+from parastudio.core.stats.direct_assessment import DAScore, JudgeReliability, judge_reliability, scores_of_records
+from parastudio.core.stats.judgment_records import JudgmentRecords
+from parastudio.core.stats.preference import PreferenceJudgment
+from parastudio.core.stats.report_anytime import EarlyStopping
+from parastudio.core.store import operations as ops
+from parastudio.core.store.criteria import SCORE_SCALES, scale_labels
+from parastudio.core.store.database import Database
+from parastudio.core.store.models import Criterion, EventLog
+from parastudio.core.store.preference_pairs import ties_by_construction
+from parastudio.core.store.quality import da_control_pairs
+from parastudio.core.vocabulary import PREFER_TIE
 
 
 def criterion_scales(db: Database, study_id: int) -> dict[str, tuple[str, ...]]:
@@ -94,7 +94,7 @@ def pattern_pairs_extracted(db: Database, study_id: int) -> dict[str, int] | Non
 def names_a_study(path: str) -> bool:
     """Whether ``path`` names a study rather than a judgments CSV: a SQLite study file, a database server's URL, or
     a member's connection file (issue 38)."""
-    from core.store.connection_file import is_connection_file
+    from parastudio.core.store.connection_file import is_connection_file
 
     return "://" in str(path) or is_connection_file(path) or is_sqlite_file(path)
 

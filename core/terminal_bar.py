@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import sys
 
-from core.terminal_text import unescaped
+from parastudio.core.terminal_text import unescaped
 
 
 @functools.cache

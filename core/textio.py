@@ -39,14 +39,20 @@ import zlib
 from pathlib import Path
 from typing import IO, Iterator
 
-from core.csv_cells import restore
-from core.errors import InputFileError, InputFormatError, OutputFileError
-from core.out_of_space import OUT_OF_SPACE, out_of_space
-from core.output_files import DESCRIPTOR, FILE, STDOUT, OutputTarget, resolve_output, take_mode
-from core.stale_temporaries import remove_stale_temporaries, temporary_prefix, temporary_sibling
-from core.whole_writes import WholeWrites, is_unbuffered
+from parastudio.core.csv_cells import restore
+from parastudio.core.errors import InputFileError, InputFormatError, OutputFileError
+from parastudio.core.out_of_space import OUT_OF_SPACE, out_of_space
+from parastudio.core.output_files import DESCRIPTOR, FILE, STDOUT, OutputTarget, resolve_output, take_mode
+
 # Re-exported: the writers of work folders (pivot's, Spark's) name theirs the same way.
-from core.stale_temporaries import owner_is_gone, owner_tag  # noqa: F401
+from parastudio.core.stale_temporaries import (  # noqa: F401
+    owner_is_gone,
+    owner_tag,
+    remove_stale_temporaries,
+    temporary_prefix,
+    temporary_sibling,
+)
+from parastudio.core.whole_writes import WholeWrites, is_unbuffered
 
 
 @contextlib.contextmanager

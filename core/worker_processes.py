@@ -21,7 +21,7 @@ import pickle
 import traceback
 from typing import Callable, Iterable, Iterator, TypeVar
 
-from core.interruption import worker_ignores_interrupts
+from parastudio.core.interruption import worker_ignores_interrupts
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")

@@ -16,17 +16,17 @@ import html
 
 from PySide6.QtCore import Qt, QThreadPool, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QPushButton, QTableView, QAbstractItemView, QVBoxLayout)
+from PySide6.QtWidgets import QAbstractItemView, QDialog, QHBoxLayout, QLabel, QPushButton, QTableView, QVBoxLayout
 
-from core.engine.text.changed_words import changed_tokens
-from core.store import operations as ops
-from core.store.database import Database
-from core.demo import demo_files
-from core.judging.view import key_for_level, replacement_marks, study_display
-from core.judging.keys import KEY_BY_ACTION, PREFERENCE_KEYS, KeyBinding
-from desktop.changed_spans import highlighted_display_html, highlighted_html
-from desktop.rows_model import RowsTableModel
-from desktop.workers import Worker
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.text.changed_words import changed_tokens
+from parastudio.core.judging.keys import KEY_BY_ACTION, PREFERENCE_KEYS, KeyBinding
+from parastudio.core.judging.view import key_for_level, replacement_marks, study_display
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.desktop.changed_spans import highlighted_display_html, highlighted_html
+from parastudio.desktop.rows_model import RowsTableModel
+from parastudio.desktop.workers import Worker
 
 KEYS = (
     KeyBinding(("Left",), "previous", "◀ Previous"),

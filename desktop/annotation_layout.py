@@ -20,12 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.da_view import DAView
-from desktop.esa_view import ESAView
-from core.judging import keys as judging_keys
-from desktop.preference_view import PreferenceView
-from desktop.progress_bars import ProgressBars
-from desktop.widget_parts import text_box
+from parastudio.core.judging import keys as judging_keys
+from parastudio.desktop.da_view import DAView
+from parastudio.desktop.esa_view import ESAView
+from parastudio.desktop.preference_view import PreferenceView
+from parastudio.desktop.progress_bars import ProgressBars
+from parastudio.desktop.widget_parts import text_box
 
 
 class AnnotationLayout:

@@ -39,22 +39,22 @@ from datetime import datetime, timezone
 from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
-from core.store import operations as ops
-from core.demo import demo_files
-from core.store.database import Database
-from core.judging.desk import JudgingDesk, OpenedDesk, Outcome, open_desk
-from core.judging.view import JudgingView, choice_text
-from core.judging.keys import KEY_BY_ACTION, help_line
-from desktop.judging_clock import JudgingClock
-from desktop.judgment_writer import JudgmentWriter
-from desktop.widget_parts import pressed_key
-from desktop.annotation_layout import AnnotationLayout
-from desktop.changed_spans import sentence_html
-from desktop.choice_accept import ChoiceAccept
-from desktop.da_view import da_help
-from desktop.esa_view import esa_help
-from desktop.preference_view import preference_help
-from desktop.workers import Worker
+from parastudio.core.demo import demo_files
+from parastudio.core.judging.desk import JudgingDesk, OpenedDesk, Outcome, open_desk
+from parastudio.core.judging.keys import KEY_BY_ACTION, help_line
+from parastudio.core.judging.view import JudgingView, choice_text
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.desktop.annotation_layout import AnnotationLayout
+from parastudio.desktop.changed_spans import sentence_html
+from parastudio.desktop.choice_accept import ChoiceAccept
+from parastudio.desktop.da_view import da_help
+from parastudio.desktop.esa_view import esa_help
+from parastudio.desktop.judging_clock import JudgingClock
+from parastudio.desktop.judgment_writer import JudgmentWriter
+from parastudio.desktop.preference_view import preference_help
+from parastudio.desktop.widget_parts import pressed_key
+from parastudio.desktop.workers import Worker
 
 
 class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):

@@ -7,8 +7,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from core.demo import demo_files
-from desktop.study_opening import open_study_database
+from parastudio.core.demo import demo_files
+from parastudio.desktop.study_opening import open_study_database
 
 # One per tab, in the order of desktop.main_window.SCREENS.
 SCREEN_FILES = ("annotate", "choice-task", "studies", "quality-control", "dashboard", "scorer", "inspect", "tune",
@@ -30,7 +30,7 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
     demo = demo_files()
 
     def open_window(path: str, db=None, session_role: str = "researcher", enforced: bool = False, name=None):
-        from desktop.main_window import MainWindow
+        from parastudio.desktop.main_window import MainWindow
 
         window = MainWindow(path, annotator=name or annotator, table=table or str(demo.table),
                             lm=lm or str(demo.lm), db=db, role=session_role, enforced=enforced)
@@ -42,7 +42,7 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
         app._main_window = window  # keep it alive
         return window
 
-    from core.store.operations import is_connection_file
+    from parastudio.core.store.operations import is_connection_file
 
     if is_connection_file(study):  # a member's own login: who they are is the server's word, never asked
         return open_member_window(study, open_window, app)
@@ -52,7 +52,7 @@ def run_app(table: str | None = None, lm: str | None = None, screenshot: str | N
         return role or ("researcher" if screenshot or screenshots else ask_role())
 
     if study is None:
-        from core.demo import demo_study_path
+        from parastudio.core.demo import demo_study_path
 
         chosen = declared_role()
         if chosen is None:
@@ -101,7 +101,7 @@ def stop_on_unexpected_error(app, kind, error, trace) -> None:
     the bundle hung until killed). Instead: said on stderr (the traceback, then one line), in a dialog when there
     is a display, every window closed (each saves what it holds: the judgment writer drains first) and the event
     loop ended with status 1 (130 for Ctrl+C, 143 for SIGTERM, said in one line)."""
-    from core.interruption import Terminated
+    from parastudio.core.interruption import Terminated
 
     if issubclass(kind, KeyboardInterrupt):
         status = 143 if issubclass(kind, Terminated) else 130
@@ -154,9 +154,9 @@ def open_member_window(path: str, open_window, app) -> int:
     researcher's when the file holds the owner's login."""
     from PySide6.QtWidgets import QMessageBox
 
-    from core.errors import InputFileError, InputFormatError, StudyUnavailableError
-    from core.store.operations import read_connection_file
-    from core.store.database import open_database
+    from parastudio.core.errors import InputFileError, InputFormatError, StudyUnavailableError
+    from parastudio.core.store.database import open_database
+    from parastudio.core.store.operations import read_connection_file
 
     try:
         connection = read_connection_file(path)
@@ -173,7 +173,7 @@ def open_server_window(path: str, db, study: str | None, open_window, app) -> in
     else the researcher's."""
     from PySide6.QtWidgets import QMessageBox
 
-    from core.store import operations as ops
+    from parastudio.core.store import operations as ops
 
     membership = ops.connection_membership(db)
     try:
@@ -199,8 +199,8 @@ def build_demo_then(app, then) -> bool:
     from PySide6.QtCore import QThreadPool
     from PySide6.QtWidgets import QMessageBox, QProgressDialog
 
-    from core.demo import open_demo_study
-    from desktop.workers import Worker
+    from parastudio.core.demo import open_demo_study
+    from parastudio.desktop.workers import Worker
 
     if not demo_files().test_sentences.is_file():
         QMessageBox.critical(None, "Paraphrase Studio", f"The bundled demo is missing ({demo_files().directory}).\n\n"

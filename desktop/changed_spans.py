@@ -6,8 +6,7 @@ from __future__ import annotations
 import html
 from typing import Sequence
 
-from core.vocabulary import is_slot
-
+from parastudio.core.vocabulary import is_slot
 
 HIGHLIGHT_STYLE = "background-color:#ffe08a; color:#000000; font-weight:bold"
 # A slot of a paraphrase pattern: the same number in both patterns is filled with the same words.

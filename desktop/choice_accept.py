@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import html
 
-from core.judging.view import choice_text, shown_sentence
-from desktop.changed_spans import sentence_html
+from parastudio.core.judging.view import choice_text, shown_sentence
+from parastudio.desktop.changed_spans import sentence_html
 
 
 class ChoiceAccept:

@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from desktop.app import run_app
+    from parastudio.desktop.app import run_app
 
     return run_app(table=args.table, lm=args.lm, screenshot=args.screenshot, study=args.study,
                    annotator=args.annotator, screenshots=args.screenshots, create=args.create, role=args.role)

@@ -12,9 +12,9 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
 
-from core.judging.view import JudgingView
-from core.vocabulary import DA_HIGHEST, DA_LOWEST
-from desktop.widget_parts import enlarge, text_box
+from parastudio.core.judging.view import JudgingView
+from parastudio.core.vocabulary import DA_HIGHEST, DA_LOWEST
+from parastudio.desktop.widget_parts import enlarge, text_box
 
 
 def da_help() -> str:

@@ -25,17 +25,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.progress import Progress, no_progress
-from core.study_judgments import early_stopping, pattern_pairs_extracted, sampling_note, study_da_scores, \
-    study_judgment_records, study_preferences
-from core.stats.report_render import format_cell, render_table, render_table_plot
-from core.store import operations as ops
-from core.textio import atomic_output
-from core.stats.report_tables import Report, build_report
-from core.store.database import Database
-from desktop import file_dialogs
-from desktop.rows_model import RowsTableModel
-from desktop.workers import Worker
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.stats.report_render import format_cell, render_table, render_table_plot
+from parastudio.core.stats.report_tables import Report, build_report
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.core.study_judgments import (
+    early_stopping,
+    pattern_pairs_extracted,
+    sampling_note,
+    study_da_scores,
+    study_judgment_records,
+    study_preferences,
+)
+from parastudio.core.textio import atomic_output
+from parastudio.desktop import file_dialogs
+from parastudio.desktop.rows_model import RowsTableModel
+from parastudio.desktop.workers import Worker
 
 POLL_MS = 4000
 

@@ -17,9 +17,9 @@ import html
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from core.judging.view import JudgingView
-from core.store.operations import SpanMarking
-from desktop.widget_parts import enlarge, text_box
+from parastudio.core.judging.view import JudgingView
+from parastudio.core.store.operations import SpanMarking
+from parastudio.desktop.widget_parts import enlarge, text_box
 
 _MARK_STYLE = {"minor": "background:#ffe0a0", "major": "background:#f4a0a0"}
 _MARK_KEYS = {"M": "minor", "J": "major"}

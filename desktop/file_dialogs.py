@@ -26,7 +26,7 @@ from PySide6.QtCore import QFileInfo
 from PySide6.QtGui import QAbstractFileIconProvider, QIcon
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QStyle, QWidget
 
-from core.store.wal_file import held_study_files
+from parastudio.core.store.wal_file import held_study_files
 
 
 class NameOnlyIconProvider(QAbstractFileIconProvider):

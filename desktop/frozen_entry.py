@@ -19,9 +19,9 @@ def smoke_test() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
-    from core.demo import open_demo_study
-    from desktop.app import run_event_loop
-    from desktop.main_window import MainWindow
+    from parastudio.core.demo import open_demo_study
+    from parastudio.desktop.app import run_event_loop
+    from parastudio.desktop.main_window import MainWindow
 
     app = QApplication(sys.argv[:1])
     app.setOrganizationName("Paraphrase Studio")
@@ -47,7 +47,7 @@ def judge_first_item_by_key(window, done) -> None:
     from PySide6.QtCore import Qt, QTimer
     from PySide6.QtTest import QTest
 
-    from core.store import operations as ops
+    from parastudio.core.store import operations as ops
 
     screen = window.annotate.screen
 
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--smoke-test"]:
         return smoke_test()
-    from desktop.cli import register, run
+    from parastudio.desktop.cli import register, run
 
     parser = argparse.ArgumentParser(prog="paraphrase-studio")
     register(parser.add_subparsers(dest="command"))

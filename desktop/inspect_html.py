@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import html
 
-from core.engine.text.changed_words import changed_tokens
-from core.inspection.candidate_rows import CandidateRow
-from core.inspection.sentence_systems import systems_on_sentence
-from desktop.changed_spans import highlighted_display_html, highlighted_html
-from desktop.inspect_rows_model import COLOURS
+from parastudio.core.engine.text.changed_words import changed_tokens
+from parastudio.core.inspection.candidate_rows import CandidateRow
+from parastudio.core.inspection.sentence_systems import systems_on_sentence
+from parastudio.desktop.changed_spans import highlighted_display_html, highlighted_html
+from parastudio.desktop.inspect_rows_model import COLOURS
 
 
 def sentence_systems_html(selected: CandidateRow, same_sentence: list[CandidateRow]) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from core.inspection.candidate_rows import CandidateRow, filter_rows
-from core.stats.verdicts import ACCEPTED, ADJUDICATED, DISAGREED, REJECTED
-from desktop.row_views import ListRowsModel
+from parastudio.core.inspection.candidate_rows import CandidateRow, filter_rows
+from parastudio.core.stats.verdicts import ACCEPTED, ADJUDICATED, DISAGREED, REJECTED
+from parastudio.desktop.row_views import ListRowsModel
 
 COLOURS = {ACCEPTED: "#d9f2d9", REJECTED: "#f7d4d4", DISAGREED: "#fbe7c2", ADJUDICATED: "#d6e4f5"}
 COLUMNS = ("verdict", "systems", "length", "rules", "model score", "true score", "search error", "adjudication",

@@ -45,21 +45,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.demo import demo_files
-from core.inspection.candidate_rows import CandidateRow, candidate_rows
-from core.inspection.details import candidate_details, pivot_phrases
-from core.inspection.plots import plot_rejection_rates, plot_score_histograms
-from core.inspection.rule_blame import rule_blame, rule_blame_from_spans, write_prune_list
-from core.stats.verdicts import REJECTED, VERDICTS
-from core.judging.view import study_display
-from core.store import operations as ops
-from core.store.database import Database
-from desktop import file_dialogs
-from desktop.inspect_html import details_html, sentence_systems_html
-from desktop.inspect_rows_model import ANY, COLUMNS, CandidateRowsModel
-from desktop.row_views import rows_view
-from desktop.rows_model import RowsTableModel
-from desktop.workers import Worker
+from parastudio.core.demo import demo_files
+from parastudio.core.inspection.candidate_rows import CandidateRow, candidate_rows
+from parastudio.core.inspection.details import candidate_details, pivot_phrases
+from parastudio.core.inspection.plots import plot_rejection_rates, plot_score_histograms
+from parastudio.core.inspection.rule_blame import rule_blame, rule_blame_from_spans, write_prune_list
+from parastudio.core.judging.view import study_display
+from parastudio.core.stats.verdicts import REJECTED, VERDICTS
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.desktop import file_dialogs
+from parastudio.desktop.inspect_html import details_html, sentence_systems_html
+from parastudio.desktop.inspect_rows_model import ANY, COLUMNS, CandidateRowsModel
+from parastudio.desktop.row_views import rows_view
+from parastudio.desktop.rows_model import RowsTableModel
+from parastudio.desktop.workers import Worker
+
 
 class InspectScreen(QWidget):
     open_in_scorer = Signal(str, str)  # source, candidate
@@ -234,7 +235,7 @@ class InspectScreen(QWidget):
         if not (Path(table_path).is_file() and Path(lm_path).is_file()):
             self.engine_state = "none"
             return
-        from desktop.scorer_window import load_engine
+        from parastudio.desktop.scorer_window import load_engine
 
         self.engine_state = "loading"
         worker = Worker(load_engine, table_path, lm_path)
@@ -362,7 +363,7 @@ class InspectScreen(QWidget):
                                                       "Moses phrase tables (*.gz *.txt *.pstable);;All files (*)")
         if not path:
             return
-        from core.engine.tables.paraphrase_table import ParaphraseTable
+        from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 
         worker = Worker(lambda report: ParaphraseTable.load(path))
         worker.signals.finished.connect(lambda table: self._bilingual_loaded(table, path))

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from core.store import operations as ops
-from core.store.database import Database
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
 
 EXAMPLE_COLUMNS = ("criterion", "good or bad", "source", "candidate", "why")
 

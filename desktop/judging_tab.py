@@ -8,11 +8,11 @@ import html
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QMessageBox, QVBoxLayout, QWidget
 
-from core.person_names import clean_name, name_problem
-from core.store import operations as ops
-from core.store.database import Database
-from desktop.annotation_screen import AnnotationScreen
-from desktop.judgment_writer import JudgmentWriter
+from parastudio.core.person_names import clean_name, name_problem
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.desktop.annotation_screen import AnnotationScreen
+from parastudio.desktop.judgment_writer import JudgmentWriter
 
 
 class JudgingTab(QWidget):

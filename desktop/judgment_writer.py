@@ -37,10 +37,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from core.store import operations as ops
-from core.store.operations import AnswerOutbox, Outgoing, is_connection_lost, send_once
-from core.store.database import Database
-from core.store.wal_file import reopen_if_wal_replaced
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.core.store.operations import AnswerOutbox, Outgoing, is_connection_lost, send_once
+from parastudio.core.store.wal_file import reopen_if_wal_replaced
 
 WAL_REPLACED = ("Another program replaced the study's log file (the one this app was writing): the study was "
                 "opened again")

@@ -27,22 +27,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.demo import demo_files, user_data_dir
-from core.store import operations as ops
-from core.store.operations import AnswerOutbox
-from core.store.database import Database, open_database
-from desktop.dashboard_screen import DashboardScreen
-from desktop.inspect_screen import InspectScreen
-from desktop import file_dialogs
-from desktop.judging_tab import Identity, JudgingTab, all_annotator_names, ask_annotator
-from desktop.judgment_writer import JudgmentWriter
-from desktop.quality_screen import QualityScreen
-from desktop.studies_screen import StudiesScreen
-from desktop.suggestion_inspect_screen import SuggestionInspectScreen
-from desktop.study_opening import open_study_database
-from desktop.translator_screen import TranslatorScreen
-from desktop.tune_screen import TuneScreen
-from desktop.window_fit import fit_to_screen
+from parastudio.core.demo import demo_files, user_data_dir
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database, open_database
+from parastudio.core.store.operations import AnswerOutbox
+from parastudio.desktop import file_dialogs
+from parastudio.desktop.dashboard_screen import DashboardScreen
+from parastudio.desktop.inspect_screen import InspectScreen
+from parastudio.desktop.judging_tab import Identity, JudgingTab, all_annotator_names, ask_annotator
+from parastudio.desktop.judgment_writer import JudgmentWriter
+from parastudio.desktop.quality_screen import QualityScreen
+from parastudio.desktop.studies_screen import StudiesScreen
+from parastudio.desktop.study_opening import open_study_database
+from parastudio.desktop.suggestion_inspect_screen import SuggestionInspectScreen
+from parastudio.desktop.translator_screen import TranslatorScreen
+from parastudio.desktop.tune_screen import TuneScreen
+from parastudio.desktop.window_fit import fit_to_screen
 
 SCREENS = ("Annotate", "Choice task", "Studies", "Quality control", "Dashboard", "Scorer", "Inspect", "Tune",
            "Suggestions", "Translator")
@@ -246,7 +246,7 @@ class MainWindow(QMainWindow):
     def adjudicate(self) -> None:
         """The disagreements of the study chosen on Annotate, decided by whoever judges in this window when the
         researcher named them adjudicator; anyone else (a judge) is refused before any label is read."""
-        from desktop.adjudication_screen import AdjudicationDialog
+        from parastudio.desktop.adjudication_screen import AdjudicationDialog
 
         if self.role == "judge":
             self.statusBar().showMessage("a judge's session does not adjudicate: judges never see each other's labels")
@@ -269,7 +269,7 @@ class MainWindow(QMainWindow):
 
     # instructions ---------------------------------------------------------------------------
     def show_instructions(self, study_id: int | None = None) -> None:
-        from desktop.instructions import InstructionsDialog
+        from parastudio.desktop.instructions import InstructionsDialog
 
         tab = self.tabs.currentWidget()
         study_id = study_id or (tab.current_study() if isinstance(tab, JudgingTab) else
@@ -390,7 +390,7 @@ class MainWindow(QMainWindow):
         self.scorer.candidate_edit.setText(candidate)
 
     def _start_scorer(self) -> None:
-        from desktop.scorer_window import ScorerWindow
+        from parastudio.desktop.scorer_window import ScorerWindow
 
         # A QMainWindow can live inside a tab as a plain widget.
         self.scorer = ScorerWindow(self.table_path, self.lm_path)

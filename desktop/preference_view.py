@@ -12,9 +12,11 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from core.judging.keys import PREFERENCE_KEYS, keys_text as _keys_text
-from core.judging.view import JudgingView
-from desktop.widget_parts import text_box
+from parastudio.core.judging.keys import PREFERENCE_KEYS
+from parastudio.core.judging.keys import keys_text as _keys_text
+from parastudio.core.judging.view import JudgingView
+from parastudio.desktop.widget_parts import text_box
+
 
 def preference_help() -> str:
     """The key line shown under a preference item."""

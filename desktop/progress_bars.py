@@ -10,9 +10,9 @@ from __future__ import annotations
 from PySide6.QtCore import QThreadPool, QTimer
 from PySide6.QtWidgets import QProgressBar, QVBoxLayout, QWidget
 
-from core.store.database import Database
-from core.store import operations as ops
-from desktop.workers import Worker
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.desktop.workers import Worker
 
 
 class ProgressBars(QWidget):

@@ -16,11 +16,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.store import operations as ops
-from core.store.database import Database
-from core.study_judgments import da_reliability
-from desktop.rows_model import RowsTableModel
-from desktop.workers import Worker
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.core.study_judgments import da_reliability
+from parastudio.desktop.rows_model import RowsTableModel
+from parastudio.desktop.workers import Worker
 
 HEADERS = ("annotator", "repeat pairs", "consistency", "controls judged", "controls judged bad", "result", "why")
 

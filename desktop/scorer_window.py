@@ -31,19 +31,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.engine.model.derivation import apply_matches, changed_segments
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Match
-from core.engine.model.scoring import mcpg_reward
-from core.engine.model.truescore import TrueScorer
-from desktop.table_models import DerivationTableModel, MatchTableModel
-from desktop.workers import Worker
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.derivation import apply_matches, changed_segments
+from parastudio.core.engine.model.scoring import mcpg_reward
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Match
+from parastudio.desktop.table_models import DerivationTableModel, MatchTableModel
+from parastudio.desktop.workers import Worker
 
 
 def prepare_tokens(text: str) -> list[str]:
     """Tokenize and case typed text the way the bundled data was prepared."""
-    from core.engine.text.tokenization import tokenize
+    from parastudio.core.engine.text.tokenization import tokenize
 
     return tokenize(text, "en").split()
 

@@ -28,16 +28,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.demo import demo_files
-from core.engine.candidates.generation import SYSTEMS
-from core.engine.candidates.generation_options import DEFAULT_TIME_CAP
-from core.store import operations as ops
-from core.store.database import Database
-from desktop import file_dialogs
-from desktop.rows_model import RowsTableModel
-from core.study_builder import EngineChoice, PatternModels, StudyPlan, default_study_name, parse_names, \
-    study_from_engine, study_from_file, study_from_pattern_table
-from desktop.workers import Worker
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.candidates.generation import SYSTEMS
+from parastudio.core.engine.candidates.generation_options import DEFAULT_TIME_CAP
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.core.study_builder import (
+    EngineChoice,
+    PatternModels,
+    StudyPlan,
+    default_study_name,
+    parse_names,
+    study_from_engine,
+    study_from_file,
+    study_from_pattern_table,
+)
+from parastudio.desktop import file_dialogs
+from parastudio.desktop.rows_model import RowsTableModel
+from parastudio.desktop.workers import Worker
 
 # Most useful first: on a narrow screen the columns cut off behind the scroll bar are the least read.
 HEADERS = ("study", "done", "judged", "assigned", "criteria", "candidates", "choice tasks", "annotators",
@@ -219,7 +227,7 @@ class StudiesScreen(QWidget):
             self.studies_changed.emit()
 
     def edit_instructions(self) -> None:
-        from desktop.instructions import InstructionsEditor
+        from parastudio.desktop.instructions import InstructionsEditor
 
         study = self.selected_study()
         if study is not None:

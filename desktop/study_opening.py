@@ -11,8 +11,8 @@ def open_study_database(path: str, *, create: bool = False, parent=None):
     only when the person agrees: older versions of the app cannot open it afterwards."""
     from PySide6.QtWidgets import QMessageBox
 
-    from core.errors import InputFileError
-    from core.store.database import StudyNeedsUpgradeError, open_database
+    from parastudio.core.errors import InputFileError
+    from parastudio.core.store.database import StudyNeedsUpgradeError, open_database
 
     try:
         try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import html
 
-from core.inspection.suggestion_cases import CaseRow
-from desktop.changed_spans import highlighted_html
+from parastudio.core.inspection.suggestion_cases import CaseRow
+from parastudio.desktop.changed_spans import highlighted_html
 
 GREEN, RED = "#d9f2d9", "#f7d4d4"
 

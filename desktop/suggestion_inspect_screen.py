@@ -23,23 +23,45 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QHBoxLayout, QInputDialog, QLabel, QProgressBar, QPushButton, QSpinBox,
-    QSplitter, QTabWidget, QTextBrowser, QVBoxLayout, QWidget,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
 )
 
-from core.engine.decoders.cat.approaches import APPROACHES
-from core.engine.decoders.cat.graph_store import open_graph
-from core.inspection.plots import plot_success_by_length
-from core.inspection.suggestion_cases import (
-    CASE_SETS, COLUMNS, CaseRow, approaches_of, case_major, column_value, evaluate_rows, fate_counts, filter_case_rows,
-    load_case_set, rows_of_case, sort_case_rows, success_by_length,
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+from parastudio.core.engine.decoders.cat.graph_store import open_graph
+from parastudio.core.inspection.plots import plot_success_by_length
+from parastudio.core.inspection.suggestion_cases import (
+    CASE_SETS,
+    COLUMNS,
+    CaseRow,
+    approaches_of,
+    case_major,
+    column_value,
+    evaluate_rows,
+    fate_counts,
+    filter_case_rows,
+    load_case_set,
+    rows_of_case,
+    sort_case_rows,
+    success_by_length,
 )
-from core.inspection.suggestion_study import DEFAULT_STUDY, judge_names, send_case, study_exists
-from core.store.database import Database
-from desktop import file_dialogs
-from desktop.row_views import ListRowsModel, rows_view
-from desktop.suggestion_case_html import GREEN, RED, details_html, side_by_side_html
-from desktop.workers import Worker
+from parastudio.core.inspection.suggestion_study import DEFAULT_STUDY, judge_names, send_case, study_exists
+from parastudio.core.store.database import Database
+from parastudio.desktop import file_dialogs
+from parastudio.desktop.row_views import ListRowsModel, rows_view
+from parastudio.desktop.suggestion_case_html import GREEN, RED, details_html, side_by_side_html
+from parastudio.desktop.workers import Worker
 
 ANY, NONE = "(any)", "(none)"
 SUCCESS_CHOICES = (ANY, "found", "not found")
@@ -275,8 +297,8 @@ class SuggestionInspectScreen(QWidget):
             case_set = load_case_set(which, graph)
             model = lm
             if model is None:
-                from core.demo import demo_files
-                from core.engine.lm.language_model import LanguageModel
+                from parastudio.core.demo import demo_files
+                from parastudio.core.engine.lm.language_model import LanguageModel
 
                 report(0, 1, "loading the language model")
                 model = LanguageModel(lm_path or demo_files().lm)

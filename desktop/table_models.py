@@ -6,8 +6,8 @@ from typing import Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
-from core.engine.model.derivation import Segment
-from core.engine.tables.rules import Match
+from parastudio.core.engine.model.derivation import Segment
+from parastudio.core.engine.tables.rules import Match
 
 
 class MatchTableModel(QAbstractTableModel):

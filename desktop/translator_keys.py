@@ -11,7 +11,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit
 
-from desktop.widget_parts import pressed_key
+from parastudio.desktop.widget_parts import pressed_key
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.engine.decoders.cat.approaches import APPROACHES
-from core.inspection.translator_session import DEFAULT_APPROACH
-from desktop.rows_model import RowsTableModel
-from desktop.translator_keys import ListKeys, TranslationEdit, key_help
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+from parastudio.core.inspection.translator_session import DEFAULT_APPROACH
+from parastudio.desktop.rows_model import RowsTableModel
+from parastudio.desktop.translator_keys import ListKeys, TranslationEdit, key_help
 
 
 class TranslatorLayout:

@@ -25,10 +25,10 @@ from PySide6.QtCore import QModelIndex, QThreadPool, Signal
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextEdit, QWidget
 
-from core.demo import demo_files
-from core.engine.decoders.cat.approaches import APPROACHES
-from core.inspection.translator_choices import TRANSLATOR_STUDY, record_pick
-from core.inspection.translator_session import (
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+from parastudio.core.inspection.translator_choices import TRANSLATOR_STUDY, record_pick
+from parastudio.core.inspection.translator_session import (
     Pick,
     Request,
     Shown,
@@ -36,10 +36,10 @@ from core.inspection.translator_session import (
     characters_of_tokens,
     tokens_of_characters,
 )
-from core.store.database import Database
-from desktop.translator_keys import action_for
-from desktop.translator_layout import TranslatorLayout
-from desktop.workers import Worker
+from parastudio.core.store.database import Database
+from parastudio.desktop.translator_keys import action_for
+from parastudio.desktop.translator_layout import TranslatorLayout
+from parastudio.desktop.workers import Worker
 
 SELECTION_COLOUR, PICKED_COLOUR, SOURCE_COLOUR = "#fff2a8", "#d9f2d9", "#fff2a8"
 

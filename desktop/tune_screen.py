@@ -14,16 +14,29 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, QThreadPool, Signal
 from PySide6.QtGui import QKeySequence, QPixmap, QShortcut
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QProgressDialog, QPushButton, QSpinBox, QTableView,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressDialog,
+    QPushButton,
+    QSpinBox,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
-from core.demo import demo_files
-from core.store.database import Database
-from core.tuning.study_tuning import TuneSettings, restudy, tune_study
-from core.tuning.tune import TuneOptions
-from desktop.rows_model import RowsTableModel
-from desktop.workers import Worker
+from parastudio.core.demo import demo_files
+from parastudio.core.store.database import Database
+from parastudio.core.tuning.study_tuning import TuneSettings, restudy, tune_study
+from parastudio.core.tuning.tune import TuneOptions
+from parastudio.desktop.rows_model import RowsTableModel
+from parastudio.desktop.workers import Worker
 
 FIGURES = {"pivot": ("precision", "recall", "f1", "accuracy"),
            "mert": ("rp", "rr", "rf", "recall", "f1", "accuracy")}

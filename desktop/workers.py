@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
 
-from core.progress import Cancelled
+from parastudio.core.progress import Cancelled
 
 
 class WorkerSignals(QObject):

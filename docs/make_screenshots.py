@@ -31,7 +31,7 @@ SIZES = (WINDOW_SIZE, (1280, 800))  # a small laptop and a common one (issue 28)
 
 def simulated_answer(item, judge: str) -> str:
     """A deterministic stand-in for a human: long rewrites and controls are bad; some noise per judge."""
-    from core.engine.text.changed_words import changed_tokens
+    from parastudio.core.engine.text.changed_words import changed_tokens
 
     _, changed = changed_tokens(item.source, item.candidate or "", item.derivation)
     control = item.derivation is None  # the demo's own candidates all carry derivations
@@ -79,10 +79,10 @@ def main() -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    from core.demo import DEMO_CHOICE_STUDY, DEMO_STUDY, open_demo_study
-    from core.store import operations as ops
-    from desktop.app import take_screenshots
-    from desktop.main_window import MainWindow
+    from parastudio.core.demo import DEMO_CHOICE_STUDY, DEMO_STUDY, open_demo_study
+    from parastudio.core.store import operations as ops
+    from parastudio.desktop.app import take_screenshots
+    from parastudio.desktop.main_window import MainWindow
 
     app = QApplication(sys.argv[:1])
     app.setOrganizationName("Paraphrase Studio")
@@ -144,7 +144,7 @@ def main() -> int:
     # Blind phases: the fluency items come before the meaning item judge-1 stopped on, usability after it.
     for criterion, key, name in (("fluency", Qt.Key_Left, "1b-annotate-fluency-without-source"),
                                  ("usability", Qt.Key_Right, "1c-annotate-usability-3-point")):
-        walk_to(lambda item: item.criterion == criterion, key)
+        walk_to(lambda item, criterion=criterion: item.criterion == criterion, key)
         QTest.qWait(300)
         window.grab().save(str(out / f"{name}.png"))
     if stopped_at is not None:  # back to where judge-1 stopped, the richest view
@@ -154,7 +154,7 @@ def main() -> int:
     window.quality.refresh()
     from PySide6.QtCore import QSize
 
-    from desktop.window_fit import fit_to_screen
+    from parastudio.desktop.window_fit import fit_to_screen
 
     sizes = list(SIZES)
 

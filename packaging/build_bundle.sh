@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check "pyinstaller>=6"
-dist="${1:-dist}"
+dist="$(realpath -m "${1:-dist}")"
 python3 -m PyInstaller --noconfirm --clean --log-level ERROR --distpath "$dist" --workpath "$dist/.work" \
   packaging/paraphrase-studio.spec
 rm -rf "$dist/.work"

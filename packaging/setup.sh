@@ -37,7 +37,7 @@ fi
 
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 # pip hides setup.py's own warning when the install succeeds: say it here.
-python3 -c "import sys; from core.engine.decoders import compiled_search; sys.exit(not compiled_search.available())" ||
+python3 -c "import sys; from parastudio.core.engine.decoders import compiled_search; sys.exit(not compiled_search.available())" ||
   echo "setup: WARNING: the compiled search core was not built (no C++ compiler, or offline without the kenlm source);" \
        "the Python search runs: same results, several times slower." >&2
 
@@ -86,11 +86,11 @@ fi
 # table in a few hundredths of a second instead of about 12 s (README, "Tables that open at once").
 demo_table=evaldata/demo/paraphrase-table.gz
 if [ ! -f "$demo_table.pstable" ] || [ "$demo_table" -nt "$demo_table.pstable" ]; then
-  python3 -m core table binarize "$demo_table" || echo "setup: the demo table's binary form was not written; it opens from text"
+  python3 -m parastudio table binarize "$demo_table" || echo "setup: the demo table's binary form was not written; it opens from text"
 fi
 
 if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   echo "setup: no display found; opening the app on a virtual screen (xvfb-run)"
-  exec xvfb-run -a -s "-screen 0 1280x800x24" python3 -m core app "${@:2}"
+  exec xvfb-run -a -s "-screen 0 1280x800x24" python3 -m parastudio app "${@:2}"
 fi
-exec python3 -m core app "${@:2}"
+exec python3 -m parastudio app "${@:2}"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.store import operations as ops
-from core.store.adjudicator_role import set_adjudicators
-from core.store.database import open_database
 from desktop_study_fixtures import candidate_rows
+
+from parastudio.core.store import operations as ops
+from parastudio.core.store.adjudicator_role import set_adjudicators
+from parastudio.core.store.database import open_database
 
 # What each judge answers on each scale: the two always differ.
 ANSWERS = {

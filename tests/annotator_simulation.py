@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
-from core.store import operations as ops
-from core.store import session_lock
-from core.store.annotation_session import AnnotationSession
-from core.store.database import open_database
-from core.store.models import Assignment, Judgment
+from parastudio.core.store import operations as ops
+from parastudio.core.store import session_lock
+from parastudio.core.store.annotation_session import AnnotationSession
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Assignment, Judgment
 
 JUDGES_PER_ITEM = 2
 REPEAT_FRACTION = 0.05

@@ -28,7 +28,7 @@ def toy_corpus(seed: int = 7, sentences: int = 600) -> list[str]:
 @pytest.fixture(scope="session")
 def tiny_lm(tmp_path_factory):
     """A real 3-gram KenLM model (binary + ARPA) trained with lmplz on a toy corpus."""
-    from core.engine.lm.kenlm_tools import train_lm
+    from parastudio.core.engine.lm.kenlm_tools import train_lm
 
     directory = tmp_path_factory.mktemp("lm")
     corpus = directory / "corpus.txt"
@@ -95,8 +95,8 @@ def private_qt_settings(tmp_path, monkeypatch):
 @pytest.fixture
 def screen_for(qtbot):
     """Opens the app's annotation screen on a study for an annotator (study named "toy"); closes them after."""
-    from desktop.annotation_screen import AnnotationScreen
-    from desktop.judgment_writer import JudgmentWriter
+    from parastudio.desktop.annotation_screen import AnnotationScreen
+    from parastudio.desktop.judgment_writer import JudgmentWriter
 
     made = []
 

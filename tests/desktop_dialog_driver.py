@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt, QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog, QFileSystemModel  # noqa: E402
 
-from desktop.main_window import MainWindow  # noqa: E402
+from parastudio.desktop.main_window import MainWindow  # noqa: E402
 
 
 def cancel_once_listed(app: QApplication, study: str) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from pathlib import Path
 
-from core.store import operations as ops
-from core.store.database import open_database
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 SOURCES = [
     "the dog runs after the young cat",
@@ -71,7 +71,7 @@ def make_choice_study(path: Path, annotators=("ann",)) -> int:
 def open_window(qtbot, path, annotator: str = "ann", **options):
     """The app's main window on the study database ``path`` as ``annotator`` (no engine files), shown, with the
     instructions a judge meets first closed; ``options`` go to the window (a role, a member's database)."""
-    from desktop.main_window import MainWindow
+    from parastudio.desktop.main_window import MainWindow
 
     window = MainWindow(path, annotator=annotator, table="none.gz", lm="none.bin", **options)
     qtbot.addWidget(window)
@@ -92,8 +92,8 @@ def judging_screen(qtbot, path: Path, criteria, *, rows=None, annotators=("ann",
     """The app's annotation screen at the small size, open as "ann" on a new study of ``criteria`` (one name or
     several) made of ``rows`` (default :func:`candidate_rows`); yields (screen, database) and closes both. The
     screen's ``writer`` is the one recording its answers."""
-    from desktop.annotation_screen import AnnotationScreen
-    from desktop.judgment_writer import JudgmentWriter
+    from parastudio.desktop.annotation_screen import AnnotationScreen
+    from parastudio.desktop.judgment_writer import JudgmentWriter
 
     criteria = [criteria] if isinstance(criteria, str) else list(criteria)
     name = name or criteria[0]

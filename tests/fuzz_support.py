@@ -85,7 +85,7 @@ def standard_input(data: bytes):
 def run_cli(argv: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
     """``core.cli.main(argv)`` in this process: (exit status, stdout, stderr). Only a clear failure may escape:
     an exception other than SystemExit (argparse's usage errors) fails the test that called it."""
-    from core.cli import main
+    from parastudio.core.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with time_limit(), standard_input(stdin), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.engine.tables.patterns.dependency_parse import DependencyParse
+from parastudio.core.engine.tables.patterns.dependency_parse import DependencyParse
 
 # "We should first take market demand into consideration", parsed as seed 002 Figure 2 draws it
 # (MaltParser's Penn2Malt shape): "should" is the root, "take" hangs from it, "market" from "demand".
@@ -64,7 +64,7 @@ CONSIDER_LINKS = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)]
 
 def figure_sentences():
     """The sentence pairs of the build tests: Figure 2's sentence and its paraphrase, and Figure 3's two."""
-    from core.engine.tables.patterns.induction import induce_patterns
+    from parastudio.core.engine.tables.patterns.induction import induce_patterns
 
     for parse, pivot, links in ((FIGURE2, CHINESE, CHINESE_LINKS), (CONSIDER, CONSIDER_CHINESE, CONSIDER_LINKS),
                                 (ACTIVE, CHINESE_3, ACTIVE_LINKS), (PASSIVE, CHINESE_3, PASSIVE_LINKS)):

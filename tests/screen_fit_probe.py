@@ -15,18 +15,18 @@ os.environ.setdefault("XDG_CONFIG_HOME", tempfile.mkdtemp())
 
 
 def main() -> None:
+    from desktop_study_fixtures import make_choice_study, make_study
     from PySide6.QtCore import QSettings
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from core.store import operations as ops
-    from core.store.database import open_database
-    from desktop_study_fixtures import make_choice_study, make_study
+    from parastudio.core.store import operations as ops
+    from parastudio.core.store.database import open_database
 
     QSettings.setDefaultFormat(QSettings.IniFormat)
     app = QApplication(sys.argv[:1])
-    from desktop.main_window import SCREENS, MainWindow
-    from desktop.window_fit import overflow
+    from parastudio.desktop.main_window import SCREENS, MainWindow
+    from parastudio.desktop.window_fit import overflow
 
     path = Path(tempfile.mkdtemp()) / "study.sqlite"
     study = make_study(path)
@@ -60,7 +60,7 @@ def main() -> None:
             seen["candidate_column_visible"] = visible
             seen["rows"] = window.inspect.model.rowCount()
         if title == "Studies":  # how far past the table's visible width each study's share done stands
-            from desktop.studies_screen import HEADERS
+            from parastudio.desktop.studies_screen import HEADERS
 
             view, column = window.studies.view, HEADERS.index("done")
             seen["done_column_cut_by"] = max(0, view.columnViewportPosition(column) + view.columnWidth(column)

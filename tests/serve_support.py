@@ -19,10 +19,10 @@ WAIT = 120  # seconds: generous, for a loaded machine; nothing is asserted about
 
 @contextlib.contextmanager
 def running_server(*flags: str) -> Iterator[tuple[str, int]]:
-    """``python -m core serve --port 0 FLAGS`` until the block ends; ``(host, port)`` once it listens. Its end by
+    """``python -m parastudio serve --port 0 FLAGS`` until the block ends; ``(host, port)`` once it listens. Its end by
     SIGTERM must be the clean one (exit 143)."""
     with tempfile.TemporaryFile("w+") as errors:
-        process = subprocess.Popen([sys.executable, "-m", "core", "serve", "--port", "0", *flags], cwd=ROOT,
+        process = subprocess.Popen([sys.executable, "-m", "parastudio", "serve", "--port", "0", *flags], cwd=ROOT,
                                    stdout=subprocess.PIPE, stderr=errors, text=True)
         try:
             line = process.stdout.readline()

@@ -26,7 +26,7 @@ CLUSTER_START_LIMIT_SECONDS = 180
 
 def require_spark() -> None:
     """Skip the calling test when pyspark or Java is missing (the only reasons a Spark test may skip)."""
-    from core.tablebuild.spark_session import java_available
+    from parastudio.core.tablebuild.spark_session import java_available
 
     try:
         import pyspark  # noqa: F401
@@ -40,7 +40,7 @@ def require_spark() -> None:
 def spark(tmp_path_factory):
     """One local SparkSession (local[2], no UI, 3 shuffle partitions, scratch in a temporary folder)."""
     require_spark()
-    from core.tablebuild.spark_session import SparkSettings, spark_session
+    from parastudio.core.tablebuild.spark_session import SparkSettings, spark_session
 
     scratch = tmp_path_factory.mktemp("spark-local")
     session = spark_session(SparkSettings(master="local[2]", shuffle_partitions=3, local_dir=str(scratch)),

@@ -29,8 +29,8 @@ def _wait_in_task(started: str):
 
 
 def main(master: str, timeout: str, started: str) -> int:
-    from core.cli.spark_failure import spark_failure_line
-    from core.tablebuild.spark_session import SparkSettings, spark_session
+    from parastudio.core.cli.spark_failure import spark_failure_line
+    from parastudio.core.tablebuild.spark_session import SparkSettings, spark_session
 
     session = spark_session(SparkSettings(master=master, timeout=float(timeout)), app_name="parastudio-waiting-job")
     try:

@@ -7,14 +7,14 @@ import sqlite3
 
 import pytest
 
-from core.adaptive_assignment import StoppingRule, assign_next
-from core.cli import main
-from core.stats.anytime_comparisons import criterion_comparisons, decision_times
-from core.stats.anytime_sign_test import AnytimeSignTest
-from core.stats.report_tables import build_report
-from core.store import operations as ops
-from core.store.database import open_database
-from core.study_judgments import sampling_note, study_judgment_records
+from parastudio.core.adaptive_assignment import StoppingRule, assign_next
+from parastudio.core.cli import main
+from parastudio.core.stats.anytime_comparisons import criterion_comparisons, decision_times
+from parastudio.core.stats.anytime_sign_test import AnytimeSignTest
+from parastudio.core.stats.report_tables import build_report
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.study_judgments import sampling_note, study_judgment_records
 
 SENTENCES = 40
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from core.cli import main
+from parastudio.core.cli import main
 
 
 def run(folder, *extra):

@@ -7,21 +7,21 @@ from __future__ import annotations
 import json
 
 import pytest
+from adjudication_fixtures import disagreeing_study
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from adjudication_fixtures import disagreeing_study
-from core.cli import main
-from core.inspection.candidate_rows import candidate_rows, filter_rows
-from core.inspection.details import candidate_details
-from core.inspection.rule_blame import rule_blame
-from core.stats.verdicts import ACCEPTED, ADJUDICATED, DISAGREED, REJECTED, settled_verdict
-from core.stats.label_aggregation import aggregate_labels
-from core.store import operations as ops
-from core.store.adjudication import not_adjudicated
-from core.store.database import open_database
-from core.store.models import Assignment, Candidate, Criterion, PreferencePair
+from parastudio.core.cli import main
+from parastudio.core.inspection.candidate_rows import candidate_rows, filter_rows
+from parastudio.core.inspection.details import candidate_details
+from parastudio.core.inspection.rule_blame import rule_blame
+from parastudio.core.stats.label_aggregation import aggregate_labels
+from parastudio.core.stats.verdicts import ACCEPTED, ADJUDICATED, DISAGREED, REJECTED, settled_verdict
+from parastudio.core.store import operations as ops
+from parastudio.core.store.adjudication import not_adjudicated
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Assignment, Candidate, Criterion, PreferencePair
 
 
 def test_each_preference_pair_is_its_own_disagreement_and_each_decision_lands_on_its_pair(tmp_path):

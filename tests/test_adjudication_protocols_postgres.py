@@ -7,9 +7,10 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from core.store import operations as ops
-from core.store.adjudication import not_adjudicated
-from core.store.database import open_database
+
+from parastudio.core.store import operations as ops
+from parastudio.core.store.adjudication import not_adjudicated
+from parastudio.core.store.database import open_database
 
 ANSWERS = {"j1": {"binary": "yes", "preference": "left"}, "j2": {"binary": "no", "preference": "right"}}
 

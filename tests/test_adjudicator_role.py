@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.cli import main
-from core.store import operations as ops
-from core.store.adjudicator_role import NotAnAdjudicator, adjudicators, disagreements_for, set_adjudicators
-from core.store.database import open_database
+from parastudio.core.cli import main
+from parastudio.core.store import operations as ops
+from parastudio.core.store.adjudicator_role import NotAnAdjudicator, adjudicators, disagreements_for, set_adjudicators
+from parastudio.core.store.database import open_database
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def test_the_researcher_names_adjudicators_on_the_command_line(study, capsys):
 def test_an_adjudicator_is_no_judge_in_progress_quality_control_or_a_new_choice_tasks_judges(study):
     """Issue 28 Found 8: QC listed the adjudicator as an annotator, progress counted adjudications as assignments,
     and Ctrl+T named an adjudicator among a choice task's judges."""
-    from core.inspection.suggestion_study import judge_names
+    from parastudio.core.inspection.suggestion_study import judge_names
 
     path, study_id = study
     with open_database(path) as db:

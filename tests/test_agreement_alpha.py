@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.stats.agreement import ALPHA_LEVELS, coincidences, krippendorff_alpha
+from parastudio.core.stats.agreement import ALPHA_LEVELS, coincidences, krippendorff_alpha
 
 
 @st.composite

@@ -7,9 +7,11 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from core.stats.agreement import (
+from parastudio.core.cli import main
+from parastudio.core.stats.agreement import (
     RatingMatrix,
     cohen_kappa,
     fixed_chance_kappa,
@@ -19,7 +21,6 @@ from core.stats.agreement import (
     observed_agreement,
     summarize_agreement,
 )
-from core.cli import main
 
 # Fleiss (1971) Table 1: 30 patients, 6 psychiatrists, 5 diagnoses; kappa 0.430
 # (0.4302445 in R irr::kappam.fleiss).

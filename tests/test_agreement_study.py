@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from core.cli import main
-from core.store import operations as ops
-from core.store.database import open_database
+from parastudio.core.cli import main
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 
 @pytest.fixture

@@ -15,11 +15,18 @@ from pathlib import Path
 
 import pytest
 
-import core.tablebuild.alignment as alignment
-from core.tablebuild.alignment import align_eflomal
-from core.tablebuild.eflomal_program import (SEED_VARIABLE, SEEDING_C, SOURCE_ARCHIVE, UNSEEDED_EXIT, EflomalProgram,
-                                             EflomalUnavailable, eflomal_program)
-from core.worker_processes import BackgroundCall
+import parastudio.core.tablebuild.alignment as alignment
+from parastudio.core.tablebuild.alignment import align_eflomal
+from parastudio.core.tablebuild.eflomal_program import (
+    SEED_VARIABLE,
+    SEEDING_C,
+    SOURCE_ARCHIVE,
+    UNSEEDED_EXIT,
+    EflomalProgram,
+    EflomalUnavailable,
+    eflomal_program,
+)
+from parastudio.core.worker_processes import BackgroundCall
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 

@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.tablebuild.alignment import align_eflomal, grow_diag_final_and, parse_links, format_links
+from parastudio.core.tablebuild.alignment import align_eflomal, format_links, grow_diag_final_and, parse_links
 
 
 def test_grow_follows_the_union_from_the_intersection():

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.store import operations as ops
-from core.store.annotation_session import AnnotationSession
-from core.store.database import open_database
+from parastudio.core.store import operations as ops
+from parastudio.core.store.annotation_session import AnnotationSession
+from parastudio.core.store.database import open_database
 
 ACTIONS = st.lists(st.sampled_from(["answer", "answer", "answer", "next", "previous", "undo", "commit", "commit"]),
                    min_size=1, max_size=60)
@@ -50,7 +50,7 @@ def test_a_session_never_shows_a_local_answer_as_open_and_undo_reopens_that_item
     with db.transaction() as session_:  # every example starts from an unjudged study
         from sqlalchemy import delete, update
 
-        from core.store.models import Assignment, EventLog, Judgment
+        from parastudio.core.store.models import Assignment, EventLog, Judgment
         session_.execute(update(Assignment).values(live_judgment_id=None))
         session_.execute(delete(Judgment))
         session_.execute(delete(EventLog).where(EventLog.kind != "study_created"))

@@ -10,9 +10,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.store import operations as ops
-from core.store.annotation_session import AnnotationSession
-from core.store.database import open_database
+from parastudio.core.store import operations as ops
+from parastudio.core.store.annotation_session import AnnotationSession
+from parastudio.core.store.database import open_database
 
 SOURCE_FREE = "fluency"
 
@@ -149,7 +149,7 @@ def test_a_second_batch_on_the_same_sentences_keeps_the_phases(tmp_path):
 def test_a_new_candidate_of_a_sentence_already_judged_with_its_source_goes_to_a_judge_who_has_not_seen_it(tmp_path):
     from sqlalchemy import select
 
-    from core.store.models import Assignment, Candidate, SourceSentence
+    from parastudio.core.store.models import Assignment, Candidate, SourceSentence
 
     with open_database(tmp_path / "s.sqlite", create=True) as db:
         study = make(db, sentences=3, per_sentence=1)
@@ -172,7 +172,7 @@ def test_a_new_candidate_of_a_sentence_already_judged_with_its_source_goes_to_a_
 
 
 def test_study_assign_says_how_many_items_cannot_be_blind(tmp_path, capsys):
-    from core.cli import main
+    from parastudio.core.cli import main
 
     path = tmp_path / "s.sqlite"
     with open_database(path, create=True) as db:

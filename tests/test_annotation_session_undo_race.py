@@ -5,10 +5,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from core.store import operations as ops
-from core.store.annotation_session import AnnotationSession
-from core.store.database import open_database
-from core.store.models import Assignment, Judgment
+from parastudio.core.store import operations as ops
+from parastudio.core.store.annotation_session import AnnotationSession
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Assignment, Judgment
 
 
 def make(tmp_path, n=6):

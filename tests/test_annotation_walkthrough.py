@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import main
-from core.store import operations as ops
-from core.store.connection_file import read_connection_file
-from core.store.database import open_database
+from parastudio.core.cli import main
+from parastudio.core.store import operations as ops
+from parastudio.core.store.connection_file import read_connection_file
+from parastudio.core.store.database import open_database
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ("researcher", "parastudy", "ann", "bob", "carol")
@@ -73,7 +73,7 @@ def test_every_command_of_the_walkthrough_runs(tmp_path, monkeypatch, capsys, po
                 variables[name] = value
             elif line.startswith("parastudio app "):
                 png = tmp_path / f"window-{len(ran)}.png"
-                done = subprocess.run([sys.executable, "-m", "core", *shlex.split(line)[1:], "--screenshot",
+                done = subprocess.run([sys.executable, "-m", "parastudio", *shlex.split(line)[1:], "--screenshot",
                                        str(png)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
                 assert done.returncode == 0, done.stderr[-800:]
                 assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -13,10 +13,10 @@ import uuid
 import pytest
 from sqlalchemy import select
 
-from core.store import operations as ops
-from core.store.answer_outbox import AnswerOutbox, Outgoing, send_once
-from core.store.database import open_database
-from core.store.models import Judgment
+from parastudio.core.store import operations as ops
+from parastudio.core.store.answer_outbox import AnswerOutbox, Outgoing, send_once
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Judgment
 
 
 def local_cluster() -> list[str] | None:
@@ -97,7 +97,7 @@ def test_the_outbox_keeps_what_waits_in_order_and_forgets_what_was_written(tmp_p
 
 @pytest.mark.skipif(local_cluster() is None, reason="stopping the server needs root and one local cluster")
 def test_answers_given_while_the_server_restarts_are_written_exactly_once_in_order(judge, tmp_path, qtbot):
-    from desktop.judgment_writer import JudgmentWriter
+    from parastudio.desktop.judgment_writer import JudgmentWriter
 
     owner, member, annotator_id = judge
     cluster = local_cluster()

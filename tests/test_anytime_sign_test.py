@@ -8,12 +8,17 @@ from itertools import product
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from scipy import integrate
 from scipy.stats import beta as beta_distribution
 
-from core.stats.anytime_sign_test import (AnytimeSignTest, confidence_bounds, log_mixture_against,
-                                          log_mixture_martingale)
+from parastudio.core.stats.anytime_sign_test import (
+    AnytimeSignTest,
+    confidence_bounds,
+    log_mixture_against,
+    log_mixture_martingale,
+)
 
 
 def mixture_by_quadrature(wins: int, losses: int, a: float, b: float) -> float:

@@ -9,18 +9,18 @@ without an LM, under tight pruning, and on real demo verses.
 from pathlib import Path
 
 import pytest
+from conftest import WORDS
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import WORDS
-from core.engine.decoders import compiled_search
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.decoders.search_graph import search_graph_lines
-from core.engine.model.scoring import ScoreWeights
-from core.textio import read_token_lines
+from parastudio.core.engine.decoders import compiled_search
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from parastudio.core.engine.decoders.search_graph import search_graph_lines
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.scoring import ScoreWeights
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
+from parastudio.core.textio import read_token_lines
 
 DEMO = Path(__file__).resolve().parents[1] / "evaldata" / "demo"
 

@@ -3,16 +3,16 @@
 import math
 
 import pytest
+from conftest import EXAMPLE1_RULES, WORDS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLE1_RULES, WORDS
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule, identity_rule
-from core.engine.model.scoring import ScoringModel
-from core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.scoring import ScoringModel
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule, identity_rule
 
 EXHAUSTIVE = DecoderSettings(stack_size=10**9, beam_threshold=0.0, option_limit=None, nbest_factor=10**6)
 SOURCE = tuple("the dog runs after the young cat".split())
@@ -295,8 +295,8 @@ def test_histogram_pruning_breaks_ties_as_moses_hypothesis_beats(first):
     """Moses sorts a stack with Hypothesis::beats: equal future scores are ordered by the future cost, then by
     the hypotheses they extend, the better first. Of two tied hypotheses, a stack of one keeps the one that
     extends the better hypothesis, whichever came first (not the one its hash set happens to list first)."""
-    from core.engine.decoders.beam_decoder import _Stack
-    from core.engine.decoders.decoder_types import Hypothesis
+    from parastudio.core.engine.decoders.beam_decoder import _Stack
+    from parastudio.core.engine.decoders.decoder_types import Hypothesis
 
     root = Hypothesis(0, None, None, 0, 0.0, 0.0, "root", -4.0)
     better, worse = (Hypothesis(i, root, None, 1, score, score, f"s{i}", score - 2.0) for i, score in ((1, -1.0),

@@ -5,17 +5,17 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT, toy_corpus
-from core.engine.candidates.generation import GENERATORS, SYSTEMS, generate, merged_table
-from core.engine.candidates.generation_options import OPTIONS_OF_SYSTEM, options_for
-from core.engine.candidates.generation_resources import GenerationResources
-from core.engine.decoders.mcpg import FAITHFUL, TUNED
-from core.engine.lm.language_model import LanguageModel
-from core.engine.decoders.search_graph import best_path, group_by_sentence, read_search_graph
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.truescore import TrueScorer
+
+from parastudio.core.engine.candidates.generation import GENERATORS, SYSTEMS, generate, merged_table
+from parastudio.core.engine.candidates.generation_options import OPTIONS_OF_SYSTEM, options_for
+from parastudio.core.engine.candidates.generation_resources import GenerationResources
+from parastudio.core.engine.decoders.mcpg import FAITHFUL, TUNED
+from parastudio.core.engine.decoders.search_graph import best_path, group_by_sentence, read_search_graph
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 CONTRACT_KEYS = ["sentence_id", "system", "rank", "text", "model_score", "true_score", "derivation", "params",
                  "source"]
@@ -37,7 +37,7 @@ def test_cli_json_lines_follow_the_contract(tiny_lm, example1_table_path, tmp_pa
     sentences = ["the dog runs after the young cat", "a young cat sees the dog"]
     graph = tmp_path / "graph.txt"
     completed = subprocess.run(
-        [sys.executable, "-m", "core", "generate", "--system", "beam", "--table", str(example1_table_path),
+        [sys.executable, "-m", "parastudio", "generate", "--system", "beam", "--table", str(example1_table_path),
          "--lm", str(tiny_lm["binary"]), "--nbest", "4", "--json", "--search-graph", str(graph)],
         input="\n".join(sentences) + "\n", capture_output=True, text=True, cwd=ROOT, check=True,
     )
@@ -62,7 +62,7 @@ def test_cli_json_lines_follow_the_contract(tiny_lm, example1_table_path, tmp_pa
 
 def test_cli_rejects_search_graph_for_other_systems(tiny_lm, example1_table_path, tmp_path):
     completed = subprocess.run(
-        [sys.executable, "-m", "core", "generate", "--system", "mcpg-true", "--table", str(example1_table_path),
+        [sys.executable, "-m", "parastudio", "generate", "--system", "mcpg-true", "--table", str(example1_table_path),
          "--lm", str(tiny_lm["binary"]), "--search-graph", str(tmp_path / "g")],
         input="the dog\n", capture_output=True, text=True, cwd=ROOT,
     )
@@ -158,7 +158,7 @@ def test_the_cli_runs_the_seeds_mcpg_and_refuses_a_reward_of_the_other_mode(tiny
     import io
     import json
 
-    from core.cli import main
+    from parastudio.core.cli import main
 
     common = ["--table", str(example1_table_path), "--lm", str(tiny_lm["binary"]), "--json", "--processes", "1",
               "--time-budget", "0.1"]

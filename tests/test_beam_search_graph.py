@@ -1,13 +1,12 @@
 """Search graphs in Moses' -output-search-graph format: ours round-trips, a real Moses dump parses."""
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-
 from conftest import EXAMPLE1_RULES
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from core.errors import InputFormatError
-from core.engine.lm.language_model import LanguageModel
-from core.engine.decoders.search_graph import (
+from hypothesis import HealthCheck, given, settings
+from test_beam_decoder import SOURCE, sentence_and_table, table_of
+
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from parastudio.core.engine.decoders.search_graph import (
     best_path,
     group_by_sentence,
     parse_line,
@@ -15,7 +14,8 @@ from core.engine.decoders.search_graph import (
     search_graph_lines,
     write_search_graph,
 )
-from test_beam_decoder import SOURCE, sentence_and_table, table_of
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.errors import InputFormatError
 
 # Lines in the layout Moses' OutputSearchNode prints (traditional format, newer
 # root line without forward/fscore, natural-log scores, trailing space after out=).

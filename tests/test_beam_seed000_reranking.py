@@ -2,15 +2,15 @@
 
 
 import pytest
+from conftest import EXAMPLE1_RULES, toy_corpus
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
-from conftest import EXAMPLE1_RULES, toy_corpus
-from core.experiments import seed000_reranking as experiment
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
+from parastudio.core.experiments import seed000_reranking as experiment
 
 
 def test_tau_a_worked_examples():

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from core.demo import demo_files
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.translation_options import OptionCache
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.translation_options import OptionCache
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 MOSES = Path(__file__).resolve().parent / "data" / "moses"
 DEMO = demo_files()

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from core.stats.bradley_terry import BradleyTerry, DisconnectedComparisonsError, fit_strengths, win_matrix
-from core.stats.preference import PreferenceJudgment
+from parastudio.core.stats.bradley_terry import BradleyTerry, DisconnectedComparisonsError, fit_strengths, win_matrix
+from parastudio.core.stats.preference import PreferenceJudgment
 
 
 def brute_force_strengths(wins: np.ndarray) -> np.ndarray:

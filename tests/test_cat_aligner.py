@@ -9,9 +9,18 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine.decoders.cat.aligner import (P_SKIP, SKIP_DECAY, AlignmentError, FuzzyHMM, align_exact, align_fuzzy,
-                                              align_selection, fuzzy_match, matched_span)
-from core.engine.decoders.cat.segmentation import Translation, parse_segmentation
+from parastudio.core.engine.decoders.cat.aligner import (
+    P_SKIP,
+    SKIP_DECAY,
+    AlignmentError,
+    FuzzyHMM,
+    align_exact,
+    align_fuzzy,
+    align_selection,
+    fuzzy_match,
+    matched_span,
+)
+from parastudio.core.engine.decoders.cat.segmentation import Translation, parse_segmentation
 
 # Seed 001's example: "Indiana |0-0| became the |1-1| first state |2-3| to impose |4-4| such a requirement . |5-7|"
 EXAMPLE = parse_segmentation("indiana |0-0| became the |1-1| first state |2-3| to impose |4-4| "

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from core.cli import main
-from core.demo import demo_files
-from core.engine.decoders.cat.approaches import APPROACHES, PAPER_SUCCESSES, load_approaches
-from core.engine.decoders.cat.autoeval import read_cases
-from core.engine.decoders.cat.graph_store import open_graph
-from core.errors import InputFileError, InputFormatError
+from parastudio.core.cli import main
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES, PAPER_SUCCESSES, load_approaches
+from parastudio.core.engine.decoders.cat.autoeval import read_cases
+from parastudio.core.engine.decoders.cat.graph_store import open_graph
+from parastudio.core.errors import InputFileError, InputFormatError
 from tests.cat_graph_fixture import GRAPH
 
 DEMO = demo_files()

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine.decoders.cat.fsm import START, build_fsm, kbest_paths, paths_per_end, transition_cost
-from core.engine.decoders.cat.graph_store import GraphNode
-from core.engine.decoders.cat.partials import Partial
+from parastudio.core.engine.decoders.cat.fsm import START, build_fsm, kbest_paths, paths_per_end, transition_cost
+from parastudio.core.engine.decoders.cat.graph_store import GraphNode
+from parastudio.core.engine.decoders.cat.partials import Partial
 
 
 def partial(hyp: int, start: int, end: int, words: str = "w", score: float = -1.0) -> Partial:

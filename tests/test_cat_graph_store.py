@@ -7,13 +7,13 @@ import sqlite3
 
 import pytest
 
-from core.cli import main
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.decoders.cat.graph_store import GraphStore, is_graph_store, open_graph
-from core.engine.decoders.cat.translate import translate_all
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.errors import InputFileError, InputFormatError
+from parastudio.core.cli import main
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from parastudio.core.engine.decoders.cat.graph_store import GraphStore, is_graph_store, open_graph
+from parastudio.core.engine.decoders.cat.translate import translate_all
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
+from parastudio.core.errors import InputFileError, InputFormatError
 from tests.cat_graph_fixture import BEST, GRAPH
 
 

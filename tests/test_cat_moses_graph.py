@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.demo import demo_files
-from core.engine.decoders.cat.approaches import APPROACHES
-from core.engine.decoders.cat.graph_store import GraphStore, open_graph
-from core.engine.decoders.cat.paraphraser import suggest
-from core.engine.decoders.cat.segmentation import parse_segmentation
-from core.engine.lm.language_model import LanguageModel
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+from parastudio.core.engine.decoders.cat.graph_store import GraphStore, open_graph
+from parastudio.core.engine.decoders.cat.paraphraser import suggest
+from parastudio.core.engine.decoders.cat.segmentation import parse_segmentation
+from parastudio.core.engine.lm.language_model import LanguageModel
 
 MOSES = Path(__file__).parent / "data" / "moses"
 

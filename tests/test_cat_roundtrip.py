@@ -7,15 +7,15 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.demo import demo_files
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.decoders.cat.graph_store import GraphStore
-from core.engine.decoders.cat.segmentation import Translation, parse_segmentation
-from core.engine.decoders.cat.translate import translate_all
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.evaldata.roundtrip import RoundTripReport, aligned_blocks, roundtrip_cases
-from core.evaldata.translation_stages import MAX_PHRASE_LENGTH, ROUNDTRIP
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from parastudio.core.engine.decoders.cat.graph_store import GraphStore
+from parastudio.core.engine.decoders.cat.segmentation import Translation, parse_segmentation
+from parastudio.core.engine.decoders.cat.translate import translate_all
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.evaldata.roundtrip import RoundTripReport, aligned_blocks, roundtrip_cases
+from parastudio.core.evaldata.translation_stages import MAX_PHRASE_LENGTH, ROUNDTRIP
 
 DEMO = demo_files()
 

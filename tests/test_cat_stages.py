@@ -7,17 +7,17 @@ import dataclasses
 import Levenshtein
 import pytest
 
-from core.engine.decoders.cat.aligner import align_exact
-from core.engine.decoders.cat.approaches import APPROACHES, Approach
-from core.engine.decoders.cat.filters import abbreviation, fnrf, ptrf, sbrf
-from core.engine.decoders.cat.graph_store import GraphStore
-from core.engine.decoders.cat.paraphraser import normalized, suggest
-from core.engine.decoders.cat.partial_filters import fwpf, ptpf, sdpf
-from core.engine.decoders.cat.partials import Partial, coverage_spans, retrieve_partials
-from core.engine.decoders.cat.score_functions import bfsf, chained, lmsf, sdsf
-from core.engine.decoders.cat.sorters import cdbs, clusters, lmbs, ufbs, word_distance
-from core.engine.decoders.cat.stages import DEFAULT_PARAMETERS, Suggestion, SuggestContext
-from core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.decoders.cat.aligner import align_exact
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES, Approach
+from parastudio.core.engine.decoders.cat.filters import abbreviation, fnrf, ptrf, sbrf
+from parastudio.core.engine.decoders.cat.graph_store import GraphStore
+from parastudio.core.engine.decoders.cat.paraphraser import normalized, suggest
+from parastudio.core.engine.decoders.cat.partial_filters import fwpf, ptpf, sdpf
+from parastudio.core.engine.decoders.cat.partials import Partial, coverage_spans, retrieve_partials
+from parastudio.core.engine.decoders.cat.score_functions import bfsf, chained, lmsf, sdsf
+from parastudio.core.engine.decoders.cat.sorters import cdbs, clusters, lmbs, ufbs, word_distance
+from parastudio.core.engine.decoders.cat.stages import DEFAULT_PARAMETERS, SuggestContext, Suggestion
+from parastudio.core.engine.lm.language_model import LanguageModel
 from tests.cat_graph_fixture import GRAPH
 
 DEMO_LM = "evaldata/demo/lm.bin"

@@ -7,12 +7,12 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.cli import main as cli_main
-from core.engine.decoders.cat.approaches import Approach
-from core.engine.decoders.cat.graph_store import GraphNode
-from core.engine.decoders.cat.paraphraser import SuggestResult, tie_order
-from core.engine.decoders.cat.partials import Partial
-from core.engine.decoders.cat.stages import Suggestion
+from parastudio.core.cli import main as cli_main
+from parastudio.core.engine.decoders.cat.approaches import Approach
+from parastudio.core.engine.decoders.cat.graph_store import GraphNode
+from parastudio.core.engine.decoders.cat.paraphraser import SuggestResult, tie_order
+from parastudio.core.engine.decoders.cat.partials import Partial
+from parastudio.core.engine.decoders.cat.stages import Suggestion
 
 WORDS = ["zeal", "abide", "mercy", "the", "a"]
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from core.cli import main
-from core.stats.report_tables import build_report
-from core.store import operations as ops
-from core.store.annotation_session import AnnotationSession
-from core.store.database import open_database
-from core.store.models import Judgment, Study
-from core.study_judgments import study_judgment_records
+from parastudio.core.cli import main
+from parastudio.core.stats.report_tables import build_report
+from parastudio.core.store import operations as ops
+from parastudio.core.store.annotation_session import AnnotationSession
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Judgment, Study
+from parastudio.core.study_judgments import study_judgment_records
 
 # Case 0: both approaches offer "was the first state"; case 1: nothing in common.
 TASKS = [

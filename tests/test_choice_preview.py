@@ -1,6 +1,6 @@
 """Fig. 4.4's preview: the sentence with the picked option in place of the highlighted span (no Qt)."""
 
-from core.store.choice_preview import preview
+from parastudio.core.store.choice_preview import preview
 
 SOURCE = "indiana became the first state to impose such a requirement ."
 OPTIONS = ["was the first state", "led the first country", "made"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-from core.stats.judgment_records import read_judgments
-from core.stats.report_tables import build_report
-from core.store import operations as ops
-from core.store.database import open_database
-from core.study_judgments import study_judgment_records
+from parastudio.core.stats.judgment_records import read_judgments
+from parastudio.core.stats.report_tables import build_report
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.study_judgments import study_judgment_records
 
 # Per approach, how many of the four judges pick an offered option in each of the four cases.
 PICKS = {"approach-1": [0, 1, 2, 0], "approach-10": [3, 4, 2, 4]}

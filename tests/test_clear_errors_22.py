@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from core.demo import demo_files
 from fuzz_support import run_cli
+
+from parastudio.core.demo import demo_files
 
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCES = "the dog runs\nthe cat sleeps\n"
@@ -82,7 +82,7 @@ def test_a_rank_too_big_for_the_study_is_refused_with_its_line(tmp_path, study):
 
 
 def test_writing_to_a_locked_study_says_another_program_holds_it(tmp_path, study, monkeypatch):
-    from core.store import database
+    from parastudio.core.store import database
 
     monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 50)  # the wait before SQLite gives up; the lock is held
     judgments = tmp_path / "j.csv"
@@ -106,7 +106,7 @@ def _without_root_overrides():
 
 
 def _cli_honouring_permissions(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core", *argv], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "parastudio", *argv], cwd=cwd, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT)},
                           preexec_fn=_without_root_overrides if os.geteuid() == 0 else None)
 

@@ -14,7 +14,7 @@ def test_a_closed_pipe_ends_the_command_without_a_traceback(tmp_path):
     source = tmp_path / "sentences.txt"  # a file, not a pipe: the command prints while it reads
     source.write_text("in the beginning god created the heavens and the earth\n" * 200_000)
     with source.open("rb") as stdin:
-        process = subprocess.Popen([sys.executable, "-m", "core", "lm", "score", str(DEMO_LM)], cwd=ROOT,
+        process = subprocess.Popen([sys.executable, "-m", "parastudio", "lm", "score", str(DEMO_LM)], cwd=ROOT,
                                    stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     first = process.stdout.readline()
     process.stdout.close()  # what `head -1` does after its line

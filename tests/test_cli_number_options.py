@@ -9,12 +9,13 @@ import argparse
 import math
 
 import pytest
-from hypothesis import assume, given, strategies as st
-
-from core.cli import build_parser
-from core.cli.command_parser import CommandParser
-from core.cli.number_options import NUMBER_TYPES, RealNumber, WholeNumber
 from fuzz_support import run_cli
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from parastudio.core.cli import build_parser
+from parastudio.core.cli.command_parser import CommandParser
+from parastudio.core.cli.number_options import NUMBER_TYPES, RealNumber, WholeNumber
 
 # Types that are not numbers (Path, text) or are checked by their own reader: seed001's I/N shard.
 NOT_NUMBER_TYPES = {"str", "Path", "shard_argument"}

@@ -14,11 +14,11 @@ import sys
 
 from conftest import ROOT
 
-HEAVY = ("sqlalchemy", "sacremoses", "PySide6", "numpy", "desktop.app", "core.store.operations", "matplotlib")
+HEAVY = ("sqlalchemy", "sacremoses", "PySide6", "numpy", "parastudio.desktop.app", "parastudio.core.store.operations", "matplotlib")
 
 PROBE = """
 import contextlib, io, json, sys
-from core.cli import main
+from parastudio.core.cli import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     try:
         main({argv!r})
@@ -47,9 +47,9 @@ def test_a_command_that_needs_the_store_loads_it(tmp_path):
     assert "sqlalchemy" in loaded_after(["study", "progress", "--db", str(tmp_path / "missing.sqlite")])
 
 
-LISTED_ONLY = ("core.evaldata.build", "core.experiments.mcpg_vs_beam", "core.experiments.seed001_approaches",
-               "core.engine.candidates.generation", "core.engine.tables.paraphrase_table", "core.engine.model.truescore",
-               "core.engine.lm.kenlm_tools")
+LISTED_ONLY = ("parastudio.core.evaldata.build", "parastudio.core.experiments.mcpg_vs_beam", "parastudio.core.experiments.seed001_approaches",
+               "parastudio.core.engine.candidates.generation", "parastudio.core.engine.tables.paraphrase_table", "parastudio.core.engine.model.truescore",
+               "parastudio.core.engine.lm.kenlm_tools")
 
 
 def loaded_of(argv: list[str], names: tuple[str, ...]) -> list[str]:
@@ -63,14 +63,14 @@ def test_listing_the_commands_imports_none_of_the_modules_that_run_them():
 
 
 def test_a_subcommand_loads_its_own_arguments_when_it_is_used():
-    assert "core.experiments.mcpg_vs_beam" in loaded_of(["experiment", "mcpg-vs-beam", "--help"], LISTED_ONLY)
-    assert "core.evaldata.build" in loaded_of(["data", "build", "--help"], LISTED_ONLY)
-    assert "core.engine.candidates.generation" in loaded_of(["generate", "--help"], LISTED_ONLY)
+    assert "parastudio.core.experiments.mcpg_vs_beam" in loaded_of(["experiment", "mcpg-vs-beam", "--help"], LISTED_ONLY)
+    assert "parastudio.core.evaldata.build" in loaded_of(["data", "build", "--help"], LISTED_ONLY)
+    assert "parastudio.core.engine.candidates.generation" in loaded_of(["generate", "--help"], LISTED_ONLY)
 
 
 PROBE_WITH_INPUT = """
 import contextlib, io, json, sys
-from core.cli import main
+from parastudio.core.cli import main
 sys.stdin = io.StringIO({text!r})
 with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()):
     try:

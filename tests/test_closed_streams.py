@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 DEMO = ROOT / "evaldata" / "demo"
@@ -24,7 +23,7 @@ def run_closed(argv: list[str], closed: tuple[int, ...], stdin: bytes = b"") -> 
         for descriptor in closed:
             os.close(descriptor)
 
-    return subprocess.run([sys.executable, "-m", "core", *argv], cwd=ROOT, input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "parastudio", *argv], cwd=ROOT, input=stdin, capture_output=True,
                           preexec_fn=close, timeout=300)
 
 
@@ -64,14 +63,14 @@ def test_a_command_that_writes_a_file_runs_with_standard_output_closed(tmp_path)
     # on which tests ran before, and loading without it prints a note on stderr.
     table = tmp_path / "paraphrase-table.gz"
     table.write_bytes((DEMO / "paraphrase-table.gz").read_bytes())
-    subprocess.run([sys.executable, "-m", "core", "table", "binarize", str(table)], cwd=ROOT, capture_output=True,
+    subprocess.run([sys.executable, "-m", "parastudio", "table", "binarize", str(table)], cwd=ROOT, capture_output=True,
                    check=True, timeout=300)
     generate = [*GENERATE[:3], "--table", str(table), *GENERATE[5:]]
     output = tmp_path / "candidates.txt"
     completed = run_closed([*generate, "-o", str(output)], (1,), b"the dog runs\nthe cat sleeps\n")
     assert completed.returncode == 0 and completed.stderr == b"", completed.stderr
     assert output.read_text(encoding="utf-8") == subprocess.run(
-        [sys.executable, "-m", "core", *generate], cwd=ROOT, input=b"the dog runs\nthe cat sleeps\n",
+        [sys.executable, "-m", "parastudio", *generate], cwd=ROOT, input=b"the dog runs\nthe cat sleeps\n",
         capture_output=True, check=True).stdout.decode()
 
 

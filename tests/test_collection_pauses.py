@@ -1,9 +1,9 @@
-"""core.engine.candidates.collection_pauses: fewer collector passes inside, the collector as it was outside."""
+"""parastudio.core.engine.candidates.collection_pauses: fewer collector passes inside, the collector as it was outside."""
 
 import gc
 import weakref
 
-from core.engine.candidates.collection_pauses import YOUNG_THRESHOLD, fewer_collections
+from parastudio.core.engine.candidates.collection_pauses import YOUNG_THRESHOLD, fewer_collections
 
 
 def test_objects_made_before_are_frozen_and_young_passes_rarer_inside():

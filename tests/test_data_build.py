@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core.evaldata.build import run_build
-from core.evaldata.demo_release import DEMO_BUDGET_BYTES, DEMO_FILES
-from core.tablebuild.table_converters import moses_to_paraphrase_table
+from parastudio.core.evaldata.build import run_build
+from parastudio.core.evaldata.demo_release import DEMO_BUDGET_BYTES, DEMO_FILES
+from parastudio.core.tablebuild.table_converters import moses_to_paraphrase_table
 
 DEMO = Path(__file__).resolve().parent.parent / "evaldata" / "demo"
 
@@ -83,8 +83,8 @@ def test_committed_demo_matches_its_manifest_and_budget():
 
 
 def test_demo_pruning_keeps_short_sources_top_k_above_threshold(tmp_path):
-    from core.tablebuild.table_converters import prune_paraphrase_table
-    from core.errors import InputFormatError
+    from parastudio.core.errors import InputFormatError
+    from parastudio.core.tablebuild.table_converters import prune_paraphrase_table
 
     table = tmp_path / "para.gz"
     rows = [("a", "b", 0.5), ("a", "c", 0.3), ("a", "d", 0.2), ("a", "e", 0.005), ("a b c d", "x", 0.9),

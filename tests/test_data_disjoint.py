@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from core.evaldata.corpus_split import chapter_of
+from parastudio.core.evaldata.corpus_split import chapter_of
 
 EVALDATA = Path(__file__).resolve().parent.parent / "evaldata"
 SPLIT = EVALDATA / "split"

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.evaldata.sword_extract import glued_words, module_info, osis_to_text
+from parastudio.core.evaldata.sword_extract import glued_words, module_info, osis_to_text
 
 # Real entries from the Debian SWORD modules (engWEB2015eb 426.0, engKJV2006eb 14.3, spaRV1909eb 2.60).
 WEB_GEN_1_1 = ('<w lemma="strong:H0430">In</w> <w lemma="strong:H0853">the</w> <w lemma="strong:H7225">beginning</w>, '

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.evaldata.corpus_split import chapter_of, split_by_chapter, training_refs
+from parastudio.core.evaldata.corpus_split import chapter_of, split_by_chapter, training_refs
 
 
 def corpus(chapter_sizes: list[int]) -> list[str]:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from core.evaldata import sword_extract
+from parastudio.core.evaldata import sword_extract
 
 TEXT_PACKAGES = ["sword-text-web", "sword-text-kjv", "sword-text-sparv"]
 
@@ -38,7 +38,7 @@ def test_a_module_in_sword_path_is_found(tmp_path, monkeypatch):
 def test_cli_prints_the_apt_get_line_and_fails(tmp_path):
     environment = {**os.environ, "SWORD_PATH": str(tmp_path / "no-modules")}
     result = subprocess.run(
-        [sys.executable, "-m", "core", "data", "build", "--out", str(tmp_path / "out"), "--stages", "extract",
+        [sys.executable, "-m", "parastudio", "data", "build", "--out", str(tmp_path / "out"), "--stages", "extract",
          "--no-install"],
         capture_output=True, text=True, env=environment, timeout=120,
     )

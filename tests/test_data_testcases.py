@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.evaldata.testcases import CaseReport, build_cases, cases_for_verse, merged_differences
+from parastudio.core.evaldata.testcases import CaseReport, build_cases, cases_for_verse, merged_differences
 
 
 def test_worked_example():

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacremoses import MosesTokenizer
 
-from core.engine.text.tokenization import tokenize
+from parastudio.core.engine.text.tokenization import tokenize
 
 
 def test_policy_examples():

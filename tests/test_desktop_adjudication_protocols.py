@@ -13,8 +13,9 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 from adjudication_fixtures import disagreeing_study  # noqa: E402
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
+
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("private_qt_settings")
 @pytest.fixture
 def adjudication(qtbot):
     """Opens the dialog as carol on a study file; yields the dialog with its items read."""
-    from desktop.adjudication_screen import AdjudicationDialog
+    from parastudio.desktop.adjudication_screen import AdjudicationDialog
 
     opened = []
 
@@ -90,7 +91,7 @@ def test_a_study_of_scores_offers_nothing_and_says_why_in_one_line_each(qtbot, t
 def test_every_item_offered_beside_a_score_is_decided_by_its_own_keys(qtbot, tmp_path, adjudication):
     """Yes/no, 3-point and 5-point items beside a DA criterion: each offered item takes each of its keys, the last
     pressed is what is stored; the DA criterion is named, never offered."""
-    from desktop.adjudication_screen import decision_keys
+    from parastudio.desktop.adjudication_screen import decision_keys
 
     path = tmp_path / "mixed.sqlite"
     study = disagreeing_study(path, ["meaning", "adequacy", "quality5", "da"])
@@ -128,7 +129,7 @@ def test_inspect_shows_an_adjudicated_candidate_with_its_decision_and_adjudicato
     """Before: the adjudicated candidate still read "disagreed" and its decision was listed nowhere."""
     from PySide6.QtCore import Qt
 
-    from desktop.inspect_screen import COLUMNS, InspectScreen
+    from parastudio.desktop.inspect_screen import COLUMNS, InspectScreen
 
     path = tmp_path / "meaning.sqlite"
     study = disagreeing_study(path, ["meaning"])

@@ -8,15 +8,15 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from desktop_study_fixtures import make_choice_study, make_study  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from core.store.models import Assignment, Judgment  # noqa: E402
-from desktop.annotation_screen import AnnotationScreen  # noqa: E402
-from desktop.judgment_writer import JudgmentWriter  # noqa: E402
-from desktop_study_fixtures import make_choice_study, make_study  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.core.store.models import Assignment, Judgment  # noqa: E402
+from parastudio.desktop.annotation_screen import AnnotationScreen  # noqa: E402
+from parastudio.desktop.judgment_writer import JudgmentWriter  # noqa: E402
 
 KEY = {"Y": Qt.Key_Y, "N": Qt.Key_N, "0": Qt.Key_0, "1": Qt.Key_1, "2": Qt.Key_2, "3": Qt.Key_3}
 
@@ -296,10 +296,11 @@ def test_an_undo_moves_only_the_screen_that_asked(qtbot, tmp_path):
 
 # --- changed spans: derivation first, else a word-level Levenshtein alignment ---
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st
 
-from core.engine.text.changed_words import changed_by_diff, changed_tokens  # noqa: E402
-from desktop.changed_spans import highlighted_html  # noqa: E402
+from parastudio.core.engine.text.changed_words import changed_by_diff, changed_tokens  # noqa: E402
+from parastudio.desktop.changed_spans import highlighted_html  # noqa: E402
 
 
 def test_changed_spans_come_from_the_derivation_when_there_is_one():
@@ -383,7 +384,7 @@ def test_judges_read_readable_sentences_and_the_store_keeps_the_tokens(qtbot, tm
 
 
 def test_a_second_window_for_the_same_judge_is_refused_and_a_take_over_stops_the_first(qtbot, study, screen_for):
-    from core.store.session_lock import SessionTaken
+    from parastudio.core.store.session_lock import SessionTaken
 
     db, study_id, _ = study
     first = screen_for(db, study_id)

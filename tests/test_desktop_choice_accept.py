@@ -8,13 +8,13 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 pytest.importorskip("pytestqt")
+from desktop_study_fixtures import make_choice_study  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from desktop.annotation_screen import AnnotationScreen  # noqa: E402
-from desktop.judgment_writer import JudgmentWriter  # noqa: E402
-from desktop_study_fixtures import make_choice_study  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.desktop.annotation_screen import AnnotationScreen  # noqa: E402
+from parastudio.desktop.judgment_writer import JudgmentWriter  # noqa: E402
 
 
 @pytest.fixture

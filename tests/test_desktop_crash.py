@@ -12,12 +12,12 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+from desktop_study_fixtures import make_study  # noqa: E402
 from sqlalchemy import select, text  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from core.store.models import Assignment, Judgment  # noqa: E402
-from desktop_study_fixtures import make_study  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.core.store.models import Assignment, Judgment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = Path(__file__).with_name("desktop_key_driver.py")
@@ -88,8 +88,8 @@ def test_sigkill_mid_session_loses_no_committed_judgment_and_resumes_right(tmp_p
     assert len(stored_again) > len(stored)
 
     # And the screen in this process resumes there too.
-    from desktop.annotation_screen import AnnotationScreen
-    from desktop.judgment_writer import JudgmentWriter
+    from parastudio.desktop.annotation_screen import AnnotationScreen
+    from parastudio.desktop.judgment_writer import JudgmentWriter
 
     db = open_database(path, create=True)
     writer = JudgmentWriter(db)

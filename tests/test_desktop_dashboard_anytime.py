@@ -5,18 +5,19 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from core.stats.anytime_comparisons import GUARANTEE, anytime_status  # noqa: E402
-from core.stats.anytime_sign_test import AnytimeSignTest  # noqa: E402
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from core.study_judgments import study_judgment_records  # noqa: E402
 from desktop_study_fixtures import make_study  # noqa: E402
+
+from parastudio.core.stats.anytime_comparisons import GUARANTEE, anytime_status  # noqa: E402
+from parastudio.core.stats.anytime_sign_test import AnytimeSignTest  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.core.study_judgments import study_judgment_records  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 
 def test_the_dashboard_shows_the_anytime_table_with_its_guarantee(qtbot, tmp_path):
-    from desktop.dashboard_screen import DashboardScreen
+    from parastudio.desktop.dashboard_screen import DashboardScreen
 
     path = tmp_path / "study.sqlite"
     study = make_study(path, criteria=("meaning",))

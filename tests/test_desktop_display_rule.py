@@ -16,10 +16,10 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
-from core.judging.span_rewrites import token_spans  # noqa: E402
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from core.store.models import Assignment, Judgment  # noqa: E402
+from parastudio.core.judging.span_rewrites import token_spans  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.core.store.models import Assignment, Judgment  # noqa: E402
 
 SOURCE = "i do not know , he said ."
 ROWS = [ops.CandidateRow(sentence_id="0", text="i don 't know , he stated .", system="beam", source=SOURCE, line=1),
@@ -35,8 +35,8 @@ def shown(label) -> str:
 
 
 def open_screen(qtbot, path, criterion: str, display: str):
-    from desktop.annotation_screen import AnnotationScreen
-    from desktop.judgment_writer import JudgmentWriter
+    from parastudio.desktop.annotation_screen import AnnotationScreen
+    from parastudio.desktop.judgment_writer import JudgmentWriter
 
     db = open_database(path, create=True)
     study = ops.create_study(db, criterion, criteria=[criterion], seed=2)

@@ -7,11 +7,11 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from desktop_study_fixtures import judging_screen  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
-from core.store.models import Assignment, Judgment  # noqa: E402
-from desktop_study_fixtures import judging_screen  # noqa: E402
+from parastudio.core.store.models import Assignment, Judgment  # noqa: E402
 
 SHIFT, NONE = Qt.ShiftModifier, Qt.NoModifier
 
@@ -72,8 +72,8 @@ def test_going_back_shows_the_marks_and_escape_returns_to_marking(qtbot, esa_scr
 def test_the_judge_marks_readable_words_and_the_marks_reach_the_rewrites(qtbot, tmp_path):
     """The study shows "I don't know, he stated." (5 words over 8 tokens): a mark on "don't" and one on
     "stated." are stored over those words, and reach the rewrites do not -> don 't and said -> stated."""
-    from core.store import operations as ops
-    from core.tuning.comparison_devset import da_records
+    from parastudio.core.store import operations as ops
+    from parastudio.core.tuning.comparison_devset import da_records
 
     derivation = [{"src": [0, 1], "tgt": [0, 1], "source": "i", "target": "i", "identity": True},
                   {"src": [1, 3], "tgt": [1, 3], "source": "do not", "target": "don 't", "identity": False},

@@ -6,13 +6,12 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+from desktop_study_fixtures import make_study, open_window  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
-from core.stats.verdicts import REJECTED  # noqa: E402
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from desktop_study_fixtures import make_study, open_window  # noqa: E402
-
+from parastudio.core.stats.verdicts import REJECTED  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
@@ -86,8 +85,8 @@ def test_by_keys_list_the_rejected_see_why_compare_systems_and_export_a_prune_li
 
 
 def test_the_model_filters_the_sorted_rows_in_order_and_sorts_missing_values_last(qtbot):
-    from core.inspection.candidate_rows import CandidateRow, filter_rows
-    from desktop.inspect_screen import COLUMNS, CandidateRowsModel
+    from parastudio.core.inspection.candidate_rows import CandidateRow, filter_rows
+    from parastudio.desktop.inspect_screen import COLUMNS, CandidateRowsModel
 
     def row(i, verdict, true_score):
         return CandidateRow(candidate_id=i, item=str(i), sentence=str(i % 3), source="a b c", text=f"t{i}",
@@ -133,8 +132,8 @@ def test_the_plot_on_screen_follows_the_filters_and_is_the_plot_exported(qtbot, 
 
 def test_inspect_loads_its_own_engine_and_says_so_without_the_scorer_ever_opened(qtbot, tmp_path):
     """Issue 28 Found 1: the LM, channel and exact true score showed '–' until the Scorer (Ctrl+6) was opened."""
-    from core.demo import demo_files
-    from desktop.main_window import MainWindow
+    from parastudio.core.demo import demo_files
+    from parastudio.desktop.main_window import MainWindow
 
     demo = demo_files()
     if not (demo.table.is_file() and demo.lm.is_file()):

@@ -9,14 +9,13 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+from broken_studies import damage, make_newer  # noqa: E402
+from desktop_study_fixtures import make_choice_study, make_study  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
-from core.store.database import head_revision, open_database  # noqa: E402
-from broken_studies import damage, make_newer  # noqa: E402
-from desktop_study_fixtures import make_choice_study, make_study  # noqa: E402
-
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import head_revision, open_database  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
@@ -30,7 +29,7 @@ def study_path(tmp_path):
 
 
 def open_window(qtbot, path, annotator="bob", close_instructions=True):
-    from desktop.main_window import MainWindow
+    from parastudio.desktop.main_window import MainWindow
 
     window = MainWindow(path, annotator=annotator, table="none.gz", lm="none.bin")
     qtbot.addWidget(window)
@@ -119,7 +118,7 @@ def test_a_second_window_for_the_same_judge_is_refused(qtbot, study_path, monkey
 def test_opening_a_file_that_is_not_a_study_says_so_and_changes_nothing(qtbot, study_path, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
-    from desktop import file_dialogs
+    from parastudio.desktop import file_dialogs
 
     other = tmp_path / "other.sqlite"
     connection = sqlite3.connect(other)
@@ -141,7 +140,7 @@ def test_opening_a_file_that_is_not_a_study_says_so_and_changes_nothing(qtbot, s
 
 
 def test_a_mistyped_study_path_is_not_created_unless_asked(tmp_path, capsys):
-    from desktop.app import run_app
+    from parastudio.desktop.app import run_app
 
     missing = tmp_path / "typo.sqlite"
     from PySide6.QtWidgets import QMessageBox
@@ -160,7 +159,7 @@ def test_a_study_of_a_newer_version_or_damaged_gets_a_message_not_a_traceback(tm
                                                                                breakage):
     from PySide6.QtWidgets import QMessageBox
 
-    from desktop.app import run_app
+    from parastudio.desktop.app import run_app
 
     path = tmp_path / "study.sqlite"
     make_study(path)
@@ -179,7 +178,7 @@ def test_an_empty_study_says_what_to_do(qtbot, tmp_path):
     db = open_database(path, create=True)
     ops.create_study(db, "empty", criteria=["meaning"])
     db.close()
-    from desktop.main_window import MainWindow
+    from parastudio.desktop.main_window import MainWindow
 
     window = MainWindow(path, annotator="ann", table="none.gz", lm="none.bin")
     qtbot.addWidget(window)
@@ -236,7 +235,7 @@ def test_labels_with_a_mnemonic_have_a_buddy(qtbot, study_path):
 
 
 def test_the_first_launch_shows_a_window_at_once_and_builds_the_demo_in_a_worker(qtbot, tmp_path, monkeypatch):
-    from desktop.app import build_demo_then
+    from parastudio.desktop.app import build_demo_then
 
     monkeypatch.setenv("PARASTUDIO_DATA", str(tmp_path / "data"))
     opened = []
@@ -253,7 +252,7 @@ def test_the_first_launch_shows_a_window_at_once_and_builds_the_demo_in_a_worker
 
 
 def test_a_judge_named_in_the_who_is_judging_dialog_meets_the_instructions_first(qtbot, study_path, monkeypatch):
-    import desktop.main_window as main_window
+    import parastudio.desktop.main_window as main_window
 
     asked = []
     # The judge picks "bob" in the first-launch dialog (its own widget is Qt's QInputDialog, which blocks).

@@ -1,12 +1,12 @@
 """The annotation screen: the empty state after a study with items, the undo key from the keys table, keypad keys."""
+from desktop_study_fixtures import make_choice_study, make_study
 from PySide6.QtCore import Qt
 
-from core.store import operations as ops
-from core.store.database import open_database
-from core.judging import keys as judging_keys
-from desktop.annotation_screen import AnnotationScreen
-from desktop.judgment_writer import JudgmentWriter
-from desktop_study_fixtures import make_choice_study, make_study
+from parastudio.core.judging import keys as judging_keys
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.desktop.annotation_screen import AnnotationScreen
+from parastudio.desktop.judgment_writer import JudgmentWriter
 
 
 def open_screen(qtbot, db, study, annotator="ann", name="toy"):

@@ -11,21 +11,21 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from desktop_study_fixtures import make_study  # noqa: E402
 from PySide6.QtCore import Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
-from core.interruption import Terminated  # noqa: E402
-from core.store import operations as ops  # noqa: E402
-from desktop_study_fixtures import make_study  # noqa: E402
+from parastudio.core.interruption import Terminated  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 
 def test_a_key_before_the_first_item_acts_on_nothing_and_the_smoke_run_waits_for_the_item(
         qtbot, tmp_path, monkeypatch):
-    import desktop.annotation_screen as annotation_screen
-    from desktop.frozen_entry import judge_first_item_by_key
-    from desktop.main_window import MainWindow
+    import parastudio.desktop.annotation_screen as annotation_screen
+    from parastudio.desktop.frozen_entry import judge_first_item_by_key
+    from parastudio.desktop.main_window import MainWindow
 
     path = tmp_path / "study.sqlite"
     study = make_study(path, annotators=("ann",))
@@ -77,7 +77,7 @@ def _raise(error: BaseException):
 def test_an_exception_nothing_catches_ends_the_app_said_on_stderr(qtbot, capfd, error, status, said):
     """Raised in a slot, where Qt would print it and go on: the app says so, closes its windows (each saves what it
     holds) and its event loop ends with a non-zero status instead of running on or hanging."""
-    from desktop.app import run_event_loop
+    from parastudio.desktop.app import run_event_loop
 
     closed = []
     window = _Window(closed)

@@ -11,16 +11,16 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from desktop_study_fixtures import candidate_rows, make_study  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
-from core.judging.desk import open_desk  # noqa: E402
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from core.store.models import Judgment  # noqa: E402
-from desktop.annotation_screen import AnnotationScreen  # noqa: E402
-from desktop.judgment_writer import JudgmentWriter  # noqa: E402
-from desktop_study_fixtures import candidate_rows, make_study  # noqa: E402
+from parastudio.core.judging.desk import open_desk  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.core.store.models import Judgment  # noqa: E402
+from parastudio.desktop.annotation_screen import AnnotationScreen  # noqa: E402
+from parastudio.desktop.judgment_writer import JudgmentWriter  # noqa: E402
 
 # Key texts as the desk reads them, and the key press that types each on the screen. The mix holds keys of
 # another scale (3 on a yes/no item, Y on a 1-3 item), shifted letters and keys that move.
@@ -120,7 +120,7 @@ def test_a_study_closed_while_it_opens_leaves_no_judging_lock(qtbot, tmp_path):
 
 
 def _opens(db, study) -> bool:
-    from core.store import session_lock
+    from parastudio.core.store import session_lock
 
     try:
         opened = open_desk(db, study, "ann")

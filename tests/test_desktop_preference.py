@@ -7,12 +7,12 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from desktop_study_fixtures import judging_screen  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
-from core.judging.view import shown_text  # noqa: E402
-from core.store.models import Assignment, Judgment, PreferencePair  # noqa: E402
-from desktop_study_fixtures import judging_screen  # noqa: E402
+from parastudio.core.judging.view import shown_text  # noqa: E402
+from parastudio.core.store.models import Assignment, Judgment, PreferencePair  # noqa: E402
 
 # Each key and the answer it must store, used in turn.
 KEYS = [(Qt.Key_A, "left"), (Qt.Key_Right, "right"), (Qt.Key_T, "tie"), (Qt.Key_Left, "left"),

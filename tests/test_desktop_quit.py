@@ -9,14 +9,13 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+from desktop_study_fixtures import make_study, open_window  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
-from core.store.database import open_database  # noqa: E402
-from core.store.models import Assignment  # noqa: E402
-from desktop_study_fixtures import make_study, open_window  # noqa: E402
-
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.core.store.models import Assignment  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
@@ -55,7 +54,7 @@ def test_ctrl_q_with_pending_answers_waits_for_them_says_so_and_loses_none(qtbot
 
 
 def test_ctrl_q_with_nothing_pending_still_says_what_it_does(qtbot, tmp_path):
-    from desktop.main_window import MainWindow
+    from parastudio.desktop.main_window import MainWindow
 
     path = tmp_path / "study.sqlite"
     make_study(path)

@@ -11,13 +11,13 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from desktop_study_fixtures import make_study, open_window  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QAction  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from desktop_study_fixtures import make_study, open_window  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
@@ -98,7 +98,7 @@ def test_every_item_a_judges_login_reads_is_the_researchers_item(postgres_study)
     with db.reading() as session:
         from sqlalchemy import func, select
 
-        from core.store.models import Assignment, Candidate
+        from parastudio.core.store.models import Assignment, Candidate
 
         controls = session.scalar(select(func.count()).select_from(Assignment).join(
             Candidate, Candidate.id == Assignment.candidate_id).where(Assignment.annotator_id == annotator,
@@ -128,7 +128,7 @@ def test_a_judges_window_on_their_own_login_judges_as_the_server_says(qtbot, tmp
 def test_an_adjudicators_window_adjudicates_and_shows_no_researcher_screen(qtbot, tmp_path, postgres_study):
     db, study_id, judges, adjudicator, urls = postgres_study
     adjudicator_db = open_database(urls[adjudicator])
-    from desktop.main_window import MainWindow
+    from parastudio.desktop.main_window import MainWindow
 
     window = MainWindow(tmp_path / "adj.toml", db=adjudicator_db, annotator=adjudicator, role="adjudicator",
                         enforced=True, table=str(tmp_path / "none.gz"), lm=str(tmp_path / "none.bin"))
@@ -145,7 +145,7 @@ def test_the_launch_question_on_sqlite_says_who_sits_here(qtbot, button, role):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 
-    from desktop.app import ask_role
+    from parastudio.desktop.app import ask_role
 
     def answer() -> None:
         box = QApplication.activeModalWidget()
@@ -169,7 +169,7 @@ def test_who_is_judging_takes_a_typed_name_as_typed_and_refuses_a_look_alike(qtb
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QComboBox, QInputDialog, QMessageBox
 
-    from desktop.judging_tab import ask_annotator
+    from parastudio.desktop.judging_tab import ask_annotator
 
     path = tmp_path / "study.sqlite"
     make_study(path, annotators=("j1", "ann2"))

@@ -7,14 +7,14 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+from desktop_study_fixtures import make_study  # noqa: E402
+from desktop_study_fixtures import open_window as open_study_window  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
-from core.store.adjudicator_role import set_adjudicators  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from desktop_study_fixtures import make_study  # noqa: E402
-from desktop_study_fixtures import open_window as open_study_window  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.adjudicator_role import set_adjudicators  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
@@ -99,8 +99,8 @@ def test_every_screen_fits_and_is_one_pick_away_at_both_sizes(tmp_path, width, h
 
 def test_choice_options_read_like_the_readable_sentence_above_them(qtbot, tmp_path):
     """Issue 28 Found 7: the options stayed tokenized and lowercase under a readable sentence."""
-    from desktop.annotation_screen import AnnotationScreen
-    from desktop.judgment_writer import JudgmentWriter
+    from parastudio.desktop.annotation_screen import AnnotationScreen
+    from parastudio.desktop.judgment_writer import JudgmentWriter
 
     db = open_database(tmp_path / "choice.sqlite", create=True)
     study = ops.create_study(db, "choice", criteria=("choice",), seed=5)
@@ -162,9 +162,8 @@ def test_a_status_line_goes_with_the_item_it_was_said_on(qtbot, tmp_path, screen
 
 def test_a_judge_already_judging_elsewhere_is_asked_once_not_once_per_screen(qtbot, tmp_path, monkeypatch):
     """Issue 28 Found 8: two refusal dialogs in a row when a judge is already judging (Annotate, then Choice task)."""
-    from PySide6.QtWidgets import QMessageBox
-
     from desktop_study_fixtures import make_choice_study
+    from PySide6.QtWidgets import QMessageBox
 
     path = tmp_path / "study.sqlite"
     make_study(path)
@@ -185,7 +184,7 @@ def test_the_adjudicator_reads_the_string_the_judges_read(qtbot, tmp_path):
     import html
     import re
 
-    from desktop.adjudication_screen import AdjudicationDialog
+    from parastudio.desktop.adjudication_screen import AdjudicationDialog
 
     path = tmp_path / "s.sqlite"
     with open_database(path, create=True) as db:

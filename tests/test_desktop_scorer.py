@@ -8,7 +8,7 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from desktop.scorer_window import ScorerWindow, load_engine  # noqa: E402
+from parastudio.desktop.scorer_window import ScorerWindow, load_engine  # noqa: E402
 
 
 @pytest.fixture

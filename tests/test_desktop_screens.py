@@ -8,24 +8,27 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from desktop_study_fixtures import SOURCES, make_choice_study, make_study  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
-from core.demo import DemoFiles  # noqa: E402
-from core.demo import DEMO_CHOICE_STUDY, DEMO_STUDY, open_demo_study  # noqa: E402
-from core.store import operations as ops  # noqa: E402
-from core.store.annotation_queries import progress_counts, study_summaries  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from core.study_builder import EngineChoice, StudyPlan, study_from_engine  # noqa: E402
-from core.progress import Cancelled  # noqa: E402
-from desktop_study_fixtures import SOURCES, make_choice_study, make_study  # noqa: E402
-
+from parastudio.core.demo import (  # noqa: E402
+    DEMO_CHOICE_STUDY,
+    DEMO_STUDY,
+    DemoFiles,  # noqa: E402
+    open_demo_study,
+)
+from parastudio.core.progress import Cancelled  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.annotation_queries import progress_counts, study_summaries  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.core.study_builder import EngineChoice, StudyPlan, study_from_engine  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from desktop.main_window import MainWindow
+    from parastudio.desktop.main_window import MainWindow
 
     path = tmp_path / "study.sqlite"
     make_study(path, repeats=0.25, controls=0.2)
@@ -120,7 +123,7 @@ def test_a_study_from_a_candidates_file_appears_on_every_screen(qtbot, window, t
                 handle.write(json.dumps({"sentence_id": index, "system": system, "rank": 1,
                                          "text": source.replace("the", "a", 1), "source": source,
                                          "model_score": -3.0, "true_score": -4.0, "derivation": None}) + "\n")
-    from core.study_builder import study_from_file
+    from parastudio.core.study_builder import study_from_file
 
     studies = window.studies
     studies.name_edit.setText("imported")
@@ -265,7 +268,7 @@ def test_parastudio_app_opens_a_study_and_renders_it(tmp_path):
     png = tmp_path / "window.png"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(root),
            "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    done = subprocess.run([sys.executable, "-m", "core", "app", "--study", str(path), "--annotator", "bob",
+    done = subprocess.run([sys.executable, "-m", "parastudio", "app", "--study", str(path), "--annotator", "bob",
                            "--screenshot", str(png)], cwd=root, env=env, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr[-800:]
@@ -273,7 +276,7 @@ def test_parastudio_app_opens_a_study_and_renders_it(tmp_path):
 
 
 def test_the_dashboard_shows_every_agreement_statistic_and_exports_tables_and_plots(qtbot, window, tmp_path):
-    from core.store import operations as ops
+    from parastudio.core.store import operations as ops
 
     study_id = window.annotate.current_study()
     db = window.db
@@ -308,9 +311,9 @@ def test_the_dashboard_shows_every_agreement_statistic_and_exports_tables_and_pl
 def test_a_pattern_pair_study_from_the_studies_screen(qtbot, window, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
-    from core.tablebuild.patterns.scoring import DEFAULT_LAMBDAS
-    from desktop import file_dialogs
-    from core.tablebuild.patterns.table_file import scored_pair, write_table
+    from parastudio.core.tablebuild.patterns.scoring import DEFAULT_LAMBDAS
+    from parastudio.core.tablebuild.patterns.table_file import scored_pair, write_table
+    from parastudio.desktop import file_dialogs
 
     # Two pairs: seed 002's LL-model (T = -10.002) keeps both, its MLE-model (T' = -5.1) only the first.
     table = tmp_path / "small.pattern-table.gz"

@@ -11,20 +11,19 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from desktop_study_fixtures import make_choice_study, make_study  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QDialogButtonBox, QPushButton  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from desktop_study_fixtures import make_choice_study, make_study  # noqa: E402
-
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 
 @pytest.fixture
 def studies(qtbot, tmp_path):
-    from desktop.studies_screen import StudiesScreen
+    from parastudio.desktop.studies_screen import StudiesScreen
 
     path = tmp_path / "study.sqlite"
     toy = make_study(path)
@@ -50,7 +49,7 @@ def plain(label_html: str) -> str:
 
 
 def test_ctrl_e_edits_the_instructions_and_examples_judges_then_read(qtbot, studies):
-    from desktop.instructions import InstructionsDialog, instructions_html
+    from parastudio.desktop.instructions import InstructionsDialog, instructions_html
 
     screen, db, toy, _ = studies
     select_study(qtbot, screen, toy)
@@ -103,8 +102,8 @@ def test_ctrl_e_edits_the_instructions_and_examples_judges_then_read(qtbot, stud
 
 
 def test_the_display_switch_is_per_study_and_judges_see_it(qtbot, studies):
-    from desktop.annotation_screen import AnnotationScreen
-    from desktop.judgment_writer import JudgmentWriter
+    from parastudio.desktop.annotation_screen import AnnotationScreen
+    from parastudio.desktop.judgment_writer import JudgmentWriter
 
     screen, db, toy, choice = studies
     changed = []

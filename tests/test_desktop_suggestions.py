@@ -9,14 +9,13 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+from desktop_study_fixtures import make_study, open_window  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 
-from core.inspection.suggestion_study import DEFAULT_STUDY, choice_tasks_of  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from desktop.suggestion_inspect_screen import GREEN, RED  # noqa: E402
-from desktop_study_fixtures import make_study, open_window  # noqa: E402
-
+from parastudio.core.inspection.suggestion_study import DEFAULT_STUDY, choice_tasks_of  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.desktop.suggestion_inspect_screen import GREEN, RED  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
@@ -34,12 +33,12 @@ def window(qtbot, tmp_path):
 @pytest.fixture(scope="module")
 def expected():
     """The screen's counts computed apart from it: the bundled round-trip cases under both approaches."""
-    from core.demo import demo_files
-    from core.engine.decoders.cat.approaches import APPROACHES
-    from core.engine.decoders.cat.autoeval import evaluate
-    from core.engine.decoders.cat.graph_store import open_graph
-    from core.engine.lm.language_model import LanguageModel
-    from core.inspection.suggestion_cases import load_case_set
+    from parastudio.core.demo import demo_files
+    from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+    from parastudio.core.engine.decoders.cat.autoeval import evaluate
+    from parastudio.core.engine.decoders.cat.graph_store import open_graph
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.inspection.suggestion_cases import load_case_set
 
     case_set, lm = load_case_set("roundtrip"), LanguageModel(demo_files().lm)
     with open_graph(case_set.graph) as store:
@@ -153,7 +152,7 @@ def test_an_evaluation_can_be_cancelled_and_one_approach_alone_is_shown(qtbot, w
 
 
 def test_a_cases_file_of_ones_own_and_a_broken_one(qtbot, window, tmp_path):
-    from core.demo import demo_files
+    from parastudio.core.demo import demo_files
 
     cases, graph = demo_files().case_set("roundtrip")
     own = tmp_path / "my-cases.jsonl"

@@ -10,11 +10,11 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QTextCursor  # noqa: E402
 
-from core.demo import demo_files  # noqa: E402
-from core.inspection.translator_choices import TRANSLATOR_STUDY  # noqa: E402
-from core.inspection.translator_session import characters_of_tokens  # noqa: E402
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
+from parastudio.core.demo import demo_files  # noqa: E402
+from parastudio.core.inspection.translator_choices import TRANSLATOR_STUDY  # noqa: E402
+from parastudio.core.inspection.translator_session import characters_of_tokens  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
 
 SENTENCE, QUICKLY, LOAVES = 2, 17, 26  # sentence 3 of the demo: "... take quickly three measures ... loaves ..."
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.usefixtures("private_qt_settings")
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from desktop.main_window import MainWindow
+    from parastudio.desktop.main_window import MainWindow
 
     path = tmp_path / "study.sqlite"
     open_database(path, create=True).close()
@@ -178,8 +178,8 @@ def test_the_translator_dispatches_every_key_from_its_table():
     from PySide6.QtCore import QEvent
     from PySide6.QtGui import QKeyEvent, QKeySequence
 
-    from desktop.translator_keys import KEYS, action_for, key_help
-    from desktop.translator_screen import TranslatorScreen
+    from parastudio.desktop.translator_keys import KEYS, action_for, key_help
+    from parastudio.desktop.translator_screen import TranslatorScreen
 
     def event(press: str) -> QKeyEvent:
         combination = QKeySequence(press)[0]

@@ -11,13 +11,13 @@ import pytest
 pytest.importorskip("PySide6")
 from PySide6.QtCore import Qt  # noqa: E402
 
-from core.demo import demo_files  # noqa: E402
-from core.experiments.silver_judges import judge_study  # noqa: E402
-from core.store import operations as ops  # noqa: E402
-from core.store.adjudication import disagreements  # noqa: E402
-from core.store.adjudicator_role import set_adjudicators  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from core.store.models import Judgment  # noqa: E402
+from parastudio.core.demo import demo_files  # noqa: E402
+from parastudio.core.experiments.silver_judges import judge_study  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.adjudication import disagreements  # noqa: E402
+from parastudio.core.store.adjudicator_role import set_adjudicators  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.core.store.models import Judgment  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -43,8 +43,8 @@ pytestmark = pytest.mark.skipif(bool(DEMO.missing()), reason="the bundled demo i
 
 
 def test_the_replacement_task_highlights_one_unit_and_takes_y_and_n(qtbot, tmp_path):
-    from desktop.annotation_screen import AnnotationScreen
-    from desktop.judgment_writer import JudgmentWriter
+    from parastudio.desktop.annotation_screen import AnnotationScreen
+    from parastudio.desktop.judgment_writer import JudgmentWriter
 
     path = tmp_path / "s.sqlite"
     study = _demo_study(path, sentences=2)
@@ -76,7 +76,7 @@ def test_the_replacement_task_highlights_one_unit_and_takes_y_and_n(qtbot, tmp_p
 
 
 def test_adjudication_dialog_shows_both_labels_and_records_a_third_annotators_decision(qtbot, tmp_path):
-    from desktop.adjudication_screen import AdjudicationDialog
+    from parastudio.desktop.adjudication_screen import AdjudicationDialog
 
     path = tmp_path / "s.sqlite"
     study = _demo_study(path, sentences=3)
@@ -105,7 +105,7 @@ def test_adjudication_dialog_shows_both_labels_and_records_a_third_annotators_de
 
 
 def test_the_tune_screen_tunes_in_a_worker_and_builds_a_study_to_judge_again(qtbot, tmp_path):
-    from desktop.tune_screen import TuneScreen
+    from parastudio.desktop.tune_screen import TuneScreen
 
     path = tmp_path / "s.sqlite"
     study = _demo_study(path, sentences=8)
@@ -137,14 +137,14 @@ def test_the_tune_screen_tunes_in_a_worker_and_builds_a_study_to_judge_again(qtb
     qtbot.keyClick(screen, Qt.Key_B, Qt.ControlModifier)
     qtbot.waitUntil(lambda: bool(made) or isinstance(screen.last_result, str), timeout=60000)
     assert made, screen.last_result
-    summaries = {s.id: s for s in __import__("core.store.annotation_queries", fromlist=["x"]).study_summaries(db)}
+    summaries = {s.id: s for s in __import__("parastudio.core.store.annotation_queries", fromlist=["x"]).study_summaries(db)}
     new = summaries[made[0]]
     assert "tuned beam" in new.name and new.criteria == ["meaning", "replacement"] and new.assigned > 0
     db.close()
 
 
 def test_cancelling_the_tuning_writes_nothing(qtbot, tmp_path):
-    from desktop.tune_screen import TuneScreen
+    from parastudio.desktop.tune_screen import TuneScreen
 
     path = tmp_path / "s.sqlite"
     study = _demo_study(path, sentences=4)
@@ -165,7 +165,7 @@ def test_cancelling_the_tuning_writes_nothing(qtbot, tmp_path):
 def test_a_cancelled_tuning_leaves_nothing_of_the_previous_run(qtbot, tmp_path):
     """Issue 28 Found 8: after a cancelled tuning the previous run's table and 'New study from re-generated
     candidates' stayed."""
-    from desktop.tune_screen import TuneScreen
+    from parastudio.desktop.tune_screen import TuneScreen
 
     path = tmp_path / "s.sqlite"
     study = _demo_study(path, sentences=8)

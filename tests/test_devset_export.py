@@ -9,13 +9,13 @@ import re
 
 import pytest
 
-from core.cli import main
-from core.errors import InputFormatError
-from core.store import operations as ops
-from core.store.adjudication import disagreements, record_adjudication
-from core.store.database import open_database
-from core.tuning.devset import devset_records
-from core.tuning.devset_files import read_devset, write_devset
+from parastudio.core.cli import main
+from parastudio.core.errors import InputFormatError
+from parastudio.core.store import operations as ops
+from parastudio.core.store.adjudication import disagreements, record_adjudication
+from parastudio.core.store.database import open_database
+from parastudio.core.tuning.devset import devset_records
+from parastudio.core.tuning.devset_files import read_devset, write_devset
 
 SOURCE = "the dog runs after the young cat ."
 
@@ -64,7 +64,7 @@ def _answer_all(db, study_id, annotator: str, answers) -> None:
 
 
 def _kind(db, assignment_id: int) -> str:
-    from core.store.models import Assignment
+    from parastudio.core.store.models import Assignment
 
     with db.reading() as session:
         return session.get(Assignment, assignment_id).kind
@@ -85,7 +85,7 @@ def test_replacement_task_asks_each_unit_replacement_once_per_judge(study):
     keys = {r["item"] for r in ops.judgment_records(db, study_id) if r["criterion"] == "replacement"}
     assert keys == {key for key, _ in seen}
     # A unit's judgment is the unit's, not the candidate's: Inspect's candidate verdicts leave it out.
-    from core.inspection.candidate_rows import candidate_rows
+    from parastudio.core.inspection.candidate_rows import candidate_rows
 
     assert all("replacement" not in row.labels and row.labels for row in candidate_rows(db, study_id))
 
@@ -259,7 +259,7 @@ def test_a_devset_field_of_the_wrong_type_is_named_with_its_line(tmp_path, capsy
 
 def test_the_dev_set_keeps_the_tokens_and_the_strings_the_judges_read(tmp_path):
     """Issue 28 Found 5: exports show the readable string judges read, and keep the stored tokenized text."""
-    from core.tuning.devset import devset_records
+    from parastudio.core.tuning.devset import devset_records
 
     db = open_database(tmp_path / "s.sqlite", create=True)
     study_id = ops.create_study(db, "shown", criteria=["meaning"], seed=5)

@@ -13,15 +13,17 @@ import sys
 import krippendorff
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
-from scipy.stats import t as student_t, zscore
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy.stats import t as student_t
+from scipy.stats import zscore
 from sqlalchemy import select
 
-from core.stats.direct_assessment import DAScore, DirectAssessment, judge_reliability, z_scores
-from core.store import operations as ops
-from core.store.assignment import degrade_text
-from core.store.database import open_database
-from core.store.models import Annotator, Assignment, Candidate
+from parastudio.core.stats.direct_assessment import DAScore, DirectAssessment, judge_reliability, z_scores
+from parastudio.core.store import operations as ops
+from parastudio.core.store.assignment import degrade_text
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Annotator, Assignment, Candidate
 
 score_lists = st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from(["i1", "i2", "i3", "i4", "i5"]),
                                  st.integers(0, 100)), min_size=4, max_size=40,
@@ -121,7 +123,7 @@ def test_degraded_text_drops_or_repeats_a_run_of_words(words, seed):
 
 
 def run_cli(*args):
-    done = subprocess.run([sys.executable, "-m", "core", *map(str, args)], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "parastudio", *map(str, args)], capture_output=True, text=True)
     return done.returncode, done.stdout, done.stderr
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.tablebuild.patterns.dirt import dirt_pairs
+from parastudio.core.tablebuild.patterns.dirt import dirt_pairs
 
 PATTERNS = ["solve [NN_1]", "find a solution to [NN_1]", "worsen [NN_1]", "[NN_1] eat [NN_2]", "[NN_1] devour [NN_2]"]
 WORDS = ["problem", "crisis", "bread", "lion", "man", "issue"]
@@ -95,7 +95,7 @@ def test_the_similarities_do_not_depend_on_the_hash_seed():
     import sys
     from pathlib import Path
 
-    code = _CORPUS + ("from core.tablebuild.patterns.dirt import dirt_pairs\n"
+    code = _CORPUS + ("from parastudio.core.tablebuild.patterns.dirt import dirt_pairs\n"
                       "print(repr(dirt_pairs(occurrences, min_count=1, top=5)))\n")
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                               env={**os.environ, "PYTHONHASHSEED": str(seed),

@@ -5,9 +5,14 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.demo import demo_files
-from core.engine.text.display_text import SentenceDisplay, capitalize_sentences, cased_tokens, sentence_display
-from core.engine.text.tokenization import tokenize
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.text.display_text import (
+    SentenceDisplay,
+    capitalize_sentences,
+    cased_tokens,
+    sentence_display,
+)
+from parastudio.core.engine.text.tokenization import tokenize
 
 DEMO_LINES = demo_files().test_sentences.read_text(encoding="utf-8").splitlines()
 WORDS = sorted({word for line in DEMO_LINES for word in line.split()})

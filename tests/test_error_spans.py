@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from core.store import operations as ops
-from core.store.database import open_database
-from core.store.error_spans import SEVERITIES, SpanMarking, blamed_units, parse_spans
-from core.tuning.comparison_devset import da_records
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.store.error_spans import SEVERITIES, SpanMarking, blamed_units, parse_spans
+from parastudio.core.tuning.comparison_devset import da_records
 
 
 def test_bad_spans_are_refused_with_what_a_span_must_be():
@@ -112,9 +113,9 @@ def test_spans_past_the_words_or_on_another_scale_are_refused_on_import(tmp_path
     """Issue 39: such spans were stored (ESA) or dropped without a word (DA)."""
     import csv
 
-    from core.cli import main
-    from core.store import operations as ops
-    from core.store.database import open_database
+    from parastudio.core.cli import main
+    from parastudio.core.store import operations as ops
+    from parastudio.core.store.database import open_database
 
     path = tmp_path / "s.sqlite"
     with open_database(path, create=True) as db:
@@ -138,9 +139,9 @@ def test_spans_past_the_words_or_on_another_scale_are_refused_on_import(tmp_path
 def test_a_package_whose_spans_were_edited_past_the_words_is_refused_on_merge(tmp_path, capsys):
     import sqlite3
 
-    from core.cli import main
-    from core.store import operations as ops
-    from core.store.database import open_database
+    from parastudio.core.cli import main
+    from parastudio.core.store import operations as ops
+    from parastudio.core.store.database import open_database
 
     path, package = tmp_path / "s.sqlite", tmp_path / "ann.sqlite"
     with open_database(path, create=True) as db:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy import event
 
-from core.store import operations as ops
-from core.store.annotation_queries import annotator_names, every_annotator_name, study_summaries
-from core.store.database import open_database
+from parastudio.core.store import operations as ops
+from parastudio.core.store.annotation_queries import annotator_names, every_annotator_name, study_summaries
+from parastudio.core.store.database import open_database
 
 
 def test_every_annotator_name_in_one_query_as_the_study_by_study_loop_gave_them(tmp_path):

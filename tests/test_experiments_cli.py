@@ -1,10 +1,10 @@
 """``parastudio experiment ...``: each subcommand writes its Markdown and PNG, atomically."""
 
 import pytest
-
 from conftest import EXAMPLE1_RULES
-from core.cli import main
 from experiment_inputs import write_experiment_inputs
+
+from parastudio.core.cli import main
 
 RULES = EXAMPLE1_RULES + [("runs", "walks", 0.5), ("dog", "beast", 0.3), ("big house", "home", 0.5),
                           ("near", "by", 0.4), ("sees", "finds", 0.4)]
@@ -82,7 +82,7 @@ def test_missing_input_is_an_error(inputs, capsys):
 def test_recorded_command_spells_out_every_option():
     import argparse
 
-    from core.cli.experiment_cmd import recorded_command
+    from parastudio.core.cli.experiment_cmd import recorded_command
 
     args = argparse.Namespace(func=print, command="experiment", experiment="spg-rates", progress=False,
                               table=["a.gz", "b.gz"], limit=3, out="res", reference=None, usability=1.0)

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from core.cli import main
-from core.demo import demo_files
-from core.experiments.per_sentence import read_per_sentence
+from parastudio.core.cli import main
+from parastudio.core.demo import demo_files
+from parastudio.core.experiments.per_sentence import read_per_sentence
 
 DEMO = demo_files()
 pytestmark = pytest.mark.skipif(bool(DEMO.missing()) or not (DEMO.directory / "candidates.jsonl").is_file(),

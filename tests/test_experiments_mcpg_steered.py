@@ -7,11 +7,11 @@ import json
 from math import comb
 
 import pytest
-
-from core.cli import main
-from core.demo import demo_files
-from core.experiments.per_sentence import read_per_sentence
 from test_experiments_judgment_predictor import small_demo  # noqa: F401 (a fixture)
+
+from parastudio.core.cli import main
+from parastudio.core.demo import demo_files
+from parastudio.core.experiments.per_sentence import read_per_sentence
 
 DEMO = demo_files()
 pytestmark = pytest.mark.skipif(bool(DEMO.missing()) or not (DEMO.directory / "candidates.jsonl").is_file(),
@@ -53,9 +53,9 @@ def test_the_report_is_recomputed_from_its_per_sentence_file(small_demo, tmp_pat
 
 
 def test_the_cross_validated_judge_of_a_verse_never_saw_its_items(small_demo, tmp_path):  # noqa: F811
-    from core.engine.lm.language_model import LanguageModel
-    from core.experiments.judgment_predictor import demo_devset
-    from core.experiments.mcpg_steered import fit_predictors
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.experiments.judgment_predictor import demo_devset
+    from parastudio.core.experiments.mcpg_steered import fit_predictors
 
     records, _ = demo_devset(tmp_path)
     lm = LanguageModel(small_demo / "lm.bin")
@@ -74,11 +74,11 @@ def test_the_cross_validated_judge_of_a_verse_never_saw_its_items(small_demo, tm
     assert after["steering"] != before["steering"]
 
     # run() judges each verse's outputs by its own fold's judge, and steers by the predictor fitted on all.
-    from core.engine.model.judgment_model import PredictorReward
-    from core.engine.tables.paraphrase_table import ParaphraseTable
-    from core.engine.model.truescore import TrueScorer
-    from core.experiments.mcpg_steered import run
-    from core.textio import read_token_lines
+    from parastudio.core.engine.model.judgment_model import PredictorReward
+    from parastudio.core.engine.model.truescore import TrueScorer
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.experiments.mcpg_steered import run
+    from parastudio.core.textio import read_token_lines
 
     sentences = read_token_lines(small_demo / "test.en")[:3]
     references = (small_demo / "test.ref.en").read_text(encoding="utf-8").splitlines()[:3]

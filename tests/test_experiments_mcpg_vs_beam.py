@@ -4,18 +4,18 @@ import math
 
 import numpy as np
 import pytest
+from conftest import EXAMPLE1_RULES
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import EXAMPLE1_RULES
-from core.experiments import mcpg_vs_beam as experiment
-from core.experiments import mcpg_vs_beam_report as report
-from core.experiments import mcpg_vs_beam_results as results
-from core.experiments.mcpg_vs_beam_results import MCPGSystem, SearchSettings, SentenceResult
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
+from parastudio.core.experiments import mcpg_vs_beam as experiment
+from parastudio.core.experiments import mcpg_vs_beam_report as report
+from parastudio.core.experiments import mcpg_vs_beam_results as results
+from parastudio.core.experiments.mcpg_vs_beam_results import MCPGSystem, SearchSettings, SentenceResult
 
 TRUE_TUNED = MCPGSystem("true-score", "tuned")
 TRANSLATOR_TUNED = MCPGSystem("translator", "tuned")
@@ -190,7 +190,7 @@ def test_the_faithful_stop_and_eta_by_count_are_stated(tmp_path):
 
 
 def test_inputs_line_writes_checkout_paths_relative():
-    from core.experiments.provenance import ROOT, inputs_line
+    from parastudio.core.experiments.provenance import ROOT, inputs_line
 
     line = inputs_line({"table": str(ROOT / "evaldata" / "demo" / "paraphrase-table.gz"), "rules loaded": 3,
                         "LM": "/elsewhere/lm.bin"})

@@ -8,11 +8,11 @@ import json
 import math
 
 import pytest
-
 from experiment_inputs import write_experiment_inputs
-from core.cli import main
-from core.errors import InputFormatError
-from core.experiments.per_sentence import read_per_sentence, run_provenance, write_per_sentence
+
+from parastudio.core.cli import main
+from parastudio.core.errors import InputFormatError
+from parastudio.core.experiments.per_sentence import read_per_sentence, run_provenance, write_per_sentence
 
 SENTENCES = ["the dog runs after the young cat", "the big house near the garden", "it sees a small dog",
              "the dog sees the big house"]
@@ -230,7 +230,7 @@ def test_seed000_reranking_table_recomputed_from_its_jsonl(inputs):
 
 def test_seed000_reranking_table_with_search_errors_recomputed(tmp_path):
     """Hand-made lists where the pruned decoder's scores fall below the true scores (the tiny table has none)."""
-    from core.experiments import seed000_reranking as experiment
+    from parastudio.core.experiments import seed000_reranking as experiment
 
     lists = {5: [([-1.0, -2.0, -3.0], [-1.0, -1.5, -3.0]), ([-2.0, -2.5, -4.0], [-2.0, -2.5, -4.0]),
                  ([-1.0, -1.2], [-1.0, -1.2])],
@@ -250,7 +250,7 @@ def test_seed000_reranking_table_with_search_errors_recomputed(tmp_path):
 # --- seed002-patterns (its run needs evaldata/build: the records from hand-made models) ---------------------
 
 def test_seed002_pattern_records_hold_each_models_table_row():
-    from core.experiments.seed002_patterns import per_sentence_records
+    from parastudio.core.experiments.seed002_patterns import per_sentence_records
 
     models = [{"name": "LL, all", "kept": [(-1.0, "take [NN_1] into account", "consider [NN_1]"),
                                            (-3.0, "[NN_1] gave [NN_2]", "[NN_2] was given by [NN_1]"),

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.cli import main
-from core.demo import demo_files
-from core.experiments.per_sentence import read_per_sentence
+from parastudio.core.cli import main
+from parastudio.core.demo import demo_files
+from parastudio.core.experiments.per_sentence import read_per_sentence
 
 DEMO = demo_files()
 pytestmark = pytest.mark.skipif(not (DEMO.roundtrip_cases.is_file() and DEMO.roundtrip_graph.is_file()),

@@ -4,12 +4,12 @@ import math
 
 import pytest
 
-from core.experiments import spg_rates as experiment
-from core.experiments.spg_rates import ApplicationRates, Replacement, SentenceOutcome
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.decoders.spg import spg_report
+from parastudio.core.engine.decoders.spg import spg_report
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
+from parastudio.core.experiments import spg_rates as experiment
+from parastudio.core.experiments.spg_rates import ApplicationRates, Replacement, SentenceOutcome
 
 SENTENCES = [s.split() for s in
              ("the dog runs after the young cat", "it walks slowly", "the big house near the garden")]

@@ -21,9 +21,10 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
 from desktop_study_fixtures import make_study, open_window  # noqa: E402
+
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = Path(__file__).with_name("desktop_dialog_driver.py")
@@ -159,7 +160,7 @@ def test_every_file_dialog_of_the_app_goes_through_the_one_that_reads_no_file():
 def test_the_writer_writes_an_answer_again_when_the_log_it_wrote_into_was_deleted(qtbot, tmp_path):
     """The second line of defence: something in this process drops the locks anyway (here a plain open and
     close of the study), another program checkpoints and deletes the log; no answer is lost or doubled."""
-    from desktop.judgment_writer import JudgmentWriter
+    from parastudio.desktop.judgment_writer import JudgmentWriter
 
     path = tmp_path / "study.sqlite"
     make_study(path)
@@ -195,7 +196,7 @@ def test_the_writer_writes_an_answer_again_when_the_log_it_wrote_into_was_delete
 def test_the_answer_is_written_again_when_another_program_holds_the_study_meanwhile(qtbot, tmp_path):
     """With another program connected, the lost log cannot be copied into the study when this process lets it
     go: the answer is not in the file, so the writer writes it again (once)."""
-    from desktop.judgment_writer import JudgmentWriter
+    from parastudio.desktop.judgment_writer import JudgmentWriter
 
     path = tmp_path / "study.sqlite"
     make_study(path)
@@ -248,7 +249,7 @@ def test_opening_the_study_again_in_this_process_leaves_its_locks_in_place(tmp_p
 def test_a_study_this_app_holds_is_what_the_dialogs_refuse_as_a_file_to_read_or_write(tmp_path):
     """Reading the study (or its log) as a candidates file would open and close it in Python: the dialogs refuse
     a file that is a study this process holds, its -wal or its -shm (unless asked for a study to open)."""
-    from desktop import file_dialogs
+    from parastudio.desktop import file_dialogs
 
     path = tmp_path / "study.sqlite"
     make_study(path)

@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 from test_kill_writes import _fill, run
 
@@ -123,7 +122,7 @@ def _under_file_size_limit(argv: list[str], limit: int, **options) -> subprocess
     def limited() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
 
-    return subprocess.run([sys.executable, "-m", "core", *argv], cwd=ROOT, preexec_fn=limited, text=True,
+    return subprocess.run([sys.executable, "-m", "parastudio", *argv], cwd=ROOT, preexec_fn=limited, text=True,
                           stderr=subprocess.PIPE, timeout=300,
                           **{"stdout": subprocess.DEVNULL, "stdin": subprocess.DEVNULL, **options})
 

@@ -21,10 +21,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import strategies as st
-
-from fuzz_support import assert_clear, damage, defects, fuzz_tests, no_leftovers, run_cli
 from fuzz_strategies import arpa_files, candidate_records, csv_files, junk, numbers, phrases, table_files
+from fuzz_support import assert_clear, damage, defects, fuzz_tests, no_leftovers, run_cli
+from hypothesis import strategies as st
 
 ARPA = ("\\data\\\nngram 1=7\nngram 2=5\n\n\\1-grams:\n-1.0\t<unk>\t0\n-99\t<s>\t-0.3\n-0.7\t</s>\t0\n"
         "-0.5\tthe\t-0.3\n-0.6\tdog\t-0.2\n-0.8\tbeast\t-0.2\n-0.9\truns\t-0.1\n\n\\2-grams:\n-0.2\t<s> the\n"

@@ -15,16 +15,17 @@ import json
 import math
 
 import kenlm
+from fuzz_strategies import arpa_files, candidate_records, csv_files, devset_records, junk, table_files
+from fuzz_support import damage, defects, fuzz_tests, time_limit
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from core.engine.lm.file_check import check_lm_file
-from core.engine.tables.table_formats import read_rules
-from core.errors import InputFileError, InputFormatError
-from core.stats.judgment_records import read_judgments, read_scores
-from core.store.candidate_files import read_candidates_jsonl
-from fuzz_strategies import arpa_files, candidate_records, csv_files, devset_records, junk, table_files
-from fuzz_support import damage, defects, fuzz_tests, time_limit
+from parastudio.core.engine.lm.file_check import check_lm_file
+from parastudio.core.engine.tables.table_formats import read_rules
+from parastudio.core.errors import InputFileError, InputFormatError
+from parastudio.core.stats.judgment_records import read_judgments, read_scores
+from parastudio.core.store.candidate_files import read_candidates_jsonl
+
 
 def _line_bound(text: str) -> int:
     return text.count("\n") + 1 + 64  # a 64-byte noise prefix may add lines of its own
@@ -32,8 +33,8 @@ def _line_bound(text: str) -> int:
 
 def _tables(example):
     (text, rules), defect, where, suffix = example
-    from tempfile import TemporaryDirectory
     from pathlib import Path
+    from tempfile import TemporaryDirectory
 
     with TemporaryDirectory() as directory:
         path = Path(directory) / f"table{suffix}"
@@ -66,8 +67,8 @@ def _label_ok(value: str) -> bool:
 
 def _judgments(example):
     text, defect, where = example
-    from tempfile import TemporaryDirectory
     from pathlib import Path
+    from tempfile import TemporaryDirectory
 
     with TemporaryDirectory() as directory:
         path = Path(directory) / "judgments.csv"
@@ -90,8 +91,8 @@ test_judgments, test_judgments_thorough = fuzz_tests(
 
 def _scores(example):
     text, defect, where = example
-    from tempfile import TemporaryDirectory
     from pathlib import Path
+    from tempfile import TemporaryDirectory
 
     with TemporaryDirectory() as directory:
         path = Path(directory) / "scores.csv"
@@ -111,8 +112,8 @@ test_scores, test_scores_thorough = fuzz_tests(
 
 def _candidates(example):
     records, junk_line, defect, where = example
-    from tempfile import TemporaryDirectory
     from pathlib import Path
+    from tempfile import TemporaryDirectory
 
     text = "".join(json.dumps(record) + "\n" for record in records) + junk_line
     with TemporaryDirectory() as directory:
@@ -141,8 +142,8 @@ test_candidates, test_candidates_thorough = fuzz_tests(
 
 def _arpa(example):
     text, defect, where = example
-    from tempfile import TemporaryDirectory
     from pathlib import Path
+    from tempfile import TemporaryDirectory
 
     with TemporaryDirectory() as directory:
         path = Path(directory) / "model.arpa"
@@ -167,8 +168,8 @@ test_arpa, test_arpa_thorough = fuzz_tests(
 
 
 def _binary_cut(tiny_lm, share):
-    from tempfile import TemporaryDirectory
     from pathlib import Path
+    from tempfile import TemporaryDirectory
 
     data = Path(tiny_lm["binary"]).read_bytes()
     cut = int(share * len(data))
@@ -208,15 +209,15 @@ DEVSET_SCHEMA = _devset_schema_without_required()
 
 def _devsets(example):
     entries, junk_line, defect, where = example
-    from tempfile import TemporaryDirectory
     from pathlib import Path
+    from tempfile import TemporaryDirectory
 
     import jsonschema
 
-    from core.tuning.dev_labels import DevLabels
-    from core.tuning.devset_files import read_devset
-    from core.tuning.judgment_predictor import _label
-    from core.tuning.pivot_tuning import labelled_pairs
+    from parastudio.core.tuning.dev_labels import DevLabels
+    from parastudio.core.tuning.devset_files import read_devset
+    from parastudio.core.tuning.judgment_predictor import _label
+    from parastudio.core.tuning.pivot_tuning import labelled_pairs
 
     text = "".join(json.dumps(record) + "\n" for record, _spoiled in entries) + junk_line
     with TemporaryDirectory() as directory:

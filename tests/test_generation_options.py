@@ -7,17 +7,26 @@ import io
 import os
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from core.cli import main
-from core.code_identity import identity_from_build, identity_from_git
-from core.file_fingerprint import cache_path, fingerprint, sha256_of
-from core.engine.candidates.generation_options import (OPTIONS_OF_SYSTEM, BeamRunOptions, MCPGRunOptions, SPGRunOptions,
-                                            TableLoading, option_names, options_for, options_from_json)
-from core.engine.decoders.mcpg import FAITHFUL, TUNED
-from core.engine.model.scoring import ScoreWeights
-from core.engine.decoders.spg import SPGWeights
-from core.errors import OptionsError
+from parastudio.core.cli import main
+from parastudio.core.code_identity import identity_from_build, identity_from_git
+from parastudio.core.engine.candidates.generation_options import (
+    OPTIONS_OF_SYSTEM,
+    BeamRunOptions,
+    MCPGRunOptions,
+    SPGRunOptions,
+    TableLoading,
+    option_names,
+    options_for,
+    options_from_json,
+)
+from parastudio.core.engine.decoders.mcpg import FAITHFUL, TUNED
+from parastudio.core.engine.decoders.spg import SPGWeights
+from parastudio.core.engine.model.scoring import ScoreWeights
+from parastudio.core.errors import OptionsError
+from parastudio.core.file_fingerprint import cache_path, fingerprint, sha256_of
 
 finite = st.floats(-5, 5, allow_nan=False)
 
@@ -119,7 +128,7 @@ def test_the_sha256_is_computed_once_per_version_of_a_file(tmp_path, monkeypatch
 
 
 def test_the_code_identity_comes_from_git_then_from_the_build_then_the_release(tmp_path, monkeypatch):
-    import core.code_identity as identity
+    import parastudio.core.code_identity as identity
 
     monkeypatch.setattr(identity, "SOURCE_ROOT", tmp_path)  # not a checkout
     monkeypatch.setattr(identity, "BUILD_IDENTITY", tmp_path / "_build_identity.json")
@@ -135,7 +144,7 @@ def test_the_code_identity_comes_from_git_then_from_the_build_then_the_release(t
 
 
 def test_version_shows_what_every_candidate_records(capsys):
-    from core.code_identity import code_identity
+    from parastudio.core.code_identity import code_identity
 
     with pytest.raises(SystemExit):
         main(["--version"])
@@ -147,7 +156,7 @@ def test_mcpg_has_no_wall_clock_cap_unless_asked_and_records_eta_once(capsys):
     """Issue 39: the same bytes on any load by default, so no time cap by default; and the params say eta once."""
     import json
 
-    from core.cli import main
+    from parastudio.core.cli import main
 
     options = options_for("mcpg-true", episodes_per_step=100_000)
     assert options.time_budget is None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.cli import main
+from parastudio.core.cli import main
 from tests.cat_graph_fixture import GRAPH
 
 LINES = GRAPH.splitlines()

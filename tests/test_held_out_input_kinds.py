@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from core.demo import demo_files
 from fuzz_support import run_cli
 from test_clear_errors_22 import _without_root_overrides
+
+from parastudio.core.demo import demo_files
 
 ROOT = Path(__file__).resolve().parent.parent
 JUDGMENTS = "item,annotator,criterion,value\n1,ann1,fluency,yes\n1,ann2,fluency,no\n2,ann1,fluency,no\n"
@@ -89,7 +89,7 @@ def test_a_study_this_user_may_not_read_is_said_so(tmp_path, study, argv):
     shutil.copy(study, unreadable)
     unreadable.chmod(0)
     (tmp_path / "j.csv").write_text(JUDGMENTS)
-    completed = subprocess.run([sys.executable, "-m", "core", *[part.replace("{}", str(unreadable)) for part in argv]],
+    completed = subprocess.run([sys.executable, "-m", "parastudio", *[part.replace("{}", str(unreadable)) for part in argv]],
                                cwd=tmp_path, capture_output=True, text=True, preexec_fn=_without_root_overrides,
                                env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert completed.returncode == 2, completed.stderr
@@ -150,7 +150,7 @@ def test_a_writer_through_another_program_says_its_folder_takes_no_file(tmp_path
     folder = tmp_path / "read-only"
     folder.mkdir(mode=0o555)
     output = folder / "out"
-    completed = subprocess.run([sys.executable, "-m", "core", *[part.replace("{}", str(output)) for part in argv]],
+    completed = subprocess.run([sys.executable, "-m", "parastudio", *[part.replace("{}", str(output)) for part in argv]],
                                cwd=tmp_path, capture_output=True, text=True, preexec_fn=_without_root_overrides,
                                env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert completed.returncode == 2, completed.stderr

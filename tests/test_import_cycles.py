@@ -56,6 +56,7 @@ def import_graph(files: list[Path], root: Path) -> nx.DiGraph:
             else:
                 continue
             for name in names:
+                name = name.removeprefix("parastudio.")  # the installed name of the repository's core/ and desktop/
                 while name and name not in modules:  # a name inside a module is an import of that module
                     name = name.rpartition(".")[0]
                 if name and name != module:
@@ -88,11 +89,11 @@ def test_a_planted_cycle_is_found_and_named(tmp_path):
     package = tmp_path / "core"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "table.py").write_text("from core.options import collect\n")
-    (package / "options.py").write_text("def collect():\n    from core import table\n")
-    (package / "typed.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import core.table\n")
-    (package / "uses_typed.py").write_text("import core.typed\n")
-    (package / "table_user.py").write_text("import core.table\n")
+    (package / "table.py").write_text("from parastudio.core.options import collect\n")
+    (package / "options.py").write_text("def collect():\n    from parastudio.core import table\n")
+    (package / "typed.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import parastudio.core.table\n")
+    (package / "uses_typed.py").write_text("import parastudio.core.typed\n")
+    (package / "table_user.py").write_text("import parastudio.core.table\n")
     graph = import_graph(sorted(package.rglob("*.py")), tmp_path)
     assert cycles(graph) == {frozenset({"core.table", "core.options"})}
     assert _shown(frozenset({"core.table", "core.options"}), graph) in ("core.table -> core.options -> core.table",

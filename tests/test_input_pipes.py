@@ -67,7 +67,7 @@ READERS: dict[str, tuple[Callable[[dict, Path], list[str]], str, str | None]] = 
 @pytest.fixture
 def inputs(files):
     """The writers' inputs and a few more: a judgments CSV, a scores CSV, a candidates file."""
-    from core.cli import main
+    from parastudio.core.cli import main
 
     with contextlib.redirect_stderr(None), contextlib.redirect_stdout(None):
         assert main(["study", "export-judgments", "--db", str(files["study"]), "-o", str(files["dir"] / "j.csv")]) == 0

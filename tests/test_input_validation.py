@@ -12,12 +12,12 @@ import sys
 
 import pytest
 
-from core.errors import InputFormatError
-from core.store import operations as ops
-from core.store.candidate_files import derivation_problem, read_candidates_jsonl, read_choice_tasks
-from core.store.database import open_database
-from core.store.items import parse_item_key
-from core.textio import open_standard_input, read_csv, remove_stale_temporaries
+from parastudio.core.errors import InputFormatError
+from parastudio.core.store import operations as ops
+from parastudio.core.store.candidate_files import derivation_problem, read_candidates_jsonl, read_choice_tasks
+from parastudio.core.store.database import open_database
+from parastudio.core.store.items import parse_item_key
+from parastudio.core.textio import open_standard_input, read_csv, remove_stale_temporaries
 
 GOOD = {"sentence_id": 3, "system": "beam", "rank": 1, "text": "the beast runs", "model_score": -1.5,
         "true_score": -1.4, "source": "the dog runs", "params": {"table": "t"},
@@ -82,7 +82,7 @@ def test_a_rule_of_probability_one_is_accepted_and_zero_is_refused_by_the_cli(tm
     db = tmp_path / "s.sqlite"
 
     def run(*arguments):
-        return subprocess.run([sys.executable, "-m", "core", "study", *arguments, "--db", str(db)],
+        return subprocess.run([sys.executable, "-m", "parastudio", "study", *arguments, "--db", str(db)],
                               capture_output=True, text=True)
 
     assert run("create", "s").returncode == 0

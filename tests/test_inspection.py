@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.cli import main
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.model.truescore import TrueScorer
-from core.inspection.candidate_rows import candidate_rows, filter_rows
-from core.inspection.details import candidate_details, pivot_phrases
-from core.inspection.rule_blame import read_prune_list, rule_blame
-from core.stats.verdicts import ACCEPTED, DISAGREED, REJECTED, candidate_verdict, criterion_verdict
-from core.store import operations as ops
-from core.store.database import open_database
+from parastudio.core.cli import main
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.inspection.candidate_rows import candidate_rows, filter_rows
+from parastudio.core.inspection.details import candidate_details, pivot_phrases
+from parastudio.core.inspection.rule_blame import read_prune_list, rule_blame
+from parastudio.core.stats.verdicts import ACCEPTED, DISAGREED, REJECTED, candidate_verdict, criterion_verdict
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 
 @given(st.lists(st.sampled_from(["yes", "no"]), min_size=1, max_size=5))
@@ -164,11 +164,11 @@ def test_pivot_phrases_add_up_to_the_pivot_probability(tmp_path):
 
 
 def test_details_show_the_derivation_scores_side_by_side_and_every_judge(judged, tiny_lm):
-    from core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.lm.language_model import LanguageModel
 
     db, study = judged
     row = next(r for r in candidate_rows(db, study) if r.verdict == REJECTED)
-    from core.engine.tables.rules import Rule
+    from parastudio.core.engine.tables.rules import Rule
 
     rules = ParaphraseTable([])  # the rules the candidates were made with
     rules.add(Rule(("dog",), ("hound",), 0.2))
@@ -200,7 +200,7 @@ def test_details_show_each_rules_pivot_phrases_from_the_bilingual_table(judged, 
 
 @given(st.integers(0, 200), st.integers(1, 200))
 def test_the_wilson_interval_holds_the_rate_and_stays_in_0_1(successes, n):
-    from core.inspection.plots import wilson_interval
+    from parastudio.core.inspection.plots import wilson_interval
 
     successes = min(successes, n)
     low, high = wilson_interval(successes, n)
@@ -221,8 +221,8 @@ def test_inspect_rules_shows_the_pivot_phrases_behind_each_blamed_rule(judged, t
 
 def test_the_rejection_plots_labels_stay_clear_of_its_title_at_a_rate_of_100_percent():
     """Issue 28 Found 2: the exported labels (13/13 over a bar at 100 %) overlapped the title."""
-    from core.inspection.candidate_rows import CandidateRow
-    from core.inspection.plots import rejection_rates_figure
+    from parastudio.core.inspection.candidate_rows import CandidateRow
+    from parastudio.core.inspection.plots import rejection_rates_figure
 
     rows = [CandidateRow(candidate_id=n, item=str(n), sentence="s", source="a b", text="a c", systems=(system,),
                          verdict=REJECTED if n % 2 or system == "beam" else ACCEPTED, criteria={}, labels={},
@@ -243,8 +243,8 @@ def test_the_rejection_plots_labels_stay_clear_of_its_title_at_a_rate_of_100_per
 
 def test_systems_on_a_sentence_each_with_its_rows_by_rank_and_its_tallies():
     """The per-system tallies of Inspect's 'Systems on this sentence', out of the widget (issue 28 Found 9)."""
-    from core.inspection.candidate_rows import CandidateRow
-    from core.inspection.sentence_systems import systems_on_sentence
+    from parastudio.core.inspection.candidate_rows import CandidateRow
+    from parastudio.core.inspection.sentence_systems import systems_on_sentence
 
     def row(n, verdict, *producers):
         return CandidateRow(candidate_id=n, item=str(n), sentence="s", source="a b", text=f"t{n}",

@@ -20,13 +20,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
-from core.errors import InputFormatError
-from core.interruption import Terminated, signals_noted
-from core.worker_processes import BackgroundCall, ordered_map
+from parastudio.core.errors import InputFormatError
+from parastudio.core.interruption import Terminated, signals_noted
+from parastudio.core.worker_processes import BackgroundCall, ordered_map
 
 DEMO = ROOT / "evaldata" / "demo"
 HANG = 60  # seconds: far more than any clean end takes, so only a hang reaches it
@@ -77,7 +77,7 @@ def signal_mid_run(argv: list[str], stdin: Path, marker: bytes, sent: signal.Sig
     when ``group``, as a terminal's Ctrl+C does; else to it alone, as ``kill PID`` does)."""
     terminal, child_side = pty.openpty()
     with open(stdin, "rb") as source:
-        process = subprocess.Popen([sys.executable, "-m", "core", *argv], cwd=ROOT, stdin=source,
+        process = subprocess.Popen([sys.executable, "-m", "parastudio", *argv], cwd=ROOT, stdin=source,
                                    stdout=subprocess.DEVNULL, stderr=child_side, start_new_session=True)
     os.close(child_side)
     try:
@@ -209,7 +209,7 @@ def test_a_progress_bar_cut_short_while_it_is_made_says_nothing_when_dropped():
     after the command's one line."""
     from tqdm import tqdm
 
-    from core.terminal_bar import terminal_bar
+    from parastudio.core.terminal_bar import terminal_bar
 
     def half_made(kind):  # as a signal leaves it: __init__ set `disable` and stopped before `pos`
         bar = kind.__new__(kind)
@@ -230,7 +230,7 @@ def _grown(text: str) -> str:
 def test_items_larger_than_the_pipe_do_not_deadlock_the_workers():
     """A task bigger than the pipe sent ahead of an answer as big: the parent blocked sending while the worker
     blocked answering (a data build's 860 KB chunks hung for ever). Run in a child, so a hang fails the test."""
-    code = ("from core.worker_processes import ordered_map\n"
+    code = ("from parastudio.core.worker_processes import ordered_map\n"
             "from test_interrupts import _grown\n"
             "for workers in (1, 2):\n"
             "    out = list(ordered_map(_grown, ['x' * 1_000_000, 'ab', 'z' * 300_000, 'c' * 40_000] * 2, workers))\n"

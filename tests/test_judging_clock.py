@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktop.judging_clock import JudgingClock
+from parastudio.desktop.judging_clock import JudgingClock
 
 
 class FakeTime:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from core.judging.desk import JudgingDesk, open_desk
-from core.store import operations as ops
-from core.store.database import open_database
-from core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
 from desktop_study_fixtures import candidate_rows, make_choice_study
+
+from parastudio.core.judging.desk import JudgingDesk, open_desk
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
 
 
 def desk_on(tmp_path, criteria, name="study") -> JudgingDesk:
@@ -158,7 +158,7 @@ def test_flag_comment_undo_and_moves_are_what_the_keys_say(tmp_path):
 
 @pytest.mark.parametrize("refusal", ["nobody", "taken"])
 def test_opening_refuses_an_unknown_judge_and_a_second_session_and_leaves_no_lock(tmp_path, refusal):
-    from core.store import session_lock
+    from parastudio.core.store import session_lock
 
     db = open_database(tmp_path / "s.sqlite", create=True)
     study = ops.create_study(db, "s", criteria=["meaning"], seed=1)

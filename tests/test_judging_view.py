@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.engine.text.display_text import SentenceDisplay
-from core.judging.view import judging_view
-from core.store import operations as ops
-from core.store.database import open_database
+from parastudio.core.engine.text.display_text import SentenceDisplay
+from parastudio.core.judging.view import judging_view
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 
 def _items(tmp_path, criteria, rows=None, tasks=None):
@@ -55,7 +55,7 @@ def test_a_choice_tasks_options_read_in_place_and_a_scale_gives_its_digits(tmp_p
 
 
 def test_one_display_rule_for_every_screen_tokenized_when_the_study_says_so():
-    from core.judging.view import study_display
+    from parastudio.core.judging.view import study_display
 
     assert study_display({"display": "tokenized"}, None) is None
     readable = study_display({}, "/nonexistent/truecase.model")

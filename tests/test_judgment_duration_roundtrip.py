@@ -2,8 +2,8 @@
 import csv
 from datetime import datetime, timedelta, timezone
 
-from core.store import operations as ops
-from core.store.database import open_database
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 
 def make(path):

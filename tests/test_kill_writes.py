@@ -28,10 +28,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, toy_corpus
-from core.store import operations as ops
-from core.store.database import open_database
+
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 PREVIOUS = b"the previous complete output\n"
 ARPA = ("\\data\\\nngram 1=5\nngram 2=3\n\n\\1-grams:\n-1.0\t<unk>\t0\n-99\t<s>\t-0.3\n-0.7\t</s>\t0\n"
@@ -39,7 +39,7 @@ ARPA = ("\\data\\\nngram 1=5\nngram 2=3\n\n\\1-grams:\n-1.0\t<unk>\t0\n-99\t<s>\
 
 
 def _command(argv: list[str], stdin: Path | None = None, **options) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "core", *argv], cwd=ROOT, start_new_session=True,
+    return subprocess.Popen([sys.executable, "-m", "parastudio", *argv], cwd=ROOT, start_new_session=True,
                             stdin=open(stdin, "rb") if stdin else subprocess.DEVNULL, **options)
 
 
@@ -243,7 +243,7 @@ def killing(real):
 
 
 os.replace, os.rename = killing(os.replace), killing(os.rename)
-from core.cli import main
+from parastudio.core.cli import main
 sys.exit(main(sys.argv[2:]))
 """
 
@@ -251,7 +251,7 @@ sys.exit(main(sys.argv[2:]))
 @pytest.fixture(scope="module")
 def more_inputs(inputs):
     """Small inputs for the other writers: a prune list, a pattern table, a pivot table and its dev set, a graph."""
-    from core.tablebuild.patterns.table_file import MLE_LAMBDAS, scored_pair, write_table
+    from parastudio.core.tablebuild.patterns.table_file import MLE_LAMBDAS, scored_pair, write_table
 
     directory = inputs["dir"]
     rng = random.Random(18)

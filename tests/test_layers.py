@@ -82,7 +82,13 @@ STORE_FOR_DESKTOP = ("core.store.operations", "core.store.database", "core.store
 FORBIDDEN_WITHIN_BRIDGES = (("core.tuning", "core.inspection"),)
 
 
+def short_name(module: str) -> str:
+    """``parastudio.core.x`` (the installed name) as ``core.x`` (its folder in the repository, as this table says)."""
+    return module.removeprefix("parastudio.")
+
+
 def layer_of(module: str) -> str | None:
+    module = short_name(module)
     if module == "core":
         return "base"  # the package itself: its __version__
     for prefix, layer in LAYER_OF_PREFIX:
@@ -110,7 +116,7 @@ def imports_of(path: Path) -> list[tuple[int, str]]:
             base = node.module or ""
             if node.level:
                 base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
-            # ``from core import textio`` imports the module core.textio.
+            # ``from parastudio.core import textio`` imports the module core.textio.
             found += [(node.lineno, f"{base}.{alias.name}" if layer_of(f"{base}.{alias.name}") else base)
                       for alias in node.names]
     return found
@@ -123,6 +129,9 @@ def violations(importer: str, path: str, imports: list[tuple[int, str]]) -> list
         return [f"{path}:1: module {importer} belongs to no layer (add its folder to tests/test_layers.py)"]
     found = []
     for line, name in imports:
+        if name.split(".")[0] in ("core", "desktop", "evaldata"):
+            found.append(f"{path}:{line}: imports {name} by its folder's name; the installed name is parastudio.{name}")
+        name = short_name(name)
         top = name.split(".")[0]
         if top in QT and own != "desktop":
             found.append(f"{path}:{line}: {own} module imports Qt ({name})")
@@ -157,22 +166,29 @@ def test_every_import_follows_the_layer_table():
     assert problems == []
 
 
+def test_an_import_by_the_repository_folder_name_is_reported():
+    """Installed, the package is ``parastudio.core``: ``import core.x`` works only from a checkout's top level."""
+    assert violations("core.stats.agreement", "core/stats/agreement.py", [(4, "core.stats.kappa")]) == [
+        "core/stats/agreement.py:4: imports core.stats.kappa by its folder's name; the installed name is "
+        "parastudio.core.stats.kappa"]
+
+
 def test_a_broken_rule_is_reported_with_the_file_and_the_import():
-    assert violations("core.engine.lm.language_model", "core/engine/lm/language_model.py", [(7, "core.store.models")]) == [
+    assert violations("core.engine.lm.language_model", "core/engine/lm/language_model.py", [(7, "parastudio.core.store.models")]) == [
         "core/engine/lm/language_model.py:7: engine may not import store (core.store.models)"]
     assert violations("core.stats.agreement", "core/stats/agreement.py", [(3, "PySide6.QtCore")]) == [
         "core/stats/agreement.py:3: stats module imports Qt (PySide6.QtCore)"]
-    assert violations("core.evaldata.build", "x.py", [(1, "core.engine.lm.language_model"), (2, "core.tablebuild.pivot")]) == []
-    assert violations("core.tablebuild.pivot", "p.py", [(5, "core.engine.tables.rules")]) == [
+    assert violations("core.evaldata.build", "x.py", [(1, "parastudio.core.engine.lm.language_model"), (2, "parastudio.core.tablebuild.pivot")]) == []
+    assert violations("core.tablebuild.pivot", "p.py", [(5, "parastudio.core.engine.tables.rules")]) == [
         "p.py:5: tablebuild may not import engine (core.engine.tables.rules)"]
     assert "belongs to no layer" in violations("core.newthing", "core/newthing.py", [])[0]
-    assert violations("core.cli.x", "c.py", [(1, "desktop.app")]) == ["c.py:1: cli may not import desktop (desktop.app)"]
+    assert violations("core.cli.x", "c.py", [(1, "parastudio.desktop.app")]) == ["c.py:1: cli may not import desktop (desktop.app)"]
 
 
 def test_the_app_reaching_the_database_or_store_internals_is_reported():
     assert violations("desktop.judgment_writer", "desktop/judgment_writer.py",
-                      [(25, "sqlalchemy.exc"), (26, "core.store.operations"), (27, "core.store.database.Database"),
-                       (31, "core.store.models.Criterion"), (32, "sqlite3"), (33, "core.store.write_retry")]) == [
+                      [(25, "sqlalchemy.exc"), (26, "parastudio.core.store.operations"), (27, "parastudio.core.store.database.Database"),
+                       (31, "parastudio.core.store.models.Criterion"), (32, "sqlite3"), (33, "parastudio.core.store.write_retry")]) == [
         "desktop/judgment_writer.py:25: desktop reaches the database directly (sqlalchemy.exc): use "
         "core.store.operations",
         "desktop/judgment_writer.py:31: desktop may not import store internals (core.store.models.Criterion): use "
@@ -181,20 +197,21 @@ def test_the_app_reaching_the_database_or_store_internals_is_reported():
         "desktop/judgment_writer.py:33: desktop may not import store internals (core.store.write_retry): use "
         "core.store.operations"]
     # The CLI and the bridges use the store as they need: the rule is the app's.
-    assert violations("core.cli.study_cmd", "c.py", [(1, "sqlalchemy"), (2, "core.store.models")]) == []
+    assert violations("core.cli.study_cmd", "c.py", [(1, "sqlalchemy"), (2, "parastudio.core.store.models")]) == []
 
 
 def test_the_app_reading_store_queries_and_tuning_reading_the_inspect_bridge_are_reported():
     assert violations("desktop.judging_tab", "desktop/judging_tab.py",
-                      [(12, "core.store.annotation_queries.study_summaries"), (14, "core.store.session_lock"),
-                       (15, "core.store.criteria.YES_NO_SCALES"), (16, "core.store.operations")]) == [
+                      [(12, "parastudio.core.store.annotation_queries.study_summaries"),
+                       (14, "parastudio.core.store.session_lock"), (15, "parastudio.core.store.criteria.YES_NO_SCALES"),
+                       (16, "parastudio.core.store.operations")]) == [
         f"desktop/judging_tab.py:{line}: desktop may not import store internals ({name}): use core.store.operations"
         for line, name in ((12, "core.store.annotation_queries.study_summaries"), (14, "core.store.session_lock"),
                            (15, "core.store.criteria.YES_NO_SCALES"))]
-    assert violations("core.tuning.devset", "core/tuning/devset.py", [(52, "core.inspection.verdicts"),
-                                                                       (53, "core.judging.span_rewrites")]) == [
+    assert violations("core.tuning.devset", "core/tuning/devset.py", [(52, "parastudio.core.inspection.verdicts"),
+                                                                       (53, "parastudio.core.judging.span_rewrites")]) == [
         "core/tuning/devset.py:52: core.tuning may not import core.inspection (core.inspection.verdicts)"]
-    assert violations("core.judging.view", "core/judging/view.py", [(3, "core.inspection.plots")]) == [
+    assert violations("core.judging.view", "core/judging/view.py", [(3, "parastudio.core.inspection.plots")]) == [
         "core/judging/view.py:3: judging may not import bridges (core.inspection.plots)"]
 
 
@@ -230,13 +247,13 @@ def test_the_longest_chain_of_imports_between_core_folders_is_at_most_five_and_n
 
 
 def test_importing_all_of_core_and_running_the_cli_parser_loads_no_qt():
-    modules = sorted(m for m in project_imports() if m.startswith("core") and m != "core.__main__")
+    modules = sorted(f"parastudio.{m}" for m in project_imports() if m.startswith("core") and m != "core.__main__")
     code = (
         "import importlib, sys\n"
         f"for m in {modules!r}:\n"
         "    importlib.import_module(m)\n"
-        "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'desktop')]\n"
-        "from core.cli import build_parser\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6') or m.startswith('parastudio.desktop')]\n"
+        "from parastudio.core.cli import build_parser\n"
         "build_parser()\n"  # registers `app` through its entry point: desktop.cli, which must not load Qt yet
         "print(bad + [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6')])\n"
     )
@@ -271,6 +288,7 @@ def engine_step_violations(importer: str, path: str, imports: list[tuple[int, st
             f"{path}:1: {importer} lies in no step of the engine's pipeline ({', '.join(ENGINE_STEPS)})"]
     found = []
     for line, name in imports:
+        name = short_name(name)
         target = name.split(".")
         if target[:2] == ["core", "engine"] and len(target) > 2 and target[2] in ENGINE_STEPS and \
                 ENGINE_STEPS[target[2]] > ENGINE_STEPS[parts[2]]:
@@ -283,7 +301,7 @@ def test_the_engine_folders_import_only_earlier_steps_of_the_pipeline():
     for module, (path, imports) in project_imports().items():
         problems += engine_step_violations(module, path, imports)
     assert problems == []
-    assert engine_step_violations("core.engine.tables.table_binary", "t.py", [(42, "core.engine.candidates.x")]) == [
+    assert engine_step_violations("core.engine.tables.table_binary", "t.py", [(42, "parastudio.core.engine.candidates.x")]) == [
         "t.py:42: engine/tables may not import engine/candidates, a later step (core.engine.candidates.x)"]
     assert engine_step_violations("core.engine.loose", "l.py", []) == [
         "l.py:1: core.engine.loose lies in no step of the engine's pipeline (text, tables, lm, model, decoders, "

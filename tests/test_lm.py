@@ -4,9 +4,9 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import toy_corpus
-from core.engine.lm.language_model import LanguageModel
+
+from parastudio.core.engine.lm.language_model import LanguageModel
 
 
 def read_arpa(path):
@@ -101,14 +101,14 @@ def test_bad_model_path_is_a_clear_error(tmp_path):
 
 def test_cli_lm_score_and_train(tiny_lm, tmp_path):
     lines = "the dog runs\na small house\n"
-    result = subprocess.run([sys.executable, "-m", "core", "lm", "score", str(tiny_lm["binary"])], input=lines,
+    result = subprocess.run([sys.executable, "-m", "parastudio", "lm", "score", str(tiny_lm["binary"])], input=lines,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     lm = LanguageModel(tiny_lm["binary"])
     assert [float(x) for x in result.stdout.split()] == [lm.score("the dog runs"), lm.score("a small house")]
 
     out = tmp_path / "cli.bin"
-    trained = subprocess.run([sys.executable, "-m", "core", "lm", "train", str(tiny_lm["corpus"]), "--order", "2",
+    trained = subprocess.run([sys.executable, "-m", "parastudio", "lm", "train", str(tiny_lm["corpus"]), "--order", "2",
                               "-o", str(out), "--discount-fallback"], capture_output=True, text=True)
     assert trained.returncode == 0, trained.stderr
     assert LanguageModel(out).order == 2
@@ -131,7 +131,7 @@ def test_lmplz_refusing_a_corpus_is_one_line_with_our_option_named(tmp_path):
     """lmplz's reason, without its progress bar or the C++ source line, and with the option as we spell it."""
     corpus = tmp_path / "tiny.txt"
     corpus.write_text("a b\n", encoding="utf-8")
-    failed = subprocess.run([sys.executable, "-m", "core", "lm", "train", str(corpus), "--order", "5", "-o",
+    failed = subprocess.run([sys.executable, "-m", "parastudio", "lm", "train", str(corpus), "--order", "5", "-o",
                              str(tmp_path / "tiny.bin")], capture_output=True, text=True)
     assert failed.returncode == 1 and len(failed.stderr.strip().splitlines()) == 1, failed.stderr
     assert failed.stderr.startswith("parastudio: error: lmplz failed") and "Kneser-Ney discounts" in failed.stderr

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.cli import main
-from core.engine.lm.language_model import LanguageModel
-from core.engine.lm.file_check import check_lm_file
-from core.errors import InputFileError, InputFormatError
+from parastudio.core.cli import main
+from parastudio.core.engine.lm.file_check import check_lm_file
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.errors import InputFileError, InputFormatError
 
 LENIENT = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from conftest import ROOT
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
-from core.engine.tables.patterns.dependency_parse import ROOT as NO_HEAD
-from core.engine.tables.patterns.dependency_parse import DependencyParse
-from core.engine.tables.patterns.induction import induce_patterns
-from core.textio import MAX_SENTENCE_TOKENS
+from parastudio.core.engine.tables.patterns.dependency_parse import ROOT as NO_HEAD
+from parastudio.core.engine.tables.patterns.dependency_parse import DependencyParse
+from parastudio.core.engine.tables.patterns.induction import induce_patterns
+from parastudio.core.textio import MAX_SENTENCE_TOKENS
 
 
 @st.composite
@@ -69,7 +69,7 @@ def test_a_chain_as_long_as_a_book_is_walked_without_recursion():
 def test_patterns_extract_refuses_a_sentence_past_the_bound_before_parsing(tmp_path):
     sentences = tmp_path / "sentences.txt"
     sentences.write_text("the dog runs\n" + " ".join(["word"] * (MAX_SENTENCE_TOKENS + 1)) + "\n", encoding="utf-8")
-    completed = subprocess.run([sys.executable, "-m", "core", "patterns", "extract", str(sentences),
+    completed = subprocess.run([sys.executable, "-m", "parastudio", "patterns", "extract", str(sentences),
                                 "--pretokenized"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert completed.returncode == 2, completed.stderr
     assert completed.stderr.strip() == (f"parastudio: error: {sentences}:2: expected a sentence of at most "

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from core.cli import main
-from core.demo import demo_files
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.stats.significance import sign_test
-from core.store import operations as ops
-from core.store.database import open_database
+from parastudio.core.cli import main
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.stats.significance import sign_test
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 
 @pytest.fixture(scope="module")

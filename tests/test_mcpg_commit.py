@@ -12,13 +12,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-
-from core.engine.decoders.mcpg import MCPGStats, generate_mcpg
-from core.engine.decoders.mcpg import native
-from core.engine.model.truescore import TrueScorer
-from test_mcpg_incremental import fixture_ok, lm  # noqa: F401 (lm is a fixture)
-from test_mcpg_incremental import random_case
+from test_mcpg_incremental import fixture_ok, lm, random_case  # noqa: F401 (lm is a fixture)
 from test_mcpg_native import VARIANTS
+
+from parastudio.core.engine.decoders.mcpg import MCPGStats, generate_mcpg, native
+from parastudio.core.engine.model.truescore import TrueScorer
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the compiled MCPG core is not built")
 

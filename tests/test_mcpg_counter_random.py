@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from core.engine.decoders.mcpg.counter_random import MASK, CounterRandom, draw, mix
+from parastudio.core.engine.decoders.mcpg.counter_random import MASK, CounterRandom, draw, mix
 
 GOLDEN = 0x9E3779B97F4A7C15
 

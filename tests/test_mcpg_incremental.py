@@ -4,12 +4,11 @@ import dataclasses
 import random
 
 import pytest
+from conftest import WORDS
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import WORDS
-from core.engine.lm.language_model import LanguageModel
-from core.engine.decoders.mcpg import (
+from parastudio.core.engine.decoders.mcpg import (
     FAITHFUL,
     STOP,
     TUNED,
@@ -19,9 +18,10 @@ from core.engine.decoders.mcpg import (
     TreeSearch,
     generate_mcpg,
 )
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 
 def fixture_ok(examples):
@@ -233,7 +233,7 @@ def test_sentences_longer_than_62_words_use_the_plain_filter_and_agree(lm):
 def test_restart_until_budget_uses_the_whole_episode_limit(lm):
     from conftest import EXAMPLE1_RULES
 
-    from core.engine.decoders.mcpg import MCPGStats
+    from parastudio.core.engine.decoders.mcpg import MCPGStats
 
     table = ParaphraseTable(Rule(tuple(s.split()), tuple(t.split()), p) for s, t, p in EXAMPLE1_RULES)
     source = tuple("the dog runs after the young cat".split())

@@ -13,15 +13,22 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-
-from core.engine.lm.language_model import LanguageModel
-from core.engine.decoders.mcpg import FAITHFUL, TUNED, MCPGStats, SearchInputs, TreeSearch, generate_mcpg
-from core.engine.decoders.mcpg import native
-from core.engine.decoders.mcpg.counter_random import MASK, draw
-from core.engine.decoders.mcpg.pace import FixedPace
-from core.engine.tables.paraphrase_table import ParaphraseTable
 from test_mcpg_incremental import fixture_ok, lm  # noqa: F401 (lm is a fixture)
 from test_mcpg_incremental import random_case as random_case_with_generator
+
+from parastudio.core.engine.decoders.mcpg import (
+    FAITHFUL,
+    TUNED,
+    MCPGStats,
+    SearchInputs,
+    TreeSearch,
+    generate_mcpg,
+    native,
+)
+from parastudio.core.engine.decoders.mcpg.counter_random import MASK, draw
+from parastudio.core.engine.decoders.mcpg.pace import FixedPace
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the compiled MCPG core is not built")
 
@@ -212,7 +219,7 @@ def _generate(argv, tmp_path, text):
     import sys
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "core", "generate", *argv], input=text, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "parastudio", "generate", *argv], input=text, capture_output=True,
                           text=True, cwd=tmp_path, env=env)
 
 
@@ -243,7 +250,7 @@ def test_generate_core_flag_runs_either_search_and_records_it(example1_table_pat
 @pytest.fixture
 def final_limit(monkeypatch):
     """Both searches trim their finals at the same small limit (finals.py's _CACHE_LIMIT and the core's)."""
-    from core.engine.decoders.mcpg import finals
+    from parastudio.core.engine.decoders.mcpg import finals
 
     def set_limit(limit):
         monkeypatch.setattr(finals, "_CACHE_LIMIT", limit)

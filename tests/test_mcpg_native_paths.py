@@ -13,16 +13,14 @@ import math
 
 import numpy as np
 import pytest
+from conftest import WORDS
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from test_mcpg_incremental import fixture_ok, lm, random_case, random_free_sequence  # noqa: F401 (lm is a fixture)
 
-from conftest import WORDS
-from core.engine.decoders.mcpg import FAITHFUL, SearchInputs, TreeSearch
-from core.engine.decoders.mcpg import native
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from test_mcpg_incremental import fixture_ok, lm  # noqa: F401 (lm is a fixture)
-from test_mcpg_incremental import random_case, random_free_sequence
+from parastudio.core.engine.decoders.mcpg import FAITHFUL, SearchInputs, TreeSearch, native
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the compiled MCPG core is not built")
 

@@ -9,12 +9,11 @@ import dataclasses
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-
-from core.engine.decoders.mcpg import FAITHFUL, TreeSearch, SearchInputs
-from core.engine.decoders.mcpg import native
-from core.engine.decoders.mcpg.pace import FixedPace
 from test_mcpg_incremental import fixture_ok, lm  # noqa: F401 (lm is a fixture)
 from test_mcpg_native import MODES, episodes_from_the_source, random_case, trees
+
+from parastudio.core.engine.decoders.mcpg import FAITHFUL, SearchInputs, TreeSearch, native
+from parastudio.core.engine.decoders.mcpg.pace import FixedPace
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the compiled MCPG core is not built")
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.engine.decoders.mcpg import DEFAULT_EPISODES_PER_STEP, MCPGStats, generate_mcpg
-from core.engine.decoders.mcpg.pace import FixedPace
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
+from parastudio.core.engine.decoders.mcpg import DEFAULT_EPISODES_PER_STEP, MCPGStats, generate_mcpg
+from parastudio.core.engine.decoders.mcpg.pace import FixedPace
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 
 def test_fixed_pace_commits_every_eta_episodes():

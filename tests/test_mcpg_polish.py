@@ -4,12 +4,12 @@ import dataclasses
 import random
 
 import pytest
+from conftest import EXAMPLE1_RULES, WORDS
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from test_mcpg_incremental import random_case, random_free_sequence
 
-from conftest import EXAMPLE1_RULES, WORDS
-from core.engine.lm.language_model import LanguageModel
-from core.engine.decoders.mcpg import (
+from parastudio.core.engine.decoders.mcpg import (
     FAITHFUL,
     TUNED,
     ActionSpace,
@@ -19,11 +19,11 @@ from core.engine.decoders.mcpg import (
     SearchInputs,
     generate_mcpg,
 )
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.scoring import channel_log10
-from core.engine.model.truescore import TrueScorer
-from test_mcpg_incremental import random_case, random_free_sequence
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.scoring import channel_log10
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 # Every pair counts as near and no move is skipped, so the end is a local optimum of all three move kinds.
 POLISH = dataclasses.replace(TUNED, polish_pairs=3, polish_triples=10**6, polish_margin=float("inf"),

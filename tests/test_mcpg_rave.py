@@ -13,11 +13,11 @@ import math
 import numpy as np
 import pytest
 
-from core.engine.lm.language_model import LanguageModel
-from core.engine.decoders.mcpg import FAITHFUL, SearchInputs, TreeSearch
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.decoders.mcpg import FAITHFUL, SearchInputs, TreeSearch
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 SOURCE = ("the", "dog", "runs", "after", "the", "cat")
 # Three rules on disjoint spans, most probable first (FAITHFUL tries actions in that order).

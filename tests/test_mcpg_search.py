@@ -6,13 +6,11 @@ import math
 import random
 
 import pytest
+from conftest import EXAMPLE1_RULES, WORDS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLE1_RULES, WORDS
-from core.engine.model.derivation import apply_matches
-from core.engine.lm.language_model import LanguageModel
-from core.engine.decoders.mcpg import (
+from parastudio.core.engine.decoders.mcpg import (
     FAITHFUL,
     STOP,
     TUNED,
@@ -22,10 +20,12 @@ from core.engine.decoders.mcpg import (
     TreeSearch,
     generate_mcpg,
 )
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.scoring import channel_log10, mcpg_reward
-from core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.derivation import apply_matches
+from parastudio.core.engine.model.scoring import channel_log10, mcpg_reward
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 SOURCE = tuple("the dog runs after the young cat".split())
 

@@ -14,10 +14,10 @@ import math
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-
-from core.engine.decoders.mcpg import FAITHFUL, SearchInputs, TreeSearch, generate_mcpg, native
-from core.engine.decoders.mcpg.pace import FixedPace
 from test_mcpg_native import fixture_ok, lm, random_case  # noqa: F401 (lm is a fixture)
+
+from parastudio.core.engine.decoders.mcpg import FAITHFUL, SearchInputs, TreeSearch, generate_mcpg, native
+from parastudio.core.engine.decoders.mcpg.pace import FixedPace
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the compiled MCPG core is not built")
 

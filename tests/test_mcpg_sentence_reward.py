@@ -7,16 +7,16 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import EXAMPLE1_RULES
-from core.engine.model.derivation import apply_matches
-from core.engine.model.judgment_model import FEATURES, JudgmentModel, PredictorReward
-from core.engine.lm.language_model import LanguageModel
-from core.engine.decoders.mcpg import generate_mcpg
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.truescore import TrueScorer
-from core.errors import InputFileError, InputFormatError
+
+from parastudio.core.engine.decoders.mcpg import generate_mcpg
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.derivation import apply_matches
+from parastudio.core.engine.model.judgment_model import FEATURES, JudgmentModel, PredictorReward
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
+from parastudio.core.errors import InputFileError, InputFormatError
 
 SOURCE = tuple("the dog runs after the young cat".split())
 
@@ -129,7 +129,7 @@ def hand_made_predictor(path, **coefficients):
 
 def test_the_cli_steers_mcpg_by_the_predictor_and_records_it(tiny_lm, example1_table_path, tmp_path, capsys,
                                                               monkeypatch, lm, table):
-    from core.cli import main
+    from parastudio.core.cli import main
 
     predictor = hand_made_predictor(tmp_path / "many.json", rules=2.0, lm=0.05)  # many rewrites
     common = ["generate", "--system", "mcpg-true", "--table", str(example1_table_path), "--lm", str(tiny_lm["binary"]),
@@ -161,7 +161,7 @@ def test_the_cli_steers_mcpg_by_the_predictor_and_records_it(tiny_lm, example1_t
 ])
 def test_the_cli_refuses_a_predictor_it_cannot_honour(tiny_lm, example1_table_path, tmp_path, capsys, monkeypatch,
                                                       extra, message):
-    from core.cli import main
+    from parastudio.core.cli import main
 
     extra = [str(hand_made_predictor(tmp_path / "m.json")) if e == "MODEL" else e for e in extra]
     monkeypatch.setattr("sys.stdin", io.StringIO(" ".join(SOURCE) + "\n"))
@@ -171,9 +171,8 @@ def test_the_cli_refuses_a_predictor_it_cannot_honour(tiny_lm, example1_table_pa
 
 
 # -- the predictor file as a reader (issue 18's fuzzing, for the new reader) -------------------------------------
-from hypothesis import strategies as st  # noqa: E402
-
 from fuzz_support import damage, defects, fuzz_tests, time_limit  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 _numbers = st.one_of(st.floats(-1e6, 1e6, allow_nan=False), st.sampled_from([math.nan, math.inf, 0.0, -0.0]))
 

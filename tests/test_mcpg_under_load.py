@@ -14,7 +14,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 SENTENCES = "the dog runs after the young cat\nthe young cat sees the dog after the dog\n"
@@ -23,7 +22,7 @@ HOG = "while True:\n    pass\n"
 
 def run_generate(arguments, table, lm, cache) -> bytes:
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(cache)}
-    done = subprocess.run([sys.executable, "-m", "core", "generate", *arguments, "--table", str(table), "--lm", str(lm),
+    done = subprocess.run([sys.executable, "-m", "parastudio", "generate", *arguments, "--table", str(table), "--lm", str(lm),
                            "--json", "--processes", "1", "--time-budget", "3600"],
                           input=SENTENCES.encode(), capture_output=True, cwd=ROOT, env=environment, check=True)
     return done.stdout

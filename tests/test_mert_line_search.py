@@ -9,9 +9,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.tuning.line_search import argmax_at, evaluate, line_search, upper_envelope
-from core.tuning.mert import Hypothesis, mert, optimise
-from core.tuning.objectives import STATS, make_objective
+from parastudio.core.tuning.line_search import argmax_at, evaluate, line_search, upper_envelope
+from parastudio.core.tuning.mert import Hypothesis, mert, optimise
+from parastudio.core.tuning.objectives import STATS, make_objective
 
 small = st.integers(min_value=-6, max_value=6)
 

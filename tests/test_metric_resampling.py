@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau, pearsonr, zscore
 
-from core.stats.metric_correlations import TableIndex, metric_view
-from core.stats.metric_meta_evaluation import MetaEvaluation
-from core.stats.metric_resampling import bootstrap_intervals, clusters, permutation_tests
-from core.stats.metric_segments import JudgedSegment, SegmentTable
+from parastudio.core.stats.metric_correlations import TableIndex, metric_view
+from parastudio.core.stats.metric_meta_evaluation import MetaEvaluation
+from parastudio.core.stats.metric_resampling import bootstrap_intervals, clusters, permutation_tests
+from parastudio.core.stats.metric_segments import JudgedSegment, SegmentTable
 from tests.test_rank_agreement import brute_calibrated_accuracy
 
 SEED = 11
@@ -181,7 +181,7 @@ def test_a_metric_that_follows_the_judges_beats_one_that_contradicts_them():
 def test_every_setting_of_the_meta_evaluation_and_the_metrics_is_in_its_signature():
     import dataclasses
 
-    from core.stats.text_metrics import TextMetrics
+    from parastudio.core.stats.text_metrics import TextMetrics
 
     base = MetaEvaluation()
     for name, value in (("bootstrap", 5), ("permutations", 7), ("seed", 3), ("level", 0.01)):

@@ -13,12 +13,12 @@ import pytest
 import sacrebleu
 from scipy.stats import pearsonr
 
-from core.demo import demo_files
-from core.stats.judgment_records import read_judgments
-from core.stats.system_scores import sentence_scores
-from core.store import operations as ops
-from core.store.database import open_database
-from core.study_builder import StudyPlan, make_study
+from parastudio.core.demo import demo_files
+from parastudio.core.stats.judgment_records import read_judgments
+from parastudio.core.stats.system_scores import sentence_scores
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.study_builder import StudyPlan, make_study
 from tests.test_output_targets import run
 
 SENTENCES = 30
@@ -56,7 +56,7 @@ def _candidate_records() -> list[dict]:
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory):
     """The study (judged by the scripted silver judges, never people), its candidates file and its judgments CSV."""
-    from core.experiments.silver_judges import judge_study
+    from parastudio.core.experiments.silver_judges import judge_study
 
     folder = tmp_path_factory.mktemp("metrics")
     records = _candidate_records()
@@ -166,7 +166,7 @@ def test_metaeval_of_a_study_reads_its_judges_and_its_systems(judged, study_repo
     assert "true_score" not in study_report["metrics"]  # the copies have none: left out, and said so
     assert any(note.startswith("true_score: no score on") for note in study_report["notes"])
     assert study_report["inputs"]["judgments"]["sha256"] == hashlib.sha256(judged["study"].read_bytes()).hexdigest()
-    for name, entry in study_report["metrics"].items():
+    for _name, entry in study_report["metrics"].items():
         for statistic in STATISTICS:
             value, interval = entry[statistic]["value"], entry[statistic]["ci95"]
             assert value is None or -1 <= value <= 1
@@ -213,7 +213,7 @@ def test_predictor_probability_is_its_logistic_of_the_features(judged, tmp_path)
     import kenlm
     import Levenshtein
 
-    from core.engine.model.judgment_model import FEATURES
+    from parastudio.core.engine.model.judgment_model import FEATURES
 
     model = {"coefficients": dict.fromkeys(FEATURES, 1.0), "feature_means": dict.fromkeys(FEATURES, 0.0),
              "feature_sds": dict.fromkeys(FEATURES, 100.0), "intercept": 0.0, "criterion": "meaning"}

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.engine.decoders.moses_order import MosesOrder, bitmap_hash, hypothesis_hash
+from parastudio.core.engine.decoders.moses_order import MosesOrder, bitmap_hash, hypothesis_hash
 
 BOOST = Path("/usr/include/boost/unordered_set.hpp")
 

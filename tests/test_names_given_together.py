@@ -9,19 +9,20 @@ import hashlib
 import unicodedata
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from core.adaptive_assignment import StoppingRule, assign_next
-from core.cli import main
-from core.errors import BadNameError
-from core.person_names import name_key
-from core.progress import no_progress
-from core.store import operations as ops
-from core.store.annotation_queries import annotator_names, study_summaries
-from core.store.adjudicator_role import adjudicators, set_adjudicators
-from core.store.database import open_database
-from core.store.preference_pairs import parse_system_pairs
-from core.study_builder import StudyPlan, study_from_file
+from parastudio.core.adaptive_assignment import StoppingRule, assign_next
+from parastudio.core.cli import main
+from parastudio.core.errors import BadNameError
+from parastudio.core.person_names import name_key
+from parastudio.core.progress import no_progress
+from parastudio.core.store import operations as ops
+from parastudio.core.store.adjudicator_role import adjudicators, set_adjudicators
+from parastudio.core.store.annotation_queries import annotator_names, study_summaries
+from parastudio.core.store.database import open_database
+from parastudio.core.store.preference_pairs import parse_system_pairs
+from parastudio.core.study_builder import StudyPlan, study_from_file
 
 NAME = st.text(st.characters(categories=("Lu", "Ll", "Nd"), max_codepoint=0x2FFF), min_size=1, max_size=10)
 COMPOSED = st.sampled_from(["\u00e9", "\u00e5", "\u00f1", "\u00fc", "\u00c5", "\u00e7", "\ud55c", "\u1e69"])

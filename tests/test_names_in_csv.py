@@ -8,12 +8,13 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
 
-from core.cli import main
-from core.errors import InputFormatError
-from core.person_names import clean_name, name_key
-from core.stats.judgment_records import read_judgments, read_scores
+from parastudio.core.cli import main
+from parastudio.core.errors import InputFormatError
+from parastudio.core.person_names import clean_name, name_key
+from parastudio.core.stats.judgment_records import read_judgments, read_scores
 
 INVISIBLE = st.sampled_from(["\u200b", "\u200c", "\u200d", "\u2060", "\u00ad", "\u202e", "\u2066", "\u200f",
                              "\u061c", "\t", "\x1b", "\u2028"])

@@ -7,7 +7,7 @@ import sys
 import tarfile
 from pathlib import Path
 
-from core.engine.decoders import compiled_search
+from parastudio.core.engine.decoders import compiled_search
 
 ROOT = Path(__file__).resolve().parents[1]
 

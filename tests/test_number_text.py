@@ -6,10 +6,11 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from core.cli import main
-from core.number_text import is_decimal, parse_decimal, parse_integer
+from parastudio.core.cli import main
+from parastudio.core.number_text import is_decimal, parse_decimal, parse_integer
 
 NOT_ASCII_SPACE = st.sampled_from(["\u00a0", "\u2007", "\u202f", "\u3000", "\u2003", "\u0085"])
 
@@ -57,7 +58,7 @@ def test_a_sentence_past_the_token_bound_is_refused_before_any_search(tmp_path, 
     """Issue 39: one 100,000-token line grew generate to 13.7 GB; truescore on 20,000 tokens ran for minutes."""
     import io
 
-    from core.textio import MAX_SENTENCE_TOKENS
+    from parastudio.core.textio import MAX_SENTENCE_TOKENS
 
     table = tmp_path / "table.txt"
     table.write_text("the dog ||| the beast ||| 0.8\n", encoding="utf-8")

@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-
 from conftest import toy_corpus
-from core.store import operations as ops
-from core.store.database import open_database
+
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 from tests.cat_graph_fixture import GRAPH
 
 ARPA = ("\\data\\\nngram 1=5\nngram 2=3\n\n\\1-grams:\n-1.0\t<unk>\t0\n-99\t<s>\t-0.3\n-0.7\t</s>\t0\n"
@@ -159,8 +159,8 @@ def files(pristine, tmp_path):
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory):
     """Small real inputs for every writer: a judged study, tables, an LM, a corpus, a graph, cases."""
-    from core.engine.decoders.cat.graph_store import GraphStore
-    from core.tablebuild.patterns.table_file import MLE_LAMBDAS, scored_pair, write_table
+    from parastudio.core.engine.decoders.cat.graph_store import GraphStore
+    from parastudio.core.tablebuild.patterns.table_file import MLE_LAMBDAS, scored_pair, write_table
 
     directory = tmp_path_factory.mktemp("inputs")
     rng = random.Random(22)
@@ -230,7 +230,7 @@ def run(argv: list[str], stdin: bytes = b"", seconds: float = SAFETY_NET_SECONDS
     """``parastudio argv`` in this process: (exit status, stdout, stderr); a hang past the safety net raises."""
     import sys
 
-    from core.cli import main
+    from parastudio.core.cli import main
 
     def expire(_signum, _frame):
         raise _Hang(f"parastudio {' '.join(argv)} did not return")
@@ -417,7 +417,7 @@ def _output_options(parser: argparse.ArgumentParser, words: tuple[str, ...] = ()
 
 
 def test_every_output_option_is_in_the_table():
-    from core.cli import build_parser
+    from parastudio.core.cli import build_parser
 
     listed = set(NOT_OUTPUT_FILES)
     for name, writer in WRITERS.items():
@@ -438,7 +438,7 @@ def test_standard_output_named_by_a_link_to_its_descriptor_is_written_not_replac
 
     link = tmp_path / "stdout"
     link.symlink_to("/proc/self/fd/1")
-    completed = subprocess.run([sys.executable, "-m", "core", "study", "export-judgments", "--db",
+    completed = subprocess.run([sys.executable, "-m", "parastudio", "study", "export-judgments", "--db",
                                 str(files["study"]), "-o", str(link)], cwd=ROOT, capture_output=True,
                                timeout=SAFETY_NET_SECONDS, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert completed.returncode == 0, completed.stderr
@@ -463,7 +463,7 @@ def test_a_replaced_output_keeps_the_mode_of_the_file_it_replaces(tmp_path, mode
     """Issue 39: a `chmod 600` export stays private after the next `-o` to it; a new file gets the umask's."""
     import stat as stat_module
 
-    from core.textio import atomic_output
+    from parastudio.core.textio import atomic_output
 
     target = tmp_path / "export.csv"
     target.write_text("old\n")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO_FILES = ["evaldata/demo/" + line.split()[1] for line in
+DEMO_FILES = ["parastudio/evaldata/demo/" + line.split()[1] for line in
               (ROOT / "evaldata" / "demo" / "MANIFEST").read_text(encoding="utf-8").splitlines()]
 
 
@@ -26,18 +26,23 @@ def wheel(tmp_path_factory):
 
 def test_the_wheel_carries_the_demo_and_an_installed_copy_finds_it(wheel, tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert set(DEMO_FILES) <= names and "desktop/icons/paraphrase-studio.svg" in names
+    assert set(DEMO_FILES) <= names and "parastudio/desktop/icons/paraphrase-studio.svg" in names
+    # One import name of our own (issue 42): nothing at the top of site-packages but parastudio and the metadata.
+    assert {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")} == {"parastudio"}
     environment = tmp_path / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(environment)
     python = environment / "bin" / "python"
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet",
                     str(wheel)], check=True)
     # Far from the checkout, the installed package finds its own copy of the demo.
-    found = subprocess.run([str(python), "-c", "from core.demo import demo_files; d = demo_files(); "
+    found = subprocess.run([str(python), "-c", "from parastudio.core.demo import demo_files; d = demo_files(); "
                             "print(d.directory); print(d.missing())"], capture_output=True, text=True, cwd=tmp_path,
                            env={k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PARASTUDIO_DEMO")},
                            check=True).stdout.splitlines()
     assert str(environment) in found[0] and found[1] == "[]"
+    shadowed = subprocess.run([str(python), "-c", "import core"], capture_output=True, text=True, cwd=tmp_path,
+                              env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert shadowed.returncode == 1 and "No module named 'core'" in shadowed.stderr
 
 
 @pytest.mark.slow
@@ -48,7 +53,7 @@ def test_the_wheel_records_the_commit_it_was_built_from(wheel):
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     if not head:
         pytest.skip("not built from a git checkout: nothing to record")
-    recorded = json.loads(zipfile.ZipFile(wheel).read("core/_build_identity.json"))
+    recorded = json.loads(zipfile.ZipFile(wheel).read("parastudio/core/_build_identity.json"))
     assert recorded["commit"] == head and recorded["version"].split("+g")[1].startswith(head[:7])
 
 

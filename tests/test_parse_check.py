@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.engine.tables.patterns.dependency_parse import DependencyParse
-from core.errors import InputFormatError
-from core.evaldata.parse_check import GOLD_SAMPLE, PUNCTUATION_TAGS, GoldVerse, accuracy, read_gold
+from parastudio.core.engine.tables.patterns.dependency_parse import DependencyParse
+from parastudio.core.errors import InputFormatError
+from parastudio.core.evaldata.parse_check import GOLD_SAMPLE, PUNCTUATION_TAGS, GoldVerse, accuracy, read_gold
 
 
 def test_the_committed_sample_is_twelve_trees_over_229_tokens():

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from core.evaldata import parse_stage
-from core.evaldata.build import run_build
-from core.evaldata.parse_stage import read_parses
-from core.tablebuild.patterns.table_file import read_meta, read_table
+from parastudio.core.evaldata import parse_stage
+from parastudio.core.evaldata.build import run_build
+from parastudio.core.evaldata.parse_stage import read_parses
+from parastudio.core.tablebuild.patterns.table_file import read_meta, read_table
 
 pytest.importorskip("spacy")
 
@@ -83,7 +83,7 @@ def test_patterns_stage_without_its_inputs_is_skipped_with_a_reason(tmp_path):
 
 
 def test_the_experiment_reports_the_build(tmp_path, monkeypatch):
-    from core.cli import main
+    from parastudio.core.cli import main
 
     build = _corpus(tmp_path)
     (build / "corpus" / "train.kjv").write_text(

@@ -10,14 +10,14 @@ from collections import defaultdict
 
 import pytest
 
-from core.cli import main
-from core.store import operations as ops
-from core.store.database import open_database
-from core.study_builder import PatternModels, StudyPlan, study_from_pattern_table
-from core.tablebuild.patterns.table_builder import build_pattern_table
-from core.tablebuild.patterns.scoring import PAPER_LAMBDAS, PAPER_MLE_THRESHOLD, log_score
-from core.tablebuild.patterns.table_file import read_table
-from core.vocabulary import PATTERN_MODELS, PATTERN_TYPES
+from parastudio.core.cli import main
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.study_builder import PatternModels, StudyPlan, study_from_pattern_table
+from parastudio.core.tablebuild.patterns.scoring import PAPER_LAMBDAS, PAPER_MLE_THRESHOLD, log_score
+from parastudio.core.tablebuild.patterns.table_builder import build_pattern_table
+from parastudio.core.tablebuild.patterns.table_file import read_table
+from parastudio.core.vocabulary import PATTERN_MODELS, PATTERN_TYPES
 from tests.pattern_fixtures import figure_sentences
 
 TYPES = [value for value, _ in PATTERN_TYPES]
@@ -114,9 +114,9 @@ def test_report_gives_seed002_tables_2_and_3(pattern_study, tmp_path, capsys):
 
 def test_the_annotation_screen_marks_slots(pattern_study, qtbot):
     pytest.importorskip("pytestqt")
-    from desktop.annotation_screen import AnnotationScreen
-    from desktop.changed_spans import SLOT_STYLE
-    from desktop.judgment_writer import JudgmentWriter
+    from parastudio.desktop.annotation_screen import AnnotationScreen
+    from parastudio.desktop.changed_spans import SLOT_STYLE
+    from parastudio.desktop.judgment_writer import JudgmentWriter
 
     db_path, study, _ = pattern_study
     with open_database(db_path) as db:
@@ -161,7 +161,7 @@ def test_cli_makes_the_study_and_refuses_an_empty_sample(tmp_path, capsys):
 
 
 def test_the_default_models_are_seed_002s_and_identical_models_are_refused(tmp_path):
-    from core.tablebuild.patterns.scoring import PAPER_THRESHOLD
+    from parastudio.core.tablebuild.patterns.scoring import PAPER_THRESHOLD
 
     assert PatternModels() == PatternModels(ll_lambdas=PAPER_LAMBDAS, ll_threshold=PAPER_THRESHOLD,
                                             mle_threshold=PAPER_MLE_THRESHOLD)

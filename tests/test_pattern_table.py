@@ -10,14 +10,14 @@ import math
 
 import pytest
 
-from core.cli import main
-from core.engine.tables.patterns.pattern_table import PatternTable
-from core.engine.decoders.spg import generate_spg
-from core.errors import InputFormatError
-from core.tablebuild.patterns.rescoring import rescore_table, table_stats
-from core.tablebuild.patterns.scoring import MLE_LAMBDAS, log_score
-from core.tablebuild.patterns.table_builder import build_pattern_table
-from core.tablebuild.patterns.table_file import read_meta, read_table
+from parastudio.core.cli import main
+from parastudio.core.engine.decoders.spg import generate_spg
+from parastudio.core.engine.tables.patterns.pattern_table import PatternTable
+from parastudio.core.errors import InputFormatError
+from parastudio.core.tablebuild.patterns.rescoring import rescore_table, table_stats
+from parastudio.core.tablebuild.patterns.scoring import MLE_LAMBDAS, log_score
+from parastudio.core.tablebuild.patterns.table_builder import build_pattern_table
+from parastudio.core.tablebuild.patterns.table_file import read_meta, read_table
 from tests.pattern_fixtures import CONSIDER, FIGURE2, figure_sentences, parse_for
 
 
@@ -131,7 +131,7 @@ def test_cli_rescore_and_stats(table, tmp_path, capsys):
     out = tmp_path / "paper.gz"
     assert main(["patterns", "rescore", str(table), "-o", str(out), "--paper"]) == 0
     kept = list(read_table(out))
-    from core.tablebuild.patterns.scoring import PAPER_LAMBDAS, PAPER_THRESHOLD
+    from parastudio.core.tablebuild.patterns.scoring import PAPER_LAMBDAS, PAPER_THRESHOLD
     assert all(log_score(p.features, PAPER_LAMBDAS) > PAPER_THRESHOLD for p in kept)
     capsys.readouterr()
     assert main(["patterns", "stats", str(out), "--json"]) == 0

@@ -11,17 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.cli import main
-from core.engine.tables.patterns.pattern_table import PatternTable
-from core.store import operations as ops
-from core.store.database import open_database
-from core.study_builder import PatternModels, StudyPlan, study_from_pattern_table
-from core.tablebuild.patterns.scoring import DEFAULT_LAMBDAS, log_score
-from core.tablebuild.patterns.table_builder import build_pattern_table
-from core.tablebuild.patterns.table_file import read_meta, read_table, scored_pair, write_table
-from core.tuning.devset_files import read_devset
-from core.tuning.line_search import choose_gamma, sweep
-from core.tuning.pivot_tuning import PairSet, PatternTableSource, labelled_pairs, pair_objective, tune_pivot
+from parastudio.core.cli import main
+from parastudio.core.engine.tables.patterns.pattern_table import PatternTable
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.study_builder import PatternModels, StudyPlan, study_from_pattern_table
+from parastudio.core.tablebuild.patterns.scoring import DEFAULT_LAMBDAS, log_score
+from parastudio.core.tablebuild.patterns.table_builder import build_pattern_table
+from parastudio.core.tablebuild.patterns.table_file import read_meta, read_table, scored_pair, write_table
+from parastudio.core.tuning.devset_files import read_devset
+from parastudio.core.tuning.line_search import choose_gamma, sweep
+from parastudio.core.tuning.pivot_tuning import PairSet, PatternTableSource, labelled_pairs, pair_objective, tune_pivot
 from tests.pattern_fixtures import figure_sentences
 from tests.test_pivot_tuning import _totals_along
 
@@ -195,9 +195,9 @@ def test_a_judged_pattern_study_gives_labelled_pairs_that_tune_reads(judged_patt
 
 
 def test_the_tune_screens_loop_tunes_a_pattern_study_on_its_own_table(judged_pattern_study, tmp_path):
-    from core.demo import demo_files
-    from core.tuning.study_tuning import TuneSettings, tune_study
-    from core.tuning.tune import TuneOptions
+    from parastudio.core.demo import demo_files
+    from parastudio.core.tuning.study_tuning import TuneSettings, tune_study
+    from parastudio.core.tuning.tune import TuneOptions
 
     table, db_path, study = judged_pattern_study
     # The screen's Tables field holds the demo's phrase table by default: the study's pattern table is used.
@@ -210,8 +210,8 @@ def test_the_tune_screens_loop_tunes_a_pattern_study_on_its_own_table(judged_pat
 
 
 def test_a_tuned_lambda_beyond_float_range_is_written_capped_and_ordered_exactly(pattern_table, tmp_path):
-    from core.tablebuild.patterns.rescoring import rescore_table
-    from core.tablebuild.patterns.table_file import MAX_LOG_SCORE
+    from parastudio.core.tablebuild.patterns.rescoring import rescore_table
+    from parastudio.core.tablebuild.patterns.table_file import MAX_LOG_SCORE
 
     # λ1 = -400 on h1 down to -3: ln score up to 1200, past e^709 (a float's range) — the tuner can go there.
     lambdas = (-400.0, 0.0, 0.0, 0.0)

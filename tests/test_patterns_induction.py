@@ -9,10 +9,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine.tables.patterns.dependency_parse import DependencyParse
-from core.engine.tables.patterns.induction import MAX_SUBTREE_WORDS, induce_patterns
-from core.engine.tables.patterns.slots import CONTENT_TAGS, SLOT_TAGS
-from core.engine.tables.patterns.verb_groups import auxiliary_headed
+from parastudio.core.engine.tables.patterns.dependency_parse import DependencyParse
+from parastudio.core.engine.tables.patterns.induction import MAX_SUBTREE_WORDS, induce_patterns
+from parastudio.core.engine.tables.patterns.slots import CONTENT_TAGS, SLOT_TAGS
+from parastudio.core.engine.tables.patterns.verb_groups import auxiliary_headed
 from tests.pattern_fixtures import FIGURE2, SPACY_SHAPE
 
 

@@ -9,18 +9,29 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.vocabulary import is_slot, parse_slot, slot_token
-from core.engine.tables.patterns.induction import induce_patterns
-from core.tablebuild.patterns import slot_format
-from core.tablebuild.patterns.aligned_counts import AlignedPatternCounts
-from core.tablebuild.patterns.features import entry_features, lw_english_given_pivot, lw_pivot_given_english
-from core.tablebuild.patterns.pairing import pair_patterns
-from core.tablebuild.patterns.pivot_patterns import AlignedPattern, aligned_pivot_pattern
-from core.tablebuild.patterns.scoring import MLE_LAMBDAS, extracted, log_score, score
-from core.tablebuild.phrase_scoring import (WordTranslationTable, lexical_weight_source_given_target,
-                                            lexical_weight_target_given_source)
-from tests.pattern_fixtures import (ACTIVE, ACTIVE_LINKS, CHINESE, CHINESE_3, CHINESE_LINKS, FIGURE2, PASSIVE,
-                                    PASSIVE_LINKS)
+from parastudio.core.engine.tables.patterns.induction import induce_patterns
+from parastudio.core.tablebuild.patterns import slot_format
+from parastudio.core.tablebuild.patterns.aligned_counts import AlignedPatternCounts
+from parastudio.core.tablebuild.patterns.features import entry_features, lw_english_given_pivot, lw_pivot_given_english
+from parastudio.core.tablebuild.patterns.pairing import pair_patterns
+from parastudio.core.tablebuild.patterns.pivot_patterns import AlignedPattern, aligned_pivot_pattern
+from parastudio.core.tablebuild.patterns.scoring import MLE_LAMBDAS, extracted, log_score, score
+from parastudio.core.tablebuild.phrase_scoring import (
+    WordTranslationTable,
+    lexical_weight_source_given_target,
+    lexical_weight_target_given_source,
+)
+from parastudio.core.vocabulary import is_slot, parse_slot, slot_token
+from tests.pattern_fixtures import (
+    ACTIVE,
+    ACTIVE_LINKS,
+    CHINESE,
+    CHINESE_3,
+    CHINESE_LINKS,
+    FIGURE2,
+    PASSIVE,
+    PASSIVE_LINKS,
+)
 
 
 def _pattern(parse, unnumbered):

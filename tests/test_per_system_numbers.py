@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.stats.judgment_records import JudgmentRecords
-from core.stats.report_tables import build_report
-from core.stats.significance import sign_test
-from core.stats.system_scores import aggregate_labels, sentence_scores
-from core.store import operations as ops
-from core.store.database import open_database
-from core.study_judgments import study_judgment_records
+from parastudio.core.stats.judgment_records import JudgmentRecords
+from parastudio.core.stats.report_tables import build_report
+from parastudio.core.stats.significance import sign_test
+from parastudio.core.stats.system_scores import aggregate_labels, sentence_scores
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.study_judgments import study_judgment_records
 
 
 def table(report, key):

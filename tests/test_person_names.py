@@ -6,14 +6,15 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from core.cli import main
-from core.errors import BadNameError
-from core.person_names import clean_name, look_alike, name_key
-from core.store import operations as ops
-from core.store.database import open_database
-from core.terminal_text import escape_controls
+from parastudio.core.cli import main
+from parastudio.core.errors import BadNameError
+from parastudio.core.person_names import clean_name, look_alike, name_key
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.terminal_text import escape_controls
 
 INVISIBLE = st.sampled_from(["\u200b", "\u200c", "\u200d", "\u00ad", "\u202e", "\u202a", "\u2066", "\u2067",
                              "\u2068", "\u2069", "\u200e", "\u200f", "\u061c", "\ufeff", "\x07", "\x1b", "\u2028"])

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.tablebuild.phrase_extraction import extract_phrase_pairs
-from core.tablebuild.phrase_scoring import (
+from parastudio.core.tablebuild.phrase_extraction import extract_phrase_pairs
+from parastudio.core.tablebuild.phrase_scoring import (
     NULL,
     PhrasePairCounts,
     WordTranslationTable,
@@ -140,7 +140,7 @@ def test_most_frequent_internal_alignment_is_scored():
 
 
 def test_built_table_columns_are_normalised(tmp_path):
-    from core.tablebuild.phrase_table_builder import build_phrase_table
+    from parastudio.core.tablebuild.phrase_table_builder import build_phrase_table
 
     source = ["the house is small", "the house is big", "the home is small", "a big house", "the small home"] * 4
     target = ["la casa es pequeña", "la casa es grande", "el hogar es pequeño", "una casa grande", "el hogar pequeño"] * 4

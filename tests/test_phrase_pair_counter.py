@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.tablebuild.phrase_extraction import extract_phrase_pairs
-from core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
-from core.tablebuild.phrase_scoring import PhrasePairCounts, WordTranslationTable
+from parastudio.core.tablebuild.phrase_extraction import extract_phrase_pairs
+from parastudio.core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
+from parastudio.core.tablebuild.phrase_scoring import PhrasePairCounts, WordTranslationTable
 
 
 def reference_lines(corpus, max_length):

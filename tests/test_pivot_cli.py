@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gzip
 
-from core.cli import main
+from parastudio.core.cli import main
 
 TABLE = [
     "the house ||| la casa ||| 0.5 0.4 0.8 0.3 ||| 0-0 1-1 ||| 10 8 5",

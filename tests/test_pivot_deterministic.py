@@ -24,12 +24,12 @@ import duckdb
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-from core.cli import main
-from core.tablebuild.pivot import pivot_table
-from core.tablebuild.pivot_sql import duckdb_ordered_sum
-from core.tablebuild.pivot_writer import write_pivot_rows
 from zipf_phrase_table import write_zipf_phrase_table
+
+from parastudio.core.cli import main
+from parastudio.core.tablebuild.pivot import pivot_table
+from parastudio.core.tablebuild.pivot_sql import duckdb_ordered_sum
+from parastudio.core.tablebuild.pivot_writer import write_pivot_rows
 
 # Big enough that DuckDB spills under SPILL_LIMIT with one thread (checked in the test), small enough to
 # pivot in a few seconds: 20,000 rules give ~50,000 output pairs, 12,000 of them summed over 3+ pivots.

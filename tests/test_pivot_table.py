@@ -13,10 +13,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from core.errors import InputFormatError
-from core.tablebuild.pivot import pivot_table
-from core.tablebuild.pivot_sql import PIVOT_SQL, PORTABLE_SQL_FUNCTIONS, render_pivot_sql, sql_function_names
-
+from parastudio.core.errors import InputFormatError
+from parastudio.core.tablebuild.pivot import pivot_table
+from parastudio.core.tablebuild.pivot_sql import PIVOT_SQL, PORTABLE_SQL_FUNCTIONS, render_pivot_sql, sql_function_names
 
 # ---------------------------------------------------------------- reference
 
@@ -40,7 +39,7 @@ def reference_pivot(lines, *, min_prob=1e-5, max_pivot=200, top=20, reverse=Fals
         lw_f_e = lex_f_e ** (1 / len(f.split()))
         clusters[f].append((e, p_e_f, p_f_e, lw_e_f, lw_f_e))
     sums = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
-    for f, members in clusters.items():
+    for _f, members in clusters.items():
         if len(members) > max_pivot:
             continue
         for e1, p_e1_f, p_f_e1, lw_e1_f, lw_f_e1 in members:
@@ -216,7 +215,7 @@ SAME_SCORES = ["+0.3", "3E-1", "0.3\t", "\t0.3", ".3", "0.30"]
 
 @pytest.mark.parametrize("score", SPOILED_SCORES)
 def test_a_score_python_would_have_read_is_refused_with_its_line(tmp_path, score):
-    from core.tablebuild.pivot_loglinear import pivot_features
+    from parastudio.core.tablebuild.pivot_loglinear import pivot_features
 
     table = write_table(tmp_path / "t.txt", [HAND_TABLE[0], HAND_TABLE[2].replace("0.3", score, 1)])
     assert "x" in score or float(score) == 0.3  # what Python itself reads (and float.fromhex the hex)
@@ -247,8 +246,8 @@ SCORE_CHARACTERS = st.sampled_from(list("0123456789.+-eE_x ") + ["\t", "\u00a0",
 def test_duckdb_and_the_line_parser_agree_on_every_score_field(tmp_path, field):
     """DuckDB loads the table and the line parser names its bad line (and is Spark's loader): a line only one
     of them refuses would be refused without its line, or accepted by one engine and not the other."""
-    from core.errors import InputFileError
-    from core.tablebuild.pivot import parse_phrase_table_line
+    from parastudio.core.errors import InputFileError
+    from parastudio.core.tablebuild.pivot import parse_phrase_table_line
 
     line = f"the house ||| la casa ||| 0.5 0.4 {field} 0.3"
     table = write_table(tmp_path / "t.txt", [HAND_TABLE[1], line])

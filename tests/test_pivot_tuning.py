@@ -11,10 +11,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.tablebuild.pivot import pivot_table
-from core.tablebuild.pivot_loglinear import loglinear_pivot_table, pivot_features
-from core.tuning.line_search import choose_gamma, sweep
-from core.tuning.pivot_tuning import (PairSet, PhraseTableSource, PivotTableSource, pair_objective, tune_pivot)
+from parastudio.core.tablebuild.pivot import pivot_table
+from parastudio.core.tablebuild.pivot_loglinear import loglinear_pivot_table, pivot_features
+from parastudio.core.tuning.line_search import choose_gamma, sweep
+from parastudio.core.tuning.pivot_tuning import PairSet, PhraseTableSource, PivotTableSource, pair_objective, tune_pivot
 
 feature = st.floats(min_value=-4, max_value=0, allow_nan=False).map(lambda x: round(x, 2))
 
@@ -90,7 +90,7 @@ def phrase_table(tmp_path):
 def _by_hand(e1: str, e2: str) -> list[list[float]]:
     rows = {(e, f): s for e, f, *s in PHRASES}
     out = []
-    for (e, f), (p_e_f, lex_e_f, p_f_e, lex_f_e) in sorted(rows.items(), key=lambda kv: kv[0][1]):
+    for (e, f), (_p_e_f, _lex_e_f, p_f_e, lex_f_e) in sorted(rows.items(), key=lambda kv: kv[0][1]):
         if e != e1 or (e2, f) not in rows:
             continue
         b = rows[(e2, f)]
@@ -164,7 +164,7 @@ def test_tune_pivot_on_a_pivot_table_and_on_the_phrase_table(phrase_table, tmp_p
 def test_a_table_without_features_is_named_with_its_line(tmp_path):
     bad = tmp_path / "nofeatures.txt"
     bad.write_text("a ||| b ||| 0.5\n", encoding="utf-8")
-    from core.errors import InputFormatError
+    from parastudio.core.errors import InputFormatError
 
     with pytest.raises(InputFormatError, match=r"nofeatures.txt:1: expected a pivot-table line"):
         PivotTableSource(str(bad)).features({("a", "b")})

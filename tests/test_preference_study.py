@@ -12,12 +12,12 @@ import pytest
 from scipy.stats import binomtest
 from sqlalchemy import select
 
-from core.stats.preference import PreferenceJudgment, PreferenceSignTests
-from core.store import operations as ops
-from core.store.database import open_database
-from core.store.models import Annotator, Assignment, Judgment, PreferencePair, SourceSentence
-from core.store.preference_pairs import order_is_swapped, parse_system_pairs
-from core.study_judgments import study_judgment_records, study_preferences
+from parastudio.core.stats.preference import PreferenceJudgment, PreferenceSignTests
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Annotator, Assignment, Judgment, PreferencePair, SourceSentence
+from parastudio.core.store.preference_pairs import order_is_swapped, parse_system_pairs
+from parastudio.core.study_judgments import study_judgment_records, study_preferences
 
 SYSTEMS = ("alpha", "beta", "gamma")
 
@@ -170,7 +170,7 @@ def test_agreement_over_preferences_is_krippendorffs_alpha_of_the_judges(db):
     study_id, _ = make_study(db)
     judge_everything(db, study_id)
     records = study_judgment_records(db, study_id)
-    from core.stats.report_agreement import agreement_table
+    from parastudio.core.stats.report_agreement import agreement_table
 
     table = agreement_table(records, ["preference"], bootstrap=0)
     alpha = table.rows[0][[c.name for c in table.columns].index("α nominal")]
@@ -195,7 +195,7 @@ def run_cli(*args) -> tuple[int, str, str]:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "core", *map(str, args)], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "parastudio", *map(str, args)], capture_output=True, text=True)
     return done.returncode, done.stdout, done.stderr
 
 

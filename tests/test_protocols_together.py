@@ -10,13 +10,13 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from desktop_study_fixtures import judging_screen  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
-from core.store import operations as ops  # noqa: E402
-from core.store.database import open_database  # noqa: E402
-from core.store.models import Assignment  # noqa: E402
-from desktop_study_fixtures import judging_screen  # noqa: E402
+from parastudio.core.store import operations as ops  # noqa: E402
+from parastudio.core.store.database import open_database  # noqa: E402
+from parastudio.core.store.models import Assignment  # noqa: E402
 
 # The keys a judge presses on each kind of page.
 KEYS = {"preference": [Qt.Key_A], "da": [Qt.Key_7, Qt.Key_Return],
@@ -45,13 +45,13 @@ def test_a_mixed_study_runs_by_keys_and_reports(qtbot, tmp_path):
         ops.record_judgment(db, item.assignment_id, value)
     db.close()
     assert bob > 0
-    done = subprocess.run([sys.executable, "-m", "core", "report", str(path), "--format", "json", "--bootstrap", "50"],
+    done = subprocess.run([sys.executable, "-m", "parastudio", "report", str(path), "--format", "json", "--bootstrap", "50"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     tables = {t["key"]: t for t in json.loads(done.stdout)["tables"]}
     assert {"preference_bradley_terry", "preference_sign_tests", "da_systems:da", "da_systems:esa"} <= set(tables)
     assert len(tables["preference_bradley_terry"]["rows"]) == 2
-    listed = subprocess.run([sys.executable, "-m", "core", "study", "items", "--db", str(path), "--format", "jsonl"],
+    listed = subprocess.run([sys.executable, "-m", "parastudio", "study", "items", "--db", str(path), "--format", "jsonl"],
                             capture_output=True, text=True)
     kinds = {json.loads(line)["kind"] for line in listed.stdout.splitlines()}
     assert {"candidate", "preference"} <= kinds

@@ -8,11 +8,20 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from scipy.stats import kendalltau, pearsonr
 
-from core.stats.rank_agreement import (GroupedPairs, PairCounts, counts_of_signs, kendall_tau_b, mean_over_groups,
-                                       pair_counts, pairwise_accuracy, pearson)
+from parastudio.core.stats.rank_agreement import (
+    GroupedPairs,
+    PairCounts,
+    counts_of_signs,
+    kendall_tau_b,
+    mean_over_groups,
+    pair_counts,
+    pairwise_accuracy,
+    pearson,
+)
 
 # Few distinct values make ties on both sides common; floats make them rare.
 SCORES = st.one_of(st.integers(0, 4).map(float), st.floats(-100, 100, allow_nan=False, allow_infinity=False))
@@ -156,6 +165,12 @@ def test_pearson_is_scipys(points):
     x, y = [p[0] for p in points], [p[1] for p in points]
     assume(len(set(x)) > 1 and len(set(y)) > 1)
     assert pearson(x, y) == pytest.approx(pearsonr(x, y).statistic, abs=1e-9)
+
+
+def test_pearson_of_tiny_or_huge_deviations_is_scipys():
+    """Deviations whose squares underflow (1e-226) or overflow (1e200) are still a line, not a constant side."""
+    for x, y in (([0.0, 1.0], [1.1872109221212342e-226, 0.0]), ([1e200, -1e200, 3e199], [1.0, 2.0, 0.5])):
+        assert pearson(x, y) == pytest.approx(pearsonr(x, y).statistic, abs=1e-9)
 
 
 def test_pearson_of_a_constant_side_is_undefined():

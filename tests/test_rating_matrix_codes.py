@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.stats.agreement import RatingMatrix, _factorize
+from parastudio.core.stats.agreement import RatingMatrix, _factorize
 
 
 @settings(max_examples=200, deadline=None)

@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from core.cli import main
-from core.store import operations as ops
-from core.store.database import open_database
+from parastudio.core.cli import main
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 SENTENCES = 24
 WITHHELD = "Fixed-n p-values withheld"
@@ -130,7 +130,7 @@ def test_a_study_that_stopped_early_once_still_says_so_after_a_batch_that_never_
 def test_the_dashboard_withholds_them_too(tmp_path):
     """The app's Dashboard builds the same report: no fixed-n p-value on a study that stopped early."""
     pytest.importorskip("PySide6")
-    from desktop.dashboard_screen import compute_report
+    from parastudio.desktop.dashboard_screen import compute_report
 
     path = tmp_path / "adaptive.sqlite"
     make_study(path)

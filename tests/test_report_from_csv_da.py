@@ -11,14 +11,15 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from core.cli import main
-from core.stats.judgment_records import SCORE_SCALE_NAMES
-from core.store import operations as ops
-from core.store.criteria import SCORE_SCALES
-from core.store.database import open_database
-from core.store.preference_pairs import ties_by_construction
+from parastudio.core.cli import main
+from parastudio.core.stats.judgment_records import SCORE_SCALE_NAMES
+from parastudio.core.store import operations as ops
+from parastudio.core.store.criteria import SCORE_SCALES
+from parastudio.core.store.database import open_database
+from parastudio.core.store.preference_pairs import ties_by_construction
 
 
 def build_study(path: Path, criteria: list[str], systems: int, sentences: int, judges: int, shared: list[bool],

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import random
 
-from core.cli import main
-from core.store import operations as ops
-from core.store.database import open_database
+from parastudio.core.cli import main
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 
 def test_report_on_a_study_database_equals_report_on_its_exported_csv(tmp_path, capsys):

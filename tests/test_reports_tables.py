@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from core.cli import main
-from core.stats.judgment_records import JudgmentRecords
-from core.stats.report_render import format_cell, render_plots
-from core.stats.report_tables import build_report
+from parastudio.core.cli import main
+from parastudio.core.stats.judgment_records import JudgmentRecords
+from parastudio.core.stats.report_render import format_cell, render_plots
+from parastudio.core.stats.report_tables import build_report
 
 
 def study() -> JudgmentRecords:

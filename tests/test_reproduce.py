@@ -12,10 +12,10 @@ import json
 import subprocess
 
 import pytest
-
 from conftest import ROOT
-from core.cli import main
-from core.code_identity import code_identity
+
+from parastudio.core.cli import main
+from parastudio.core.code_identity import code_identity
 
 SENTENCES = "the dog runs after the young cat\nthe young cat sees the dog\nthe dog and the young cat\n"
 # One command line per system family; MCPG by count with a cap it never meets.

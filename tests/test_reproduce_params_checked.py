@@ -16,13 +16,14 @@ import types
 import typing
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
-
 from conftest import ROOT
-from core.cli import main
-from core.engine.candidates.generation_options import OPTIONS_OF_SYSTEM, options_for, options_from_json
-from core.engine.candidates.reproduction import read_runs
-from core.errors import OptionsError
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from parastudio.core.cli import main
+from parastudio.core.engine.candidates.generation_options import OPTIONS_OF_SYSTEM, options_for, options_from_json
+from parastudio.core.engine.candidates.reproduction import read_runs
+from parastudio.core.errors import OptionsError
 
 DEMO = ROOT / "evaldata" / "demo"
 pytestmark = pytest.mark.skipif(not (DEMO / "candidates.jsonl").is_file(), reason="evaldata/demo is not built")

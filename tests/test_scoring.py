@@ -1,15 +1,21 @@
 import math
 
 import pytest
+from conftest import EXAMPLE1_RULES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLE1_RULES
-from core.engine.model.derivation import apply_matches, changed_segments
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.scoring import ScoreWeights, ScoringModel, channel_log10, identity_probability, mcpg_reward
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.derivation import apply_matches, changed_segments
+from parastudio.core.engine.model.scoring import (
+    ScoreWeights,
+    ScoringModel,
+    channel_log10,
+    identity_probability,
+    mcpg_reward,
+)
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 TABLE = ParaphraseTable(Rule(tuple(s.split()), tuple(t.split()), p) for s, t, p in EXAMPLE1_RULES)
 SOURCE = "the dog runs after the young cat".split()

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from core.demo import demo_files
-from core.engine.decoders.cat.approaches import APPROACHES
-from core.engine.decoders.cat.autoeval import evaluate, read_cases
-from core.engine.decoders.cat.graph_store import open_graph
-from core.experiments.seed001_accounting import stage_counts
-from core.experiments.seed001_approaches import spellable_cases
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+from parastudio.core.engine.decoders.cat.autoeval import evaluate, read_cases
+from parastudio.core.engine.decoders.cat.graph_store import open_graph
+from parastudio.core.experiments.seed001_accounting import stage_counts
+from parastudio.core.experiments.seed001_approaches import spellable_cases
 
 DEMO = demo_files()
 pytestmark = pytest.mark.skipif(not (DEMO.roundtrip_cases.is_file() and DEMO.es_en_table.is_file()),
@@ -54,8 +54,8 @@ def test_the_results_files_explanation_states_the_independent_counts():
     (PTPF FWPF SDPF), so its losses to the partial filters are approach 2's in the independent count."""
     import re
 
-    from core.engine.lm.language_model import LanguageModel
-    from core.experiments.seed001_report import why_paragraph
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.experiments.seed001_report import why_paragraph
 
     expected = independent()
     cases = read_cases(DEMO.roundtrip_cases)

@@ -14,15 +14,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.cli import main
-from core.demo import demo_files
-from core.errors import InputFormatError
-from core.experiments.per_sentence import file_input
-from core.experiments.seed001_accounting import _approach, stage_counts, stage_names
-from core.experiments.seed001_approaches import spellable_cases
-from core.experiments.seed001_independent import read_counter_file
-from core.experiments.seed001_report import write_report
-from core.experiments.seed001_saved_sets import load_sets, save_sets
+from parastudio.core.cli import main
+from parastudio.core.demo import demo_files
+from parastudio.core.errors import InputFormatError
+from parastudio.core.experiments.per_sentence import file_input
+from parastudio.core.experiments.seed001_accounting import _approach, stage_counts, stage_names
+from parastudio.core.experiments.seed001_approaches import spellable_cases
+from parastudio.core.experiments.seed001_independent import read_counter_file
+from parastudio.core.experiments.seed001_report import write_report
+from parastudio.core.experiments.seed001_saved_sets import load_sets, save_sets
 
 DEMO = demo_files()
 pytestmark = pytest.mark.skipif(not (DEMO.roundtrip_cases.is_file() and DEMO.es_en_table.is_file()),

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.cli import main
-from core.demo import demo_files
-from core.experiments.per_sentence import read_per_sentence
+from parastudio.core.cli import main
+from parastudio.core.demo import demo_files
+from parastudio.core.experiments.per_sentence import read_per_sentence
 
 DEMO = demo_files()
 pytestmark = pytest.mark.skipif(not (DEMO.roundtrip_cases.is_file() and DEMO.roundtrip_graph.is_file()),
@@ -104,8 +104,8 @@ def test_saved_sets_come_back_bit_for_bit(rows):
     import tempfile
     from pathlib import Path
 
-    from core.engine.decoders.cat.autoeval import Case, CaseResult
-    from core.experiments.seed001_saved_sets import load_sets, save_sets
+    from parastudio.core.engine.decoders.cat.autoeval import Case, CaseResult
+    from parastudio.core.experiments.seed001_saved_sets import load_sets, save_sets
 
     case = Case("c1", 3, ("a", "b"), (0, 1), ("x",), ("s",))
     results = [CaseResult(case, success, tuple(shown), seconds, fate=fate, coverage=(0, 2))
@@ -129,7 +129,7 @@ def test_joined_sets_record_the_inputs_their_run_read_not_what_is_there_later(tm
     import json
     import shutil
 
-    from core.code_identity import code_identity
+    from parastudio.core.code_identity import code_identity
 
     graphs = tmp_path / "graphs"
     graphs.mkdir()

@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.cli import main
-from core.demo import demo_files
-from core.engine.decoders.cat.autoeval import Case, CaseResult
-from core.errors import InputFormatError
-from core.experiments.per_sentence import read_per_sentence
-from core.experiments.seed001_saved_sets import load_sets, save_sets
-from core.experiments.seed001_shards import join_shards, shard_positions
+from parastudio.core.cli import main
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.cat.autoeval import Case, CaseResult
+from parastudio.core.errors import InputFormatError
+from parastudio.core.experiments.per_sentence import read_per_sentence
+from parastudio.core.experiments.seed001_saved_sets import load_sets, save_sets
+from parastudio.core.experiments.seed001_shards import join_shards, shard_positions
 
 DEMO = demo_files()
 needs_demo = pytest.mark.skipif(not (DEMO.roundtrip_cases.is_file() and DEMO.roundtrip_graph.is_file()),
@@ -70,7 +70,7 @@ def test_a_shard_saves_its_share_and_writes_no_report(runs):
 
 @needs_demo
 def test_joined_shards_give_the_set_one_run_gives(runs, tmp_path):
-    from core.experiments.seed001_report import write_report
+    from parastudio.core.experiments.seed001_report import write_report
 
     whole = load_sets(runs / "one.sets")
     joined = join_shards(load_sets(runs / "shard0.sets") + load_sets(runs / "shard1.sets"), runs / "shard1.sets")
@@ -183,7 +183,7 @@ def test_a_shard_record_not_as_a_run_writes_it_is_refused():
 
 
 def test_the_joined_command_names_every_shard_once_and_a_single_shard_as_it_ran():
-    from core.experiments.seed001_shards import _joined_command
+    from parastudio.core.experiments.seed001_shards import _joined_command
 
     command = "parastudio experiment seed001-approaches --cases roundtrip --shard 0/8 --save-sets r.sets"
     assert _joined_command([command], 8) == command.replace("0/8", "I/8") + " for I = 0 to 7"

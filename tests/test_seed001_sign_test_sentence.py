@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from core.experiments.seed001_report import compare_with_paper
-from core.stats.significance import pairwise_tests
+from parastudio.core.experiments.seed001_report import compare_with_paper
+from parastudio.core.stats.significance import pairwise_tests
 
 
 def cases(successes: list[int], n: int = 40) -> dict[str, float]:

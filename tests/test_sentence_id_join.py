@@ -13,10 +13,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from core.cli import main
-from core.store import operations as ops
-from core.store.database import open_database
-from core.tuning.devset import devset_records
+from parastudio.core.cli import main
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.tuning.devset import devset_records
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "docs" / "devset.schema.json").read_text(encoding="utf-8"))
@@ -25,7 +25,7 @@ SENTENCES = ["the dog runs after the young cat", "a young cat sees the dog", "th
 
 def test_generate_output_joins_an_exported_devset_on_sentence_id(tiny_lm, example1_table_path, tmp_path):
     generated = subprocess.run(
-        [sys.executable, "-m", "core", "generate", "--system", "beam", "--table", str(example1_table_path),
+        [sys.executable, "-m", "parastudio", "generate", "--system", "beam", "--table", str(example1_table_path),
          "--lm", str(tiny_lm["binary"]), "--nbest", "2", "--json"],
         input="\n".join(SENTENCES) + "\n", capture_output=True, text=True, cwd=ROOT, check=True)
     candidates = tmp_path / "candidates.jsonl"
@@ -86,7 +86,7 @@ def _judged_study(candidates, sources, db) -> None:
 def test_generate_export_judgments_inspect_and_the_devset_join_on_one_integer_sentence_id(
         tiny_lm, example1_table_path, tmp_path, capsys):
     generated = subprocess.run(
-        [sys.executable, "-m", "core", "generate", "--system", "beam", "--table", str(example1_table_path),
+        [sys.executable, "-m", "parastudio", "generate", "--system", "beam", "--table", str(example1_table_path),
          "--lm", str(tiny_lm["binary"]), "--nbest", "2", "--json"],
         input="\n".join(SENTENCES) + "\n", capture_output=True, text=True, cwd=ROOT, check=True)
     candidates, sources = tmp_path / "candidates.jsonl", tmp_path / "sources.txt"
@@ -141,7 +141,7 @@ def test_a_study_whose_ids_are_not_numbers_exports_a_null_sentence_id_and_its_ke
 
 
 def test_judgments_pair_on_the_same_sentences_read_from_a_new_export_or_an_older_one(tmp_path):
-    from core.stats.judgment_records import read_judgments
+    from parastudio.core.stats.judgment_records import read_judgments
 
     new, old = tmp_path / "new.csv", tmp_path / "old.csv"
     new.write_text("item,annotator,criterion,value,sentence_id,source_key,system\n"

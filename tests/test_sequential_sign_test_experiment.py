@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from core.cli import main
-from core.experiments.sequential_sign_test import exact_rejections, fixed_design_n, stopping_times
-from core.stats.anytime_sign_test import AnytimeSignTest
+from parastudio.core.cli import main
+from parastudio.core.experiments.sequential_sign_test import exact_rejections, fixed_design_n, stopping_times
+from parastudio.core.stats.anytime_sign_test import AnytimeSignTest
 
 
 @pytest.mark.parametrize("alpha", [0.05, 0.01])

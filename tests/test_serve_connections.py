@@ -12,16 +12,15 @@ import socket
 import threading
 
 import pytest
-
 from serve_support import WAIT, answer_of, post, read_to_end, request, running_server
 
-from core.demo import demo_files
-from core.engine.decoders.cat.approaches import APPROACHES
-from core.engine.decoders.cat.graph_store import open_graph
-from core.engine.decoders.cat.suggestion_service import SuggestionService
-from core.service.http_app import make_app
-from core.service.http_server import listening_socket, make_server
-from core.service.work_pool import Busy, WorkPool
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+from parastudio.core.engine.decoders.cat.graph_store import open_graph
+from parastudio.core.engine.decoders.cat.suggestion_service import SuggestionService
+from parastudio.core.service.http_app import make_app
+from parastudio.core.service.http_server import listening_socket, make_server
+from parastudio.core.service.work_pool import Busy, WorkPool
 
 GOOD = json.dumps({"sentence": 0, "span": [0, 2]}).encode()
 HEAD = (b"POST /suggest HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"

@@ -11,16 +11,15 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from serve_support import ROOT, WAIT, post, request, running_server
 
-from core import __version__
-from core.demo import demo_files
-from core.engine.decoders.cat.approaches import APPROACHES
-from core.engine.decoders.cat.graph_store import open_graph
-from core.engine.decoders.cat.service_requests import SUGGEST_FIELDS, TRANSLATE_FIELDS
-from core.engine.decoders.cat.suggestion_service import BadRequest, SuggestionService
-from core.service.contract import ERRORS, SCHEMAS, openapi_document
+from parastudio.core import __version__
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+from parastudio.core.engine.decoders.cat.graph_store import open_graph
+from parastudio.core.engine.decoders.cat.service_requests import SUGGEST_FIELDS, TRANSLATE_FIELDS
+from parastudio.core.engine.decoders.cat.suggestion_service import BadRequest, SuggestionService
+from parastudio.core.service.contract import ERRORS, SCHEMAS, openapi_document
 
 ORIGIN = "https://cat.example.org"
 DOCUMENT = openapi_document(__version__)

@@ -9,11 +9,14 @@ import http.client
 import json
 
 import pytest
-
 from serve_support import WAIT, answer_of, post, raw_exchange, request, running_server
 
-from core.engine.decoders.cat.service_requests import (MAX_EDITED_SELECTION, MAX_SOURCE_TOKENS, MAX_TEXT_TOKENS,
-                                                       MAX_TOP)
+from parastudio.core.engine.decoders.cat.service_requests import (
+    MAX_EDITED_SELECTION,
+    MAX_SOURCE_TOKENS,
+    MAX_TEXT_TOKENS,
+    MAX_TOP,
+)
 
 GOOD = {"sentence": 0, "span": [0, 2]}
 SENTENCES = ["and he said unto them , go ye into the city .",

@@ -10,20 +10,19 @@ import json
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
 from serve_support import post, running_server
 
-from core.cli import main as cli_main
-from core.demo import demo_files
-from core.engine.candidates.generation_options import options_for
-from core.engine.candidates.generation_resources import load_resources
-from core.engine.decoders.beam_decoder import BeamDecoder
-from core.engine.decoders.cat.approaches import APPROACHES
-from core.engine.decoders.cat.decoded_graph import DecodedGraph
-from core.engine.decoders.cat.graph_store import GraphStore, SentenceGraph
-from core.engine.decoders.cat.paraphraser import suggest
-from core.engine.decoders.cat.recent_graphs import RecentGraphs, sentence_key
-from core.engine.decoders.search_graph import search_graph_lines
+from parastudio.core.cli import main as cli_main
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.candidates.generation_options import options_for
+from parastudio.core.engine.candidates.generation_resources import load_resources
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+from parastudio.core.engine.decoders.cat.decoded_graph import DecodedGraph
+from parastudio.core.engine.decoders.cat.graph_store import GraphStore, SentenceGraph
+from parastudio.core.engine.decoders.cat.paraphraser import suggest
+from parastudio.core.engine.decoders.cat.recent_graphs import RecentGraphs, sentence_key
+from parastudio.core.engine.decoders.search_graph import search_graph_lines
 
 NEW = "and the king said unto his servants , go and bring the young man into the house of the lord ."
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def progress(url: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core", "study", "progress", "--db", url], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "parastudio", "study", "progress", "--db", url], cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout)
 
 

@@ -7,11 +7,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import update
 
-from core.store import operations as ops
-from core.store import session_lock
-from core.store.clock import now
-from core.store.database import open_database
-from core.store.models import AnnotatorSession
+from parastudio.core.store import operations as ops
+from parastudio.core.store import session_lock
+from parastudio.core.store.clock import now
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import AnnotatorSession
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

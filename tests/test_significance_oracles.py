@@ -7,10 +7,18 @@ from itertools import combinations
 from math import comb
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from core.cli import main
-from core.stats.significance import holm_adjust, kendall_tau_a, kendall_tau_a_orders, pairwise_tests, sign_test, wilcoxon_signed_rank
+from parastudio.core.cli import main
+from parastudio.core.stats.significance import (
+    holm_adjust,
+    kendall_tau_a,
+    kendall_tau_a_orders,
+    pairwise_tests,
+    sign_test,
+    wilcoxon_signed_rank,
+)
 
 
 def brute_force_sign_p(wins_a: int, n: int) -> float:

@@ -11,13 +11,14 @@ import json
 import sqlite3
 
 import pytest
+from fuzz_support import run_cli
 from sqlalchemy import select
 
-from core.errors import InputFormatError
-from core.store import operations as ops
-from core.store.database import open_database
-from core.store.models import Judgment
-from fuzz_support import run_cli
+from parastudio.core.errors import InputFormatError
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Judgment
+
 
 def test_a_byte_order_mark_inside_a_judgments_csv_is_refused_at_its_line(tmp_path):
     judgments = tmp_path / "j.csv"
@@ -114,7 +115,7 @@ def test_table_prune_refuses_a_malformed_rule_and_writes_nothing(tmp_path):
 
 
 def test_lm_train_refuses_a_corpus_that_is_not_text(tmp_path):
-    from core.engine.lm import kenlm_tools
+    from parastudio.core.engine.lm import kenlm_tools
 
     output = tmp_path / "lm.bin"
     for name, data, expected in (("latin1.txt", b"the dog runs\nthe caf\xe9 sleeps\n", ":2: expected UTF-8 text"),

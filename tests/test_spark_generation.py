@@ -15,13 +15,13 @@ import sys
 
 import pytest
 
-from core.demo import demo_files
-from core.engine.candidates.generation import generate_batches
-from core.engine.candidates.generation_options import options_for
-from core.engine.candidates.generation_resources import load_resources
-from core.spark_generation import engine_spec, generate_on_spark, loads_here
+from parastudio.core.cli.spark_failure import spark_failure_line
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.candidates.generation import generate_batches
+from parastudio.core.engine.candidates.generation_options import options_for
+from parastudio.core.engine.candidates.generation_resources import load_resources
+from parastudio.core.spark_generation import engine_spec, generate_on_spark, loads_here
 from tests.conftest import ROOT
-from core.cli.spark_failure import spark_failure_line
 from tests.spark_fixtures import spark_failure
 
 spark_test = pytest.mark.spark
@@ -39,7 +39,7 @@ def demo_run(tmp_path_factory):
     rules = _rules_for(demo.table, verses)
     table = directory / "table.txt"
     table.write_text("".join(rules), encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "core", "table", "binarize", str(table)], check=True, env=_environment(),
+    subprocess.run([sys.executable, "-m", "parastudio", "table", "binarize", str(table)], check=True, env=_environment(),
                    capture_output=True)
     assert (directory / "table.txt.pstable").is_file() and len(rules) > 100
     sentences = directory / "in.txt"
@@ -65,7 +65,7 @@ def _environment(extra: dict | None = None) -> dict:
 
 def _generate(run: dict, *flags: str, environment: dict | None = None) -> subprocess.CompletedProcess:
     with open(run["sentences"], "rb") as stdin:
-        return subprocess.run([sys.executable, "-m", "core", "generate", "--table", str(run["table"]), "--lm",
+        return subprocess.run([sys.executable, "-m", "parastudio", "generate", "--table", str(run["table"]), "--lm",
                                str(run["lm"]), "--json", *flags], stdin=stdin, capture_output=True,
                               env=_environment(environment), cwd=ROOT)
 
@@ -143,7 +143,7 @@ def all_demo_verses(tmp_path_factory):
     verses = demo.test_sentences.read_text(encoding="utf-8").splitlines(keepends=True)
     table = directory / "table.txt"
     table.write_text("".join(_rules_for(demo.table, verses)), encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "core", "table", "binarize", str(table)], check=True, env=_environment(),
+    subprocess.run([sys.executable, "-m", "parastudio", "table", "binarize", str(table)], check=True, env=_environment(),
                    capture_output=True)
     sentences = directory / "in.txt"
     sentences.write_text("".join(verses * 2), encoding="utf-8")

@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from core.errors import InputFormatError
-from core.evaldata.model_stages import PIVOT_PARAMETERS
-from core.tablebuild.pivot import pivot_table
-from core.tablebuild.alignment import format_links, parse_links, symmetrized_alignments
-from core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
-from core.tablebuild.phrase_table_lines import write_table
-from core.tablebuild.spark_phrase_table import build_phrase_table_spark, corpus_from_files, corpus_from_lines
+from parastudio.core.errors import InputFormatError
+from parastudio.core.evaldata.model_stages import PIVOT_PARAMETERS
+from parastudio.core.tablebuild.alignment import format_links, parse_links, symmetrized_alignments
+from parastudio.core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
+from parastudio.core.tablebuild.phrase_table_lines import write_table
+from parastudio.core.tablebuild.pivot import pivot_table
+from parastudio.core.tablebuild.spark_phrase_table import build_phrase_table_spark, corpus_from_files, corpus_from_lines
 from tests.conftest import ROOT
 from tests.spark_fixtures import spark_failure
 
@@ -167,7 +167,7 @@ def run_cli(*arguments, environment=None):
     environment = {**os.environ, **(environment or {}),
                    "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
     # The timeout only stops a hung run; nothing is asserted about time.
-    return subprocess.run([sys.executable, "-m", "core", *arguments], env=environment, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "parastudio", *arguments], env=environment, capture_output=True,
                           text=True, timeout=900)
 
 

@@ -11,12 +11,12 @@ import subprocess
 import sys
 
 import pytest
-
-from core.errors import InputFormatError
-from core.tablebuild.pivot import pivot_table
-from core.tablebuild.spark_pivot import pivot_table_spark
-from tests.conftest import ROOT
 from zipf_phrase_table import write_zipf_phrase_table
+
+from parastudio.core.errors import InputFormatError
+from parastudio.core.tablebuild.pivot import pivot_table
+from parastudio.core.tablebuild.spark_pivot import pivot_table_spark
+from tests.conftest import ROOT
 
 spark_test = pytest.mark.spark
 
@@ -89,7 +89,7 @@ def run_cli(*arguments, environment=None):
     environment = {**os.environ, **(environment or {}),
                    "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
     # The timeout only stops a hung run; nothing is asserted about time.
-    return subprocess.run([sys.executable, "-m", "core", *arguments], env=environment, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "parastudio", *arguments], env=environment, capture_output=True,
                           text=True, timeout=900)
 
 

@@ -20,11 +20,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.tablebuild.spark_reach import parse_timeout, shown_server
-from core.tablebuild.spark_worker_watch import NO_WORKER
+from parastudio.core.tablebuild.spark_reach import parse_timeout, shown_server
+from parastudio.core.tablebuild.spark_worker_watch import NO_WORKER
 from tests.conftest import ROOT
-from tests.spark_fixtures import (CLUSTER_START_LIMIT_SECONDS, Cluster, _registered_workers, _spark_class, _stop,
-                                  free_port, require_spark)
+from tests.spark_fixtures import (
+    CLUSTER_START_LIMIT_SECONDS,
+    Cluster,
+    _registered_workers,
+    _spark_class,
+    _stop,
+    free_port,
+    require_spark,
+)
 
 spark_test = pytest.mark.spark
 
@@ -42,7 +49,7 @@ def _environment(extra: dict | None = None) -> dict:
 
 
 def _parastudio(*arguments: str, environment: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core", *arguments], capture_output=True, cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "parastudio", *arguments], capture_output=True, cwd=ROOT,
                           env=_environment(environment), timeout=COMMAND_LIMIT_SECONDS, stdin=subprocess.DEVNULL)
 
 

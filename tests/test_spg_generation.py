@@ -4,16 +4,25 @@ import math
 import random
 
 import pytest
+from conftest import WORDS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import WORDS
-from core.engine.decoders.beam_decoder import DecoderSettings
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.decoders.spg import (SELF_PARAPHRASE_SCORE, SPGWeights, Usability, generate_spg, mean_zipf, plan,
-                                      spg_log_score, spg_report, unit_replacements)
-from core.engine.tables.rules import Rule
+from parastudio.core.engine.decoders.beam_decoder import DecoderSettings
+from parastudio.core.engine.decoders.spg import (
+    SELF_PARAPHRASE_SCORE,
+    SPGWeights,
+    Usability,
+    generate_spg,
+    mean_zipf,
+    plan,
+    spg_log_score,
+    spg_report,
+    unit_replacements,
+)
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 EXACT = DecoderSettings(stack_size=10_000, beam_threshold=0.0, option_limit=None)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from core.stale_temporaries import remove_stale_temporaries, temporary_prefix, temporary_sibling
-from core.textio import atomic_output
+from parastudio.core.stale_temporaries import remove_stale_temporaries, temporary_prefix, temporary_sibling
+from parastudio.core.textio import atomic_output
 
 HOST = socket.gethostname()
 NAMES = st.text(st.sampled_from("abcxyz.-_0123456789"), min_size=1, max_size=12).filter(

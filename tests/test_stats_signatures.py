@@ -11,12 +11,12 @@ import pytest
 from scipy.stats import binomtest, wilcoxon
 from sklearn.metrics import cohen_kappa_score
 
-from core.stats.agreement import AgreementStatistics
-from core.stats.judgment_records import JudgmentRecords, ScoreRecords
-from core.stats.pair_agreement import KappaDrift, PairConfusion, PairKappas
-from core.stats.report_render import render
-from core.stats.report_tables import build_report, sign_test_table
-from core.stats.significance import PairwiseTests
+from parastudio.core.stats.agreement import AgreementStatistics
+from parastudio.core.stats.judgment_records import JudgmentRecords, ScoreRecords
+from parastudio.core.stats.pair_agreement import KappaDrift, PairConfusion, PairKappas
+from parastudio.core.stats.report_render import render
+from parastudio.core.stats.report_tables import build_report, sign_test_table
+from parastudio.core.stats.significance import PairwiseTests
 
 CHANGED = [
     (PairwiseTests(), "test", "wilcoxon"),
@@ -139,8 +139,8 @@ def test_a_numeric_scale_gets_weighted_kappas_and_says_so():
 
 
 # Seed 003's, seed 004's and seed 001's per-system tables: each signed by the object that computed it.
-from core.stats.judged_shares import FixedChanceShares, PositiveShares, UnifiedSuccesses  # noqa: E402
-from core.stats.report_tables import POSITIVE_LABELS  # noqa: E402
+from parastudio.core.stats.judged_shares import FixedChanceShares, PositiveShares, UnifiedSuccesses  # noqa: E402
+from parastudio.core.stats.report_tables import POSITIVE_LABELS  # noqa: E402
 
 SHARES_CHANGED = [
     (PositiveShares(("yes",)), "min_judges", 3, "min-judges:3"),
@@ -196,7 +196,7 @@ def test_seed003_004_001_tables_carry_their_computations_signatures_and_the_sett
         q = int(parse(seed004.signature)["q"].split("=")[1])
         for row in seed004.rows:
             labels = {}
-            for item, judge, criterion, value, system in zip(judged.items, judged.annotators, judged.criteria,
+            for item, _judge, criterion, value, system in zip(judged.items, judged.annotators, judged.criteria,
                                                              judged.values, judged.systems):
                 if criterion == "usability" and row[0] == system:
                     labels.setdefault(item, []).append(value)
@@ -208,7 +208,7 @@ def test_seed003_004_001_tables_carry_their_computations_signatures_and_the_sett
 def test_seed001_results_describe_and_sign_their_sign_tests_from_the_tests_that_ran(monkeypatch):
     from types import SimpleNamespace
 
-    from core.experiments import seed001_report
+    from parastudio.core.experiments import seed001_report
 
     rng = np.random.default_rng(5)
     rates = {"approach-1": 0.2, "approach-2": 0.5, "approach-10": 0.8}

@@ -12,16 +12,16 @@ from pathlib import Path
 
 from sqlalchemy import func, select, text
 
-from core.store import operations as ops
-from core.store.database import open_database
-from core.store.models import Assignment, Judgment
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Assignment, Judgment
 
 ROOT = Path(__file__).resolve().parent.parent
 
 ANNOTATOR_SCRIPT = textwrap.dedent("""
     import sys
-    from core.store import operations as ops
-    from core.store.database import open_database
+    from parastudio.core.store import operations as ops
+    from parastudio.core.store.database import open_database
 
     db = open_database(sys.argv[1], create=True)
     study = ops.find_study(db)

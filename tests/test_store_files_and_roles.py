@@ -6,13 +6,13 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-
 from broken_studies import FUTURE_REVISION, damage, make_newer
-from core.cli import main
-from core.errors import InputFileError
-from core.store import operations as ops
-from core.store.database import APPLICATION_ID, head_revision, open_database
-from core.study_judgments import study_judgment_records
+
+from parastudio.core.cli import main
+from parastudio.core.errors import InputFileError
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import APPLICATION_ID, head_revision, open_database
+from parastudio.core.study_judgments import study_judgment_records
 
 
 def small_study(path, sentences=3, annotators=("a",), **assign):

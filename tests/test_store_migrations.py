@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 
-from core.store import operations as ops
-import pytest
-
-from core.store.database import StudyNeedsUpgradeError, create_database_engine, current_revision, head_revision, \
-    open_database, upgrade
-from core.store.models import Base
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import (
+    StudyNeedsUpgradeError,
+    create_database_engine,
+    current_revision,
+    head_revision,
+    open_database,
+    upgrade,
+)
+from parastudio.core.store.models import Base
 
 
 def test_models_and_migrations_describe_the_same_schema(tmp_path):
@@ -42,7 +47,7 @@ def test_revision_one_database_with_judgments_opens_and_resumes(tmp_path):
                            " kind) VALUES (:i, 1, 1, :i, 1, :p, 'normal')"), {"i": i, "p": i - 1})
         # Assignment 1 answered; assignment 2 answered then undone; 3 and 4 open.
         rows = [(1, 1, "answer", "yes", None), (2, 2, "answer", "no", 3), (3, 2, "undo", None, None)]
-        for jid, aid, action, value, superseded_by in rows:
+        for jid, aid, action, value, _superseded_by in rows:
             c.execute(text("INSERT INTO judgment (id, uid, study_id, assignment_id, annotator_id, candidate_id,"
                            " criterion_id, action, value, answered_at, flag, superseded_by, origin) VALUES"
                            " (:j, :u, 1, :a, 1, :a, 1, :act, :v, :now, 0, NULL, 'app')"),

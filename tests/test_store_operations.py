@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select, text
 
-from core.errors import InputFormatError
-from core.store import operations as ops
-from core.store.database import open_database
-from core.store.models import Assignment, Candidate, CandidateSystem, Criterion, EventLog, Judgment
+from parastudio.core.errors import InputFormatError
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Assignment, Candidate, CandidateSystem, Criterion, EventLog, Judgment
 
 
 def make_rows(sentences: int, systems=("beam", "mcpg"), per_system: int = 2, shared: bool = True):
@@ -55,7 +55,7 @@ def test_open_sets_wal_foreign_keys_and_synchronous(db):
 def test_default_criteria_follow_the_seeds(db):
     study_id = ops.create_study(db, "s", application="compression")
     with db.reading() as session:
-        from core.store.models import Criterion
+        from parastudio.core.store.models import Criterion
 
         criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)
                                    .order_by(Criterion.position)).all()
@@ -77,7 +77,7 @@ def test_duplicate_study_name_is_refused(db):
 
 
 def test_a_database_of_several_studies_names_them_when_none_is_chosen(tmp_path, db):
-    from core.store.studies import find_study
+    from parastudio.core.store.studies import find_study
     with pytest.raises(LookupError, match="no study"):
         find_study(db)
     ops.create_study(db, "pilot")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from core.store import operations as ops
-from core.store.database import open_database
-from core.store.models import Candidate, EventLog, Judgment, System
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Candidate, EventLog, Judgment, System
 
 
 def build_master(path):

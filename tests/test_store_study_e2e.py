@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from core.cli import main
-from core.store import operations as ops
-from core.store.database import open_database
+from parastudio.core.cli import main
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 
 def write_generate_output(path, sentences: int = 100) -> None:
@@ -61,7 +61,7 @@ def test_two_judge_study_of_200_candidates(tmp_path, capsys, study_database):
         with db.reading() as session:
             from sqlalchemy import select
 
-            from core.store.models import Candidate
+            from parastudio.core.store.models import Candidate
             controls = set(str(i) for i in session.scalars(select(Candidate.id).where(Candidate.kind == "control")))
         remembered: dict[tuple[str, str, str], str] = {}
         for name in ("ann", "bob"):

@@ -17,7 +17,6 @@ import threading
 import time
 
 import pytest
-
 from annotator_simulation import add_candidates, annotator_names, audit, judge, make_study
 
 ANNOTATORS = 20

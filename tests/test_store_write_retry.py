@@ -7,11 +7,11 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-
-from core.store import database, write_retry
-from core.store import operations as ops
-from core.store.database import open_database
 from desktop_study_fixtures import make_study
+
+from parastudio.core.store import database, write_retry
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 
 @pytest.fixture

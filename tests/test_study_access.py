@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.cli import main
-from core.store import operations as ops
-from core.store.database import open_database
+from parastudio.core.cli import main
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 # Each command that opens a study, with the arguments it needs besides the database and --study.
 COMMANDS = {

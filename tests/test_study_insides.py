@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import main
-from core.store import operations as ops
-from core.store.database import create_database_engine, head_revision, open_database, upgrade
+from parastudio.core.cli import main
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import create_database_engine, head_revision, open_database, upgrade
 
 
 def digest(path: Path) -> str:

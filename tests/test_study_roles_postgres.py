@@ -13,11 +13,11 @@ from sqlalchemy import select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
-from core.cli import main
-from core.store import operations as ops
-from core.store.connection_file import read_connection_file
-from core.store.database import open_database
-from core.store.models import Judgment
+from parastudio.core.cli import main
+from parastudio.core.store import operations as ops
+from parastudio.core.store.connection_file import read_connection_file
+from parastudio.core.store.database import open_database
+from parastudio.core.store.models import Judgment
 
 
 def libpq(url: str) -> str:
@@ -233,7 +233,7 @@ def test_a_judges_login_cannot_invite_or_upgrade(study, tmp_path):
 
 
 def test_an_annotator_of_an_older_study_becomes_a_member_when_invited(postgres_url):
-    from core.store.database import create_database_engine, upgrade
+    from parastudio.core.store.database import create_database_engine, upgrade
 
     engine = create_database_engine(postgres_url)
     upgrade(engine, "0006")
@@ -248,7 +248,7 @@ def test_an_annotator_of_an_older_study_becomes_a_member_when_invited(postgres_u
         with pytest.raises(ValueError, match="cannot be a login"):
             ops.invite(db, study_id, "old", "ann\u200b", "judge")
         with db.transaction() as session:  # the name of the old study's annotator, made a login
-            from core.store.models import Annotator
+            from parastudio.core.store.models import Annotator
 
             session.get(Annotator, existing).name = login
         invitation = ops.invite(db, study_id, "old", login, "judge")

@@ -10,12 +10,12 @@ from itertools import combinations
 
 import pytest
 
-from core.cli import main
-from core.stats.anytime_comparisons import paired_outcomes
-from core.stats.report_tables import build_report
-from core.store import operations as ops
-from core.store.database import open_database
-from core.study_judgments import study_judgment_records
+from parastudio.core.cli import main
+from parastudio.core.stats.anytime_comparisons import paired_outcomes
+from parastudio.core.stats.report_tables import build_report
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
+from parastudio.core.study_judgments import study_judgment_records
 
 SENTENCES = 14
 SHARED = 13  # the sentence on which systems a and b produced the same string
@@ -131,7 +131,7 @@ def test_status_json_gives_every_pair_as_an_independent_computation_does(study_f
         low, high = row["win_rate_cs"]
         threshold = math.log(3 / alpha)
 
-        def in_every_cs(p):
+        def in_every_cs(p, threshold=threshold, want=want):
             return all(math.lgamma(1 + w) + math.lgamma(1 + l) - math.lgamma(2 + w + l)
                        - w * math.log(p) - l * math.log(1 - p) < threshold for w, l in want["path"])
 

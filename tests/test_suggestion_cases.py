@@ -7,20 +7,29 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from core.demo import demo_files
-from core.engine.decoders.cat.approaches import APPROACHES
-from core.engine.decoders.cat.autoeval import evaluate
-from core.engine.decoders.cat.graph_store import open_graph
-from core.engine.lm.language_model import LanguageModel
-from core.inspection.plots import plot_success_by_length
-from core.inspection.suggestion_cases import (
-    COLUMNS, approaches_of, case_major, choice_task, fate_counts, filter_case_rows, load_case_set, rows_of_case,
-    sort_case_rows, evaluate_rows, success_by_length,
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+from parastudio.core.engine.decoders.cat.autoeval import evaluate
+from parastudio.core.engine.decoders.cat.graph_store import open_graph
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.inspection.plots import plot_success_by_length
+from parastudio.core.inspection.suggestion_cases import (
+    COLUMNS,
+    approaches_of,
+    case_major,
+    choice_task,
+    evaluate_rows,
+    fate_counts,
+    filter_case_rows,
+    load_case_set,
+    rows_of_case,
+    sort_case_rows,
+    success_by_length,
 )
-from core.inspection.suggestion_study import DEFAULT_STUDY, choice_tasks_of, judge_names, send_case
-from core.store import operations as ops
-from core.store.annotation_queries import annotator_names
-from core.store.database import open_database
+from parastudio.core.inspection.suggestion_study import DEFAULT_STUDY, choice_tasks_of, judge_names, send_case
+from parastudio.core.store import operations as ops
+from parastudio.core.store.annotation_queries import annotator_names
+from parastudio.core.store.database import open_database
 
 PAIR = ("approach-1", "approach-10")
 
@@ -180,7 +189,7 @@ def test_a_case_without_suggestions_makes_no_task(rows):
 
 
 def test_autoeval_compares_two_approaches_and_plots_fig_4_3(rows, autoevals, tmp_path, capsys, case_set):
-    from core.cli import main
+    from parastudio.core.cli import main
 
     png, svg = tmp_path / "fig.png", tmp_path / "fig.svg"
     assert main(["autoeval", "--approach", "approach-1", "--compare", "approach-10", "--plot", str(png),
@@ -201,7 +210,7 @@ def test_a_study_made_from_a_case_gives_each_task_four_of_five_judges(rows, tmp_
     """Seed 001 §4.2.1 had four judges per task; the Suggestions screen's study asks as many, not two."""
     from sqlalchemy import func, select
 
-    from core.store.models import Assignment
+    from parastudio.core.store.models import Assignment
 
     db = open_database(tmp_path / "study.sqlite", create=True)
     try:

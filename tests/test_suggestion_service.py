@@ -8,16 +8,15 @@ import subprocess
 import sys
 
 import pytest
-
 from serve_support import post, request, running_server
 
-from core.cli import main as cli_main
-from core.demo import demo_files
-from core.engine.decoders.cat.approaches import APPROACHES
-from core.engine.decoders.cat.autoeval import read_cases
-from core.engine.decoders.cat.filters import FILTERS
-from core.engine.decoders.cat.graph_store import open_graph
-from core.engine.decoders.cat.paraphraser import normalized, suggest
+from parastudio.core.cli import main as cli_main
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+from parastudio.core.engine.decoders.cat.autoeval import read_cases
+from parastudio.core.engine.decoders.cat.filters import FILTERS
+from parastudio.core.engine.decoders.cat.graph_store import open_graph
+from parastudio.core.engine.decoders.cat.paraphraser import normalized, suggest
 
 
 @pytest.fixture(scope="module")
@@ -80,10 +79,10 @@ def test_every_candidates_fate_equals_the_stage_by_stage_definition():
 def test_the_request_time_starts_after_scipy_is_imported():
     program = """
 import sys
-from core.demo import demo_files
-from core.engine.decoders.cat import paraphraser
-from core.engine.decoders.cat.approaches import APPROACHES
-from core.engine.decoders.cat.graph_store import open_graph
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.cat import paraphraser
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES
+from parastudio.core.engine.decoders.cat.graph_store import open_graph
 real = paraphraser.time.perf_counter
 seen = []
 class Clock:

@@ -21,12 +21,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from core.cli import main as cli_main
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.tables.table_binary import BinaryTable, BinaryTableError, binary_path
-from core.engine.tables.table_formats import LoadReport
-from core.errors import InputFormatError
+from parastudio.core.cli import main as cli_main
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
+from parastudio.core.engine.tables.table_binary import BinaryTable, BinaryTableError, binary_path
+from parastudio.core.engine.tables.table_formats import LoadReport
+from parastudio.core.errors import InputFormatError
 
 WORDS = ["a", "b", "c", "the", "lord", "é", "日本", "x|y", "'s", ","]
 word = st.sampled_from(WORDS)

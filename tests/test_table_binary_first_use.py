@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.cli import main as cli_main
-from core.engine.tables import paraphrase_table
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.table_binary import binary_path, cached_binary_path
-from core.engine.tables.table_formats import LoadReport
+from parastudio.core.cli import main as cli_main
+from parastudio.core.engine.tables import paraphrase_table
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.table_binary import binary_path, cached_binary_path
+from parastudio.core.engine.tables.table_formats import LoadReport
 
 RULES = [(f"w{i}", f"v{j}", 1.0 / (1 + j)) for i in range(60) for j in range(3)]
 
@@ -98,7 +98,7 @@ def test_a_table_inside_an_installation_gets_its_binary_in_the_cache_not_beside_
     table = installed / "rules.txt"
     table.write_text("".join(f"{s} ||| {t} ||| {p!r}\n" for s, t, p in RULES), encoding="utf-8")
     cache = tmp_path / "cache"
-    code = ("import sys; from core.engine.tables import paraphrase_table as p; p.BINARY_ON_FIRST_USE_BYTES = 0; "
+    code = ("import sys; from parastudio.core.engine.tables import paraphrase_table as p; p.BINARY_ON_FIRST_USE_BYTES = 0; "
             "t = p.ParaphraseTable.load(sys.argv[1]); print(len(t))")
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run([str(python), "-c", code, str(table)], capture_output=True, text=True,
@@ -112,11 +112,10 @@ def test_a_table_inside_an_installation_gets_its_binary_in_the_cache_not_beside_
 def test_the_first_launch_builds_the_demo_study_without_writing_a_binary_table(tmp_path, monkeypatch):
     """The demo's choice tasks read only their phrases' rules: no 85 MB binary written on a first launch."""
     import shutil
+    import sqlite3
     from pathlib import Path
 
-    import sqlite3
-
-    from core.demo import CHOICE_TASKS, DEMO_CHOICE_STUDY, open_demo_study
+    from parastudio.core.demo import CHOICE_TASKS, DEMO_CHOICE_STUDY, open_demo_study
 
     bundled = Path(__file__).resolve().parents[1] / "evaldata" / "demo"
     demo = tmp_path / "demo"

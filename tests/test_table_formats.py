@@ -5,9 +5,9 @@ import sys
 
 import pytest
 
-from core.errors import InputFormatError
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.table_formats import LoadReport, TableFormat, detect_format, read_rules
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.table_formats import LoadReport, TableFormat, detect_format, read_rules
+from parastudio.core.errors import InputFormatError
 
 MOSES = """the dog ||| the beast ||| 0.8 0.5 0.3 0.2 ||| 0-0 1-1 ||| 10 5 3
 the dog ||| the hound ||| 0.1 0.4 0.2 0.1
@@ -86,7 +86,7 @@ def test_skip_bad_lines_loads_the_rest_and_counts(tmp_path):
 
 
 def run_cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "core", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "parastudio", *map(str, args)], capture_output=True, text=True,
                           input=stdin)
 
 

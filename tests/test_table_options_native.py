@@ -15,18 +15,18 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine.decoders import compiled_search
-from core.engine.model import table_options_native, truescore_paths
-from core.engine.tables import binary_table_rows, table_binary
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.decoders.compiled_search import native_model
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.scoring import ScoreWeights
-from core.engine.model.translation_options import OptionCache
-from core.engine.model.truescore import SourceRuleIndex, TrueScorer, best_derivation_reference
-from core.engine.model.truescore_paths import best_from_columns
+from parastudio.core.engine.decoders import compiled_search
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from parastudio.core.engine.decoders.compiled_search import native_model
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model import table_options_native, truescore_paths
+from parastudio.core.engine.model.scoring import ScoreWeights
+from parastudio.core.engine.model.translation_options import OptionCache
+from parastudio.core.engine.model.truescore import SourceRuleIndex, TrueScorer, best_derivation_reference
+from parastudio.core.engine.model.truescore_paths import best_from_columns
+from parastudio.core.engine.tables import binary_table_rows, table_binary
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 from tests.conftest import WORDS as LM_WORDS
 
 pytestmark = pytest.mark.skipif(not hasattr(table_options_native._beam_core, "rule_columns_toward"),

@@ -20,11 +20,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, strategies as st
-
-from core.csv_cells import neutralize, restore
-from core.terminal_text import escape_controls
 from fuzz_support import run_cli
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from parastudio.core.csv_cells import neutralize, restore
+from parastudio.core.terminal_text import escape_controls
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACK = "\x1b]0;pwned\x07\x1b[2J\x9b31m\x7f\x08X"  # set the title, clear the screen, C1 CSI, DEL, a backspace
@@ -79,7 +80,7 @@ def on_terminal(argv: list[str], stdin: bytes = b"") -> tuple[int, str]:
     """The CLI in a subprocess whose standard output and error are a pseudo-terminal: its exit status and what
     the terminal received."""
     controller, terminal = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "core", *argv], stdin=subprocess.PIPE, stdout=terminal,
+    process = subprocess.Popen([sys.executable, "-m", "parastudio", *argv], stdin=subprocess.PIPE, stdout=terminal,
                                stderr=terminal, env={**os.environ, "PYTHONPATH": str(ROOT)})
     os.close(terminal)
     process.stdin.write(stdin)
@@ -136,7 +137,7 @@ def test_a_pipe_gets_the_bytes_as_they_are(tmp_path):
                                 "--format", "json"])
     assert status == 0 and "ann" + ATTACK in _strings(json.loads(out)), err
     study = _study_with_formulas(tmp_path)
-    piped = subprocess.run([sys.executable, "-m", "core", "study", "export-judgments", "--db", str(study), "-o", "-"],
+    piped = subprocess.run([sys.executable, "-m", "parastudio", "study", "export-judgments", "--db", str(study), "-o", "-"],
                            capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     written = tmp_path / "j.csv"
     assert run_cli(["study", "export-judgments", "--db", str(study), "-o", str(written)])[0] == 0
@@ -152,7 +153,7 @@ def _strings(value) -> set[str]:
 
 
 def test_generated_text_and_error_messages_reach_a_terminal_escaped(tmp_path):
-    from core.demo import demo_files
+    from parastudio.core.demo import demo_files
 
     demo = demo_files()
     table = tmp_path / "t.txt"

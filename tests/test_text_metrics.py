@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 import sacrebleu
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from core.stats.text_metrics import MetricInput, TextMetrics, reference_streams, word_edit_rate
+from parastudio.core.stats.text_metrics import MetricInput, TextMetrics, reference_streams, word_edit_rate
 
 CASES = [
     MetricInput("the cat sat on a mat", "the cat sat on the mat", ("a cat sat on the mat", "the cat is on the mat")),

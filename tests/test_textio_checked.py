@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.errors import InputFormatError
-from core.textio import CheckedText, open_text_maybe_gzip, read_lines
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import CheckedText, open_text_maybe_gzip, read_lines
 
 
 def write(tmp_path, name, data: bytes):

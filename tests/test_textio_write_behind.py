@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from core.textio import WriteBehind, atomic_output
+from parastudio.core.textio import WriteBehind, atomic_output
 
 
 @pytest.mark.parametrize("level", [6, 9])

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core.experiments.seed001_approaches import BUILD, case_sets
-from core.experiments.seed001_variants import graph_size
-from core.experiments.seed001_report import graph_note
+from parastudio.core.experiments.seed001_approaches import BUILD, case_sets
+from parastudio.core.experiments.seed001_report import graph_note
+from parastudio.core.experiments.seed001_variants import graph_size
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not (BUILD / "roundtrip" / "roundtrip-dev.graph.gz").is_file(),

@@ -3,17 +3,17 @@
 import math
 
 import pytest
+from conftest import EXAMPLE1_RULES, WORDS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLE1_RULES, WORDS
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.lm.language_model import LanguageModel
-from core.engine.decoders.mcpg import FAITHFUL, TUNED, ActionSpace, SearchInputs
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.scoring import ScoreWeights
-from core.engine.model.translation_options import collect_options
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from parastudio.core.engine.decoders.mcpg import FAITHFUL, TUNED, ActionSpace, SearchInputs
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.scoring import ScoreWeights
+from parastudio.core.engine.model.translation_options import collect_options
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 SOURCE = tuple("the dog runs after the young cat".split())
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from core.demo import demo_files
-from core.inspection.translator_choices import TRANSLATOR_STUDY, record_pick
-from core.inspection.translator_session import (
+from parastudio.core.demo import demo_files
+from parastudio.core.inspection.translator_choices import TRANSLATOR_STUDY, record_pick
+from parastudio.core.inspection.translator_session import (
     TranslatorSession,
     characters_of_tokens,
     tokens_of_characters,
 )
-from core.store import operations as ops
-from core.store.database import open_database
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import open_database
 
 # Sentence 2 of the demo's direct graphs: "abraham went in haste to the tent ... take quickly three measures ..."
 SENTENCE, QUICKLY = 2, 17

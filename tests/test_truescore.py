@@ -7,14 +7,12 @@ import subprocess
 import sys
 
 import pytest
+from conftest import EXAMPLE1_RULES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLE1_RULES
-from core.engine.model.derivation import apply_matches
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.truescore import (
+from parastudio.core.engine.model.derivation import apply_matches
+from parastudio.core.engine.model.truescore import (
     SourceRuleIndex,
     TrueScorer,
     best_derivation,
@@ -22,6 +20,8 @@ from core.engine.model.truescore import (
     best_rules_log10_forward,
     true_score,
 )
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 
 def table_of(rules):
@@ -163,8 +163,8 @@ def test_score_only_variants_on_example1():
 
 
 def test_lm_multiplies_in_and_weights_apply(tiny_lm):
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.model.scoring import ScoreWeights
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.model.scoring import ScoreWeights
 
     lm = LanguageModel(tiny_lm["binary"])
     table = table_of(EXAMPLE1_RULES)
@@ -177,7 +177,7 @@ def test_lm_multiplies_in_and_weights_apply(tiny_lm):
 
 
 def run_truescore(*args):
-    result = subprocess.run([sys.executable, "-m", "core", "truescore", *map(str, args)], capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "parastudio", "truescore", *map(str, args)], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
@@ -206,7 +206,7 @@ def test_cli_truescore_unreachable_and_with_lm(example1_table_path, tiny_lm):
     assert out["reachable"] is False and out["score"] is None and out["derivation"] == []
     out = run_truescore("--table", example1_table_path, "--lm", tiny_lm["binary"], "--source", "the dog runs",
                         "--target", "the beast runs", "--json")
-    from core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.lm.language_model import LanguageModel
 
     expected = 0.8 * 10 ** LanguageModel(tiny_lm["binary"]).score("the beast runs")
     assert out["score"] == pytest.approx(expected, rel=1e-9)

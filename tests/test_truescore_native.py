@@ -8,12 +8,17 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine.model import truescore
-from core.engine.model.derivation import apply_matches
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.model.truescore import (SegmentPath, SourceRuleIndex, TrueScorer, best_derivation,
-                                         best_derivation_reference)
-from core.engine.tables.rules import Rule
+from parastudio.core.engine.model import truescore
+from parastudio.core.engine.model.derivation import apply_matches
+from parastudio.core.engine.model.truescore import (
+    SegmentPath,
+    SourceRuleIndex,
+    TrueScorer,
+    best_derivation,
+    best_derivation_reference,
+)
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 pytestmark = pytest.mark.skipif(truescore._truescore_core is None,
                                 reason="the compiled true-score core is not built (setup.py could not compile it)")

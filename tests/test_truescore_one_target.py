@@ -7,10 +7,10 @@ import math
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.engine.model.derivation import apply_matches
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.truescore import SourceRuleIndex, TrueScorer, best_derivation_reference
+from parastudio.core.engine.model.derivation import apply_matches
+from parastudio.core.engine.model.truescore import SourceRuleIndex, TrueScorer, best_derivation_reference
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 VOCAB = ["a", "b", "c", "d"]
 sources = st.lists(st.sampled_from(VOCAB), min_size=1, max_size=3).map(tuple)

@@ -11,14 +11,14 @@ import uuid
 import numpy as np
 import pytest
 
-from core.cli import main
-from core.demo import demo_files
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.decoders.spg import SPGWeights, Usability, feature_vector, generate_spg, weight_vector
-from core.experiments.tuning_loop import run_loop
-from core.tuning.dev_labels import DevSentence
-from core.tuning.tuned_decoders import BeamTuning
+from parastudio.core.cli import main
+from parastudio.core.demo import demo_files
+from parastudio.core.engine.decoders.spg import SPGWeights, Usability, feature_vector, generate_spg, weight_vector
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.experiments.tuning_loop import run_loop
+from parastudio.core.tuning.dev_labels import DevSentence
+from parastudio.core.tuning.tuned_decoders import BeamTuning
 
 DEMO = demo_files()
 pytestmark = pytest.mark.skipif(bool(DEMO.missing()), reason="the bundled demo is missing")
@@ -104,12 +104,13 @@ def test_beam_features_give_the_decoders_own_score(demo_models):
     tuning = BeamTuning(table, lm, nbest=5)
     weights = np.array([0.7, 1.3, 0.4])
     sentence = DevSentence(" ".join(sentences[0]), "0", tuple(sentences[0]), (), "null")
-    from core.engine.decoders.beam_decoder import BeamDecoder
     from dataclasses import replace
+
+    from parastudio.core.engine.decoders.beam_decoder import BeamDecoder
 
     entries = BeamDecoder(table, lm, replace(tuning.settings, weights=tuning.score_weights(weights))).decode(
         sentence.tokens).nbest(5)
-    for (tokens, segments, features), entry in zip(tuning.decode(weights, [sentence])[0], entries):
+    for (_tokens, _segments, features), entry in zip(tuning.decode(weights, [sentence])[0], entries):
         assert float(np.dot(weights, features)) == pytest.approx(entry.score, rel=1e-6)  # KenLM floats
 
 
@@ -127,9 +128,9 @@ def test_spg_features_give_the_spg_score(demo_models, application):
 
 
 def test_tune_spg_on_the_loops_labels(loop, tmp_path):
-    from core.tuning.tune import TuneOptions
-    from core.tuning.tune_run import TuneRequest, run_tune
-    from core.tuning.weights_file import read_weights, spg_weights
+    from parastudio.core.tuning.tune import TuneOptions
+    from parastudio.core.tuning.tune_run import TuneRequest, run_tune
+    from parastudio.core.tuning.weights_file import read_weights, spg_weights
 
     out, _ = loop
     report = run_tune(TuneRequest(devset=str(out / "dev.jsonl"), system="spg", objective="rf",
@@ -157,8 +158,8 @@ def test_the_beam_loops_dev_set_hash_repeats(loop, tmp_path):
 def test_the_first_table_is_recomputed_from_the_per_sentence_file(loop, tmp_path):
     """Issue 23, Deliver 5: rp, rr, rf, replacements and the judged precisions of the Markdown's first table, summed
     again with plain Python from tuning-loop.jsonl's records."""
-    from core.experiments.per_sentence import read_per_sentence, run_provenance, write_per_sentence
-    from core.experiments.tuning_loop import PER_SENTENCE, PER_SENTENCE_FIELDS, write_markdown
+    from parastudio.core.experiments.per_sentence import read_per_sentence, run_provenance, write_per_sentence
+    from parastudio.core.experiments.tuning_loop import PER_SENTENCE, PER_SENTENCE_FIELDS, write_markdown
 
     _, result = loop
     header = run_provenance("tuning-loop", "parastudio experiment tuning-loop --limit 24",

@@ -8,10 +8,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
-from core.stats.classification import accuracy, majority_baseline, roc_auc
-from core.stats.label_aggregation import aggregate_labels
-from core.stats.replacement_measures import ReplacementCounts, set_precision_recall_f
-from core.tuning.objectives import figures, make_objective
+from parastudio.core.stats.classification import accuracy, majority_baseline, roc_auc
+from parastudio.core.stats.label_aggregation import aggregate_labels
+from parastudio.core.stats.replacement_measures import ReplacementCounts, set_precision_recall_f
+from parastudio.core.tuning.objectives import figures, make_objective
 
 
 def test_rp_rr_rf_by_hand():

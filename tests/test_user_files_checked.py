@@ -4,14 +4,14 @@ test set, patterns' standard input) are read through core.textio's checks: a cle
 from __future__ import annotations
 
 import pytest
-
-from core.demo import demo_files
-from core.errors import InputFormatError
-from core.progress import no_progress
-from core.store.database import open_database
-from core.study_builder import EngineChoice, StudyPlan, study_from_engine
-from core.tuning.weights_file import read_weights
 from fuzz_support import run_cli
+
+from parastudio.core.demo import demo_files
+from parastudio.core.errors import InputFormatError
+from parastudio.core.progress import no_progress
+from parastudio.core.store.database import open_database
+from parastudio.core.study_builder import EngineChoice, StudyPlan, study_from_engine
+from parastudio.core.tuning.weights_file import read_weights
 
 NOT_UTF8 = b"the dog runs\nthe caf\xe9 sleeps\n"
 
@@ -56,7 +56,7 @@ def test_patterns_extract_standard_input_not_utf8_is_named():
 
 
 def test_a_pattern_table_sidecar_not_utf8_or_not_json_is_named(tmp_path):
-    from core.tablebuild.patterns.table_file import read_meta, sidecar_path
+    from parastudio.core.tablebuild.patterns.table_file import read_meta, sidecar_path
 
     table = tmp_path / "patterns.txt"
     table.write_text("", encoding="utf-8")

@@ -16,35 +16,40 @@ import importlib
 import os
 import sys
 
-from core.cli.closed_streams import ClosedStreamError, stand_in_for_closed_streams
-from core.cli.command_parser import CommandParser
-from core.cli.study_access import StudyChoiceError
-from core.errors import BadNameError, InputFileError, InputFormatError, OptionsError, OutputFileError
-from core.interruption import Terminated, end_cleanly_on_sigterm
-from core.out_of_space import (OUT_OF_SPACE, WHY, ignore_file_size_signal, out_of_space,
-                               standard_output_is_out_of_space)
-from core.terminal_text import escape_controls, escaping_streams
-from core.whole_writes import whole_writes_on_standard_output
+from parastudio.core.cli.closed_streams import ClosedStreamError, stand_in_for_closed_streams
+from parastudio.core.cli.command_parser import CommandParser
+from parastudio.core.cli.study_access import StudyChoiceError
+from parastudio.core.errors import BadNameError, InputFileError, InputFormatError, OptionsError, OutputFileError
+from parastudio.core.interruption import Terminated, end_cleanly_on_sigterm
+from parastudio.core.out_of_space import (
+    OUT_OF_SPACE,
+    WHY,
+    ignore_file_size_signal,
+    out_of_space,
+    standard_output_is_out_of_space,
+)
+from parastudio.core.terminal_text import escape_controls, escaping_streams
+from parastudio.core.whole_writes import whole_writes_on_standard_output
 
 SUBCOMMAND_MODULES = [
-    "core.cli.table_cmd",
-    "core.cli.truescore_cmd",
-    "core.cli.lm_cmd",
-    "core.cli.pivot_cmd",
-    "core.cli.agreement_cmd",
-    "core.cli.data_cmd",
-    "core.cli.study_cmd",
-    "core.cli.generate_cmd",
-    "core.cli.reproduce_cmd",
-    "core.cli.experiment_cmd",
-    "core.cli.inspect_cmd",
-    "core.cli.suggest_cmd",
-    "core.cli.serve_cmd",
-    "core.cli.patterns_cmd",
-    "core.cli.devset_cmd",
-    "core.cli.tune_cmd",
-    "core.cli.metrics_cmd",
-    "core.cli.metaeval_cmd",
+    "parastudio.core.cli.table_cmd",
+    "parastudio.core.cli.truescore_cmd",
+    "parastudio.core.cli.lm_cmd",
+    "parastudio.core.cli.pivot_cmd",
+    "parastudio.core.cli.agreement_cmd",
+    "parastudio.core.cli.data_cmd",
+    "parastudio.core.cli.study_cmd",
+    "parastudio.core.cli.generate_cmd",
+    "parastudio.core.cli.reproduce_cmd",
+    "parastudio.core.cli.experiment_cmd",
+    "parastudio.core.cli.inspect_cmd",
+    "parastudio.core.cli.suggest_cmd",
+    "parastudio.core.cli.serve_cmd",
+    "parastudio.core.cli.patterns_cmd",
+    "parastudio.core.cli.devset_cmd",
+    "parastudio.core.cli.tune_cmd",
+    "parastudio.core.cli.metrics_cmd",
+    "parastudio.core.cli.metaeval_cmd",
 ]
 PLUGIN_GROUP = "parastudio.commands"
 
@@ -74,7 +79,7 @@ class _CodeVersion(argparse.Action):
     """``--version``: the version every candidate records, read only when asked (git runs for it)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from core.code_identity import code_identity
+        from parastudio.core.code_identity import code_identity
 
         identity = code_identity()
         print(f"parastudio {identity['version']} (commit {identity['commit']})")
@@ -209,7 +214,7 @@ def _interrupted_inside(error: Exception) -> bool:
 def _spark_failure(error: Exception) -> str | None:
     if "pyspark" not in sys.modules and "py4j" not in sys.modules:  # no Spark ran: nothing to import
         return None
-    from core.cli.spark_failure import spark_failure_line
+    from parastudio.core.cli.spark_failure import spark_failure_line
 
     return spark_failure_line(error)
 
@@ -217,7 +222,7 @@ def _spark_failure(error: Exception) -> str | None:
 def _damaged_study(args: argparse.Namespace, error: Exception):
     if "sqlalchemy" not in sys.modules:  # no database was opened
         return None
-    from core.store.database import shown_study_name, study_error
+    from parastudio.core.store.database import shown_study_name, study_error
 
     shown = getattr(args, "db", None) or getattr(args, "study", None) or getattr(args, "file", None)
     try:

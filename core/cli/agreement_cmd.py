@@ -22,8 +22,8 @@ import argparse
 import json
 import sys
 
-from core.cli.number_options import COUNT, REPLICATES, SEED, WholeNumber
-from core.textio import atomic_output
+from parastudio.core.cli.number_options import COUNT, REPLICATES, SEED, WholeNumber
+from parastudio.core.textio import atomic_output
 
 
 def register(subparsers) -> None:
@@ -96,13 +96,13 @@ def _judgment_records(path: str, study: str | None):
     One reading for ``agreement``, ``signtest`` and ``report``: a file is a
     study when it starts with SQLite's header (:func:`core.cli.study_access.open_study`).
     """
-    from core.stats.judgment_records import read_judgments
-    from core.study_judgments import names_a_study
+    from parastudio.core.stats.judgment_records import read_judgments
+    from parastudio.core.study_judgments import names_a_study
 
     if not names_a_study(path):
         return read_judgments(path)
-    from core.cli.study_access import open_study
-    from core.study_judgments import study_judgment_records
+    from parastudio.core.cli.study_access import open_study
+    from parastudio.core.study_judgments import study_judgment_records
 
     db, study_id = open_study(path, study, writing=False)
     with db:
@@ -111,12 +111,12 @@ def _judgment_records(path: str, study: str | None):
 
 def _pattern_pairs_extracted(path: str, study: str | None):
     """Pairs each pattern model extracted (seed 002 Table 2's #PP), from a study database; None for a CSV."""
-    from core.study_judgments import names_a_study
+    from parastudio.core.study_judgments import names_a_study
 
     if not names_a_study(path):
         return None
-    from core.cli.study_access import open_study
-    from core.study_judgments import pattern_pairs_extracted
+    from parastudio.core.cli.study_access import open_study
+    from parastudio.core.study_judgments import pattern_pairs_extracted
 
     db, study_id = open_study(path, study, writing=False)
     with db:
@@ -126,12 +126,12 @@ def _pattern_pairs_extracted(path: str, study: str | None):
 def _sampling(path: str, study: str | None):
     """How a study's items were sampled when adaptively (:func:`core.study_judgments.sampling_note`) and whether
     pairs stopped early (:func:`core.study_judgments.early_stopping`); None and None for a CSV."""
-    from core.study_judgments import names_a_study
+    from parastudio.core.study_judgments import names_a_study
 
     if not names_a_study(path):
         return None, None
-    from core.cli.study_access import open_study
-    from core.study_judgments import early_stopping, sampling_note
+    from parastudio.core.cli.study_access import open_study
+    from parastudio.core.study_judgments import early_stopping, sampling_note
 
     db, study_id = open_study(path, study, writing=False)
     with db:
@@ -147,12 +147,12 @@ CSV_PREFERENCE_NOTE = ("From a judgments CSV: the pairs both systems answered wi
 def _study_preferences(path: str, study: str | None):
     """A study's pairwise preferences with the systems compared, its ties by construction among them
     (:func:`core.study_judgments.study_preferences`); none for a CSV."""
-    from core.study_judgments import names_a_study
+    from parastudio.core.study_judgments import names_a_study
 
     if not names_a_study(path):
         return []
-    from core.cli.study_access import open_study
-    from core.study_judgments import study_preferences
+    from parastudio.core.cli.study_access import open_study
+    from parastudio.core.study_judgments import study_preferences
 
     db, study_id = open_study(path, study, writing=False)
     with db:
@@ -160,9 +160,8 @@ def _study_preferences(path: str, study: str | None):
 
 
 def run_agreement(args: argparse.Namespace) -> int:
-    from core.cli.progress_bar import progress_bar
-
-    from core.stats.agreement import STATISTIC_NAMES, AgreementStatistics, landis_koch_label
+    from parastudio.core.cli.progress_bar import progress_bar
+    from parastudio.core.stats.agreement import STATISTIC_NAMES, AgreementStatistics, landis_koch_label
 
     records = _judgment_records(args.file, args.study)
     criteria = records.criterion_names()
@@ -217,12 +216,12 @@ def run_agreement(args: argparse.Namespace) -> int:
 
 
 def run_signtest(args: argparse.Namespace) -> int:
-    from core.stats.judgment_records import read_scores
-    from core.stats.significance import sign_test
-    from core.study_judgments import names_a_study
+    from parastudio.core.stats.judgment_records import read_scores
+    from parastudio.core.stats.significance import sign_test
+    from parastudio.core.study_judgments import names_a_study
 
     if names_a_study(args.file):
-        from core.stats.system_scores import sentence_scores
+        from parastudio.core.stats.system_scores import sentence_scores
 
         records = _judgment_records(args.file, args.study)
         criteria = records.criterion_names()
@@ -249,11 +248,10 @@ def run_signtest(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from core.stats.direct_assessment import scores_of_records
-    from core.stats.report_render import render, render_plots
-    from core.stats.report_tables import build_report
-
-    from core.output_files import resolve_output
+    from parastudio.core.output_files import resolve_output
+    from parastudio.core.stats.direct_assessment import scores_of_records
+    from parastudio.core.stats.report_render import render, render_plots
+    from parastudio.core.stats.report_tables import build_report
 
     positive = tuple(label.strip() for label in args.positive.split(",") if label.strip())
     if args.unified_min < 1 or args.block < 1:
@@ -267,7 +265,7 @@ def run_report(args: argparse.Namespace) -> int:
     da_scores = scores_of_records(records)
     preference_note = ""
     if not preferences:  # a judgments CSV: its preference rows, which lack the pairs never shown
-        from core.stats.preference import preferences_from_records
+        from parastudio.core.stats.preference import preferences_from_records
 
         preferences = preferences_from_records(records)
         preference_note = CSV_PREFERENCE_NOTE if preferences else ""

@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-from core.cli.number_options import RealNumber, WholeNumber
-from core.terminal_text import escape_controls
+from parastudio.core.cli.number_options import RealNumber, WholeNumber
+from parastudio.core.terminal_text import escape_controls
 
 
 class CommandParser(argparse.ArgumentParser):

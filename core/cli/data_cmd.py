@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from core.cli.number_options import COUNT
+from parastudio.core.cli.number_options import COUNT
 
 # Why `data build --remote` is refused before any stage runs (core/tablebuild/spark_phrase_table.py).
 WITHOUT_CONNECT = ("the phrase-table stage runs our extractor on each partition (RDDs), which Spark Connect does "
@@ -14,7 +14,7 @@ WITHOUT_CONNECT = ("the phrase-table stage runs our extractor on each partition 
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from core.cli.lazy_parser import add_lazy_parser
+    from parastudio.core.cli.lazy_parser import add_lazy_parser
 
     data = subparsers.add_parser("data", help="build the real-data corpus, tables, LM and test sets")
     data_sub = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
@@ -23,8 +23,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _build_arguments(build: argparse.ArgumentParser) -> None:
-    from core.cli.spark_options import add_spark_options
-    from core.evaldata.build import STAGES  # the stages' modules: only when `data build` runs or shows its help
+    from parastudio.core.cli.spark_options import add_spark_options
+    from parastudio.core.evaldata.build import (
+        STAGES,  # the stages' modules: only when `data build` runs or shows its help
+    )
 
     build.description = ("Stages run in pipeline order; each reads what earlier stages wrote under OUT/build. "
                          f"Stages: {', '.join(STAGES)}.")
@@ -45,12 +47,12 @@ def _build_arguments(build: argparse.ArgumentParser) -> None:
 
 
 def run_build_command(args: argparse.Namespace) -> int:
-    from core.cli.progress_bar import progress_bar
-    from core.cli.spark_options import spark_settings
-    from core.evaldata.build import run_build
-    from core.evaldata.sword_extract import SwordUnavailable
-    from core.tablebuild.eflomal_program import EflomalUnavailable
-    from core.tablebuild.spark_session import SparkUnavailable
+    from parastudio.core.cli.progress_bar import progress_bar
+    from parastudio.core.cli.spark_options import spark_settings
+    from parastudio.core.evaldata.build import run_build
+    from parastudio.core.evaldata.sword_extract import SwordUnavailable
+    from parastudio.core.tablebuild.eflomal_program import EflomalUnavailable
+    from parastudio.core.tablebuild.spark_session import SparkUnavailable
 
     try:
         spark = spark_settings(args, without_connect=WITHOUT_CONNECT)

@@ -40,11 +40,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.cli.study_access import open_study
-    from core.tuning.devset import devset_records
-    from core.tuning.devset_files import write_devset
-
-    from core.output_files import resolve_output
+    from parastudio.core.cli.study_access import open_study
+    from parastudio.core.output_files import resolve_output
+    from parastudio.core.tuning.devset import devset_records
+    from parastudio.core.tuning.devset_files import write_devset
 
     if args.records != "candidates":
         return _run_comparison(args)
@@ -74,10 +73,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_comparison(args: argparse.Namespace) -> int:
     """``--records preference`` or ``--records da`` (:mod:`core.tuning.comparison_devset`)."""
-    from core.cli.study_access import open_study
-    from core.output_files import resolve_output
-    from core.tuning.comparison_devset import da_records, preference_records
-    from core.tuning.devset_files import write_devset
+    from parastudio.core.cli.study_access import open_study
+    from parastudio.core.output_files import resolve_output
+    from parastudio.core.tuning.comparison_devset import da_records, preference_records
+    from parastudio.core.tuning.devset_files import write_devset
 
     if args.format != "jsonl":
         print(f"parastudio: error: --records {args.records} writes JSONL only, not --format {args.format}",

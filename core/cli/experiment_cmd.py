@@ -23,8 +23,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.cli.lazy_parser import add_lazy_parser
-from core.cli.number_options import COUNT
+from parastudio.core.cli.lazy_parser import add_lazy_parser
+from parastudio.core.cli.number_options import COUNT
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not options of the experiment itself: left out of the recorded command.
@@ -34,52 +34,52 @@ _NOT_OPTIONS = {"func", "command", "experiment", "progress"}
 # help: `parastudio --help` does not pay for every experiment's imports, and no module name is resolved from a
 # string (the imports are plain statements the layer and cycle tests read).
 def _seed000_reranking():
-    from core.experiments import seed000_reranking
+    from parastudio.core.experiments import seed000_reranking
     return seed000_reranking
 
 
 def _mcpg_vs_beam():
-    from core.experiments import mcpg_vs_beam
+    from parastudio.core.experiments import mcpg_vs_beam
     return mcpg_vs_beam
 
 
 def _spg_rates():
-    from core.experiments import spg_rates
+    from parastudio.core.experiments import spg_rates
     return spg_rates
 
 
 def _seed001_approaches():
-    from core.experiments import seed001_approaches
+    from parastudio.core.experiments import seed001_approaches
     return seed001_approaches
 
 
 def _seed002_patterns():
-    from core.experiments import seed002_patterns
+    from parastudio.core.experiments import seed002_patterns
     return seed002_patterns
 
 
 def _tuning_loop():
-    from core.experiments import tuning_loop
+    from parastudio.core.experiments import tuning_loop
     return tuning_loop
 
 
 def _judgment_predictor():
-    from core.experiments import judgment_predictor
+    from parastudio.core.experiments import judgment_predictor
     return judgment_predictor
 
 
 def _sequential_sign_test():
-    from core.experiments import sequential_sign_test
+    from parastudio.core.experiments import sequential_sign_test
     return sequential_sign_test
 
 
 def _adaptive_demo():
-    from core.experiments import adaptive_demo
+    from parastudio.core.experiments import adaptive_demo
     return adaptive_demo
 
 
 def _mcpg_steered():
-    from core.experiments import mcpg_steered
+    from parastudio.core.experiments import mcpg_steered
     return mcpg_steered
 
 
@@ -150,7 +150,7 @@ _ARGUMENTS = {"seed000-reranking": _seed000_reranking_arguments, "tuning-loop": 
 
 
 def run_tuning_loop(args: argparse.Namespace) -> int:
-    from core.cli.progress_bar import progress_bar
+    from parastudio.core.cli.progress_bar import progress_bar
 
     with progress_bar() as progress:
         return experiment_module("tuning-loop").run_from_args(args, recorded_command("tuning-loop", args), progress)

@@ -7,12 +7,12 @@ import contextlib
 import json
 import sys
 
-from core.cli.lazy_parser import add_lazy_parser
-from core.cli.number_options import COUNT, POSITIVE, SEED, RealNumber
-from core.cli.spark_options import add_spark_options
-from core.cli.table_options import print_table_report
-from core.errors import InputFormatError
-from core.textio import MAX_SENTENCE_TOKENS, open_standard_input, open_text_maybe_gzip
+from parastudio.core.cli.lazy_parser import add_lazy_parser
+from parastudio.core.cli.number_options import COUNT, POSITIVE, SEED, RealNumber
+from parastudio.core.cli.spark_options import add_spark_options
+from parastudio.core.cli.table_options import print_table_report
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import MAX_SENTENCE_TOKENS, open_standard_input, open_text_maybe_gzip
 
 # Each option of the systems' options objects (core/engine/candidates/generation_options.py) -> its flag here. Which
 # system takes which is read from the objects themselves (option_names), shown in --help and checked in core.
@@ -36,7 +36,7 @@ SYSTEM_ONLY_FLAGS = {"--pattern-table": "SPG", "--reference": "spg-similarity", 
 
 def options_by_system() -> str:
     """The table in ``--help``: the flags of every option each system takes."""
-    from core.engine.candidates.generation_options import OPTIONS_OF_SYSTEM, option_names
+    from parastudio.core.engine.candidates.generation_options import OPTIONS_OF_SYSTEM, option_names
 
     common = set.intersection(*(set(option_names(system)) for system in OPTIONS_OF_SYSTEM))
     lines = ["options each system takes (any other is refused):",
@@ -55,10 +55,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
     """generate's arguments, read from the generators' options (added when generate runs or shows its help)."""
-    from core.cli.table_options import add_table_loading_options
-    from core.engine.candidates.generation import SYSTEMS
-    from core.engine.decoders.mcpg.options import (DEFAULT_EPISODES_PER_STEP, DEFAULT_EXPLORATION,
-                                                   SEED_EPISODES_PER_STEP, TUNED)
+    from parastudio.core.cli.table_options import add_table_loading_options
+    from parastudio.core.engine.candidates.generation import SYSTEMS
+    from parastudio.core.engine.decoders.mcpg.options import (
+        DEFAULT_EPISODES_PER_STEP,
+        DEFAULT_EXPLORATION,
+        SEED_EPISODES_PER_STEP,
+        TUNED,
+    )
 
     parser.description = ("Reads one sentence per line on standard input and prints candidates with their model "
                           "score and their exact true score (log10, seed 000) under the same table and LM. Every "
@@ -145,7 +149,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 def _read_sentences(lines, tokenize: bool) -> list[list[str]]:
     if tokenize:
-        from core.engine.text.tokenization import tokenize as moses_tokenize
+        from parastudio.core.engine.text.tokenization import tokenize as moses_tokenize
     sentences = []
     for number, line in enumerate(lines, start=1):
         text = line.rstrip("\n")
@@ -159,7 +163,7 @@ def _read_sentences(lines, tokenize: bool) -> list[list[str]]:
 
 def _option_values(args: argparse.Namespace) -> dict:
     """The options given on the command line, by their names in the options objects (not given: absent)."""
-    from core.engine.candidates.generation_options import TableLoading
+    from parastudio.core.engine.candidates.generation_options import TableLoading
 
     values = {name: getattr(args, name) for name in DIRECT_OPTIONS if hasattr(args, name)}
     values["tokenize"] = args.tokenize
@@ -173,8 +177,8 @@ def _option_values(args: argparse.Namespace) -> dict:
 
 def _tuned_weights(args: argparse.Namespace):
     """The weights in ``--weights`` for the system (the beam decoder's or SPG's); refused for another system."""
-    from core.errors import OptionsError
-    from core.tuning.weights_file import beam_weights, check_applies, read_weights, spg_weights
+    from parastudio.core.errors import OptionsError
+    from parastudio.core.tuning.weights_file import beam_weights, check_applies, read_weights, spg_weights
 
     data = read_weights(args.weights)
     try:
@@ -188,7 +192,7 @@ def _candidate_output(path: str | None, inputs: list):
     """Where candidates go: standard output, or ``path`` written whole or not at all (an interrupted run
     leaves the previous file), never over one of ``inputs``."""
     if path:
-        from core.textio import atomic_output
+        from parastudio.core.textio import atomic_output
 
         return atomic_output(path, inputs=inputs)
     return contextlib.nullcontext(sys.stdout)
@@ -200,10 +204,10 @@ def _inputs(args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.engine.candidates.generation import generate_batches
-    from core.engine.candidates.generation_options import options_for
-    from core.engine.candidates.generation_resources import load_resources
-    from core.tablebuild.spark_session import SparkUnavailable
+    from parastudio.core.engine.candidates.generation import generate_batches
+    from parastudio.core.engine.candidates.generation_options import options_for
+    from parastudio.core.engine.candidates.generation_resources import load_resources
+    from parastudio.core.tablebuild.spark_session import SparkUnavailable
 
     if args.search_graph_extended and not args.search_graph:
         print("parastudio: error: --search-graph-extended needs --search-graph FILE", file=sys.stderr)
@@ -225,11 +229,11 @@ def run(args: argparse.Namespace) -> int:
         print("parastudio: note: --reward predictor runs in the Python MCPG search (the compiled core cannot call "
               "a whole-sentence reward; --core python chooses it without this note)", file=sys.stderr)
     if not args.output:
-        from core.cli.closed_streams import refuse_closed
+        from parastudio.core.cli.closed_streams import refuse_closed
 
         refuse_closed(sys.stdout)
     if args.search_graph:
-        from core.output_files import resolve_output
+        from parastudio.core.output_files import resolve_output
 
         resolve_output(args.search_graph, _inputs(args))  # refused before the search, not after it
     with open_standard_input() as handle:
@@ -244,20 +248,20 @@ def run(args: argparse.Namespace) -> int:
             return 2
     signature = None
     if args.weights:
-        from core.tuning.weights_file import read_weights
+        from parastudio.core.tuning.weights_file import read_weights
 
         signature = read_weights(args.weights).get("signature")
     resources = load_resources(options, args.table, args.lm, pattern_tables=args.pattern_table, sentences=sentences,
                                weights_file=args.weights, weights_signature=signature, reference_file=args.reference,
                                predictor_file=args.predictor, on_table_report=print_table_report)
 
-    from core.cli.progress_bar import progress_bar
+    from parastudio.core.cli.progress_bar import progress_bar
 
     graph_lines: list[str] = []
     try:
         with progress_bar("sent") as progress, _candidate_output(args.output, _inputs(args)) as out:
             if args.engine == "spark":
-                from core.spark_generation import engine_spec, spark_batches
+                from parastudio.core.spark_generation import engine_spec, spark_batches
 
                 batches = spark_batches(spark, engine_spec(options, args.table, args.lm, resources),
                                         sentences, references,
@@ -269,7 +273,7 @@ def run(args: argparse.Namespace) -> int:
                                            search_graph_extended=args.search_graph_extended)
             for _, candidates, graph in batches:
                 if args.report_segmentation:
-                    from core.engine.decoders.cat.translate import translation_from_segments
+                    from parastudio.core.engine.decoders.cat.translate import translation_from_segments
 
                     best = candidates[0] if candidates else None
                     out.write((translation_from_segments(best.text.split(), best.derivation).format() if best else "")
@@ -292,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
     if args.search_graph:
-        from core.textio import atomic_output
+        from parastudio.core.textio import atomic_output
 
         with atomic_output(args.search_graph, inputs=_inputs(args)) as out:
             out.writelines(line + "\n" for line in graph_lines)
@@ -301,8 +305,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _spark_settings(args: argparse.Namespace):
     """The Spark settings of ``--engine spark`` (None for the local engine); SparkUnavailable says why not."""
-    from core.cli.spark_options import spark_settings
-    from core.tablebuild.spark_session import SparkUnavailable
+    from parastudio.core.cli.spark_options import spark_settings
+    from parastudio.core.tablebuild.spark_session import SparkUnavailable
 
     settings = spark_settings(args, without_connect=WITHOUT_CONNECT)
     distributed_not = [flag for flag, given in (("--search-graph", args.search_graph), ("--pattern-table",

@@ -18,9 +18,9 @@ import io
 import json
 import sys
 
-from core.cli.number_options import COUNT, PROBABILITY
-from core.csv_cells import line_feed_rows, safe_row
-from core.stats.verdicts import VERDICTS
+from parastudio.core.cli.number_options import COUNT, PROBABILITY
+from parastudio.core.csv_cells import line_feed_rows, safe_row
+from parastudio.core.stats.verdicts import VERDICTS
 
 ROW_COLUMNS = ("item", "sentence_id", "source_key", "verdict", "systems", "source_length", "rules", "model_score",
                "true_score", "search_error", "source", "candidate", "outcome", "adjudication")
@@ -58,16 +58,16 @@ def register(subparsers) -> None:
 
 
 def _study(args):
-    from core.cli.study_access import open_study
+    from parastudio.core.cli.study_access import open_study
 
     return open_study(args.study, args.study_name, writing=False)
 
 
 def run_inspect(args: argparse.Namespace) -> int:
-    from core.inspection.candidate_rows import candidate_rows, filter_rows
+    from parastudio.core.inspection.candidate_rows import candidate_rows, filter_rows
 
     db, study_id = _study(args)
-    from core.inspection.derivation_steps import derivations_of
+    from parastudio.core.inspection.derivation_steps import derivations_of
 
     with db:
         rows = candidate_rows(db, study_id, criteria={args.criterion} if args.criterion else None)
@@ -98,7 +98,7 @@ def run_inspect(args: argparse.Namespace) -> int:
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    from core.inspection.rule_blame import rule_blame, rule_blame_from_spans, write_prune_list
+    from parastudio.core.inspection.rule_blame import rule_blame, rule_blame_from_spans, write_prune_list
 
     db, study_id = _study(args)
     blame = rule_blame_from_spans if args.blame_from == "spans" else rule_blame
@@ -114,8 +114,8 @@ def run_rules(args: argparse.Namespace) -> int:
         print(f"wrote {count} rules to {args.prune_list}", file=sys.stderr)
     pivots = [[] for _ in shown]
     if args.bilingual:
-        from core.engine.tables.paraphrase_table import ParaphraseTable
-        from core.inspection.details import pivot_phrases
+        from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+        from parastudio.core.inspection.details import pivot_phrases
 
         bilingual = ParaphraseTable.load(args.bilingual)
         pivots = [pivot_phrases(rule.source, rule.target, bilingual, limit=3) for rule in shown]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
-from core.cli.command_parser import CommandParser
+from parastudio.core.cli.command_parser import CommandParser
 
 
 class LazyArgumentsParser(CommandParser):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.number_options import COUNT, WholeNumber
-from core.textio import open_standard_input
+from parastudio.core.cli.number_options import COUNT, WholeNumber
+from parastudio.core.textio import open_standard_input
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from core.engine.lm.kenlm_tools import KenLMToolsError, train_lm
+    from parastudio.core.engine.lm.kenlm_tools import KenLMToolsError, train_lm
 
     try:
         path = train_lm(
@@ -51,7 +51,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.lm.language_model import LanguageModel
 
     model = LanguageModel(args.lm, cache_size=0)
     out = sys.stdout

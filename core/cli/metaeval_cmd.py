@@ -11,8 +11,8 @@ import argparse
 import json
 import sys
 
-from core.cli.metrics_cmd import BLEU_TOKENIZERS
-from core.cli.number_options import LEVEL, PROBABILITY, REPLICATES, SEED, WholeNumber
+from parastudio.core.cli.metrics_cmd import BLEU_TOKENIZERS
+from parastudio.core.cli.number_options import LEVEL, PROBABILITY, REPLICATES, SEED, WholeNumber
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -52,12 +52,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _study_side(args: argparse.Namespace):
     """``(judgment records, item -> candidate text, scores)`` of a study; scores None unless computed here."""
-    from core.cli.metrics_cmd import score
-    from core.cli.study_access import open_study
-    from core.metric_inputs import rows_of_study
-    from core.stats.metric_scores_file import MetricScores
-    from core.store import operations as ops
-    from core.study_judgments import study_judgment_records
+    from parastudio.core.cli.metrics_cmd import score
+    from parastudio.core.cli.study_access import open_study
+    from parastudio.core.metric_inputs import rows_of_study
+    from parastudio.core.stats.metric_scores_file import MetricScores
+    from parastudio.core.store import operations as ops
+    from parastudio.core.study_judgments import study_judgment_records
 
     db, study_id = open_study(args.file, args.study_name, writing=False)
     with db:
@@ -73,17 +73,17 @@ def _study_side(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.cli.metrics_cmd import input_record
-    from core.cli.progress_bar import progress_bar
-    from core.code_identity import code_identity
-    from core.output_files import resolve_output
-    from core.stats.judgment_records import read_judgments
-    from core.stats.metric_meta_evaluation import MetaEvaluation
-    from core.stats.metric_scores_file import read_metric_scores
-    from core.stats.metric_segments import candidate_texts, join_scores, judged_segments
-    from core.stats.report_metaeval import render_markdown
-    from core.study_judgments import names_a_study
-    from core.textio import atomic_output
+    from parastudio.core.cli.metrics_cmd import input_record
+    from parastudio.core.cli.progress_bar import progress_bar
+    from parastudio.core.code_identity import code_identity
+    from parastudio.core.output_files import resolve_output
+    from parastudio.core.stats.judgment_records import read_judgments
+    from parastudio.core.stats.metric_meta_evaluation import MetaEvaluation
+    from parastudio.core.stats.metric_scores_file import read_metric_scores
+    from parastudio.core.stats.metric_segments import candidate_texts, join_scores, judged_segments
+    from parastudio.core.stats.report_metaeval import render_markdown
+    from parastudio.core.study_judgments import names_a_study
+    from parastudio.core.textio import atomic_output
 
     inputs = [args.file, args.metrics]
     if args.output:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.number_options import PROBABILITY
-from core.stats.text_metrics import BLEU_TOKENIZERS
+from parastudio.core.cli.number_options import PROBABILITY
+from parastudio.core.stats.text_metrics import BLEU_TOKENIZERS
+
 FIELDS = {
     "level": "segment: one candidate as one system made it; system: that system's corpus scores",
     "item": "the study's item id (null for a candidates file)",
@@ -63,11 +64,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def input_record(path: str) -> dict:
     """An input as provenance records it: ``{"path", "sha256", "bytes"}``, or a database server's URL without
     its password."""
-    from core.file_fingerprint import fingerprint
-    from core.study_judgments import is_sqlite_file, names_a_study
+    from parastudio.core.file_fingerprint import fingerprint
+    from parastudio.core.study_judgments import is_sqlite_file, names_a_study
 
     if names_a_study(path) and not is_sqlite_file(path):
-        from core.store.database import shown_study_name
+        from parastudio.core.store.database import shown_study_name
 
         return {"path": shown_study_name(path)}
     return fingerprint(path)
@@ -75,12 +76,12 @@ def input_record(path: str) -> dict:
 
 def scoring_rows(args: argparse.Namespace):
     """The rows to score, from the study or the candidates file ``args.input``."""
-    from core.metric_inputs import rows_of_candidates_file, rows_of_study
-    from core.study_judgments import names_a_study
+    from parastudio.core.metric_inputs import rows_of_candidates_file, rows_of_study
+    from parastudio.core.study_judgments import names_a_study
 
     if not names_a_study(args.input):
         return rows_of_candidates_file(args.input, references=args.references, sources=args.sources)
-    from core.cli.study_access import open_study
+    from parastudio.core.cli.study_access import open_study
 
     db, study_id = open_study(args.input, args.study_name, writing=False)
     with db:
@@ -89,9 +90,9 @@ def scoring_rows(args: argparse.Namespace):
 
 def score(args: argparse.Namespace, rows) -> tuple[dict, list[dict], list[dict]]:
     """``(provenance, segment records, system records)`` of ``rows`` under the command's options."""
-    from core.code_identity import code_identity
-    from core.metric_inputs import metric_descriptions, metric_records, predictor_probabilities
-    from core.stats.text_metrics import TextMetrics
+    from parastudio.core.code_identity import code_identity
+    from parastudio.core.metric_inputs import metric_descriptions, metric_records, predictor_probabilities
+    from parastudio.core.stats.text_metrics import TextMetrics
 
     metrics = TextMetrics(alpha=args.alpha, tokenize=args.tokenize)
     probabilities, predictor = (predictor_probabilities(rows, args.predictor, args.lm)
@@ -111,8 +112,8 @@ def score(args: argparse.Namespace, rows) -> tuple[dict, list[dict], list[dict]]
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.output_files import resolve_output
-    from core.stats.metric_scores_file import write_metric_scores
+    from parastudio.core.output_files import resolve_output
+    from parastudio.core.stats.metric_scores_file import write_metric_scores
 
     if (args.predictor is None) != (args.lm is None):
         print("parastudio: error: --predictor and --lm go together (the predictor's LM feature reads the LM)",

@@ -18,7 +18,7 @@ import argparse
 import math
 from dataclasses import dataclass
 
-from core.number_text import parse_decimal, parse_integer
+from parastudio.core.number_text import parse_decimal, parse_integer
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.cli.number_options import COUNT, SEED, WEIGHT
+from parastudio.core.cli.number_options import COUNT, SEED, WEIGHT
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -76,17 +76,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _sentences(path: str) -> list[str]:
-    from core.textio import open_standard_input, open_text_maybe_gzip
+    from parastudio.core.textio import open_standard_input, open_text_maybe_gzip
 
     with (open_standard_input() if path == "-" else open_text_maybe_gzip(path)) as handle:
         return [line.rstrip("\n") for line in handle]
 
 
 def run_extract(args: argparse.Namespace) -> int:
-    from core.engine.text.display_text import cased_tokens
-    from core.engine.tables.patterns.induction import induce_patterns
-    from core.engine.tables.patterns.spacy_parser import ParserUnavailable, SpacyParser
-    from core.engine.text.tokenization import tokenize
+    from parastudio.core.engine.tables.patterns.induction import induce_patterns
+    from parastudio.core.engine.tables.patterns.spacy_parser import ParserUnavailable, SpacyParser
+    from parastudio.core.engine.text.display_text import cased_tokens
+    from parastudio.core.engine.text.tokenization import tokenize
 
     lines = _sentences(args.sentences)
     sentences = [line.split() if args.pretokenized else tokenize(line).split() for line in lines]
@@ -118,8 +118,8 @@ def _refuse_long_sentences(sentences: list[list[str]], shown: str) -> None:
     """A sentence past the bound of generate and truescore is refused before the parser starts (issue 39): its
     parse and its subtrees grow with its length (a 12,000-token line ran the tree walk past Python's recursion
     limit; 100,000 tokens parsed for minutes)."""
-    from core.errors import InputFormatError
-    from core.textio import MAX_SENTENCE_TOKENS
+    from parastudio.core.errors import InputFormatError
+    from parastudio.core.textio import MAX_SENTENCE_TOKENS
 
     for number, tokens in enumerate(sentences, start=1):
         if len(tokens) > MAX_SENTENCE_TOKENS:
@@ -128,8 +128,8 @@ def _refuse_long_sentences(sentences: list[list[str]], shown: str) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from core.cli.progress_bar import progress_bar
-    from core.evaldata.build import run_build as build
+    from parastudio.core.cli.progress_bar import progress_bar
+    from parastudio.core.evaldata.build import run_build as build
 
     with progress_bar("chunk") as progress:
         report = build(args.out, ["parse", "patterns"], progress=progress, jobs=args.jobs, install=False)
@@ -147,7 +147,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from core.tablebuild.patterns.rescoring import table_stats
+    from parastudio.core.tablebuild.patterns.rescoring import table_stats
 
     stats = table_stats(Path(args.table))
     if args.json:
@@ -165,13 +165,18 @@ def run_stats(args: argparse.Namespace) -> int:
 
 
 def run_rescore(args: argparse.Namespace) -> int:
-    from core.tablebuild.patterns.rescoring import rescore_table
-    from core.tablebuild.patterns.scoring import (DEFAULT_LAMBDAS, KEEP_ALL, MLE_LAMBDAS, PAPER_LAMBDAS,
-                                                  PAPER_THRESHOLD)
+    from parastudio.core.tablebuild.patterns.rescoring import rescore_table
+    from parastudio.core.tablebuild.patterns.scoring import (
+        DEFAULT_LAMBDAS,
+        KEEP_ALL,
+        MLE_LAMBDAS,
+        PAPER_LAMBDAS,
+        PAPER_THRESHOLD,
+    )
 
     lambdas = PAPER_LAMBDAS if args.paper else MLE_LAMBDAS if args.mle else tuple(args.lambdas or DEFAULT_LAMBDAS)
     threshold = args.threshold if args.threshold is not None else PAPER_THRESHOLD if args.paper else KEEP_ALL
-    from core.output_files import writes_to_standard_output
+    from parastudio.core.output_files import writes_to_standard_output
 
     stats = rescore_table(Path(args.table), args.output, lambdas=lambdas, threshold=threshold)
     print(f"{stats['pairs']} pairs written to {args.output} (λ = {' '.join(map(str, stats['lambdas']))}, "
@@ -180,10 +185,10 @@ def run_rescore(args: argparse.Namespace) -> int:
 
 
 def run_study(args: argparse.Namespace) -> int:
-    from core.progress import no_progress
-    from core.store.database import open_database
-    from core.study_builder import PatternModels, StudyPlan, parse_names, study_from_pattern_table
-    from core.tablebuild.patterns.scoring import PAPER_LAMBDAS, PAPER_MLE_THRESHOLD, PAPER_THRESHOLD
+    from parastudio.core.progress import no_progress
+    from parastudio.core.store.database import open_database
+    from parastudio.core.study_builder import PatternModels, StudyPlan, parse_names, study_from_pattern_table
+    from parastudio.core.tablebuild.patterns.scoring import PAPER_LAMBDAS, PAPER_MLE_THRESHOLD, PAPER_THRESHOLD
 
     if args.paper and (args.ll_lambdas or args.ll_threshold is not None or args.mle_threshold is not None):
         print("parastudio: error: --paper sets both models; leave out --ll-lambdas, --ll-threshold and "

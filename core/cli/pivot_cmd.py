@@ -8,11 +8,11 @@ import os
 import sys
 from pathlib import Path
 
-from core.cli.number_options import COUNT, PROBABILITY
+from parastudio.core.cli.number_options import COUNT, PROBABILITY
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from core.cli.spark_options import add_spark_options
+    from parastudio.core.cli.spark_options import add_spark_options
 
     parser = subparsers.add_parser(
         "pivot",
@@ -52,10 +52,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_pivot(args: argparse.Namespace) -> int:
-    from core.cli.progress_bar import progress_bar
-    from core.cli.spark_options import spark_settings
-    from core.tablebuild.pivot import pivot_table
-    from core.tablebuild.spark_session import SparkUnavailable
+    from parastudio.core.cli.progress_bar import progress_bar
+    from parastudio.core.cli.spark_options import spark_settings
+    from parastudio.core.tablebuild.pivot import pivot_table
+    from parastudio.core.tablebuild.spark_session import SparkUnavailable
 
     try:
         spark = spark_settings(args)
@@ -64,10 +64,10 @@ def run_pivot(args: argparse.Namespace) -> int:
         return 2
     exclude = None
     if args.prune:
-        from core.inspection.rule_blame import read_prune_list
+        from parastudio.core.inspection.rule_blame import read_prune_list
 
         exclude = read_prune_list(args.prune)
-    from core.interruption import signals_noted
+    from parastudio.core.interruption import signals_noted
 
     try:  # Ctrl+C during a DuckDB query is DuckDB's RuntimeError("Query interrupted"): said as an interruption
         with signals_noted(), progress_bar(units={"load": "pairs", "write": "rows"}) as progress:
@@ -87,7 +87,7 @@ def run_pivot(args: argparse.Namespace) -> int:
             raise
         print(f"parastudio pivot: error: {error}", file=sys.stderr)
         return 2
-    from core.output_files import writes_to_standard_output
+    from parastudio.core.output_files import writes_to_standard_output
 
     summary = sys.stderr if writes_to_standard_output(args.output) else sys.stdout
     if args.json:
@@ -103,8 +103,8 @@ def run_pivot(args: argparse.Namespace) -> int:
 
 
 def _pivot_on_spark(args: argparse.Namespace, settings, exclude, progress) -> dict:
-    from core.tablebuild.spark_pivot import pivot_table_spark
-    from core.tablebuild.spark_session import spark_session
+    from parastudio.core.tablebuild.spark_pivot import pivot_table_spark
+    from parastudio.core.tablebuild.spark_session import spark_session
 
     session = spark_session(settings, app_name="parastudio-pivot")
     try:

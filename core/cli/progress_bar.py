@@ -6,8 +6,8 @@ import contextlib
 import sys
 from typing import Iterator
 
-from core.progress import Progress
-from core.terminal_bar import terminal_bar
+from parastudio.core.progress import Progress
+from parastudio.core.terminal_bar import terminal_bar
 
 
 @contextlib.contextmanager

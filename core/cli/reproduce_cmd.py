@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from core.cli.number_options import COUNT
+from parastudio.core.cli.number_options import COUNT
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.engine.candidates.reproduction import reproduce
+    from parastudio.core.engine.candidates.reproduction import reproduce
 
     outcomes = []
     def notice(message: str) -> None:

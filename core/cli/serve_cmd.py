@@ -22,11 +22,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.number_options import COUNT, POSITIVE, WholeNumber
+from parastudio.core.cli.number_options import COUNT, POSITIVE, WholeNumber
 
 
 def register(subparsers) -> None:
-    from core.cli.table_options import add_table_loading_options
+    from parastudio.core.cli.table_options import add_table_loading_options
 
     serve = subparsers.add_parser("serve", help="seed 001's paraphraser as a local HTTP service (JSON), loaded once",
                                   description="\n\n".join(__doc__.split("\n\n")[1:]).replace("``", "`"),
@@ -65,19 +65,19 @@ def register(subparsers) -> None:
 
 def build_service(args: argparse.Namespace):
     """The service the options describe: graphs, approaches, LM and decoder loaded (refusals: exit 2)."""
-    from core.cli.table_options import print_table_report
-    from core.demo import demo_files
-    from core.engine.candidates.generation import merged_table
-    from core.engine.candidates.generation_options import TableLoading, options_for
-    from core.engine.candidates.generation_resources import load_resources
-    from core.engine.decoders.beam_decoder import BeamDecoder
-    from core.engine.decoders.cat.approaches import APPROACHES, load_approaches
-    from core.engine.decoders.cat.graph_store import open_graph
-    from core.engine.decoders.cat.recent_graphs import RecentGraphs
-    from core.engine.decoders.cat.sorters import load_clustering
-    from core.engine.decoders.cat.suggestion_service import DEFAULT_GRAPHS, SuggestionService
-    from core.engine.lm.language_model import LanguageModel
-    from core.errors import OptionsError
+    from parastudio.core.cli.table_options import print_table_report
+    from parastudio.core.demo import demo_files
+    from parastudio.core.engine.candidates.generation import merged_table
+    from parastudio.core.engine.candidates.generation_options import TableLoading, options_for
+    from parastudio.core.engine.candidates.generation_resources import load_resources
+    from parastudio.core.engine.decoders.beam_decoder import BeamDecoder
+    from parastudio.core.engine.decoders.cat.approaches import APPROACHES, load_approaches
+    from parastudio.core.engine.decoders.cat.graph_store import open_graph
+    from parastudio.core.engine.decoders.cat.recent_graphs import RecentGraphs
+    from parastudio.core.engine.decoders.cat.sorters import load_clustering
+    from parastudio.core.engine.decoders.cat.suggestion_service import DEFAULT_GRAPHS, SuggestionService
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.errors import OptionsError
 
     approaches = dict(APPROACHES)
     if args.approaches:
@@ -101,9 +101,9 @@ def build_service(args: argparse.Namespace):
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from core.service.http_app import MAX_BODY, make_app
-    from core.service.http_server import listening_socket, serve
-    from core.service.work_pool import WorkPool
+    from parastudio.core.service.http_app import MAX_BODY, make_app
+    from parastudio.core.service.http_server import listening_socket, serve
+    from parastudio.core.service.work_pool import WorkPool
 
     listener = listening_socket(args.host, args.port)  # refused before anything loads
     service = build_service(args)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from core.tablebuild.spark_worker_watch import NO_WORKER
+from parastudio.core.tablebuild.spark_worker_watch import NO_WORKER
 
 # Spark quotes a cancelled job's reason inside its own message: "[SPARK_JOB_CANCELLED] Job 3 cancelled
 # <reason> SQLSTATE: XXKDA".

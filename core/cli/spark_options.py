@@ -36,8 +36,8 @@ def spark_settings(args: argparse.Namespace, *, without_connect: str | None = No
     ``without_connect``: why this command cannot run on Spark Connect (then ``--remote`` is refused with it).
     Raises :class:`core.tablebuild.spark_session.SparkUnavailable` with the one-line reason.
     """
-    from core.tablebuild.spark_reach import DEFAULT_TIMEOUT_SECONDS, TIMEOUT_ENVIRONMENT, parse_timeout
-    from core.tablebuild.spark_session import SparkSettings, SparkUnavailable
+    from parastudio.core.tablebuild.spark_reach import DEFAULT_TIMEOUT_SECONDS, TIMEOUT_ENVIRONMENT, parse_timeout
+    from parastudio.core.tablebuild.spark_session import SparkSettings, SparkUnavailable
 
     if args.engine != "spark":
         if args.master is not None or args.remote is not None:

@@ -19,10 +19,9 @@ def open_study(target: str | None, name: str | None = None, *, writing: bool = T
     """``(database, study id)`` of study ``name`` (the only one when None) in the database at ``target`` (a SQLite
     file or a SQLAlchemy URL); the caller closes the database (``with db:``). A reading command passes
     ``writing=False``: its study is opened read-only and left byte for byte as it was (issue 39)."""
-    from core.store.database import open_database
-    from core.store.operations import find_study
-
-    from core.store.connection_file import is_connection_file, read_connection_file
+    from parastudio.core.store.connection_file import is_connection_file, read_connection_file
+    from parastudio.core.store.database import open_database
+    from parastudio.core.store.operations import find_study
 
     if not target:
         raise StudyChoiceError("name the study database (a SQLite file, a URL, or a connection file)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.number_options import COUNT, LEVEL
+from parastudio.core.cli.number_options import COUNT, LEVEL
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,9 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_assign_next(args: argparse.Namespace, open_study) -> int:
-    from core.adaptive_assignment import StoppingRule, assign_next
-    from core.stats.anytime_sign_test import AnytimeSignTest
-    from core.store import operations as ops
+    from parastudio.core.adaptive_assignment import StoppingRule, assign_next
+    from parastudio.core.stats.anytime_sign_test import AnytimeSignTest
+    from parastudio.core.store import operations as ops
 
     db, study_id = open_study(args)
     with db:

@@ -12,13 +12,13 @@ import sys
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from core.cli.number_options import COUNT, PROBABILITY, SEED, RealNumber, WholeNumber
-from core.csv_cells import line_feed_rows, safe_row
-from core.errors import BadNameError
-from core.vocabulary import APPLICATIONS, CHOICE_STUDY_JUDGES, DEFAULT_CRITERIA, PRESET_CRITERIA
+from parastudio.core.cli.number_options import COUNT, PROBABILITY, SEED, RealNumber, WholeNumber
+from parastudio.core.csv_cells import line_feed_rows, safe_row
+from parastudio.core.errors import BadNameError
+from parastudio.core.vocabulary import APPLICATIONS, CHOICE_STUDY_JUDGES, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) is imported by the commands that open a database, not by --help
-    from core.store import operations as ops
+    from parastudio.core.store import operations as ops
 
 
 def register(subparsers) -> None:
@@ -98,7 +98,8 @@ def register(subparsers) -> None:
     merge = command("merge-package", "merge returned annotator packages into this study", _merge_package)
     merge.add_argument("files", nargs="+")
 
-    from core.cli.study_adaptive import add_arguments as assign_next_arguments, run_assign_next
+    from parastudio.core.cli.study_adaptive import add_arguments as assign_next_arguments
+    from parastudio.core.cli.study_adaptive import run_assign_next
 
     assign_next = command("assign-next", "adaptive assignment: the next sentences go to comparisons the anytime-valid "
                           "sign test has not decided; none to a sentence both systems said the same way",
@@ -118,7 +119,7 @@ def register(subparsers) -> None:
     adjudicators.add_argument("--set", dest="names", metavar="NAMES",
                               help="comma-separated names: exactly these are the study's adjudicators ('' for none)")
 
-    from core.cli.study_members_cmd import add_member_commands
+    from parastudio.core.cli.study_members_cmd import add_member_commands
 
     add_member_commands(commands, command)
 
@@ -142,7 +143,8 @@ def register(subparsers) -> None:
     scores.add_argument("--raw", action="store_true",
                         help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
 
-    from core.cli.study_status import add_arguments as status_arguments, run_status
+    from parastudio.core.cli.study_status import add_arguments as status_arguments
+    from parastudio.core.cli.study_status import run_status
 
     status = study_command("status", "anytime-valid sign tests between every two systems on the judgments so far: "
                            "wins, ties, p-value, decision and a confidence sequence for the win rate, valid however "
@@ -157,7 +159,7 @@ def register(subparsers) -> None:
 
 
 def _open(args, *, writing: bool = True):
-    from core.cli.study_access import open_study
+    from parastudio.core.cli.study_access import open_study
 
     if getattr(args, "db_option", None):
         args.db = args.db_option  # the later steps name the database args.db (an output must not be it)
@@ -166,7 +168,7 @@ def _open(args, *, writing: bool = True):
 
 def _summary_stream(output):
     """Where a command's summary goes: standard error when its output is standard output."""
-    from core.output_files import writes_to_standard_output
+    from parastudio.core.output_files import writes_to_standard_output
 
     return sys.stderr if writes_to_standard_output(output) else sys.stdout
 
@@ -182,8 +184,8 @@ def default_judges(criteria: list[str]) -> int:
 
 
 def _create(args) -> int:
-    from core.store import operations as ops
-    from core.store.database import open_database
+    from parastudio.core.store import operations as ops
+    from parastudio.core.store.database import open_database
 
     criteria = [c.strip() for c in args.criteria.split(",") if c.strip()]
     judges = args.judges if args.judges is not None else default_judges(criteria)
@@ -208,9 +210,8 @@ def _create(args) -> int:
 
 
 def _import_candidates(args) -> int:
-    from core.store import operations as ops
-
-    from core.cli.progress_bar import progress_bar
+    from parastudio.core.cli.progress_bar import progress_bar
+    from parastudio.core.store import operations as ops
 
     db, study_id = _open(args)
     with db:
@@ -234,8 +235,8 @@ def _import_candidates(args) -> int:
 
 
 def _assign(args) -> int:
-    from core.store import operations as ops
-    from core.store.preference_pairs import parse_system_pairs
+    from parastudio.core.store import operations as ops
+    from parastudio.core.store.preference_pairs import parse_system_pairs
 
     db, study_id = _open(args)
     with db:
@@ -273,7 +274,7 @@ def _print_merge(report: ops.MergeReport, label: str) -> None:
 
 
 def _import_judgments(args) -> int:
-    from core.store import operations as ops
+    from parastudio.core.store import operations as ops
 
     db, study_id = _open(args)
     with db:
@@ -283,7 +284,7 @@ def _import_judgments(args) -> int:
 
 
 def _export_judgments(args) -> int:
-    from core.store import operations as ops
+    from parastudio.core.store import operations as ops
 
     db, study_id = _open(args, writing=False)
     with db:
@@ -295,7 +296,7 @@ def _export_judgments(args) -> int:
 
 
 def _export_package(args) -> int:
-    from core.store import operations as ops
+    from parastudio.core.store import operations as ops
 
     db, study_id = _open(args)
     with db:
@@ -308,9 +309,9 @@ def _export_package(args) -> int:
 
 
 def _merge_package(args) -> int:
-    from core.errors import InputFileError, InputFormatError
-    from core.store import operations as ops
-    from core.store.database import open_database
+    from parastudio.core.errors import InputFileError, InputFormatError
+    from parastudio.core.store import operations as ops
+    from parastudio.core.store.database import open_database
 
     with open_database(args.db) as db:
         for path in args.files:
@@ -326,8 +327,8 @@ def _merge_package(args) -> int:
 
 
 def _qc(args) -> int:
-    from core.store import operations as ops
-    from core.study_judgments import da_reliability
+    from parastudio.core.store import operations as ops
+    from parastudio.core.study_judgments import da_reliability
 
     db, study_id = _open(args, writing=False)
     thresholds = {}
@@ -357,8 +358,8 @@ def _qc(args) -> int:
 
 
 def _adjudicators(args) -> int:
-    from core.store.adjudication import not_adjudicated
-    from core.store.adjudicator_role import adjudicators, set_adjudicators
+    from parastudio.core.store.adjudication import not_adjudicated
+    from parastudio.core.store.adjudicator_role import adjudicators, set_adjudicators
 
     db, study_id = _open(args, writing=args.names is not None)
     with db:
@@ -372,7 +373,7 @@ def _adjudicators(args) -> int:
 
 
 def _progress(args) -> int:
-    from core.store import operations as ops
+    from parastudio.core.store import operations as ops
 
     db, study_id = _open(args, writing=False)
     with db:
@@ -392,9 +393,9 @@ def _export_scores(args) -> int:
     import csv
     import io
 
-    from core.stats.system_scores import score_rows, sentence_scores
-    from core.study_judgments import study_judgment_records
-    from core.textio import atomic_output
+    from parastudio.core.stats.system_scores import score_rows, sentence_scores
+    from parastudio.core.study_judgments import study_judgment_records
+    from parastudio.core.textio import atomic_output
 
     db, study_id = _open(args, writing=False)
     with db:
@@ -419,8 +420,8 @@ def _items(args) -> int:
     import csv
     import io
 
-    from core.store.items import list_items
-    from core.textio import atomic_output
+    from parastudio.core.store.items import list_items
+    from parastudio.core.textio import atomic_output
 
     db, study_id = _open(args, writing=False)
     with db:

@@ -7,7 +7,7 @@ import sys
 
 
 def _open(args, *, writing: bool = True):
-    from core.cli.study_access import open_study
+    from parastudio.core.cli.study_access import open_study
 
     return open_study(args.db, getattr(args, "study", None), writing=writing)
 
@@ -49,16 +49,16 @@ def add_member_commands(commands, command) -> None:
 
 
 def _invite(args) -> int:
-    from core.store.connection_file import SUFFIX, write_connection_file
-    from core.store.operations import study_name
-    from core.store.study_members import invite
+    from parastudio.core.store.connection_file import SUFFIX, write_connection_file
+    from parastudio.core.store.operations import study_name
+    from parastudio.core.store.study_members import invite
 
     if not str(args.output).endswith(SUFFIX):
         print(f"parastudio: error: {args.output}: expected a connection file name ending in {SUFFIX}",
               file=sys.stderr)
         return 2
-    from core.output_files import resolve_output
-    from core.store.study_members import revoke
+    from parastudio.core.output_files import resolve_output
+    from parastudio.core.store.study_members import revoke
 
     resolve_output(args.output)  # an output that cannot be one is said before any login is made
     db, study_id = _open(args)
@@ -78,7 +78,7 @@ def _invite(args) -> int:
 
 
 def _revoke(args) -> int:
-    from core.store.study_members import revoke
+    from parastudio.core.store.study_members import revoke
 
     db, study_id = _open(args)
     with db:
@@ -88,7 +88,7 @@ def _revoke(args) -> int:
 
 
 def _upgrade(args) -> int:
-    from core.store.database import StudyNeedsUpgradeError, head_revision, open_database
+    from parastudio.core.store.database import StudyNeedsUpgradeError, head_revision, open_database
 
     try:
         open_database(args.db).close()
@@ -102,9 +102,9 @@ def _upgrade(args) -> int:
 
 
 def _check(args) -> int:
-    from core.errors import InputFileError
-    from core.store.database import head_revision, open_database, recorded_revision
-    from core.store.study_check import Problem, study_problems
+    from parastudio.core.errors import InputFileError
+    from parastudio.core.store.database import head_revision, open_database, recorded_revision
+    from parastudio.core.store.study_check import Problem, study_problems
 
     if args.repair:
         _repair(args.db)
@@ -127,8 +127,8 @@ def _check(args) -> int:
 
 
 def _repair(target: str) -> None:
-    from core.store.database import open_database, sqlite_path
-    from core.store.study_repair import backup_beside, repair
+    from parastudio.core.store.database import open_database, sqlite_path
+    from parastudio.core.store.study_repair import backup_beside, repair
 
     path = sqlite_path(target)
     with open_database(target, migrate=False) as db:
@@ -146,7 +146,7 @@ def _repair(target: str) -> None:
 
 
 def _members(args) -> int:
-    from core.store.study_members import members
+    from parastudio.core.store.study_members import members
 
     db, study_id = _open(args, writing=False)
     with db:

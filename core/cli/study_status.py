@@ -18,7 +18,7 @@ import argparse
 import json
 import sys
 
-from core.cli.number_options import LEVEL, POSITIVE, REPLICATES
+from parastudio.core.cli.number_options import LEVEL, POSITIVE, REPLICATES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,11 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_status(args: argparse.Namespace, open_study) -> int:
-    from core.stats.anytime_comparisons import anytime_status
-    from core.stats.anytime_sign_test import AnytimeSignTest
-    from core.stats.report_preference import preference_status
-    from core.vocabulary import PREFERENCE_LABELS
-    from core.study_judgments import study_judgment_records, study_preferences
+    from parastudio.core.stats.anytime_comparisons import anytime_status
+    from parastudio.core.stats.anytime_sign_test import AnytimeSignTest
+    from parastudio.core.stats.report_preference import preference_status
+    from parastudio.core.study_judgments import study_judgment_records, study_preferences
+    from parastudio.core.vocabulary import PREFERENCE_LABELS
 
     db, study_id = open_study(args, writing=False)
     with db:

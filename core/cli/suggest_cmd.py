@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 
-from core.cli.number_options import COUNT, WholeNumber
+from parastudio.core.cli.number_options import COUNT, WholeNumber
 
 CASE_SETS = ("roundtrip", "webkjv")
 
@@ -77,7 +77,7 @@ def register(subparsers) -> None:
 
 
 def _resolve_approach(args, name: str | None = None):
-    from core.engine.decoders.cat.approaches import APPROACHES, load_approaches
+    from parastudio.core.engine.decoders.cat.approaches import APPROACHES, load_approaches
 
     approaches = dict(APPROACHES)
     if args.approaches:
@@ -89,30 +89,30 @@ def _resolve_approach(args, name: str | None = None):
 
 
 def _lm(args):
-    from core.demo import demo_files
-    from core.engine.lm.language_model import LanguageModel
+    from parastudio.core.demo import demo_files
+    from parastudio.core.engine.lm.language_model import LanguageModel
 
     return LanguageModel(args.lm or demo_files().lm)
 
 
 def _store(path, progress):
-    from core.engine.decoders.cat.graph_store import open_graph
+    from parastudio.core.engine.decoders.cat.graph_store import open_graph
 
     return open_graph(path, progress=progress)
 
 
 def run_graph_load(args: argparse.Namespace) -> int:
-    from core.cli.progress_bar import progress_bar
-    from core.engine.decoders.cat.graph_store import GraphStore
-    from core.output_files import resolve_output
-    from core.textio import read_lines
+    from parastudio.core.cli.progress_bar import progress_bar
+    from parastudio.core.engine.decoders.cat.graph_store import GraphStore
+    from parastudio.core.output_files import resolve_output
+    from parastudio.core.textio import read_lines
 
     inputs = [*args.graphs, args.source, args.translations]
     resolve_output(args.output, inputs)  # refused before the inputs are read
     sources = [text for _, text in read_lines(args.source)] if args.source else None
     translations = None
     if args.translations:
-        from core.engine.decoders.cat.segmentation import parse_segmentation
+        from parastudio.core.engine.decoders.cat.segmentation import parse_segmentation
 
         translations = [text for _, text in read_lines(args.translations)]
         for number, text in enumerate(translations, 1):
@@ -125,9 +125,9 @@ def run_graph_load(args: argparse.Namespace) -> int:
 
 
 def run_suggest(args: argparse.Namespace) -> int:
-    from core.cli.progress_bar import progress_bar
-    from core.demo import demo_files
-    from core.engine.decoders.cat.paraphraser import suggest
+    from parastudio.core.cli.progress_bar import progress_bar
+    from parastudio.core.demo import demo_files
+    from parastudio.core.engine.decoders.cat.paraphraser import suggest
 
     approach = _resolve_approach(args)
     with progress_bar("B") as progress:
@@ -169,11 +169,11 @@ def run_suggest(args: argparse.Namespace) -> int:
 
 
 def run_autoeval(args: argparse.Namespace) -> int:
-    from core.cli.progress_bar import progress_bar
-    from core.demo import demo_files
-    from core.engine.decoders.cat.autoeval import evaluate, read_cases
-    from core.output_files import resolve_output
-    from core.textio import atomic_output
+    from parastudio.core.cli.progress_bar import progress_bar
+    from parastudio.core.demo import demo_files
+    from parastudio.core.engine.decoders.cat.autoeval import evaluate, read_cases
+    from parastudio.core.output_files import resolve_output
+    from parastudio.core.textio import atomic_output
 
     approach = _resolve_approach(args)
     compared = _resolve_approach(args, args.compare) if args.compare else None
@@ -209,8 +209,8 @@ def run_autoeval(args: argparse.Namespace) -> int:
             for result in evaluation.results:
                 handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
     if args.plot:
-        from core.inspection.plots import plot_success_by_length
-        from core.inspection.suggestion_cases import tabulate_by_length
+        from parastudio.core.inspection.plots import plot_success_by_length
+        from parastudio.core.inspection.suggestion_cases import tabulate_by_length
 
         table = tabulate_by_length({e.approach.name: [(r.case.length, r.success) for r in e.results]
                                     for e in evaluations})

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from core.cli.table_options import add_table_loading_options, load_table_from_args
+from parastudio.core.cli.table_options import add_table_loading_options, load_table_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,10 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_prune(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from core.inspection.rule_blame import read_prune_list
-    from core.tablebuild.table_converters import prune_rules
-
-    from core.output_files import writes_to_standard_output
+    from parastudio.core.inspection.rule_blame import read_prune_list
+    from parastudio.core.output_files import writes_to_standard_output
+    from parastudio.core.tablebuild.table_converters import prune_rules
 
     stats = prune_rules(Path(args.table), read_prune_list(args.list), args.output, inputs=[args.list])
     print(f"{stats['rules_in']} rules in, {stats['rules_dropped']} dropped, {stats['rules_out']} written to "
@@ -50,9 +49,9 @@ def run_prune(args: argparse.Namespace) -> int:
 def run_binarize(args: argparse.Namespace) -> int:
     import time
 
-    from core.engine.tables.paraphrase_table import ParaphraseTable
-    from core.engine.tables.table_binary import binary_path
-    from core.engine.tables.table_formats import LoadReport
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.engine.tables.table_binary import binary_path
+    from parastudio.core.engine.tables.table_formats import LoadReport
 
     started = time.perf_counter()
     report = LoadReport(args.table)
@@ -67,7 +66,7 @@ def run_binarize(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from core.cli.closed_streams import refuse_closed
+    from parastudio.core.cli.closed_streams import refuse_closed
 
     refuse_closed(sys.stdout)  # before the table loads and notes its binary
     stats = load_table_from_args(args.table, args).stats()

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-
 from typing import TYPE_CHECKING
 
-from core.engine.tables.table_formats import LoadReport, TableFormat, ValueKind
+from parastudio.core.engine.tables.table_formats import LoadReport, TableFormat, ValueKind
 
 if TYPE_CHECKING:
-    from core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 
 
 def add_table_loading_options(parser: argparse.ArgumentParser, *, reverse: bool = True) -> None:
@@ -33,7 +32,9 @@ def add_table_loading_options(parser: argparse.ArgumentParser, *, reverse: bool 
 
 
 def load_table_from_args(path: str, args: argparse.Namespace) -> "ParaphraseTable":
-    from core.engine.tables.paraphrase_table import ParaphraseTable  # not at import: `parastudio --help` lists tables' options
+    from parastudio.core.engine.tables.paraphrase_table import (
+        ParaphraseTable,  # not at import: `parastudio --help` lists tables' options
+    )
 
     report = LoadReport(path)
     table = ParaphraseTable.load(

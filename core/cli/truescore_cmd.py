@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from core.cli.number_options import WEIGHT
-from core.cli.table_options import add_table_loading_options, load_table_from_args
+from parastudio.core.cli.number_options import WEIGHT
+from parastudio.core.cli.table_options import add_table_loading_options, load_table_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,11 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _tokens(text: str, tokenize: bool) -> list[str]:
-    from core.errors import OptionsError
-    from core.textio import MAX_SENTENCE_TOKENS
+    from parastudio.core.errors import OptionsError
+    from parastudio.core.textio import MAX_SENTENCE_TOKENS
 
     if tokenize:
-        from core.engine.text.tokenization import tokenize as moses_tokenize
+        from parastudio.core.engine.text.tokenization import tokenize as moses_tokenize
 
         text = moses_tokenize(text, "en")
     tokens = text.split()
@@ -44,10 +44,10 @@ def _tokens(text: str, tokenize: bool) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.model.scoring import ScoreWeights
-    from core.engine.model.truescore import TrueScorer
-    from core.cli.closed_streams import refuse_closed
+    from parastudio.core.cli.closed_streams import refuse_closed
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.model.scoring import ScoreWeights
+    from parastudio.core.engine.model.truescore import TrueScorer
 
     refuse_closed(sys.stdout)  # before the table loads and notes its binary
     table = load_table_from_args(args.table, args)

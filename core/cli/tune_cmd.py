@@ -11,8 +11,8 @@ import argparse
 import json
 import sys
 
-from core.cli.number_options import COUNT, SEED, RealNumber, WholeNumber
-from core.vocabulary import APPLICATIONS
+from parastudio.core.cli.number_options import COUNT, SEED, RealNumber, WholeNumber
+from parastudio.core.vocabulary import APPLICATIONS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -106,9 +106,9 @@ def report_lines(report: dict) -> list[str]:
 
 
 def run_tune_command(args: argparse.Namespace) -> int:
-    from core.cli.progress_bar import progress_bar
-    from core.tuning.tune import TuneOptions
-    from core.tuning.tune_run import TuneRequest, run_tune
+    from parastudio.core.cli.progress_bar import progress_bar
+    from parastudio.core.tuning.tune import TuneOptions
+    from parastudio.core.tuning.tune_run import TuneRequest, run_tune
 
     if args.nbest < 1 or args.iterations < 1 or args.restarts < 0 or args.directions < 0:
         print("parastudio: error: --nbest and --iterations must be at least 1, --restarts and --directions at "
@@ -130,7 +130,7 @@ def run_tune_command(args: argparse.Namespace) -> int:
             raise
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 2
-    from core.output_files import writes_to_standard_output
+    from parastudio.core.output_files import writes_to_standard_output
 
     summary = sys.stderr if writes_to_standard_output(args.output) else sys.stdout
     if args.json:
@@ -141,10 +141,10 @@ def run_tune_command(args: argparse.Namespace) -> int:
 
 
 def run_predictor_command(args: argparse.Namespace) -> int:
-    from core.engine.lm.language_model import LanguageModel
-    from core.tuning.devset_files import read_devset
-    from core.tuning.judgment_predictor import FEATURES, predict_judgments
-    from core.tuning.tune_run import provenance_files
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.tuning.devset_files import read_devset
+    from parastudio.core.tuning.judgment_predictor import FEATURES, predict_judgments
+    from parastudio.core.tuning.tune_run import provenance_files
 
     records = read_devset(args.devset)
     lm_path = args.lm or provenance_files(records)[1]

@@ -32,12 +32,19 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from core.evaldata import corpus_stages, demo_release, model_stages, parse_stage, pattern_stage, translation_stages
-from core.evaldata.stage_context import BuildContext, StageSkipped, default_out_dir
-from core.worker_processes import BackgroundCall
-from core.progress import Progress
-from core.tablebuild.spark_session import SparkSettings
-from core.textio import atomic_output
+from parastudio.core.evaldata import (
+    corpus_stages,
+    demo_release,
+    model_stages,
+    parse_stage,
+    pattern_stage,
+    translation_stages,
+)
+from parastudio.core.evaldata.stage_context import BuildContext, StageSkipped, default_out_dir
+from parastudio.core.progress import Progress
+from parastudio.core.tablebuild.spark_session import SparkSettings
+from parastudio.core.textio import atomic_output
+from parastudio.core.worker_processes import BackgroundCall
 
 STAGES = ("extract", "tokenize", "split", "phrase-table", "pivot", "webkjv-table", "lm", "testcases",
           "rv-web-table", "rv-lm", "roundtrip", "parse", "patterns", "demo", "demo-candidates",

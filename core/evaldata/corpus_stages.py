@@ -5,14 +5,14 @@ from __future__ import annotations
 import collections
 import json
 
-from core.engine.text.tokenization import POLICY as TOKENIZATION_POLICY
-from core.engine.text.tokenization import tokenize
-from core.evaldata import sword_extract
-from core.evaldata.corpus_split import split_by_chapter, training_refs
-from core.evaldata.stage_context import BuildContext, read_jsonl, write_jsonl, write_lines
-from core.worker_processes import ordered_map
-from core.progress import tracked
-from core.textio import atomic_output
+from parastudio.core.engine.text.tokenization import POLICY as TOKENIZATION_POLICY
+from parastudio.core.engine.text.tokenization import tokenize
+from parastudio.core.evaldata import sword_extract
+from parastudio.core.evaldata.corpus_split import split_by_chapter, training_refs
+from parastudio.core.evaldata.stage_context import BuildContext, read_jsonl, write_jsonl, write_lines
+from parastudio.core.progress import tracked
+from parastudio.core.textio import atomic_output
+from parastudio.core.worker_processes import ordered_map
 
 LANGUAGES = {"web": "en", "kjv": "en", "rv": "es"}
 SPLIT_SEED = 0

@@ -7,10 +7,10 @@ import os
 import shutil
 from pathlib import Path
 
-from core.evaldata.stage_context import BuildContext, StageSkipped, read_jsonl, read_lines, sha256_of
-from core.evaldata.translation_stages import DEMO_CAT_FILES
-from core.tablebuild.table_converters import prune_paraphrase_table
-from core.textio import atomic_output
+from parastudio.core.evaldata.stage_context import BuildContext, StageSkipped, read_jsonl, read_lines, sha256_of
+from parastudio.core.evaldata.translation_stages import DEMO_CAT_FILES
+from parastudio.core.tablebuild.table_converters import prune_paraphrase_table
+from parastudio.core.textio import atomic_output
 
 # The full pivot table is ~150 MB gzipped; the demo keeps sources of <= 3 tokens, their 5 best paraphrases
 # with p(e2|e1) >= 0.01, scores to 6 significant digits: about 18 MB.
@@ -33,11 +33,11 @@ def copy_atomically(source: Path, destination: Path) -> None:
 def write_demo_candidates(demo: Path) -> None:
     """``candidates.jsonl``: what ``parastudio generate --system beam --nbest 2 --json`` prints for
     ``test.en``, with paths relative to the demo folder and no timings, so rebuilds are byte-identical."""
-    from core.engine.candidates.generation import generate
-    from core.engine.candidates.generation_options import BeamRunOptions
-    from core.engine.candidates.generation_resources import GenerationResources
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.engine.candidates.generation import generate
+    from parastudio.core.engine.candidates.generation_options import BeamRunOptions
+    from parastudio.core.engine.candidates.generation_resources import GenerationResources
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 
     table = ParaphraseTable.load(demo / "paraphrase-table.gz")
     lm = LanguageModel(demo / "lm.bin")
@@ -79,7 +79,7 @@ def write_readable_text(context: BuildContext) -> dict:
     ``test.en``) and ``truecase-model.en`` (a Moses truecaser trained on the WEB training verses, our tokens with
     their original casing, for candidates, which exist only tokenized and lowercased;
     :mod:`core.engine.text.display_text`)."""
-    from core.engine.text.display_text import train_truecaser
+    from parastudio.core.engine.text.display_text import train_truecaser
 
     verses = {row["ref"]: row for row in read_jsonl(context.path("corpus", "verses.jsonl"))}
     test_ids = read_lines(context.path("split", "test.ids"))

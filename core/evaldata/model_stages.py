@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from core.evaldata.stage_context import (BuildContext, StageSkipped, read_lines, sha256_of, sha256_of_inputs,
-                                         write_jsonl)
-from core.evaldata.testcases import CaseReport, build_cases
-from core.tablebuild.table_converters import moses_to_paraphrase_table
+from parastudio.core.evaldata.stage_context import (
+    BuildContext,
+    StageSkipped,
+    read_lines,
+    sha256_of,
+    sha256_of_inputs,
+    write_jsonl,
+)
+from parastudio.core.evaldata.testcases import CaseReport, build_cases
+from parastudio.core.tablebuild.table_converters import moses_to_paraphrase_table
 
 ALIGNMENT_SEED = 0
 # grow-diag-final-and links of train.web (source, i) and train.rv (target, j), Pharaoh "i-j", one line per verse.
@@ -23,7 +29,7 @@ TABLE_GZIP_LEVEL = 6
 
 def _phrase_table_builder():
     try:
-        from core.tablebuild.phrase_table_builder import build_phrase_table
+        from parastudio.core.tablebuild.phrase_table_builder import build_phrase_table
     except ImportError as error:
         raise StageSkipped(f"core.tablebuild.phrase_table_builder is not available ({error})") from None
     return build_phrase_table
@@ -46,7 +52,7 @@ def stage_phrase_table(context: BuildContext) -> dict:
 
 def stage_pivot(context: BuildContext) -> dict:
     try:
-        from core.tablebuild.pivot import pivot_table
+        from parastudio.core.tablebuild.pivot import pivot_table
     except ImportError as error:
         raise StageSkipped(f"core.tablebuild.pivot is not available ({error})") from None
     table = context.path("tables", "web-rv.phrase-table.gz")
@@ -55,7 +61,7 @@ def stage_pivot(context: BuildContext) -> dict:
     inputs = sha256_of_inputs(context, "tables/web-rv.phrase-table.gz")
     output = context.path("tables", "paraphrase-table.gz")
     if context.spark() is not None:
-        from core.tablebuild.spark_pivot import pivot_table_spark
+        from parastudio.core.tablebuild.spark_pivot import pivot_table_spark
 
         stats = pivot_table_spark(context.spark(), table, output, **PIVOT_PARAMETERS, compresslevel=TABLE_GZIP_LEVEL)
     else:
@@ -78,7 +84,7 @@ def stage_webkjv_table(context: BuildContext) -> dict:
 
 def _train_lm():
     try:
-        from core.engine.lm.kenlm_tools import train_lm
+        from parastudio.core.engine.lm.kenlm_tools import train_lm
     except ImportError as error:
         raise StageSkipped(f"core.engine.lm.kenlm_tools is not available ({error})") from None
     return train_lm

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.text.display_text import cased_tokens
-from core.engine.tables.patterns.dependency_parse import DependencyParse
-from core.errors import InputFormatError
-from core.textio import open_text_maybe_gzip
+from parastudio.core.engine.tables.patterns.dependency_parse import DependencyParse
+from parastudio.core.engine.text.display_text import cased_tokens
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import open_text_maybe_gzip
 
 GOLD_SAMPLE = Path(__file__).resolve().parents[2] / "evaldata" / "parse-check" / "web-train-sample.conll"
 PUNCTUATION_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP"})

@@ -24,12 +24,18 @@ import json
 import time
 from pathlib import Path
 
-from core.engine.tables.patterns.dependency_parse import DependencyParse
-from core.engine.tables.patterns.spacy_parser import SpacyParser
-from core.evaldata.stage_context import (BuildContext, StageSkipped, read_jsonl, read_lines, sha256_of,
-                                         sha256_of_inputs)
-from core.textio import atomic_output, open_text_maybe_gzip
-from core.worker_processes import ordered_map
+from parastudio.core.engine.tables.patterns.dependency_parse import DependencyParse
+from parastudio.core.engine.tables.patterns.spacy_parser import SpacyParser
+from parastudio.core.evaldata.stage_context import (
+    BuildContext,
+    StageSkipped,
+    read_jsonl,
+    read_lines,
+    sha256_of,
+    sha256_of_inputs,
+)
+from parastudio.core.textio import atomic_output, open_text_maybe_gzip
+from parastudio.core.worker_processes import ordered_map
 
 PARSES = "parse/train.web.parse.jsonl.gz"
 PARSES_META = "parse/train.web.parse.json"  # the parser that made them, for the stages that read them
@@ -66,7 +72,9 @@ def read_parses(path: Path) -> list[DependencyParse]:
 
 def stage_parse(context: BuildContext) -> dict:
     lines = read_lines(context.path("corpus", "train.web"))
-    from core.engine.text.display_text import cased_tokens  # sacremoses: not when the CLI only lists the stages
+    from parastudio.core.engine.text.display_text import (
+        cased_tokens,  # sacremoses: not when the CLI only lists the stages
+    )
 
     refs = read_lines(context.path("split", "train.ids"))
     if len(refs) != len(lines):

@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import time
 
-from core.engine.tables.patterns.induction import MAX_SUBTREE_WORDS, induce_patterns
-from core.evaldata.model_stages import WEB_RV_ALIGNMENT
-from core.evaldata.parse_stage import PARSES, read_parser_provenance, read_parses
-from core.evaldata.stage_context import BuildContext, StageSkipped, read_lines, sha256_of, sha256_of_inputs
-from core.tablebuild.alignment import parse_links
-from core.tablebuild.patterns.scoring import DEFAULT_LAMBDAS, KEEP_ALL
-from core.tablebuild.patterns.dirt import dirt_pairs
-from core.tablebuild.patterns.table_builder import build_pattern_table
-from core.textio import atomic_output
+from parastudio.core.engine.tables.patterns.induction import MAX_SUBTREE_WORDS, induce_patterns
+from parastudio.core.evaldata.model_stages import WEB_RV_ALIGNMENT
+from parastudio.core.evaldata.parse_stage import PARSES, read_parser_provenance, read_parses
+from parastudio.core.evaldata.stage_context import BuildContext, StageSkipped, read_lines, sha256_of, sha256_of_inputs
+from parastudio.core.tablebuild.alignment import parse_links
+from parastudio.core.tablebuild.patterns.dirt import dirt_pairs
+from parastudio.core.tablebuild.patterns.scoring import DEFAULT_LAMBDAS, KEEP_ALL
+from parastudio.core.tablebuild.patterns.table_builder import build_pattern_table
+from parastudio.core.textio import atomic_output
 
 PATTERN_TABLE = "patterns/web-rv.pattern-table.gz"
 DIRT_TABLE = "patterns/web.dirt-table.gz"

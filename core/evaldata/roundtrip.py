@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from core.engine.decoders.cat.segmentation import Translation
+from parastudio.core.engine.decoders.cat.segmentation import Translation
 
 
 @dataclass(frozen=True)

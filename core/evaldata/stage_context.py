@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from core.file_fingerprint import sha256_of
-from core.progress import Progress, no_progress
-from core.tablebuild.spark_session import SparkSettings
-from core.textio import atomic_output, open_text_maybe_gzip
+from parastudio.core.file_fingerprint import sha256_of
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.tablebuild.spark_session import SparkSettings
+from parastudio.core.textio import atomic_output, open_text_maybe_gzip
 
 
 class StageSkipped(Exception):
@@ -40,7 +40,7 @@ class BuildContext:
         if self.spark_settings is None:
             return None
         if self._spark_session is None:
-            from core.tablebuild.spark_session import session_summary, spark_session
+            from parastudio.core.tablebuild.spark_session import session_summary, spark_session
 
             self._spark_session = spark_session(self.spark_settings, app_name="parastudio-data-build")
             self.say(f"  on Spark: {session_summary(self._spark_session)}")

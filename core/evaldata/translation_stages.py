@@ -20,15 +20,22 @@ from __future__ import annotations
 
 import json
 
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.decoders.cat.segmentation import parse_segmentation
-from core.engine.decoders.cat.translate import translate_all
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.evaldata.roundtrip import RoundTripReport, roundtrip_cases
-from core.evaldata.stage_context import BuildContext, StageSkipped, read_lines, sha256_of, write_jsonl, write_lines
-from core.tablebuild.moses_tables import filter_table_for_input, reverse_moses_table
-from core.textio import atomic_output
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from parastudio.core.engine.decoders.cat.segmentation import parse_segmentation
+from parastudio.core.engine.decoders.cat.translate import translate_all
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.evaldata.roundtrip import RoundTripReport, roundtrip_cases
+from parastudio.core.evaldata.stage_context import (
+    BuildContext,
+    StageSkipped,
+    read_lines,
+    sha256_of,
+    write_jsonl,
+    write_lines,
+)
+from parastudio.core.tablebuild.moses_tables import filter_table_for_input, reverse_moses_table
+from parastudio.core.textio import atomic_output
 
 MAX_PHRASE_LENGTH = 7
 # Pass 1 as Moses' defaults (stack 200); pass 2 writes the graphs, whose size grows with the stack
@@ -49,8 +56,8 @@ def stage_rv_web_table(context: BuildContext) -> dict:
 
 
 def stage_rv_lm(context: BuildContext) -> dict:
-    from core.engine.lm.kenlm_tools import train_lm
-    from core.evaldata.model_stages import DEMO_LM, LM_ORDER
+    from parastudio.core.engine.lm.kenlm_tools import train_lm
+    from parastudio.core.evaldata.model_stages import DEMO_LM, LM_ORDER
 
     corpus = context.path("corpus", "train.rv")
     if not corpus.exists():

@@ -29,8 +29,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from core.experiments import module_main
-from core.textio import atomic_output
+from parastudio.core.experiments import module_main
+from parastudio.core.textio import atomic_output
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -42,13 +42,13 @@ STUDY_SEED = 29
 
 def demo_rows(demo: Path, limit: int | None):
     """The beam 1-best of the bundled candidates and SPG's simplification 1-best, as the store's rows."""
-    from core.engine.candidates.generation import generate
-    from core.engine.candidates.generation_options import options_for
-    from core.engine.candidates.generation_resources import GenerationResources
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.tables.paraphrase_table import ParaphraseTable
-    from core.store import operations as ops
-    from core.study_builder import candidate_row
+    from parastudio.core.engine.candidates.generation import generate
+    from parastudio.core.engine.candidates.generation_options import options_for
+    from parastudio.core.engine.candidates.generation_resources import GenerationResources
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.store import operations as ops
+    from parastudio.core.study_builder import candidate_row
 
     lines = (demo / "test.en").read_text(encoding="utf-8").splitlines()[:limit]
     sentences = [line.split() for line in lines]
@@ -64,8 +64,8 @@ def demo_rows(demo: Path, limit: int | None):
 
 
 def _new_study(path: Path, rows, sources, references, criterion: str):
-    from core.store import operations as ops
-    from core.store.database import open_database
+    from parastudio.core.store import operations as ops
+    from parastudio.core.store.database import open_database
 
     db = open_database(path, create=True)
     study = ops.create_study(db, path.stem, criteria=[criterion], seed=STUDY_SEED)
@@ -74,10 +74,10 @@ def _new_study(path: Path, rows, sources, references, criterion: str):
 
 
 def _figures(db, study, test, criterion: str) -> dict:
-    from core.stats.anytime_comparisons import criterion_comparisons
-    from core.stats.significance import sign_test
-    from core.stats.system_scores import sentence_scores
-    from core.study_judgments import study_judgment_records
+    from parastudio.core.stats.anytime_comparisons import criterion_comparisons
+    from parastudio.core.stats.significance import sign_test
+    from parastudio.core.stats.system_scores import sentence_scores
+    from parastudio.core.study_judgments import study_judgment_records
 
     records = study_judgment_records(db, study)
     (anytime,), _ = criterion_comparisons(records, criterion, test)
@@ -97,10 +97,10 @@ def _winner(decision: str, comparison) -> str:
 
 
 def run(rows, sources, references, folder: Path, *, criterion: str, batch: int, stop: str, alpha: float) -> dict:
-    from core.adaptive_assignment import StoppingRule, assign_next
-    from core.experiments.silver_judges import JUDGES, judge_study
-    from core.stats.anytime_sign_test import AnytimeSignTest
-    from core.store import operations as ops
+    from parastudio.core.adaptive_assignment import StoppingRule, assign_next
+    from parastudio.core.experiments.silver_judges import JUDGES, judge_study
+    from parastudio.core.stats.anytime_sign_test import AnytimeSignTest
+    from parastudio.core.store import operations as ops
 
     test, rule = AnytimeSignTest(alpha=alpha), StoppingRule.parse(stop)
     db, study = _new_study(folder / "fixed.sqlite", rows, sources, references, criterion)
@@ -185,7 +185,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, command: str = "python -m core.experiments.adaptive_demo") -> int:
-    from core.adaptive_assignment import StoppingRule
+    from parastudio.core.adaptive_assignment import StoppingRule
 
     try:
         StoppingRule.parse(args.stop)

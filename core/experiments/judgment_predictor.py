@@ -17,10 +17,10 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from core.code_identity import code_identity
-from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
-from core.experiments.silver_judges import NOISE, RULE, judge_study
-from core.textio import atomic_output
+from parastudio.core.code_identity import code_identity
+from parastudio.core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
+from parastudio.core.experiments.silver_judges import NOISE, RULE, judge_study
+from parastudio.core.textio import atomic_output
 
 RESULTS = Path(__file__).resolve().parents[2] / "evaldata" / "results"
 TARGETS = ("meaning", "fluency", None)  # None: acceptable on both
@@ -50,7 +50,7 @@ def per_sentence_records(reports: list[dict]) -> list[dict]:
 
 def demo_inputs() -> dict:
     """The demo files the study, the scripted judges and the predictor read."""
-    from core.demo import demo_files
+    from parastudio.core.demo import demo_files
 
     demo = demo_files()
     return {"table": demo.table, "lm": demo.lm, "input": demo.test_sentences, "reference": demo.test_references,
@@ -60,10 +60,10 @@ def demo_inputs() -> dict:
 def demo_devset(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
     """The demo study judged by the scripted judges, exported as a dev set (adjudicated): ``(records,
     answers per judge)``. The study's database is made in ``work``."""
-    from core.demo import DEMO_STUDY, build_demo_study, demo_files
-    from core.store import operations as ops
-    from core.store.database import open_database
-    from core.tuning.devset import devset_records
+    from parastudio.core.demo import DEMO_STUDY, build_demo_study, demo_files
+    from parastudio.core.store import operations as ops
+    from parastudio.core.store.database import open_database
+    from parastudio.core.tuning.devset import devset_records
 
     path = work / "demo-study.sqlite"
     build_demo_study(path, demo_files())
@@ -75,9 +75,9 @@ def demo_devset(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
 
 
 def run(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
-    from core.demo import demo_files
-    from core.engine.lm.language_model import LanguageModel
-    from core.tuning.judgment_predictor import predict_judgments
+    from parastudio.core.demo import demo_files
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.tuning.judgment_predictor import predict_judgments
 
     records, judged = demo_devset(work, seed)
     lm = LanguageModel(demo_files().lm)
@@ -86,7 +86,7 @@ def run(work: Path, seed: int = 0) -> tuple[list[dict], dict]:
 
 def write_markdown(path: Path, reports: list[dict], judged: dict, command: str,
                    per_sentence: dict | None = None) -> None:
-    from core.tuning.judgment_predictor import FEATURES
+    from parastudio.core.tuning.judgment_predictor import FEATURES
 
     lines = ["# Do model scores predict the judgment? (seed 000's open question, on the demo study)", "",
              f"Made by `{command}`.", "",

@@ -37,8 +37,8 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from core.code_identity import code_identity
-from core.experiments.mcpg_steered_results import PER_SENTENCE, PER_SENTENCE_FIELDS, SYSTEMS, Output
+from parastudio.core.code_identity import code_identity
+from parastudio.core.experiments.mcpg_steered_results import PER_SENTENCE, PER_SENTENCE_FIELDS, SYSTEMS, Output
 
 RESULTS = Path(__file__).resolve().parents[2] / "evaldata" / "results"
 STACK_SIZE = 200
@@ -58,7 +58,7 @@ def fit_predictors(records: list[dict], lm, verses: int, folds: int, seed: int) 
     """``{"steering", "judges", "folds"}``: the predictor fitted on every record, one judge per fold fitted on
     the records of the other folds' verses (a record of a verse past ``verses`` is in every judge's data), and
     each verse's fold (:func:`folds_of`)."""
-    from core.tuning.judgment_predictor import fit_judgment_model
+    from parastudio.core.tuning.judgment_predictor import fit_judgment_model
 
     fold = folds_of(verses, folds, seed)
     judges = [fit_judgment_model([r for r in records if r["sentence_id"] >= verses or fold[r["sentence_id"]] != k],
@@ -67,7 +67,7 @@ def fit_predictors(records: list[dict], lm, verses: int, folds: int, seed: int) 
 
 
 def _replacements(derivation) -> list[tuple[str, str]]:
-    from core.engine.model.derivation import changed_segments
+    from parastudio.core.engine.model.derivation import changed_segments
 
     return [(" ".join(s.rule.source), " ".join(s.rule.target)) for s in changed_segments(derivation)]
 
@@ -78,14 +78,14 @@ def run(sentences: Sequence[Sequence[str]], references: Sequence[str], table, lm
     """Per verse, each system's :class:`Output`; and what was fitted (``{"folds", "steering"}``)."""
     import Levenshtein
 
-    from core.engine.candidates.generation import generate_batches
-    from core.engine.candidates.generation_options import BeamRunOptions
-    from core.engine.candidates.generation_resources import GenerationResources
-    from core.engine.model.judgment_model import PredictorReward
-    from core.engine.decoders.mcpg import generate_mcpg
-    from core.engine.decoders.mcpg.search import MCPGStats
-    from core.engine.model.truescore import TrueScorer
-    from core.experiments.silver_judges import silver_verdicts
+    from parastudio.core.engine.candidates.generation import generate_batches
+    from parastudio.core.engine.candidates.generation_options import BeamRunOptions
+    from parastudio.core.engine.candidates.generation_resources import GenerationResources
+    from parastudio.core.engine.decoders.mcpg import generate_mcpg
+    from parastudio.core.engine.decoders.mcpg.search import MCPGStats
+    from parastudio.core.engine.model.judgment_model import PredictorReward
+    from parastudio.core.engine.model.truescore import TrueScorer
+    from parastudio.core.experiments.silver_judges import silver_verdicts
 
     scorer = TrueScorer(table, lm)
     fitted = fit_predictors(records, lm, len(sentences), folds, seed)
@@ -144,7 +144,7 @@ def per_sentence_records(sentences, results: list[dict[str, Output]], fold: list
 
 
 def demo_inputs() -> dict:
-    from core.demo import demo_files
+    from parastudio.core.demo import demo_files
 
     demo = demo_files()
     return {"table": demo.table, "lm": demo.lm, "input": demo.test_sentences, "reference": demo.test_references}
@@ -164,13 +164,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, command: str) -> int:
-    from core.demo import demo_files
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.tables.paraphrase_table import ParaphraseTable
-    from core.experiments.judgment_predictor import demo_devset
-    from core.experiments.mcpg_steered_report import write_markdown
-    from core.experiments.per_sentence import run_provenance, write_per_sentence
-    from core.textio import read_token_lines
+    from parastudio.core.demo import demo_files
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.experiments.judgment_predictor import demo_devset
+    from parastudio.core.experiments.mcpg_steered_report import write_markdown
+    from parastudio.core.experiments.per_sentence import run_provenance, write_per_sentence
+    from parastudio.core.textio import read_token_lines
 
     if args.limit < 1 or args.episodes_per_step < 1 or args.folds < 2:
         print("parastudio: error: --limit and --episodes-per-step must be at least 1, --folds at least 2",

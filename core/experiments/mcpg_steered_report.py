@@ -6,12 +6,12 @@ import argparse
 import statistics
 from pathlib import Path
 
-from core.engine.model.judgment_model import FEATURES
-from core.experiments.mcpg_steered_results import PER_SENTENCE, SILVER, SYSTEMS, Output
-from core.experiments.per_sentence import markdown_note
-from core.experiments.silver_judges import RULE
-from core.stats.significance import PairwiseTests
-from core.textio import atomic_output
+from parastudio.core.engine.model.judgment_model import FEATURES
+from parastudio.core.experiments.mcpg_steered_results import PER_SENTENCE, SILVER, SYSTEMS, Output
+from parastudio.core.experiments.per_sentence import markdown_note
+from parastudio.core.experiments.silver_judges import RULE
+from parastudio.core.stats.significance import PairwiseTests
+from parastudio.core.textio import atomic_output
 
 # The judges of the sign tests: (field of an output's values, how the report names it).
 JUDGES = (("acceptable", "silver acceptable"), ("meaning", "silver meaning"), ("fluency", "silver fluency"),

@@ -55,24 +55,35 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from core.code_identity import code_identity
-from core.engine.candidates.generation import generate_batches
-from core.engine.candidates.generation_options import BeamRunOptions
-from core.engine.candidates.generation_resources import GenerationResources
-from core.engine.lm.language_model import LanguageModel
-from core.engine.decoders.mcpg import generate_mcpg
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.model.truescore import TrueScorer
-from core.experiments import module_main
-from core.experiments.mcpg_vs_beam_results import (MODES, NBEST, PER_SENTENCE, PROFILE_OPTIONS, PROFILES,
-                                                   SCORE_TOLERANCE, STACK_SIZE, TRANSLATOR_REWARDS, MCPGSystem,
-                                                   SearchSettings, SentenceResult, core_of)
-from core.progress import no_progress
-from core.textio import read_token_lines
-from core.terminal_bar import terminal_bar
+from parastudio.core.code_identity import code_identity
+from parastudio.core.engine.candidates.generation import generate_batches
+from parastudio.core.engine.candidates.generation_options import BeamRunOptions
+from parastudio.core.engine.candidates.generation_resources import GenerationResources
+from parastudio.core.engine.decoders.mcpg import generate_mcpg
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.experiments import module_main
+from parastudio.core.experiments.mcpg_vs_beam_results import (
+    MODES,
+    NBEST,
+    PER_SENTENCE,
+    PROFILE_OPTIONS,
+    PROFILES,
+    SCORE_TOLERANCE,
+    STACK_SIZE,
+    TRANSLATOR_REWARDS,
+    MCPGSystem,
+    SearchSettings,
+    SentenceResult,
+    core_of,
+)
+from parastudio.core.progress import no_progress
+from parastudio.core.terminal_bar import terminal_bar
+from parastudio.core.textio import read_token_lines
 
 if TYPE_CHECKING:
-    from core.experiments.mcpg_vs_beam_records import SearchRecords
+    from parastudio.core.experiments.mcpg_vs_beam_records import SearchRecords
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -147,7 +158,9 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         result.beam_seconds = candidates[0].seconds if candidates else 0.0
     if bar:
         bar.close()
-    from core.engine.decoders.mcpg.search import MCPGStats  # with numpy: loaded when an experiment runs, not by --help
+    from parastudio.core.engine.decoders.mcpg.search import (
+        MCPGStats,  # with numpy: loaded when an experiment runs, not by --help
+    )
 
     scorer = TrueScorer(table, lm)
     for system in systems:
@@ -254,7 +267,7 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
         return 1
     records = None
     if args.records:
-        from core.experiments.mcpg_vs_beam_records import SearchRecords
+        from parastudio.core.experiments.mcpg_vs_beam_records import SearchRecords
 
         records = SearchRecords(args.records)
     elif args.recorded_only:
@@ -276,7 +289,7 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
                   "input": f"{args.input} (first {len(sentences)})"}
     search = SearchSettings(args.episodes_per_step, args.time_budget, args.core)
     # The plot first: if it fails, none of the files has been replaced (each write is atomic on its own).
-    from core.experiments.mcpg_vs_beam_report import write_markdown, write_per_sentence_file, write_plot
+    from parastudio.core.experiments.mcpg_vs_beam_report import write_markdown, write_per_sentence_file, write_plot
 
     write_plot(output / "mcpg-vs-beam.png", results, systems)
     header = write_per_sentence_file(output / PER_SENTENCE, results, systems, command,

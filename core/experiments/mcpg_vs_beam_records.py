@@ -17,11 +17,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.errors import InputFormatError
-from core.textio import open_text_maybe_gzip
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import open_text_maybe_gzip
 
 if TYPE_CHECKING:
-    from core.experiments.mcpg_vs_beam_results import MCPGSystem, SentenceResult
+    from parastudio.core.experiments.mcpg_vs_beam_results import MCPGSystem, SentenceResult
 
 _FIELDS = ("sentence_id", "source", "system", "settings", "core", "score", "text", "seconds", "commits", "cut",
            "episodes", "search_seconds")

@@ -8,13 +8,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from core.experiments.mcpg_vs_beam_results import (LOG_BASE_NOTE, MODES, NBEST, PAPER_TRUE_OVER_TRANSLATOR, PAPER_VS_MOSES,
-                                           PER_SENTENCE, PROFILES, SAMPLES, SCORE_TOLERANCE, STACK_SIZE,
-                                           DifferenceStats,
-                                           MCPGSystem, SearchSettings, SentenceResult, core_of, difference_stats)
-from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
-from core.experiments.provenance import inputs_line
-from core.textio import atomic_output
+from parastudio.core.experiments.mcpg_vs_beam_results import (
+    LOG_BASE_NOTE,
+    MODES,
+    NBEST,
+    PAPER_TRUE_OVER_TRANSLATOR,
+    PAPER_VS_MOSES,
+    PER_SENTENCE,
+    PROFILES,
+    SAMPLES,
+    SCORE_TOLERANCE,
+    STACK_SIZE,
+    DifferenceStats,
+    MCPGSystem,
+    SearchSettings,
+    SentenceResult,
+    core_of,
+    difference_stats,
+)
+from parastudio.core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
+from parastudio.core.experiments.provenance import inputs_line
+from parastudio.core.textio import atomic_output
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
-from core.engine.decoders.mcpg import FAITHFUL, TUNED
+from parastudio.core.engine.decoders.mcpg import FAITHFUL, TUNED
 
 STACK_SIZE = 200
 NBEST = 100
@@ -117,7 +117,7 @@ def core_of(system: MCPGSystem, core: str) -> str:
     """The search that runs ``system``: the compiled one when asked for, built and running its settings."""
     if core != "native":
         return "python"
-    from core.engine.decoders.mcpg import native
+    from parastudio.core.engine.decoders.mcpg import native
 
     if not native.available() or native.unsupported(PROFILE_OPTIONS[system.profile], system.mode) is not None:
         return "python"

@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Iterable, Sequence
 
-from core.engine.tables.patterns.dependency_parse import DependencyParse
-from core.engine.tables.patterns.induction import induce_patterns
-from core.vocabulary import is_slot
+from parastudio.core.engine.tables.patterns.dependency_parse import DependencyParse
+from parastudio.core.engine.tables.patterns.induction import induce_patterns
+from parastudio.core.vocabulary import is_slot
 
 # Function words: what a "trivial change" may add, drop or swap (§4.4: "changes of prepositions and articles").
 FUNCTION_WORDS = frozenset(

@@ -19,11 +19,11 @@ import os
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from core.code_identity import code_identity
-from core.file_fingerprint import fingerprint
-from core.errors import InputFormatError
-from core.experiments.provenance import in_checkout
-from core.textio import atomic_output, open_text_maybe_gzip
+from parastudio.core.code_identity import code_identity
+from parastudio.core.errors import InputFormatError
+from parastudio.core.experiments.provenance import in_checkout
+from parastudio.core.file_fingerprint import fingerprint
+from parastudio.core.textio import atomic_output, open_text_maybe_gzip
 
 InputPaths = str | os.PathLike | Sequence[str | os.PathLike] | None
 

@@ -41,18 +41,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.decoders.decoder_types import DEFAULT_BEAM_THRESHOLD
-from core.engine.candidates.generation import generate_batches
-from core.engine.candidates.generation_options import BeamRunOptions
-from core.engine.candidates.generation_resources import GenerationResources
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.code_identity import code_identity
-from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
-from core.experiments.provenance import inputs_line
-from core.progress import no_progress
-from core.textio import atomic_output, read_token_lines
-from core.terminal_bar import terminal_bar
+from parastudio.core.code_identity import code_identity
+from parastudio.core.engine.candidates.generation import generate_batches
+from parastudio.core.engine.candidates.generation_options import BeamRunOptions
+from parastudio.core.engine.candidates.generation_resources import GenerationResources
+from parastudio.core.engine.decoders.decoder_types import DEFAULT_BEAM_THRESHOLD
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
+from parastudio.core.experiments.provenance import inputs_line
+from parastudio.core.progress import no_progress
+from parastudio.core.terminal_bar import terminal_bar
+from parastudio.core.textio import atomic_output, read_token_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -197,7 +197,7 @@ def effective_processes(processes: int | None, sentences: int) -> int:
     """How many processes ``generate_batches`` really uses for this many sentences."""
     import os
 
-    from core.engine.candidates.generation import PARALLEL_MIN_SENTENCES
+    from parastudio.core.engine.candidates.generation import PARALLEL_MIN_SENTENCES
 
     workers = processes if processes is not None else min(2, os.cpu_count() or 1)
     return workers if workers > 1 and sentences >= PARALLEL_MIN_SENTENCES else 1
@@ -218,7 +218,7 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         for sentence_id, candidates, _ in generate_batches(
             BeamRunOptions(nbest=nbest, stack_size=stack_size, beam_threshold=beam_threshold), sentences,
             GenerationResources((table,), lm), processes=processes,
-            progress=(lambda done, total, message="": bar.update(done - bar.n)) if bar else no_progress,
+            progress=(lambda done, total, message="", bar=bar: bar.update(done - bar.n)) if bar else no_progress,
         ):
             rerank = SentenceRerank([], [])
             for candidate in candidates:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from core.engine.decoders.cat.approaches import APPROACHES, PAPER_SUCCESSES
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES, PAPER_SUCCESSES
 
 SELECTION_GROUPS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 10_000))
 # Every stage in the order approach 10 runs them (an approach without a stage leaves its cell empty).
@@ -91,7 +91,7 @@ def stage_table(result: dict, more_rows: Callable[[list[str]], list[str]] | None
 
 
 def _approach(name: str):
-    from core.experiments.seed001_variants import diagnostic_approaches
+    from parastudio.core.experiments.seed001_variants import diagnostic_approaches
 
     return {**APPROACHES, **diagnostic_approaches()}[name]
 

@@ -42,23 +42,28 @@ import sys
 import time
 from pathlib import Path
 
-from core.code_identity import code_identity
-from core.engine.decoders.cat.approaches import APPROACHES, Approach
-from core.engine.decoders.cat.autoeval import Case, CaseResult, evaluate, read_cases
-from core.engine.decoders.cat.graph_store import open_graph
-from core.engine.lm.language_model import LanguageModel
-from core.experiments import module_main
-from core.experiments.per_sentence import file_input
-from core.experiments.seed001_independent import read_counter_file
-from core.experiments.seed001_saved_sets import load_sets, save_sets
-from core.experiments.seed001_shards import join_shards, parse_shard, shard_positions
-from core.experiments.seed001_variants import OTHER_READINGS, diagnostic_approaches, graph_size, reading_approaches
-from core.worker_processes import ordered_map
+from parastudio.core.code_identity import code_identity
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES, Approach
+from parastudio.core.engine.decoders.cat.autoeval import Case, CaseResult, evaluate, read_cases
+from parastudio.core.engine.decoders.cat.graph_store import open_graph
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.experiments import module_main
+from parastudio.core.experiments.per_sentence import file_input
+from parastudio.core.experiments.seed001_independent import read_counter_file
+from parastudio.core.experiments.seed001_saved_sets import load_sets, save_sets
+from parastudio.core.experiments.seed001_shards import join_shards, parse_shard, shard_positions
+from parastudio.core.experiments.seed001_variants import (
+    OTHER_READINGS,
+    diagnostic_approaches,
+    graph_size,
+    reading_approaches,
+)
+from parastudio.core.worker_processes import ordered_map
 
 
 def demo_files():
     """The bundled demo's files (imported when used: the CLI registers this experiment without the store)."""
-    from core.demo import demo_files as files
+    from parastudio.core.demo import demo_files as files
 
     return files()
 
@@ -113,7 +118,7 @@ def _run_one(job: tuple[Path, Path, str, Approach, bool]) -> tuple[str, str, lis
 def spellable_cases(table: Path | None, rows: list[CaseResult]) -> dict[str, bool] | None:
     """Per case id, whether the table spells its gold from the selection's source words (None: no table, or
     the cases carry no source words)."""
-    from core.engine.decoders.cat.table_spelling import needed_phrases, read_targets, spellable
+    from parastudio.core.engine.decoders.cat.table_spelling import needed_phrases, read_targets, spellable
 
     stretches = {r.case.id: r.case.source[slice(*r.coverage)] for r in rows if r.coverage and r.case.source}
     if table is None or not stretches:
@@ -168,8 +173,8 @@ def compare_with_moses(graph: Path, translations: Path, lm_path: Path) -> dict:
     """Our round-trip test graphs against a real Moses decoder's graphs of the same Spanish, case by case."""
     import tempfile
 
-    from core.engine.decoders.cat.graph_store import GraphStore
-    from core.textio import read_lines
+    from parastudio.core.engine.decoders.cat.graph_store import GraphStore
+    from parastudio.core.textio import read_lines
 
     demo = demo_files()
     cases = read_cases(demo.roundtrip_cases)
@@ -232,7 +237,7 @@ def shard_argument(text: str) -> str:
 
 
 def run_from_args(args: argparse.Namespace, command: str) -> int:
-    from core.experiments.seed001_report import write_report
+    from parastudio.core.experiments.seed001_report import write_report
 
     code_identity()  # read (and cached) now: the code that ran is the code as the run started
     lm_path = Path(args.lm) if args.lm else demo_files().lm

@@ -15,8 +15,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from core.errors import InputFileError, InputFormatError
-from core.experiments.seed001_accounting import _approach, _lost_at, stage_names
+from parastudio.core.errors import InputFileError, InputFormatError
+from parastudio.core.experiments.seed001_accounting import _approach, _lost_at, stage_names
 
 _EXPECTED = "the JSON that benchmarks/seed001_independent_counts.py --out writes"
 SPELLABLE = "spellable by the table"

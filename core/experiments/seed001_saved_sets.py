@@ -12,9 +12,9 @@ import gzip
 import json
 from pathlib import Path
 
-from core.engine.decoders.cat.autoeval import Case, CaseResult
-from core.errors import InputFormatError
-from core.textio import atomic_output
+from parastudio.core.engine.decoders.cat.autoeval import Case, CaseResult
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import atomic_output
 
 _EXPECTED = "a file written by seed001-approaches --save-sets"
 _FORMAT = "parastudio seed001-approaches sets 1"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from core.errors import InputFormatError
+from parastudio.core.errors import InputFormatError
 
 _EXPECTED = "every shard of a set, each saved once, from the same inputs"
 

@@ -8,7 +8,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from core.engine.decoders.cat.approaches import APPROACHES, Approach
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES, Approach
 
 
 def diagnostic_approaches() -> dict[str, Approach]:

@@ -35,12 +35,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from core.code_identity import code_identity
-from core.experiments import module_main
-from core.experiments.pattern_judges import KjvAttestation, scripted_type
-from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
-from core.textio import atomic_output, open_text_maybe_gzip, read_token_lines
-from core.vocabulary import PATTERN_TYPES
+from parastudio.core.code_identity import code_identity
+from parastudio.core.experiments import module_main
+from parastudio.core.experiments.pattern_judges import KjvAttestation, scripted_type
+from parastudio.core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
+from parastudio.core.textio import atomic_output, open_text_maybe_gzip, read_token_lines
+from parastudio.core.vocabulary import PATTERN_TYPES
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "evaldata" / "results"
@@ -63,7 +63,7 @@ PER_SENTENCE_FIELDS = {
 
 def per_sentence_records(models: list[dict], attested: set) -> list[dict]:
     """One record per pattern pair extracted by at least one model (:data:`PER_SENTENCE_FIELDS`)."""
-    from core.vocabulary import parse_slot
+    from parastudio.core.vocabulary import parse_slot
 
     scores: dict[tuple[str, str], dict[str, float]] = {}
     for model in models:
@@ -75,8 +75,14 @@ def per_sentence_records(models: list[dict], attested: set) -> list[dict]:
 
 
 def _models():
-    from core.tablebuild.patterns.scoring import (DEFAULT_LAMBDAS, KEEP_ALL, MLE_LAMBDAS, PAPER_LAMBDAS,
-                                                  PAPER_MLE_THRESHOLD, PAPER_THRESHOLD)
+    from parastudio.core.tablebuild.patterns.scoring import (
+        DEFAULT_LAMBDAS,
+        KEEP_ALL,
+        MLE_LAMBDAS,
+        PAPER_LAMBDAS,
+        PAPER_MLE_THRESHOLD,
+        PAPER_THRESHOLD,
+    )
     return [("LL-model, λ = 1, T = −∞", DEFAULT_LAMBDAS, KEEP_ALL),
             ("LL-model, seed 002's λ, T = −10.002", PAPER_LAMBDAS, PAPER_THRESHOLD),
             ("MLE-model, T' = −5.1", MLE_LAMBDAS, PAPER_MLE_THRESHOLD),
@@ -84,8 +90,8 @@ def _models():
 
 
 def _slot_stats(pairs) -> tuple[Counter, Counter]:
-    from core.tablebuild.patterns.rescoring import KIND_OF_TAG
-    from core.vocabulary import parse_slot
+    from parastudio.core.tablebuild.patterns.rescoring import KIND_OF_TAG
+    from parastudio.core.vocabulary import parse_slot
 
     counts, kinds = Counter(), Counter()
     for e1, _ in pairs:
@@ -98,9 +104,9 @@ def _slot_stats(pairs) -> tuple[Counter, Counter]:
 
 def run(data: Path, out: Path, *, command: str, sample_per_type: int = 3, spg_sentences: int = 100,
         seed: int = 0) -> dict:
-    from core.evaldata.parse_stage import read_parses
-    from core.tablebuild.patterns.scoring import extracted, log_score
-    from core.tablebuild.patterns.table_file import read_meta, read_table
+    from parastudio.core.evaldata.parse_stage import read_parses
+    from parastudio.core.tablebuild.patterns.scoring import extracted, log_score
+    from parastudio.core.tablebuild.patterns.table_file import read_meta, read_table
 
     build = data / "build"
     table = build / "patterns" / "web-rv.pattern-table.gz"
@@ -181,8 +187,8 @@ def _dirt_models(path: Path) -> list[dict]:
 
 def _parse_check(build: Path) -> dict | None:
     """The parser on the hand-checked sample; None when this corpus lacks the sample's verses."""
-    from core.engine.tables.patterns.spacy_parser import SpacyParser
-    from core.evaldata.parse_check import read_gold, sample_accuracy
+    from parastudio.core.engine.tables.patterns.spacy_parser import SpacyParser
+    from parastudio.core.evaldata.parse_check import read_gold, sample_accuracy
 
     texts = {}
     with open(build / "corpus" / "verses.jsonl", encoding="utf-8") as handle:
@@ -195,9 +201,9 @@ def _parse_check(build: Path) -> dict | None:
 
 
 def _spg_on_test(build: Path, table: Path, limit: int) -> dict:
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.tables.patterns.pattern_table import pattern_table_for
-    from core.engine.decoders.spg import generate_spg
+    from parastudio.core.engine.decoders.spg import generate_spg
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.tables.patterns.pattern_table import pattern_table_for
 
     sentences = read_token_lines(build / "corpus" / "test.web", limit)
     patterns = pattern_table_for(table, sentences)

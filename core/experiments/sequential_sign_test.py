@@ -38,13 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.experiments import module_main
-from core.experiments.sequential_sign_test_results import AlternativeSetting, NullSetting
+from parastudio.core.experiments import module_main
+from parastudio.core.experiments.sequential_sign_test_results import AlternativeSetting, NullSetting
 
 if TYPE_CHECKING:  # numpy and the test load when the experiment runs, not when the CLI builds its parser
     import numpy as np
 
-    from core.stats.anytime_sign_test import AnytimeSignTest
+    from parastudio.core.stats.anytime_sign_test import AnytimeSignTest
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "evaldata" / "results"
@@ -104,7 +104,7 @@ def stopping_times(wins_a: np.ndarray, test: AnytimeSignTest, rejections: np.nda
     every judgment; ``rejections`` (:func:`exact_rejections`) adds the naive repeated fixed test's."""
     import numpy as np
 
-    from core.stats.anytime_sign_test import log_mixture_martingale
+    from parastudio.core.stats.anytime_sign_test import log_mixture_martingale
 
     size, max_n = wins_a.shape
     steps = np.arange(1, max_n + 1)
@@ -210,7 +210,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, command: str = "python -m core.experiments.sequential_sign_test") -> int:
-    from core.experiments.sequential_sign_test_report import write_results
+    from parastudio.core.experiments.sequential_sign_test_report import write_results
 
     try:
         win_rates = [float(q) for q in args.win_rates.split(",") if q.strip()]
@@ -227,7 +227,7 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
         for problem in problems:
             print(f"parastudio: error: {problem}", file=sys.stderr)
         return 2
-    from core.stats.anytime_sign_test import AnytimeSignTest
+    from parastudio.core.stats.anytime_sign_test import AnytimeSignTest
 
     test = AnytimeSignTest(alpha=args.alpha, prior_a=args.prior_a, prior_b=args.prior_b)
     started = time.perf_counter()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.experiments.sequential_sign_test_results import AlternativeSetting, NullSetting, as_json_lines
-from core.stats.anytime_sign_test import AnytimeSignTest
-from core.textio import atomic_output
+from parastudio.core.experiments.sequential_sign_test_results import AlternativeSetting, NullSetting, as_json_lines
+from parastudio.core.stats.anytime_sign_test import AnytimeSignTest
+from parastudio.core.textio import atomic_output
 
 
 def _number(value, digits: int = 0) -> str:

@@ -24,11 +24,11 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
-from core.vocabulary import NO, YES
+from parastudio.core.vocabulary import NO, YES
 
 if TYPE_CHECKING:  # annotations only; the store loads when the judges run, not when the CLI lists commands
-    from core.store import operations as ops
-    from core.store.database import Database
+    from parastudio.core.store import operations as ops
+    from parastudio.core.store.database import Database
 
 JUDGES = ("judge-1", "judge-2")
 ADJUDICATOR = "adjudicator"
@@ -63,7 +63,7 @@ def silver_verdicts(source: str, candidate: str, replacements: list[tuple[str, s
 
 def silver_answer(item: ops.ItemView) -> str:
     """The rule's answer to one item the annotation session shows."""
-    from core.store import operations as ops
+    from parastudio.core.store import operations as ops
 
     reference = item.references[0] if item.references else ""
     units = ops.replacement_units(item.derivation)
@@ -87,7 +87,7 @@ def judge_study(db: Database, study_id: int, *, noise: float = NOISE, seed: int 
     """Both scripted judges answer every open item, then the adjudicator settles each disagreement.
 
     Returns counts: answers per judge and adjudications."""
-    from core.store import operations as ops
+    from parastudio.core.store import operations as ops
 
     counts = {}
     for number, name in enumerate(JUDGES):
@@ -106,7 +106,7 @@ def judge_study(db: Database, study_id: int, *, noise: float = NOISE, seed: int 
 
 def adjudicate(db: Database, study_id: int) -> int:
     """The adjudicator's silver answer on every undecided disagreement."""
-    from core.store import operations as ops
+    from parastudio.core.store import operations as ops
 
     decided = 0
     for entry in ops.disagreements(db, study_id, include_decided=False):
@@ -121,7 +121,7 @@ def adjudicate(db: Database, study_id: int) -> int:
 
 
 def _references(db: Database, study_id: int, candidate_id: int) -> list:
-    from core.store.models import Candidate, SourceSentence
+    from parastudio.core.store.models import Candidate, SourceSentence
 
     with db.reading() as session:
         candidate = session.get(Candidate, candidate_id)

@@ -41,16 +41,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.decoders.spg import SPGWeights, Usability, generate_spg, unit_replacements
-from core.code_identity import code_identity
-from core.experiments import module_main
-from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
-from core.experiments.provenance import inputs_line
-from core.textio import atomic_output, read_token_lines
-from core.vocabulary import APPLICATIONS
-from core.terminal_bar import terminal_bar
+from parastudio.core.code_identity import code_identity
+from parastudio.core.engine.decoders.spg import SPGWeights, Usability, generate_spg, unit_replacements
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.experiments import module_main
+from parastudio.core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
+from parastudio.core.experiments.provenance import inputs_line
+from parastudio.core.terminal_bar import terminal_bar
+from parastudio.core.textio import atomic_output, read_token_lines
+from parastudio.core.vocabulary import APPLICATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"

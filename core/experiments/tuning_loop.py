@@ -25,11 +25,11 @@ import uuid
 from pathlib import Path
 from typing import Sequence
 
-from core.code_identity import code_identity
-from core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
-from core.experiments.silver_judges import JUDGES, NOISE, RULE, judge_study
-from core.progress import Progress, no_progress, scaled
-from core.textio import atomic_output
+from parastudio.core.code_identity import code_identity
+from parastudio.core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
+from parastudio.core.experiments.silver_judges import JUDGES, NOISE, RULE, judge_study
+from parastudio.core.progress import Progress, no_progress, scaled
+from parastudio.core.textio import atomic_output
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evaldata" / "demo"
@@ -60,12 +60,11 @@ PER_SENTENCE_FIELDS = {
 def _generate(system: str, sentences, table, lm, weights: dict | None, weights_path: str | None,
               progress: Progress) -> list:
     """The candidates of one round as the store's CandidateRow objects."""
-    from core.study_builder import candidate_row
-
-    from core.engine.candidates.generation import generate
-    from core.engine.candidates.generation_options import options_for
-    from core.engine.candidates.generation_resources import GenerationResources
-    from core.tuning.weights_file import beam_weights, spg_weights
+    from parastudio.core.engine.candidates.generation import generate
+    from parastudio.core.engine.candidates.generation_options import options_for
+    from parastudio.core.engine.candidates.generation_resources import GenerationResources
+    from parastudio.core.study_builder import candidate_row
+    from parastudio.core.tuning.weights_file import beam_weights, spg_weights
 
     values: dict = {}
     if weights is not None:
@@ -82,9 +81,9 @@ def _round_study(path: Path, name: str, rows, sources: dict, references: dict, *
     """The round's study, judged, and its dev set. Its uid is derived from the name and ``run`` (system and
     seed), not random, so the dev set's record ids, and the sha256 in tuning-loop.md's signatures, repeat from
     run to run."""
-    from core.store import operations as ops
-    from core.store.database import open_database
-    from core.tuning.devset import devset_records
+    from parastudio.core.store import operations as ops
+    from parastudio.core.store.database import open_database
+    from parastudio.core.tuning.devset import devset_records
 
     if path.exists():
         path.unlink()
@@ -99,7 +98,7 @@ def _round_study(path: Path, name: str, rows, sources: dict, references: dict, *
 
 def round_figures(records: Sequence[dict], keys: set[str]) -> dict:
     """rp, rr, rf of each sentence's 1-best and the judged precision, over the sentences in ``keys``."""
-    from core.stats.replacement_measures import ReplacementCounts, ratio
+    from parastudio.core.stats.replacement_measures import ReplacementCounts, ratio
 
     counts = ReplacementCounts()
     first_yes = first = every_yes = every = 0
@@ -147,14 +146,13 @@ def run_loop(out: Path, *, system: str = "beam", limit: int | None = None, itera
              restarts: int = 5, nbest: int = 20, seed: int = 0, demo: Path = DEMO,
              progress: Progress = no_progress) -> dict:
     """The loop of the module docstring, its files in ``out``; returns every figure."""
-    from core.store import operations as ops
-    from core.tuning.dev_labels import DevLabels, split_sentences
-    from core.tuning.devset_files import write_devset
-    from core.tuning.tune import TuneOptions
-    from core.tuning.tune_run import TuneRequest, run_tune
-
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.store import operations as ops
+    from parastudio.core.tuning.dev_labels import DevLabels, split_sentences
+    from parastudio.core.tuning.devset_files import write_devset
+    from parastudio.core.tuning.tune import TuneOptions
+    from parastudio.core.tuning.tune_run import TuneRequest, run_tune
 
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
@@ -344,8 +342,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, command: str, progress: Progress = no_progress) -> int:
-    from core.tuning.devset_files import file_sha256, read_devset
-    from core.tuning.pivot_tuning import PivotTableSource, tune_pivot
+    from parastudio.core.tuning.devset_files import file_sha256, read_devset
+    from parastudio.core.tuning.pivot_tuning import PivotTableSource, tune_pivot
 
     out = Path(args.out) if args.out else RESULTS
     code_identity()  # read (and cached) now: the code that ran is the code as the run started

@@ -21,11 +21,17 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import text
 
-from core.stats.verdicts import ADJUDICATED, candidate_verdict, is_positive, settled_verdict, shown_verdict, \
-    verdict_of_votes
-from core.store.criteria import SCORE_SCALES
-from core.store.database import Database
-from core.store.sentence_ids import sentence_id
+from parastudio.core.stats.verdicts import (
+    ADJUDICATED,
+    candidate_verdict,
+    is_positive,
+    settled_verdict,
+    shown_verdict,
+    verdict_of_votes,
+)
+from parastudio.core.store.criteria import SCORE_SCALES
+from parastudio.core.store.database import Database
+from parastudio.core.store.sentence_ids import sentence_id
 
 # Systems whose model_score and true_score are the same model in the same units (log10).
 TRUE_SCORE_COMPARABLE = ("beam", "mcpg-true", "mcpg-translator")

@@ -8,8 +8,8 @@ from typing import Iterable
 
 from sqlalchemy import select
 
-from core.store.database import Database
-from core.store.models import Candidate
+from parastudio.core.store.database import Database
+from parastudio.core.store.models import Candidate
 
 _BATCH = 500  # ids per query: well under SQLite's bound-parameter limit
 

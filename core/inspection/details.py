@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import text
 
-from core.engine.text.changed_words import changed_tokens
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.model.truescore import TrueScorer
-from core.store.clock import iso_time
-from core.store.database import Database
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.text.changed_words import changed_tokens
+from parastudio.core.store.clock import iso_time
+from parastudio.core.store.database import Database
 
 PIVOTS_SHOWN = 5
 

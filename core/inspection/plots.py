@@ -12,9 +12,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
 
-from core.inspection.candidate_rows import CandidateRow
-from core.stats.verdicts import ACCEPTED, REJECTED
-from core.textio import atomic_output
+from parastudio.core.inspection.candidate_rows import CandidateRow
+from parastudio.core.stats.verdicts import ACCEPTED, REJECTED
+from parastudio.core.textio import atomic_output
 
 Z95 = 1.959963984540054
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import Levenshtein
 from sqlalchemy import text
 
-from core.inspection.candidate_rows import candidate_rows
-from core.stats.verdicts import ACCEPTED, REJECTED
-from core.store.database import Database
-from core.textio import atomic_output, read_lines
+from parastudio.core.inspection.candidate_rows import candidate_rows
+from parastudio.core.stats.verdicts import ACCEPTED, REJECTED
+from parastudio.core.store.database import Database
+from parastudio.core.textio import atomic_output, read_lines
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,8 @@ def rule_blame_from_spans(db: Database, study_id: int, *, criteria: set[str] | N
     verdicts: each rewrite of a candidate judged in an ``esa`` criterion counts as ``rejected`` when more than
     half of its judges marked a word it produced, ``accepted`` when fewer than half did (a tie is left out);
     the Fisher test compares the rule's rewrites with all the study's (:mod:`core.judging.span_rewrites`)."""
-    from core.demo import demo_files
-    from core.judging.span_rewrites import marked_rewrites
+    from parastudio.core.demo import demo_files
+    from parastudio.core.judging.span_rewrites import marked_rewrites
 
     in_rejected: Counter = Counter()
     in_accepted: Counter = Counter()
@@ -118,7 +118,7 @@ def write_prune_list(rules: list[BlamedRule], path: str | os.PathLike, *, inputs
 
 def read_prune_list(path: str | os.PathLike) -> set[tuple[str, str]]:
     """``source ||| target`` lines (whitespace normalized); a malformed line stops with its number."""
-    from core.errors import InputFormatError
+    from parastudio.core.errors import InputFormatError
 
     pairs = set()
     for number, line in read_lines(path):

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from core.inspection.candidate_rows import CandidateRow
-from core.stats.verdicts import REJECTED
+from parastudio.core.inspection.candidate_rows import CandidateRow
+from parastudio.core.stats.verdicts import REJECTED
 
 
 @dataclass(frozen=True)

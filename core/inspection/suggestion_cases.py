@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from core.engine.decoders.cat.approaches import Approach
-from core.engine.decoders.cat.autoeval import Case, read_cases
-from core.engine.decoders.cat.filters import FILTERS
-from core.engine.decoders.cat.graph_store import GraphStore
-from core.engine.decoders.cat.paraphraser import SuggestResult, normalized, suggest
-from core.engine.lm.language_model import LanguageModel
-from core.progress import Progress, no_progress
+from parastudio.core.engine.decoders.cat.approaches import Approach
+from parastudio.core.engine.decoders.cat.autoeval import Case, read_cases
+from parastudio.core.engine.decoders.cat.filters import FILTERS
+from parastudio.core.engine.decoders.cat.graph_store import GraphStore
+from parastudio.core.engine.decoders.cat.paraphraser import SuggestResult, normalized, suggest
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.progress import Progress, no_progress
 
 CASE_SETS = ("roundtrip", "webkjv")
 OTHERS_KEPT = 30  # candidates not shown, kept per row with their fate (the best by FSM score)
@@ -120,7 +120,7 @@ class CaseSet:
 def load_case_set(name_or_path: str | os.PathLike, graph: str | os.PathLike | None = None) -> CaseSet:
     """A bundled case set (``roundtrip``, ``webkjv``) or a cases file with the graph its sentence ids refer to."""
     if str(name_or_path) in CASE_SETS:
-        from core.demo import demo_files
+        from parastudio.core.demo import demo_files
 
         cases_path, graph_path = demo_files().case_set(str(name_or_path))
         return CaseSet(str(name_or_path), read_cases(cases_path), Path(graph or graph_path))

@@ -17,13 +17,13 @@ from typing import Sequence
 
 from sqlalchemy import func, select
 
-from core.inspection.suggestion_cases import CaseRow, choice_task
-from core.store import operations as ops
-from core.store.annotation_queries import annotator_names
-from core.store.database import Database
-from core.store.models import Annotator, Assignment, ChoiceTask, SourceSentence, Study
-from core.study_builder import StudyPlan, make_choice_study
-from core.vocabulary import CHOICE_STUDY_JUDGES
+from parastudio.core.inspection.suggestion_cases import CaseRow, choice_task
+from parastudio.core.store import operations as ops
+from parastudio.core.store.annotation_queries import annotator_names
+from parastudio.core.store.database import Database
+from parastudio.core.store.models import Annotator, Assignment, ChoiceTask, SourceSentence, Study
+from parastudio.core.study_builder import StudyPlan, make_choice_study
+from parastudio.core.vocabulary import CHOICE_STUDY_JUDGES
 
 DEFAULT_STUDY = "suggestion-cases"
 

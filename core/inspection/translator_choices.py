@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import select
 
-from core.inspection.translator_session import Pick
-from core.store import operations as ops
-from core.store.database import Database
-from core.store.models import Assignment, ChoiceTask, SourceSentence, Study
+from parastudio.core.inspection.translator_session import Pick
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.core.store.models import Assignment, ChoiceTask, SourceSentence, Study
 
 TRANSLATOR_STUDY = "translator-choices"
 ORIGIN = "translator"

@@ -34,13 +34,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Sequence
 
-from core.engine.decoders.cat.approaches import APPROACHES, Approach
-from core.engine.decoders.cat.graph_store import GraphStore, SentenceGraph, open_graph
-from core.engine.decoders.cat.paraphraser import suggest
-from core.engine.decoders.cat.stages import Suggestion
-from core.engine.lm.language_model import LanguageModel
-from core.progress import Progress, no_progress, scaled
-from core.store.clock import now
+from parastudio.core.engine.decoders.cat.approaches import APPROACHES, Approach
+from parastudio.core.engine.decoders.cat.graph_store import GraphStore, SentenceGraph, open_graph
+from parastudio.core.engine.decoders.cat.paraphraser import suggest
+from parastudio.core.engine.decoders.cat.stages import Suggestion
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.progress import Progress, no_progress, scaled
+from parastudio.core.store.clock import now
 
 DEFAULT_APPROACH = "approach-10"  # seed 001 Fig. 4.2's best
 TOP = 5  # suggestions shown (seed 001 §3.1: "up to five")

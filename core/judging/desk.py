@@ -21,14 +21,14 @@ import html
 import threading
 from dataclasses import dataclass
 
-from core.judging import keys as judging_keys
-from core.judging.keys import PREFERENCE_KEYS, KeyBinding
-from core.judging.view import JudgingView, judging_view, study_display
-from core.store import operations as ops
-from core.store import session_lock
-from core.store.annotation import ItemView
-from core.store.annotation_session import AnnotationSession
-from core.store.database import Database
+from parastudio.core.judging import keys as judging_keys
+from parastudio.core.judging.keys import PREFERENCE_KEYS, KeyBinding
+from parastudio.core.judging.view import JudgingView, judging_view, study_display
+from parastudio.core.store import operations as ops
+from parastudio.core.store import session_lock
+from parastudio.core.store.annotation import ItemView
+from parastudio.core.store.annotation_session import AnnotationSession
+from parastudio.core.store.database import Database
 
 MAX_CHOICE_KEY = 5  # digits 1-5 pick a choice task's option (seed 001 Fig. 4.4 shows five)
 MODIFIERS = ("Ctrl+", "Alt+", "Meta+")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
+from parastudio.core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
 
 
 @dataclass(frozen=True)

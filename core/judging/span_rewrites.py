@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import select
 
-from core.judging.view import JudgedWord, judged_words, study_display
-from core.store import operations as ops
-from core.store.database import Database
-from core.store.error_spans import SEVERITIES, blamed_units, parse_spans
-from core.store.models import Candidate, SourceSentence, Study
+from parastudio.core.judging.view import JudgedWord, judged_words, study_display
+from parastudio.core.store import operations as ops
+from parastudio.core.store.database import Database
+from parastudio.core.store.error_spans import SEVERITIES, blamed_units, parse_spans
+from parastudio.core.store.models import Candidate, SourceSentence, Study
 
 
 def token_spans(words: tuple[JudgedWord, ...], spans: list[dict]) -> list[dict]:

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from core.engine.text.changed_words import changed_tokens
 from pathlib import Path
 
-from core.engine.text.display_text import SentenceDisplay, sentence_display
-from core.store.annotation import ItemView
-from core.store.criteria import YES_NO_SCALES
-from core.store.items import replacement_units
-from core.vocabulary import YES
+from parastudio.core.engine.text.changed_words import changed_tokens
+from parastudio.core.engine.text.display_text import SentenceDisplay, sentence_display
+from parastudio.core.store.annotation import ItemView
+from parastudio.core.store.criteria import YES_NO_SCALES
+from parastudio.core.store.items import replacement_units
+from parastudio.core.vocabulary import YES
 
 MAX_OPTIONS = 5
 

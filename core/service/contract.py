@@ -7,9 +7,14 @@ section of docs/CLI.md to one another.
 
 from __future__ import annotations
 
-from core.engine.decoders.cat.paraphraser import REQUESTS
-from core.engine.decoders.cat.service_requests import (MAX_EDITED_SELECTION, MAX_ID_CHARACTERS, MAX_SOURCE_TOKENS,
-                                                       MAX_TEXT_TOKENS, MAX_TOP)
+from parastudio.core.engine.decoders.cat.paraphraser import REQUESTS
+from parastudio.core.engine.decoders.cat.service_requests import (
+    MAX_EDITED_SELECTION,
+    MAX_ID_CHARACTERS,
+    MAX_SOURCE_TOKENS,
+    MAX_TEXT_TOKENS,
+    MAX_TOP,
+)
 
 # Every error status the service answers, and when (the same words in docs/CLI.md).
 ERRORS: dict[int, str] = {

@@ -16,7 +16,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from core.service.json_answers import error
+from parastudio.core.service.json_answers import error
 
 PREFLIGHT_SECONDS = "600"  # how long a browser may keep a preflight's answer
 

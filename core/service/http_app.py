@@ -20,12 +20,12 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from core import __version__
-from core.engine.decoders.cat.suggestion_service import BadRequest, SuggestionService
-from core.service.contract import openapi_document
-from core.service.cross_origin import CrossOrigin
-from core.service.json_answers import JSONAnswer, error, json_bytes
-from core.service.work_pool import Busy, WorkPool
+from parastudio.core import __version__
+from parastudio.core.engine.decoders.cat.suggestion_service import BadRequest, SuggestionService
+from parastudio.core.service.contract import openapi_document
+from parastudio.core.service.cross_origin import CrossOrigin
+from parastudio.core.service.json_answers import JSONAnswer, error, json_bytes
+from parastudio.core.service.work_pool import Busy, WorkPool
 
 MAX_BODY = 1 << 20
 RETRY_AFTER_SECONDS = "1"

@@ -20,8 +20,8 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from core.errors import OptionsError
-from core.service.json_answers import raw_error
+from parastudio.core.errors import OptionsError
+from parastudio.core.service.json_answers import raw_error
 
 MAX_HEAD = 16 * 1024
 SHUTDOWN_SECONDS = 5  # Ctrl+C or SIGTERM: requests under way get this long to finish

@@ -37,9 +37,9 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from core.progress import Progress, no_progress
-from core.stats.alpha import ALPHA_LEVELS, coincidences, krippendorff_alpha  # noqa: F401 (part of this module's face)
-from core.stats.signature import Signed
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.stats.alpha import ALPHA_LEVELS, coincidences, krippendorff_alpha  # noqa: F401 (part of this module's face)
+from parastudio.core.stats.signature import Signed
 
 MISSING = -1
 

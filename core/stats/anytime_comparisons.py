@@ -33,11 +33,11 @@ from typing import Sequence
 
 import numpy as np
 
-from core.stats.anytime_sign_test import AnytimeSignResult, AnytimeSignTest, log_mixture_martingale
-from core.stats.judgment_records import JudgmentRecords
-from core.stats.significance import holm_adjust
-from core.stats.system_scores import label_number, sentence_scores
-from core.vocabulary import YES_WORDS
+from parastudio.core.stats.anytime_sign_test import AnytimeSignResult, AnytimeSignTest, log_mixture_martingale
+from parastudio.core.stats.judgment_records import JudgmentRecords
+from parastudio.core.stats.significance import holm_adjust
+from parastudio.core.stats.system_scores import label_number, sentence_scores
+from parastudio.core.vocabulary import YES_WORDS
 
 DECISIONS = ("A better", "B better", "undecided")
 GUARANTEE = ("anytime-valid: looked at after every judgment or stopped at any time, the chance of declaring a "

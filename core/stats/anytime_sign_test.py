@@ -47,7 +47,7 @@ from typing import Sequence
 
 import numpy as np
 
-from core.code_identity import code_version
+from parastudio.core.code_identity import code_version
 
 # Robbins' uniform mixture: no view of the effect size before the study starts.
 DEFAULT_PRIOR = (1.0, 1.0)

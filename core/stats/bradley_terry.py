@@ -22,8 +22,8 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from core.stats.preference import PreferenceJudgment, systems_of
-from core.stats.signature import Signed
+from parastudio.core.stats.preference import PreferenceJudgment, systems_of
+from parastudio.core.stats.signature import Signed
 
 
 class DisconnectedComparisonsError(ValueError):

@@ -22,10 +22,10 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from core.number_text import parse_decimal
-from core.stats.alpha import krippendorff_alpha
-from core.stats.judgment_records import JudgmentRecords
-from core.stats.signature import Signed
+from parastudio.core.number_text import parse_decimal
+from parastudio.core.stats.alpha import krippendorff_alpha
+from parastudio.core.stats.judgment_records import JudgmentRecords
+from parastudio.core.stats.signature import Signed
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,17 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from core.stats.agreement import MISSING, RatingMatrix, category_counts, cohen_kappa, fixed_chance_kappa, \
-    fleiss_kappa, observed_agreement
-from core.stats.judgment_records import JudgmentRecords
-from core.stats.signature import Signed
+from parastudio.core.stats.agreement import (
+    MISSING,
+    RatingMatrix,
+    category_counts,
+    cohen_kappa,
+    fixed_chance_kappa,
+    fleiss_kappa,
+    observed_agreement,
+)
+from parastudio.core.stats.judgment_records import JudgmentRecords
+from parastudio.core.stats.signature import Signed
 
 EVERY_PRODUCER = "every-producer"
 

@@ -40,12 +40,12 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from core.stats.agreement import DuplicateJudgmentError, RatingMatrix
-from core.textio import read_csv
-from core.errors import BadNameError, InputFormatError
-from core.person_names import LookAlikeNameError, NameCharacterError, Spellings
-from core.number_text import ASCII_SPACE, parse_decimal
-from core.vocabulary import DA_HIGHEST, DA_LOWEST
+from parastudio.core.errors import BadNameError, InputFormatError
+from parastudio.core.number_text import ASCII_SPACE, parse_decimal
+from parastudio.core.person_names import LookAlikeNameError, NameCharacterError, Spellings
+from parastudio.core.stats.agreement import DuplicateJudgmentError, RatingMatrix
+from parastudio.core.textio import read_csv
+from parastudio.core.vocabulary import DA_HIGHEST, DA_LOWEST
 
 JUDGMENT_COLUMNS = ("item", "annotator", "criterion", "value")
 # "levels": the criterion's scale, its labels in order separated by ";" (as `study export-judgments` writes it).

@@ -18,9 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.stats.metric_segments import SegmentTable
-from core.stats.rank_agreement import (GroupedPairs, counts_of_signs, kendall_tau_b, mean_over_groups,
-                                       pairwise_accuracy, pearson)
+from parastudio.core.stats.metric_segments import SegmentTable
+from parastudio.core.stats.rank_agreement import (
+    GroupedPairs,
+    counts_of_signs,
+    kendall_tau_b,
+    mean_over_groups,
+    pairwise_accuracy,
+    pearson,
+)
 
 # Every pair of segments is held in memory up to this many (about 20 MB), so τ_b of a resample or a permutation is
 # a few vector sums; beyond, it is counted in O(n log n) each time (:func:`kendall_tau_b`).

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.progress import Progress, no_progress, scaled
-from core.stats.metric_correlations import STATISTICS, SYSTEM_STATISTICS, TableIndex, metric_view
-from core.stats.metric_resampling import bootstrap_intervals, clusters, permutation_tests
-from core.stats.metric_segments import SegmentTable
-from core.stats.signature import Signed
+from parastudio.core.progress import Progress, no_progress, scaled
+from parastudio.core.stats.metric_correlations import STATISTICS, SYSTEM_STATISTICS, TableIndex, metric_view
+from parastudio.core.stats.metric_resampling import bootstrap_intervals, clusters, permutation_tests
+from parastudio.core.stats.metric_segments import SegmentTable
+from parastudio.core.stats.signature import Signed
 
 
 @dataclass(frozen=True)

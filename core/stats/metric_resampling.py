@@ -23,9 +23,8 @@ from itertools import combinations
 
 import numpy as np
 
-from core.progress import Progress, no_progress
-from core.stats.metric_correlations import STATISTICS, MetricView, TableIndex, system_statistics, zscored
-
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.stats.metric_correlations import STATISTICS, MetricView, TableIndex, system_statistics, zscored
 
 # A draw's difference equal to the observed one counts (>=); computed along another path, it may differ in its last
 # bits, so differences this close are equal.

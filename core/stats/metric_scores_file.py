@@ -16,8 +16,8 @@ import os
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from core.errors import InputFormatError
-from core.textio import atomic_output, open_text_maybe_gzip
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import atomic_output, open_text_maybe_gzip
 
 SEGMENT_FIELDS = ("level", "item", "sentence_id", "source_key", "system", "rank", "text")
 SYSTEM_FIELDS = ("level", "system", "candidates", "referenced")

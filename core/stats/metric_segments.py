@@ -21,10 +21,10 @@ from typing import Mapping
 
 import numpy as np
 
-from core.stats.judgment_records import JudgmentRecords
-from core.stats.metric_scores_file import MetricScores
-from core.stats.system_scores import aggregate_labels
-from core.textio import read_csv
+from parastudio.core.stats.judgment_records import JudgmentRecords
+from parastudio.core.stats.metric_scores_file import MetricScores
+from parastudio.core.stats.system_scores import aggregate_labels
+from parastudio.core.textio import read_csv
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.stats.agreement import WEIGHTINGS, cohen_kappa, confusion_matrix
-from core.stats.signature import Signed
+from parastudio.core.stats.agreement import WEIGHTINGS, cohen_kappa, confusion_matrix
+from parastudio.core.stats.signature import Signed
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import ClassVar, Iterable, Sequence
 
-from core.stats.significance import CORRECTIONS, PairwiseComparison, holm_adjust, sign_test
-from core.stats.signature import Signed
-from core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
+from parastudio.core.stats.signature import Signed
+from parastudio.core.stats.significance import CORRECTIONS, PairwiseComparison, holm_adjust, sign_test
+from parastudio.core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
 
 
 @dataclass(frozen=True)

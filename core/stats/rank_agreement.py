@@ -233,9 +233,13 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
     if x.size < 2:
         return None
     dx, dy = x - x.mean(), y - y.mean()
-    denominator = math.sqrt(float((dx * dx).sum())) * math.sqrt(float((dy * dy).sum()))
-    if denominator == 0:
+    # r does not change with the scale of either side: each side divided by its largest deviation first, so that
+    # squares of tiny deviations (1e-200) do not underflow to a "constant" side, nor huge ones overflow (as scipy).
+    largest_x, largest_y = float(np.abs(dx).max()), float(np.abs(dy).max())
+    if largest_x == 0 or largest_y == 0:
         return None
+    dx, dy = dx / largest_x, dy / largest_y
+    denominator = math.sqrt(float((dx * dx).sum())) * math.sqrt(float((dy * dy).sum()))
     return max(-1.0, min(1.0, float((dx * dy).sum()) / denominator))
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from core.progress import Progress, no_progress
-from core.stats.agreement import STATISTIC_NAMES, AgreementStatistics
-from core.stats.judgment_records import JudgmentRecords
-from core.stats.report_model import Column, ReportTable
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.stats.agreement import STATISTIC_NAMES, AgreementStatistics
+from parastudio.core.stats.judgment_records import JudgmentRecords
+from parastudio.core.stats.report_model import Column, ReportTable
 
 LABELS = {
     "observed": "observed",

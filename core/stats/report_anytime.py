@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from core.stats.anytime_comparisons import GUARANTEE, criterion_comparisons
-from core.stats.anytime_sign_test import AnytimeSignTest
-from core.stats.judgment_records import JudgmentRecords
-from core.stats.report_model import Column, ReportTable
+from parastudio.core.stats.anytime_comparisons import GUARANTEE, criterion_comparisons
+from parastudio.core.stats.anytime_sign_test import AnytimeSignTest
+from parastudio.core.stats.judgment_records import JudgmentRecords
+from parastudio.core.stats.report_model import Column, ReportTable
 
 
 def anytime_sign_test_table(records: JudgmentRecords, criterion: str, n_judges: int, positive: Sequence[str],

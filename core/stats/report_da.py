@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from core.stats.direct_assessment import DAScore, DirectAssessment
-from core.stats.report_model import Column, ReportTable
+from parastudio.core.stats.direct_assessment import DAScore, DirectAssessment
+from parastudio.core.stats.report_model import Column, ReportTable
 
 
 def da_tables(scores: Sequence[DAScore], model: DirectAssessment = DirectAssessment()) -> list[ReportTable]:

@@ -4,7 +4,7 @@ permutation tests' p-values, and the segments where each metric and the judges d
 
 from __future__ import annotations
 
-from core.stats.metric_correlations import SEGMENT_STATISTICS, SYSTEM_STATISTICS
+from parastudio.core.stats.metric_correlations import SEGMENT_STATISTICS, SYSTEM_STATISTICS
 
 TEXT_SHOWN = 80  # characters of a candidate in the disagreement tables
 

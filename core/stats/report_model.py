@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.stats.signature import signature  # noqa: F401  (the tables' signature line; re-exported)
+from parastudio.core.stats.signature import signature  # noqa: F401  (the tables' signature line; re-exported)
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,10 @@ from itertools import combinations
 
 import numpy as np
 
-from core.stats.agreement import MISSING, landis_koch_label
-from core.stats.judgment_records import JudgmentRecords
-from core.stats.pair_agreement import KappaDrift, PairConfusion, PairKappas
-from core.stats.report_model import Column, PlotSpec, ReportTable
+from parastudio.core.stats.agreement import MISSING, landis_koch_label
+from parastudio.core.stats.judgment_records import JudgmentRecords
+from parastudio.core.stats.pair_agreement import KappaDrift, PairConfusion, PairKappas
+from parastudio.core.stats.report_model import Column, PlotSpec, ReportTable
 
 
 def pair_tables(records: JudgmentRecords, criterion: str, block_size: int, *, by_label: bool = True) -> list[ReportTable]:

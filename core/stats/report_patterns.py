@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Mapping, Sequence
 
-from core.stats.judgment_records import JudgmentRecords
-from core.stats.report_model import Column, PlotSpec, ReportTable, signature
-from core.vocabulary import PATTERN_CORRECT, PATTERN_TYPE, PATTERN_TYPES
+from parastudio.core.stats.judgment_records import JudgmentRecords
+from parastudio.core.stats.report_model import Column, PlotSpec, ReportTable, signature
+from parastudio.core.vocabulary import PATTERN_CORRECT, PATTERN_TYPE, PATTERN_TYPES
 
 
 def _answers(records: JudgmentRecords, criterion: str) -> dict[tuple[str, str, str], str]:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from core.stats.bradley_terry import BradleyTerry, DisconnectedComparisonsError
-from core.stats.preference import PreferenceJudgment, PreferenceSignTests
-from core.stats.report_model import Column, ReportTable
+from parastudio.core.stats.bradley_terry import BradleyTerry, DisconnectedComparisonsError
+from parastudio.core.stats.preference import PreferenceJudgment, PreferenceSignTests
+from parastudio.core.stats.report_model import Column, ReportTable
 
 
 def _judges(judgments: Sequence[PreferenceJudgment]) -> int:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from core.code_identity import code_version
-from core.csv_cells import line_feed_rows, safe_row
-from core.stats.report_model import Report, ReportTable
+from parastudio.core.code_identity import code_version
+from parastudio.core.csv_cells import line_feed_rows, safe_row
+from parastudio.core.stats.report_model import Report, ReportTable
 
 FORMATS = ("md", "html", "csv", "json")
 
@@ -135,8 +135,8 @@ def _file_stem(key: str) -> str:
 
 def render_plots(report: Report, directory: str | os.PathLike, *, inputs=()) -> list[Path]:
     """One PNG and one SVG per table that has a plot; returns the files written (none of them one of ``inputs``)."""
-    from core.errors import OutputFileError
-    from core.output_files import FILE, resolve_output
+    from parastudio.core.errors import OutputFileError
+    from parastudio.core.output_files import FILE, resolve_output
 
     target = resolve_output(directory, inputs, folder=True)
     if target.kind != FILE or target.path.exists() and not target.path.is_dir():
@@ -161,7 +161,7 @@ def render_table_plot(table: ReportTable, path: str | os.PathLike, *, inputs=())
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from core.textio import atomic_output
+    from parastudio.core.textio import atomic_output
 
     path = Path(path)
     suffix = path.suffix.lstrip(".").lower()

@@ -38,22 +38,22 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from core.progress import Progress, no_progress
-from core.stats.agreement import MISSING
-from core.stats.judged_shares import FixedChanceShares, PositiveShares, UnifiedSuccesses
-from core.stats.judgment_records import JudgmentRecords, ScoreRecords
-from core.stats.report_model import Column, PlotSpec, Report, ReportTable
-from core.stats.report_agreement import agreement_table
-from core.stats.report_anytime import EarlyStopping, anytime_sign_test_table
-from core.stats.report_pairs import pair_tables
-from core.stats.direct_assessment import DAScore
-from core.stats.preference import PreferenceJudgment
-from core.stats.report_da import da_tables
-from core.stats.report_patterns import pattern_tables
-from core.stats.report_preference import preference_tables
-from core.stats.significance import PairwiseTests
-from core.stats.system_scores import is_choice_label, sentence_scores
-from core.vocabulary import NO_WORDS, PREFERENCE_LABELS, YES_WORDS
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.stats.agreement import MISSING
+from parastudio.core.stats.direct_assessment import DAScore
+from parastudio.core.stats.judged_shares import FixedChanceShares, PositiveShares, UnifiedSuccesses
+from parastudio.core.stats.judgment_records import JudgmentRecords, ScoreRecords
+from parastudio.core.stats.preference import PreferenceJudgment
+from parastudio.core.stats.report_agreement import agreement_table
+from parastudio.core.stats.report_anytime import EarlyStopping, anytime_sign_test_table
+from parastudio.core.stats.report_da import da_tables
+from parastudio.core.stats.report_model import Column, PlotSpec, Report, ReportTable
+from parastudio.core.stats.report_pairs import pair_tables
+from parastudio.core.stats.report_patterns import pattern_tables
+from parastudio.core.stats.report_preference import preference_tables
+from parastudio.core.stats.significance import PairwiseTests
+from parastudio.core.stats.system_scores import is_choice_label, sentence_scores
+from parastudio.core.vocabulary import NO_WORDS, PREFERENCE_LABELS, YES_WORDS
 
 POSITIVE_LABELS = YES_WORDS
 

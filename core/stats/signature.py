@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import ClassVar
 
-from core.code_identity import code_version
+from parastudio.core.code_identity import code_version
 
 
 def _shown(value: object) -> str:

@@ -23,7 +23,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from core.stats.signature import Signed
+from parastudio.core.stats.signature import Signed
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Iterable, Sequence
 
-from core.stats.judgment_records import JudgmentRecords, ScoreRecords
-from core.vocabulary import NO_WORDS, YES_WORDS
+from parastudio.core.stats.judgment_records import JudgmentRecords, ScoreRecords
+from parastudio.core.vocabulary import NO_WORDS, YES_WORDS
 
 AGGREGATES = ("mean", "majority", "unified")
 CHOICE_FAILURES = ("original", "custom")

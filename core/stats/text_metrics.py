@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from core.stats.signature import Signed
+from parastudio.core.stats.signature import Signed
 
 REFERENCE_METRICS = ("bleu", "chrf", "ter", "ibleu")
 TEXT_METRICS = ("bleu", "chrf", "ter", "source_bleu", "ibleu", "edit_rate")

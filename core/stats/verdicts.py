@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from core.vocabulary import NO_WORDS, YES_WORDS
+from parastudio.core.vocabulary import NO_WORDS, YES_WORDS
 
 ACCEPTED, REJECTED, DISAGREED, ADJUDICATED = "accepted", "rejected", "disagreed", "adjudicated"
 VERDICTS = (ACCEPTED, REJECTED, DISAGREED, ADJUDICATED)

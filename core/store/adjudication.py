@@ -23,15 +23,23 @@ from typing import NamedTuple
 from sqlalchemy import JSON, func, select
 from sqlalchemy import text as sql_text
 
-from core.store.assignment import next_free_positions
-from core.store.clock import now
-from core.store.criteria import normalize_value
-from core.store.database import Database
-from core.store.events import log_event
-from core.store.items import item_key
-from core.store.models import (Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, PreferencePair,
-                               SourceSentence)
-from core.store.studies import annotator_in
+from parastudio.core.store.assignment import next_free_positions
+from parastudio.core.store.clock import now
+from parastudio.core.store.criteria import normalize_value
+from parastudio.core.store.database import Database
+from parastudio.core.store.events import log_event
+from parastudio.core.store.items import item_key
+from parastudio.core.store.models import (
+    Annotator,
+    Assignment,
+    Candidate,
+    ChoiceTask,
+    Criterion,
+    Judgment,
+    PreferencePair,
+    SourceSentence,
+)
+from parastudio.core.store.studies import annotator_in
 
 # Why a scale's disagreements are not adjudicated: one line each, what the screen and the CLI say.
 NOT_ADJUDICATED = {

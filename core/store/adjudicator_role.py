@@ -9,12 +9,12 @@ assessment, error spans: :data:`core.store.adjudication.NOT_ADJUDICATED`) takes 
 
 from __future__ import annotations
 
-from core.errors import OptionsError
-from core.person_names import Spellings
-from core.store.adjudication import Disagreement, disagreements, not_adjudicated
-from core.store.database import Database
-from core.store.studies import study_criteria, study_settings, update_study_settings
-from core.store.study_members import connection_membership
+from parastudio.core.errors import OptionsError
+from parastudio.core.person_names import Spellings
+from parastudio.core.store.adjudication import Disagreement, disagreements, not_adjudicated
+from parastudio.core.store.database import Database
+from parastudio.core.store.studies import study_criteria, study_settings, update_study_settings
+from parastudio.core.store.study_members import connection_membership
 
 
 class NotAnAdjudicator(PermissionError):

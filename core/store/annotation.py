@@ -17,14 +17,22 @@ from typing import Any
 
 from sqlalchemy import JSON, bindparam, func, insert, literal, select, update
 
-from core.store import clock
-from core.store.clock import aware, now
-from core.store.criteria import normalize_value
-from core.store.database import Database
-from core.store.events import log_event
-from core.store.items import item_key
-from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, EventLog, Judgment, PreferencePair, \
-    SourceSentence
+from parastudio.core.store import clock
+from parastudio.core.store.clock import aware, now
+from parastudio.core.store.criteria import normalize_value
+from parastudio.core.store.database import Database
+from parastudio.core.store.events import log_event
+from parastudio.core.store.items import item_key
+from parastudio.core.store.models import (
+    Assignment,
+    Candidate,
+    ChoiceTask,
+    Criterion,
+    EventLog,
+    Judgment,
+    PreferencePair,
+    SourceSentence,
+)
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import bindparam, func, select
 
-from core.store.assignment import blind_phases
-from core.store.database import Database
-from core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, Study
-from core.store.studies import study_settings
+from parastudio.core.store.assignment import blind_phases
+from parastudio.core.store.database import Database
+from parastudio.core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, Study
+from parastudio.core.store.studies import study_settings
 
 
 @functools.cache

@@ -28,11 +28,16 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, replace
 
-from core.store.annotation import ItemView, item_at, neighbour_position, next_item
-from core.store.auto_skip import skip_if_due
-from core.store.annotation_queries import (assignment_position, first_open_after, last_position,
-                                           open_source_free_positions, source_free_criteria)
-from core.store.database import Database
+from parastudio.core.store.annotation import ItemView, item_at, neighbour_position, next_item
+from parastudio.core.store.annotation_queries import (
+    assignment_position,
+    first_open_after,
+    last_position,
+    open_source_free_positions,
+    source_free_criteria,
+)
+from parastudio.core.store.auto_skip import skip_if_due
+from parastudio.core.store.database import Database
 
 
 @dataclass

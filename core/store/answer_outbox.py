@@ -18,9 +18,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.errors import InputFormatError
-from core.store.annotation import annotate_judgment, judgment_with_uid, record_judgment, undo_last
-from core.store.database import Database
+from parastudio.core.errors import InputFormatError
+from parastudio.core.store.annotation import annotate_judgment, judgment_with_uid, record_judgment, undo_last
+from parastudio.core.store.database import Database
 
 KINDS = ("answer", "annotate", "undo")
 TIMES = ("started_at", "answered_at")
@@ -113,7 +113,7 @@ def send_once(db: Database, entry: Outgoing) -> tuple[str, int | None]:
                                            comment=args.get("comment"), flag=bool(args.get("flag")),
                                            duration_ms=args.get("duration_ms"), uid=entry.uid)
     if entry.kind == "annotate":
-        from core.store.annotation_queries import live_judgment_of
+        from parastudio.core.store.annotation_queries import live_judgment_of
 
         live = live_judgment_of(db, args["assignment_id"])
         if live is None:
@@ -126,7 +126,7 @@ def send_once(db: Database, entry: Outgoing) -> tuple[str, int | None]:
 def _assignment_of(db: Database, judgment_id: int) -> int:
     from sqlalchemy import select
 
-    from core.store.models import Judgment
+    from parastudio.core.store.models import Judgment
 
     with db.read_connection() as connection:
         return connection.scalar(select(Judgment.assignment_id).where(Judgment.id == judgment_id))

@@ -13,15 +13,23 @@ from typing import Sequence
 
 from sqlalchemy import func, insert, select
 
-from core.person_names import distinct_names
-from core.store.criteria import SCORE_SCALES
-from core.store.database import Database
-from core.store.events import log_event
-from core.store.items import replacement_units
-from core.store.models import Assignment, Candidate, ChoiceTask, Criterion, Judgment, PreferencePair, \
-    SourceSentence, Study
-from core.store.preference_pairs import PairsReport, make_preference_pairs
-from core.store.studies import annotator_in
+from parastudio.core.person_names import distinct_names
+from parastudio.core.store.criteria import SCORE_SCALES
+from parastudio.core.store.database import Database
+from parastudio.core.store.events import log_event
+from parastudio.core.store.items import replacement_units
+from parastudio.core.store.models import (
+    Assignment,
+    Candidate,
+    ChoiceTask,
+    Criterion,
+    Judgment,
+    PreferencePair,
+    SourceSentence,
+    Study,
+)
+from parastudio.core.store.preference_pairs import PairsReport, make_preference_pairs
+from parastudio.core.store.studies import annotator_in
 
 
 def blind_phases(settings: dict, criteria: Sequence[Criterion]) -> list[set[int]]:

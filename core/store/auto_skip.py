@@ -21,9 +21,9 @@ import uuid
 
 from sqlalchemy import select, update
 
-from core.store.clock import now
-from core.store.database import Database
-from core.store.models import Assignment, ChoiceTask, Judgment
+from parastudio.core.store.clock import now
+from parastudio.core.store.database import Database
+from parastudio.core.store.models import Assignment, ChoiceTask, Judgment
 
 ACTION = "auto-skip"
 

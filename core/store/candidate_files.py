@@ -21,9 +21,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from core.errors import InputFormatError
-from core.textio import open_text_maybe_gzip, read_csv
-
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import open_text_maybe_gzip, read_csv
 
 MAX_STORED_INTEGER = 2**63 - 1  # SQLite's and PostgreSQL's BIGINT
 

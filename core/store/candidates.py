@@ -11,13 +11,13 @@ from typing import Iterable, Iterator
 
 from sqlalchemy import insert, select, update
 
-from core.errors import BadNameError, InputFormatError
-from core.person_names import clean_name, look_alike
-from core.progress import Progress, no_progress
-from core.store.candidate_files import CandidateRow, derivation_problem
-from core.store.database import Database
-from core.store.events import log_event
-from core.store.models import Candidate, CandidateSystem, ChoiceTask, SourceSentence, System
+from parastudio.core.errors import BadNameError, InputFormatError
+from parastudio.core.person_names import clean_name, look_alike
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.store.candidate_files import CandidateRow, derivation_problem
+from parastudio.core.store.database import Database
+from parastudio.core.store.events import log_event
+from parastudio.core.store.models import Candidate, CandidateSystem, ChoiceTask, SourceSentence, System
 
 
 @dataclass

@@ -17,9 +17,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import InputFileError, InputFormatError
-from core.structured_text import read_toml
-from core.textio import atomic_output
+from parastudio.core.errors import InputFileError, InputFormatError
+from parastudio.core.structured_text import read_toml
+from parastudio.core.textio import atomic_output
 
 SUFFIX = ".toml"
 EXPECTED = 'a study connection file (TOML: url = "postgresql+psycopg://NAME:PASSWORD@HOST/DB", study = "...")'

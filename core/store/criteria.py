@@ -18,10 +18,19 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from core.store.error_spans import parse_spans
-from core.store.models import Criterion
-from core.vocabulary import APPLICATIONS, DA_HIGHEST, DA_LOWEST, NO, PREFERENCE_LABELS, PRESET_CRITERIA, YES, \
-    preference, yes_or_no
+from parastudio.core.store.error_spans import parse_spans
+from parastudio.core.store.models import Criterion
+from parastudio.core.vocabulary import (
+    APPLICATIONS,
+    DA_HIGHEST,
+    DA_LOWEST,
+    NO,
+    PREFERENCE_LABELS,
+    PRESET_CRITERIA,
+    YES,
+    preference,
+    yes_or_no,
+)
 
 _THREE_POINT_ADEQUACY = [
     {"value": "1", "label": "Changed", "description": "The meaning is evidently changed."},

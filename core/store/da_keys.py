@@ -7,7 +7,7 @@ starts from the middle (50), as Appraise's slider does. The screen asks :func:`d
 
 from __future__ import annotations
 
-from core.vocabulary import DA_HIGHEST, DA_LOWEST
+from parastudio.core.vocabulary import DA_HIGHEST, DA_LOWEST
 
 DA_START = (DA_LOWEST + DA_HIGHEST) // 2
 # Key (as Qt's QKeySequence writes it) -> step.

@@ -39,15 +39,21 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url
-from sqlalchemy.exc import NoSuchModuleError
 from sqlalchemy.exc import DatabaseError as DBAPIDatabaseError
+from sqlalchemy.exc import NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 
-from core.errors import InputFileError, StudyUnavailableError
-from core.store.server_url import checked_url, server_options
-from core.store.store_errors import read_only_reason, study_error
-from core.store.study_file import APPLICATION_ID, OUR_TABLES, check_sqlite_file, discard_new_study, read_only_uri
-from core.store.write_retry import begin_when_free
+from parastudio.core.errors import InputFileError, StudyUnavailableError
+from parastudio.core.store.server_url import checked_url, server_options
+from parastudio.core.store.store_errors import read_only_reason, study_error
+from parastudio.core.store.study_file import (
+    APPLICATION_ID,
+    OUR_TABLES,
+    check_sqlite_file,
+    discard_new_study,
+    read_only_uri,
+)
+from parastudio.core.store.write_retry import begin_when_free
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 10_000
@@ -413,7 +419,7 @@ def _upgrade_or_leave(engine: Engine, target, revision: str) -> None:
 
 
 def _refuse_changed_insides(engine: Engine, target) -> None:
-    from core.store.study_check import study_problems
+    from parastudio.core.store.study_check import study_problems
 
     with engine.connect() as connection:
         if connection.dialect.name != "sqlite" and not owns_the_tables(connection):

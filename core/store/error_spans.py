@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from core.store.items import replacement_units
+from parastudio.core.store.items import replacement_units
 
 SEVERITIES = ("minor", "major")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import insert
 
-from core.store.clock import now
-from core.store.models import EventLog
+from parastudio.core.store.clock import now
+from parastudio.core.store.models import EventLog
 
 
 def log_event(session, study_id: int | None, kind: str, payload: dict, actor: str | None = None) -> None:

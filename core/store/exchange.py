@@ -17,19 +17,28 @@ from pathlib import Path
 
 from sqlalchemy import insert, select, update
 
-from core.errors import BadNameError, InputFormatError
-from core.store.assignment import next_free_positions
-from core.store.clock import duration_ms, iso_time, now, parse_time
-from core.store.criteria import normalize_value
-from core.store.error_spans import parse_spans, span_past_the_words
-from core.store.database import Database, open_database
-from core.store.events import log_event
-from core.store.items import item_key, parse_pair_key, parse_unit_item_key
-from core.store.models import Annotator, Assignment, Base, Candidate, ChoiceTask, Criterion, Judgment, \
-    PreferencePair, Study
-from core.store.sqlite_file import building_sqlite_file
-from core.store.studies import JUDGING_SETTINGS, annotator_in
-from core.textio import read_csv
+from parastudio.core.errors import BadNameError, InputFormatError
+from parastudio.core.store.assignment import next_free_positions
+from parastudio.core.store.clock import duration_ms, iso_time, now, parse_time
+from parastudio.core.store.criteria import normalize_value
+from parastudio.core.store.database import Database, open_database
+from parastudio.core.store.error_spans import parse_spans, span_past_the_words
+from parastudio.core.store.events import log_event
+from parastudio.core.store.items import item_key, parse_pair_key, parse_unit_item_key
+from parastudio.core.store.models import (
+    Annotator,
+    Assignment,
+    Base,
+    Candidate,
+    ChoiceTask,
+    Criterion,
+    Judgment,
+    PreferencePair,
+    Study,
+)
+from parastudio.core.store.sqlite_file import building_sqlite_file
+from parastudio.core.store.studies import JUDGING_SETTINGS, annotator_in
+from parastudio.core.textio import read_csv
 
 
 @dataclass

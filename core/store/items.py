@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 
-from core.store.models import Candidate, CandidateSystem, ChoiceTask, PreferencePair, SourceSentence, System
-from core.store.sentence_ids import sentence_id
+from parastudio.core.store.models import Candidate, CandidateSystem, ChoiceTask, PreferencePair, SourceSentence, System
+from parastudio.core.store.sentence_ids import sentence_id
 
 if TYPE_CHECKING:  # the opening of a study checks its items (study_check), so no run-time import back
-    from core.store.database import Database
+    from parastudio.core.store.database import Database
 
 
 def item_key(candidate_id: int | None, choice_task_id: int | None = None, unit: int | None = None,

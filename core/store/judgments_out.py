@@ -12,17 +12,25 @@ from typing import Iterator
 from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
-from core.csv_cells import line_feed_rows, safe_row
-from core.store.auto_skip import ACTION as AUTO_SKIP
-from core.store.clock import iso_time
-from core.store.criteria import SCORE_SCALES, scale_labels
-from core.store.database import Database
-from core.store.items import item_key, systems_by_candidate
-from core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, PreferencePair, \
-    SourceSentence, Study
-from core.store.sentence_ids import sentence_id
-from core.textio import atomic_output
-
+from parastudio.core.csv_cells import line_feed_rows, safe_row
+from parastudio.core.store.auto_skip import ACTION as AUTO_SKIP
+from parastudio.core.store.clock import iso_time
+from parastudio.core.store.criteria import SCORE_SCALES, scale_labels
+from parastudio.core.store.database import Database
+from parastudio.core.store.items import item_key, systems_by_candidate
+from parastudio.core.store.models import (
+    Annotator,
+    Assignment,
+    Candidate,
+    ChoiceTask,
+    Criterion,
+    Judgment,
+    PreferencePair,
+    SourceSentence,
+    Study,
+)
+from parastudio.core.store.sentence_ids import sentence_id
+from parastudio.core.textio import atomic_output
 
 # "system" (the first that produced the item) is the report group; "systems" lists all. The candidate's and the
 # source sentence's text travel with each row, and "levels" the criterion's scale (its labels in order, ";"

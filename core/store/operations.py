@@ -27,35 +27,83 @@ collection hands notes, decks and cards to their own modules):
 
 from __future__ import annotations
 
-from core.store.adjudication import Disagreement, disagreements, not_adjudicated, record_adjudication
-from core.store.answer_outbox import AnswerOutbox, Outgoing, is_connection_lost, send_once
-from core.store.adjudicator_role import NotAnAdjudicator, adjudicators, disagreements_for, is_adjudicator, \
-    set_adjudicators
-from core.store.annotation import ItemView, annotate_judgment, item_at, judgment_with_uid, neighbour_position, \
-    next_item, record_judgment, undo_last
-from core.store.assignment import AssignReport, assign, make_control_text, next_free_positions
-from core.store.candidate_files import CandidateRow, read_candidates, read_candidates_jsonl, read_candidates_table, \
-    read_choice_tasks, read_sources
-from core.store.annotation_queries import StudySummary, every_annotator_name, judgment_count, live_judgment_of, \
-    progress_counts, study_summaries
-from core.store.candidates import ImportReport, add_choice_tasks, import_candidates
-from core.store.choice_preview import ChoicePreview, preview as preview_choice
-from core.store.clock import iso_time
-from core.store.da_keys import DA_RECORD_KEYS, da_score_after_key
-from core.store.error_spans import SpanMarking, blamed_units, parse_spans
-from core.store.connection_file import StudyConnection, is_connection_file, read_connection_file
-from core.store.criteria import YES_NO_SCALES, CriterionSpec, bad_values, normalize_value, preset_criterion
-from core.store.exchange import MergeReport, export_package, import_judgments_csv, merge_package
-from core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
-from core.store.judgments_out import EXPORT_COLUMNS, export_judgments, iter_judgments, judgment_records
-from core.store.quality import DEFAULT_QC_THRESHOLDS, QualityReport, StudyProgress, quality_control, study_progress
-from core.store.session_lock import HEARTBEAT_SECONDS, SessionLock, SessionTaken, heartbeat as heartbeat_session, \
-    release as release_session
-from core.store.studies import create_study, find_annotator, find_study, new_study_plan, study_criteria, \
-    study_name, study_settings, update_study_settings
-from core.store.study_members import AccessError, Invitation, Membership, connection_membership, invite, members, \
-    revoke
-from core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
+from parastudio.core.store.adjudication import Disagreement, disagreements, not_adjudicated, record_adjudication
+from parastudio.core.store.adjudicator_role import (
+    NotAnAdjudicator,
+    adjudicators,
+    disagreements_for,
+    is_adjudicator,
+    set_adjudicators,
+)
+from parastudio.core.store.annotation import (
+    ItemView,
+    annotate_judgment,
+    item_at,
+    judgment_with_uid,
+    neighbour_position,
+    next_item,
+    record_judgment,
+    undo_last,
+)
+from parastudio.core.store.annotation_queries import (
+    StudySummary,
+    every_annotator_name,
+    judgment_count,
+    live_judgment_of,
+    progress_counts,
+    study_summaries,
+)
+from parastudio.core.store.answer_outbox import AnswerOutbox, Outgoing, is_connection_lost, send_once
+from parastudio.core.store.assignment import AssignReport, assign, make_control_text, next_free_positions
+from parastudio.core.store.candidate_files import (
+    CandidateRow,
+    read_candidates,
+    read_candidates_jsonl,
+    read_candidates_table,
+    read_choice_tasks,
+    read_sources,
+)
+from parastudio.core.store.candidates import ImportReport, add_choice_tasks, import_candidates
+from parastudio.core.store.choice_preview import ChoicePreview
+from parastudio.core.store.choice_preview import preview as preview_choice
+from parastudio.core.store.clock import iso_time
+from parastudio.core.store.connection_file import StudyConnection, is_connection_file, read_connection_file
+from parastudio.core.store.criteria import YES_NO_SCALES, CriterionSpec, bad_values, normalize_value, preset_criterion
+from parastudio.core.store.da_keys import DA_RECORD_KEYS, da_score_after_key
+from parastudio.core.store.error_spans import SpanMarking, blamed_units, parse_spans
+from parastudio.core.store.exchange import MergeReport, export_package, import_judgments_csv, merge_package
+from parastudio.core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
+from parastudio.core.store.judgments_out import EXPORT_COLUMNS, export_judgments, iter_judgments, judgment_records
+from parastudio.core.store.quality import (
+    DEFAULT_QC_THRESHOLDS,
+    QualityReport,
+    StudyProgress,
+    quality_control,
+    study_progress,
+)
+from parastudio.core.store.session_lock import HEARTBEAT_SECONDS, SessionLock, SessionTaken
+from parastudio.core.store.session_lock import heartbeat as heartbeat_session
+from parastudio.core.store.session_lock import release as release_session
+from parastudio.core.store.studies import (
+    create_study,
+    find_annotator,
+    find_study,
+    new_study_plan,
+    study_criteria,
+    study_name,
+    study_settings,
+    update_study_settings,
+)
+from parastudio.core.store.study_members import (
+    AccessError,
+    Invitation,
+    Membership,
+    connection_membership,
+    invite,
+    members,
+    revoke,
+)
+from parastudio.core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 __all__ = [
     "APPLICATIONS", "AssignReport", "DA_RECORD_KEYS", "da_score_after_key", "SpanMarking", "blamed_units",

@@ -17,9 +17,9 @@ from typing import Sequence
 
 from sqlalchemy import select
 
-from core.person_names import clean_name
-from core.store.database import Database
-from core.store.models import Candidate, CandidateSystem, PreferencePair, SourceSentence, System
+from parastudio.core.person_names import clean_name
+from parastudio.core.store.database import Database
+from parastudio.core.store.models import Candidate, CandidateSystem, PreferencePair, SourceSentence, System
 
 
 @dataclass

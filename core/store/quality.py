@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, select
 
-from core.store.criteria import SCORE_SCALES, bad_values
-from core.store.database import Database
-from core.store.models import Annotator, Assignment, Candidate, Criterion, Judgment, Study
+from parastudio.core.store.criteria import SCORE_SCALES, bad_values
+from parastudio.core.store.database import Database
+from parastudio.core.store.models import Annotator, Assignment, Candidate, Criterion, Judgment, Study
 
 
 @dataclass

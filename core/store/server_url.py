@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy import make_url
 
-from core.errors import InputFileError
+from parastudio.core.errors import InputFileError
 
 
 def checked_url(text: str):

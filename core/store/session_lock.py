@@ -21,10 +21,10 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from core.store.clock import aware, now
-from core.store.database import Database
-from core.store.events import log_event
-from core.store.models import AnnotatorSession
+from parastudio.core.store.clock import aware, now
+from parastudio.core.store.database import Database
+from parastudio.core.store.events import log_event
+from parastudio.core.store.models import AnnotatorSession
 
 HEARTBEAT_SECONDS = 10
 STALE_AFTER = timedelta(seconds=3 * HEARTBEAT_SECONDS)

@@ -19,8 +19,8 @@ import sqlite3
 from pathlib import Path
 from typing import Iterator
 
-from core.out_of_space import out_of_space
-from core.textio import staged_output
+from parastudio.core.out_of_space import out_of_space
+from parastudio.core.textio import staged_output
 
 
 @contextlib.contextmanager

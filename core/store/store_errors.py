@@ -16,8 +16,8 @@ import re
 import sqlite3
 from pathlib import Path
 
-from core.errors import InputFileError, StudyUnavailableError
-from core.out_of_space import out_of_space
+from parastudio.core.errors import InputFileError, StudyUnavailableError
+from parastudio.core.out_of_space import out_of_space
 
 LOCKED = "another program holds the study (locked): retry or close it"
 # psycopg 3 ("connection failed: ..."), psycopg2 ("could not connect to server", "connection to server at ... failed")

@@ -8,15 +8,14 @@ from typing import Sequence
 
 from sqlalchemy import JSON, func, select
 
-from core.errors import BadNameError
-from core.person_names import clean_name, look_alike
-from core.store.clock import now
-from core.store.criteria import CriterionSpec, preset_criterion
-from core.vocabulary import DEFAULT_CRITERIA
-from core.store.database import Database
-from core.store.events import log_event
-from core.store.models import Annotator, Criterion, Study
-
+from parastudio.core.errors import BadNameError
+from parastudio.core.person_names import clean_name, look_alike
+from parastudio.core.store.clock import now
+from parastudio.core.store.criteria import CriterionSpec, preset_criterion
+from parastudio.core.store.database import Database
+from parastudio.core.store.events import log_event
+from parastudio.core.store.models import Annotator, Criterion, Study
+from parastudio.core.vocabulary import DEFAULT_CRITERIA
 
 # The settings a judging screen needs, all a judge may read of them (issue 38; revision 0007's
 # ps_judging_settings lists the same keys, and an exported package keeps only these).

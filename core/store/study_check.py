@@ -16,8 +16,8 @@ from types import SimpleNamespace
 
 from sqlalchemy import JSON, Connection, DateTime, inspect, text
 
-from core.store.criteria import normalize_value
-from core.store.models import Base
+from parastudio.core.store.criteria import normalize_value
+from parastudio.core.store.models import Base
 
 # Pointers that are plain integers, not foreign keys (the migrations say why), checked as if they were.
 PLAIN_POINTERS = (("assignment", "pair_id", "preference_pair"), ("judgment", "pair_id", "preference_pair"),

@@ -20,10 +20,10 @@ import sqlite3
 import urllib.parse
 from pathlib import Path
 
-from core.errors import InputFileError, StudyUnavailableError
-from core.out_of_space import out_of_space
-from core.store.store_errors import damaged_database_error, unavailable_study_error
-from core.textio import file_kind
+from parastudio.core.errors import InputFileError, StudyUnavailableError
+from parastudio.core.out_of_space import out_of_space
+from parastudio.core.store.store_errors import damaged_database_error, unavailable_study_error
+from parastudio.core.textio import file_kind
 
 APPLICATION_ID = 0x50535455  # "PSTU": Paraphrase Studio study, in the SQLite header
 SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from sqlalchemy import delete, select, text
 from sqlalchemy.engine import make_url
 
-from core.store.access_grants import grant_statements
-from core.store.clock import now
-from core.store.database import Database, owns_the_tables
-from core.store.events import log_event
-from core.store.models import MEMBER_ROLES, StudyMember
-from core.store.studies import annotator_in
+from parastudio.core.store.access_grants import grant_statements
+from parastudio.core.store.clock import now
+from parastudio.core.store.database import Database, owns_the_tables
+from parastudio.core.store.events import log_event
+from parastudio.core.store.models import MEMBER_ROLES, StudyMember
+from parastudio.core.store.studies import annotator_in
 
 # A login is a PostgreSQL role name and the user part of a URL: letters, digits, '_', '-' and '.', a letter
 # first, at most 63 bytes (PostgreSQL's NAMEDATALEN - 1); nothing to quote in a URL, nothing that looks alike.

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core.store.database import Database
+from parastudio.core.store.database import Database
 
 PROC_FDS = Path("/proc/self/fd")
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from core.tablebuild.eflomal_program import SEED_VARIABLE, eflomal_program
+from parastudio.core.tablebuild.eflomal_program import SEED_VARIABLE, eflomal_program
 
 Link = tuple[int, int]  # (source index, target index)
 

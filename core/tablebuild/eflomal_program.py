@@ -35,7 +35,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.file_fingerprint import sha256_of
+from parastudio.core.file_fingerprint import sha256_of
 
 # The flags are part of the result: changing them changes the links, so they name the cached program.
 COMPILE_FLAGS = ("-O2", "-ffp-contract=off", "-std=gnu99", "-w")

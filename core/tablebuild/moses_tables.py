@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from core.errors import InputFormatError
-from core.textio import WriteBehind, atomic_output, open_text_maybe_gzip
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import WriteBehind, atomic_output, open_text_maybe_gzip
 
 MOSES_SCORES = 4
 

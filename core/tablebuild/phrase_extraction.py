@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from core.tablebuild.alignment import Link
+from parastudio.core.tablebuild.alignment import Link
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Iterator, Sequence
 
-from core.tablebuild.alignment import Link
-from core.tablebuild.phrase_scoring import NULL
-from core.tablebuild.phrase_table_lines import Layout, alignment_layout, moses_line, table_sort_key
+from parastudio.core.tablebuild.alignment import Link
+from parastudio.core.tablebuild.phrase_scoring import NULL
+from parastudio.core.tablebuild.phrase_table_lines import Layout, alignment_layout, moses_line, table_sort_key
 
 
 class CorpusPhraseCounts:

@@ -30,7 +30,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from core.tablebuild.alignment import Link
+from parastudio.core.tablebuild.alignment import Link
 
 NULL = "NULL"
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from core.progress import Progress, no_progress
-from core.textio import atomic_output
-from core.tablebuild.alignment import format_links, symmetrized_alignments
-from core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
-from core.tablebuild.phrase_table_lines import write_table
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.tablebuild.alignment import format_links, symmetrized_alignments
+from parastudio.core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
+from parastudio.core.tablebuild.phrase_table_lines import write_table
+from parastudio.core.textio import atomic_output
 
 
 def build_phrase_table(
@@ -51,7 +51,7 @@ def build_phrase_table(
             handle.writelines(format_links(links) + "\n" for links in alignments)
 
     if spark is not None:
-        from core.tablebuild.spark_phrase_table import build_phrase_table_spark, corpus_from_lines
+        from parastudio.core.tablebuild.spark_phrase_table import build_phrase_table_spark, corpus_from_lines
 
         started = time.perf_counter()
         progress(0, len(source_lines), "extract and score on Spark")

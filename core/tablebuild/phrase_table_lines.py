@@ -12,9 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from core.textio import WriteBehind, atomic_output
-
-from core.tablebuild.phrase_scoring import NULL
+from parastudio.core.tablebuild.phrase_scoring import NULL
+from parastudio.core.textio import WriteBehind, atomic_output
 
 # (linked source indices of each target word, linked target indices of each source word, "s-t ..." text)
 Layout = tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...], str]

@@ -70,13 +70,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.number_text import DECIMAL_PATTERN, ascii_words, parse_decimal
-from core.progress import Progress, no_progress
-from core.output_files import FILE, resolve_output
-from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, render_pivot_sql
-from core.tablebuild.pivot_writer import SEPARATOR, write_pivot_rows
-from core.textio import missing_input, open_text_maybe_gzip, owner_is_gone, owner_tag, require_regular_file
-from core.errors import InputFileError, InputFormatError
+from parastudio.core.errors import InputFileError, InputFormatError
+from parastudio.core.number_text import DECIMAL_PATTERN, ascii_words, parse_decimal
+from parastudio.core.output_files import FILE, resolve_output
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, render_pivot_sql
+from parastudio.core.tablebuild.pivot_writer import SEPARATOR, write_pivot_rows
+from parastudio.core.textio import missing_input, open_text_maybe_gzip, owner_is_gone, owner_tag, require_regular_file
+
 
 def _default_memory_limit() -> str:
     try:

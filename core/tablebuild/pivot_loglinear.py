@@ -26,16 +26,16 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from core.tablebuild.pivot import (
-    PHRASE_PAIRS_TABLE,
-    SEPARATOR,
+from parastudio.core.tablebuild.pivot import (
     _BAD_ROWS_SQL,
     _PHRASE_PAIRS_SQL,
+    PHRASE_PAIRS_TABLE,
+    SEPARATOR,
     _default_memory_limit,
     _load_sql,
     _refuse_input,
 )
-from core.textio import atomic_output, missing_input, require_regular_file
+from parastudio.core.textio import atomic_output, missing_input, require_regular_file
 
 _KEPT = """
 WITH kept_pivots AS (

@@ -18,7 +18,7 @@ import math
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from core.textio import WriteBehind, atomic_output
+from parastudio.core.textio import WriteBehind, atomic_output
 
 SEPARATOR = " ||| "
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from core.textio import owner_is_gone, owner_tag
+from parastudio.core.textio import owner_is_gone, owner_tag
 
 BATCH_ROWS = 50_000
 

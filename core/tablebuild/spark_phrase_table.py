@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from core.errors import InputFormatError
-from core.tablebuild.alignment import Link, format_links, parse_links
-from core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
-from core.tablebuild.phrase_scoring import NULL
-from core.tablebuild.phrase_table_lines import Layout, alignment_layout, moses_line, write_table
-from core.tablebuild.spark_ordered_parts import ordered_part_batches, ordered_part_files
+from parastudio.core.errors import InputFormatError
+from parastudio.core.tablebuild.alignment import Link, format_links, parse_links
+from parastudio.core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
+from parastudio.core.tablebuild.phrase_scoring import NULL
+from parastudio.core.tablebuild.phrase_table_lines import Layout, alignment_layout, moses_line, write_table
+from parastudio.core.tablebuild.spark_ordered_parts import ordered_part_batches, ordered_part_files
 
 # PHRASE_TABLE_SQL's columns, in order (moses_lines_of_rows unpacks them).
 TABLE_COLUMNS = ("source", "target", "alignment", "count_pair", "count_source", "count_target", "words")
@@ -206,7 +206,7 @@ def _classic_context(spark):
     try:
         return spark.sparkContext
     except Exception as error:  # Spark Connect sessions have no SparkContext
-        from core.tablebuild.spark_session import SparkUnavailable
+        from parastudio.core.tablebuild.spark_session import SparkUnavailable
 
         raise SparkUnavailable("the phrase-table build runs our extractor on each partition (RDDs), which "
                                "Spark Connect does not offer: use --master local[N] or spark://HOST:PORT") from error

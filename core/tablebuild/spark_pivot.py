@@ -18,12 +18,12 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from core.progress import Progress, no_progress
-from core.output_files import FILE, resolve_output
-from core.tablebuild.pivot import _refuse_input, _remove_stale_work, parse_phrase_table_line
-from core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, RESULT_COLUMNS, render_pivot_sql
-from core.tablebuild.spark_ordered_parts import ordered_part_batches, ordered_part_files
-from core.tablebuild.pivot_writer import write_pivot_rows
+from parastudio.core.output_files import FILE, resolve_output
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.tablebuild.pivot import _refuse_input, _remove_stale_work, parse_phrase_table_line
+from parastudio.core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, RESULT_COLUMNS, render_pivot_sql
+from parastudio.core.tablebuild.pivot_writer import write_pivot_rows
+from parastudio.core.tablebuild.spark_ordered_parts import ordered_part_batches, ordered_part_files
 
 PHRASE_PAIRS_SCHEMA = ("e string, f string, p_e_given_f double, p_f_given_e double, lw_e_given_f double, "
                        "lw_f_given_e double, bad boolean")

@@ -21,10 +21,17 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.tablebuild.spark_log import quiet_driver_log
-from core.tablebuild.spark_reach import (DEFAULT_TIMEOUT_SECONDS, SparkUnreachable, check_reachable,
-                                         connect_retry_policy, first_answer, shown_server, unreachable)
-from core.tablebuild.spark_worker_watch import watch_workers
+from parastudio.core.tablebuild.spark_log import quiet_driver_log
+from parastudio.core.tablebuild.spark_reach import (
+    DEFAULT_TIMEOUT_SECONDS,
+    SparkUnreachable,
+    check_reachable,
+    connect_retry_policy,
+    first_answer,
+    shown_server,
+    unreachable,
+)
+from parastudio.core.tablebuild.spark_worker_watch import watch_workers
 
 MASTER_PATTERN = re.compile(r"local(\[([1-9][0-9]*|\*)\])?|spark://[^\s:/]+:[0-9]+")
 REMOTE_PATTERN = re.compile(r"sc://[^\s:/]+:[0-9]+(/\S*)?")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from core.number_text import is_decimal
-from core.errors import InputFormatError
-from core.textio import WriteBehind, atomic_output, open_text_maybe_gzip
+from parastudio.core.errors import InputFormatError
+from parastudio.core.number_text import is_decimal
+from parastudio.core.textio import WriteBehind, atomic_output, open_text_maybe_gzip
 
 
 def moses_to_paraphrase_table(moses_table: Path, output: Path, *, top: int = 20,

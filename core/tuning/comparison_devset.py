@@ -30,17 +30,17 @@ from collections import Counter, defaultdict
 
 from sqlalchemy import select
 
-from core.store import operations as ops
-from core.store.database import Database
-from core.store.criteria import SCORE_SCALES
-from core.demo import demo_files
-from core.judging.span_rewrites import marked_units
-from core.judging.view import judged_words, study_display
-from core.store.error_spans import parse_spans
-from core.store.judgments_out import da_standardizer
-from core.store.models import Candidate, PreferencePair, SourceSentence, Study
-from core.store.sentence_ids import sentence_id
-from core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
+from parastudio.core.demo import demo_files
+from parastudio.core.judging.span_rewrites import marked_units
+from parastudio.core.judging.view import judged_words, study_display
+from parastudio.core.store import operations as ops
+from parastudio.core.store.criteria import SCORE_SCALES
+from parastudio.core.store.database import Database
+from parastudio.core.store.error_spans import parse_spans
+from parastudio.core.store.judgments_out import da_standardizer
+from parastudio.core.store.models import Candidate, PreferencePair, SourceSentence, Study
+from parastudio.core.store.sentence_ids import sentence_id
+from parastudio.core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
 
 RECORD_KINDS = ("candidates", "preference", "da")
 

@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from core.tuning.objectives import COLUMN, STATS
+from parastudio.core.tuning.objectives import COLUMN, STATS
 
 ReplacementKey = tuple[str, int, int, str]
 

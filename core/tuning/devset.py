@@ -49,16 +49,16 @@ from typing import Sequence
 
 from sqlalchemy import select
 
-from core.demo import demo_files
-from core.judging.span_rewrites import marked_rewrites, marks_by_unit
-from core.judging.view import shown_text, study_display
-from core.stats.label_aggregation import AGGREGATION_RULES, AggregatedLabel, aggregate_labels
-from core.stats.verdicts import is_positive
-from core.store import operations as ops
-from core.store.criteria import YES_NO_SCALES
-from core.store.database import Database
-from core.store.models import Candidate, CandidateSystem, Criterion, SourceSentence, Study, System
-from core.vocabulary import NO, PATTERN_CORRECT, YES
+from parastudio.core.demo import demo_files
+from parastudio.core.judging.span_rewrites import marked_rewrites, marks_by_unit
+from parastudio.core.judging.view import shown_text, study_display
+from parastudio.core.stats.label_aggregation import AGGREGATION_RULES, AggregatedLabel, aggregate_labels
+from parastudio.core.stats.verdicts import is_positive
+from parastudio.core.store import operations as ops
+from parastudio.core.store.criteria import YES_NO_SCALES
+from parastudio.core.store.database import Database
+from parastudio.core.store.models import Candidate, CandidateSystem, Criterion, SourceSentence, Study, System
+from parastudio.core.vocabulary import NO, PATTERN_CORRECT, YES
 
 DERIVE_FROM_DEFAULTS = ("meaning", "adequacy")
 PATTERN_STUDY = "pattern-pairs"  # the study kind core.study_builder.study_from_pattern_table writes

@@ -20,13 +20,13 @@ import shutil
 from pathlib import Path
 from typing import Iterable
 
-from core.errors import InputFileError, InputFormatError, OutputFileError
-from core.file_fingerprint import sha256_of
-from core.output_files import FILE, resolve_output
-from core.csv_cells import line_feed_rows, safe_row
-from core.structured_text import parse_json
-from core.textio import atomic_output, open_text_maybe_gzip, remove_stale_temporaries, temporary_sibling
-from core.tuning.devset_record_check import record_problem
+from parastudio.core.csv_cells import line_feed_rows, safe_row
+from parastudio.core.errors import InputFileError, InputFormatError, OutputFileError
+from parastudio.core.file_fingerprint import sha256_of
+from parastudio.core.output_files import FILE, resolve_output
+from parastudio.core.structured_text import parse_json
+from parastudio.core.textio import atomic_output, open_text_maybe_gzip, remove_stale_temporaries, temporary_sibling
+from parastudio.core.tuning.devset_record_check import record_problem
 
 FORMATS = ("jsonl", "csv", "hf")
 REQUIRED_FIELDS = ("id", "source", "candidate", "derivation", "replacements", "judgments")

@@ -26,10 +26,10 @@ from typing import Sequence
 
 import numpy as np
 
-from core.engine.model.judgment_model import FEATURES, JudgmentModel, feature_vector
-from core.engine.lm.language_model import LanguageModel
-from core.stats.classification import accuracy, roc_auc
-from core.tuning.versions import library_versions
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.judgment_model import FEATURES, JudgmentModel, feature_vector
+from parastudio.core.stats.classification import accuracy, roc_auc
+from parastudio.core.tuning.versions import library_versions
 
 
 def _label(record: dict, criterion: str | None) -> int | None:

@@ -23,8 +23,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from core.progress import Progress, no_progress
-from core.tuning.line_search import Objective, evaluate, line_search
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.tuning.line_search import Objective, evaluate, line_search
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.stats.replacement_measures import UNLABELLED_POLICIES, ReplacementCounts, f_measure, ratio
-from core.tuning.line_search import Objective
+from parastudio.core.stats.replacement_measures import UNLABELLED_POLICIES, ReplacementCounts, f_measure, ratio
+from parastudio.core.tuning.line_search import Objective
 
 STATS = ("correct", "incorrect", "unlabelled", "replaced_words", "source_words", "acceptable", "sentences")
 COLUMN = {name: index for index, name in enumerate(STATS)}

@@ -47,13 +47,13 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from core.errors import InputFormatError
-from core.progress import Progress, no_progress
-from core.tuning.line_search import Piecewise, choose_gamma, sweep
-from core.tuning.mert import search
-from core.tuning.versions import library_versions
-from core.tuning.weights_file import FORMAT
-from core.textio import atomic_output, open_text_maybe_gzip
+from parastudio.core.errors import InputFormatError
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.textio import atomic_output, open_text_maybe_gzip
+from parastudio.core.tuning.line_search import Piecewise, choose_gamma, sweep
+from parastudio.core.tuning.mert import search
+from parastudio.core.tuning.versions import library_versions
+from parastudio.core.tuning.weights_file import FORMAT
 
 PAIR_STATS = ("tp", "fp", "fn", "tn")
 PIVOT_OBJECTIVES = ("f1", "accuracy")
@@ -139,12 +139,12 @@ class PhraseTableSource:
     max_pivot: int = 200
 
     def features(self, pairs):
-        from core.tablebuild.pivot_loglinear import pivot_features
+        from parastudio.core.tablebuild.pivot_loglinear import pivot_features
 
         return pivot_features(self.path, pairs, reverse=self.reverse, max_pivot=self.max_pivot)
 
     def write_rescored(self, lambdas, threshold, output) -> int:
-        from core.tablebuild.pivot_loglinear import loglinear_pivot_table
+        from parastudio.core.tablebuild.pivot_loglinear import loglinear_pivot_table
 
         return loglinear_pivot_table(self.path, output, lambdas, threshold, reverse=self.reverse,
                                      max_pivot=self.max_pivot)
@@ -164,7 +164,7 @@ class PatternTableSource:
     path: str
 
     def features(self, pairs):
-        from core.tablebuild.patterns.table_file import read_table
+        from parastudio.core.tablebuild.patterns.table_file import read_table
 
         found = {}
         for pair in read_table(Path(self.path)):
@@ -176,7 +176,7 @@ class PatternTableSource:
         return found
 
     def write_rescored(self, lambdas, threshold, output) -> int:
-        from core.tablebuild.patterns.rescoring import rescore_table
+        from parastudio.core.tablebuild.patterns.rescoring import rescore_table
 
         return rescore_table(Path(self.path), Path(output), lambdas=[float(x) for x in lambdas],
                              threshold=float(threshold))["pairs"]

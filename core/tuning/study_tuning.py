@@ -17,15 +17,15 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from core.progress import Progress, scaled
-from core.store.annotation_queries import study_summaries
-from core.store.database import Database
-from core.store.models import Annotator, Assignment, Criterion, Study
-from core.textio import atomic_output
-from core.tuning.devset import devset_records
-from core.tuning.devset_files import read_devset, write_devset
-from core.tuning.tune import TuneOptions
-from core.tuning.tune_run import TuneRequest, is_pattern_table, run_tune, study_pattern_table
+from parastudio.core.progress import Progress, scaled
+from parastudio.core.store.annotation_queries import study_summaries
+from parastudio.core.store.database import Database
+from parastudio.core.store.models import Annotator, Assignment, Criterion, Study
+from parastudio.core.textio import atomic_output
+from parastudio.core.tuning.devset import devset_records
+from parastudio.core.tuning.devset_files import read_devset, write_devset
+from parastudio.core.tuning.tune import TuneOptions
+from parastudio.core.tuning.tune_run import TuneRequest, is_pattern_table, run_tune, study_pattern_table
 
 
 @dataclass
@@ -115,13 +115,13 @@ def _study_shape(db: Database, study_id: int) -> tuple[Study, list[str], list[st
 
 def restudy(report: Progress, db: Database, study_id: int, tuned: dict, *, nbest: int = 2) -> int:
     """A new study of candidates re-generated with the tuned weights, for the first study's judges."""
-    from core.engine.candidates.generation import generate
-    from core.engine.candidates.generation_options import options_for
-    from core.engine.candidates.generation_resources import GenerationResources
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.tables.paraphrase_table import ParaphraseTable
-    from core.study_builder import StudyPlan, candidate_row, default_study_name, make_study
-    from core.tuning.weights_file import beam_weights, read_weights, spg_weights
+    from parastudio.core.engine.candidates.generation import generate
+    from parastudio.core.engine.candidates.generation_options import options_for
+    from parastudio.core.engine.candidates.generation_resources import GenerationResources
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.study_builder import StudyPlan, candidate_row, default_study_name, make_study
+    from parastudio.core.tuning.weights_file import beam_weights, read_weights, spg_weights
 
     files = tuned["files"]
     data = read_weights(files["weights"])

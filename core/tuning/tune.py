@@ -14,13 +14,13 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from core.code_identity import code_version
-from core.progress import Progress, no_progress, scaled
-from core.tuning.dev_labels import DevLabels, DevSentence, split_sentences
-from core.tuning.mert import Hypothesis, mert
-from core.tuning.objectives import figures, make_objective
-from core.tuning.tuned_decoders import TunedDecoder
-from core.tuning.versions import library_versions
+from parastudio.core.code_identity import code_version
+from parastudio.core.progress import Progress, no_progress, scaled
+from parastudio.core.tuning.dev_labels import DevLabels, DevSentence, split_sentences
+from parastudio.core.tuning.mert import Hypothesis, mert
+from parastudio.core.tuning.objectives import figures, make_objective
+from parastudio.core.tuning.tuned_decoders import TunedDecoder
+from parastudio.core.tuning.versions import library_versions
 
 WEIGHTS_FORMAT = "parastudio-weights/1"
 

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from core.output_files import resolve_output
-from core.textio import require_regular_file
-from core.progress import Progress, no_progress
-from core.tuning.devset_files import file_sha256, read_devset
-from core.tuning.tune import TuneOptions, tune_decoder
-from core.tuning.weights_file import write_weights
+from parastudio.core.output_files import resolve_output
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.textio import require_regular_file
+from parastudio.core.tuning.devset_files import file_sha256, read_devset
+from parastudio.core.tuning.tune import TuneOptions, tune_decoder
+from parastudio.core.tuning.weights_file import write_weights
 
 SYSTEMS = ("spg", "pivot", "beam")
 
@@ -54,8 +54,8 @@ def provenance_files(records: Sequence[dict]) -> tuple[list[str], str | None]:
 def is_pattern_table(path: str) -> bool:
     """Whether ``path`` is a pattern table (docs/pattern-table.md): its sidecar says so, or its first line parses
     as one (``e1 ||| e2 ||| score p_mle ||| features ||| pivots``, which a phrase pivot table's never does)."""
-    from core.tablebuild.patterns.table_file import FORMAT, parse_line, read_meta
-    from core.textio import open_text_maybe_gzip
+    from parastudio.core.tablebuild.patterns.table_file import FORMAT, parse_line, read_meta
+    from parastudio.core.textio import open_text_maybe_gzip
 
     try:
         if read_meta(Path(path)).get("format") == FORMAT:
@@ -70,7 +70,7 @@ def is_pattern_table(path: str) -> bool:
 def study_pattern_table(records: Sequence[dict]) -> str | None:
     """The pattern table a pattern-pair study's dev set was drawn from, when every record names the same one
     and it is on this machine (``systems[].params``: ``{"table", "model", ...}``, :mod:`core.study_builder`)."""
-    from core.vocabulary import PATTERN_MODELS
+    from parastudio.core.vocabulary import PATTERN_MODELS
 
     tables = set()
     for record in records:
@@ -104,7 +104,12 @@ def run_tune(request: TuneRequest, progress: Progress = no_progress,
     known_tables, known_lm = provenance_files(records)
     tables = list(request.tables) or known_tables
     if request.system == "pivot":
-        from core.tuning.pivot_tuning import PatternTableSource, PhraseTableSource, PivotTableSource, tune_pivot
+        from parastudio.core.tuning.pivot_tuning import (
+            PatternTableSource,
+            PhraseTableSource,
+            PivotTableSource,
+            tune_pivot,
+        )
 
         if sum(bool(x) for x in (request.pattern_table, request.phrase_table, request.tables)) > 1:
             raise ValueError("--system pivot reads one feature source: --pattern-table, --phrase-table or --table")
@@ -133,18 +138,18 @@ def run_tune(request: TuneRequest, progress: Progress = no_progress,
 
 def request_inputs(request: TuneRequest) -> list[str]:
     """Every file the run reads that a user named: its outputs may be none of them."""
-    from core.tablebuild.patterns.table_file import sidecar_path
+    from parastudio.core.tablebuild.patterns.table_file import sidecar_path
 
     tables = [*request.tables, request.pattern_table, request.phrase_table]
     return [request.devset, request.lm, *tables, *(str(sidecar_path(t)) for t in tables if t)]
 
 
 def _tune_decoder(request: TuneRequest, records, tables, lm_path, devset, progress, should_stop) -> dict:
-    from core.engine.decoders.beam_decoder import DecoderSettings
-    from core.engine.lm.language_model import LanguageModel
-    from core.engine.tables.paraphrase_table import ParaphraseTable
-    from core.tuning.dev_labels import DevLabels
-    from core.tuning.tuned_decoders import BeamTuning, SPGTuning, application_of
+    from parastudio.core.engine.decoders.beam_decoder import DecoderSettings
+    from parastudio.core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+    from parastudio.core.tuning.dev_labels import DevLabels
+    from parastudio.core.tuning.tuned_decoders import BeamTuning, SPGTuning, application_of
 
     if not tables:
         raise ValueError("name the paraphrase table(s) with --table (the dev set's own are not on this machine)")
@@ -156,7 +161,7 @@ def _tune_decoder(request: TuneRequest, records, tables, lm_path, devset, progre
     lm = LanguageModel(lm_path)
     settings = DecoderSettings(stack_size=request.stack_size)
     if request.system == "beam":
-        from core.engine.candidates.generation import merged_table
+        from parastudio.core.engine.candidates.generation import merged_table
 
         decoder = BeamTuning(merged_table(loaded), lm, nbest=request.nbest, settings=settings)
     else:

@@ -21,15 +21,22 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.model.scoring import ScoreWeights
-from core.engine.decoders.spg import (SPGWeights, Usability, feature_vector, generate_spg, plan, weight_vector,
-                             weights_from_vector)
-from core.progress import Progress, no_progress
-from core.tuning.dev_labels import DevSentence
-from core.vocabulary import APPLICATIONS
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from parastudio.core.engine.decoders.spg import (
+    SPGWeights,
+    Usability,
+    feature_vector,
+    generate_spg,
+    plan,
+    weight_vector,
+    weights_from_vector,
+)
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.scoring import ScoreWeights
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.tuning.dev_labels import DevSentence
+from parastudio.core.vocabulary import APPLICATIONS
 
 Output = tuple[tuple[str, ...], tuple, np.ndarray]  # tokens, segments, features
 

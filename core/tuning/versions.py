@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from core.code_identity import code_version
+from parastudio.core.code_identity import code_version
 
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "kenlm", "duckdb")
 

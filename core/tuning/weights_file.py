@@ -13,12 +13,12 @@ import math
 import os
 from pathlib import Path
 
-from core.engine.model.scoring import ScoreWeights
-from core.engine.decoders.spg import SPGWeights
-from core.errors import InputFileError
-from core.file_fingerprint import sha256_of
-from core.structured_text import parse_json
-from core.textio import atomic_output, open_text_maybe_gzip
+from parastudio.core.engine.decoders.spg import SPGWeights
+from parastudio.core.engine.model.scoring import ScoreWeights
+from parastudio.core.errors import InputFileError
+from parastudio.core.file_fingerprint import sha256_of
+from parastudio.core.structured_text import parse_json
+from parastudio.core.textio import atomic_output, open_text_maybe_gzip
 
 FORMAT = "parastudio-weights/1"
 SYSTEM_OF_GENERATOR = {"beam": "beam", "spg-compression": "spg", "spg-simplification": "spg",

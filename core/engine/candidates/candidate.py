@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.engine.model.derivation import Segment
+from parastudio.core.engine.model.derivation import Segment
 
 
 @dataclass

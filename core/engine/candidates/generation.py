@@ -40,24 +40,29 @@ import os
 import time
 from typing import Callable, Iterator, Protocol, Sequence
 
-from core.code_identity import code_identity
-from core.engine.candidates.collection_pauses import fewer_collections
-from core.engine.decoders.beam_decoder import BeamDecoder
-from core.engine.candidates.candidate import Candidate
-from core.engine.model.derivation import Segment
-from core.engine.candidates.generation_options import (OPTIONS_OF_SYSTEM, BeamRunOptions, MCPGRunOptions, RunOptions,
-                                            SPGRunOptions)
-from core.engine.candidates.generation_resources import GenerationResources
-from core.engine.decoders.mcpg import generate_mcpg
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
-from core.engine.model.scoring import DEFAULT_WEIGHTS, ScoreWeights
-from core.engine.decoders.search_graph import search_graph_lines
-from core.engine.decoders.spg import generate_spg
-from core.engine.model.truescore import TrueScorer
-from core.errors import OptionsError
-from core.progress import Progress, no_progress
-from core.worker_processes import ordered_map
+from parastudio.core.code_identity import code_identity
+from parastudio.core.engine.candidates.candidate import Candidate
+from parastudio.core.engine.candidates.collection_pauses import fewer_collections
+from parastudio.core.engine.candidates.generation_options import (
+    OPTIONS_OF_SYSTEM,
+    BeamRunOptions,
+    MCPGRunOptions,
+    RunOptions,
+    SPGRunOptions,
+)
+from parastudio.core.engine.candidates.generation_resources import GenerationResources
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder
+from parastudio.core.engine.decoders.mcpg import generate_mcpg
+from parastudio.core.engine.decoders.search_graph import search_graph_lines
+from parastudio.core.engine.decoders.spg import generate_spg
+from parastudio.core.engine.model.derivation import Segment
+from parastudio.core.engine.model.scoring import DEFAULT_WEIGHTS, ScoreWeights
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
+from parastudio.core.errors import OptionsError
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.worker_processes import ordered_map
 
 # Below this many sentences a worker pool costs more than it saves.
 PARALLEL_MIN_SENTENCES = 8
@@ -107,12 +112,12 @@ class MCPGGenerator:
         self.last_stats = None
         self.sentence_reward = None
         if options.reward == "predictor":  # resources.check_for made sure the predictor and the LM are there
-            from core.engine.model.judgment_model import PredictorReward
+            from parastudio.core.engine.model.judgment_model import PredictorReward
 
             self.sentence_reward = PredictorReward(resources.predictor, TrueScorer(table, resources.lm), resources.lm)
 
     def outputs(self, source, reference=None) -> list[Output]:
-        from core.engine.decoders.mcpg.search import MCPGStats
+        from parastudio.core.engine.decoders.mcpg.search import MCPGStats
 
         options = self.options
         self.last_stats = MCPGStats()

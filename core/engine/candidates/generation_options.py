@@ -23,16 +23,20 @@ import dataclasses
 from dataclasses import dataclass, field, fields
 from typing import ClassVar
 
-from core.engine.decoders.decoder_types import (DEFAULT_BEAM_THRESHOLD, DEFAULT_NBEST_FACTOR, DEFAULT_STACK_SIZE,
-                                       DecoderSettings)
-from core.engine.decoders.mcpg.options import DEFAULT_EXPLORATION, PROFILES, MCPGOptions
-from core.option_values import OptionValueError, check_fields, one_of, real, whole, within
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.model.scoring import DEFAULT_WEIGHTS, ScoreWeights
-from core.engine.decoders.spg import SPGWeights
-from core.engine.tables.table_formats import LoadReport, TableFormat, ValueKind
-from core.engine.model.translation_options import DEFAULT_OPTION_LIMIT
-from core.errors import OptionsError
+from parastudio.core.engine.decoders.decoder_types import (
+    DEFAULT_BEAM_THRESHOLD,
+    DEFAULT_NBEST_FACTOR,
+    DEFAULT_STACK_SIZE,
+    DecoderSettings,
+)
+from parastudio.core.engine.decoders.mcpg.options import DEFAULT_EXPLORATION, PROFILES, MCPGOptions
+from parastudio.core.engine.decoders.spg import SPGWeights
+from parastudio.core.engine.model.scoring import DEFAULT_WEIGHTS, ScoreWeights
+from parastudio.core.engine.model.translation_options import DEFAULT_OPTION_LIMIT
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.table_formats import LoadReport, TableFormat, ValueKind
+from parastudio.core.errors import OptionsError
+from parastudio.core.option_values import OptionValueError, check_fields, one_of, real, whole, within
 
 # MCPG runs by count (eta), so its output depends on the inputs and the seed alone. A wall-clock cap would make
 # it depend on the machine's load, so there is none unless the user asks for one (--time-budget); a search a
@@ -180,7 +184,7 @@ class MCPGRunOptions(_RunOptions):
 
     def _resolved_core(self) -> str:
         """The search that runs: what was asked, native by default where it runs these settings (recorded)."""
-        from core.engine.decoders.mcpg import native
+        from parastudio.core.engine.decoders.mcpg import native
 
         if self.core == "python":
             return "python"

@@ -15,13 +15,13 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from core.file_fingerprint import fingerprint
-from core.engine.candidates.generation_options import MCPGRunOptions, RunOptions, SPGRunOptions
-from core.engine.model.judgment_model import JudgmentModel
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.table_formats import LoadReport
-from core.errors import OptionsError
+from parastudio.core.engine.candidates.generation_options import MCPGRunOptions, RunOptions, SPGRunOptions
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.judgment_model import JudgmentModel
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.table_formats import LoadReport
+from parastudio.core.errors import OptionsError
+from parastudio.core.file_fingerprint import fingerprint
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def load_resources(options: RunOptions, tables: Sequence[str | os.PathLike], lm:
             on_table_report(report)
     patterns = []
     if pattern_tables:
-        from core.engine.tables.patterns.pattern_table import pattern_table_for
+        from parastudio.core.engine.tables.patterns.pattern_table import pattern_table_for
 
         patterns = [pattern_table_for(path, sentences, score=options.pattern_score) for path in pattern_tables]
     predictor = JudgmentModel.read(predictor_file) if predictor_file is not None else None

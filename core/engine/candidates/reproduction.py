@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from core.code_identity import code_identity
-from core.file_fingerprint import mismatch
-from core.errors import InputFormatError, OptionsError
-from core.progress import Progress, no_progress
-from core.structured_text import too_deep
-from core.textio import open_text_maybe_gzip
+from parastudio.core.code_identity import code_identity
+from parastudio.core.errors import InputFormatError, OptionsError
+from parastudio.core.file_fingerprint import mismatch
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.structured_text import too_deep
+from parastudio.core.textio import open_text_maybe_gzip
 
 CODE_KEYS = ("version", "commit")
 
@@ -116,7 +116,7 @@ def read_runs(path: str | os.PathLike) -> list[RecordedRun]:
 
 
 def _options(params: dict, path, number: int):
-    from core.engine.candidates.generation_options import options_from_json
+    from parastudio.core.engine.candidates.generation_options import options_from_json
 
     try:
         return options_from_json(params)
@@ -193,8 +193,8 @@ def outside_inputs(inputs, folder: Path) -> list[str]:
 def reproduce_run(run: RecordedRun, *, processes: int | None = None,
                   progress: Progress = no_progress, notice=lambda message: None) -> RunOutcome:
     """Generate ``run``'s sentences again and compare (module docstring)."""
-    from core.engine.candidates.generation import generate_batches
-    from core.engine.candidates.generation_resources import load_resources
+    from parastudio.core.engine.candidates.generation import generate_batches
+    from parastudio.core.engine.candidates.generation_resources import load_resources
 
     recorded_inputs = run.params.get("inputs")
     params = {**run.params, "inputs": _resolved(recorded_inputs, run.folder)}

@@ -50,12 +50,23 @@ import itertools
 import math
 from typing import Sequence
 
-from core.engine.decoders import compiled_search
-from core.engine.decoders.decoder_types import DecodeResult, DecoderSettings, Hypothesis, NBestEntry
-from core.engine.lm.language_model import LanguageModel
-from core.engine.decoders.moses_order import MosesOrder, beats, bitmap_hash, expansion_options, hypothesis_hash
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.model.translation_options import OptionCache, TranslationOption, TranslationOptions, collect_options
+from parastudio.core.engine.decoders import compiled_search
+from parastudio.core.engine.decoders.decoder_types import DecodeResult, DecoderSettings, Hypothesis, NBestEntry
+from parastudio.core.engine.decoders.moses_order import (
+    MosesOrder,
+    beats,
+    bitmap_hash,
+    expansion_options,
+    hypothesis_hash,
+)
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.translation_options import (
+    OptionCache,
+    TranslationOption,
+    TranslationOptions,
+    collect_options,
+)
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 
 
 class _NoLM:

@@ -26,16 +26,21 @@ import os
 import sys
 from typing import Sequence
 
-from core.engine.decoders.decoder_types import DecodeResult, DecoderSettings, Hypothesis, NBestEntry
-from core.engine.lm.language_model import LanguageModel
-from core.engine.model.translation_options import OptionCache, PhraseOption, TranslationOption, TranslationOptions
-from core.engine.tables.binary_table_rows import mapped_buckets
-from core.engine.model.table_options_native import BinaryOptions, RankedRules, usable
+from parastudio.core.engine.decoders.decoder_types import DecodeResult, DecoderSettings, Hypothesis, NBestEntry
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.table_options_native import BinaryOptions, RankedRules, usable
+from parastudio.core.engine.model.translation_options import (
+    OptionCache,
+    PhraseOption,
+    TranslationOption,
+    TranslationOptions,
+)
+from parastudio.core.engine.tables.binary_table_rows import mapped_buckets
 
 INTERFACE = 3  # the version of beam_core.cpp's Python interface and search this module speaks (its INTERFACE)
 
 try:
-    from core.engine import _beam_core
+    from parastudio.core.engine import _beam_core
 except ImportError:  # not built (a source checkout without `pip install`): the Python search runs
     _beam_core = None
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from core.engine.model.derivation import Segment
-from core.engine.decoders.kbest import KBestPaths
-from core.engine.model.scoring import DEFAULT_WEIGHTS, ScoreWeights
-from core.engine.model.translation_options import DEFAULT_OPTION_LIMIT, TranslationOption, TranslationOptions
+from parastudio.core.engine.decoders.kbest import KBestPaths
+from parastudio.core.engine.model.derivation import Segment
+from parastudio.core.engine.model.scoring import DEFAULT_WEIGHTS, ScoreWeights
+from parastudio.core.engine.model.translation_options import DEFAULT_OPTION_LIMIT, TranslationOption, TranslationOptions
 
 DEFAULT_STACK_SIZE = 200  # Moses -stack
 DEFAULT_BEAM_THRESHOLD = 1e-5  # Moses -beam-threshold

@@ -33,7 +33,7 @@ import heapq
 from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:
-    from core.engine.decoders.decoder_types import Hypothesis
+    from parastudio.core.engine.decoders.decoder_types import Hypothesis
 
 # An edge: (tail node, weight, the hypothesis it is, or None for an edge into the goal).
 _Edge = tuple[object, float, "Hypothesis | None"]

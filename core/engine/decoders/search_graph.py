@@ -38,9 +38,9 @@ import re
 from dataclasses import dataclass
 from typing import IO, Iterable, Iterator
 
-from core.textio import atomic_output, open_text_maybe_gzip
-from core.engine.decoders.decoder_types import DecodeResult, Hypothesis
-from core.errors import InputFormatError
+from parastudio.core.engine.decoders.decoder_types import DecodeResult, Hypothesis
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import atomic_output, open_text_maybe_gzip
 
 
 @dataclass(frozen=True)

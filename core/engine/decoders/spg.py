@@ -61,15 +61,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
-from core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from core.engine.model.derivation import Segment
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Match
-from core.engine.tables.rules import Rule
-from core.engine.model.scoring import ScoreWeights
-from core.progress import Progress, no_progress
-from core.vocabulary import APPLICATIONS, Application
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.derivation import Segment
+from parastudio.core.engine.model.scoring import ScoreWeights
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Match, Rule
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.vocabulary import APPLICATIONS, Application
 
 SELF_PARAPHRASE_SCORE = math.exp(-1.0)  # c, seed 004 §3.4
 _LN10 = math.log(10.0)

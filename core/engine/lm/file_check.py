@@ -32,8 +32,8 @@ import re
 import struct
 from pathlib import Path
 
-from core.errors import InputFileError, InputFormatError
-from core.textio import read_lines, require_regular_file
+from parastudio.core.errors import InputFileError, InputFormatError
+from parastudio.core.textio import read_lines, require_regular_file
 
 BINARY_MAGIC_PREFIX = b"mmap lm http://kheafield.com/code"
 BINARY_MAGIC = b"mmap lm http://kheafield.com/code format version 5\n\0"

@@ -21,10 +21,10 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from core.errors import InputFileError
-from core.out_of_space import WHY
-from core.output_files import resolve_output
-from core.textio import missing_input, open_text_maybe_gzip, staged_output
+from parastudio.core.errors import InputFileError
+from parastudio.core.out_of_space import WHY
+from parastudio.core.output_files import resolve_output
+from parastudio.core.textio import missing_input, open_text_maybe_gzip, staged_output
 
 PROGRAMS = ("lmplz", "build_binary", "query")
 # Debian packages the build needs; unit_test_framework is required by

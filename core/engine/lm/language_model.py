@@ -15,9 +15,9 @@ from typing import Sequence
 
 import kenlm
 
-from core.engine.lm.file_check import check_lm_file
-from core.errors import InputFileError
-from core.textio import missing_input
+from parastudio.core.engine.lm.file_check import check_lm_file
+from parastudio.core.errors import InputFileError
+from parastudio.core.textio import missing_input
 
 
 @dataclass(frozen=True, slots=True)

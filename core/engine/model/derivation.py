@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from core.engine.tables.rules import Match
-from core.engine.tables.rules import Rule, identity_rule
+from parastudio.core.engine.tables.rules import Match, Rule, identity_rule
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,10 +19,10 @@ import os
 from dataclasses import dataclass
 from typing import Sequence
 
-from core.engine.model.derivation import Segment, changed_segments
-from core.engine.lm.language_model import LanguageModel
-from core.engine.model.truescore import TrueScorer
-from core.errors import InputFileError
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.derivation import Segment, changed_segments
+from parastudio.core.engine.model.truescore import TrueScorer
+from parastudio.core.errors import InputFileError
 
 # The predictor's inputs, in this order: lm and true_score in log10, channel the sum of log10 rule
 # probabilities of the derivation (identity segments add nothing), length in tokens, edit_rate word edits over
@@ -87,8 +87,8 @@ class JudgmentModel:
     @classmethod
     def read(cls, path: str | os.PathLike) -> "JudgmentModel":
         """The model in a file written by ``parastudio judgment-predictor --json > FILE``."""
-        from core.structured_text import parse_json
-        from core.textio import open_text_maybe_gzip
+        from parastudio.core.structured_text import parse_json
+        from parastudio.core.textio import open_text_maybe_gzip
 
         with open_text_maybe_gzip(path) as handle:
             text = handle.read()

@@ -36,10 +36,10 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from core.engine.model.derivation import Segment
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.derivation import Segment
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,13 @@ from __future__ import annotations
 import functools
 from typing import Sequence
 
-from core.engine.tables.binary_table_rows import rule_range, rule_ranges, span_rules_toward
-from core.engine.tables.rules import Phrase
-from core.engine.tables.table_binary import BinaryTable, MappedBuckets, phrase_key
-from core.engine.model.translation_options import OptionCache, PhraseOption
+from parastudio.core.engine.model.translation_options import OptionCache, PhraseOption
+from parastudio.core.engine.tables.binary_table_rows import rule_range, rule_ranges, span_rules_toward
+from parastudio.core.engine.tables.rules import Phrase
+from parastudio.core.engine.tables.table_binary import BinaryTable, MappedBuckets, phrase_key
 
 try:
-    from core.engine import _beam_core
+    from parastudio.core.engine import _beam_core
 except ImportError:  # not built: the Python path runs
     _beam_core = None
 

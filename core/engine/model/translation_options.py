@@ -31,10 +31,10 @@ import math
 from dataclasses import dataclass
 from typing import Iterator, NamedTuple, Sequence
 
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule, identity_rule
-from core.engine.model.scoring import DEFAULT_WEIGHTS, ScoreWeights
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.scoring import DEFAULT_WEIGHTS, ScoreWeights
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule, identity_rule
 
 DEFAULT_OPTION_LIMIT = 20  # Moses -ttable-limit
 

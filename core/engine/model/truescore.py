@@ -45,23 +45,28 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict, defaultdict
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Callable, Iterable, NamedTuple
 
-from core.engine.model.derivation import Segment
-from core.engine.model.truescore_paths import RuleColumns, SegmentPath, best_from_columns, rule_columns_toward
-from core.engine.tables.binary_table_rows import mapped_buckets
+from parastudio.core.engine.model.derivation import Segment
+from parastudio.core.engine.model.truescore_paths import (
+    RuleColumns,
+    SegmentPath,
+    best_from_columns,
+    rule_columns_toward,
+)
+from parastudio.core.engine.tables.binary_table_rows import mapped_buckets
 
 try:
-    from core.engine import _truescore_core
+    from parastudio.core.engine import _truescore_core
 except ImportError:  # not built: the Python dynamic program runs
     _truescore_core = None
-from core.engine.lm.language_model import LanguageModel
-from core.engine.tables.paraphrase_table import ParaphraseTable
-from core.engine.tables.rules import Rule, identity_rule
-from core.engine.model.scoring import DEFAULT_WEIGHTS, ScoreWeights, loglinear_log10
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.scoring import DEFAULT_WEIGHTS, ScoreWeights, loglinear_log10
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.tables.rules import Rule, identity_rule
 
 
 @dataclass(frozen=True)
@@ -209,7 +214,7 @@ class SourceRuleIndex:
     @property
     def target_lengths(self) -> list[int]:
         """The lengths of the target phrases in :attr:`by_target`, increasing."""
-        self.by_target
+        _ = self.by_target  # the property builds _target_lengths with it
         return self._target_lengths
 
     def for_target(self, target: tuple[str, ...]) -> "SourceRuleIndex | _TargetRules":

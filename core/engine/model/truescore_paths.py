@@ -15,17 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.engine.model.derivation import Segment
-from core.engine.tables.binary_table_rows import ranges_and_parts
-from core.engine.tables.rules import Rule, identity_rule
-from core.engine.tables.table_binary import MappedBuckets
+from parastudio.core.engine.model.derivation import Segment
+from parastudio.core.engine.tables.binary_table_rows import ranges_and_parts
+from parastudio.core.engine.tables.rules import Rule, identity_rule
+from parastudio.core.engine.tables.table_binary import MappedBuckets
 
 try:
-    from core.engine import _truescore_core
+    from parastudio.core.engine import _truescore_core
 except ImportError:  # not built: the Python dynamic program runs
     _truescore_core = None
 try:
-    from core.engine import _beam_core  # it reads the binary table's arrays
+    from parastudio.core.engine import _beam_core  # it reads the binary table's arrays
 except ImportError:
     _beam_core = None
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import weakref
 from typing import Iterator, Sequence
 
-from core.engine.tables.rules import Phrase, Rule
-from core.engine.tables.table_binary import BinaryTable, MappedBuckets, phrase_key
+from parastudio.core.engine.tables.rules import Phrase, Rule
+from parastudio.core.engine.tables.table_binary import BinaryTable, MappedBuckets, phrase_key
 
 try:
-    from core.engine import _beam_core
+    from parastudio.core.engine import _beam_core
 except ImportError:  # not built: the Python path runs
     _beam_core = None
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from core.engine.tables import table_binary
-from core.engine.tables.binary_table_rows import mapped_buckets, span_rules_toward
-from core.engine.tables.rules import Match, Phrase, Rule
-from core.engine.tables.table_binary_writer import write_binary
-from core.engine.tables.table_formats import (
+from parastudio.core.engine.tables import table_binary
+from parastudio.core.engine.tables.binary_table_rows import mapped_buckets, span_rules_toward
+from parastudio.core.engine.tables.rules import Match, Phrase, Rule
+from parastudio.core.engine.tables.table_binary_writer import write_binary
+from parastudio.core.engine.tables.table_formats import (
     LoadReport,
     TableFormat,
     ValueKind,

@@ -40,9 +40,9 @@ import zlib
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
-from core.file_fingerprint import checked_before, remember_check
-from core.engine.tables.rules import Phrase, Rule
-from core.errors import InputFileError
+from parastudio.core.engine.tables.rules import Phrase, Rule
+from parastudio.core.errors import InputFileError
+from parastudio.core.file_fingerprint import checked_before, remember_check
 
 SUFFIX = ".pstable"
 MAGIC = b"PSTABLE\x00"

@@ -9,8 +9,8 @@ import os
 import zlib
 from pathlib import Path
 
-from core.engine.tables.rules import Phrase
-from core.engine.tables.table_binary import ALIGN, MAGIC, PREFIX, VERSION, key_hash
+from parastudio.core.engine.tables.rules import Phrase
+from parastudio.core.engine.tables.table_binary import ALIGN, MAGIC, PREFIX, VERSION, key_hash
 
 
 def write_binary(table, destination: str | os.PathLike, *, text: dict, load: dict, report: dict,
@@ -22,7 +22,7 @@ def write_binary(table, destination: str | os.PathLike, *, text: dict, load: dic
     """
     import numpy as np
 
-    from core.textio import atomic_output
+    from parastudio.core.textio import atomic_output
 
     sources = list(table.sources())
     source_keys = [" ".join(s).encode("utf-8") for s in sources]

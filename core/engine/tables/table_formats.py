@@ -33,10 +33,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Iterator
 
-from core.textio import open_text_maybe_gzip
-from core.errors import InputFormatError
-from core.number_text import ASCII_SPACE, ascii_words, is_decimal
-from core.engine.tables.rules import Rule
+from parastudio.core.engine.tables.rules import Rule
+from parastudio.core.errors import InputFormatError
+from parastudio.core.number_text import ASCII_SPACE, ascii_words, is_decimal
+from parastudio.core.textio import open_text_maybe_gzip
 
 SEPARATOR = " ||| "
 

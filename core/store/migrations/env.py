@@ -4,7 +4,7 @@
 from alembic import context
 from sqlalchemy import create_engine
 
-from core.store.models import Base
+from parastudio.core.store.models import Base
 
 connection = context.config.attributes.get("connection")
 if connection is None:  # pragma: no cover - only when run through the alembic CLI

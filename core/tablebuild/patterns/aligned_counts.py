@@ -18,8 +18,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator
 
-from core.tablebuild.patterns.pivot_patterns import AlignedPattern, PatternLink
-from core.tablebuild.patterns.slot_format import canonical
+from parastudio.core.tablebuild.patterns.pivot_patterns import AlignedPattern, PatternLink
+from parastudio.core.tablebuild.patterns.slot_format import canonical
 
 
 @dataclass(frozen=True)

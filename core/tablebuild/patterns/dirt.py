@@ -26,7 +26,7 @@ import math
 from collections import Counter, defaultdict
 from typing import Iterable, Sequence
 
-from core.vocabulary import parse_slot
+from parastudio.core.vocabulary import parse_slot
 
 
 def dirt_pairs(occurrences: Iterable[tuple[str, Sequence[str]]], *, min_count: int = 10,

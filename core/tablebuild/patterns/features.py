@@ -29,10 +29,10 @@ import math
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from core.tablebuild.patterns.aligned_counts import AlignedEntry, AlignedPatternCounts
-from core.tablebuild.patterns.pivot_patterns import PatternLink
-from core.vocabulary import parse_slot
-from core.tablebuild.phrase_scoring import NULL, WordTranslationTable
+from parastudio.core.tablebuild.patterns.aligned_counts import AlignedEntry, AlignedPatternCounts
+from parastudio.core.tablebuild.patterns.pivot_patterns import PatternLink
+from parastudio.core.tablebuild.phrase_scoring import NULL, WordTranslationTable
+from parastudio.core.vocabulary import parse_slot
 
 
 @dataclass(frozen=True)

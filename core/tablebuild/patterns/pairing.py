@@ -19,8 +19,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable
 
-from core.tablebuild.patterns.features import EntryFeatures
-from core.tablebuild.patterns.slot_format import canonical_numbers, renamed
+from parastudio.core.tablebuild.patterns.features import EntryFeatures
+from parastudio.core.tablebuild.patterns.slot_format import canonical_numbers, renamed
 
 Features = tuple[float, float, float, float]
 

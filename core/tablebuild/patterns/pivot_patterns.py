@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from core.vocabulary import slot_token
+from parastudio.core.vocabulary import slot_token
 
 Element = tuple[int, "str | None"]  # (English position, slot tag or None for a pattern word)
 PatternLink = tuple[int, int]  # (pivot pattern index, English pattern index), words only

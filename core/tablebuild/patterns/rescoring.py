@@ -15,9 +15,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from core.tablebuild.patterns.scoring import KEEP_ALL, extracted, log_score
-from core.vocabulary import parse_slot
-from core.tablebuild.patterns.table_file import PatternPair, read_meta, read_table, scored_pair, sidecar_path, write_table
+from parastudio.core.tablebuild.patterns.scoring import KEEP_ALL, extracted, log_score
+from parastudio.core.tablebuild.patterns.table_file import (
+    PatternPair,
+    read_meta,
+    read_table,
+    scored_pair,
+    sidecar_path,
+    write_table,
+)
+from parastudio.core.vocabulary import parse_slot
 
 _KINDS = {"N": ("NN", "NNS", "NNP", "NNPS"), "V": ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ"), "J": ("JJ", "JJR", "JJS")}
 KIND_OF_TAG = {tag: kind for kind, tags in _KINDS.items() for tag in tags}

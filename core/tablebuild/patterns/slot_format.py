@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from core.vocabulary import is_slot, parse_slot, slot_token
+from parastudio.core.vocabulary import is_slot, parse_slot, slot_token
 
 
 def canonical_numbers(tokens: Sequence[str]) -> dict[str, str]:

@@ -15,14 +15,14 @@ import time
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from core.progress import Progress, no_progress
-from core.tablebuild.patterns.aligned_counts import AlignedPatternCounts
-from core.tablebuild.patterns.features import entry_features
-from core.tablebuild.patterns.pairing import pair_patterns
-from core.tablebuild.patterns.pivot_patterns import Element, aligned_pivot_pattern
-from core.tablebuild.patterns.scoring import DEFAULT_LAMBDAS, KEEP_ALL, extracted
-from core.tablebuild.patterns.table_file import PatternPair, scored_pair, write_table
-from core.tablebuild.phrase_scoring import WordTranslationTable
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.tablebuild.patterns.aligned_counts import AlignedPatternCounts
+from parastudio.core.tablebuild.patterns.features import entry_features
+from parastudio.core.tablebuild.patterns.pairing import pair_patterns
+from parastudio.core.tablebuild.patterns.pivot_patterns import Element, aligned_pivot_pattern
+from parastudio.core.tablebuild.patterns.scoring import DEFAULT_LAMBDAS, KEEP_ALL, extracted
+from parastudio.core.tablebuild.patterns.table_file import PatternPair, scored_pair, write_table
+from parastudio.core.tablebuild.phrase_scoring import WordTranslationTable
 
 # One sentence pair: English words, the elements of each of its English patterns, pivot words, (English, pivot) links.
 SentencePatterns = tuple[Sequence[str], Sequence[Sequence[Element]], Sequence[str], Sequence[tuple[int, int]]]

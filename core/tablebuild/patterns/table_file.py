@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from core.errors import InputFormatError
-from core.output_files import FILE, resolve_output
-from core.structured_text import parse_json
-from core.textio import atomic_output, open_text_maybe_gzip
-from core.vocabulary import is_slot
-from core.tablebuild.patterns.scoring import FEATURE_NAMES, MLE_LAMBDAS, log_score
+from parastudio.core.errors import InputFormatError
+from parastudio.core.output_files import FILE, resolve_output
+from parastudio.core.structured_text import parse_json
+from parastudio.core.tablebuild.patterns.scoring import FEATURE_NAMES, MLE_LAMBDAS, log_score
+from parastudio.core.textio import atomic_output, open_text_maybe_gzip
+from parastudio.core.vocabulary import is_slot
 
 FORMAT = "parastudio-pattern-table/1"
 # A tuned λ (``parastudio tune --system pivot``) may put ln score(e2|e1) past a float's range (λ1 = -100 with

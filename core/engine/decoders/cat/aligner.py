@@ -41,8 +41,8 @@ from typing import Sequence
 
 import Levenshtein
 
-from core.engine.decoders.cat.function_words import is_function_word
-from core.engine.decoders.cat.segmentation import Translation
+from parastudio.core.engine.decoders.cat.function_words import is_function_word
+from parastudio.core.engine.decoders.cat.segmentation import Translation
 
 
 class AlignmentError(ValueError):

@@ -34,13 +34,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.engine.decoders.cat.filters import FILTERS
-from core.engine.decoders.cat.partial_filters import PARTIAL_FILTERS
-from core.engine.decoders.cat.score_functions import SCORE_FUNCTIONS
-from core.engine.decoders.cat.sorters import SORTERS
-from core.engine.decoders.cat.stages import DEFAULT_PARAMETERS
-from core.errors import InputFileError
-from core.structured_text import read_toml
+from parastudio.core.engine.decoders.cat.filters import FILTERS
+from parastudio.core.engine.decoders.cat.partial_filters import PARTIAL_FILTERS
+from parastudio.core.engine.decoders.cat.score_functions import SCORE_FUNCTIONS
+from parastudio.core.engine.decoders.cat.sorters import SORTERS
+from parastudio.core.engine.decoders.cat.stages import DEFAULT_PARAMETERS
+from parastudio.core.errors import InputFileError
+from parastudio.core.structured_text import read_toml
 
 
 @dataclass(frozen=True)

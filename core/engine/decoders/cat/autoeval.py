@@ -19,13 +19,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from core.engine.decoders.cat.approaches import Approach
-from core.engine.decoders.cat.graph_store import GraphStore
-from core.engine.decoders.cat.paraphraser import SuggestResult, suggest
-from core.engine.lm.language_model import LanguageModel
-from core.errors import InputFormatError
-from core.progress import Progress, no_progress
-from core.textio import read_lines
+from parastudio.core.engine.decoders.cat.approaches import Approach
+from parastudio.core.engine.decoders.cat.graph_store import GraphStore
+from parastudio.core.engine.decoders.cat.paraphraser import SuggestResult, suggest
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.errors import InputFormatError
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.textio import read_lines
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ from __future__ import annotations
 import itertools
 from typing import Sequence
 
-from core.engine.decoders.cat.graph_store import GraphNode
-from core.engine.decoders.decoder_types import DecodeResult, Hypothesis
-from core.engine.decoders.search_graph import forward_scores
+from parastudio.core.engine.decoders.cat.graph_store import GraphNode
+from parastudio.core.engine.decoders.decoder_types import DecodeResult, Hypothesis
+from parastudio.core.engine.decoders.search_graph import forward_scores
 
 _SERIAL = itertools.count()  # each graph's own identity: a cache keyed by it never mixes two graphs
 

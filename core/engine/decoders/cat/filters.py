@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import Levenshtein
 
-from core.engine.decoders.cat.function_words import FUNCTION_WORD_LISTS, content_words
-from core.engine.decoders.cat.stages import Filter, Suggestion, SuggestContext, strip_punctuation
+from parastudio.core.engine.decoders.cat.function_words import FUNCTION_WORD_LISTS, content_words
+from parastudio.core.engine.decoders.cat.stages import Filter, SuggestContext, Suggestion, strip_punctuation
 
 
 def ptrf(suggestions: list[Suggestion], context: SuggestContext) -> list[Suggestion]:

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from core.engine.decoders.cat.partials import Partial
+from parastudio.core.engine.decoders.cat.partials import Partial
 
 MIN_TRANSITION_SCORE = 1e-6  # a transition scored 0 keeps a finite cost, so no path is lost outright
 START = 0

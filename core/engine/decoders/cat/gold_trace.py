@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Iterable, Sequence
 
-from core.engine.decoders.cat.partials import Partial
-from core.engine.decoders.cat.stages import normalized
+from parastudio.core.engine.decoders.cat.partials import Partial
+from parastudio.core.engine.decoders.cat.stages import normalized
 
 
 def spells(pieces: Iterable[Partial], gold: Sequence[str], low: int, high: int, *, normalize) -> bool:

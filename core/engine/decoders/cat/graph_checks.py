@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from core.errors import InputFormatError
-from core.textio import open_text_maybe_gzip
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import open_text_maybe_gzip
 
 HYPOTHESIS_ID_INDEX = "CREATE UNIQUE INDEX hypothesis_id ON hypothesis (sentence, hyp)"
 

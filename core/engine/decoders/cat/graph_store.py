@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from core.engine.decoders.cat.graph_checks import HYPOTHESIS_ID_INDEX, check_graph
-from core.engine.decoders.cat.segmentation import Translation, parse_segmentation
-from core.engine.decoders.search_graph import parse_line
-from core.errors import InputFileError, InputFormatError
-from core.progress import Progress, no_progress
-from core.textio import open_text_maybe_gzip, require_regular_file, staged_output
+from parastudio.core.engine.decoders.cat.graph_checks import HYPOTHESIS_ID_INDEX, check_graph
+from parastudio.core.engine.decoders.cat.segmentation import Translation, parse_segmentation
+from parastudio.core.engine.decoders.search_graph import parse_line
+from parastudio.core.errors import InputFileError, InputFormatError
+from parastudio.core.progress import Progress, no_progress
+from parastudio.core.textio import open_text_maybe_gzip, require_regular_file, staged_output
 
 APPLICATION_ID = 0x50534752  # "PSGR": a Paraphrase Studio search graph store
 SCHEMA_VERSION = 2  # 2: sentence.translation
@@ -419,8 +419,8 @@ def is_graph_store(path: str | os.PathLike) -> bool:
 
 def open_graph(path: str | os.PathLike, *, progress: Progress = no_progress) -> GraphStore:
     """A graph store as given, or a search graph dump loaded once into the user cache (keyed by its sha256)."""
-    from core.engine.lm.kenlm_tools import cache_root
-    from core.file_fingerprint import sha256_of
+    from parastudio.core.engine.lm.kenlm_tools import cache_root
+    from parastudio.core.file_fingerprint import sha256_of
 
     path = Path(path)
     if not path.exists():

@@ -24,18 +24,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from core.engine.decoders.cat.aligner import Alignment, AlignmentError, align_exact, align_fuzzy
-from core.engine.decoders.cat.approaches import Approach
-from core.engine.decoders.cat.filters import FILTERS
-from core.engine.decoders.cat.fsm import FSM, build_fsm, kbest_paths, paths_per_end
-from core.engine.decoders.cat.gold_trace import gold_trace
-from core.engine.decoders.cat.graph_store import SentenceGraph
-from core.engine.decoders.cat.partial_filters import PARTIAL_FILTERS
-from core.engine.decoders.cat.partials import Partial, retrieve_partials
-from core.engine.decoders.cat.score_functions import chained
-from core.engine.decoders.cat.sorters import SORTERS, load_clustering
-from core.engine.decoders.cat.stages import DEFAULT_PARAMETERS, Suggestion, SuggestContext, normalized
-from core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.decoders.cat.aligner import Alignment, AlignmentError, align_exact, align_fuzzy
+from parastudio.core.engine.decoders.cat.approaches import Approach
+from parastudio.core.engine.decoders.cat.filters import FILTERS
+from parastudio.core.engine.decoders.cat.fsm import FSM, build_fsm, kbest_paths, paths_per_end
+from parastudio.core.engine.decoders.cat.gold_trace import gold_trace
+from parastudio.core.engine.decoders.cat.graph_store import SentenceGraph
+from parastudio.core.engine.decoders.cat.partial_filters import PARTIAL_FILTERS
+from parastudio.core.engine.decoders.cat.partials import Partial, retrieve_partials
+from parastudio.core.engine.decoders.cat.score_functions import chained
+from parastudio.core.engine.decoders.cat.sorters import SORTERS, load_clustering
+from parastudio.core.engine.decoders.cat.stages import DEFAULT_PARAMETERS, SuggestContext, Suggestion, normalized
+from parastudio.core.engine.lm.language_model import LanguageModel
 
 REQUESTS = ("paraphrase", "expand-abbreviation")
 
@@ -237,7 +237,7 @@ def _suggestions_from_paths(fsm: FSM, total_paths: int) -> list[Suggestion]:
     import math
 
     best: dict[tuple[str, ...], Suggestion] = {}
-    for end, paths in kbest_paths(fsm, paths_per_end(total_paths, len(fsm.ends))).items():
+    for _end, paths in kbest_paths(fsm, paths_per_end(total_paths, len(fsm.ends))).items():
         for cost, states in paths:
             pieces = tuple(fsm.state(s) for s in states)
             words = tuple(w for piece in pieces for w in piece.words)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import Levenshtein
 
-from core.engine.decoders.cat.function_words import FUNCTION_WORD_LISTS, content_words
-from core.engine.decoders.cat.partials import Partial
-from core.engine.decoders.cat.stages import PartialFilter, SuggestContext, strip_punctuation
+from parastudio.core.engine.decoders.cat.function_words import FUNCTION_WORD_LISTS, content_words
+from parastudio.core.engine.decoders.cat.partials import Partial
+from parastudio.core.engine.decoders.cat.stages import PartialFilter, SuggestContext, strip_punctuation
 
 
 def ptpf(partials: list[Partial], context: SuggestContext) -> list[Partial]:

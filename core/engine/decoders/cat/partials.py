@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from core.engine.decoders.cat.aligner import Alignment
-from core.engine.decoders.cat.graph_store import GraphNode, SentenceGraph
-from core.engine.decoders.cat.segmentation import Translation
+from parastudio.core.engine.decoders.cat.aligner import Alignment
+from parastudio.core.engine.decoders.cat.graph_store import GraphNode, SentenceGraph
+from parastudio.core.engine.decoders.cat.segmentation import Translation
 
 DEFAULT_FOLLOW_LIMIT = 4  # source words; the paper: "starting from cases with n > 4 it is not feasible ..."
 

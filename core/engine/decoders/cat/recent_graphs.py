@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from typing import Sequence
 
-from core.engine.decoders.cat.decoded_graph import DecodedGraph
+from parastudio.core.engine.decoders.cat.decoded_graph import DecodedGraph
 
 KEY_PREFIX = "s-"
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import Levenshtein
 
-from core.engine.decoders.cat.graph_store import GraphNode
-from core.engine.decoders.cat.partials import Partial
-from core.engine.decoders.cat.stages import ScoreFunction, SuggestContext
+from parastudio.core.engine.decoders.cat.graph_store import GraphNode
+from parastudio.core.engine.decoders.cat.partials import Partial
+from parastudio.core.engine.decoders.cat.stages import ScoreFunction, SuggestContext
 
 
 def _source_node(source: Partial | None, context: SuggestContext) -> GraphNode | None:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from core.errors import InputFormatError
+from parastudio.core.errors import InputFormatError
 
 _SPAN = re.compile(r"^\|(\d+)-(\d+)\|$")
 

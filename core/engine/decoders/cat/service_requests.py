@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.engine.decoders.cat.paraphraser import REQUESTS
+from parastudio.core.engine.decoders.cat.paraphraser import REQUESTS
 
 MAX_TOP = 100
 MAX_SOURCE_TOKENS = 200  # a sentence to decode: its graph (kept in memory) grows with it

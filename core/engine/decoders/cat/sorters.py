@@ -10,7 +10,7 @@ import warnings
 
 import Levenshtein
 
-from core.engine.decoders.cat.stages import Sorter, Suggestion, SuggestContext
+from parastudio.core.engine.decoders.cat.stages import Sorter, SuggestContext, Suggestion
 
 
 def lmbs(suggestions: list[Suggestion], context: SuggestContext) -> list[Suggestion]:

@@ -18,15 +18,14 @@ the translation, the aligned selection, the LM, the request's parameters.
 from __future__ import annotations
 
 import functools
-
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, Sequence
 
-from core.engine.decoders.cat.aligner import Alignment
-from core.engine.decoders.cat.graph_store import GraphNode, SentenceGraph
-from core.engine.decoders.cat.partials import Partial
-from core.engine.decoders.cat.segmentation import Translation
-from core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.decoders.cat.aligner import Alignment
+from parastudio.core.engine.decoders.cat.graph_store import GraphNode, SentenceGraph
+from parastudio.core.engine.decoders.cat.partials import Partial
+from parastudio.core.engine.decoders.cat.segmentation import Translation
+from parastudio.core.engine.lm.language_model import LanguageModel
 
 # Seed 001's numbers where it gives them (SDPF t = 3), ours where it does not (documented at each stage).
 DEFAULT_PARAMETERS: dict[str, Any] = {

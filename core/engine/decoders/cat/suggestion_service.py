@@ -23,15 +23,23 @@ import time
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from core.engine.decoders.beam_decoder import BeamDecoder
-from core.engine.decoders.cat.approaches import Approach
-from core.engine.decoders.cat.decoded_graph import DecodedGraph
-from core.engine.decoders.cat.graph_store import GraphStore, SentenceGraph
-from core.engine.decoders.cat.paraphraser import REQUESTS, suggest
-from core.engine.decoders.cat.recent_graphs import RecentGraphs, sentence_key
-from core.engine.decoders.cat.service_requests import (MAX_EDITED_SELECTION, MAX_SOURCE_TOKENS, MAX_TEXT_TOKENS,
-                                                       MAX_TOP, BadRequest, SuggestRequest, check_edited_selection,
-                                                       suggest_request, translate_request)
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder
+from parastudio.core.engine.decoders.cat.approaches import Approach
+from parastudio.core.engine.decoders.cat.decoded_graph import DecodedGraph
+from parastudio.core.engine.decoders.cat.graph_store import GraphStore, SentenceGraph
+from parastudio.core.engine.decoders.cat.paraphraser import REQUESTS, suggest
+from parastudio.core.engine.decoders.cat.recent_graphs import RecentGraphs, sentence_key
+from parastudio.core.engine.decoders.cat.service_requests import (
+    MAX_EDITED_SELECTION,
+    MAX_SOURCE_TOKENS,
+    MAX_TEXT_TOKENS,
+    MAX_TOP,
+    BadRequest,
+    SuggestRequest,
+    check_edited_selection,
+    suggest_request,
+    translate_request,
+)
 
 __all__ = ["BadRequest", "SuggestionService", "DEFAULT_GRAPHS"]
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 from typing import Iterable, Sequence
 
-from core.engine.decoders.cat.stages import strip_punctuation
-from core.errors import InputFormatError
-from core.textio import read_lines
+from parastudio.core.engine.decoders.cat.stages import strip_punctuation
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import read_lines
 
 MAX_PHRASE = 7  # Moses' default maximum phrase length, the tables' own
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import IO, Iterable, Sequence
 
-from core.engine.decoders.beam_decoder import BeamDecoder
-from core.engine.decoders.decoder_types import NBestEntry
-from core.engine.decoders.cat.graph_store import best_path_from, nodes_of_lines
-from core.engine.decoders.cat.segmentation import Translation
-from core.engine.decoders.search_graph import search_graph_lines
-from core.progress import Progress, no_progress
+from parastudio.core.engine.decoders.beam_decoder import BeamDecoder
+from parastudio.core.engine.decoders.cat.graph_store import best_path_from, nodes_of_lines
+from parastudio.core.engine.decoders.cat.segmentation import Translation
+from parastudio.core.engine.decoders.decoder_types import NBestEntry
+from parastudio.core.engine.decoders.search_graph import search_graph_lines
+from parastudio.core.progress import Progress, no_progress
 
 
 def translation_of(entry: NBestEntry) -> Translation:

@@ -45,13 +45,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import fields
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from typing import TYPE_CHECKING
-
-from core.engine.model.derivation import Segment
-from core.engine.lm.language_model import LanguageModel
-from core.engine.decoders.mcpg.options import (
+from parastudio.core.engine.decoders.mcpg.options import (
     DEFAULT_EPISODES_PER_STEP,
     DEFAULT_EXPLORATION,
     FAITHFUL,
@@ -64,11 +60,13 @@ from core.engine.decoders.mcpg.options import (
     TranslatorReward,
     resolve_profile,
 )
-from core.engine.decoders.mcpg.pace import FixedPace
-from core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.decoders.mcpg.pace import FixedPace
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.model.derivation import Segment
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 
 if TYPE_CHECKING:
-    from core.engine.decoders.mcpg.search import MCPGStats
+    from parastudio.core.engine.decoders.mcpg.search import MCPGStats
 
 Result = tuple[tuple[str, ...], float, tuple[Segment, ...]]
 
@@ -82,15 +80,15 @@ __all__ = [
 def __getattr__(name: str):
     """The search's modules (with numpy) load on first use: the CLI's start-up and the beam decoder need none."""
     if name in ("STOP", "ActionSpace"):
-        from core.engine.decoders.mcpg import actions as module
+        from parastudio.core.engine.decoders.mcpg import actions as module
     elif name == "Finals":
-        from core.engine.decoders.mcpg import finals as module
+        from parastudio.core.engine.decoders.mcpg import finals as module
     elif name == "Playouts":
-        from core.engine.decoders.mcpg import playouts as module
+        from parastudio.core.engine.decoders.mcpg import playouts as module
     elif name == "Polish":
-        from core.engine.decoders.mcpg import polish as module
+        from parastudio.core.engine.decoders.mcpg import polish as module
     elif name in ("MCPGStats", "Node", "TreeSearch"):
-        from core.engine.decoders.mcpg import search as module
+        from parastudio.core.engine.decoders.mcpg import search as module
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(module, name)
@@ -136,8 +134,8 @@ def generate_mcpg(
     (:class:`~core.engine.decoders.mcpg.options.SentenceReward`); each result's
     ``model_score`` is then that reward, in [0, 1].
     """
-    from core.engine.decoders.mcpg.polish import Polish
-    from core.engine.decoders.mcpg.search import MCPGStats, TreeSearch
+    from parastudio.core.engine.decoders.mcpg.polish import Polish
+    from parastudio.core.engine.decoders.mcpg.search import MCPGStats, TreeSearch
 
     options = resolve_profile(profile)
     if episodes_per_step is not None and episodes_per_step < 1:
@@ -166,7 +164,7 @@ def generate_mcpg(
     if core == "native" and len(inputs.source) > 64:
         core = "python"  # coverage masks are 64 bits in C++; the reference gives the same results
     if core == "native" and inputs.source and not all(space.identity):
-        from core.engine.decoders.mcpg.native import NativeSearch
+        from parastudio.core.engine.decoders.mcpg.native import NativeSearch
 
         pace = FixedPace(eta)
         left = None if time_budget is None else time_budget - (time.perf_counter() - started)

@@ -28,9 +28,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from core.engine.model.derivation import Segment
-from core.engine.decoders.mcpg.options import SearchInputs
-from core.engine.model.translation_options import collect_options
+from parastudio.core.engine.decoders.mcpg.options import SearchInputs
+from parastudio.core.engine.model.derivation import Segment
+from parastudio.core.engine.model.translation_options import collect_options
 
 STOP = -1  # the stop action: makes a state final; not an index into the action lists
 # Bit masks of a sentence up to this many words fit in int64 and are filtered with numpy.

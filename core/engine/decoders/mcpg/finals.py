@@ -36,10 +36,10 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from core.engine.model.derivation import Segment
-from core.engine.decoders.mcpg.actions import ActionSpace
-from core.engine.decoders.mcpg.options import SearchInputs
-from core.engine.model.truescore import TrueScorer, best_rules_log10, best_rules_log10_forward
+from parastudio.core.engine.decoders.mcpg.actions import ActionSpace
+from parastudio.core.engine.decoders.mcpg.options import SearchInputs
+from parastudio.core.engine.model.derivation import Segment
+from parastudio.core.engine.model.truescore import TrueScorer, best_rules_log10, best_rules_log10_forward
 
 UNSEEN = float("-inf")  # the objective of no final (or of the source itself)
 _CACHE_LIMIT = 200_000  # distinct final sentences kept before trimming

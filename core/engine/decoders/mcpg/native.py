@@ -26,17 +26,17 @@ import functools
 import sys
 from typing import TYPE_CHECKING, Sequence
 
-from core.engine.decoders.mcpg.counter_random import MASK
-from core.engine.decoders.mcpg.options import MCPGOptions, Mode
+from parastudio.core.engine.decoders.mcpg.counter_random import MASK
+from parastudio.core.engine.decoders.mcpg.options import MCPGOptions, Mode
 
 if TYPE_CHECKING:
-    from core.engine.lm.language_model import LanguageModel
+    from parastudio.core.engine.lm.language_model import LanguageModel
 
 INTERFACE = 2  # the version of mcpg_core.cpp's Python interface this module speaks
 MAX_WORDS = 64  # coverage is one 64-bit mask
 
 try:
-    from core.engine import _mcpg_core
+    from parastudio.core.engine import _mcpg_core
 except ImportError:  # not built: the Python search runs
     _mcpg_core = None
 

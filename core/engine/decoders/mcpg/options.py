@@ -61,9 +61,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal, Protocol, Sequence
 
-from core.engine.lm.language_model import LanguageModel
-from core.option_values import check_fields, real, whole
-from core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
+from parastudio.core.option_values import check_fields, real, whole
 
 Mode = Literal["true-score", "translator"]
 TranslatorReward = Literal["channel", "seed003"]

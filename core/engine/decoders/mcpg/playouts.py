@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.engine.decoders.mcpg.actions import STOP, ActionSpace
-from core.engine.decoders.mcpg.counter_random import CounterRandom
-from core.engine.decoders.mcpg.options import SearchInputs
+from parastudio.core.engine.decoders.mcpg.actions import STOP, ActionSpace
+from parastudio.core.engine.decoders.mcpg.counter_random import CounterRandom
+from parastudio.core.engine.decoders.mcpg.options import SearchInputs
 
 if TYPE_CHECKING:
-    from core.engine.decoders.mcpg.search import Node
+    from parastudio.core.engine.decoders.mcpg.search import Node
 
 
 class Playouts:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator
 
-from core.engine.decoders.mcpg.actions import ActionSpace
-from core.engine.decoders.mcpg.finals import UNSEEN, Finals
-from core.engine.decoders.mcpg.options import MCPGOptions
-from core.engine.decoders.mcpg.search import MCPGStats
+from parastudio.core.engine.decoders.mcpg.actions import ActionSpace
+from parastudio.core.engine.decoders.mcpg.finals import UNSEEN, Finals
+from parastudio.core.engine.decoders.mcpg.options import MCPGOptions
+from parastudio.core.engine.decoders.mcpg.search import MCPGStats
 
 # A move: (the applied actions it leads to, source start, source end of the rewrites put in).
 Move = tuple[frozenset[int], int, int]

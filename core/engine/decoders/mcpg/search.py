@@ -58,11 +58,11 @@ from typing import Callable
 
 import numpy as np
 
-from core.engine.decoders.mcpg.actions import STOP, ActionSpace
-from core.engine.decoders.mcpg.finals import UNSEEN, Finals
-from core.engine.decoders.mcpg.options import SearchInputs
-from core.engine.decoders.mcpg.pace import Pace
-from core.engine.decoders.mcpg.playouts import Playouts
+from parastudio.core.engine.decoders.mcpg.actions import STOP, ActionSpace
+from parastudio.core.engine.decoders.mcpg.finals import UNSEEN, Finals
+from parastudio.core.engine.decoders.mcpg.options import SearchInputs
+from parastudio.core.engine.decoders.mcpg.pace import Pace
+from parastudio.core.engine.decoders.mcpg.playouts import Playouts
 
 Key = tuple  # a state's key: its sentence (true-score mode) or its applied actions (translator mode)
 

@@ -32,10 +32,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import product
 
-from core.engine.tables.patterns.dependency_parse import DependencyParse
-from core.engine.tables.patterns.slots import CONTENT_TAGS, SLOT_TAGS
-from core.vocabulary import slot_token
-from core.engine.tables.patterns.verb_groups import auxiliary_headed
+from parastudio.core.engine.tables.patterns.dependency_parse import DependencyParse
+from parastudio.core.engine.tables.patterns.slots import CONTENT_TAGS, SLOT_TAGS
+from parastudio.core.engine.tables.patterns.verb_groups import auxiliary_headed
+from parastudio.core.vocabulary import slot_token
 
 MAX_SUBTREE_WORDS = 10
 

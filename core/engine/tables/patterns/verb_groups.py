@@ -22,7 +22,7 @@ verb stay with it. A verb without auxiliaries before it is left as it is.
 
 from __future__ import annotations
 
-from core.engine.tables.patterns.dependency_parse import DependencyParse
+from parastudio.core.engine.tables.patterns.dependency_parse import DependencyParse
 
 AUXILIARY_LABELS = frozenset({"aux", "auxpass"})
 PUNCTUATION_LABEL = "punct"
