@@ -19,7 +19,7 @@ from parastudio.core.stats.judgment_records import JudgmentRecords
 from parastudio.core.stats.preference import PreferenceJudgment
 from parastudio.core.stats.report_anytime import EarlyStopping
 from parastudio.core.store import operations as ops
-from parastudio.core.store.criteria import SCORE_SCALES, scale_labels
+from parastudio.core.store.criteria import scale_labels, score_scales
 from parastudio.core.store.database import Database
 from parastudio.core.store.models import Criterion, EventLog
 from parastudio.core.store.preference_pairs import ties_by_construction
@@ -38,7 +38,7 @@ def scored_criteria(db: Database, study_id: int) -> list[str]:
     """The names of the criteria answered with a 0-100 score (direct assessment, ESA)."""
     with db.reading() as session:
         return list(session.scalars(select(Criterion.name).where(Criterion.study_id == study_id,
-                                                                 Criterion.scale.in_(SCORE_SCALES))))
+                                                                 Criterion.scale.in_(score_scales()))))
 
 
 def study_judgment_records(db: Database, study_id: int) -> JudgmentRecords:

@@ -20,7 +20,8 @@ from PySide6.QtWidgets import QAbstractItemView, QDialog, QHBoxLayout, QLabel, Q
 
 from parastudio.core.demo import demo_files
 from parastudio.core.engine.text.changed_words import changed_tokens
-from parastudio.core.judging.keys import KEY_BY_ACTION, PREFERENCE_KEYS, KeyBinding
+from parastudio.core.judging.keys import KEY_BY_ACTION, KeyBinding
+from parastudio.core.judging.protocols.preference import PREFERENCE_KEYS
 from parastudio.core.judging.view import key_for_level, replacement_marks, study_display
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database

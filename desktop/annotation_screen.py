@@ -42,6 +42,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 from parastudio.core.demo import demo_files
 from parastudio.core.judging.desk import JudgingDesk, OpenedDesk, Outcome, open_desk
 from parastudio.core.judging.keys import KEY_BY_ACTION, help_line
+from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.judging.view import JudgingView, choice_text
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
@@ -272,17 +273,18 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
             self.item_shown.emit(None)
             return
         self.question_label.setText(item.question)
-        if item.scale == "choice":
+        painted = protocol_of(item.scale).view
+        if painted == "choice":
             self._show_choice(self.view)
-        elif item.scale in self.protocol_views:
-            self.protocol_views[item.scale].show_item(self.view)
+        elif painted in self.protocol_views:
+            self.protocol_views[painted].show_item(self.view)
             self._paint_protocol()
-            self.pages.setCurrentWidget(self.protocol_views[item.scale])
+            self.pages.setCurrentWidget(self.protocol_views[painted])
         else:
             self._show_candidate(self.view)
         self._show_answer()
-        self.keys_help.setText({"preference": preference_help, "da": da_help, "esa": lambda: esa_help(False)}.get(
-            item.scale, lambda: help_line(item.scale))())
+        self.keys_help.setText({"pair": preference_help, "score": da_help, "spans": lambda: esa_help(False)}.get(
+            painted, lambda: help_line(painted))())
         if self.session.held_back is not None:
             # Blind phases: the item due shows a source whose sentence still has this question open.
             self.status.setText(f"This {html.escape(item.criterion)} question of the sentence comes first: the "
@@ -292,9 +294,10 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
 
     def _paint_protocol(self) -> None:
         """A DA or ESA item's score and marks as the desk holds them."""
-        if self.item.scale == "da":
+        painted = protocol_of(self.item.scale).view
+        if painted == "score":
             self.da_view.paint(self.desk.score)
-        elif self.item.scale == "esa":
+        elif painted == "spans":
             self.esa_view.paint(self.desk.marking, self.desk.score, self.desk.scoring)
             self.keys_help.setText(esa_help(self.desk.scoring))
 
@@ -328,7 +331,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
                 button.setMinimumHeight(36)
                 layout.addWidget(button)
                 buttons.append(button)
-                if item.scale not in ops.YES_NO_SCALES:
+                if item.scale not in ops.yes_no_scales():
                     help_lines.append(f"<b>{html.escape(level.value)}</b> {html.escape(level.label)}: "
                                       f"{html.escape(level.description)}")
             self._level_pages[signature] = (self.levels_stack.addWidget(row), buttons, "<br>".join(help_lines))
@@ -399,7 +402,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
             self._show()
         elif self.desk is not None and self.item is not None:
             self.item = self.desk.item
-            if self.item.scale in ("da", "esa"):
+            if protocol_of(self.item.scale).view in ("score", "spans"):
                 self._paint_protocol()
             self._show_answer()
             self.paint_preview()
@@ -435,7 +438,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         self._act("keep_original")
 
     def start_custom(self) -> None:
-        if self.item is not None and self.item.scale == "choice":
+        if self.item is not None and protocol_of(self.item.scale).view == "choice":
             self.custom_edit.setFocus()
 
     def previous(self) -> None:

@@ -1,6 +1,6 @@
 """The judging page of a direct assessment item (issue 30): source, paraphrase, a 0-100 score set by keys.
 
-The keys and where they move the score are :mod:`core.store.da_keys`', read by
+The keys and where they move the score are :mod:`core.judging.protocols.direct_assessment`', read by
 :class:`core.judging.desk.JudgingDesk` (which holds the score until Enter records it); this page paints the score
 it holds. The slider shows the score and takes a mouse drag, which it hands on as ``dragged``.
 """

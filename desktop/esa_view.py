@@ -2,8 +2,8 @@
 
 Marking: ← / → move the cursor a word, Shift+← / Shift+→ extend the selection, M marks it minor, J major,
 Backspace removes the marks under it, Enter goes on to the score. Scoring: the direct assessment keys
-(:mod:`core.store.da_keys`), Enter records the score with the spans, Esc goes back to marking. What a key does
-is :class:`core.judging.desk.JudgingDesk`'s (which holds the :class:`core.store.error_spans.SpanMarking`, the
+(:mod:`core.judging.protocols.direct_assessment`), Enter records the score with the spans, Esc goes back to marking. What a key does
+is :class:`core.judging.desk.JudgingDesk`'s (which holds the :class:`core.judging.protocols.error_spans.SpanMarking`, the
 score and the phase); this page paints them. The words are the view's (:attr:`core.judging.view.JudgingView.words`,
 :func:`core.judging.view.judged_words`: readable words under the study's display rule, else tokens), the words the
 desk's marking counts, so the spans stored are over the words the judge read and map exactly onto the stored tokens

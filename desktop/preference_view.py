@@ -2,7 +2,7 @@
 
 Keys: A or ← the left one is better, B or → the right one, T or ↓ no difference. On a preference item these
 keys answer (the arrows do not move, as they do elsewhere; ↑ still goes back, and an answer moves on). The
-systems are never named. The keys are :data:`core.judging.keys.PREFERENCE_KEYS`, read by the judging desk.
+systems are never named. The keys are :data:`core.judging.protocols.preference.PREFERENCE_KEYS`, read by the judging desk.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from parastudio.core.judging.keys import PREFERENCE_KEYS
 from parastudio.core.judging.keys import keys_text as _keys_text
+from parastudio.core.judging.protocols.preference import PREFERENCE_KEYS
 from parastudio.core.judging.view import JudgingView
 from parastudio.desktop.widget_parts import text_box
 
@@ -28,7 +28,7 @@ def preference_help() -> str:
 class PreferenceView(QWidget):
     """Source above, left and right paraphrases below, one button per answer; ``answered`` carries the
     answer of a clicked button (keys are read by :class:`core.judging.desk.JudgingDesk` from
-    :data:`core.judging.keys.PREFERENCE_KEYS`)."""
+    :data:`core.judging.protocols.preference.PREFERENCE_KEYS`)."""
 
     answered = Signal(str)
 

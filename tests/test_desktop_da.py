@@ -11,8 +11,8 @@ from desktop_study_fixtures import judging_screen  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
+from parastudio.core.judging.protocols.direct_assessment import da_score_after_key as moved  # noqa: E402
 from parastudio.core.judging.view import shown_text  # noqa: E402
-from parastudio.core.store.da_keys import da_score_after_key as moved  # noqa: E402
 from parastudio.core.store.models import Assignment, Judgment  # noqa: E402
 
 SHIFT = Qt.ShiftModifier

@@ -8,9 +8,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from parastudio.core.judging.protocols.error_spans import SEVERITIES, SpanMarking, parse_spans
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import open_database
-from parastudio.core.store.error_spans import SEVERITIES, SpanMarking, blamed_units, parse_spans
+from parastudio.core.store.error_spans import blamed_units
 from parastudio.core.tuning.comparison_devset import da_records
 
 

@@ -22,12 +22,15 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"base"},
     "tablebuild": {"base"},
     "stats": {"base"},
-    "store": {"base"},
+    # What each judging protocol declares (core/judging/protocols/): the store checks values with it.
+    "protocols": {"base"},
+    "store": {"base", "protocols"},
     "evaldata": {"base", "engine", "tablebuild"},
-    "judging": {"base", "engine", "stats", "store"},
-    "bridges": {"base", "engine", "tablebuild", "stats", "store", "evaldata", "judging"},
-    "cli": {"base", "engine", "tablebuild", "stats", "store", "evaldata", "judging", "bridges"},
-    "desktop": {"base", "engine", "tablebuild", "stats", "store", "evaldata", "judging", "bridges", "cli"},
+    "judging": {"base", "engine", "stats", "protocols", "store"},
+    "bridges": {"base", "engine", "tablebuild", "stats", "protocols", "store", "evaldata", "judging"},
+    "cli": {"base", "engine", "tablebuild", "stats", "protocols", "store", "evaldata", "judging", "bridges"},
+    "desktop": {"base", "engine", "tablebuild", "stats", "protocols", "store", "evaldata", "judging", "bridges",
+                "cli"},
 }
 # Where each module belongs: the first matching prefix wins (dotted module names).
 LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
@@ -48,6 +51,7 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.spark_generation", "bridges"),
     ("core.metric_inputs", "bridges"),
     ("core.service", "bridges"),
+    ("core.judging.protocols", "protocols"),
     ("core.judging", "judging"),
     ("core.errors", "base"),
     ("core.terminal_bar", "base"),
@@ -203,11 +207,11 @@ def test_the_app_reaching_the_database_or_store_internals_is_reported():
 def test_the_app_reading_store_queries_and_tuning_reading_the_inspect_bridge_are_reported():
     assert violations("desktop.judging_tab", "desktop/judging_tab.py",
                       [(12, "parastudio.core.store.annotation_queries.study_summaries"),
-                       (14, "parastudio.core.store.session_lock"), (15, "parastudio.core.store.criteria.YES_NO_SCALES"),
+                       (14, "parastudio.core.store.session_lock"), (15, "parastudio.core.store.criteria.yes_no_scales"),
                        (16, "parastudio.core.store.operations")]) == [
         f"desktop/judging_tab.py:{line}: desktop may not import store internals ({name}): use core.store.operations"
         for line, name in ((12, "core.store.annotation_queries.study_summaries"), (14, "core.store.session_lock"),
-                           (15, "core.store.criteria.YES_NO_SCALES"))]
+                           (15, "core.store.criteria.yes_no_scales"))]
     assert violations("core.tuning.devset", "core/tuning/devset.py", [(52, "parastudio.core.inspection.verdicts"),
                                                                        (53, "parastudio.core.judging.span_rewrites")]) == [
         "core/tuning/devset.py:52: core.tuning may not import core.inspection (core.inspection.verdicts)"]

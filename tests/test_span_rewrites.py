@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from parastudio.core.cli import main
 from parastudio.core.engine.text.display_text import SentenceDisplay
 from parastudio.core.inspection.rule_blame import rule_blame_from_spans
+from parastudio.core.judging.protocols.error_spans import SEVERITIES
 from parastudio.core.judging.span_rewrites import marked_units, segment_of_tokens, token_spans, word_spans
 from parastudio.core.judging.view import judged_words
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import open_database
-from parastudio.core.store.error_spans import SEVERITIES
 
 # "I don't know, he stated." -- the judge reads 5 words over 8 stored tokens:
 #   word 0 "I" = token 0; word 1 "don't" = tokens 1-2; word 2 "know," = tokens 3-4; word 3 "he" = token 5;

@@ -29,7 +29,7 @@ from parastudio.core.stats.verdicts import (
     shown_verdict,
     verdict_of_votes,
 )
-from parastudio.core.store.criteria import SCORE_SCALES
+from parastudio.core.store.criteria import score_scales
 from parastudio.core.store.database import Database
 from parastudio.core.store.sentence_ids import sentence_id
 
@@ -237,7 +237,7 @@ def candidate_rows(db: Database, study_id: int, *, criteria: set[str] | None = N
                 names[criterion_id] = name
                 levels = json.loads(levels) if isinstance(levels, str) else (levels or [])
                 # A score criterion (DA, ESA) gives no verdict: None tells is_positive so.
-                scales[name] = None if scale in SCORE_SCALES else [str(level["value"]) for level in levels]
+                scales[name] = None if scale in score_scales() else [str(level["value"]) for level in levels]
         judged_as = _Judged(names, scales)
         # The labels are grouped on a second connection while this one reads systems and candidates: the
         # database works without the interpreter lock, so on two cores the grouping costs almost nothing.

@@ -3,9 +3,9 @@
 
 Issue 28 (Deliver 3): the value of an answer used to pass back and forth between the annotation screen, the
 session, the display and the word diff. Now a key goes one way down: :meth:`JudgingDesk.press` reads it against
-the item shown (its levels and their keys from :mod:`core.judging.view`, the other keys from
-:mod:`core.judging.keys`, a direct assessment's from :mod:`core.store.da_keys`, error span marking from
-:class:`core.store.error_spans.SpanMarking`), tells the session (:class:`core.store.annotation_session.
+the item shown (its protocol from :mod:`core.judging.protocols`, read by its ``view``: levels and their keys
+from :mod:`core.judging.view`, a preference's, a direct assessment's and error span marking's keys from their
+protocol modules, the other keys from :mod:`core.judging.keys`), tells the session (:class:`core.store.annotation_session.
 AnnotationSession`) what was answered, and returns an :class:`Outcome`: the :class:`Record` the writer must store
 (an answer, a flag or comment, an undo), whether another item is shown now, and a status line. What to paint is
 the desk's state: ``item``, ``view`` (texts as judges see them, highlighted spans, levels and their keys),
@@ -22,7 +22,10 @@ import threading
 from dataclasses import dataclass
 
 from parastudio.core.judging import keys as judging_keys
-from parastudio.core.judging.keys import PREFERENCE_KEYS, KeyBinding
+from parastudio.core.judging.keys import KeyBinding
+from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.choice import MAX_CHOICE_KEY
+from parastudio.core.judging.protocols.preference import PREFERENCE_KEYS
 from parastudio.core.judging.view import JudgingView, judging_view, study_display
 from parastudio.core.store import operations as ops
 from parastudio.core.store import session_lock
@@ -30,7 +33,6 @@ from parastudio.core.store.annotation import ItemView
 from parastudio.core.store.annotation_session import AnnotationSession
 from parastudio.core.store.database import Database
 
-MAX_CHOICE_KEY = 5  # digits 1-5 pick a choice task's option (seed 001 Fig. 4.4 shows five)
 MODIFIERS = ("Ctrl+", "Alt+", "Meta+")
 _ARROWS = {"Left": -1, "Right": 1}
 
@@ -87,9 +89,10 @@ class JudgingDesk:
         self.view = judging_view(item, self.display) if item is not None else None
         self.preview = None
         self.scoring = False
-        self.score = int(item.value) if item is not None and item.scale in ("da", "esa") and item.value else None
+        view = self._protocol_view()
+        self.score = int(item.value) if view in ("score", "spans") and item.value else None
         self.marking = None
-        if item is not None and item.scale == "esa":
+        if view == "spans":
             # Over the words the judge reads (the view's: readable words, each over its stored tokens;
             # core.judging.span_rewrites maps them onto the derivation's rewrites), as desktop/esa_view.py
             # paints them from the same view.
@@ -104,14 +107,14 @@ class JudgingDesk:
     # keys -----------------------------------------------------------------------------------
     def press(self, key: str) -> Outcome:
         """What ``key`` (as QKeySequence writes it; the keypad's keys as the main ones) does on the item shown."""
-        item = self.item
-        if item is not None and item.scale == "preference":
+        item, view = self.item, self._protocol_view()
+        if view == "pair":
             value = next((value for keys, value, _label in PREFERENCE_KEYS if key in keys), None)
             if value is not None:
                 return self.answer(value)
-        if item is not None and item.scale == "da" and (done := self._da_key(key)) is not None:
+        if view == "score" and (done := self._da_key(key)) is not None:
             return done
-        if item is not None and item.scale == "esa" and (done := self._esa_key(key)) is not None:
+        if view == "spans" and (done := self._esa_key(key)) is not None:
             return done
         binding = self._binding(key)
         if binding is not None:
@@ -119,7 +122,7 @@ class JudgingDesk:
         if key.startswith(MODIFIERS) or item is None:
             return NOTHING
         letter = key.removeprefix("Shift+")
-        if item.scale == "choice":
+        if view == "choice":
             if letter.isdigit() and 1 <= int(letter) <= MAX_CHOICE_KEY:
                 return self.pick(f"option:{letter}")
             return NOTHING
@@ -132,9 +135,13 @@ class JudgingDesk:
                                   f"{html.escape(' / '.join(self.view.answer_keys))}")
         return NOTHING
 
+    def _protocol_view(self) -> str | None:
+        """What the item's protocol asks the screen to paint ("levels", "score", "spans", "pair", "choice")."""
+        return protocol_of(self.item.scale).view if self.item is not None else None
+
     def _binding(self, key: str) -> KeyBinding | None:
-        scale = self.item.scale if self.item is not None else None
-        return next((b for b in judging_keys.KEYS if key in b.keys and b.scope in ("any", scale)), None)
+        view = self._protocol_view()
+        return next((b for b in judging_keys.KEYS if key in b.keys and b.scope in ("any", view)), None)
 
     def _da_key(self, key: str) -> Outcome | None:
         if key in ops.DA_RECORD_KEYS:
@@ -172,7 +179,7 @@ class JudgingDesk:
 
     def set_score(self, score: int) -> Outcome:
         """A DA or ESA score set by the mouse (the slider): held as a key's would be, until Enter records it."""
-        if self.item is not None and self.item.scale in ("da", "esa"):
+        if self._protocol_view() in ("score", "spans"):
             self.score = score
         return Outcome()
 
@@ -190,7 +197,7 @@ class JudgingDesk:
     def pick(self, value: str) -> Outcome:
         """Preview a choice task's option (``option:N``) or the original: shown in place, not recorded."""
         item = self.item
-        if item is None or item.scale != "choice":
+        if item is None or self._protocol_view() != "choice":
             return NOTHING
         shown = ops.preview_choice(item.source, item.span or (0, 0), item.options, value)
         if shown is not None:
@@ -203,12 +210,12 @@ class JudgingDesk:
     def accept_choice(self) -> Outcome:
         """Record the previewed pick (nothing when nothing is previewed)."""
         shown, self.preview = self.preview, None
-        if shown is None or self.item is None or self.item.scale != "choice":
+        if shown is None or self._protocol_view() != "choice":
             return Outcome()
         return self.answer(shown.value, shown.text)
 
     def start_custom(self) -> Outcome:
-        return Outcome(command="start_custom") if self.item is not None and self.item.scale == "choice" else Outcome()
+        return Outcome(command="start_custom") if self._protocol_view() == "choice" else Outcome()
 
     def start_comment(self) -> Outcome:
         return Outcome(command="start_comment") if self.item is not None else Outcome()

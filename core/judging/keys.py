@@ -1,6 +1,6 @@
 """The judging screen's keys besides the answer levels, one table (:data:`KEYS`): its buttons, its help line and
 its key presses all come from it (the levels' keys come from each criterion's scale:
-:func:`core.judging.view.key_for_level`), and the keys of a preference item (:data:`PREFERENCE_KEYS`). Keys are
+:func:`core.judging.view.key_for_level`; a protocol's own keys from its module in :mod:`core.judging.protocols`). Keys are
 written as Qt's QKeySequence writes them ("Shift+Left", "Ctrl+Z", "Y"), without importing Qt: what a key does is
 :class:`core.judging.desk.JudgingDesk`'s, which reads these tables."""
 
@@ -9,13 +9,11 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from parastudio.core.vocabulary import PREFER_LEFT, PREFER_RIGHT, PREFER_TIE
-
 
 @dataclass(frozen=True)
 class KeyBinding:
     """Keys (as QKeySequence text), the screen's method they call, the button label; ``scope`` limits them to
-    choice tasks ("choice") or to every item ("any")."""
+    the items of one protocol view (a choice task's: "choice") or gives them to every item ("any")."""
 
     keys: tuple[str, ...]
     action: str
@@ -43,15 +41,6 @@ KEYS = (
     KeyBinding(("T",), "start_custom", "Custom paraphrase", "choice"),
 )
 KEY_BY_ACTION = {binding.action: binding for binding in KEYS}
-
-# A preference item's keys (issue 30): (keys, stored answer, button label), in the order the buttons stand. On
-# such an item they answer before the arrows of KEYS would move.
-PREFERENCE_KEYS = (
-    (("A", "Left"), PREFER_LEFT, "Left is better"),
-    (("T", "Down"), PREFER_TIE, "No difference"),
-    (("B", "Right"), PREFER_RIGHT, "Right is better"),
-)
-
 
 def keys_text(keys: tuple[str, ...]) -> str:
     """Keys as a button shows them (arrows as arrows)."""

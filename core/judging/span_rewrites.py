@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import select
 
+from parastudio.core.judging.protocols.error_spans import SEVERITIES, parse_spans
 from parastudio.core.judging.view import JudgedWord, judged_words, study_display
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
-from parastudio.core.store.error_spans import SEVERITIES, blamed_units, parse_spans
+from parastudio.core.store.error_spans import blamed_units
 from parastudio.core.store.models import Candidate, SourceSentence, Study
 
 

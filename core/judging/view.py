@@ -15,10 +15,10 @@ from pathlib import Path
 
 from parastudio.core.engine.text.changed_words import changed_tokens
 from parastudio.core.engine.text.display_text import SentenceDisplay, sentence_display
+from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.protocol import REPLACEMENT_UNIT
 from parastudio.core.store.annotation import ItemView
-from parastudio.core.store.criteria import YES_NO_SCALES
 from parastudio.core.store.items import replacement_units
-from parastudio.core.vocabulary import YES
 
 MAX_OPTIONS = 5
 
@@ -82,12 +82,7 @@ def study_display(settings: dict, default_model: str | None = None) -> SentenceD
 
 def key_for_level(scale: str, index: int, level: dict) -> tuple[str, ...]:
     """The keys that give a level: Y/1 and N/0 for yes/no, else the level's digit."""
-    value = str(level["value"])
-    if scale in YES_NO_SCALES:
-        return ("Y", "1") if value == YES else ("N", "0")
-    if value.isdigit() and len(value) == 1:
-        return (value,)
-    return (str(index + 1),) if index < 9 else ()
+    return protocol_of(scale).level_keys(index, level)
 
 
 def replacement_marks(derivation, unit: int | None) -> tuple[range, range, str]:
@@ -194,11 +189,12 @@ def choice_text(item: ItemView, phrase: str, display: SentenceDisplay | None) ->
 def judging_view(item: ItemView, display: SentenceDisplay | None) -> JudgingView:
     """The view of ``item``; ``display`` None shows sentences tokenized (the study's "display" setting). Every
     page paints its texts from here (categorical, choice, DA, ESA, preference), so one rule shows them all."""
-    if item.scale == "preference":  # two candidates, no highlight that would favour either
+    protocol = protocol_of(item.scale)
+    if protocol.view == "pair":  # two candidates, no highlight that would favour either
         pair = (shown_sentence(item, item.left or "", (), display), shown_sentence(item, item.right or "", (), display))
         return JudgingView(item, "Source sentence", shown_sentence(item, item.source, (), display), None,
                            levels=levels_of(item), pair=pair)
-    if item.scale == "choice":
+    if protocol.view == "choice":
         start, end = item.span or (0, 0)
         options = tuple(display.show_in_place(item.source, (start, end), option) if display is not None else option
                         for option in item.options[:MAX_OPTIONS])
@@ -207,8 +203,8 @@ def judging_view(item: ItemView, display: SentenceDisplay | None) -> JudgingView
     candidate = item.candidate or ""
     # ESA: the candidate as the words the judge marks (the desk counts them, the page paints them).
     words = (judged_words(candidate, display, source=item.source, original=item.source_display)[1]
-             if item.scale == "esa" else ())
-    if item.scale == "replacement":
+             if protocol.view == "spans" else ())
+    if protocol.item == REPLACEMENT_UNIT:
         source_changed, candidate_changed, title = replacement_marks(item.derivation, item.unit)
     elif item.shows_source:
         source_changed, candidate_changed = changed_tokens(item.source, candidate, item.derivation)

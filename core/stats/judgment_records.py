@@ -54,7 +54,7 @@ SENTENCE_COLUMNS = ("source_key", "sentence_id", "sentence")
 # "scale": the criterion's scale by name (study export-judgments); "z": a score standardized per judge, written for
 # 0-100 scores only, so an older export without "scale" still tells a direct assessment by it.
 OPTIONAL_JUDGMENT_COLUMNS = ("system", "systems", "application", *SENTENCE_COLUMNS, "levels", "scale", "z")
-# The scales answered with a score from DA_LOWEST to DA_HIGHEST (the store's SCORE_SCALES, which stats may not import).
+# The scales answered with a score from DA_LOWEST to DA_HIGHEST (the store's score_scales(), which stats may not import).
 SCORE_SCALE_NAMES = ("da", "esa")
 SYSTEMS_SEPARATOR = ";"
 SCORE_COLUMNS = ("item", "system", "score")

@@ -13,8 +13,9 @@ from typing import Sequence
 
 from sqlalchemy import func, insert, select
 
+from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.protocol import CHOICE_TASK, PAIR, REPLACEMENT_UNIT, SCORE
 from parastudio.core.person_names import distinct_names
-from parastudio.core.store.criteria import SCORE_SCALES
 from parastudio.core.store.database import Database
 from parastudio.core.store.events import log_event
 from parastudio.core.store.items import replacement_units
@@ -35,7 +36,7 @@ from parastudio.core.store.studies import annotator_in
 def blind_phases(settings: dict, criteria: Sequence[Criterion]) -> list[set[int]]:
     """The criteria of each phase, in order: source-free ones first when the study (its ``settings``) runs blind
     phases."""
-    hidden = {c.id for c in criteria if not c.shows_source and c.scale != "choice"}
+    hidden = {c.id for c in criteria if not c.shows_source and protocol_of(c.scale).item != CHOICE_TASK}
     shown = {c.id for c in criteria} - hidden
     default = bool(hidden) and bool(shown)
     if (settings or {}).get("blind_phases", default) and hidden and shown:
@@ -205,16 +206,16 @@ class _StudyShape:
 def _study_shape(session, study_id: int, study: Study) -> _StudyShape:
     criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)
                                .order_by(Criterion.position)).all()
-    per_unit = {c.id for c in criteria if c.scale == "replacement"}
+    per_unit = {c.id for c in criteria if protocol_of(c.scale).item == REPLACEMENT_UNIT}
     units_of: dict[int, int] = {}
     if per_unit:
         units_of = {i: len(replacement_units(d)) for i, d in session.execute(
             select(Candidate.id, Candidate.derivation).where(Candidate.study_id == study_id))}
     return _StudyShape(
-        criteria_of_kind={"c": [c.id for c in criteria if c.scale not in ("choice", "preference")],
-                          "t": [c.id for c in criteria if c.scale == "choice"],
-                          "p": [c.id for c in criteria if c.scale == "preference"]},
-        per_unit=per_unit, units_of=units_of, degrades=any(c.scale in SCORE_SCALES for c in criteria),
+        criteria_of_kind={"c": [c.id for c in criteria if protocol_of(c.scale).item not in (CHOICE_TASK, PAIR)],
+                          "t": [c.id for c in criteria if protocol_of(c.scale).item == CHOICE_TASK],
+                          "p": [c.id for c in criteria if protocol_of(c.scale).item == PAIR]},
+        per_unit=per_unit, units_of=units_of, degrades=any(protocol_of(c.scale).answer == SCORE for c in criteria),
         phases=blind_phases(study.settings, criteria))
 
 

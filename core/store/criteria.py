@@ -14,11 +14,11 @@ as WMT's relative ranking reduced to two outputs), and WMT's direct assessment
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from parastudio.core.store.error_spans import parse_spans
+from parastudio.core.judging.protocols import protocol_of, scales_where
+from parastudio.core.judging.protocols.protocol import SCORE
 from parastudio.core.store.models import Criterion
 from parastudio.core.vocabulary import (
     APPLICATIONS,
@@ -28,8 +28,6 @@ from parastudio.core.vocabulary import (
     PREFERENCE_LABELS,
     PRESET_CRITERIA,
     YES,
-    preference,
-    yes_or_no,
 )
 
 _THREE_POINT_ADEQUACY = [
@@ -127,63 +125,32 @@ def preset_criterion(name: str, application: str | None = None) -> CriterionSpec
     raise ValueError(f"unknown criterion {name!r}; expected one of {', '.join(PRESET_CRITERIA)}")
 
 
-# Scales answered with a score from 0 to 100: direct assessment, and error span annotation's final score.
-SCORE_SCALES = ("da", "esa")
-# Scales answered yes or no (a replacement is correct or not).
-YES_NO_SCALES = ("binary", "replacement")
+def score_scales() -> tuple[str, ...]:
+    """The scales answered with a score (direct assessment, error span annotation's final score)."""
+    return scales_where(answer=SCORE)
+
+
+def yes_no_scales() -> tuple[str, ...]:
+    """The scales answered yes or no (a candidate is good, a replacement is correct)."""
+    return scales_where(yes_no=True)
+
 
 def normalize_value(criterion: Criterion, value: Any, text_value: str | None = None,
                     options: Sequence[str] = ()) -> tuple[str, str | None]:
-    """The stored label for an answer, or ValueError naming what the scale accepts."""
-    raw = str(value).strip()
-    low = raw.lower()
-    if text_value and criterion.scale not in ("esa", "choice"):  # never dropped without a word (issue 39)
+    """The stored ``(value, text)`` for an answer, as the criterion's protocol checks it; ValueError naming what
+    the scale accepts."""
+    protocol = protocol_of(criterion.scale)
+    if text_value and not protocol.takes_text:  # never dropped without a word (issue 39)
         raise ValueError(f"criterion {criterion.name!r} takes no text or error spans with its answer (spans are an "
                          "ESA criterion's)")
-    if criterion.scale in YES_NO_SCALES:
-        answer = yes_or_no(low)
-        if answer is not None:
-            return answer, None
-        raise ValueError(f"criterion {criterion.name!r} takes yes or no, not {raw!r}")
-    if criterion.scale in SCORE_SCALES:
-        if raw.isascii() and raw.isdigit() and DA_LOWEST <= int(raw) <= DA_HIGHEST:
-            spans = parse_spans(text_value) if criterion.scale == "esa" else None
-            return str(int(raw)), None if spans is None else json.dumps(spans)
-        raise ValueError(f"criterion {criterion.name!r} takes a whole number from {DA_LOWEST} to {DA_HIGHEST}, "
-                         f"not {raw!r}")
-    if criterion.scale == "preference":
-        answer = preference(low)
-        if answer is not None:
-            return answer, None
-        raise ValueError(f"criterion {criterion.name!r} takes left (a), right (b) or tie (t), not {raw!r}")
-    if criterion.scale == "choice":
-        if low == "original":
-            return "original", None
-        if low == "custom":
-            if not text_value:
-                raise ValueError("a custom choice needs the typed paraphrase")
-            return "custom", text_value
-        if low.startswith("option:") and low[7:].isdigit() and 1 <= int(low[7:]) <= max(len(options), 5):
-            number = int(low[7:])
-            chosen = options[number - 1] if number <= len(options) else text_value
-            return f"option:{number}", chosen
-        raise ValueError(f"criterion {criterion.name!r} takes original, option:N or custom, not {raw!r}")
-    allowed = [str(level["value"]) for level in criterion.levels]
-    if raw in allowed:
-        return raw, None
-    raise ValueError(f"criterion {criterion.name!r} takes one of {', '.join(allowed)}, not {raw!r}")
+    return protocol.check(criterion.name, criterion.levels or (), value, text_value, options)
 
 
 def scale_labels(criterion: Criterion) -> tuple[str, ...]:
-    """The labels of the criterion's scale in order; empty for a choice task (its answers are not a scale)."""
-    if criterion.scale == "choice" or criterion.scale in SCORE_SCALES or not criterion.levels:
-        return ()
-    return tuple(str(level["value"]) for level in criterion.levels)
+    """The labels of the criterion's scale in order; empty where answers are not labels (a score, a pick)."""
+    return protocol_of(criterion.scale).labels(criterion.levels or ())
 
 
 def bad_values(criterion: Criterion) -> set[str]:
-    """Answers that count as 'judged bad' for a planted control: the lower half of the scale."""
-    if criterion.scale in YES_NO_SCALES:
-        return {NO}
-    values = [str(level["value"]) for level in criterion.levels]
-    return set(values[: max(1, len(values) // 2)])
+    """Answers that count as 'judged bad' for a planted control (the protocol's: the lower half of a scale)."""
+    return protocol_of(criterion.scale).bad_values(criterion.levels or ())

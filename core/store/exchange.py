@@ -18,11 +18,11 @@ from pathlib import Path
 from sqlalchemy import insert, select, update
 
 from parastudio.core.errors import BadNameError, InputFormatError
+from parastudio.core.judging.protocols.error_spans import parse_spans, span_past_the_words
 from parastudio.core.store.assignment import next_free_positions
 from parastudio.core.store.clock import duration_ms, iso_time, now, parse_time
 from parastudio.core.store.criteria import normalize_value
 from parastudio.core.store.database import Database, open_database
-from parastudio.core.store.error_spans import parse_spans, span_past_the_words
 from parastudio.core.store.events import log_event
 from parastudio.core.store.items import item_key, parse_pair_key, parse_unit_item_key
 from parastudio.core.store.models import (

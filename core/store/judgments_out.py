@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 from parastudio.core.csv_cells import line_feed_rows, safe_row
 from parastudio.core.store.auto_skip import ACTION as AUTO_SKIP
 from parastudio.core.store.clock import iso_time
-from parastudio.core.store.criteria import SCORE_SCALES, scale_labels
+from parastudio.core.store.criteria import scale_labels, score_scales
 from parastudio.core.store.database import Database
 from parastudio.core.store.items import item_key, systems_by_candidate
 from parastudio.core.store.models import (
@@ -148,13 +148,13 @@ def da_standardizer(rows: list[dict]):
     another criterion, a superseded row, or a judge whose scores do not vary."""
     scores: dict[tuple[str, str], list[float]] = defaultdict(list)
     for row in rows:
-        if row["scale"] in SCORE_SCALES and row["status"] == "live" and row["kind"] == "normal":
+        if row["scale"] in score_scales() and row["status"] == "live" and row["kind"] == "normal":
             scores[(row["annotator"], row["criterion"])].append(float(row["value"]))
     moments = {key: (statistics.mean(v), statistics.stdev(v)) for key, v in scores.items() if len(v) > 1}
 
     def z(row: dict) -> float | None:
         mean, sd = moments.get((row["annotator"], row["criterion"]), (0.0, 0.0))
-        if row["scale"] not in SCORE_SCALES or row["status"] != "live" or sd == 0:
+        if row["scale"] not in score_scales() or row["status"] != "live" or sd == 0:
             return None
         return (float(row["value"]) - mean) / sd
     return z
@@ -171,7 +171,7 @@ def export_judgments(db: Database, study_id: int, output: str | os.PathLike, fil
     count = 0
     rows = iter_judgments(db, study_id, history=history, include_qc=include_qc)
     standardized = None
-    if any(c in SCORE_SCALES for c in _scales(db, study_id)):  # z needs every score of a judge first
+    if any(c in score_scales() for c in _scales(db, study_id)):  # z needs every score of a judge first
         rows = list(rows)
         standardized = da_standardizer(rows)
     with atomic_output(output, inputs=inputs) as handle:

@@ -21,12 +21,14 @@ collection hands notes, decks and cards to their own modules):
 * :mod:`core.store.study_members`: members, their roles, and on PostgreSQL their own logins;
 * :mod:`core.store.connection_file`: a member's connection file (their login's URL and study);
 * :mod:`core.store.answer_outbox`: answers on their way to a server, kept on the judge's disk until written;
-* :mod:`core.store.da_keys`: direct assessment by keys, where each key moves the score;
+* :mod:`core.judging.protocols.direct_assessment`: direct assessment by keys, where each key moves the score;
 * :mod:`core.store.error_spans`: error span annotation: spans checked, marked by keys, mapped onto rewrites.
 """
 
 from __future__ import annotations
 
+from parastudio.core.judging.protocols.direct_assessment import DA_RECORD_KEYS, da_score_after_key
+from parastudio.core.judging.protocols.error_spans import SpanMarking, parse_spans
 from parastudio.core.store.adjudication import Disagreement, disagreements, not_adjudicated, record_adjudication
 from parastudio.core.store.adjudicator_role import (
     NotAnAdjudicator,
@@ -68,9 +70,8 @@ from parastudio.core.store.choice_preview import ChoicePreview
 from parastudio.core.store.choice_preview import preview as preview_choice
 from parastudio.core.store.clock import iso_time
 from parastudio.core.store.connection_file import StudyConnection, is_connection_file, read_connection_file
-from parastudio.core.store.criteria import YES_NO_SCALES, CriterionSpec, bad_values, normalize_value, preset_criterion
-from parastudio.core.store.da_keys import DA_RECORD_KEYS, da_score_after_key
-from parastudio.core.store.error_spans import SpanMarking, blamed_units, parse_spans
+from parastudio.core.store.criteria import CriterionSpec, bad_values, normalize_value, preset_criterion, yes_no_scales
+from parastudio.core.store.error_spans import blamed_units
 from parastudio.core.store.exchange import MergeReport, export_package, import_judgments_csv, merge_package
 from parastudio.core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
 from parastudio.core.store.judgments_out import EXPORT_COLUMNS, export_judgments, iter_judgments, judgment_records
@@ -124,6 +125,6 @@ __all__ = [
     "Membership", "connection_membership", "invite", "members", "revoke", "AnswerOutbox", "Outgoing",
     "is_connection_lost", "send_once", "StudyConnection", "is_connection_file", "read_connection_file",
     "StudySummary", "every_annotator_name", "judgment_count", "live_judgment_of", "progress_counts",
-    "study_summaries", "YES_NO_SCALES", "HEARTBEAT_SECONDS", "SessionLock", "SessionTaken", "heartbeat_session",
+    "study_summaries", "yes_no_scales", "HEARTBEAT_SECONDS", "SessionLock", "SessionTaken", "heartbeat_session",
     "release_session",
 ]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, select
 
-from parastudio.core.store.criteria import SCORE_SCALES, bad_values
+from parastudio.core.store.criteria import bad_values, score_scales
 from parastudio.core.store.database import Database
 from parastudio.core.store.models import Annotator, Assignment, Candidate, Criterion, Judgment, Study
 
@@ -87,7 +87,7 @@ def quality_control(db: Database, study_id: int, thresholds: dict | None = None)
         elif row.kind == "control":
             criterion = criteria[row.criterion_id]
             # A degraded candidate's direct assessment is a score, not a verdict: its test is da_control_pairs'.
-            if criterion.shows_source and criterion.scale != "choice" and criterion.scale not in SCORE_SCALES:
+            if criterion.shows_source and criterion.scale != "choice" and criterion.scale not in score_scales():
                 controls[row.annotator_id].append(live_value[row.live_judgment_id] in bad_values(criterion))
     reports = []
     for annotator_id, name in sorted(names.items(), key=lambda kv: kv[1]):
@@ -116,7 +116,7 @@ def da_control_pairs(db: Database, study_id: int) -> dict[str, list[tuple[float,
             .join(Criterion, Criterion.id == Assignment.criterion_id)
             .join(Candidate, Candidate.id == Assignment.candidate_id)
             .join(Judgment, Judgment.id == Assignment.live_judgment_id)
-            .where(Assignment.study_id == study_id, Criterion.scale.in_(SCORE_SCALES),
+            .where(Assignment.study_id == study_id, Criterion.scale.in_(score_scales()),
                    Assignment.kind.in_(("normal", "control")))).all()
     originals = {(name, criterion, candidate): float(value) for name, criterion, kind, candidate, _of, value in rows
                  if kind == "normal"}

@@ -31,12 +31,12 @@ from collections import Counter, defaultdict
 from sqlalchemy import select
 
 from parastudio.core.demo import demo_files
+from parastudio.core.judging.protocols.error_spans import parse_spans
 from parastudio.core.judging.span_rewrites import marked_units
 from parastudio.core.judging.view import judged_words, study_display
 from parastudio.core.store import operations as ops
-from parastudio.core.store.criteria import SCORE_SCALES
+from parastudio.core.store.criteria import score_scales
 from parastudio.core.store.database import Database
-from parastudio.core.store.error_spans import parse_spans
 from parastudio.core.store.judgments_out import da_standardizer
 from parastudio.core.store.models import Candidate, PreferencePair, SourceSentence, Study
 from parastudio.core.store.sentence_ids import sentence_id
@@ -84,7 +84,7 @@ def da_records(db: Database, study_id: int) -> list[dict]:
     """Every candidate scored by direct assessment, with each judge's raw score and z (module docstring)."""
     with db.reading() as session:
         uid = session.get(Study, study_id).uid
-    rows = [row for row in ops.iter_judgments(db, study_id) if row["scale"] in SCORE_SCALES]
+    rows = [row for row in ops.iter_judgments(db, study_id) if row["scale"] in score_scales()]
     with db.reading() as session:
         display = study_display(session.get(Study, study_id).settings or {}, str(demo_files().truecase_model))
         shown = {cid: (derivation, text, source, original) for cid, derivation, text, source, original in

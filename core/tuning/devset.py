@@ -50,12 +50,14 @@ from typing import Sequence
 from sqlalchemy import select
 
 from parastudio.core.demo import demo_files
+from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.protocol import CANDIDATE_LABELS, REPLACEMENT_UNIT
 from parastudio.core.judging.span_rewrites import marked_rewrites, marks_by_unit
 from parastudio.core.judging.view import shown_text, study_display
 from parastudio.core.stats.label_aggregation import AGGREGATION_RULES, AggregatedLabel, aggregate_labels
 from parastudio.core.stats.verdicts import is_positive
 from parastudio.core.store import operations as ops
-from parastudio.core.store.criteria import YES_NO_SCALES
+from parastudio.core.store.criteria import yes_no_scales
 from parastudio.core.store.database import Database
 from parastudio.core.store.models import Candidate, CandidateSystem, Criterion, SourceSentence, Study, System
 from parastudio.core.vocabulary import NO, PATTERN_CORRECT, YES
@@ -82,14 +84,14 @@ def _scale_values(criterion: Criterion) -> list[str]:
 def positive_labels(criterion: Criterion) -> set[str]:
     """The labels that accept a candidate, as the Inspect screen reads them (:func:`core.stats.verdicts.
     is_positive`): yes, or a level at or above the middle of a numeric scale."""
-    values = [YES, NO] if criterion.scale in YES_NO_SCALES else _scale_values(criterion)
-    return {v for v in values if is_positive(v, [] if criterion.scale in YES_NO_SCALES else values) is True}
+    values = [YES, NO] if criterion.scale in yes_no_scales() else _scale_values(criterion)
+    return {v for v in values if is_positive(v, [] if criterion.scale in yes_no_scales() else values) is True}
 
 
 def negative_labels(criterion: Criterion) -> set[str]:
     """The labels that reject it: no, or a level below the middle."""
-    values = [YES, NO] if criterion.scale in YES_NO_SCALES else _scale_values(criterion)
-    return {v for v in values if is_positive(v, [] if criterion.scale in YES_NO_SCALES else values) is False}
+    values = [YES, NO] if criterion.scale in yes_no_scales() else _scale_values(criterion)
+    return {v for v in values if is_positive(v, [] if criterion.scale in yes_no_scales() else values) is False}
 
 
 def _labels_by_key(rows) -> dict[tuple, dict[str, str]]:
@@ -216,13 +218,15 @@ def _read_study(db: Database, study_id: int) -> _StudyForDevset:
 def _asked(all_criteria: dict[str, Criterion], criteria: Sequence[str] | None) -> list[str]:
     """The criteria whose labels a record carries (``criteria``: those named); preference and direct
     assessment have their own records (:mod:`core.tuning.comparison_devset`)."""
-    own_records = ("choice", "replacement", "preference", "da", "esa")
+    def labels_candidates(criterion: Criterion) -> bool:  # its protocol's dev set rule
+        return protocol_of(criterion.scale).devset == CANDIDATE_LABELS
+
     if criteria is None:
-        return [name for name, c in all_criteria.items() if c.scale not in own_records]
+        return [name for name, c in all_criteria.items() if labels_candidates(c)]
     unknown = [name for name in criteria if name not in all_criteria]
     if unknown:
         raise ValueError(f"the study has no criterion {', '.join(unknown)}; it asks {', '.join(all_criteria)}")
-    return [name for name in criteria if all_criteria[name].scale not in own_records]
+    return [name for name in criteria if labels_candidates(all_criteria[name])]
 
 
 @dataclass
@@ -277,7 +281,8 @@ def _record(study: _StudyForDevset, candidate: Candidate, asked: list[str], deri
     if study.patterns and not ops.replacement_units(derivation):
         derivation = [_whole_pair(source.text, candidate.text)]
     units = ops.replacement_units(derivation)
-    replacement_criteria = [name for name, c in all_criteria.items() if c.scale == "replacement"]
+    replacement_criteria = [name for name, c in all_criteria.items()
+                            if protocol_of(c.scale).item == REPLACEMENT_UNIT]
 
     def derived() -> dict:
         return dict(origin="derived", criterion=derive_from, labels=[], adjudication=None,

@@ -1,0 +1,40 @@
+"""Seed 001's choice task (§4.2): pick one of the suggested paraphrases of the highlighted words, keep the
+original, or type one's own; what each approach suggested is judged by what judges pick."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from parastudio.core.judging.protocols.protocol import CHOICE_TASK, OWN_RECORDS, PICK, JudgingProtocol
+
+MAX_CHOICE_KEY = 5  # digits 1-5 pick an option (seed 001 Fig. 4.4 shows five)
+
+
+@dataclass(frozen=True)
+class Choice(JudgingProtocol):
+    answer: str = PICK
+    view: str = "choice"
+    item: str = CHOICE_TASK
+    statistics: tuple[str, ...] = ("choice-successes",)
+    devset: str = OWN_RECORDS
+    takes_text: bool = True
+
+    def check(self, question, levels, value, text, options=()):
+        raw = str(value).strip()
+        low = raw.lower()
+        if low == "original":
+            return "original", None
+        if low == "custom":
+            if not text:
+                raise ValueError("a custom choice needs the typed paraphrase")
+            return "custom", text
+        if low.startswith("option:") and low[7:].isdigit() and 1 <= int(low[7:]) <= max(len(options), MAX_CHOICE_KEY):
+            number = int(low[7:])
+            return f"option:{number}", options[number - 1] if number <= len(options) else text
+        raise ValueError(f"criterion {question!r} takes original, option:N or custom, not {raw!r}")
+
+    def level_keys(self, index, level) -> tuple[str, ...]:
+        return ()
+
+
+CHOICE = Choice("choice")

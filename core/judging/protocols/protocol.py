@@ -1,0 +1,61 @@
+"""What a judging protocol is: one object that says, for the criteria of its scale, everything the house needs.
+
+The store checks a value with :meth:`JudgingProtocol.check` and reads the scale's labels and "bad" answers from
+it; the desk reads which keys answer (:meth:`level_keys`, or the protocol's own handler named by ``view``); the
+screen paints the view named by ``view``; the assignment gives each criterion the kind of item named by
+``item``; the report and the Dashboard give the sections named by ``statistics``; a dev set takes its judgments
+as candidate labels or as records of their own (``devset``). A new protocol is one module declaring such an
+object and one line in :data:`core.judging.protocols.PROTOCOLS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+# What one assignment shows.
+CANDIDATE, REPLACEMENT_UNIT, PAIR, CHOICE_TASK = "candidate", "replacement-unit", "pair", "choice-task"
+# What an answer is, for the statistics: a label of a scale, a score, a side of a pair, a pick among options.
+LABEL, SCORE, SIDE, PICK = "label", "score", "side", "pick"
+# How a dev set takes the judgments: as each candidate's label, or as records of their own kind.
+CANDIDATE_LABELS, OWN_RECORDS = "candidate-labels", "own-records"
+
+
+@dataclass(frozen=True)
+class JudgingProtocol:
+    """A protocol's declarations (see the module docstring). Subclasses override the checks they change."""
+
+    name: str
+    answer: str = LABEL
+    view: str = "levels"  # what the screen paints: "levels", "score", "spans", "pair", "choice"
+    item: str = CANDIDATE
+    statistics: tuple[str, ...] = ("agreement", "pairwise-tests", "quality")
+    devset: str = CANDIDATE_LABELS
+    takes_text: bool = False  # whether an answer carries text (a typed paraphrase, error spans)
+    yes_no: bool = False  # answered yes or no (the levels are YES and NO)
+
+    def check(self, question: str, levels: Sequence[dict], value, text: str | None,
+              options: Sequence[str] = ()) -> tuple[str, str | None]:
+        """The stored ``(value, text)`` for an answer, or ValueError naming what the scale accepts."""
+        raw = str(value).strip()
+        allowed = [str(level["value"]) for level in levels]
+        if raw in allowed:
+            return raw, None
+        raise ValueError(f"criterion {question!r} takes one of {', '.join(allowed)}, not {raw!r}")
+
+    def labels(self, levels: Sequence[dict]) -> tuple[str, ...]:
+        """The labels of the scale in order (what agreement counts as categories); empty for a scale without
+        levels (a score, a pick among options)."""
+        return tuple(str(level["value"]) for level in levels)
+
+    def bad_values(self, levels: Sequence[dict]) -> set[str]:
+        """Answers that count as "judged bad" for a planted control: the lower half of the scale."""
+        values = [str(level["value"]) for level in levels]
+        return set(values[: max(1, len(values) // 2)])
+
+    def level_keys(self, index: int, level: dict) -> tuple[str, ...]:
+        """The keys that give a level on the screen: its digit (levels past the ninth have none)."""
+        value = str(level["value"])
+        if value.isdigit() and len(value) == 1:
+            return (value,)
+        return (str(index + 1),) if index < 9 else ()
