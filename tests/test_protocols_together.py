@@ -14,6 +14,7 @@ from desktop_study_fixtures import judging_screen  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
+from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.store import operations as ops  # noqa: E402
 from parastudio.core.store.database import open_database  # noqa: E402
 from parastudio.core.store.models import Assignment  # noqa: E402
@@ -32,7 +33,7 @@ def test_a_mixed_study_runs_by_keys_and_reports(qtbot, tmp_path):
         while screen.item is not None:
             scale = screen.item.scale
             seen.add(scale)
-            assert screen.pages.currentWidget() is screen.protocol_views[scale]
+            assert screen.pages.currentWidget() is screen.protocol_views[protocol_of(scale).view]
             for key in KEYS[scale]:
                 qtbot.keyClick(screen, key)
         screen.writer.drain()

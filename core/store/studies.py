@@ -9,6 +9,7 @@ from typing import Sequence
 from sqlalchemy import JSON, func, select
 
 from parastudio.core.errors import BadNameError
+from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.person_names import clean_name, look_alike
 from parastudio.core.store.clock import now
 from parastudio.core.store.criteria import CriterionSpec, preset_criterion
@@ -81,6 +82,8 @@ def new_study_plan(name: str, criteria: Sequence[str | CriterionSpec], judges_pe
     specs = [c if isinstance(c, CriterionSpec) else preset_criterion(c, application) for c in criteria]
     if not specs:
         raise ValueError("a study needs at least one criterion")
+    for spec in specs:
+        protocol_of(spec.scale)  # a scale no protocol answers is refused, naming the scales there are
     names = [spec.name for spec in specs]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
