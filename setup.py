@@ -214,5 +214,15 @@ def packages() -> tuple[list[str], dict[str, str]]:
         "parastudio.evaldata": "evaldata"}
 
 
+def package_version() -> str:
+    """The one version (issue 42): :func:`core.code_identity.source_version` of this tree."""
+    sys.path.insert(0, str(HERE))
+    try:
+        from parastudio.core.code_identity import source_version
+    finally:
+        sys.path.pop(0)
+    return source_version(HERE)
+
+
 PACKAGES, PACKAGE_DIR = packages()
-setup(packages=PACKAGES, package_dir=PACKAGE_DIR, ext_modules=extensions(), cmdclass={"build_ext": build_ext_with_kenlm, "build_py": build_py_with_identity})
+setup(version=package_version(), packages=PACKAGES, package_dir=PACKAGE_DIR, ext_modules=extensions(), cmdclass={"build_ext": build_ext_with_kenlm, "build_py": build_py_with_identity})

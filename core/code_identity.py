@@ -30,6 +30,7 @@ from parastudio.core import __version__
 SOURCE_ROOT = Path(__file__).resolve().parent.parent
 BUILD_IDENTITY = Path(__file__).resolve().parent / "_build_identity.json"
 UNKNOWN = "unknown"
+DISTRIBUTION = "paraphrase-studio"
 
 
 def _git(*arguments: str) -> str | None:
@@ -49,7 +50,7 @@ def identity_from_git() -> dict | None:
     count = _git("rev-list", "--count", "HEAD")
     if not commit or not count:
         return None
-    status = _git("status", "--porcelain", "--untracked-files=no", "--", "core")
+    status = _git("status", "--porcelain", "--untracked-files=no", "--", "core", "desktop", "parastudio")
     dirty = ".dirty" if status else ""
     return {"version": f"{__version__}.dev{count}+g{commit[:7]}{dirty}", "commit": commit}
 
@@ -76,6 +77,41 @@ def code_identity() -> dict:
     """``{"version", "commit"}`` of the running code (module docstring)."""
     version, commit = _identity()
     return {"version": version, "commit": commit}
+
+
+def source_version(root: Path) -> str:
+    """The version to build the distribution under from the source tree at ``root`` (``setup.py`` asks): an sdist's
+    ``PKG-INFO`` when there is one (an sdist has no git), else this tree's git identity, else the release."""
+    pkg_info = root / "PKG-INFO"
+    if pkg_info.is_file():
+        for line in pkg_info.read_text(encoding="utf-8").splitlines():
+            if line.startswith("Version: "):
+                return line.removeprefix("Version: ").strip()
+    found = identity_from_git() if root.resolve() == SOURCE_ROOT else None
+    return found["version"] if found else __version__
+
+
+def installed_version() -> str | None:
+    """The installed distribution's version (what ``pip show`` and ``importlib.metadata`` say), None when the code
+    runs from a source tree that is not installed."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def version_line() -> str:
+    """``parastudio --version``: the installed version and the commit of the code; in an editable install whose
+    source has moved on since it was installed, also the source's own version (reinstall to make them one)."""
+    identity = code_identity()
+    installed = installed_version()
+    line = f"parastudio {installed or identity['version']} (commit {identity['commit']})"
+    if installed is not None and installed != identity["version"]:
+        line += (f"; the source tree is now {identity['version']}: reinstall it (pip install -e .) and pip, "
+                 "importlib.metadata and every provenance record say one version again")
+    return line
 
 
 def code_version() -> str:

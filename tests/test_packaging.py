@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# A source tree on PYTHONPATH holds the build's egg-info, which pip would take for the wheel already installed.
+WITHOUT_PYTHONPATH = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 DEMO_FILES = ["parastudio/evaldata/demo/" + line.split()[1] for line in
               (ROOT / "evaldata" / "demo" / "MANIFEST").read_text(encoding="utf-8").splitlines()]
 
@@ -33,7 +35,7 @@ def test_the_wheel_carries_the_demo_and_an_installed_copy_finds_it(wheel, tmp_pa
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(environment)
     python = environment / "bin" / "python"
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet",
-                    str(wheel)], check=True)
+                    str(wheel)], check=True, env=WITHOUT_PYTHONPATH)
     # Far from the checkout, the installed package finds its own copy of the demo.
     found = subprocess.run([str(python), "-c", "from parastudio.core.demo import demo_files; d = demo_files(); "
                             "print(d.directory); print(d.missing())"], capture_output=True, text=True, cwd=tmp_path,
@@ -43,6 +45,38 @@ def test_the_wheel_carries_the_demo_and_an_installed_copy_finds_it(wheel, tmp_pa
     shadowed = subprocess.run([str(python), "-c", "import core"], capture_output=True, text=True, cwd=tmp_path,
                               env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     assert shadowed.returncode == 1 and "No module named 'core'" in shadowed.stderr
+
+
+def test_pip_importlib_and_the_command_say_one_version(wheel, tmp_path):
+    """One version (issue 42): the wheel's metadata, what the installed copy's ``--version`` prints and what
+    ``pip show`` and ``importlib.metadata`` say are one string, the code identity the build recorded."""
+    import json
+
+    recorded = json.loads(zipfile.ZipFile(wheel).read("parastudio/core/_build_identity.json"))
+    environment = tmp_path / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(environment)
+    python = environment / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet",
+                    str(wheel)], check=True, env=WITHOUT_PYTHONPATH)
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    said = subprocess.run([str(python), "-m", "parastudio", "--version"], capture_output=True, text=True,
+                          cwd=tmp_path, env=clean, check=True).stdout.strip()
+    metadata = subprocess.run([str(python), "-c", "import importlib.metadata as m; print(m.version('paraphrase-studio'))"],
+                              capture_output=True, text=True, cwd=tmp_path, env=clean, check=True).stdout.strip()
+    shown = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "show", "paraphrase-studio"],
+                           capture_output=True, text=True, check=True, env=clean).stdout
+    pip_version = next(line.split(": ", 1)[1] for line in shown.splitlines() if line.startswith("Version: "))
+    assert wheel.name.split("-")[1] == recorded["version"].replace("-", "_") == metadata == pip_version
+    assert said == f"parastudio {metadata} (commit {recorded['commit']})"
+
+
+def test_an_sdist_without_git_builds_under_the_version_its_metadata_names(tmp_path):
+    from parastudio.core.code_identity import source_version
+
+    (tmp_path / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: paraphrase-studio\nVersion: 0.1.0.dev7+gabc1234\n",
+                                       encoding="utf-8")
+    assert source_version(tmp_path) == "0.1.0.dev7+gabc1234"
+    assert source_version(tmp_path / "elsewhere") == "0.1.0"  # no metadata, no git of ours: the release
 
 
 @pytest.mark.slow

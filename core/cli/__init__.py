@@ -79,10 +79,9 @@ class _CodeVersion(argparse.Action):
     """``--version``: the version every candidate records, read only when asked (git runs for it)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from parastudio.core.code_identity import code_identity
+        from parastudio.core.code_identity import version_line
 
-        identity = code_identity()
-        print(f"parastudio {identity['version']} (commit {identity['commit']})")
+        print(version_line())
         parser.exit()
 
 
