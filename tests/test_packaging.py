@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# A source tree on PYTHONPATH holds the build's egg-info, which pip would take for the wheel already installed.
+# pip must install the wheel into the fresh environment even where this one (its system site-packages) holds an
+# install of the same version, or a source tree on PYTHONPATH holds the build's egg-info of it.
 WITHOUT_PYTHONPATH = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 DEMO_FILES = ["parastudio/evaldata/demo/" + line.split()[1] for line in
               (ROOT / "evaldata" / "demo" / "MANIFEST").read_text(encoding="utf-8").splitlines()]
@@ -34,8 +35,8 @@ def test_the_wheel_carries_the_demo_and_an_installed_copy_finds_it(wheel, tmp_pa
     environment = tmp_path / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(environment)
     python = environment / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet",
-                    str(wheel)], check=True, env=WITHOUT_PYTHONPATH)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--ignore-installed",
+                    "--quiet", str(wheel)], check=True, env=WITHOUT_PYTHONPATH)
     # Far from the checkout, the installed package finds its own copy of the demo.
     found = subprocess.run([str(python), "-c", "from parastudio.core.demo import demo_files; d = demo_files(); "
                             "print(d.directory); print(d.missing())"], capture_output=True, text=True, cwd=tmp_path,
@@ -56,8 +57,8 @@ def test_pip_importlib_and_the_command_say_one_version(wheel, tmp_path):
     environment = tmp_path / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(environment)
     python = environment / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet",
-                    str(wheel)], check=True, env=WITHOUT_PYTHONPATH)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--ignore-installed",
+                    "--quiet", str(wheel)], check=True, env=WITHOUT_PYTHONPATH)
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     said = subprocess.run([str(python), "-m", "parastudio", "--version"], capture_output=True, text=True,
                           cwd=tmp_path, env=clean, check=True).stdout.strip()
