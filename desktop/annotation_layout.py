@@ -23,9 +23,10 @@ from PySide6.QtWidgets import (
 from parastudio.core.judging import keys as judging_keys
 from parastudio.desktop.da_view import DAView
 from parastudio.desktop.esa_view import ESAView
+from parastudio.desktop.palette import toned
 from parastudio.desktop.preference_view import PreferenceView
 from parastudio.desktop.progress_bars import ProgressBars
-from parastudio.desktop.widget_parts import text_box
+from parastudio.desktop.widget_parts import enlarge, text_box
 
 
 class AnnotationLayout:
@@ -43,10 +44,7 @@ class AnnotationLayout:
 
         self.question_label = QLabel()
         self.question_label.setWordWrap(True)
-        font = self.question_label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.35)
-        font.setBold(True)
-        self.question_label.setFont(font)
+        enlarge(self.question_label, 1.35, bold=True)
         outer.addWidget(self.question_label)
 
         self.pages = QStackedWidget()
@@ -90,7 +88,7 @@ class AnnotationLayout:
         outer.addLayout(actions)
         self.keys_help = QLabel()
         self.keys_help.setTextFormat(Qt.RichText)
-        self.keys_help.setStyleSheet("color:#555")
+        toned(self.keys_help, "muted")
         outer.addWidget(self.keys_help)
         self.status = QLabel()
         self.status.setTextFormat(Qt.RichText)

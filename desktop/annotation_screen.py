@@ -53,6 +53,7 @@ from parastudio.desktop.da_view import da_help
 from parastudio.desktop.esa_view import esa_help
 from parastudio.desktop.judging_clock import JudgingClock
 from parastudio.desktop.judgment_writer import JudgmentWriter
+from parastudio.desktop.palette import tone
 from parastudio.desktop.preference_view import preference_help
 from parastudio.desktop.widget_parts import pressed_key
 from parastudio.desktop.workers import Worker
@@ -311,7 +312,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         # The source box stays in place (no show/hide: that re-lays out the window on every key).
         self.source_box.setTitle(view.source_title)
         self.source_label.setText(sentence_html(view.source) if view.source is not None else
-                                  "<i style='color:#777'>Judge the sentence below on its own.</i>")
+                                  f"<i style='color:{tone('muted')}'>Judge the sentence below on its own.</i>")
         self.candidate_label.setText(sentence_html(view.candidate))
         self._set_level_buttons(view)
 
@@ -372,7 +373,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
                 shown = f"{item.value}: {picked}"
             parts.append(f"Your answer: <b>{html.escape(shown)}</b> (a new key replaces it)")
         else:
-            parts.append("<span style='color:#666'>not judged yet</span>")
+            parts.append(f"<span style='color:{tone('muted')}'>not judged yet</span>")
         # The button of the answer given earlier stays pressed when the judge comes back to the item.
         for button, value in zip(self.level_buttons, self._button_values):
             button.setChecked(item.value is not None and value == item.value)
@@ -381,7 +382,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         self.original_button.setChecked(item.value == "original")
         flagged, comment = self.desk.remarks()
         if flagged:
-            parts.append("<b style='color:#b00000'>⚑ flagged</b>")
+            parts.append(f"<b style='color:{tone('warning')}'>⚑ flagged</b>")
         if comment:
             parts.append(f"comment: <i>{html.escape(comment)}</i>")
         self.answer_label.setText(" · ".join(parts))

@@ -21,7 +21,8 @@ from parastudio.core.judging.view import JudgingView
 from parastudio.core.store.operations import SpanMarking
 from parastudio.desktop.widget_parts import enlarge, text_box
 
-_MARK_STYLE = {"minor": "background:#ffe0a0", "major": "background:#f4a0a0"}
+# Each mark carries its text colour: dark on these light backgrounds whatever the palette (desktop.palette).
+_MARK_STYLE = {"minor": "background:#ffe0a0; color:#000000", "major": "background:#f4a0a0; color:#000000"}
 _MARK_KEYS = {"M": "minor", "J": "major"}
 
 

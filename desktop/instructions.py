@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
+from parastudio.desktop.palette import tone
 
 EXAMPLE_COLUMNS = ("criterion", "good or bad", "source", "candidate", "why")
 
@@ -49,8 +50,8 @@ def instructions_html(db: Database, study_id: int) -> str:
                                           for level in criterion.levels) + "</ul>")
         for example in examples.get(criterion.name, []):
             verdict = "good" if example.get("good") else "bad"
-            colour = "#1b7a1b" if example.get("good") else "#b00000"
-            source = (f"<br><span style='color:#555'>source: {html.escape(example['source'])}</span>"
+            colour = tone("good") if example.get("good") else tone("warning")
+            source = (f"<br><span style='color:{tone('muted')}'>source: {html.escape(example['source'])}</span>"
                       if example.get("source") and criterion.shows_source else "")
             parts.append(f"<p><b style='color:{colour}'>A {verdict} one:</b> {html.escape(example.get('text', ''))}"
                          f"{source}<br><i>Why: {html.escape(example.get('reason', ''))}</i></p>")
@@ -70,7 +71,7 @@ class InstructionsDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.Ok)
         buttons.accepted.connect(self.accept)
         layout.addWidget(buttons)
-        layout.addWidget(QLabel("<span style='color:#666'>F1 shows these instructions again at any time.</span>"))
+        layout.addWidget(QLabel(f"<span style='color:{tone('muted')}'>F1 shows these instructions again at any time.</span>"))
         self.resize(720, 520)
 
 

@@ -13,6 +13,7 @@ from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
 from parastudio.desktop.annotation_screen import AnnotationScreen
 from parastudio.desktop.judgment_writer import JudgmentWriter
+from parastudio.desktop.palette import tone
 
 
 class JudgingTab(QWidget):
@@ -74,7 +75,7 @@ class JudgingTab(QWidget):
         self.settings.setValue(self._key("study"), study)
         name = self.identity.name
         self.identity_label.setText(f"Judging as <b>{html.escape(name or '(nobody)')}</b> "
-                                    "<span style='color:#666'>(File ▸ Judge as…, Ctrl+Shift+J)</span>")
+                                    f"<span style='color:{tone('muted')}'>(File ▸ Judge as…, Ctrl+Shift+J)</span>")
         if not name:
             self.screen.close_session()
             self.screen.show_message("<h2>Who is judging?</h2><p>Choose your name with File ▸ Judge as… "

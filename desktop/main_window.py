@@ -32,6 +32,7 @@ from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database, open_database
 from parastudio.core.store.operations import AnswerOutbox
 from parastudio.desktop import file_dialogs
+from parastudio.desktop.appearance import Appearance
 from parastudio.desktop.dashboard_screen import DashboardScreen
 from parastudio.desktop.inspect_screen import InspectScreen
 from parastudio.desktop.judging_tab import Identity, JudgingTab, all_annotator_names, ask_annotator
@@ -112,6 +113,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.identity_status)
         self.writer.offline.connect(self._show_offline)
         self._actions()
+        self.appearance = Appearance(self)  # View menu: the judge's zoom, light or dark colours (issue 44)
         self.tabs.currentChanged.connect(self._tab_changed)
         if self.studies is not None:
             self.studies.study_opened.connect(self._open_from_list)

@@ -2,7 +2,9 @@
 
 Keys: A or ← the left one is better, B or → the right one, T or ↓ no difference. On a preference item these
 keys answer (the arrows do not move, as they do elsewhere; ↑ still goes back, and an answer moves on). The
-systems are never named. The keys are :data:`core.judging.protocols.preference.PREFERENCE_KEYS`, read by the judging desk.
+systems are never named. The words in which the two differ are highlighted in both (the word-level alignment the
+meaning items use to mark changes, :func:`core.engine.text.changed_words.changed_by_diff`). The keys are
+:data:`core.judging.protocols.preference.PREFERENCE_KEYS`, read by the judging desk.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 from parastudio.core.judging.keys import keys_text as _keys_text
 from parastudio.core.judging.protocols.preference import PREFERENCE_KEYS
 from parastudio.core.judging.view import JudgingView
+from parastudio.desktop.changed_spans import sentence_html
 from parastudio.desktop.widget_parts import text_box
 
 
@@ -56,11 +59,12 @@ class PreferenceView(QWidget):
         layout.addStretch(1)
 
     def show_item(self, view: JudgingView) -> None:
-        """The source and the pair as the study shows them (its display rule); the answer given is pressed."""
+        """The source and the pair as the study shows them (its display rule), the words in which they differ
+        marked in both; the answer given is pressed."""
         item = view.item
         left, right = view.pair
         self.source_label.setText(html.escape(view.source.reading))
-        self.left_label.setText(html.escape(left.reading))
-        self.right_label.setText(html.escape(right.reading))
+        self.left_label.setText(sentence_html(left))  # the words where the two differ, marked in both
+        self.right_label.setText(sentence_html(right))
         for value, button in self.buttons.items():
             button.setChecked(item.value == value)

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QKeyCombination, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QGroupBox, QLabel, QSizePolicy, QVBoxLayout
+from PySide6.QtWidgets import QGroupBox, QSizePolicy, QVBoxLayout
+
+from parastudio.desktop.script_fonts import SentenceLabel
+
+# A widget's font size as a multiple of the application's, read by the zoom (desktop.zoom) to scale it alike.
+FONT_SCALE = "parastudio_font_scale"
 
 
 def pressed_key(event) -> str:
@@ -17,11 +22,11 @@ def pressed_key(event) -> str:
     return QKeySequence(QKeyCombination(event.modifiers() & ~Qt.KeypadModifier, Qt.Key(event.key()))).toString()
 
 
-def text_box(title: str) -> tuple[QGroupBox, QLabel]:
-    """A titled box holding one wrapped, selectable rich-text label in a larger font (the texts judged)."""
+def text_box(title: str) -> tuple[QGroupBox, SentenceLabel]:
+    """A titled box holding one wrapped, selectable rich-text label in a larger font (the texts judged), Arabic and
+    Hebrew sized to read as large as Latin (:mod:`desktop.script_fonts`)."""
     box = QGroupBox(title)
-    label = QLabel()
-    label.setTextFormat(Qt.RichText)
+    label = SentenceLabel()
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextSelectableByMouse)
     enlarge(label, 1.3)
@@ -31,7 +36,8 @@ def text_box(title: str) -> tuple[QGroupBox, QLabel]:
 
 
 def enlarge(widget, factor: float, *, bold: bool = False):
-    """Scale a widget's font by ``factor`` (bold if asked); returns the widget."""
+    """Scale a widget's font by ``factor`` (bold if asked), remembered for the zoom; returns the widget."""
+    widget.setProperty(FONT_SCALE, float(widget.property(FONT_SCALE) or 1.0) * factor)
     font = widget.font()
     font.setPointSizeF(font.pointSizeF() * factor)
     font.setBold(bold or font.bold())

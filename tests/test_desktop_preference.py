@@ -1,6 +1,7 @@
 """Pairwise preference judged by keys on the app's annotation screen (issue 30), real SQLite study, offscreen."""
 
 import html
+import re
 
 import pytest
 
@@ -25,6 +26,11 @@ def preference_screen(qtbot, tmp_path):
         yield screen_and_db
 
 
+def read(label_html: str) -> str:
+    """What a judge reads in a label's rich text: the text without its markup."""
+    return html.unescape(re.sub(r"<[^>]*>", "", label_html))
+
+
 def stored(db):
     with db.reading() as session:
         return dict(session.execute(select(Assignment.id, Judgment.value)
@@ -41,8 +47,8 @@ def test_a_judge_answers_every_pair_by_keys_without_seeing_systems(qtbot, prefer
         assert screen.pages.currentWidget() is screen.preference_view
         view = screen.preference_view
         # As the study shows them (readable by default): the strings the exports say the judge read.
-        assert (view.left_label.text(), view.right_label.text()) == tuple(
-            html.escape(shown_text(text, screen.display, source=item.source, original=item.source_display))
+        assert (read(view.left_label.text()), read(view.right_label.text())) == tuple(
+            shown_text(text, screen.display, source=item.source, original=item.source_display)
             for text in (item.left, item.right))
         assert item.left != item.right
         shown = " ".join([view.left_label.text(), view.right_label.text(), view.source_label.text(),

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from parastudio.core.engine.text.changed_words import changed_tokens
+from parastudio.core.engine.text.changed_words import changed_by_diff, changed_tokens
 from parastudio.core.engine.text.display_text import SentenceDisplay, sentence_display
 from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.judging.protocols.protocol import REPLACEMENT_UNIT
@@ -190,8 +190,10 @@ def judging_view(item: ItemView, display: SentenceDisplay | None) -> JudgingView
     """The view of ``item``; ``display`` None shows sentences tokenized (the study's "display" setting). Every
     page paints its texts from here (categorical, choice, DA, ESA, preference), so one rule shows them all."""
     protocol = protocol_of(item.scale)
-    if protocol.view == "pair":  # two candidates, no highlight that would favour either
-        pair = (shown_sentence(item, item.left or "", (), display), shown_sentence(item, item.right or "", (), display))
+    if protocol.view == "pair":  # two candidates, each marked where it differs from the other (favouring neither)
+        left_marks, right_marks = changed_by_diff((item.left or "").split(), (item.right or "").split())
+        pair = (shown_sentence(item, item.left or "", left_marks, display),
+                shown_sentence(item, item.right or "", right_marks, display))
         return JudgingView(item, "Source sentence", shown_sentence(item, item.source, (), display), None,
                            levels=levels_of(item), pair=pair)
     if protocol.view == "choice":
