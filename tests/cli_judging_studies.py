@@ -12,7 +12,7 @@ from desktop_study_fixtures import candidate_rows
 from parastudio.core.cli import main
 
 # Study name -> the criteria of `parastudio study create --criteria`.
-PAGES = {"yes-no": "meaning", "three-point": "usability", "five-point": "quality5", "da": "da", "esa": "esa",
+PAGES = {"yes-no": "fluency,meaning", "three-point": "usability", "five-point": "quality5", "da": "da", "esa": "esa",
          "preference": "preference"}
 CHOICE_TASKS = [
     {"id": "t1", "sentence": "the dog runs after the young cat", "span": [4, 7],

@@ -80,3 +80,36 @@ def test_undo_and_going_back_show_the_answer_and_a_new_key_replaces_it(qtbot, pr
     qtbot.keyClick(screen, Qt.Key_Down)
     screen.writer.drain()
     assert stored(db)[first.assignment_id] == "tie"
+
+
+def marked_and_plain(label_html: str) -> tuple[list[str], list[str]]:
+    """The words of a label shown on a background of their own (marked) and the others, in order."""
+    marked, plain = [], []
+    for piece in re.split(r"(<span style=\"[^\"]*background[^\"]*\">.*?</span>)", label_html):
+        (marked if piece.startswith("<span") else plain).extend(read(piece).split())
+    return marked, plain
+
+
+def test_the_words_in_which_the_two_differ_are_marked_in_both(qtbot, tmp_path, private_qt_settings):
+    from cli_judging_studies import judging_studies
+    from desktop_study_fixtures import open_window
+
+    window = open_window(qtbot, judging_studies(tmp_path), "ann")
+    tab = window.annotate
+    with qtbot.waitSignal(tab.screen.open_done, timeout=20000):
+        tab.open_study(tab.study_ids[tab.study_names.index("preference")])
+    screen, pairs = tab.screen, 0
+    while screen.item is not None:
+        view = screen.preference_view
+        left, right = (marked_and_plain(label.text()) for label in (view.left_label, view.right_label))
+        left_words = {w.casefold() for w in left[0] + left[1]}
+        right_words = {w.casefold() for w in right[0] + right[1]}
+        assert left[0] and right[0], "a pair shown differs somewhere, marked on both sides"
+        # What is left unmarked is what the two share, in the same order; a word only one side has is marked.
+        assert [w.casefold() for w in left[1]] == [w.casefold() for w in right[1]]
+        assert all(w.casefold() in right_words for w in left[1])
+        assert {w.casefold() for w in left[0]} >= left_words - right_words
+        assert {w.casefold() for w in right[0]} >= right_words - left_words
+        qtbot.keyClick(screen, (Qt.Key_A, Qt.Key_B, Qt.Key_T)[pairs % 3])
+        pairs += 1
+    assert pairs > 0
