@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QApplication, QLabel
 
-from parastudio.desktop.palette import SCHEMES, SETTING, TONE, apply_scheme, tone
+from parastudio.desktop.palette import SCHEMES, SETTING, TONE, apply_scheme, retoned, tone
 from parastudio.desktop.zoom import JudgeZoom
 
 
@@ -62,11 +62,15 @@ class Appearance:
             self._apply()
 
     def _apply(self) -> None:
-        self.scheme = apply_scheme(self.app, self.choice)
-        self._retone()
+        before, self.scheme = self.scheme, apply_scheme(self.app, self.choice)
+        self._retone(before)
 
-    def _retone(self) -> None:
+    def _retone(self, before: str | None = None) -> None:
         for label in self.window.findChildren(QLabel):
             name = label.property(TONE)
             if name:
                 label.setStyleSheet(f"color:{tone(name)}")
+            elif before is not None and before != self.scheme and label.text():
+                text = retoned(label.text(), before, self.scheme)
+                if text != label.text():
+                    label.setText(text)

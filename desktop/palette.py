@@ -83,6 +83,14 @@ def tone(name: str) -> str:
 
 
 
+def retoned(text: str, before: str, after: str) -> str:
+    """Rich text painted with the tones of the ``before`` scheme, in those of ``after`` (the item on screen when
+    the colours change, without painting it again, which would restart its judging clock)."""
+    for name, colour in TONES[before].items():
+        text = text.replace(colour, TONES[after][name])
+    return text
+
+
 def toned(label: QLabel, name: str) -> QLabel:
     """``label`` in the tone ``name``; :class:`desktop.appearance.Appearance` restyles it when the colours change."""
     label.setProperty(TONE, name)

@@ -106,6 +106,18 @@ def test_every_colour_a_judge_reads_has_contrast_on_the_palette(qtbot, tmp_path,
     assert len({fg for fg, _bg in seen}) >= 3
 
 
+def test_the_item_shown_takes_the_new_colours_at_once(qtbot, tmp_path):
+    window = open_window(qtbot, judging_studies(tmp_path), "ann")
+    screen = window.annotate.screen
+    item = screen.item.assignment_id
+    qtbot.keyClick(screen, Qt.Key_F)  # flagged: the warning shows, in the light palette's red
+    for scheme in ("dark", "light", "dark"):
+        window.appearance.scheme_actions[scheme].trigger()
+        low = [(fg, bg) for fg, bg in painted_pairs(window) if contrast(QColor(fg), QColor(bg)) < 4.5]
+        assert not low, scheme
+    assert screen.item.assignment_id == item  # the same item, repainted in place
+
+
 def test_the_colours_chosen_are_remembered(qtbot, tmp_path):
     path = judging_studies(tmp_path)
     window = open_window(qtbot, path, "ann")
