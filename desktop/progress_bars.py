@@ -7,7 +7,7 @@ sees the bars move), the study's every few seconds (other judges work too).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QThreadPool, QTimer
+from PySide6.QtCore import QEvent, QThreadPool, QTimer
 from PySide6.QtWidgets import QProgressBar, QVBoxLayout, QWidget
 
 from parastudio.core.store import operations as ops
@@ -27,14 +27,25 @@ class ProgressBars(QWidget):
         self.mine = QProgressBar(format="mine: %v / %m")
         self.study = QProgressBar(format="study: %v / %m")
         for bar in (self.mine, self.study):
-            bar.setMinimumWidth(200)
             layout.addWidget(bar)
+        self._fit_text()
         self._every_few_seconds = QTimer(self, interval=5000)
         self._every_few_seconds.timeout.connect(self.recount)
         self._soon = QTimer(self, singleShot=True, interval=600)
         self._soon.timeout.connect(lambda: self.recount(whole_study=False))
         self._counting = False
         self._recount_after = False  # answers committed while a count was running
+
+    def _fit_text(self) -> None:
+        """Wide enough for the counts in the bars' font (the judge's zoom enlarges it)."""
+        width = self.fontMetrics().horizontalAdvance("study: 00000 / 00000") + 24
+        for bar in (self.mine, self.study):
+            bar.setMinimumWidth(max(200, width))
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.FontChange:
+            self._fit_text()
+        super().changeEvent(event)
 
     def follow(self, db: Database, study_id: int, annotator_id: int) -> None:
         self.db, self.study_id, self.annotator_id = db, study_id, annotator_id

@@ -3,7 +3,8 @@
 A judge who reads for hours sets the size once: it is remembered per judge (QSettings, under the judge's name) and
 comes back when they judge again, on every judging page alike (yes/no, 3- and 5-point, DA, ESA, preference,
 choice). The screen's own font is set to the zoomed size, which every widget without a size of its own inherits;
-a widget :func:`desktop.widget_parts.enlarge` made larger keeps its multiple of it; the judged texts size their
+a widget :func:`desktop.widget_parts.enlarge` made larger keeps its multiple of it, and one with a style sheet
+(which no longer follows its parent's font) is given it; the judged texts size their
 Arabic and Hebrew runs from their font again (:mod:`desktop.script_fonts`). The keys are read before the screen
 sees them, so Ctrl+0 resets the zoom on a judging screen (elsewhere it still switches to the Translator).
 """
@@ -92,9 +93,10 @@ class JudgeZoom(QObject):
         screen.setFont(font)
         for widget in screen.findChildren(QWidget):
             scale = widget.property(FONT_SCALE)
-            if scale:
+            # A widget with a style sheet takes its font once, when polished, not from later changes of its parent's.
+            if scale or widget.styleSheet():
                 own = QFont(widget.font())
-                own.setPointSizeF(points * float(scale))
+                own.setPointSizeF(points * float(scale or 1.0))
                 widget.setFont(own)
 
     def _remembered(self) -> int:

@@ -10,7 +10,8 @@ simulated judge says "no" to a candidate whose changes are long or which is a
 planted control, and each judge disagrees on a fixed share of items, so the
 dashboard's agreement figures are not trivial. Then the real main window is
 shown and every screen saved as PNG at each size of ``SIZES``: 1024 x 700 in
-``--out`` itself, 1280 x 800 in ``--out/1280x800``. Run under ``xvfb-run`` for a real X11
+``--out`` itself, 1280 x 800 in ``--out/1280x800``; then the judging screens zoomed
+and in the dark colours (issue 44). Run under ``xvfb-run`` for a real X11
 window (``QT_QPA_PLATFORM=offscreen`` also works, with offscreen fonts).
 """
 
@@ -67,6 +68,36 @@ def judge_by_keys(screen, judge: str, limit: int | None, stop_on_meaning: bool =
             pressed += 1
     screen.writer.drain()
     return pressed
+
+
+def appearance_shots(window, directory: Path, then) -> None:
+    """Issue 44: the judging screens zoomed by a judge's keys (Ctrl++ three times: 150%) and in the dark colours,
+    then back to normal size and the desktop's colours."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    def zoom(screen, key, times=1) -> None:
+        for _ in range(times):
+            QTest.keyClick(screen, key, Qt.ControlModifier)
+
+    def shoot(name: str) -> None:
+        QTest.qWait(400)
+        window.grab().save(str(directory / f"{name}.png"))
+
+    screen, choice = window.annotate.screen, window.choice.screen
+    window.tabs.setCurrentWidget(window.annotate)
+    zoom(screen, Qt.Key_Plus, 3)
+    shoot("1d-annotate-zoomed")
+    zoom(screen, Qt.Key_0)
+    window.appearance.choose("dark")
+    shoot("1e-annotate-dark")
+    window.tabs.setCurrentWidget(window.choice)
+    zoom(choice, Qt.Key_Plus, 2)
+    shoot("2b-choice-dark-zoomed")
+    zoom(choice, Qt.Key_0)
+    window.appearance.choose("system")
+    window.tabs.setCurrentWidget(window.annotate)
+    then()
 
 
 def main() -> int:
@@ -165,7 +196,8 @@ def main() -> int:
         width, height = sizes.pop(0)
         fit_to_screen(window, QSize(width, height))
         print(f"screenshots at {window.width()} x {window.height()} (asked {width} x {height})")
-        take_screenshots(window, out if (width, height) == WINDOW_SIZE else out / f"{width}x{height}", next_size)
+        directory = out if (width, height) == WINDOW_SIZE else out / f"{width}x{height}"
+        take_screenshots(window, directory, lambda: appearance_shots(window, directory, next_size))
 
     next_size()
     app.exec()

@@ -37,13 +37,15 @@ def judged_text_labels(screen) -> list[QLabel]:
 
 
 def sizes(screen) -> dict[str, float]:
-    """Point sizes a judge reads: the judged texts, the question, and the page's buttons."""
+    """Point sizes a judge reads: every visible label and button of the screen (texts judged, question, help line,
+    options, answer buttons)."""
     labels = judged_text_labels(screen)
-    buttons = [b for b in screen.pages.currentWidget().findChildren(QPushButton) if b.isVisibleTo(screen)]
     assert labels, "a judging page shows text"
     found = {f"text{i}": label.font().pointSizeF() for i, label in enumerate(labels)}
     found["question"] = screen.question_label.font().pointSizeF()
-    found.update({f"button{i}": button.font().pointSizeF() for i, button in enumerate(buttons[:3])})
+    shown = [w for kind in (QLabel, QPushButton) for w in screen.findChildren(kind) 
+             if w.isVisibleTo(screen) and w.text() and w is not screen.status]  # the status line comes and goes
+    found.update({f"{type(w).__name__}:{w.text()[:40]}": w.font().pointSizeF() for w in shown})
     return found
 
 
@@ -71,7 +73,7 @@ def test_every_judging_page_zooms_by_keys_and_back(qtbot, studies):
         press(qtbot, screen, Qt.Key_Plus)  # 1.1
         press(qtbot, screen, Qt.Key_Equal)  # 1.25: Ctrl+= as Ctrl++ (no Shift needed)
         zoomed = sizes(screen)
-        assert zoomed.keys() == normal.keys()
+        assert zoomed.keys() == normal.keys(), set(zoomed) ^ set(normal)
         for what, points in normal.items():
             assert zoomed[what] == pytest.approx(points * 1.25, rel=0.01), (name, what)
         press(qtbot, screen, Qt.Key_Minus)
