@@ -89,9 +89,11 @@ class AnnotationLayout:
         self.keys_help = QLabel()
         self.keys_help.setTextFormat(Qt.RichText)
         toned(self.keys_help, "muted")
+        self.keys_help.setWordWrap(True)  # zoomed, the key line wraps instead of widening the window past the screen
         outer.addWidget(self.keys_help)
         self.status = QLabel()
         self.status.setTextFormat(Qt.RichText)
+        self.status.setWordWrap(True)
         outer.addWidget(self.status)
 
     def _key_button(self, action: str) -> QPushButton:
