@@ -53,7 +53,7 @@ from parastudio.desktop.da_view import da_help
 from parastudio.desktop.esa_view import esa_help
 from parastudio.desktop.judging_clock import JudgingClock
 from parastudio.desktop.judgment_writer import JudgmentWriter
-from parastudio.desktop.palette import tone
+from parastudio.desktop.palette import OPTION_STYLE, tone
 from parastudio.desktop.preference_view import preference_help
 from parastudio.desktop.widget_parts import pressed_key
 from parastudio.desktop.workers import Worker
@@ -353,7 +353,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         for number, option in enumerate(view.options, 1):  # as each would read in the sentence above
             button = self._button(f"[{number}]  {option}", lambda _=False, n=number: self.preview_choice(f"option:{n}"))
             button.setCheckable(True)
-            button.setStyleSheet("text-align:left; padding:6px")
+            button.setStyleSheet(OPTION_STYLE)
             self.options_layout.addWidget(button)
             self.option_buttons.append(button)
         if not item.options:

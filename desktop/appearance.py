@@ -7,17 +7,20 @@ as it changes.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from parastudio.desktop.palette import SCHEMES, SETTING, TONE, apply_scheme, retoned, tone
 from parastudio.desktop.zoom import JudgeZoom
 
 
-class Appearance:
-    """Zoom and colours of one main window (``window.settings``, ``window.identity``, its judging tabs)."""
+class Appearance(QObject):
+    """Zoom and colours of one main window (``window.settings``, ``window.identity``, its judging tabs); a child of
+    the window, so the desktop's signal stops reaching it with the window."""
 
     def __init__(self, window):
+        super().__init__(window)
         self.window, self.settings = window, window.settings
         self.app = QApplication.instance()
         self.choice = str(self.settings.value(SETTING, "system"))
@@ -66,6 +69,9 @@ class Appearance:
         self._retone(before)
 
     def _retone(self, before: str | None = None) -> None:
+        for widget in self.window.findChildren(QWidget):
+            if "palette(" in widget.styleSheet():  # a style sheet reads the palette once, when it is set
+                widget.setStyleSheet(widget.styleSheet())
         for label in self.window.findChildren(QLabel):
             name = label.property(TONE)
             if name:

@@ -35,6 +35,11 @@ _LIGHT = {
     QPalette.HighlightedText: "#ffffff", QPalette.ToolTipBase: "#ffffdc", QPalette.ToolTipText: "#000000",
     QPalette.PlaceholderText: "#6e6e6e", QPalette.Link: "#0000ff", QPalette.LinkVisited: "#ff00ff",
 }
+# A choice option: a left-aligned button in the palette's own colours (a style sheet of bare padding painted it
+# white on the dark palette), the pick in the highlight colours.
+OPTION_STYLE = ("QPushButton { text-align:left; padding:6px; background:palette(base); color:palette(text); "
+                "border:1px solid palette(mid); border-radius:3px } "
+                "QPushButton:checked { background:palette(highlight); color:palette(highlighted-text) }")
 TONE = "parastudio_tone"  # a label whose whole text is in one tone (restyled when the colours change)
 _state = {"scheme": "light", "native": None}
 
