@@ -1,7 +1,8 @@
-"""The compiled part of Paraphrase Studio: the beam decoder's search core (C++, pybind11) with KenLM.
+"""The compiled part of Paraphrase Studio: the search cores (beam, MCPG) and the true-score core, C++ with KenLM.
 
 Everything else about the package is in ``pyproject.toml``. The extension
-``parastudio.core.engine._beam_core`` links KenLM's query code, compiled here from the
+``parastudio.core.engine._search_cores`` (the beam decoder's search and MCPG's tree search, one module so that a process
+holds one KenLM and one model per LM file) links KenLM's query code, compiled here from the
 kenlm source distribution on PyPI (the one ``core/engine/lm/kenlm_tools.py`` builds
 lmplz from; query code needs no Boost). Where that source comes from, first
 found wins:
@@ -12,8 +13,8 @@ found wins:
 
 Every archive (given or downloaded) must have the pinned sha256 before it is unpacked. The extension is
 optional: with no compiler, no network and no cached source, or a failed compile, the install goes on
-without it and prints one warning; the beam decoder then runs its Python search (same results, slower),
-and says so once when it first decodes.
+without it and prints one warning; the beam decoder and MCPG then run their Python searches (same results,
+slower), and say so once when they first decode.
 
 ``PARASTUDIO_BUILD_JOBS`` sets how many files compile at once (default: all cores).
 
@@ -105,18 +106,18 @@ def kenlm_query_sources(root: Path) -> list[str]:
     return [str(f) for f in files if not (f.name.endswith("main.cc") or f.name.endswith("test.cc"))]
 
 
-BEAM_CORE = "parastudio.core.engine._beam_core"
-MCPG_CORE = "parastudio.core.engine._mcpg_core"
-WITH_KENLM = (BEAM_CORE, MCPG_CORE)
-WHAT_IT_IS = {BEAM_CORE: "the compiled search core (the beam decoder runs its Python search: same results, "
-                         "several times slower)",
-              "parastudio.core.engine._truescore_core": "the compiled true-score core (the Python dynamic program runs: "
-                                             "same results, about half as fast)",
-              MCPG_CORE: "the compiled MCPG core (MCPG runs its Python search: same results, many times slower)"}
+SEARCH_CORES = "parastudio.core.engine._search_cores"
+TRUESCORE_CORE = "parastudio.core.engine._truescore_core"
+WITH_KENLM = (SEARCH_CORES,)
+# extension -> (what is missing when it is not built, what runs instead)
+NOT_BUILT = {SEARCH_CORES: ("the compiled search cores were not built", "the beam decoder and MCPG run their Python "
+                            "searches (same results, several to many times slower)"),
+             TRUESCORE_CORE: ("the compiled true-score core was not built", "the Python dynamic program runs (same "
+                              "results, about half as fast)")}
 
 
 class build_ext_with_kenlm(build_ext):
-    """Builds each compiled core on its own, the search core with KenLM's query sources (added only when it is
+    """Builds each extension on its own, the search cores with KenLM's query sources (added only when it is
     actually built, not when pip only asks for metadata); one that cannot be built is left out with a warning."""
 
     def build_extensions(self):
@@ -141,13 +142,20 @@ class build_ext_with_kenlm(build_ext):
 
 
 def _warn_without(name: str, why: str) -> None:
-    print(f"setup.py: WARNING: {WHAT_IT_IS[name].split(' (')[0]} was not built: {why}. Paraphrase Studio is "
-          f"installed without it; {WHAT_IT_IS[name].split(' (')[1].rstrip(')')}. Set PARASTUDIO_KENLM_SOURCE to a "
-          "kenlm source folder or archive, or install a C++ compiler, and reinstall to build it.",
-          file=sys.stderr, flush=True)
+    what, instead = NOT_BUILT[name]
+    print(f"setup.py: WARNING: {what}: {why}. Paraphrase Studio is installed all the same; {instead}. Set "
+          "PARASTUDIO_KENLM_SOURCE to a kenlm source folder or archive, or install a C++ compiler, and reinstall to "
+          "build it.", file=sys.stderr, flush=True)
 
 
-KENLM_MODEL_HEADER = "core/engine/native/kenlm_model.hh"
+NATIVE = "core/engine/native/"
+# The search cores' one translation unit each (beam_core.cpp, mcpg_core.cpp), the module that joins them
+# (search_cores.cpp), and the headers they include (an sdist carries all).
+SEARCH_CORES_SOURCES = [NATIVE + name for name in ("search_cores.cpp", "beam_core.cpp", "mcpg_core.cpp")]
+SEARCH_CORES_HEADERS = [NATIVE + name for name in (
+    "search_cores.hh", "kenlm_model.hh", "beam_search.hh", "beam_recombination.hh", "beam_nbest.hh",
+    "beam_search_graph.hh", "beam_table_options.hh", "beam_source_hash.hh", "mcpg_arena.hh", "mcpg_select.hh",
+    "mcpg_true_score.hh")]
 
 
 def extensions() -> list[Pybind11Extension]:
@@ -157,28 +165,20 @@ def extensions() -> list[Pybind11Extension]:
         macros.append(("HAVE_ZLIB", None))
         libraries.append("z")
     return [Pybind11Extension(
-        BEAM_CORE,
-        ["core/engine/native/beam_core.cpp"],
-        depends=[KENLM_MODEL_HEADER],  # shared by both cores (an sdist carries it)
+        SEARCH_CORES,
+        SEARCH_CORES_SOURCES,
+        depends=SEARCH_CORES_HEADERS,
         define_macros=macros,
         libraries=libraries,
-        extra_compile_args=["-O3", "-w"],  # KenLM's own warnings are not ours to fix
-        cxx_std=17,
-    ), Pybind11Extension(
-        MCPG_CORE,
-        ["core/engine/native/mcpg_core.cpp"],
-        # kenlm_model.hh is shared by both cores; the other two are the MCPG core's own (an sdist carries all)
-        depends=[KENLM_MODEL_HEADER, "core/engine/native/mcpg_arena.hh", "core/engine/native/mcpg_select.hh",
-                 "core/engine/native/mcpg_true_score.hh"],
-        define_macros=macros,
-        libraries=libraries,
-        # No fused multiply-add: the selection index must round as the Python reference's does (errno is
-        # never read: without it sqrt can be vectorised, the same IEEE operation).
+        # -w: KenLM's own warnings are not ours to fix. No fused multiply-add: MCPG's selection index must round
+        # as the Python reference's does (errno is never read: without it sqrt can be vectorised, the same IEEE
+        # operation); the beam search and KenLM compute the same either way (no sqrt; x86-64 has no FMA without
+        # -march, and elsewhere contraction off is what the Python reference does).
         extra_compile_args=["-O3", "-w", "-ffp-contract=off", "-fno-math-errno"],
         cxx_std=17,
     ), Pybind11Extension(
-        "parastudio.core.engine._truescore_core",
-        ["core/engine/native/truescore_core.cpp"],
+        TRUESCORE_CORE,
+        [NATIVE + "truescore_core.cpp"],
         extra_compile_args=["-O3"],
         cxx_std=17,
     )]
@@ -203,8 +203,7 @@ class build_py_with_identity(build_py):
             target.write_text(json.dumps(found) + "\n", encoding="utf-8")
 
 
-# KenLM's query sources go into both the search core and the MCPG core: an object already compiled (and newer
-# than its source) is linked again, not compiled twice.
+# An object already compiled (and newer than its source) is linked again, not compiled again.
 ParallelCompile("PARASTUDIO_BUILD_JOBS", default=0, needs_recompile=naive_recompile).install()
 def packages() -> tuple[list[str], dict[str, str]]:
     """The repository's ``core/``, ``desktop/`` and ``evaldata/`` (and their subpackages) as ``parastudio.*``."""

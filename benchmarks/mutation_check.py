@@ -170,10 +170,11 @@ def sample_by_operator(every: list[Mutant], count: int, rng: random.Random) -> l
 
 
 def copy_tree(destination: Path) -> None:
-    """The tracked files and the compiled beam core, into ``destination`` (the mutants' playground)."""
+    """The tracked files and the compiled search cores (beam_core.cpp is in them), into ``destination`` (the mutants'
+    playground)."""
     listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
     names = [name for name in listed.decode().split("\0") if name]
-    names += [str(path.relative_to(ROOT)) for path in (ROOT / "core" / "engine").glob("_beam_core*.so")]
+    names += [str(path.relative_to(ROOT)) for path in (ROOT / "core" / "engine").glob("_search_cores*.so")]
     for name in names:
         target = destination / name
         if not (ROOT / name).is_file():

@@ -38,8 +38,8 @@ fi
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 # pip hides setup.py's own warning when the install succeeds: say it here.
 python3 -c "import sys; from parastudio.core.engine.decoders import compiled_search; sys.exit(not compiled_search.available())" ||
-  echo "setup: WARNING: the compiled search core was not built (no C++ compiler, or offline without the kenlm source);" \
-       "the Python search runs: same results, several times slower." >&2
+  echo "setup: WARNING: the compiled search cores were not built (no C++ compiler, or offline without the kenlm" \
+       "source); the beam decoder and MCPG run their Python searches: same results, several to many times slower." >&2
 
 # A local PostgreSQL server for the store's tests; they skip if it cannot start.
 start_test_postgres() {

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from parastudio.core.engine.decoders import compiled_search
 from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from parastudio.core.engine.decoders.compiled_search import native_model
 from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.lm.native_model import native_model
 from parastudio.core.engine.model import table_options_native, truescore_paths
 from parastudio.core.engine.model.scoring import ScoreWeights
 from parastudio.core.engine.model.translation_options import OptionCache

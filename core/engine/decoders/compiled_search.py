@@ -27,7 +27,7 @@ import sys
 from typing import Sequence
 
 from parastudio.core.engine.decoders.decoder_types import DecodeResult, DecoderSettings, Hypothesis, NBestEntry
-from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.lm.native_model import native_model
 from parastudio.core.engine.model.table_options_native import BinaryOptions, RankedRules, usable
 from parastudio.core.engine.model.translation_options import (
     OptionCache,
@@ -40,7 +40,7 @@ from parastudio.core.engine.tables.binary_table_rows import mapped_buckets
 INTERFACE = 3  # the version of beam_core.cpp's Python interface and search this module speaks (its INTERFACE)
 
 try:
-    from parastudio.core.engine import _beam_core
+    from parastudio.core.engine._search_cores import beam as _beam_core
 except ImportError:  # not built (a source checkout without `pip install`): the Python search runs
     _beam_core = None
 
@@ -91,19 +91,6 @@ class _Vocabulary:
                 self.lm_index.append(index)
         tokens = [token[w] for w in words]
         return tokens, [self.lm_index[t] for t in tokens]
-
-
-_MODELS: dict[tuple[str, int, int], object] = {}
-
-
-def native_model(lm: LanguageModel):
-    """The C++ KenLM model of ``lm``'s file, opened once per process (keyed by path, size and mtime)."""
-    stat = lm.path.stat()
-    key = (str(lm.path.resolve()), stat.st_size, stat.st_mtime_ns)
-    model = _MODELS.get(key)
-    if model is None:
-        model = _MODELS[key] = _beam_core.Model(str(lm.path))
-    return model
 
 
 class _Phrase:

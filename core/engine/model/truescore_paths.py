@@ -25,7 +25,7 @@ try:
 except ImportError:  # not built: the Python dynamic program runs
     _truescore_core = None
 try:
-    from parastudio.core.engine import _beam_core  # it reads the binary table's arrays
+    from parastudio.core.engine._search_cores import beam as _beam_core  # it reads the binary table's arrays
 except ImportError:
     _beam_core = None
 

@@ -14,6 +14,7 @@
 //   does not depend on the order of its candidates, so only the cells reachable from (0, 0) are filled;
 //   mcpg_true_score.hh).
 // The action space (rules at places, their order) is built in Python (ActionSpace) and passed in.
+// It is the `mcpg` submodule of core.engine._search_cores (search_cores.cpp), whose Model it takes.
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -35,6 +36,7 @@
 #include "mcpg_arena.hh"
 #include "mcpg_select.hh"
 #include "mcpg_true_score.hh"
+#include "search_cores.hh"
 
 namespace py = pybind11;
 
@@ -73,42 +75,8 @@ class CounterRandom {
 using Words = std::vector<int32_t>;
 
 
-// ---- the language model -----------------------------------------------------------------------------------
-class Model {
- public:
-  explicit Model(const std::string &path) : model_(parastudio::LoadKenlm(path)) {}
-
-  std::vector<lm::WordIndex> Indices(const std::vector<std::string> &words) const {
-    return parastudio::KenlmIndices(*model_, words);
-  }
-
-  unsigned Order() const { return model_->Order(); }
-
-  // The source's words scored in order: the state and float partial sum after each prefix, each word's
-  // score, and the end of sentence's.
-  void Prefixes(const Words &source, const std::vector<lm::WordIndex> &index, std::vector<lm::ngram::State> &states,
-                std::vector<float> &sums, std::vector<float> &scores, float &end) const {
-    states.resize(source.size() + 1);
-    sums.resize(source.size() + 1);
-    scores.resize(source.size());
-    model_->BeginSentenceWrite(&states[0]);
-    sums[0] = 0.0f;
-    for (size_t p = 0; p < source.size(); ++p) {
-      scores[p] = model_->BaseScore(&states[p], index[source[p]], &states[p + 1]);
-      sums[p + 1] = sums[p] + scores[p];
-    }
-    lm::ngram::State out;
-    end = model_->BaseScore(&states[source.size()], model_->BaseVocabulary().EndSentence(), &out);
-  }
-
-  float Score(const lm::ngram::State &in, lm::WordIndex word, lm::ngram::State &out) const {
-    return model_->BaseScore(&in, word, &out);
-  }
-  lm::WordIndex EndSentence() const { return model_->BaseVocabulary().EndSentence(); }
-
- private:
-  std::unique_ptr<lm::base::Model> model_;
-};
+// ---- the language model: the one model class of the compiled searches (kenlm_model.hh) ----------------------
+using Model = parastudio::KenlmModel;
 
 using parastudio::Arena;
 using parastudio::FlatTable;
@@ -836,7 +804,7 @@ class Search {
 
 }  // namespace
 
-PYBIND11_MODULE(_mcpg_core, module) {
+void parastudio::BindMcpg(py::module_ &module) {
   module.doc() = "MCPG's tree search (core/engine/decoders/mcpg/search.py, true-score mode, uniform playout) in C++.";
   module.attr("INTERFACE") = 2;
   module.def("draw", [](uint64_t seed, uint64_t episode, uint64_t index) { return Unit(Mix(Mix(Mix(seed) ^ episode) ^ index)); },
@@ -857,7 +825,6 @@ PYBIND11_MODULE(_mcpg_core, module) {
       },
       py::arg("count"), py::arg("spread"), py::arg("q"), py::arg("rave"), py::arg("visits"), py::arg("exploration"),
       py::arg("vectorised") = true);
-  py::class_<Model>(module, "Model").def(py::init<const std::string &>(), py::arg("path"));
   py::class_<Search>(module, "Search")
       .def(py::init([](const Model *model, std::vector<std::string> words, Words source, std::vector<int32_t> starts,
                        std::vector<int32_t> ends, const std::vector<int32_t> &target_words,

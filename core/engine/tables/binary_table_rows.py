@@ -14,7 +14,7 @@ from parastudio.core.engine.tables.rules import Phrase, Rule
 from parastudio.core.engine.tables.table_binary import BinaryTable, MappedBuckets, phrase_key
 
 try:
-    from parastudio.core.engine import _beam_core
+    from parastudio.core.engine._search_cores import beam as _beam_core
 except ImportError:  # not built: the Python path runs
     _beam_core = None
 

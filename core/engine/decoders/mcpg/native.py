@@ -24,19 +24,17 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from parastudio.core.engine.decoders.mcpg.counter_random import MASK
 from parastudio.core.engine.decoders.mcpg.options import MCPGOptions, Mode
-
-if TYPE_CHECKING:
-    from parastudio.core.engine.lm.language_model import LanguageModel
+from parastudio.core.engine.lm.native_model import native_model
 
 INTERFACE = 2  # the version of mcpg_core.cpp's Python interface this module speaks
 MAX_WORDS = 64  # coverage is one 64-bit mask
 
 try:
-    from parastudio.core.engine import _mcpg_core
+    from parastudio.core.engine._search_cores import mcpg as _mcpg_core
 except ImportError:  # not built: the Python search runs
     _mcpg_core = None
 
@@ -69,19 +67,6 @@ def unsupported(options: MCPGOptions, mode: Mode) -> str | None:
         return None
     return ("the compiled MCPG core runs the search with the uniform playout (the faithful profile, both modes), "
             f"not {', '.join(reasons)}")
-
-
-_MODELS: dict[tuple[str, int, int], object] = {}
-
-
-def native_model(lm: "LanguageModel"):
-    """The C++ KenLM model of ``lm``'s file, opened once per process (keyed by path, size and mtime)."""
-    stat = lm.path.stat()
-    key = (str(lm.path.resolve()), stat.st_size, stat.st_mtime_ns)
-    model = _MODELS.get(key)
-    if model is None:
-        model = _MODELS[key] = _mcpg_core.Model(str(lm.path))
-    return model
 
 
 class NativeSearch:
