@@ -15,6 +15,13 @@ import stat
 from sqlalchemy import select
 
 from parastudio.core.stats.direct_assessment import DAScore, JudgeReliability, judge_reliability, scores_of_records
+from parastudio.core.stats.judge_competence import (
+    COMPETENCE_MODELS,
+    CompetenceModel,
+    CriterionCompetence,
+    competence_by_criterion,
+    judges_below,
+)
 from parastudio.core.stats.judgment_records import JudgmentRecords
 from parastudio.core.stats.preference import PreferenceJudgment
 from parastudio.core.stats.report_anytime import EarlyStopping
@@ -144,3 +151,47 @@ def early_stopping(db: Database, study_id: int) -> EarlyStopping | None:
         return None
     return EarlyStopping(str(stopping[-1].get("criterion")),
                          tuple(dict.fromkeys(str(entry["rule"]) for entry in stopping)))
+
+
+# The study setting naming judges on the Dashboard: {"model": "mace" | "dawid-skene", "minimum": P}.
+COMPETENCE_WATCH = "competence_watch"
+
+
+def study_competence(db: Database, study_id: int, model: CompetenceModel) -> list[CriterionCompetence]:
+    """Each judge's competence per criterion from the live labels on normal items (controls and repeats never
+    count), by :mod:`core.stats.judge_competence`."""
+    rows = ((r["criterion"], r["scale"], r["item"], r["annotator"], r["value"])
+            for r in ops.iter_judgments(db, study_id))
+    return competence_by_criterion(rows, model)
+
+
+def competence_watch(db: Database, study_id: int) -> tuple[str, float] | None:
+    """The study's (model, minimum) under which a judge is named on the Dashboard; None when not set."""
+    watch = ops.study_settings(db, study_id).get(COMPETENCE_WATCH)
+    if not isinstance(watch, dict) or watch.get("model") not in COMPETENCE_MODELS:
+        return None
+    return str(watch["model"]), float(watch["minimum"])
+
+
+def set_competence_watch(db: Database, study_id: int, model: str | None, minimum: float | None = None) -> None:
+    """Name judges whose ``model`` competence falls under ``minimum`` on the Dashboard (``model`` None: stop)."""
+    if model is not None and (model not in COMPETENCE_MODELS or minimum is None or not 0 <= minimum <= 1):
+        raise ValueError(f"a competence watch needs a model among {', '.join(COMPETENCE_MODELS)} and a minimum "
+                         f"from 0 to 1, not {model!r} and {minimum!r}")
+    ops.update_study_settings(db, study_id, **{COMPETENCE_WATCH: None if model is None else
+                                               {"model": model, "minimum": minimum}})
+
+
+def competence_alert(db: Database, study_id: int) -> str | None:
+    """One line naming every judge under the study's competence minimum (per criterion), or saying none is;
+    None when the study sets no minimum."""
+    watch = competence_watch(db, study_id)
+    if watch is None:
+        return None
+    model, minimum = watch
+    below = judges_below(study_competence(db, study_id, CompetenceModel(model)), minimum)
+    label = "MACE" if model == "mace" else "Dawid-Skene"
+    if not below:
+        return f"No judge under {label} competence {minimum:g}."
+    return f"Under {label} competence {minimum:g}: " + "; ".join(
+        f"{judge} ({criterion} {competence:.2f})" for judge, criterion, competence in below)

@@ -21,9 +21,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="jsonl (default), csv (flat, one row per candidate) or hf (a folder datasets reads)")
     parser.add_argument("-o", "--output", required=True, help="output file (a folder for --format hf)")
     parser.add_argument("--raw", action="store_true", help="CSV cells exactly as they are (default: a text cell beginning with =, +, -, @, tab or CR gets a \' before it, so a spreadsheet does not run it)")
-    parser.add_argument("--aggregate", choices=("agree", "majority", "adjudicated"), default="adjudicated",
+    parser.add_argument("--aggregate", choices=("agree", "majority", "adjudicated", "mace", "dawid-skene"),
+                        default="adjudicated",
                         help="how judges' labels become one: agree (all judges agree), majority (more than half), "
-                        "adjudicated (agreement, else the adjudicator's decision; default)")
+                        "adjudicated (agreement, else the adjudicator's decision; default), mace or dawid-skene "
+                        "(the model's most probable label, fitted per criterion by crowd-kit; its probability, "
+                        "seed and iterations in the entry's reason)")
     parser.add_argument("--criteria", help="comma-separated criteria to export (default: every candidate criterion)")
     parser.add_argument("--records", choices=("candidates", "preference", "da"), default="candidates",
                         help="candidates (default: one record per candidate, as above), preference (one record "

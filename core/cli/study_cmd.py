@@ -106,10 +106,15 @@ def register(subparsers) -> None:
                           lambda args: run_assign_next(args, _open))
     assign_next_arguments(assign_next)
 
-    qc = command("qc", "per-annotator quality control: consistency on repeats, control pass rate", _qc)
+    from parastudio.core.cli.study_competence_cmd import add_qc_arguments, add_watch_command
+
+    qc = command("qc", "per-annotator quality control: consistency on repeats, control pass rate, and each judge's "
+                 "MACE or Dawid-Skene competence", _qc)
     qc.add_argument("--min-consistency", type=PROBABILITY)
     qc.add_argument("--min-control-pass", type=PROBABILITY)
     qc.add_argument("--json", action="store_true")
+    add_qc_arguments(qc)
+    add_watch_command(command)
 
     prog = command("progress", "judged / assigned, per annotator and in all", _progress)
     prog.add_argument("--json", action="store_true")
@@ -327,8 +332,9 @@ def _merge_package(args) -> int:
 
 
 def _qc(args) -> int:
+    from parastudio.core.cli.study_competence_cmd import competence_json, competence_model, print_competence
     from parastudio.core.store import operations as ops
-    from parastudio.core.study_judgments import da_reliability
+    from parastudio.core.study_judgments import da_reliability, study_competence
 
     db, study_id = _open(args, writing=False)
     thresholds = {}
@@ -339,9 +345,13 @@ def _qc(args) -> int:
     with db:
         reports = ops.quality_control(db, study_id, thresholds)
         reliability = {r.annotator: r for r in da_reliability(db, study_id)}
+        model = competence_model(args)
+        competence = [] if model is None else study_competence(db, study_id, model)
     if args.json:
+        by_judge = competence_json(competence)
         print(json.dumps([{**asdict(r), "da_reliability": asdict(reliability[r.annotator])
-                           if r.annotator in reliability else None} for r in reports], indent=2))
+                           if r.annotator in reliability else None,
+                           "competence": by_judge.get(r.annotator, {})} for r in reports], indent=2))
         return 0
     print(f"{'annotator':<20} {'repeats':>7} {'consistency':>11} {'controls':>8} {'control pass':>12}  result")
     for r in reports:
@@ -354,6 +364,8 @@ def _qc(args) -> int:
         drop = "-" if r.mean_drop is None else f"{r.mean_drop:.1f}"
         print(f"direct assessment, {name}: {r.pairs} degraded candidates scored {drop} lower on average; "
               f"one-sided Wilcoxon p {p} ({'reliable' if r.p_value is not None and r.p_value < 0.05 else 'not shown reliable'} at 0.05)")
+    if model is not None:
+        print_competence(competence, model.model, args.min_competence)
     return 0
 
 

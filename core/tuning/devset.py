@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from sqlalchemy import select
@@ -54,6 +54,7 @@ from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.judging.protocols.protocol import CANDIDATE_LABELS, REPLACEMENT_UNIT
 from parastudio.core.judging.span_rewrites import marked_rewrites, marks_by_unit
 from parastudio.core.judging.view import shown_text, study_display
+from parastudio.core.stats.judge_competence import COMPETENCE_MODELS, CompetenceModel, ItemLabel, not_applicable
 from parastudio.core.stats.label_aggregation import AGGREGATION_RULES, AggregatedLabel, aggregate_labels
 from parastudio.core.stats.verdicts import is_positive
 from parastudio.core.store import operations as ops
@@ -137,11 +138,19 @@ def _derived(criterion: Criterion | None, judged: AggregatedLabel | None, replac
     return {"label": None, "status": "unresolved", "reason": f"{criterion.name} label {judged.label} is neither"}
 
 
-def _from_spans(rewrite, aggregate: str, judges_per_item: int) -> dict:
-    """A replacement's label from error spans: each judge's ``incorrect`` when they marked one of its words
-    (either severity), ``correct`` when they judged the candidate and marked none, aggregated like any label."""
-    labels = {name: "correct" if severity is None else "incorrect" for name, severity in rewrite.marks.items()}
-    result = aggregate_labels(labels, aggregate, min_judges=judges_per_item)
+SPANS = "(error spans)"  # the key of the error-span labels' model fit (--aggregate mace|dawid-skene)
+
+
+def span_labels(rewrite) -> dict[str, str]:
+    """Each judge's ``incorrect`` when they marked one of the replacement's words (either severity), ``correct``
+    when they judged the candidate and marked none."""
+    return {name: "correct" if severity is None else "incorrect" for name, severity in rewrite.marks.items()}
+
+
+def _from_spans(rewrite, key: tuple, labels_of: _Labels) -> dict:
+    """A replacement's label from error spans (:func:`span_labels`), aggregated like any label."""
+    labels = span_labels(rewrite)
+    result = labels_of.combined(labels, SPANS, key, None)
     return {"origin": "spans", "criterion": rewrite.criterion,
             "labels": [{"annotator": a, "value": v} for a, v in sorted(labels.items())], "adjudication": None,
             "label": result.label, "status": result.status, "reason": result.reason}
@@ -158,8 +167,9 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
                    unit_labels: str = "verdicts") -> list[dict]:
     """The study's dev set, one record per candidate (planted controls left out), in candidate order;
     ``unit_labels="spans"`` labels a replacement from the words judges marked where they did (module docstring)."""
-    if aggregate not in AGGREGATION_RULES:
-        raise ValueError(f"--aggregate must be one of {', '.join(AGGREGATION_RULES)}, not {aggregate!r}")
+    if aggregate not in AGGREGATION_RULES + COMPETENCE_MODELS:
+        raise ValueError(f"--aggregate must be one of {', '.join(AGGREGATION_RULES + COMPETENCE_MODELS)}, "
+                         f"not {aggregate!r}")
     if unit_labels not in UNIT_LABELS:
         raise ValueError(f"--unit-labels must be one of {', '.join(UNIT_LABELS)}, not {unit_labels!r}")
     study = _read_study(db, study_id)
@@ -175,6 +185,8 @@ def devset_records(db: Database, study_id: int, *, aggregate: str = "adjudicated
         marked = marks_by_unit(marked_rewrites(db, study_id, truecase_model=str(demo_files().truecase_model)))
     labels = _Labels(judged, _labels_by_key(ops.iter_judgments(db, study_id, adjudications=True)), aggregate,
                      study.judges_per_item)
+    if aggregate in COMPETENCE_MODELS:
+        labels.fit_models(study.criteria, marked)
     return [_record(study, candidate, asked, derive_from, labels, marked) for candidate in study.candidates]
 
 
@@ -238,12 +250,32 @@ class _Labels:
     adjudicated: dict[tuple, dict[str, str]]
     aggregate: str
     judges_per_item: int
+    # --aggregate mace|dawid-skene: per criterion (SPANS: error-span labels), (candidate, unit) -> the model's label
+    fitted: dict[str, dict[tuple, ItemLabel]] = field(default_factory=dict)
+
+    def fit_models(self, criteria: dict[str, Criterion], marked: dict) -> None:
+        """One fit per criterion that has labels (and one of the error-span labels), items (candidate, unit)."""
+        model = CompetenceModel(self.aggregate)
+        grouped: dict[str, dict[tuple, dict[str, str]]] = defaultdict(dict)
+        for (candidate_id, unit, criterion), labels in self.judged.items():
+            if criterion in criteria and not not_applicable(criteria[criterion].scale):
+                grouped[criterion][(candidate_id, unit)] = labels
+        grouped[SPANS] = {key: span_labels(rewrites[0]) for key, rewrites in marked.items()}
+        self.fitted = {name: model.fit(labels, criterion=name).items for name, labels in grouped.items()}
+
+    def combined(self, labels: dict[str, str], criterion: str, key: tuple, decision: str | None) -> AggregatedLabel:
+        """``labels`` made one by the rule; a model's label carries its probability and settings in ``reason``."""
+        if self.aggregate not in COMPETENCE_MODELS:
+            return aggregate_labels(labels, self.aggregate, adjudication=decision, min_judges=self.judges_per_item)
+        fitted = self.fitted.get(criterion, {}).get(key)
+        if not labels or fitted is None:
+            return AggregatedLabel(None, "unresolved", "no judgments")
+        return AggregatedLabel(fitted.label, self.aggregate, CompetenceModel(self.aggregate).reason(fitted))
 
     def aggregated(self, candidate_id: int, unit: int | None, criterion: str) -> tuple[dict, dict, AggregatedLabel]:
         labels = self.judged.get((candidate_id, unit, criterion), {})
         decision = self.adjudicated.get((candidate_id, unit, criterion), {})
-        result = aggregate_labels(labels, self.aggregate, adjudication=next(iter(decision.values()), None),
-                                  min_judges=self.judges_per_item)
+        result = self.combined(labels, criterion, (candidate_id, unit), next(iter(decision.values()), None))
         return labels, decision, result
 
 
@@ -257,7 +289,7 @@ def _replacement(candidate_id: int, unit: int, segment: dict, derivation: list, 
     direct = [(name, *labels.aggregated(candidate_id, unit, name)) for name in replacement_criteria]
     direct = [d for d in direct if d[1] or d[2]]
     if not direct and (candidate_id, unit) in marked:
-        entry.update(_from_spans(marked[(candidate_id, unit)][0], labels.aggregate, labels.judges_per_item))
+        entry.update(_from_spans(marked[(candidate_id, unit)][0], (candidate_id, unit), labels))
     elif direct:
         name, judges, decision, result = direct[0]
         adjudicator, value = next(iter(decision.items()), (None, None))
