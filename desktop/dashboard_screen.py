@@ -31,6 +31,7 @@ from parastudio.core.stats.report_tables import Report, build_report
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
 from parastudio.core.study_judgments import (
+    competence_alert,
     early_stopping,
     pattern_pairs_extracted,
     sampling_note,
@@ -121,6 +122,11 @@ class DashboardScreen(QWidget):
         self.tables_view.setWordWrap(True)
         splitter.setSizes([420, 860])
         layout.addWidget(splitter, 1)
+        # The study's competence watch (`study competence-watch`): judges under its minimum, named while it runs.
+        self.competence = QLabel()
+        self.competence.setWordWrap(True)
+        self.competence.setStyleSheet("color: #a00000")
+        layout.addWidget(self.competence)
         self.status = QLabel()
         layout.addWidget(self.status)
         self._poll = QTimer(self, interval=POLL_MS)
@@ -146,7 +152,7 @@ class DashboardScreen(QWidget):
                 return study_id, None
             report_progress(10, 100, "reading judgments")
             report, judgments = compute_report(db, study_id, f"Human evaluation report: {name}", report_progress)
-            return study_id, (report, judgments, count)
+            return study_id, (report, judgments, count, competence_alert(db, study_id))
 
         worker = Worker(work)
         # Bound methods, not closures: Qt drops the connections if this screen goes first.
@@ -210,7 +216,8 @@ class DashboardScreen(QWidget):
         if result is None or study_id != self.study_id:
             self.status.setText(f"up to date · {self._summary}")
             return
-        self.report, judgments, self._seen_judgments = result
+        self.report, judgments, self._seen_judgments, alert = result
+        self.competence.setText(alert or "")
         current = max(0, self.tables_view.currentIndex().row())
         self.tables_model.setStringList([table.title for table in self.report.tables])
         if self.report.tables:

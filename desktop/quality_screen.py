@@ -1,11 +1,13 @@
 """Quality control: per annotator, consistency on repeated items and the share
-of planted controls judged bad, with pass or fail (Appraise-style, as WMT)."""
+of planted controls judged bad, with pass or fail (Appraise-style, as WMT); below, each judge's competence per
+criterion by MACE or Dawid-Skene (:mod:`core.stats.judge_competence`) with the data it stands on."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
     QHeaderView,
@@ -16,13 +18,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parastudio.core.stats.judge_competence import COMPETENCE_MODELS, CompetenceModel
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
-from parastudio.core.study_judgments import da_reliability
+from parastudio.core.study_judgments import da_reliability, study_competence
 from parastudio.desktop.rows_model import RowsTableModel
 from parastudio.desktop.workers import Worker
 
 HEADERS = ("annotator", "repeat pairs", "consistency", "controls judged", "controls judged bad", "result", "why")
+COMPETENCE_HEADERS = ("annotator", "criterion", "competence", "judgments", "items in fit", "judgments in fit")
+MODEL_NAMES = {"mace": "MACE (Hovy et al. 2013)", "dawid-skene": "Dawid–Skene (1979)"}
 
 
 def _rate(value: float | None) -> str:
@@ -83,8 +88,33 @@ class QualityScreen(QWidget):
         self.da_label.setWordWrap(True)
         layout.addWidget(self.da_label)
         self.reliability = []
+        self._add_competence(layout)
         self.min_consistency.valueChanged.connect(self.refresh)
         self.min_control.valueChanged.connect(self.refresh)
+
+    def _add_competence(self, layout: QVBoxLayout) -> None:
+        row = QHBoxLayout()
+        self.competence_model = QComboBox()
+        for model in COMPETENCE_MODELS:
+            self.competence_model.addItem(MODEL_NAMES[model], model)
+        caption = QLabel("Judge co&mpetence by:")
+        caption.setBuddy(self.competence_model)
+        row.addWidget(caption)
+        row.addWidget(self.competence_model)
+        row.addStretch(1)
+        layout.addLayout(row)
+        self.competence_rows = RowsTableModel(COMPETENCE_HEADERS)
+        self.competence_view = QTableView()
+        self.competence_view.setModel(self.competence_rows)
+        self.competence_view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.competence_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.competence_view.verticalHeader().setVisible(False)
+        layout.addWidget(self.competence_view, 1)
+        self.competence_note = QLabel()
+        self.competence_note.setWordWrap(True)
+        layout.addWidget(self.competence_note)
+        self.competence = []
+        self.competence_model.currentIndexChanged.connect(self.refresh)
 
     def set_study(self, study_id: int, name: str) -> None:
         self.study_id = study_id
@@ -99,16 +129,18 @@ class QualityScreen(QWidget):
         study_id, db = self.study_id, self.db
         self._request += 1
         request = self._request
+        model = CompetenceModel(self.competence_model.currentData())
         worker = Worker(lambda _report: (request, ops.quality_control(db, study_id, thresholds),
-                                         da_reliability(db, study_id)))
+                                         da_reliability(db, study_id), study_competence(db, study_id, model)))
         worker.signals.finished.connect(self._show)  # bound: dropped if this screen goes first
         self._worker = worker
         QThreadPool.globalInstance().start(worker)
 
     def _show(self, outcome: tuple) -> None:
-        """``outcome``: (request, quality reports[, direct assessment reliability per judge])."""
+        """``outcome``: (request, quality reports[, direct assessment reliability per judge[, competence]])."""
         request, reports, *more = outcome
         reliability = more[0] if more else []
+        competence = more[1] if len(more) > 1 else []
         if request != self._request:
             return  # a refresh started before the latest one: its judgments may be out of date
         self.reports, self.reliability = reports, reliability
@@ -127,4 +159,16 @@ class QualityScreen(QWidget):
                          ""])
             colours.append(None if r.passed is None else ("#d9f2d9" if r.passed else "#f8d0d0"))
         self.model.set_rows(rows, sort_keys=keys, colours=colours)
+        self._show_competence(competence)
         self.computed.emit()
+
+    def _show_competence(self, competence: list) -> None:
+        """Each judge's competence per fitted criterion; one line per criterion the models do not apply to."""
+        self.competence = competence
+        rows = [[judge.annotator, result.criterion, f"{judge.competence:.3f}", judge.judgments,
+                 len(result.fit.items), result.fit.judgments]
+                for result in competence if result.fit is not None for judge in result.fit.judges.values()]
+        self.competence_rows.set_rows(rows)
+        signatures = [f"{r.criterion}: {r.fit.signature}" for r in competence if r.fit is not None]
+        self.competence_note.setText("\n".join([f"{r.criterion}: {r.note}" for r in competence if r.fit is None]
+                                               + signatures))
