@@ -18,6 +18,8 @@ from parastudio.core.stats.judge_competence import (
 )
 
 JUDGES = ("good1", "good2", "random", "yes")
+# crowd-kit's own uses of pandas options that pandas 3 deprecates, from the direct calls here.
+pytestmark = pytest.mark.filterwarnings("ignore:::crowdkit")
 
 
 def planted_study(seed: int, items: int = 20, accuracy: float = 0.95) -> dict[int, dict[str, str]]:
