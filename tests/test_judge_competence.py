@@ -126,7 +126,7 @@ def test_judges_below_a_minimum_are_named():
         name for name, c in competences.items() if c < minimum)
 
 
-@pytest.mark.slow  # 200 fits through crowd-kit's pandas EM: about a second each on a loaded machine
+@pytest.mark.slow  # 200 fits through crowd-kit's pandas EM: about 0.4-0.6 CPU s each (about 100 s in all)
 @pytest.mark.parametrize("model", ["mace", "dawid-skene"])
 def test_planted_judges_rank_as_planted_in_95_of_100_studies(model):
     ranked = 0
