@@ -14,6 +14,8 @@ import stat
 
 from sqlalchemy import select
 
+from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.protocol import PAIR
 from parastudio.core.stats.direct_assessment import DAScore, JudgeReliability, judge_reliability, scores_of_records
 from parastudio.core.stats.judge_competence import (
     COMPETENCE_MODELS,
@@ -70,7 +72,7 @@ def study_preferences(db: Database, study_id: int) -> list[PreferenceJudgment]:
     and right, and one tie per pair that was never shown because both systems produced the same string."""
     judgments = [PreferenceJudgment(row["source_key"], row["systems"][0], row["systems"][1], row["value"],
                                     row["annotator"])
-                 for row in ops.iter_judgments(db, study_id) if row["scale"] == "preference"]
+                 for row in ops.iter_judgments(db, study_id) if protocol_of(row["scale"]).item == PAIR]
     ties = [PreferenceJudgment(sentence, left, right, PREFER_TIE)
             for sentence, left, right in ties_by_construction(db, study_id)]
     return judgments + ties

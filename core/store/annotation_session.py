@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, replace
 
+from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.protocol import CHOICE_TASK
 from parastudio.core.store.annotation import ItemView, item_at, neighbour_position, next_item
 from parastudio.core.store.annotation_queries import (
     assignment_position,
@@ -104,7 +106,7 @@ class AnnotationSession:
 
     def _skipping(self, item: ItemView | None) -> ItemView | None:
         """``item``, or past it while the auto-skip rule closes the open choice task shown."""
-        while item is not None and item.scale == "choice" and self.is_open(item):
+        while item is not None and protocol_of(item.scale).item == CHOICE_TASK and self.is_open(item):
             answer = skip_if_due(self.db, item.assignment_id, dict(self._chosen.values()))
             if answer is None:
                 break
@@ -142,7 +144,7 @@ class AnnotationSession:
         self._answers_given += 1
         self.local[item.assignment_id] = LocalAnswer(value, text, flag, comment, self._answers_given)
         self._chosen.pop(item.assignment_id, None)
-        if item.scale == "choice" and item.item.startswith("choice-") and value != "original" and text:
+        if protocol_of(item.scale).item == CHOICE_TASK and item.item.startswith("choice-") and value != "original" and text:
             self._chosen[item.assignment_id] = (int(item.item.removeprefix("choice-")), text)
         self._positions[item.assignment_id] = item.position
         return self.next_open_after(item.position)

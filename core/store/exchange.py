@@ -18,7 +18,9 @@ from pathlib import Path
 from sqlalchemy import insert, select, update
 
 from parastudio.core.errors import BadNameError, InputFormatError
+from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.judging.protocols.error_spans import parse_spans, span_past_the_words
+from parastudio.core.judging.protocols.protocol import PAIR
 from parastudio.core.store.assignment import next_free_positions
 from parastudio.core.store.clock import duration_ms, iso_time, now, parse_time
 from parastudio.core.store.criteria import normalize_value
@@ -126,7 +128,7 @@ class _JudgmentsCsv:
         criterion = self.criteria.get((row["criterion"] or "").strip())
         if criterion is None:
             raise self._refuse(number, f"a criterion among {', '.join(self.criteria)}", row["criterion"])
-        if (pair_id is not None) != (criterion.scale == "preference"):
+        if (pair_id is not None) != (protocol_of(criterion.scale).item == PAIR):
             raise self._refuse(number, "a pair-N item for a preference criterion, and only there",
                                f"{row['item']} judged on {criterion.name}")
         exists = self._item_of_study(number, row, candidate_id, task_id, pair_id)
@@ -179,7 +181,7 @@ class _JudgmentsCsv:
             started_at = parse_time(row.get("started_at"))
         except ValueError as error:
             raise self._refuse(number, str(error), row["value"]) from None
-        if criterion.scale == "esa" and of_candidate:
+        if protocol_of(criterion.scale).view == "spans" and of_candidate:
             past = span_past_the_words(parse_spans(stored_text), item.text)
             if past is not None:
                 raise self._refuse(number, f"error spans within the candidate's {len(item.text.split())} words",
@@ -342,7 +344,7 @@ def _refuse_off_scale(session, package_path, criterion: Criterion, assignment: A
         try:
             label, stored_text = normalize_value(criterion, row.value, row.text, options)
             past = None
-            if criterion.scale == "esa" and assignment.candidate_id is not None:
+            if protocol_of(criterion.scale).view == "spans" and assignment.candidate_id is not None:
                 past = span_past_the_words(parse_spans(stored_text),
                                            session.get(Candidate, assignment.candidate_id).text)
             if past is not None:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, select
 
+from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.protocol import PICK, SCORE
 from parastudio.core.store.criteria import bad_values, score_scales
 from parastudio.core.store.database import Database
 from parastudio.core.store.models import Annotator, Assignment, Candidate, Criterion, Judgment, Study
@@ -87,7 +89,7 @@ def quality_control(db: Database, study_id: int, thresholds: dict | None = None)
         elif row.kind == "control":
             criterion = criteria[row.criterion_id]
             # A degraded candidate's direct assessment is a score, not a verdict: its test is da_control_pairs'.
-            if criterion.shows_source and criterion.scale != "choice" and criterion.scale not in score_scales():
+            if criterion.shows_source and protocol_of(criterion.scale).answer not in (PICK, SCORE):
                 controls[row.annotator_id].append(live_value[row.live_judgment_id] in bad_values(criterion))
     reports = []
     for annotator_id, name in sorted(names.items(), key=lambda kv: kv[1]):

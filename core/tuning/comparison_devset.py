@@ -31,7 +31,9 @@ from collections import Counter, defaultdict
 from sqlalchemy import select
 
 from parastudio.core.demo import demo_files
+from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.judging.protocols.error_spans import parse_spans
+from parastudio.core.judging.protocols.protocol import PAIR
 from parastudio.core.judging.span_rewrites import marked_units
 from parastudio.core.judging.view import judged_words, study_display
 from parastudio.core.store import operations as ops
@@ -62,7 +64,7 @@ def preference_records(db: Database, study_id: int) -> list[dict]:
                                 .where(PreferencePair.study_id == study_id).order_by(PreferencePair.id)).all()
     answers: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for row in ops.iter_judgments(db, study_id):
-        if row["scale"] == "preference":
+        if protocol_of(row["scale"]).item == PAIR:
             answers[row["item"]].append((row["annotator"], row["value"]))
     records = []
     for pair, sentence, source in pairs:
@@ -101,7 +103,7 @@ def da_records(db: Database, study_id: int) -> list[dict]:
         scores = []
         for r in sorted(scored, key=lambda r: r["annotator"]):
             score = {"annotator": r["annotator"], "score": int(r["value"]), "z": z_of(r)}
-            if r["scale"] == "esa":  # the words marked, and each unit replacement's worst mark
+            if protocol_of(r["scale"]).view == "spans":  # the words marked, and each unit replacement's worst mark
                 spans = parse_spans(r["text"])
                 derivation, text, source, original = shown[r["candidate_id"]]
                 words = judged_words(text, display, source=source, original=original)[1]
