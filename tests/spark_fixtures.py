@@ -65,6 +65,7 @@ def _spark_class() -> Path:
 class Cluster:
     master: str  # spark://127.0.0.1:PORT
     status_url: str  # the master's JSON status page
+    worker_directory: Path | None = None  # where the worker unpacks what each application ships (SPARK_WORKER_DIR)
 
     def status(self) -> dict:
         with urllib.request.urlopen(self.status_url, timeout=5) as response:
@@ -87,14 +88,26 @@ def standalone_cluster(scratch: Path) -> Iterator[Cluster]:
     """A real standalone master and one worker (2 cores) on 127.0.0.1, as a :class:`Cluster`.
 
     Both run from pyspark's own ``spark-class``, are waited for until the worker registers (polling the
-    master's JSON page), and are stopped when the block ends, also on failure.
+    master's JSON page), and are stopped when the block ends, also on failure. They run as on a machine that
+    has Java and Spark but not this project (issue 41): another working directory, no ``PYTHONPATH``, no
+    ``PYSPARK_PYTHON`` and a ``PATH`` without this interpreter, so an executor can run our code only from the
+    environment the application ships.
     """
+    import pyspark
+
     master_port, master_web, worker_web = free_port(), free_port(), free_port()
     url = f"spark://127.0.0.1:{master_port}"
-    cluster = Cluster(url, f"http://127.0.0.1:{master_web}/json/")
-    scratch.mkdir(parents=True, exist_ok=True)
-    environment = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_WORKER_DIR": str(scratch / "work"),
-                   "SPARK_LOCAL_DIRS": str(scratch / "local"), "PYSPARK_PYTHON": sys.executable}
+    cluster = Cluster(url, f"http://127.0.0.1:{master_web}/json/", scratch / "work")
+    home = scratch / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    java = [f"{os.environ['JAVA_HOME']}/bin"] if os.environ.get("JAVA_HOME") else []
+    interpreter = str(Path(sys.executable).parent)
+    path = [part for part in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
+            if part and part != interpreter and "pyenv" not in part and "venv" not in part]
+    environment = {"PATH": os.pathsep.join(java + path), "HOME": str(home), "LANG": "C.UTF-8",
+                   "SPARK_HOME": str(Path(pyspark.__file__).parent), "SPARK_LOCAL_IP": "127.0.0.1",
+                   "SPARK_WORKER_DIR": str(scratch / "work"), "SPARK_LOCAL_DIRS": str(scratch / "local"),
+                   **({"JAVA_HOME": os.environ["JAVA_HOME"]} if os.environ.get("JAVA_HOME") else {})}
     processes: list[subprocess.Popen] = []
     logs = []
     try:
@@ -107,7 +120,7 @@ def standalone_cluster(scratch: Path) -> Iterator[Cluster]:
             log = open(scratch / f"{name}.log", "wb")
             logs.append(log)
             processes.append(subprocess.Popen([str(_spark_class()), *arguments], env=environment, stdout=log,
-                                              stderr=subprocess.STDOUT, start_new_session=True))
+                                              stderr=subprocess.STDOUT, start_new_session=True, cwd=home))
         deadline = time.monotonic() + CLUSTER_START_LIMIT_SECONDS
         while _registered_workers(cluster) < 1:
             exited = [process for process in processes if process.poll() is not None]

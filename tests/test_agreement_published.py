@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from parastudio.core.cli import main
 from parastudio.core.stats.agreement import (
     RatingMatrix,
+    bootstrap_intervals,
     cohen_kappa,
     fixed_chance_kappa,
     fleiss_kappa,
@@ -182,6 +183,27 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
     low, high = first.ci95["fleiss_kappa"]
     assert low < first.statistics["fleiss_kappa"] < high
     assert first.ci95["cohen_kappa"] is None
+
+
+@given(st.integers(1, 40), st.integers(1, 6), st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None)
+def test_the_bootstrap_takes_exactly_its_replicates_and_leaves_undefined_values_out(replicates, n_units, seed):
+    """Each of ``replicates`` resamples is ``n_units`` units drawn with replacement; an interval is the 2.5 and
+    97.5 percentiles of the values defined on them, None when none is."""
+    samples = []
+
+    def statistic(sample):
+        samples.append(sample.copy())
+        mean = float(sample.mean())
+        return {"mean": mean, "never": None, "odd": mean if len(samples) % 2 else math.nan}
+
+    intervals = bootstrap_intervals(statistic, n_units, replicates, seed, ["mean", "never", "odd"])
+    assert len(samples) == replicates
+    assert all(len(sample) == n_units and 0 <= sample.min() and sample.max() < n_units for sample in samples)
+    means = [float(sample.mean()) for sample in samples]
+    assert intervals["mean"] == pytest.approx(tuple(np.percentile(means, [2.5, 97.5])))
+    assert intervals["odd"] == pytest.approx(tuple(np.percentile(means[::2], [2.5, 97.5])))
+    assert intervals["never"] is None
 
 
 def write_long_csv(path, rows, criterion="f"):

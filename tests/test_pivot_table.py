@@ -349,3 +349,37 @@ def test_render_rejects_bad_parameters():
         render_pivot_sql(min_prob=1e-5, max_pivot=0, top=20)
     with pytest.raises(ValueError):
         render_pivot_sql(min_prob=1e-5, max_pivot=200, top=2.5)
+
+
+def test_a_missing_phrase_table_is_refused_naming_the_phrase_table(tmp_path):
+    """Said in the table's words before DuckDB starts (not the system's "No such file or directory"); nothing is
+    written."""
+    with pytest.raises(FileNotFoundError, match=r"^\S*missing\.txt: phrase table not found$"):
+        pivot_table(tmp_path / "missing.txt", tmp_path / "out.txt")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("threads", [0, -2, True, 2.0, "2"])
+def test_threads_that_are_not_a_positive_whole_number_are_refused(tmp_path, threads):
+    table = write_table(tmp_path / "phrases.txt", HAND_TABLE)
+    with pytest.raises(ValueError, match="threads must be a positive integer"):
+        pivot_table(table, tmp_path / "out.txt", threads=threads)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["phrases.txt"]
+
+
+def test_duckdb_works_beside_the_output_or_in_the_temp_dir_given(tmp_path):
+    """Its spill goes to the output's disk unless told (docs/CLI.md, pivot: "beside the output or in
+    --temp-dir"); seen while it runs, through its progress reports; removed at the end."""
+    table = write_table(tmp_path / "phrases.txt", HAND_TABLE)
+    output = tmp_path / "out" / "pairs.txt"
+    output.parent.mkdir()
+    for temp_dir in (None, tmp_path / "work"):
+        work = temp_dir or output.parent
+        seen = []
+
+        def progress(done, total, message="", seen=seen, work=work):
+            seen.append((len(list(output.parent.glob(".pivot-*"))), len(list(work.glob(".pivot-*")))))
+
+        pivot_table(table, output, temp_directory=temp_dir, progress=progress)
+        assert seen and set(seen) == {(0 if temp_dir else 1, 1)}
+        assert not list(output.parent.glob(".pivot-*")) and not list(work.glob(".pivot-*"))

@@ -209,7 +209,7 @@ def test_a_job_that_fails_midway_is_one_line_and_leaves_the_output_file_as_it_wa
 
 @pytest.mark.parametrize("flags, message", [
     (("--master", "local[2]"), "--master and --remote need --engine spark"),
-    (("--engine", "spark", "--master", "yarn"), "--master expects local"),
+    (("--engine", "spark", "--master", "mesos://host:5050"), "--master expects local[N], spark://HOST:PORT, yarn"),
     (("--engine", "spark", "--search-graph", "g.txt"), "--engine spark cannot take --search-graph"),
     (("--engine", "spark", "--processes", "2"), "--engine spark cannot take --processes"),
     (("--driver-memory", "512m"), "--driver-memory and --executor-memory need --engine spark"),

@@ -239,7 +239,8 @@ def test_data_build_with_a_driver_that_refuses_job_results_over_1mb_writes_the_l
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["--engine", "spark", "--master", "yarn"], "--master expects local, local[N], local[*] or spark://HOST:PORT"),
+    (["--engine", "spark", "--master", "mesos://host:5050"],
+     "--master expects local[N], spark://HOST:PORT, yarn or k8s://URL (what spark-submit takes)"),
     (["--executor-memory", "1g"], "--driver-memory and --executor-memory need --engine spark"),
     (["--engine", "spark", "--driver-memory", "2XB"], "--driver-memory expects a size such as 512m or 4g; got '2XB'"),
     (["--engine", "spark", "--remote", "sc://127.0.0.1:15002"],

@@ -23,7 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Output: 'e1 ||| e2 ||| p(e2|e1) h1 h2 h3 h4' (Zhao et al. 2008 features, natural logs)."
         ),
     )
-    parser.add_argument("phrase_table", type=Path, help="Moses phrase table (plain or .gz); E is the first field")
+    parser.add_argument("phrase_table", help="Moses phrase table (plain or .gz); E is the first field. With --engine "
+                        "spark also a folder or glob of part files, Parquet (a column 'line'), or a URI Spark reads "
+                        "(file://, hdfs://, s3a://), read in parallel")
     parser.add_argument("-o", "--output", type=Path, required=True, help="paraphrase table to write (.gz to compress)")
     parser.add_argument("--min-prob", type=PROBABILITY, default=1e-5,
                         help="E: drop pairs with p(e2|e1) below this (1e-5)")
@@ -45,6 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="duckdb (default): in this process; spark: the same query on Apache Spark (--master or "
                         "--remote), the same bytes")
     add_spark_options(parser)
+    parser.add_argument("--output-format", choices=("text", "parquet"), default="text",
+                        help="text (default): the table, gzip when the name ends in .gz; parquet (--engine spark): a "
+                        "folder of part files of one column 'line', the same lines in the same order")
     parser.add_argument("--prune", metavar="FILE", help="leave out the pairs of a prune list ('e1 ||| e2' per line, "
                         "as `parastudio inspect-rules --prune-list` writes it)")
     parser.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
@@ -62,6 +67,9 @@ def run_pivot(args: argparse.Namespace) -> int:
     except SparkUnavailable as error:
         print(f"parastudio pivot: error: {error}", file=sys.stderr)
         return 2
+    if args.output_format == "parquet" and spark is None:
+        print("parastudio pivot: error: --output-format parquet needs --engine spark", file=sys.stderr)
+        return 2
     exclude = None
     if args.prune:
         from parastudio.core.inspection.rule_blame import read_prune_list
@@ -72,7 +80,7 @@ def run_pivot(args: argparse.Namespace) -> int:
     try:  # Ctrl+C during a DuckDB query is DuckDB's RuntimeError("Query interrupted"): said as an interruption
         with signals_noted(), progress_bar(units={"load": "pairs", "write": "rows"}) as progress:
             if spark is None:
-                stats = pivot_table(args.phrase_table, args.output, min_prob=args.min_prob,
+                stats = pivot_table(Path(args.phrase_table), args.output, min_prob=args.min_prob,
                                     max_pivot=args.max_pivot, top=args.top, reverse=args.reverse,
                                     features=not args.no_features, memory_limit=args.memory_limit,
                                     temp_directory=args.temp_dir, threads=args.threads, progress=progress,
@@ -111,6 +119,7 @@ def _pivot_on_spark(args: argparse.Namespace, settings, exclude, progress) -> di
         return pivot_table_spark(session, args.phrase_table, args.output, min_prob=args.min_prob,
                                  max_pivot=args.max_pivot, top=args.top, reverse=args.reverse,
                                  features=not args.no_features, exclude=exclude, progress=progress,
-                                 inputs=[args.prune], temp_directory=args.temp_dir)
+                                 inputs=[args.prune], temp_directory=args.temp_dir,
+                                 output_format=args.output_format)
     finally:
         session.stop()

@@ -15,8 +15,9 @@ import os
 def add_spark_options(parser: argparse.ArgumentParser) -> None:
     """The Spark flags; the command adds its own ``--engine`` (with ``spark`` among its choices)."""
     parser.add_argument("--master", metavar="URL",
-                        help="with --engine spark: local[N] (default local[*]) or spark://HOST:PORT (a standalone "
-                        "cluster whose machines have this checkout at the same path)")
+                        help="with --engine spark: what spark-submit takes: local[N] (default local[*]), "
+                        "spark://HOST:PORT (a standalone cluster), yarn, k8s://URL; a cluster's executors run the "
+                        "packed environment (--spark-archive)")
     parser.add_argument("--remote", metavar="URL", help="with --engine spark: a Spark Connect server, sc://HOST:PORT")
     parser.add_argument("--driver-memory", metavar="SIZE",
                         help="with --engine spark --master: the driver's JVM heap, e.g. 4g (default: 2g in local mode, "
@@ -24,6 +25,10 @@ def add_spark_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--executor-memory", metavar="SIZE",
                         help="with --engine spark --master spark://...: each executor's JVM heap, e.g. 8g (default: "
                         "Spark's)")
+    parser.add_argument("--spark-archive", metavar="FILE",
+                        help="with --engine spark and a cluster --master: the packed environment to ship to the "
+                        "executors (a file, or a URI such as hdfs://...; default: packed from this interpreter and "
+                        "cached under ~/.cache/paraphrase-studio/spark-env)")
     parser.add_argument("--spark-timeout", metavar="SECONDS",
                         help="with --engine spark: how long the master or the Spark Connect server may take to answer, "
                         "and a job on a cluster may wait with no worker, before the command fails saying which "
@@ -46,6 +51,8 @@ def spark_settings(args: argparse.Namespace, *, without_connect: str | None = No
             raise SparkUnavailable("--driver-memory and --executor-memory need --engine spark")
         if args.spark_timeout is not None:
             raise SparkUnavailable("--spark-timeout needs --engine spark")
+        if args.spark_archive is not None:
+            raise SparkUnavailable("--spark-archive needs --engine spark")
         return None
     try:
         if args.spark_timeout is not None:
@@ -58,7 +65,7 @@ def spark_settings(args: argparse.Namespace, *, without_connect: str | None = No
         raise SparkUnavailable(str(error)) from None
     master = args.master if args.master or args.remote else "local[*]"
     settings = SparkSettings(master=master, remote=args.remote, driver_memory=args.driver_memory,
-                             executor_memory=args.executor_memory, timeout=timeout)
+                             executor_memory=args.executor_memory, timeout=timeout, archive=args.spark_archive)
     if settings.is_connect and without_connect is not None:
         raise SparkUnavailable(f"--remote: {without_connect}; use --master local[N] or spark://HOST:PORT")
     return settings

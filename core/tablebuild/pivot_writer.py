@@ -46,25 +46,32 @@ def write_pivot_rows(batches: Iterable[Sequence[Sequence]], output: str | Path, 
     ``paraphrase_pairs_out``, ``pairs_pruned`` and ``source_phrases_out``. Raises RuntimeError if the rows
     are out of order (the engine broke its contract; nothing is written).
     """
+    with atomic_output(output, compresslevel=compresslevel, inputs=inputs) as handle, WriteBehind(handle) as writer:
+        return write_pivot_lines(batches, writer.write, features=features, exclude=exclude, progress=progress)
+
+
+def write_pivot_lines(batches: Iterable[Sequence[Sequence]], write, *, features: bool = True,
+                      exclude: set[tuple[str, str]] | None = None, progress=None) -> dict:
+    """The lines of ``batches``' rows handed to ``write`` (a text, one or more lines, per call), the order
+    checked; the counts :func:`write_pivot_rows` returns."""
     pairs_out = sources_out = pruned = 0
     previous = previous_e1 = None
-    with atomic_output(output, compresslevel=compresslevel, inputs=inputs) as handle, WriteBehind(handle) as writer:
-        for rows in batches:
-            for row in rows:
-                if previous is not None and not _order_key(previous) < _order_key(row):
-                    raise RuntimeError(f"pivot rows out of the total order (e1, -p(e2|e1), e2): "
-                                       f"{tuple(previous[:3])} then {tuple(row[:3])}")
-                previous = row
-            if exclude:
-                kept = [row for row in rows if (row[0], row[1]) not in exclude]
-                pruned += len(rows) - len(kept)
-                rows = kept
-            for row in rows:
-                if row[0] != previous_e1:
-                    sources_out += 1
-                    previous_e1 = row[0]
-            writer.write("".join(format_pivot_row(row, features) for row in rows))
-            pairs_out += len(rows)
-            if progress is not None:
-                progress(pairs_out, None, "write")
+    for rows in batches:
+        for row in rows:
+            if previous is not None and not _order_key(previous) < _order_key(row):
+                raise RuntimeError(f"pivot rows out of the total order (e1, -p(e2|e1), e2): "
+                                   f"{tuple(previous[:3])} then {tuple(row[:3])}")
+            previous = row
+        if exclude:
+            kept = [row for row in rows if (row[0], row[1]) not in exclude]
+            pruned += len(rows) - len(kept)
+            rows = kept
+        for row in rows:
+            if row[0] != previous_e1:
+                sources_out += 1
+                previous_e1 = row[0]
+        write("".join(format_pivot_row(row, features) for row in rows))
+        pairs_out += len(rows)
+        if progress is not None:
+            progress(pairs_out, None, "write")
     return {"paraphrase_pairs_out": pairs_out, "pairs_pruned": pruned, "source_phrases_out": sources_out}

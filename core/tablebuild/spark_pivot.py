@@ -20,9 +20,11 @@ from typing import Iterator
 
 from parastudio.core.output_files import FILE, resolve_output
 from parastudio.core.progress import Progress, no_progress
-from parastudio.core.tablebuild.pivot import _refuse_input, _remove_stale_work, parse_phrase_table_line
+from parastudio.core.tablebuild.parquet_lines import write_pivot_rows_parquet
+from parastudio.core.tablebuild.pivot import _EXPECTED_LINE, _remove_stale_work, parse_phrase_table_line
 from parastudio.core.tablebuild.pivot_sql import PHRASE_PAIRS_TABLE, RESULT_COLUMNS, render_pivot_sql
 from parastudio.core.tablebuild.pivot_writer import write_pivot_rows
+from parastudio.core.tablebuild.spark_inputs import first_bad_line, local_files, read_lines
 from parastudio.core.tablebuild.spark_ordered_parts import ordered_part_batches, ordered_part_files
 
 PHRASE_PAIRS_SCHEMA = ("e string, f string, p_e_given_f double, p_f_given_e double, lw_e_given_f double, "
@@ -47,8 +49,8 @@ def phrase_pair_rows(lines: Iterator[str], reverse: bool) -> Iterator[tuple]:
         if not line.strip():
             continue
         parsed = parse_phrase_table_line(line) if "\x00" not in line else None
-        if parsed is None:
-            yield ("", "", 0.0, 0.0, 0.0, 0.0, True)
+        if parsed is None:  # the line itself in e: quoted when the driver cannot name its file and number
+            yield (line, "", 0.0, 0.0, 0.0, 0.0, True)
             continue
         first, second, scores = parsed
         if reverse:
@@ -71,37 +73,46 @@ def _arrow_batches(batches, reverse: bool, schema):
             yield pyarrow.RecordBatch.from_arrays([pyarrow.array(column) for column in zip(*rows)], names=names)
 
 
-def pivot_table_spark(spark, phrase_table: Path, output: Path, *, min_prob: float = 1e-5, max_pivot: int = 200,
-                      top: int = 20, reverse: bool = False, features: bool = True, compresslevel: int = 6,
-                      exclude: set[tuple[str, str]] | None = None, progress: Progress = no_progress,
-                      inputs=(), temp_directory: Path | None = None) -> dict:
+def pivot_table_spark(spark, phrase_table: str | Path, output: Path, *, min_prob: float = 1e-5,
+                      max_pivot: int = 200, top: int = 20, reverse: bool = False, features: bool = True,
+                      compresslevel: int = 6, exclude: set[tuple[str, str]] | None = None,
+                      progress: Progress = no_progress, inputs=(), temp_directory: Path | None = None,
+                      output_format: str = "text") -> dict:
     """:func:`core.tablebuild.pivot.pivot_table` on ``spark``: the same arguments (but DuckDB's), the same bytes.
 
-    ``phrase_table`` must be readable by the driver (bad lines are named from it) and by the executors.
+    ``phrase_table``: a file, a folder or glob of part files, or Parquet, local or a URI Spark reads
+    (:mod:`core.tablebuild.spark_inputs`); the executors read it in parallel.
     ``temp_directory``: where the ordered part files go (default: beside the output); the executors write
     there and the driver reads, so on a cluster it must be a shared filesystem.
+    ``output_format``: ``text`` (the table, gzip if the name ends in .gz) or ``parquet`` (a folder of part
+    files of one column ``line``: the same lines in the same order, :mod:`core.tablebuild.parquet_lines`).
     """
     from pyspark.sql.types import StructType
 
-    inputs = [phrase_table, *inputs]
-    target = resolve_output(output, inputs)  # an output that is an input: refused before Spark starts work
-    phrase_table, output = Path(phrase_table), Path(output)
-    if not phrase_table.is_file():
-        raise FileNotFoundError(f"phrase table not found: {phrase_table}")
+    source = str(phrase_table)
+    files = local_files(source)  # FileNotFoundError for a local source that names no file
+    inputs = [*(files or []), *inputs]
+    if output_format not in ("text", "parquet"):
+        raise ValueError(f"output_format expects text or parquet; got {output_format!r}")
+    # An output that is an input: refused before Spark starts work.
+    target = resolve_output(output, inputs, folder=output_format == "parquet")
+    output = Path(output)
     query = render_pivot_sql(min_prob=min_prob, max_pivot=max_pivot, top=top, ordered_sum=spark_ordered_sum)
-    stats: dict = {"phrase_table": str(phrase_table), "output": str(output), "min_prob": float(min_prob),
+    stats: dict = {"phrase_table": source, "output": str(output), "min_prob": float(min_prob),
                    "max_pivot": int(max_pivot), "top": int(top), "reverse": bool(reverse),
                    "features": bool(features), "engine": "spark"}
     timings: dict[str, float] = {}
     started = time.perf_counter()
     progress(0, None, "load")
     schema = StructType.fromDDL(PHRASE_PAIRS_SCHEMA)
-    loaded = spark.read.text(str(phrase_table)).mapInArrow(
-        lambda batches: _arrow_batches(batches, reverse, schema), schema)
+    loaded = read_lines(spark, source).mapInArrow(lambda batches: _arrow_batches(batches, reverse, schema), schema)
     loaded = loaded.persist()
     try:
-        if loaded.filter("bad").limit(1).count():
-            raise _refuse_input(phrase_table, None)
+        # One job, one task per input split (a part file, a Parquet row group): the load runs in parallel
+        # (issue 41), where limit(1) would read partition after partition; min: the same line quoted each run.
+        bad = loaded.filter("bad").agg({"e": "min"}).collect()[0][0]
+        if bad is not None:
+            raise first_bad_line(source, files, bad, _EXPECTED_LINE)
         loaded.filter("NOT bad").drop("bad").createOrReplaceTempView(PHRASE_PAIRS_TABLE)
         counts = spark.sql(LOAD_STATS_SQL.format(max_pivot=int(max_pivot))).collect()[0]
         stats.update(counts.asDict())
@@ -116,9 +127,9 @@ def pivot_table_spark(spark, phrase_table: Path, output: Path, *, min_prob: floa
         with ordered_part_files(spark.sql(query), work_parent, prefix=".pivot-") as parts:
             timings["pivot_seconds"] = time.perf_counter() - started
             started = time.perf_counter()
-            stats.update(write_pivot_rows(ordered_part_batches(parts, RESULT_COLUMNS), output, features=features,
-                                          exclude=exclude, compresslevel=compresslevel, progress=progress,
-                                          inputs=inputs))
+            write = write_pivot_rows if output_format == "text" else write_pivot_rows_parquet
+            stats.update(write(ordered_part_batches(parts, RESULT_COLUMNS), output, features=features,
+                               exclude=exclude, compresslevel=compresslevel, progress=progress, inputs=inputs))
             timings["write_seconds"] = time.perf_counter() - started
     finally:
         spark.catalog.dropTempView(PHRASE_PAIRS_TABLE)

@@ -21,6 +21,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from parastudio.core.tablebuild.spark_environment import ArchiveError, archive_config, packed_environment
 from parastudio.core.tablebuild.spark_log import quiet_driver_log
 from parastudio.core.tablebuild.spark_reach import (
     DEFAULT_TIMEOUT_SECONDS,
@@ -33,7 +34,11 @@ from parastudio.core.tablebuild.spark_reach import (
 )
 from parastudio.core.tablebuild.spark_worker_watch import watch_workers
 
-MASTER_PATTERN = re.compile(r"local(\[([1-9][0-9]*|\*)\])?|spark://[^\s:/]+:[0-9]+")
+# Every master Spark takes, passed through (issue 41): local threads (with a retry count), a standalone cluster
+# (one master or several), YARN, Kubernetes; only local[N] and spark:// are tested here (docs/SCALE.md).
+_THREADS = r"([1-9][0-9]*|\*)"
+MASTER_PATTERN = re.compile(rf"local(\[{_THREADS}(,[1-9][0-9]*)?\])?|local-cluster\[[0-9]+, *[0-9]+, *[0-9]+\]"
+                            r"|spark://[^\s:/,]+:[0-9]+(,[^\s:/,]+:[0-9]+)*|yarn|k8s://\S+")
 REMOTE_PATTERN = re.compile(r"sc://[^\s:/]+:[0-9]+(/\S*)?")
 MEMORY_PATTERN = re.compile(r"[1-9][0-9]*[kmgt]", re.IGNORECASE)  # a JVM size, as spark-submit takes it
 # Local mode runs the executor's tasks (sorts, aggregates, their spills) in the driver's JVM: Spark's own 1g
@@ -67,12 +72,16 @@ class SparkSettings:
     # Seconds a Spark server may take to answer (each step: the connection, then its first answer), and a job
     # on a standalone cluster may wait with no executor, before the command fails saying which.
     timeout: float = DEFAULT_TIMEOUT_SECONDS
+    # The packed environment shipped to a cluster's executors (a file or a URI Spark reads); None: build it
+    # (core/tablebuild/spark_environment.py). Not used by local[N], whose executors are this process's JVM.
+    archive: str | None = None
 
     def __post_init__(self) -> None:
         if (self.master is None) == (self.remote is None):
             raise SparkUnavailable("give exactly one of --master (local[N], spark://HOST:PORT) and --remote (sc://HOST:PORT)")
         if self.master is not None and not MASTER_PATTERN.fullmatch(self.master):
-            raise SparkUnavailable(f"--master expects local, local[N], local[*] or spark://HOST:PORT; got {self.master!r}")
+            raise SparkUnavailable("--master expects local[N], spark://HOST:PORT, yarn or k8s://URL (what spark-submit "
+                                   f"takes); got {self.master!r}")
         if self.remote is not None and not REMOTE_PATTERN.fullmatch(self.remote):
             raise SparkUnavailable(f"--remote expects sc://HOST:PORT; got {self.remote!r}")
         for flag, value in (("--driver-memory", self.driver_memory), ("--executor-memory", self.executor_memory)):
@@ -82,12 +91,26 @@ class SparkSettings:
                 raise SparkUnavailable(f"{flag} expects a size such as 512m or 4g; got {value!r}")
             if self.is_connect:
                 raise SparkUnavailable(f"{flag} needs --master: a Spark Connect server sets its own memory")
+        if self.archive is not None:
+            if self.is_connect or self.is_local:
+                raise SparkUnavailable("--spark-archive needs a cluster --master (spark://, yarn, k8s://): local[N] "
+                                       "runs this interpreter and a Spark Connect server its own")
+            if "://" not in self.archive and not Path(self.archive).is_file():
+                raise SparkUnavailable(f"--spark-archive: no such file: {self.archive}")
         if not (isinstance(self.timeout, (int, float)) and 0 < self.timeout and math.isfinite(self.timeout)):
             raise SparkUnavailable(f"--spark-timeout expects a number of seconds above 0; got {self.timeout!r}")
 
     @property
     def is_connect(self) -> bool:
         return self.remote is not None
+
+    @property
+    def is_local(self) -> bool:
+        return self.master is not None and self.master.startswith("local")
+
+    @property
+    def is_standalone(self) -> bool:
+        return self.master is not None and self.master.startswith("spark://")
 
 
 def java_available() -> bool:
@@ -96,7 +119,7 @@ def java_available() -> bool:
 
 
 def _local_threads(master: str) -> int:
-    inside = master[len("local[") : -1] if master.startswith("local[") else "1"
+    inside = master[len("local[") : -1].split(",")[0] if master.startswith("local[") else "1"
     return (os.cpu_count() or 1) if inside == "*" else int(inside)
 
 
@@ -104,16 +127,20 @@ def _classic_config(settings: SparkSettings) -> dict[str, str]:
     config = {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
-        # Python workers run this interpreter and import this checkout's `core`, as the driver does (on a
-        # cluster of other machines the same path must hold the same code).
-        "spark.pyspark.python": sys.executable,
         "spark.pyspark.driver.python": sys.executable,
-        "spark.executorEnv.PYTHONPATH": os.pathsep.join(
-            part for part in (str(CHECKOUT), os.environ.get("PYTHONPATH", "")) if part),
         **NO_BROADCAST_JOINS,
     }
+    if settings.is_local:  # the executors are this machine's: this interpreter, this checkout's `core`
+        config["spark.pyspark.python"] = sys.executable
+        config["spark.executorEnv.PYTHONPATH"] = os.pathsep.join(
+            part for part in (str(CHECKOUT), os.environ.get("PYTHONPATH", "")) if part)
+    else:  # a cluster's executors run the packed environment, shipped with the job (issue 41)
+        try:
+            config.update(archive_config(settings.archive or packed_environment()))
+        except ArchiveError as error:
+            raise SparkUnavailable(str(error)) from None
     partitions = settings.shuffle_partitions
-    if partitions is None and settings.master.startswith("local"):
+    if partitions is None and settings.is_local:
         partitions = 2 * _local_threads(settings.master)
     if partitions is not None:
         config["spark.sql.shuffle.partitions"] = str(partitions)
@@ -121,7 +148,7 @@ def _classic_config(settings: SparkSettings) -> dict[str, str]:
     if settings.local_dir is not None:
         config["spark.local.dir"] = settings.local_dir
     driver_memory = settings.driver_memory
-    if driver_memory is None and settings.master.startswith("local"):
+    if driver_memory is None and settings.is_local:
         driver_memory = LOCAL_DRIVER_MEMORY
     if driver_memory is not None:  # read when the JVM starts: pyspark passes it to spark-submit
         config["spark.driver.memory"] = driver_memory
@@ -185,7 +212,7 @@ def _connect_session(SparkSession, settings: SparkSettings, app_name: str):
 def _classic_session(SparkSession, settings: SparkSettings, app_name: str):
     from pyspark import SparkConf
 
-    on_cluster = settings.master.startswith("spark://")
+    on_cluster = settings.is_standalone
     if on_cluster:
         check_reachable(MASTER, settings.master, settings.timeout)
     conf = SparkConf()
@@ -203,6 +230,9 @@ def _classic_session(SparkSession, settings: SparkSettings, app_name: str):
                 raise _not_registered(settings.master) from None
             raise
     context = session.sparkContext
+    # pyspark names the executors' Python from $PYSPARK_PYTHON (else "python3" on their PATH), not from
+    # spark.pyspark.python, which only spark-submit reads: this context's functions carry the one we chose.
+    context.pythonExec = conf.get("spark.pyspark.python")
     if on_cluster and not _registered(context):
         raise _not_registered(settings.master)
     context.setLogLevel("ERROR")
