@@ -92,6 +92,17 @@ def signal_mid_run(argv: list[str], stdin: Path, marker: bytes, sent: signal.Sig
         os.close(terminal)
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_as_a_terminal_gives_it():
+    """Ctrl+C's disposition as a command started from a terminal has it, however pytest was started: a shell
+    starts a background job (``pytest ... &``) with SIGINT ignored, every command a test starts inherits that,
+    and Python keeps an inherited ignore; a library of this process may also have left a handler of its own
+    (pyspark's SparkContext does). What was there is put back after."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+
+
 @pytest.fixture(scope="module")
 def many_sentences(tmp_path_factory) -> Path:
     words = "in the beginning god created the heavens and the earth was without form".split()
