@@ -17,6 +17,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import Qt, QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog, QFileSystemModel  # noqa: E402
+from qt_waiting import wait  # noqa: E402
 
 from parastudio.desktop.main_window import MainWindow  # noqa: E402
 
@@ -43,8 +44,8 @@ def main() -> int:
     window = MainWindow(path, annotator=annotator, table="none.gz", lm="none.bin")
     window.show()
     while window.annotate.screen.loading or window.choice.screen.loading:  # the studies open off the UI thread
-        QTest.qWait(20)
-    QTest.qWait(100)  # the instructions a judge meets first open once the window is shown
+        wait(20)
+    wait(100)  # the instructions a judge meets first open once the window is shown
     instructions = getattr(window, "instructions_dialog", None)
     if instructions is not None and instructions.isVisible():
         instructions.accept()
@@ -64,7 +65,7 @@ def main() -> int:
         print(f"pressed {item.assignment_id} {value}", flush=True)
     screen.writer.drain()
     while len(committed) < count:  # the writer's signals, delivered on this thread
-        QTest.qWait(10)
+        wait(10)
     for assignment, judgment in committed:
         print(f"committed {assignment} {judgment}", flush=True)
     print(f"saved {len(committed)}", flush=True)

@@ -17,6 +17,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import Qt, QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from qt_waiting import wait  # noqa: E402
 
 from parastudio.desktop.main_window import MainWindow  # noqa: E402
 
@@ -30,7 +31,7 @@ def main() -> int:
     window = MainWindow(path, annotator=annotator)
     window.show()
     while window.annotate.screen.loading or window.choice.screen.loading:  # the studies open off the UI thread
-        QTest.qWait(20)
+        wait(20)
     screen = window.annotate.screen
     screen.writer.committed.connect(lambda assignment, judgment: print(f"committed {assignment} {judgment}",
                                                                        flush=True))

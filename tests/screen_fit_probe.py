@@ -17,8 +17,8 @@ os.environ.setdefault("XDG_CONFIG_HOME", tempfile.mkdtemp())
 def main() -> None:
     from desktop_study_fixtures import make_choice_study, make_study
     from PySide6.QtCore import QSettings
-    from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
+    from qt_waiting import wait
 
     from parastudio.core.store import operations as ops
     from parastudio.core.store.database import open_database
@@ -38,16 +38,16 @@ def main() -> None:
                 ops.record_judgment(db, item.assignment_id, value if item.scale == "binary" else "2")
     window = MainWindow(path, annotator="ann", table="none.gz", lm="none.bin")
     window.show()
-    QTest.qWait(300)
+    wait(300)
     found = {"screen": [app.primaryScreen().availableGeometry().width(),
                         app.primaryScreen().availableGeometry().height()], "screens": {}}
     for index, title in enumerate(SCREENS):
         window.screen_combo.activated.emit(index)  # as a pick in the chooser does
-        QTest.qWait(300)
+        wait(300)
         for _ in range(200):  # Inspect loads its rows in a worker
             if title != "Inspect" or window.inspect.loaded:
                 break
-            QTest.qWait(100)
+            wait(100)
         tops = {w.objectName() or type(w).__name__: overflow(w) for w in app.topLevelWidgets()
                 if w.isVisible() and w.isWindow()}
         seen = {"current": window.tabs.currentIndex() == index, "overflow": tops}
