@@ -55,6 +55,7 @@ from parastudio.core.engine.lm.language_model import LanguageModel  # noqa: E402
 from parastudio.core.engine.model.truescore import TrueScorer  # noqa: E402
 from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable  # noqa: E402
 from parastudio.core.engine.tables.rules import Rule  # noqa: E402
+from parastudio.core.engine.tables.table_formats import TableLoading  # noqa: E402
 from parastudio.core.errors import InputFormatError  # noqa: E402
 from parastudio.core.textio import open_text_maybe_gzip  # noqa: E402
 
@@ -112,7 +113,7 @@ def filtered_table(path: Path, sentences) -> ParaphraseTable:
                 if line.split(" ||| ", 1)[0] in keep:
                     out.write(line)
         partial.replace(cache)
-    return ParaphraseTable.load(cache, table_format="moses")
+    return ParaphraseTable.load(cache, TableLoading(format="moses"))
 
 
 def demo_readable() -> str | None:

@@ -238,9 +238,9 @@ def test_a_bad_devset_line_is_named(tmp_path, capsys):
     ("source", 3, "source to be a string"),
     ("derivation", [{"src": [0, 1], "tgt": [0, 1], "source": "a", "target": 7, "p": 0.5, "identity": False}],
      "derivation[0].target to be a string"),
-    ("true_score", float("nan"), "true_score to be a finite number or null"),
+    ("true_score", float("nan"), "true_score to be a finite number"),
     ("replacements", [{"src": "0-1", "source": "a", "target": "b", "label": "correct"}],
-     "replacements[0].src to be a token span"),
+     "replacements[0].src to be a list"),
     ("judgments", {"criterion": "meaning"}, "judgments to be a list"),
 ])
 def test_a_devset_field_of_the_wrong_type_is_named_with_its_line(tmp_path, capsys, field, value, expected):

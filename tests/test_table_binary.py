@@ -25,7 +25,7 @@ from parastudio.core.cli import main as cli_main
 from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 from parastudio.core.engine.tables.rules import Rule
 from parastudio.core.engine.tables.table_binary import BinaryTable, BinaryTableError, binary_path
-from parastudio.core.engine.tables.table_formats import LoadReport
+from parastudio.core.engine.tables.table_formats import LoadReport, TableLoading
 from parastudio.core.errors import InputFormatError
 
 WORDS = ["a", "b", "c", "the", "lord", "é", "日本", "x|y", "'s", ","]
@@ -108,19 +108,19 @@ def test_a_binary_written_with_other_loading_options_is_not_used(rows, column, s
     rows = [(s, t, scores + [0.5] * (column + 1 - len(scores))) for s, t, scores in rows]
     with tempfile.TemporaryDirectory() as directory:
         path = write(Path(directory), [moses_line(*row) for row in rows], False)
-        ParaphraseTable.binarize(path, score=column, swap_sides=swap)
+        ParaphraseTable.binarize(path, TableLoading(score=str(column), swap_sides=swap))
         same = LoadReport(str(path))
-        mapped = ParaphraseTable.load(path, score=f"c{column}", swap_sides=swap, report=same)
+        mapped = ParaphraseTable.load(path, TableLoading(score=f"c{column}", swap_sides=swap), report=same)
         assert same.binary is not None
-        assert [rule_view(r) for r in mapped] == \
-            [rule_view(r) for r in ParaphraseTable.load(path, score=column, swap_sides=swap, binary=False)]
+        assert [rule_view(r) for r in mapped] == [rule_view(r) for r in ParaphraseTable.load(
+            path, TableLoading(score=str(column), swap_sides=swap), binary=False)]
         other = LoadReport(str(path))
-        read = ParaphraseTable.load(path, score=(column + 1) % 3, swap_sides=swap, report=other) \
+        read = ParaphraseTable.load(path, TableLoading(score=str((column + 1) % 3), swap_sides=swap), report=other) \
             if all(len(scores) > (column + 1) % 3 for _, _, scores in rows) else None
         if read is not None:
             assert other.binary is None and "other loading options" in other.notes[0]
         flipped = LoadReport(str(path))
-        ParaphraseTable.load(path, score=column, swap_sides=not swap, report=flipped)
+        ParaphraseTable.load(path, TableLoading(score=str(column), swap_sides=not swap), report=flipped)
         assert flipped.binary is None and "other loading options" in flipped.notes[0]
 
 
@@ -227,12 +227,12 @@ def test_binarize_writes_atomically_and_leaves_nothing_on_bad_input(tmp_path, sm
 def test_skipped_lines_are_reported_as_the_text_load_reports_them(tmp_path):
     path = write(tmp_path, ["a ||| b ||| 0.5", "broken", "a ||| c ||| 0.25"], False)
     written = LoadReport(str(path))
-    ParaphraseTable.binarize(path, skip_bad_lines=True, report=written)
+    ParaphraseTable.binarize(path, TableLoading(skip_bad_lines=True), report=written)
     assert written.skipped == 1
     with pytest.raises(InputFormatError):  # a load that does not skip must still stop at the bad line
         ParaphraseTable.load(path)
     report = LoadReport(str(path))
-    table = ParaphraseTable.load(path, skip_bad_lines=True, report=report)
+    table = ParaphraseTable.load(path, TableLoading(skip_bad_lines=True), report=report)
     assert report.binary is not None and (report.skipped, report.rules) == (1, 2)
     assert report.first_errors == written.first_errors and len(table) == 2
 

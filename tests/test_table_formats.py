@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
-from parastudio.core.engine.tables.table_formats import LoadReport, TableFormat, detect_format, read_rules
+from parastudio.core.engine.tables.table_formats import LoadReport, TableFormat, TableLoading, detect_format, read_rules
 from parastudio.core.errors import InputFormatError
 
 MOSES = """the dog ||| the beast ||| 0.8 0.5 0.3 0.2 ||| 0-0 1-1 ||| 10 5 3
@@ -36,15 +36,15 @@ def test_moses_table_reads_rules_and_chosen_column(tmp_path, gz):
     assert [(" ".join(r.source), " ".join(r.target), r.prob) for r in rules] == [
         ("the dog", "the beast", 0.8), ("the dog", "the hound", 0.1), ("cat", "kitten", 0.1)]
     assert rules[0].features == {"c0": 0.8, "c1": 0.5, "c2": 0.3, "c3": 0.2}
-    third = [r.prob for r in read_rules(path, score=2)]
+    third = [r.prob for r in read_rules(path, TableLoading(score="2"))]
     assert third == [0.3, 0.2, 0.6]
-    assert [r.prob for r in read_rules(path, score="c1")] == [0.5, 0.4, 0.9]
+    assert [r.prob for r in read_rules(path, TableLoading(score="c1"))] == [0.5, 0.4, 0.9]
 
 
 def test_ppdb_reads_named_feature_as_negative_log(tmp_path):
     path = write(tmp_path / "ppdb.txt", PPDB)
     assert detect_format(path) is TableFormat.PPDB
-    rules = list(read_rules(path, score="p(e|f)"))
+    rules = list(read_rules(path, TableLoading(score="p(e|f)")))
     assert rules[0].source == ("abandonment",) and rules[0].target == ("abandon",)
     assert rules[0].prob == pytest.approx(math.exp(-1.20397))
     assert rules[1].prob == pytest.approx(0.9, rel=1e-4)
@@ -73,13 +73,13 @@ def test_tsv_table(tmp_path):
 def test_malformed_line_names_file_line_and_expectation(tmp_path, line, expected):
     path = write(tmp_path / "bad.txt", "a ||| b ||| 0.5\n\n" + line + "\nc ||| d ||| 0.5\n")
     with pytest.raises(InputFormatError, match=rf"bad.txt:3: expected .*{expected}"):
-        ParaphraseTable.load(path, "moses")
+        ParaphraseTable.load(path, TableLoading(format="moses"))
 
 
 def test_skip_bad_lines_loads_the_rest_and_counts(tmp_path):
     path = write(tmp_path / "bad.txt", "a ||| b ||| 0.5\nbroken line ||| x\nc ||| d ||| 0.5\ne ||| f ||| nan?\n")
     report = LoadReport(str(path))
-    table = ParaphraseTable.load(path, "moses", skip_bad_lines=True, report=report)
+    table = ParaphraseTable.load(path, TableLoading(format="moses", skip_bad_lines=True), report=report)
     assert len(table) == 2
     assert report.skipped == 2 and report.rules == 2
     assert "bad.txt:2:" in report.first_errors[0] and "bad.txt:4:" in report.first_errors[1]
@@ -111,5 +111,5 @@ def test_cli_reports_bad_line_and_skip(tmp_path):
 
 def test_swap_sides_reads_a_bilingual_table_the_other_way(tmp_path):
     path = write(tmp_path / "t.txt", "the dog ||| el perro ||| 0.6 0.5 0.7 0.4\n")
-    (rule,) = read_rules(path, score=2, swap_sides=True)
+    (rule,) = read_rules(path, TableLoading(score="2", swap_sides=True))
     assert (rule.source, rule.target, rule.prob) == (("el", "perro"), ("the", "dog"), 0.7)

@@ -163,13 +163,11 @@ def _read_sentences(lines, tokenize: bool) -> list[list[str]]:
 
 def _option_values(args: argparse.Namespace) -> dict:
     """The options given on the command line, by their names in the options objects (not given: absent)."""
-    from parastudio.core.engine.candidates.generation_options import TableLoading
+    from parastudio.core.cli.table_options import table_loading_from_args
 
     values = {name: getattr(args, name) for name in DIRECT_OPTIONS if hasattr(args, name)}
     values["tokenize"] = args.tokenize
-    values["table_loading"] = TableLoading(format=args.format, score=args.score, value_kind=args.value_kind,
-                                           skip_bad_lines=args.skip_bad_lines, swap_sides=args.swap_sides,
-                                           channel_from_reverse=args.channel_from_reverse)
+    values["table_loading"] = table_loading_from_args(args)
     if args.weights:
         values["weights"] = _tuned_weights(args)
     return values

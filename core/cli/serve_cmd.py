@@ -65,10 +65,10 @@ def register(subparsers) -> None:
 
 def build_service(args: argparse.Namespace):
     """The service the options describe: graphs, approaches, LM and decoder loaded (refusals: exit 2)."""
-    from parastudio.core.cli.table_options import print_table_report
+    from parastudio.core.cli.table_options import print_table_report, table_loading_from_args
     from parastudio.core.demo import demo_files
     from parastudio.core.engine.candidates.generation import merged_table
-    from parastudio.core.engine.candidates.generation_options import TableLoading, options_for
+    from parastudio.core.engine.candidates.generation_options import options_for
     from parastudio.core.engine.candidates.generation_resources import load_resources
     from parastudio.core.engine.decoders.beam_decoder import BeamDecoder
     from parastudio.core.engine.decoders.cat.approaches import APPROACHES, load_approaches
@@ -88,9 +88,7 @@ def build_service(args: argparse.Namespace):
     tables = args.table or [str(demo.table)]
     lm = args.lm or str(demo.lm)
     options = options_for("beam", **({"stack_size": args.stack_size} if args.stack_size else {}),
-                          table_loading=TableLoading(format=args.format, score=args.score, value_kind=args.value_kind,
-                                                     skip_bad_lines=args.skip_bad_lines, swap_sides=args.swap_sides,
-                                                     channel_from_reverse=args.channel_from_reverse))
+                          table_loading=table_loading_from_args(args))
     resources = load_resources(options, tables, lm, on_table_report=print_table_report)
     decoder = BeamDecoder(merged_table(resources.tables), resources.lm, options.decoder)
     load_clustering()

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from parastudio.core.cli.table_options import add_table_loading_options, load_table_from_args
+from parastudio.core.cli.table_options import add_table_loading_options, load_table_from_args, table_loading_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -55,8 +55,7 @@ def run_binarize(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     report = LoadReport(args.table)
-    table = ParaphraseTable.binarize(args.table, args.format, score=args.score, value_kind=args.value_kind,
-                                     skip_bad_lines=args.skip_bad_lines, swap_sides=args.swap_sides, report=report)
+    table = ParaphraseTable.binarize(args.table, table_loading_from_args(args), report=report)
     if report.skipped:
         print(f"parastudio: {args.table}: skipped {report.skipped} malformed line(s)", file=sys.stderr)
     written = binary_path(args.table)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from parastudio.core.engine.tables.table_formats import LoadReport, TableFormat, ValueKind
+from parastudio.core.engine.tables.table_formats import LoadReport, TableFormat, TableLoading, ValueKind
 
 if TYPE_CHECKING:
     from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
@@ -31,24 +31,21 @@ def add_table_loading_options(parser: argparse.ArgumentParser, *, reverse: bool 
                        help="use the probability of the reverse entry t -> s as p(s|t) (for tables giving p(t|s))")
 
 
+def table_loading_from_args(args: argparse.Namespace) -> TableLoading:
+    """The group :func:`add_table_loading_options` fills (``channel_from_reverse`` false where it has no flag)."""
+    return TableLoading(format=args.format, score=args.score, value_kind=args.value_kind,
+                        skip_bad_lines=args.skip_bad_lines, swap_sides=args.swap_sides,
+                        channel_from_reverse=getattr(args, "channel_from_reverse", False))
+
+
 def load_table_from_args(path: str, args: argparse.Namespace) -> "ParaphraseTable":
     from parastudio.core.engine.tables.paraphrase_table import (
         ParaphraseTable,  # not at import: `parastudio --help` lists tables' options
     )
 
     report = LoadReport(path)
-    table = ParaphraseTable.load(
-        path,
-        args.format,
-        score=args.score,
-        value_kind=args.value_kind,
-        skip_bad_lines=args.skip_bad_lines,
-        report=report,
-        swap_sides=args.swap_sides,
-    )
+    table = ParaphraseTable.load(path, table_loading_from_args(args), report=report)
     print_table_report(report)
-    if args.channel_from_reverse:
-        table = table.with_reverse_probabilities()
     return table
 
 

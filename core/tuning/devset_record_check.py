@@ -1,106 +1,125 @@
-"""The field types of a dev-set record read back from a file (docs/devset.schema.json), checked where it is parsed.
+"""A dev-set record read back from a file checked against its schema, ``devset.schema.json``, with ``jsonschema``.
 
-A dev set may be edited by hand or written by another tool; tuning reads its
-texts with ``.split()``, its spans as token offsets and its probabilities with
-``log10``. :func:`record_problem` says which field breaks the schema's types
-(and what it should be), so the reader can stop at ``file:line: expected ...``
-instead of an ``AttributeError`` deep inside tuning. Fields tuning does not
-read are not required; a field present must have its schema type.
+The schema is shipped beside this module (``core/tuning/devset.schema.json``, package data, so an installed wheel
+reads it); ``docs/devset.schema.json`` is the same bytes (``tests/test_devset_record_check.py``). A dev set may be
+edited by hand or written by another tool; tuning reads its texts with ``.split()``, its spans as token offsets
+and its probabilities with ``log10``, so :func:`record_problem` names the first field that breaks the schema (by
+jsonschema's path, ``replacements[0].p``) and what it should be, and the reader stops at
+``file:line: expected ...`` instead of an ``AttributeError`` deep inside tuning.
+
+A record read back needs only the fields tuning reads: the schema says which beside each ``required`` (what
+``export-devset`` writes) as ``x-tuning-reads``, and the reader's schema is the schema with each ``required``
+replaced by it. A field present must have its schema type and range, and a field the schema does not know is
+refused.
+
+JSON Schema cannot say two things tuning needs, checked after it: every number finite (Python's JSON reader
+takes ``NaN`` and ``Infinity``), and a span's start not after its end.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
-from typing import Any, Callable
+from importlib import resources
+from typing import Any
 
-Check = tuple[Callable[[Any], bool], str]  # (accepts the value, what it should be)
-
-
-def _is_number(value) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # an integer too large for a float
-        return False
+SCHEMA_FILE = "devset.schema.json"
 
 
-def _whole(value) -> bool:
-    return type(value) is int and value >= 0
+@functools.cache
+def schema() -> dict:
+    return json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
 
 
-def _or_null(check: Check) -> Check:
-    accepts, what = check
-    return (lambda value: value is None or accepts(value)), f"{what} or null"
+def reader_schema() -> dict:
+    """The schema a record read back is checked against: each ``required`` replaced by its ``x-tuning-reads``."""
+    return _relaxed(schema())
 
 
-def _one_of(*choices) -> Check:
-    return (lambda value: isinstance(value, (str, type(None))) and value in choices), \
-        "one of " + ", ".join(json.dumps(choice) for choice in choices)
+def _relaxed(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_relaxed(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    relaxed = {key: _relaxed(value) for key, value in node.items() if key not in ("required", "x-tuning-reads")}
+    if "x-tuning-reads" in node:
+        relaxed["required"] = list(node["x-tuning-reads"])
+    return relaxed
 
 
-STRING: Check = (lambda value: isinstance(value, str), "a string")
-BOOLEAN: Check = (lambda value: isinstance(value, bool), "true or false")
-NUMBER: Check = (_is_number, "a finite number")
-WHOLE: Check = (_whole, "a whole number >= 0")
-PROBABILITY: Check = (lambda value: _is_number(value) and 0 < value <= 1, "a probability in (0, 1]")
-SPAN: Check = (lambda value: isinstance(value, list) and len(value) == 2 and all(_whole(x) for x in value)
-               and value[0] <= value[1], "a token span [start, end] of whole numbers, start <= end")
-STRINGS: Check = (lambda value: isinstance(value, list) and all(isinstance(x, str) for x in value),
-                  "a list of strings")
+@functools.cache
+def _validator():
+    from jsonschema import Draft202012Validator
 
-# Per part of a record: field -> (check, required). Lists of objects are checked item by item.
-LABEL = {"annotator": (STRING, True), "value": (STRING, True)}
-SEGMENT = {"src": (SPAN, True), "tgt": (SPAN, True), "source": (STRING, True), "target": (STRING, True),
-           "p": (_or_null(PROBABILITY), False), "identity": (BOOLEAN, True)}
-REPLACEMENT = {"unit": (WHOLE, False), "segment": (WHOLE, False), "src": (SPAN, True), "tgt": (SPAN, False),
-               "source": (STRING, True), "target": (STRING, True), "p": (_or_null(PROBABILITY), False),
-               "label": (_one_of("correct", "incorrect", None), False), "labels": ([LABEL], False)}
-JUDGMENT = {"criterion": (STRING, True), "label": (_or_null(STRING), False),
-            "verdict": (_one_of("positive", "negative", "neither", None), False), "labels": ([LABEL], False)}
-SYSTEM = {"system": (STRING, True), "rank": (_or_null(WHOLE), False), "model_score": (_or_null(NUMBER), False),
-          "true_score": (_or_null(NUMBER), False), "params": (STRING, False)}
-PROVENANCE = {"tables": (STRINGS, False), "lm": (_or_null(STRING), False), "params": (STRING, False)}
-RECORD = {"id": (STRING, True), "study": (STRING, False), "item": (STRING, False), "sentence_id": (WHOLE, False),
-          "source": (STRING, True), "candidate": (STRING, True), "references": (STRINGS, False),
-          "system": (_or_null(STRING), False), "systems": ([SYSTEM], False), "provenance": (PROVENANCE, False),
-          "model_score": (_or_null(NUMBER), False), "true_score": (_or_null(NUMBER), False),
-          "derivation": ([SEGMENT], True), "replacements": ([REPLACEMENT], True), "judgments": ([JUDGMENT], True),
-          "acceptable": (_or_null(BOOLEAN), False),
-          "shown": ({"source": (STRING, True), "candidate": (STRING, True)}, False)}
+    return Draft202012Validator(reader_schema())
 
 
 def record_problem(record: Any) -> tuple[str, Any] | None:
-    """``(what was expected, the value found)`` for the first field of ``record`` that breaks its type, else None."""
-    return _object_problem(record, RECORD, "")
+    """``(what was expected, the value found)`` for the first field of ``record`` that breaks the schema (the
+    value None for a missing field), else None."""
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator().iter_errors(record))
+    if error is not None:
+        return _expected(error), (None if error.validator == "required" else error.instance)
+    return _beyond_the_schema(record, "")
 
 
-def _object_problem(value: Any, fields: dict, where: str) -> tuple[str, Any] | None:
-    if not isinstance(value, dict):
-        return f"{where or 'the record'} to be a JSON object", value
-    for name, (check, required) in fields.items():
-        path = f"{where}.{name}" if where else name
-        if name not in value:
-            if required:
-                return f"a field {path}", None
-            continue
-        problem = _value_problem(value[name], check, path)
-        if problem is not None:
-            return problem
-    return None
+def field_path(path) -> str:
+    """jsonschema's path (``deque(["replacements", 0, "p"])``) as ``replacements[0].p``."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
 
 
-def _value_problem(value: Any, check, path: str) -> tuple[str, Any] | None:
-    if isinstance(check, dict):
-        return _object_problem(value, check, path)
-    if isinstance(check, list):  # a list of objects of one shape
-        if not isinstance(value, list):
-            return f"{path} to be a list", value
+def _expected(error) -> str:
+    where = field_path(error.absolute_path)
+    subject = where or "the record"
+    keyword, value = error.validator, error.validator_value
+    if keyword == "required":
+        missing = next((name for name in value if isinstance(error.instance, dict) and name not in error.instance),
+                       value[0])
+        return f"a field {where + '.' if where else ''}{missing}"
+    if keyword == "additionalProperties":
+        known = set(error.schema.get("properties", {}))
+        extra = sorted(name for name in error.instance if name not in known)
+        return f"no field {where + '.' if where else ''}{extra[0]} (not in the schema)"
+    if keyword == "type":
+        kinds = [value] if isinstance(value, str) else list(value)
+        return f"{subject} to be " + " or ".join(_KIND.get(kind, kind) for kind in kinds)
+    if keyword == "enum":
+        return f"{subject} to be one of " + ", ".join(json.dumps(choice) for choice in value)
+    if keyword == "minimum":
+        return f"{subject} to be at least {value}"
+    if keyword == "exclusiveMinimum":
+        return f"{subject} to be more than {value}"
+    if keyword == "maximum":
+        return f"{subject} to be at most {value}"
+    if keyword in ("minItems", "maxItems"):
+        return f"{subject} to have {'at least' if keyword == 'minItems' else 'at most'} {value} items"
+    return f"{subject} to satisfy the schema's {keyword} {json.dumps(value)}"
+
+
+_KIND = {"string": "a string", "integer": "a whole number", "number": "a number", "boolean": "true or false",
+         "null": "null", "array": "a list", "object": "an object"}
+
+
+def _beyond_the_schema(value: Any, where: str) -> tuple[str, Any] | None:
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{where} to be a finite number", value
+    if isinstance(value, dict):
+        for name, item in value.items():
+            path = f"{where}.{name}" if where else name
+            if name in ("src", "tgt") and isinstance(item, list) and len(item) == 2 and item[0] > item[1]:
+                return f"{path} to be a token span [start, end] with start <= end", item
+            found = _beyond_the_schema(item, path)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
         for index, item in enumerate(value):
-            problem = _object_problem(item, check[0], f"{path}[{index}]")
-            if problem is not None:
-                return problem
-        return None
-    accepts, what = check
-    return None if accepts(value) else (f"{path} to be {what}", value)
+            found = _beyond_the_schema(item, f"{where}[{index}]")
+            if found is not None:
+                return found
+    return None

@@ -14,7 +14,8 @@ here (:class:`~core.errors.OptionsError`), so no caller can skip one. Its
 
 Options every system takes: ``nbest``, ``exclude_source``, ``tokenize`` (whether the
 input was tokenized by the Moses tokenizer, recorded because it changes the
-sentences) and ``table_loading`` (:class:`TableLoading`, how the tables were read).
+sentences) and ``table_loading`` (:class:`~core.engine.tables.table_formats.TableLoading`, how the tables were
+read: the group ``ParaphraseTable.load`` takes whole).
 """
 
 from __future__ import annotations
@@ -33,8 +34,7 @@ from parastudio.core.engine.decoders.mcpg.options import DEFAULT_EXPLORATION, PR
 from parastudio.core.engine.decoders.spg import SPGWeights
 from parastudio.core.engine.model.scoring import DEFAULT_WEIGHTS, ScoreWeights
 from parastudio.core.engine.model.translation_options import DEFAULT_OPTION_LIMIT
-from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
-from parastudio.core.engine.tables.table_formats import LoadReport, TableFormat, ValueKind
+from parastudio.core.engine.tables.table_formats import TableLoading
 from parastudio.core.errors import OptionsError
 from parastudio.core.option_values import OptionValueError, check_fields, one_of, real, whole, within
 
@@ -48,30 +48,6 @@ COUNTED_AT_THE_TOP = ("episodes_per_step", "max_episodes")
 # mcpg-true's rewards beside the true score: whole-sentence functions (issue 24 item 5), each a Python function
 # the compiled core cannot call; "predictor" reads the judgment predictor given as a resource (--predictor).
 SENTENCE_REWARDS = ("predictor",)
-
-
-@dataclass(frozen=True)
-class TableLoading:
-    """How every ``--table`` is read (``core/cli/table_options.py``'s flags)."""
-
-    format: str | None = one_of(None, [f.value for f in TableFormat])
-    score: str | None = None
-    value_kind: str | None = one_of(None, [k.value for k in ValueKind])
-    skip_bad_lines: bool = False
-    swap_sides: bool = False
-    channel_from_reverse: bool = False
-
-    def __post_init__(self) -> None:
-        check_fields(self)
-
-    def load(self, path: str, report: LoadReport | None = None) -> ParaphraseTable:
-        table = ParaphraseTable.load(path, self.format, score=self.score, value_kind=self.value_kind,
-                                     skip_bad_lines=self.skip_bad_lines, report=report, swap_sides=self.swap_sides)
-        if not self.channel_from_reverse:
-            return table
-        reversed_table = table.with_reverse_probabilities()
-        reversed_table.source_path = getattr(table, "source_path", None)  # made from that file's bytes
-        return reversed_table
 
 
 @dataclass(frozen=True)

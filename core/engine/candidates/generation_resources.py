@@ -5,7 +5,7 @@ names every file behind them by ``{"path", "sha256", "bytes"}``
 (:mod:`core.file_fingerprint`), and that is what a candidate's
 ``params["inputs"]`` records and ``parastudio reproduce`` checks before it runs
 again. :func:`load_resources` reads the files the way the options say
-(:class:`~core.engine.candidates.generation_options.TableLoading`). ``predictor``: the judgment
+(:class:`~core.engine.tables.table_formats.TableLoading`). ``predictor``: the judgment
 predictor that MCPG's ``reward="predictor"`` maximises (:mod:`core.engine.model.judgment_model`).
 """
 
@@ -92,7 +92,7 @@ def load_resources(options: RunOptions, tables: Sequence[str | os.PathLike], lm:
     loaded = []
     for path in tables:
         report = LoadReport(str(path))
-        loaded.append(options.table_loading.load(str(path), report))
+        loaded.append(ParaphraseTable.load(str(path), options.table_loading, report=report))
         if on_table_report is not None:
             on_table_report(report)
     patterns = []

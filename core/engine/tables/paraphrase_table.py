@@ -18,8 +18,10 @@ from parastudio.core.engine.tables.binary_table_rows import mapped_buckets, span
 from parastudio.core.engine.tables.rules import Match, Phrase, Rule
 from parastudio.core.engine.tables.table_binary_writer import write_binary
 from parastudio.core.engine.tables.table_formats import (
+    AS_DETECTED,
     LoadReport,
     TableFormat,
+    TableLoading,
     ValueKind,
     column_index,
     detect_format,
@@ -59,47 +61,47 @@ class ParaphraseTable:
     def load(
         cls,
         path: str | os.PathLike,
-        table_format: TableFormat | str | None = None,
+        loading: TableLoading = AS_DETECTED,
         *,
-        score: str | int | None = None,
-        value_kind: ValueKind | str | None = None,
-        skip_bad_lines: bool = False,
         keep_features: bool = True,
         report: LoadReport | None = None,
-        swap_sides: bool = False,
         only_sources: set[str] | None = None,
         binary: bool = True,
     ) -> "ParaphraseTable":
-        """The table in file ``path``: from its binary form when ``binary`` and that is fresh and was written
-        with the same loading options (:meth:`open_binary`), else parsed from the text.
+        """The table in file ``path`` read as ``loading`` says: from its binary form when ``binary`` and that is
+        fresh and was written with the same loading options (:meth:`open_binary`), else parsed from the text;
+        with ``loading.channel_from_reverse``, then turned into :meth:`with_reverse_probabilities`.
 
         ``report`` records what happened, a binary that could not be used included (``report.notes``).
         """
+        table = cls._load_as_written(path, loading, keep_features=keep_features, report=report,
+                                     only_sources=only_sources, binary=binary)
+        if not loading.channel_from_reverse:
+            return table
+        reversed_table = table.with_reverse_probabilities()
+        reversed_table.source_path = table.source_path  # made from that file's bytes
+        return reversed_table
+
+    @classmethod
+    def _load_as_written(cls, path: str | os.PathLike, loading: TableLoading, *, keep_features: bool,
+                         report: LoadReport | None, only_sources: set[str] | None,
+                         binary: bool) -> "ParaphraseTable":
+        """The rules as the file holds them (no reverse probabilities): what a binary form stores."""
         report = report if report is not None else LoadReport(str(path))
-        options = _load_options(table_format, score, value_kind, swap_sides)
-        if binary and options is not None:
+        options = _load_options(loading)
+        if binary:
             for binary_file in table_binary.binary_paths(path):
                 table = cls.open_binary(path, options, keep_features=keep_features, report=report,
-                                        skip_bad_lines=skip_bad_lines, only_sources=only_sources,
+                                        skip_bad_lines=loading.skip_bad_lines, only_sources=only_sources,
                                         binary_file=binary_file)
                 if table is not None:
                     return table
-        writes_binary = (binary and options is not None and keep_features and only_sources is None
-                         and _worth_a_binary(path))
+        writes_binary = binary and keep_features and only_sources is None and _worth_a_binary(path)
         stamp = table_binary.text_stamp(path) if writes_binary else None  # before reading (see binarize)
         table = cls(name=table_name(path))
         table.source_path = str(path)
-        for rule in read_rules(
-            path,
-            table_format,
-            score=score,
-            value_kind=value_kind,
-            skip_bad_lines=skip_bad_lines,
-            keep_features=keep_features,
-            report=report,
-            swap_sides=swap_sides,
-            only_sources=only_sources,
-        ):
+        for rule in read_rules(path, loading, keep_features=keep_features, report=report,
+                               only_sources=only_sources):
             table.add(rule)
         table.sort()
         if writes_binary:
@@ -166,35 +168,34 @@ class ParaphraseTable:
         return table
 
     @classmethod
-    def binarize(cls, path: str | os.PathLike, table_format: TableFormat | str | None = None, *,
-                 score: str | int | None = None, value_kind: ValueKind | str | None = None,
-                 skip_bad_lines: bool = False, swap_sides: bool = False,
+    def binarize(cls, path: str | os.PathLike, loading: TableLoading = AS_DETECTED, *,
                  report: LoadReport | None = None) -> "ParaphraseTable":
-        """Write ``path``'s binary form beside it (``T.pstable``, atomically) and return the text table read."""
+        """Write ``path``'s binary form beside it (``T.pstable``, atomically) and return the text table read.
+
+        The binary holds the rules as the file gives them under ``loading``; a load with
+        ``channel_from_reverse`` reverses what it opens, so the returned table is never reversed."""
         report = report if report is not None else LoadReport(str(path))
         stamp = table_binary.text_stamp(path)  # before reading: a table edited meanwhile leaves the binary stale
-        options = _load_options(table_format, score, value_kind, swap_sides)
-        if options is None:
-            raise ValueError(f"score column must be an index or c0, c1, ...; got {score!r}")
+        options = _load_options(loading)
         options["format"] = options["format"] or detect_format(path).value
-        table = cls.load(path, table_format, score=score, value_kind=value_kind, skip_bad_lines=skip_bad_lines,
-                         report=report, swap_sides=swap_sides, binary=False)
+        table = cls._load_as_written(path, loading, keep_features=True, report=report, only_sources=None,
+                                     binary=False)
         write_binary(table, table_binary.binary_path(path), text=stamp, load=_canonical(options),
                      report={"skipped": report.skipped, "first_errors": report.first_errors}, inputs=[path])
         return table
 
     @classmethod
-    def load_for(cls, path: str | os.PathLike, sentences: Iterable[Sequence[str]], *, max_length: int = 7,
-                 **options) -> "ParaphraseTable":
+    def load_for(cls, path: str | os.PathLike, sentences: Iterable[Sequence[str]],
+                 loading: TableLoading = AS_DETECTED, *, max_length: int = 7, **mechanics) -> "ParaphraseTable":
         """Only the rules whose source occurs in ``sentences`` (Moses' filter-model-given-input).
 
         A full pivot table holds millions of rules; a test set needs a few
         thousand. Lines are filtered on their source field before parsing.
-        ``options`` are those of :meth:`load`.
+        ``mechanics`` are :meth:`load`'s ``keep_features``, ``report`` and ``binary``.
         """
         wanted = {" ".join(s[i:i + k]) for s in sentences for k in range(1, max_length + 1)
                   for i in range(len(s) - k + 1)}
-        return cls.load(path, only_sources=wanted, **options)
+        return cls.load(path, loading, only_sources=wanted, **mechanics)
 
     def add(self, rule: Rule) -> None:
         if not isinstance(self._by_source, dict):  # opened from a binary: copied into memory first
@@ -296,13 +297,11 @@ class ParaphraseTable:
         return flipped
 
 
-def _load_options(table_format, score, value_kind, swap_sides) -> dict | None:
-    """The loading options a binary form must have been written with (None: options the text load refuses)."""
-    try:
-        return {"format": TableFormat(table_format).value if table_format else None, "score": score,
-                "value_kind": ValueKind(value_kind).value if value_kind else None, "swap_sides": bool(swap_sides)}
-    except ValueError:
-        return None
+def _load_options(loading: TableLoading) -> dict:
+    """The loading options a binary form must have been written with (``format`` None: detected)."""
+    return {"format": TableFormat(loading.format).value if loading.format else None, "score": loading.score,
+            "value_kind": ValueKind(loading.value_kind).value if loading.value_kind else None,
+            "swap_sides": loading.swap_sides}
 
 
 def _canonical(options: dict) -> dict:

@@ -36,6 +36,7 @@ from typing import Iterator
 from parastudio.core.engine.tables.rules import Rule
 from parastudio.core.errors import InputFormatError
 from parastudio.core.number_text import ASCII_SPACE, ascii_words, is_decimal
+from parastudio.core.option_values import check_fields, one_of
 from parastudio.core.textio import open_text_maybe_gzip
 
 SEPARATOR = " ||| "
@@ -80,6 +81,34 @@ class LoadReport:
         self.skipped += 1
         if len(self.first_errors) < 5:
             self.first_errors.append(str(error))
+
+
+@dataclass(frozen=True)
+class TableLoading:
+    """How a table file is read: the one group of loading options (``core/cli/table_options.py``'s flags), held
+    by every run's options and handed whole to :func:`read_rules` and ``ParaphraseTable.load`` (Moses hands each
+    component the options of its concern).
+
+    ``format``: moses, ppdb or tsv (None: read from the first line). ``score``: the column (``c0``, ``c1``, ... or
+    an index) or PPDB feature that is the rule probability (None: the first). ``value_kind``: how that number maps
+    to a probability (None: prob; PPDB's ``p(...)`` features neglog). ``skip_bad_lines``: count malformed lines in
+    the report instead of stopping at the first. ``swap_sides``: each line's second phrase is the source (a
+    bilingual table used the other way). ``channel_from_reverse``: a rule ``s -> t`` carries the probability of
+    ``t -> s`` (for a table giving p(t|s)); applied to the table once read, so a binary form serves both.
+    """
+
+    format: str | None = one_of(None, [f.value for f in TableFormat])
+    score: str | None = None
+    value_kind: str | None = one_of(None, [k.value for k in ValueKind])
+    skip_bad_lines: bool = False
+    swap_sides: bool = False
+    channel_from_reverse: bool = False
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+AS_DETECTED = TableLoading()  # every default: the format read from the first line, the first column a probability
 
 
 def detect_format(path: str | os.PathLike) -> TableFormat:
@@ -159,21 +188,18 @@ def _float(text: str, path: str, number: int, line: str, what: str) -> float:
 
 def read_rules(
     path: str | os.PathLike,
-    table_format: TableFormat | str | None = None,
+    loading: TableLoading = AS_DETECTED,
     *,
-    score: str | int | None = None,
-    value_kind: ValueKind | str | None = None,
-    skip_bad_lines: bool = False,
     keep_features: bool = True,
     report: LoadReport | None = None,
-    swap_sides: bool = False,
     only_sources: set[str] | None = None,
 ) -> Iterator[Rule]:
-    """Yield the rules of a table file.
+    """Yield the rules of a table file, read as ``loading`` says (its ``channel_from_reverse`` is the table's:
+    ``ParaphraseTable.load``).
 
     A malformed line raises :class:`InputFormatError` naming the file and line,
-    unless ``skip_bad_lines`` is set; then it is counted in ``report``.
-    ``swap_sides`` reads each line's second phrase as the source (a bilingual
+    unless ``loading.skip_bad_lines`` is set; then it is counted in ``report``.
+    ``loading.swap_sides`` reads each line's second phrase as the source (a bilingual
     table used in the other direction; choose the matching ``score`` column).
     ``only_sources`` keeps only rules whose source phrase (space-joined) is in
     the set, tested before a line is parsed (Moses' filter-model-given-input).
@@ -188,20 +214,20 @@ def read_rules(
             if not line.strip():
                 continue
             if parse is None:
-                chosen = TableFormat(table_format) if table_format else format_of_line(line, path)
-                parse, source_field = _parser(path, chosen, score, value_kind, keep_features), \
-                    _source_field(chosen, swap_sides)
+                chosen = TableFormat(loading.format) if loading.format else format_of_line(line, path)
+                parse, source_field = _parser(path, chosen, loading.score, loading.value_kind, keep_features), \
+                    _source_field(chosen, loading.swap_sides)
             if only_sources is not None and source_field(line) not in only_sources:
                 continue
             try:
                 rule = parse(line, number)
             except InputFormatError as error:
-                if not skip_bad_lines:
+                if not loading.skip_bad_lines:
                     raise
                 report.note_skip(error)
                 continue
             report.rules += 1
-            yield Rule(rule.target, rule.source, rule.prob, rule.features) if swap_sides else rule
+            yield Rule(rule.target, rule.source, rule.prob, rule.features) if loading.swap_sides else rule
 
 
 def _parser(path: str, table_format: TableFormat, score, value_kind, keep_features: bool):
