@@ -48,7 +48,7 @@ def yes_or_no(word: str) -> str | None:
 PREFER_LEFT, PREFER_TIE, PREFER_RIGHT = "left", "tie", "right"
 PREFERENCE_LABELS = (PREFER_RIGHT, PREFER_TIE, PREFER_LEFT)
 _PREFERENCE_WORDS = {PREFER_LEFT: ("left", "a", "l"), PREFER_RIGHT: ("right", "b", "r"),
-                     PREFER_TIE: ("tie", "t", "same", "no difference")}
+                     PREFER_TIE: ("tie", "t", "e", "equal", "same", "no difference")}
 
 
 def preference(word: str) -> str | None:

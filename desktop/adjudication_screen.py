@@ -3,8 +3,8 @@
 The adjudicator sees both judges' labels (the judges never see each other's); the decision is a new judgment
 row (:func:`core.store.adjudication.record_adjudication`, one transaction), never a judge's label in any
 statistic. Keys (one table, :data:`KEYS`, plus each item's decisions, :func:`decision_keys`): the level keys of
-the item's scale (Y / N for yes/no and for the replacement task, the digit of a level otherwise), A / T / B for a
-preference pair (left, tie, right), 0 / O and the option's digit for a choice task; Left / Right to move, Esc to
+the item's scale (Y / N for yes/no and for the replacement task, the digit of a level otherwise), A / E / B or
+1 / 2 / 3 for a preference pair (left, no difference, right), 0 / O and the option's digit for a choice task; Left / Right to move, Esc to
 close. Every item shown takes a key for each decision; the criteria never adjudicated (direct assessment, error
 spans) are named with the reason in one line each, never offered. The list of disagreements is read in a worker.
 """
@@ -43,7 +43,7 @@ def decision_keys(item: ops.Disagreement) -> list[tuple[tuple[str, ...], str, st
     if item.scale == "preference":
         return [(tuple(k for k in keys if k not in _MOVING), value, label) for keys, value, label in PREFERENCE_KEYS]
     if item.scale == "choice":
-        return [(KEY_BY_ACTION["keep_original"].keys, "original", "Keep the original")] + [
+        return [(("0",) + KEY_BY_ACTION["keep_original"].keys, "original", "Keep the original")] + [
             ((str(number),), f"option:{number}", option) for number, option in enumerate(item.options, 1)]
     return [(key_for_level(item.scale, position, level), str(level["value"]), level.get("label") or str(level["value"]))
             for position, level in enumerate(item.levels)]

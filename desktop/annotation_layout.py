@@ -141,7 +141,7 @@ class AnnotationLayout:
         self.original_button = self._key_button("keep_original")
         self.original_button.setCheckable(True)
         layout.addWidget(self.original_button)
-        layout.addWidget(self._key_button("accept_choice"))
+        layout.addWidget(self._key_button("confirm"))
         custom_row = QHBoxLayout()
         custom_row.addWidget(QLabel(judging_keys.KEY_BY_ACTION["start_custom"].button_text() + ":"))
         self.custom_edit = QLineEdit(placeholderText="Press T, type your own paraphrase, Enter submits, Esc leaves")

@@ -6,14 +6,18 @@ Keys (each button shows its key):
 * replacement task (seed 004 §3.6): one unit replacement highlighted in the source and the candidate,
   Y = correct, N = incorrect (the same keys as yes/no);
 * choice task (seed 001 §4.2): 1-5 pick an option, 0 or O the original (the sentence shows the pick in
-  place), Enter or A accepts it (:mod:`desktop.choice_accept`), T types a custom paraphrase (Enter submits,
+  place), Enter accepts it (:mod:`desktop.choice_accept`), T types a custom paraphrase (Enter submits,
   Esc goes back); a task the auto-skip rule closed is not shown (the status line says so);
-* Right / Left move through the order without answering, Ctrl+Z undoes the
-  last answer, F flags, C comments (Enter saves, Esc cancels).
+* preference: A left, B right, E no difference (or 1 / 2 / 3); direct assessment: 0-9 tens, + / - by one,
+  PgUp / PgDown by ten, Home / End, Enter records; error spans: Ctrl+arrows move over the words (with Shift they
+  extend), M / J mark, Backspace unmarks, then the score keys and Enter;
+* on every item → / ↓ move to the next item and ← / ↑ to the previous one without answering (issue 44: a key
+  means one thing on every protocol), Ctrl+Z undoes the last answer, F flags, C comments (Enter saves, Esc cancels).
 
-The keys are one table (:data:`core.judging.keys.KEYS`, as Anki's reviewer
-declares its shortcuts) from which the buttons' labels and the help line are
-written. A key goes one way down: the screen hands it, as text, to the Qt-free
+The keys are one table per item (:func:`core.judging.keys.table_for`: the
+protocol's answering keys and :data:`core.judging.keys.KEYS`, as Anki's reviewer
+declares its shortcuts) from which the buttons' labels, the help line and F1's
+key table are written. A key goes one way down: the screen hands it, as text, to the Qt-free
 :class:`core.judging.desk.JudgingDesk`, which says what to record and what is
 shown (texts as judges see them, highlighted spans, levels and their keys, a
 choice pick, a score); the screen stores that through the writer and paints it,
@@ -49,12 +53,9 @@ from parastudio.core.store.database import Database
 from parastudio.desktop.annotation_layout import AnnotationLayout
 from parastudio.desktop.changed_spans import sentence_html
 from parastudio.desktop.choice_accept import ChoiceAccept
-from parastudio.desktop.da_view import da_help
-from parastudio.desktop.esa_view import esa_help
 from parastudio.desktop.judging_clock import JudgingClock
 from parastudio.desktop.judgment_writer import JudgmentWriter
 from parastudio.desktop.palette import OPTION_STYLE, tone
-from parastudio.desktop.preference_view import preference_help
 from parastudio.desktop.widget_parts import pressed_key
 from parastudio.desktop.workers import Worker
 
@@ -268,7 +269,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
                                         f"last answer, {html.escape(KEY_BY_ACTION['previous'].shown)} goes back.</p>")
             self.pages.setCurrentIndex(2)
             self.answer_label.setText("")
-            self.keys_help.setText(help_line("any"))
+            self.keys_help.setText(help_line())
             self._update_header()
             self.finished.emit()
             self.item_shown.emit(None)
@@ -284,8 +285,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         else:
             self._show_candidate(self.view)
         self._show_answer()
-        self.keys_help.setText({"pair": preference_help, "score": da_help, "spans": lambda: esa_help(False)}.get(
-            painted, lambda: help_line(painted))())
+        self.keys_help.setText(help_line(protocol_of(item.scale)))  # written from the item's key table
         if self.session.held_back is not None:
             # Blind phases: the item due shows a source whose sentence still has this question open.
             self.status.setText(f"This {html.escape(item.criterion)} question of the sentence comes first: the "
@@ -300,7 +300,6 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
             self.da_view.paint(self.desk.score)
         elif painted == "spans":
             self.esa_view.paint(self.desk.marking, self.desk.score, self.desk.scoring)
-            self.keys_help.setText(esa_help(self.desk.scoring))
 
     def _update_header(self) -> None:
         where = "" if self.item is None else f" · item {self.item.position + 1}"
@@ -427,6 +426,10 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
 
     def accept_choice(self) -> None:
         self._act("accept_choice")
+
+    def confirm(self) -> None:
+        """The Enter button (a choice task's "Accept selection"): as the key would."""
+        self._act("confirm")
 
     def _submit_custom(self) -> None:
         text = self.custom_edit.text().strip()

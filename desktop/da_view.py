@@ -17,12 +17,6 @@ from parastudio.core.vocabulary import DA_HIGHEST, DA_LOWEST
 from parastudio.desktop.widget_parts import enlarge, text_box
 
 
-def da_help() -> str:
-    return (f"<b>← / →</b> ±1 · <b>Shift+← / Shift+→</b> or <b>PgDn / PgUp</b> ±10 · <b>0–9</b> jump to 0–90 · "
-            f"<b>Home / End</b> {DA_LOWEST} / {DA_HIGHEST} · <b>Enter</b> record · <b>↑</b> previous · "
-            "<b>Ctrl+Z</b> undo · <b>F</b> flag · <b>C</b> comment")
-
-
 class DAView(QWidget):
     """``dragged`` carries the score a mouse drag set (the desk takes it as the score to record)."""
 

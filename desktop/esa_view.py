@@ -1,8 +1,10 @@
 """The judging page of an error span annotation item (ESA, issue 30): mark the wrong words, then score.
 
-Marking: ← / → move the cursor a word, Shift+← / Shift+→ extend the selection, M marks it minor, J major,
-Backspace removes the marks under it, Enter goes on to the score. Scoring: the direct assessment keys
-(:mod:`core.judging.protocols.direct_assessment`), Enter records the score with the spans, Esc goes back to marking. What a key does
+Marking: Ctrl+← / Ctrl+→ move the cursor a word, Ctrl+Shift+← / Ctrl+Shift+→ extend the selection (as text
+editors move by words; the plain arrows move between items, as on every protocol), M marks it minor, J major,
+Backspace removes the marks under it, Enter (or a score key) goes on to the score. Scoring: the direct assessment
+keys (:mod:`core.judging.protocols.direct_assessment`), Enter records the score with the spans, Esc goes back to
+marking. The keys are the protocol's key table (:meth:`core.judging.protocols.error_spans.ErrorSpans.key_table`). What a key does
 is :class:`core.judging.desk.JudgingDesk`'s (which holds the :class:`core.judging.protocols.error_spans.SpanMarking`, the
 score and the phase); this page paints them. The words are the view's (:attr:`core.judging.view.JudgingView.words`,
 :func:`core.judging.view.judged_words`: readable words under the study's display rule, else tokens), the words the
@@ -23,15 +25,6 @@ from parastudio.desktop.widget_parts import enlarge, text_box
 
 # Each mark carries its text colour: dark on these light backgrounds whatever the palette (desktop.palette).
 _MARK_STYLE = {"minor": "background:#ffe0a0; color:#000000", "major": "background:#f4a0a0; color:#000000"}
-_MARK_KEYS = {"M": "minor", "J": "major"}
-
-
-def esa_help(scoring: bool) -> str:
-    if scoring:
-        return ("<b>← / →</b> ±1 · <b>Shift+← / Shift+→</b> or <b>PgDn / PgUp</b> ±10 · <b>0–9</b> deciles · "
-                "<b>Enter</b> record score and marks · <b>Esc</b> back to marking")
-    return ("<b>← / →</b> move · <b>Shift+← / Shift+→</b> extend · <b>M</b> minor · <b>J</b> major · "
-            "<b>Backspace</b> unmark · <b>Enter</b> score · <b>↑</b> previous · <b>Ctrl+Z</b> undo")
 
 
 class ESAView(QWidget):

@@ -1,4 +1,5 @@
 """A study's instructions: what judges read before their first item (and with F1), and where researchers write them.
+F1 ends with the key table of the study's protocols (:func:`core.judging.keys.help_table`).
 
 Stored with the study (``settings["instructions"]``): a free text and, per
 criterion, examples, each a candidate (with its source when the criterion
@@ -25,6 +26,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from parastudio.core.judging.keys import help_table
+from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
 from parastudio.desktop.palette import tone
@@ -39,7 +42,8 @@ def instructions_html(db: Database, study_id: int) -> str:
                                         "the moment you give them; Ctrl+Z undoes the last one.")
     parts = ["<p>" + html.escape(text).replace("\n", "<br>") + "</p>"]
     examples = instructions.get("examples") or {}
-    for criterion in ops.study_criteria(db, study_id):
+    criteria = ops.study_criteria(db, study_id)
+    for criterion in criteria:
         parts.append(f"<h3>{html.escape(criterion.name)}: {html.escape(criterion.question)}</h3>")
         if not criterion.shows_source and criterion.scale != "choice":
             parts.append("<p><i>Asked of the paraphrase alone: the source is not shown.</i></p>")
@@ -55,6 +59,8 @@ def instructions_html(db: Database, study_id: int) -> str:
                       if example.get("source") and criterion.shows_source else "")
             parts.append(f"<p><b style='color:{colour}'>A {verdict} one:</b> {html.escape(example.get('text', ''))}"
                          f"{source}<br><i>Why: {html.escape(example.get('reason', ''))}</i></p>")
+    # The keys, written from the key tables the judging desk reads (issue 44): one meaning per key.
+    parts.append("<h3>Keys</h3>" + help_table([protocol_of(criterion.scale) for criterion in criteria]))
     return "\n".join(parts)
 
 

@@ -1,10 +1,10 @@
 """The judging page of a pairwise preference item (issue 30): the source, two paraphrases side by side.
 
-Keys: A or ← the left one is better, B or → the right one, T or ↓ no difference. On a preference item these
-keys answer (the arrows do not move, as they do elsewhere; ↑ still goes back, and an answer moves on). The
-systems are never named. The words in which the two differ are highlighted in both (the word-level alignment the
+Keys: A or 1 the left one is better, B or 3 the right one, E or 2 no difference; the arrows move between items as
+on every protocol (issue 44), and an answer moves on. The systems are never named. The words in which the two differ are highlighted in both (the word-level alignment the
 meaning items use to mark changes, :func:`core.engine.text.changed_words.changed_by_diff`). The keys are
-:data:`core.judging.protocols.preference.PREFERENCE_KEYS`, read by the judging desk.
+:data:`core.judging.protocols.preference.PREFERENCE_KEYS`, the preference protocol's key table, read by the
+judging desk; the line under the screen is written from the same table.
 """
 
 from __future__ import annotations
@@ -19,13 +19,6 @@ from parastudio.core.judging.protocols.preference import PREFERENCE_KEYS
 from parastudio.core.judging.view import JudgingView
 from parastudio.desktop.changed_spans import sentence_html
 from parastudio.desktop.widget_parts import text_box
-
-
-def preference_help() -> str:
-    """The key line shown under a preference item."""
-    parts = [f"<b>{html.escape(_keys_text(keys))}</b> {html.escape(label.lower())}"
-             for keys, _value, label in PREFERENCE_KEYS]
-    return " · ".join(parts + ["<b>↑</b> previous", "<b>Ctrl+Z</b> undo", "<b>F</b> flag", "<b>C</b> comment"])
 
 
 class PreferenceView(QWidget):

@@ -52,14 +52,14 @@ def stored_decisions(path, study) -> dict:
         return {d.key: d.decision for d in ops.disagreements(db, study) if d.decision is not None}
 
 
-def test_a_preference_pair_is_shown_left_and_right_and_decided_by_a_t_b(qtbot, tmp_path, adjudication):
+def test_a_preference_pair_is_shown_left_and_right_and_decided_by_a_e_b(qtbot, tmp_path, adjudication):
     """Before: "could not read: KeyError: None", and no key would have decided a pair."""
     path = tmp_path / "prefs.sqlite"
     study = disagreeing_study(path, ["preference"])
     dialog = adjudication(path, study)
     assert "could not read" not in dialog.header.text() and len(dialog.items) > 1
     pressed = {}
-    for key, value in zip("atb" * len(dialog.items), ("left", "tie", "right") * len(dialog.items)):
+    for key, value in zip("aeb" * len(dialog.items), ("left", "tie", "right") * len(dialog.items)):
         item = dialog.items[dialog.index]
         if item.key in pressed:
             break

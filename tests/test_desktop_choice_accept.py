@@ -60,7 +60,9 @@ def test_enter_without_a_pick_records_nothing_and_the_original_needs_enter_too(q
     qtbot.keyClick(screen, Qt.Key_Return)
     qtbot.keyClick(screen, Qt.Key_O)
     assert screen.item.assignment_id == first.assignment_id and screen.original_button.isChecked()
-    qtbot.keyClick(screen, Qt.Key_A)
+    qtbot.keyClick(screen, Qt.Key_A)  # A is the preference's "left is better": nothing on a choice task
+    assert screen.item.assignment_id == first.assignment_id
+    qtbot.keyClick(screen, Qt.Key_Enter)
     screen.writer.drain()
     (row,) = list(ops.iter_judgments(db, study_id))
     assert row["value"] == "original"

@@ -73,8 +73,8 @@ def judge_a_little(qtbot, screen, name: str) -> None:
     qtbot.keyClick(screen, Qt.Key_F)
     if name == "esa":
         qtbot.keyClick(screen, Qt.Key_M)
-        qtbot.keyClick(screen, Qt.Key_Right)
-        qtbot.keyClick(screen, Qt.Key_Right)
+        qtbot.keyClick(screen, Qt.Key_Right, Qt.ControlModifier)  # Ctrl+→ walks the words (→ moves on)
+        qtbot.keyClick(screen, Qt.Key_Right, Qt.ControlModifier)
         qtbot.keyClick(screen, Qt.Key_J)
     if name == "choice":
         qtbot.keyClick(screen, Qt.Key_1)

@@ -18,13 +18,14 @@ from parastudio.core.store.models import Assignment, Judgment  # noqa: E402
 SHIFT = Qt.ShiftModifier
 NONE = Qt.NoModifier
 # Key presses for one item, and the score they must record (counted by hand from the key contract).
+# The arrows move between items as on every protocol (issue 44); + typed with Shift (a US keyboard) is +.
 SCRIPTS = [
-    ([(Qt.Key_7, NONE), (Qt.Key_Right, NONE), (Qt.Key_Right, NONE)], 72),
-    ([(Qt.Key_Right, NONE)], 51),  # an untouched score starts at 50
-    ([(Qt.Key_5, NONE), (Qt.Key_Left, SHIFT)], 40),
+    ([(Qt.Key_7, NONE), (Qt.Key_Plus, NONE), (Qt.Key_Plus, SHIFT)], 72),
+    ([(Qt.Key_Plus, NONE)], 51),  # an untouched score starts at 50
+    ([(Qt.Key_5, NONE), (Qt.Key_PageDown, NONE)], 40),
     ([(Qt.Key_9, NONE), (Qt.Key_PageUp, NONE), (Qt.Key_PageUp, NONE)], 100),
-    ([(Qt.Key_Home, NONE), (Qt.Key_Left, NONE)], 0),
-    ([(Qt.Key_3, NONE), (Qt.Key_PageDown, NONE), (Qt.Key_Right, SHIFT), (Qt.Key_Left, NONE)], 29),
+    ([(Qt.Key_Home, NONE), (Qt.Key_Minus, NONE)], 0),
+    ([(Qt.Key_3, NONE), (Qt.Key_PageDown, NONE), (Qt.Key_PageUp, NONE), (Qt.Key_Minus, NONE)], 29),
 ]
 
 
@@ -66,7 +67,7 @@ def test_going_back_shows_the_recorded_score_and_keys_start_from_it(qtbot, da_sc
         qtbot.keyClick(screen, key)
     qtbot.keyClick(screen, Qt.Key_Up)
     assert screen.item.assignment_id == first.assignment_id and screen.da_view.score == 60
-    qtbot.keyClick(screen, Qt.Key_Right)
+    qtbot.keyClick(screen, Qt.Key_Plus)
     qtbot.keyClick(screen, Qt.Key_Return)
     screen.writer.drain()
     with db.reading() as session:
@@ -76,5 +77,27 @@ def test_going_back_shows_the_recorded_score_and_keys_start_from_it(qtbot, da_sc
 
 
 def test_moves_are_clamped_to_the_scale():
-    assert moved(100, "Right") == 100 and moved(0, "Shift+Left") == 0 and moved(95, "PgUp") == 100
-    assert moved(None, "Left") == 49 and moved(None, "F") is None
+    assert moved(100, "+") == 100 and moved(0, "PgDown") == 0 and moved(95, "PgUp") == 100
+    assert moved(None, "-") == 49 and moved(None, "F") is None and moved(50, "Right") is None
+
+
+def test_the_arrows_move_between_items_and_leave_the_score_alone(qtbot, da_screen):
+    """Issue 44: ← / → changed the score on DA and moved elsewhere; now they move here too, recording nothing."""
+    screen, db = da_screen
+    first = screen.item
+    qtbot.keyClick(screen, Qt.Key_4)
+    qtbot.keyClick(screen, Qt.Key_Right)
+    second = screen.item
+    assert second.assignment_id != first.assignment_id and screen.da_view.score is None
+    qtbot.keyClick(screen, Qt.Key_Down)
+    assert screen.item.assignment_id not in (first.assignment_id, second.assignment_id)
+    qtbot.keyClick(screen, Qt.Key_Left)
+    qtbot.keyClick(screen, Qt.Key_Up)
+    assert screen.item.assignment_id == first.assignment_id
+    screen.writer.drain()
+    with db.reading() as session:
+        assert session.scalar(select(Judgment.id)) is None
+    help_text = screen.keys_help.text()
+    for written in ("<b>+</b> score +1", "<b>PgUp</b> score +10", "<b>Enter</b> record the score",
+                    "<b>← / ↑</b> previous", "<b>→ / ↓</b> next"):
+        assert written in help_text

@@ -102,9 +102,10 @@ def test_a_span_marked_on_the_shown_words_maps_onto_the_right_stored_tokens(qtbo
             screen.next()
         item, words = screen.item, screen.view.words
         assert screen.esa_view.words == [word.text for word in words]
-        for key in [Qt.Key_Right, Qt.Key_J] + [Qt.Key_Right] * 9 + [Qt.Key_M, Qt.Key_Return, Qt.Key_5,
-                                                                    Qt.Key_Return]:
-            qtbot.keyClick(screen, key)
+        word = Qt.ControlModifier  # Ctrl+→ walks the words; → moves between items (issue 44)
+        for key, modifier in ([(Qt.Key_Right, word), (Qt.Key_J, Qt.NoModifier)] + [(Qt.Key_Right, word)] * 9
+                              + [(k, Qt.NoModifier) for k in (Qt.Key_M, Qt.Key_Return, Qt.Key_5, Qt.Key_Return)]):
+            qtbot.keyClick(screen, key, modifier)
         screen.writer.drain()
         with db.reading() as session:
             stored = session.scalar(select(Judgment.text).join(Assignment, Assignment.live_judgment_id == Judgment.id)

@@ -14,6 +14,9 @@ from sqlalchemy import select  # noqa: E402
 from parastudio.core.store.models import Assignment, Judgment  # noqa: E402
 
 SHIFT, NONE = Qt.ShiftModifier, Qt.NoModifier
+# The words are walked with Ctrl+arrows (with Shift: extended), as text editors do: the plain arrows move between
+# items on every protocol (issue 44).
+WORD, EXTEND = Qt.ControlModifier, Qt.ControlModifier | Qt.ShiftModifier
 
 
 @pytest.fixture
@@ -38,16 +41,16 @@ def test_marks_then_score_by_keys_are_stored_together(qtbot, esa_screen):
     screen, db = esa_screen
     item = screen.item
     assert screen.pages.currentWidget() is screen.esa_view
-    # words 1-2 minor, word 4 major, then a mark removed and put back; Enter to score, 6 + → = 61, Enter.
-    press(qtbot, screen, [(Qt.Key_Right, NONE), (Qt.Key_Right, SHIFT), (Qt.Key_M, NONE),
-                          (Qt.Key_Right, NONE), (Qt.Key_Right, NONE), (Qt.Key_J, NONE),
+    # words 1-2 minor, word 4 major, then a mark removed and put back; Enter to score, 6 and + = 61, Enter.
+    press(qtbot, screen, [(Qt.Key_Right, WORD), (Qt.Key_Right, EXTEND), (Qt.Key_M, NONE),
+                          (Qt.Key_Right, WORD), (Qt.Key_Right, WORD), (Qt.Key_J, NONE),
                           (Qt.Key_Backspace, NONE), (Qt.Key_J, NONE)])
     assert screen.item.assignment_id == item.assignment_id
     qtbot.keyClick(screen, Qt.Key_Return)  # to the score: nothing recorded yet
     assert screen.esa_view.scoring and screen.item.assignment_id == item.assignment_id
     qtbot.keyClick(screen, Qt.Key_Return)  # no score yet: nothing happens
     assert screen.item.assignment_id == item.assignment_id
-    press(qtbot, screen, [(Qt.Key_6, NONE), (Qt.Key_Right, NONE), (Qt.Key_Return, NONE)])
+    press(qtbot, screen, [(Qt.Key_6, NONE), (Qt.Key_Plus, NONE), (Qt.Key_Return, NONE)])
     assert screen.item is None or screen.item.assignment_id != item.assignment_id
     screen.writer.drain()
     value, text = live(db, item.assignment_id)
@@ -87,7 +90,7 @@ def test_the_judge_marks_readable_words_and_the_marks_reach_the_rewrites(qtbot, 
         assert screen.esa_view.words == ["I", "don't", "know,", "he", "stated."]
         assert "don&#x27;t" in screen.esa_view.candidate_label.text()  # html.escape of "don't"
         # "don't" major; then → past the end stops on the last word read, "stated." (not on a 9th token): minor.
-        press(qtbot, screen, [(Qt.Key_Right, NONE), (Qt.Key_J, NONE)] + [(Qt.Key_Right, NONE)] * 9
+        press(qtbot, screen, [(Qt.Key_Right, WORD), (Qt.Key_J, NONE)] + [(Qt.Key_Right, WORD)] * 9
               + [(Qt.Key_M, NONE), (Qt.Key_Return, NONE), (Qt.Key_5, NONE), (Qt.Key_Return, NONE)])
         writer.drain()
         (record,) = da_records(db, study_id)
@@ -95,3 +98,22 @@ def test_the_judge_marks_readable_words_and_the_marks_reach_the_rewrites(qtbot, 
         assert score["spans"] == [{"start": 1, "end": 2, "severity": "major"},
                                   {"start": 4, "end": 5, "severity": "minor"}]
         assert score["units"] == ["major", "minor"]
+
+
+def test_the_arrows_move_between_items_and_a_score_key_ends_the_marking(qtbot, esa_screen):
+    screen, db = esa_screen
+    first = screen.item
+    press(qtbot, screen, [(Qt.Key_Right, WORD), (Qt.Key_M, NONE), (Qt.Key_PageUp, NONE)])
+    assert screen.esa_view.scoring and screen.esa_view.score == 60  # a score key goes on to the score
+    qtbot.keyClick(screen, Qt.Key_Return)
+    second = screen.item
+    assert second.assignment_id != first.assignment_id
+    qtbot.keyClick(screen, Qt.Key_Right)  # → moves on, marking nothing
+    assert screen.item.assignment_id not in (first.assignment_id, second.assignment_id)
+    press(qtbot, screen, [(Qt.Key_Left, NONE), (Qt.Key_Left, NONE)])
+    assert screen.item.assignment_id == first.assignment_id
+    screen.writer.drain()
+    assert live(db, first.assignment_id) == ("60", '[{"start": 1, "end": 2, "severity": "minor"}]')
+    for written in ("<b>Ctrl+→</b> next word", "<b>M</b> mark minor", "<b>Esc</b> back to marking",
+                    "<b>→ / ↓</b> next"):
+        assert written in screen.keys_help.text()

@@ -16,8 +16,8 @@ from parastudio.core.judging.view import shown_text  # noqa: E402
 from parastudio.core.store.models import Assignment, Judgment, PreferencePair  # noqa: E402
 
 # Each key and the answer it must store, used in turn.
-KEYS = [(Qt.Key_A, "left"), (Qt.Key_Right, "right"), (Qt.Key_T, "tie"), (Qt.Key_Left, "left"),
-        (Qt.Key_B, "right"), (Qt.Key_Down, "tie")]
+KEYS = [(Qt.Key_A, "left"), (Qt.Key_B, "right"), (Qt.Key_E, "tie"), (Qt.Key_1, "left"),
+        (Qt.Key_3, "right"), (Qt.Key_2, "tie")]
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ def test_undo_and_going_back_show_the_answer_and_a_new_key_replaces_it(qtbot, pr
     with qtbot.waitSignal(screen.writer.undone, timeout=5000):
         qtbot.keyClick(screen, Qt.Key_Z, Qt.ControlModifier)
     assert screen.item.assignment_id == first.assignment_id and screen.item.value is None
-    qtbot.keyClick(screen, Qt.Key_Down)
+    qtbot.keyClick(screen, Qt.Key_E)
     screen.writer.drain()
     assert stored(db)[first.assignment_id] == "tie"
 
@@ -110,6 +110,21 @@ def test_the_words_in_which_the_two_differ_are_marked_in_both(qtbot, tmp_path, p
         assert all(w.casefold() in right_words for w in left[1])
         assert {w.casefold() for w in left[0]} >= left_words - right_words
         assert {w.casefold() for w in right[0]} >= right_words - left_words
-        qtbot.keyClick(screen, (Qt.Key_A, Qt.Key_B, Qt.Key_T)[pairs % 3])
+        qtbot.keyClick(screen, (Qt.Key_A, Qt.Key_B, Qt.Key_E)[pairs % 3])
         pairs += 1
     assert pairs > 0
+
+
+def test_the_arrows_move_between_pairs_and_never_answer(qtbot, preference_screen):
+    """Issue 44: ← / → / ↓ answered here and moved elsewhere; now they move here too."""
+    screen, db = preference_screen
+    first = screen.item
+    qtbot.keyClick(screen, Qt.Key_Right)
+    assert screen.item.assignment_id != first.assignment_id
+    qtbot.keyClick(screen, Qt.Key_Down)
+    qtbot.keyClick(screen, Qt.Key_Left)
+    qtbot.keyClick(screen, Qt.Key_Up)
+    assert screen.item.assignment_id == first.assignment_id
+    screen.writer.drain()
+    assert stored(db) == {}
+    assert "<b>E</b> no difference" in screen.keys_help.text() and "<b>1–3</b>" in screen.keys_help.text()

@@ -72,7 +72,11 @@ def test_choice_keys_preview_then_accept_original_and_custom(tmp_path):
     second = desk.item
     desk.press("O")
     assert desk.preview.value == "original" and desk.preview.text is None
-    kept = desk.press("A")
+    assert desk.press("A").record is None and desk.preview.value == "original"  # A is the preference's left
+    desk.press("2")
+    desk.press("0")  # a digit answers by number: 0 the original
+    assert desk.preview.value == "original"
+    kept = desk.press("Enter")
     assert (kept.record.assignment_id, kept.record.value, kept.record.text) == (second.assignment_id, "original",
                                                                                 None)
     assert desk.press("T").command == "start_custom"
@@ -80,22 +84,28 @@ def test_choice_keys_preview_then_accept_original_and_custom(tmp_path):
     assert (custom.record.value, custom.record.text) == ("custom", "my own words")
 
 
-def test_preference_keys_answer_before_the_arrows_move(tmp_path):
+def test_preference_keys_answer_and_the_arrows_move(tmp_path):
     desk = desk_on(tmp_path, ["preference"])
     answers = []
-    for key in ("A", "Right", "Down", "Left"):
+    for key in ("A", "B", "E", "1", "3", "2"):
         item = desk.item
+        if item is None:
+            break
         outcome = desk.press(key)
         assert outcome.record.assignment_id == item.assignment_id
         answers.append(outcome.record.value)
-    assert answers == [PREFER_LEFT, PREFER_RIGHT, PREFER_TIE, PREFER_LEFT]
+    assert answers == [PREFER_LEFT, PREFER_RIGHT, PREFER_TIE, PREFER_LEFT][:len(answers)]
     assert desk.item is None  # all four judged
-    assert desk.press("Up").record is None and desk.item.value == PREFER_LEFT  # ↑ goes back, answer shown
+    assert desk.press("Left").record is None and desk.item.value == PREFER_LEFT  # ← goes back, answer shown
     last = desk.item
-    for key, value in (("B", PREFER_RIGHT), ("T", PREFER_TIE)):
+    for key, value in (("B", PREFER_RIGHT), ("E", PREFER_TIE)):
         outcome = desk.press(key)  # a new key replaces the answer
         assert (outcome.record.assignment_id, outcome.record.value) == (last.assignment_id, value)
         desk.press("Up")
+    shown = desk.item
+    for key in ("Left", "Right", "Up", "Down"):  # the arrows move and never answer
+        assert desk.press(key).record is None
+    assert desk.item.assignment_id == shown.assignment_id
 
 
 def test_direct_assessment_keys_move_the_score_and_enter_records_it(tmp_path):
@@ -103,14 +113,17 @@ def test_direct_assessment_keys_move_the_score_and_enter_records_it(tmp_path):
     item = desk.item
     assert desk.press("Return").record is None and desk.item is item  # no score yet: nothing recorded
     steps = []
-    for key in ("Right", "Shift+Right", "PgDown", "Left", "7", "Shift+Left", "End", "Home", "4"):
+    for key in ("+", "PgUp", "PgDown", "-", "7", "Shift++", "End", "Home", "4"):
         assert desk.press(key).record is None
         steps.append(desk.score)
-    assert steps == [51, 61, 51, 50, 70, 60, 100, 0, 40]
+    assert steps == [51, 61, 51, 50, 70, 71, 100, 0, 40]
     outcome = desk.press("Return")
     assert (outcome.record.assignment_id, outcome.record.value, outcome.record.text) == (item.assignment_id, "40",
                                                                                          None)
     assert desk.score is None  # the next item starts unscored
+    second = desk.item
+    assert desk.press("Right").record is None and desk.item.assignment_id != second.assignment_id  # → moves on
+    assert desk.press("Left").record is None and desk.item.assignment_id == second.assignment_id
 
 
 def test_error_span_keys_mark_then_score_then_record_both(tmp_path):
@@ -118,7 +131,7 @@ def test_error_span_keys_mark_then_score_then_record_both(tmp_path):
     item = desk.item
     words = (item.candidate or "").split()
     assert len(words) >= 5
-    for key in ("Right", "Shift+Right", "M", "Right", "J", "Backspace"):
+    for key in ("Ctrl+Right", "Ctrl+Shift+Right", "M", "Ctrl+Right", "J", "Backspace"):
         assert desk.press(key).record is None and not desk.scoring
     assert desk.marking.spans == [{"start": 1, "end": 3, "severity": "minor"}]
     desk.press("Return")
@@ -126,13 +139,15 @@ def test_error_span_keys_mark_then_score_then_record_both(tmp_path):
     desk.press("8")
     desk.press("Esc")
     assert not desk.scoring and desk.score == 80  # back to marking keeps the score
-    desk.press("Right")
+    desk.press("Ctrl+Right")
     desk.press("J")
-    desk.press("Return")
+    desk.press("PgUp")  # a score key goes on to the score
+    assert desk.scoring and desk.score == 90
     outcome = desk.press("Return")
-    assert outcome.record.value == "80" and outcome.record.assignment_id == item.assignment_id
+    assert outcome.record.value == "90" and outcome.record.assignment_id == item.assignment_id
     assert json.loads(outcome.record.text) == [{"start": 1, "end": 3, "severity": "minor"},
                                                {"start": 4, "end": 5, "severity": "major"}]
+    assert desk.press("Left").record is None and desk.item.assignment_id == item.assignment_id  # ← goes back
 
 
 def test_flag_comment_undo_and_moves_are_what_the_keys_say(tmp_path):

@@ -1,11 +1,12 @@
 """One judge at one study, key by key, without Qt: the screen hands each key press here as text ("Y", "2",
-"Shift+Left", "Return") and paints what this says; a key's meaning is decided here and nowhere else.
+"Ctrl+Left", "Return") and paints what this says; what a key means is its key table's word, what it does is
+decided here and nowhere else.
 
 Issue 28 (Deliver 3): the value of an answer used to pass back and forth between the annotation screen, the
 session, the display and the word diff. Now a key goes one way down: :meth:`JudgingDesk.press` reads it against
-the item shown (its protocol from :mod:`core.judging.protocols`, read by its ``view``: levels and their keys
-from :mod:`core.judging.view`, a preference's, a direct assessment's and error span marking's keys from their
-protocol modules, the other keys from :mod:`core.judging.keys`), tells the session (:class:`core.store.annotation_session.
+the item shown: the binding of that key in the item's key table (:func:`core.judging.keys.table_for`: its
+protocol's answering keys, declared in its module in :mod:`core.judging.protocols`, and the keys of every item),
+whose action is a method here, one meaning per key on every protocol (issue 44); it tells the session (:class:`core.store.annotation_session.
 AnnotationSession`) what was answered, and returns an :class:`Outcome`: the :class:`Record` the writer must store
 (an answer, a flag or comment, an undo), whether another item is shown now, and a status line. What to paint is
 the desk's state: ``item``, ``view`` (texts as judges see them, highlighted spans, levels and their keys),
@@ -22,10 +23,8 @@ import threading
 from dataclasses import dataclass
 
 from parastudio.core.judging import keys as judging_keys
-from parastudio.core.judging.keys import KeyBinding
 from parastudio.core.judging.protocols import protocol_of
-from parastudio.core.judging.protocols.choice import MAX_CHOICE_KEY
-from parastudio.core.judging.protocols.preference import PREFERENCE_KEYS
+from parastudio.core.judging.protocols.preference import preference_of_key
 from parastudio.core.judging.view import JudgingView, judging_view, study_display
 from parastudio.core.store import operations as ops
 from parastudio.core.store import session_lock
@@ -34,7 +33,6 @@ from parastudio.core.store.annotation_session import AnnotationSession
 from parastudio.core.store.database import Database
 
 MODIFIERS = ("Ctrl+", "Alt+", "Meta+")
-_ARROWS = {"Left": -1, "Right": 1}
 
 
 @dataclass(frozen=True)
@@ -106,32 +104,25 @@ class JudgingDesk:
 
     # keys -----------------------------------------------------------------------------------
     def press(self, key: str) -> Outcome:
-        """What ``key`` (as QKeySequence writes it; the keypad's keys as the main ones) does on the item shown."""
-        item, view = self.item, self._protocol_view()
-        if view == "pair":
-            value = next((value for keys, value, _label in PREFERENCE_KEYS if key in keys), None)
-            if value is not None:
-                return self.answer(value)
-        if view == "score" and (done := self._da_key(key)) is not None:
-            return done
-        if view == "spans" and (done := self._esa_key(key)) is not None:
-            return done
-        binding = self._binding(key)
+        """What ``key`` (as QKeySequence writes it; the keypad's keys as the main ones) does on the item shown: the
+        action its binding names in the item's key table (:func:`core.judging.keys.table_for`), one meaning per key
+        on every protocol."""
+        if key.startswith("Shift+") and len(key) == len("Shift+") + 1:
+            key = key.removeprefix("Shift+")  # a character typed with Shift ("+", "N"): the character
+        if self.item is None:
+            binding = next((b for b in judging_keys.KEYS if key in b.keys and b.scope == "any"), None)
+        else:
+            binding = judging_keys.binding_for(protocol_of(self.item.scale), key)
         if binding is not None:
-            return getattr(self, binding.action)()
-        if key.startswith(MODIFIERS) or item is None:
+            # The screen's keys (KEYS: move, undo, flag, comment, a choice's buttons) call their action as a button
+            # does; a protocol's own (its key_table) read the key.
+            action = getattr(self, binding.action)
+            return action() if binding in judging_keys.KEYS else action(key)
+        if self.item is None or key.startswith(MODIFIERS):
             return NOTHING
-        letter = key.removeprefix("Shift+")
-        if view == "choice":
-            if letter.isdigit() and 1 <= int(letter) <= MAX_CHOICE_KEY:
-                return self.pick(f"option:{letter}")
-            return NOTHING
-        value = self.view.value_of_key(letter) if len(letter) == 1 else None
-        if value is not None:
-            return self.answer(value)
-        if len(letter) == 1 and letter.isalnum():
+        if len(key) == 1 and key.isalnum() and self._protocol_view() == "levels":
             # A key of another scale (Y on a 1-3 question): say which keys answer this one.
-            return Outcome(status=f"{html.escape(letter.upper())} is not an answer to this question: press "
+            return Outcome(status=f"{html.escape(key.upper())} is not an answer to this question: press "
                                   f"{html.escape(' / '.join(self.view.answer_keys))}")
         return NOTHING
 
@@ -139,42 +130,94 @@ class JudgingDesk:
         """What the item's protocol asks the screen to paint ("levels", "score", "spans", "pair", "choice")."""
         return protocol_of(self.item.scale).view if self.item is not None else None
 
-    def _binding(self, key: str) -> KeyBinding | None:
-        view = self._protocol_view()
-        return next((b for b in judging_keys.KEYS if key in b.keys and b.scope in ("any", view)), None)
+    # the protocols' key actions (each takes the key; core.judging.keys names what each means) ----------------
+    def answer_level(self, key: str) -> Outcome:
+        """The level whose keys hold ``key`` (core.judging.view.Level.keys), recorded; a key no level of this
+        scale takes says which keys do."""
+        value = self.view.value_of_key(key) if self.view is not None else None
+        if value is not None:
+            return self.answer(value)
+        return Outcome(status=f"{html.escape(key.upper())} is not an answer to this question: press "
+                              f"{html.escape(' / '.join(self.view.answer_keys))}")
 
-    def _da_key(self, key: str) -> Outcome | None:
-        if key in ops.DA_RECORD_KEYS:
-            return self.answer(str(self.score)) if self.score is not None else Outcome()
+    answer_yes = answer_no = answer_level
+
+    def answer_number(self, key: str) -> Outcome:
+        """A digit: the answer of that number on the item's protocol (a level, an option, a button, a score)."""
+        view = self._protocol_view()
+        if view == "choice":
+            return self.pick("original" if key == "0" else f"option:{key}")
+        if view == "pair":
+            return self.answer(preference_of_key(key))
+        if view in ("score", "spans"):
+            return self.adjust_score(key)
+        return self.answer_level(key)
+
+    def prefer_left(self, key: str) -> Outcome:
+        return self.answer(preference_of_key(key))
+
+    prefer_right = prefer_neither = prefer_left
+
+    def adjust_score(self, key: str) -> Outcome:
+        """A DA or ESA score key (:data:`core.judging.protocols.direct_assessment.DA_STEPS`, ``DA_JUMPS``); on an ESA
+        item it ends the marking (the marks are kept; Esc goes back to them)."""
         score = ops.da_score_after_key(self.score, key)
         if score is None:
-            return None
+            return NOTHING
         self.score = score
+        self.scoring = self._protocol_view() == "spans" or self.scoring
         return Outcome()
 
-    def _esa_key(self, key: str) -> Outcome | None:
-        """Marking (arrows move and extend, M minor, J major, Backspace unmarks, Enter to the score), then
-        scoring (the DA keys, Enter records the score with the marks, Esc back to marking)."""
-        if self.scoring:
-            if key in ops.DA_RECORD_KEYS:
-                return self.answer(str(self.score), self.marking.as_text()) if self.score is not None else Outcome()
-            if key == "Esc":
-                self.scoring = False
-                return Outcome()
-            score = ops.da_score_after_key(self.score, key)
-            if score is None:
-                return None
-            self.score = score
-        elif key in ops.DA_RECORD_KEYS:
+    def confirm(self, key: str | None = None) -> Outcome:
+        """Enter: a choice task's pick accepted, a DA score recorded, an ESA item's marks done then its score
+        recorded with them."""
+        view = self._protocol_view()
+        if view == "choice":
+            return self.accept_choice()
+        if view == "spans" and not self.scoring:
             self.scoring = True
-        elif key.removeprefix("Shift+") in _ARROWS:
-            self.marking.move(_ARROWS[key.removeprefix("Shift+")], extend=key.startswith("Shift+"))
-        elif key in ("M", "J"):
-            self.marking.mark("minor" if key == "M" else "major")
-        elif key in ("Backspace", "Del"):
-            self.marking.unmark()
-        else:
-            return None
+            return Outcome()
+        if view in ("score", "spans") and self.score is not None:
+            return self.answer(str(self.score), self.marking.as_text() if view == "spans" else None)
+        return Outcome()
+
+    def back(self, key: str | None = None) -> Outcome:
+        """Esc on an ESA item being scored: back to its marks."""
+        self.scoring = False
+        return Outcome()
+
+    def _marking(self, step: int, extend: bool = False) -> Outcome:
+        if self.marking is None:
+            return NOTHING
+        self.scoring = False
+        self.marking.move(step, extend=extend)
+        return Outcome()
+
+    def word_previous(self, key: str) -> Outcome:
+        return self._marking(-1)
+
+    def word_next(self, key: str) -> Outcome:
+        return self._marking(1)
+
+    def extend_previous(self, key: str) -> Outcome:
+        return self._marking(-1, extend=True)
+
+    def extend_next(self, key: str) -> Outcome:
+        return self._marking(1, extend=True)
+
+    def mark_minor(self, key: str) -> Outcome:
+        self.scoring = False
+        self.marking.mark("minor")
+        return Outcome()
+
+    def mark_major(self, key: str) -> Outcome:
+        self.scoring = False
+        self.marking.mark("major")
+        return Outcome()
+
+    def unmark(self, key: str) -> Outcome:
+        self.scoring = False
+        self.marking.unmark()
         return Outcome()
 
     def set_score(self, score: int) -> Outcome:

@@ -1,55 +1,91 @@
-"""The judging screen's keys besides the answer levels, one table (:data:`KEYS`): its buttons, its help line and
-its key presses all come from it (the levels' keys come from each criterion's scale:
-:func:`core.judging.view.key_for_level`; a protocol's own keys from its module in :mod:`core.judging.protocols`). Keys are
-written as Qt's QKeySequence writes them ("Shift+Left", "Ctrl+Z", "Y"), without importing Qt: what a key does is
-:class:`core.judging.desk.JudgingDesk`'s, which reads these tables."""
+"""The judging screen's keys, one table per protocol in which a key means one thing (issue 44, Deliver 5).
+
+:data:`KEYS` holds the keys every item takes (moving, undo, flag, comment) and, by ``scope``, the keys of one
+protocol view that are screen actions (a choice task's); each protocol declares the keys that answer its items in
+its own module (:meth:`core.judging.protocols.protocol.JudgingProtocol.key_table`). :func:`table_for` joins them:
+the desk reads a key press against it (:class:`core.judging.desk.JudgingDesk`), and the buttons, the line under
+each screen (:func:`help_line`) and the F1 help (:func:`help_table`) are written from it, never typed beside it.
+
+A key's ``action`` is its meaning, the same wherever it is used (``tests/test_key_table.py`` reads the tables of
+every registered protocol and fails when one key has two): ← / ↑ always go to the previous item and → / ↓ to the
+next, on every protocol; a digit always answers by number (the level of that number, 1 yes and 0 no, the option of
+that number and 0 the original, the preference's button of that number, a score of ten times it); Enter always
+records the answer being built (a choice task's pick, a score; on error spans the marks, then the score); Esc
+always steps back. Keys are written as Qt's QKeySequence writes them ("Ctrl+Shift+Left", "PgUp", "Y"), without
+importing Qt.
+"""
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
 
+from parastudio.core.judging.protocols.key_binding import DIGITS, KeyBinding, keys_text  # noqa: F401 (re-exported)
 
-@dataclass(frozen=True)
-class KeyBinding:
-    """Keys (as QKeySequence text), the screen's method they call, the button label; ``scope`` limits them to
-    the items of one protocol view (a choice task's: "choice") or gives them to every item ("any")."""
-
-    keys: tuple[str, ...]
-    action: str
-    label: str
-    scope: str = "any"
-
-    @property
-    def shown(self) -> str:
-        return keys_text(self.keys)
-
-    def button_text(self) -> str:
-        return f"{self.label}  [{self.shown}]"
-
-
-_KEY_NAMES = {"Right": "→", "Left": "←", "Down": "↓", "Up": "↑"}
-# Every key of the screen besides the answer levels (those come from each criterion's scale).
+# Every item's keys, and the screen actions of one protocol view (the answers are each protocol's key_table).
 KEYS = (
     KeyBinding(("Left", "Up"), "previous", "◀ Previous"),
     KeyBinding(("Right", "Down"), "next", "Next ▶"),
     KeyBinding(("Ctrl+Z",), "undo", "Undo"),
     KeyBinding(("F",), "toggle_flag", "Flag"),
     KeyBinding(("C",), "start_comment", "Comment"),
-    KeyBinding(("0", "O"), "keep_original", "Keep the original", "choice"),
-    KeyBinding(("Return", "Enter", "A"), "accept_choice", "Accept selection", "choice"),
+    KeyBinding(("O",), "keep_original", "Keep the original", "choice"),
+    KeyBinding(("Return", "Enter"), "confirm", "Accept selection", "choice"),
     KeyBinding(("T",), "start_custom", "Custom paraphrase", "choice"),
 )
 KEY_BY_ACTION = {binding.action: binding for binding in KEYS}
 
-def keys_text(keys: tuple[str, ...]) -> str:
-    """Keys as a button shows them (arrows as arrows)."""
-    return " / ".join(_KEY_NAMES.get(key, key) for key in keys)
+
+def table_for(protocol) -> tuple[KeyBinding, ...]:
+    """The keys of an item of ``protocol`` (a :class:`core.judging.protocols.protocol.JudgingProtocol`): its own
+    answering keys first, then the screen's keys for its view and for every item."""
+    return tuple(protocol.key_table()) + tuple(b for b in KEYS if b.scope in ("any", protocol.view))
 
 
-def help_line(scope: str) -> str:
-    """The keys that work on this kind of item, as one line."""
+def binding_for(protocol, key: str) -> KeyBinding | None:
+    """What ``key`` means on an item of ``protocol``, None when it means nothing there."""
+    return next((binding for binding in table_for(protocol) if key in binding.keys), None)
+
+
+def _line(bindings) -> str:
     return " · ".join(f"<b>{html.escape(b.shown)}</b> {html.escape(b.label.strip('◀▶ ').lower())}"
-                      for b in KEYS if b.scope in ("any", scope))
+                      for b in bindings)
 
 
+def help_line(protocol=None) -> str:
+    """The keys that work on an item of ``protocol`` (None: with no item shown, the keys of every item), as the
+    line under the screen."""
+    return _line(table_for(protocol) if protocol is not None else [b for b in KEYS if b.scope == "any"])
+
+
+def help_table(protocols) -> str:
+    """The F1 help's key table (HTML) for items of ``protocols``: every item's keys once, then each protocol's own,
+    written from the same tables the desk reads."""
+    rows = [("every item", b) for b in KEYS if b.scope == "any"]
+    seen: set[str] = set()
+    for protocol in protocols:
+        if protocol.name in seen:
+            continue
+        seen.add(protocol.name)
+        rows += [(protocol.name, b) for b in table_for(protocol) if b.scope != "any"]
+    body = "".join(f"<tr><td>{html.escape(where)}</td><td><b>{html.escape(b.shown)}</b></td>"
+                   f"<td>{html.escape(b.label.strip('◀▶ '))}</td></tr>" for where, b in rows)
+    return f"<table cellpadding='3'><tr><th>on</th><th>keys</th><th>what they do</th></tr>{body}</table>"
+
+
+def meanings(protocols) -> dict[str, dict[str, list[str]]]:
+    """Key -> its action -> the protocols whose key table binds it so, over every item's table of ``protocols``."""
+    found: dict[str, dict[str, list[str]]] = {}
+    for protocol in protocols:
+        for binding in table_for(protocol):
+            for key in binding.keys:
+                where = found.setdefault(key, {}).setdefault(binding.action, [])
+                if protocol.name not in where:
+                    where.append(protocol.name)
+    return found
+
+
+def two_meanings(protocols) -> list[str]:
+    """Each key that means two things across ``protocols``, said as "T: start_custom (choice), answer_level
+    (likert)"; empty when every key means one thing wherever it is used."""
+    return [f"{key}: " + ", ".join(f"{action} ({', '.join(names)})" for action, names in actions.items())
+            for key, actions in meanings(protocols).items() if len(actions) > 1]

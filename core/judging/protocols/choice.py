@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from parastudio.core.judging.protocols.key_binding import KeyBinding
 from parastudio.core.judging.protocols.protocol import CHOICE_TASK, OWN_RECORDS, PICK, JudgingProtocol
 
 MAX_CHOICE_KEY = 5  # digits 1-5 pick an option (seed 001 Fig. 4.4 shows five)
@@ -32,6 +33,12 @@ class Choice(JudgingProtocol):
             number = int(low[7:])
             return f"option:{number}", options[number - 1] if number <= len(options) else text
         raise ValueError(f"criterion {question!r} takes original, option:N or custom, not {raw!r}")
+
+    def key_table(self) -> tuple[KeyBinding, ...]:
+        """A digit previews the option of that number, 0 the original (O too, :data:`core.judging.keys.KEYS`);
+        Enter accepts, T types one's own."""
+        return (KeyBinding(tuple(str(n) for n in range(MAX_CHOICE_KEY + 1)), "answer_number",
+                           "preview the option of that number (0 the original)", self.view),)
 
     def level_keys(self, index, level) -> tuple[str, ...]:
         return ()

@@ -1,22 +1,35 @@
 """Direct assessment (WMT's DA, Graham et al. 2013/2017; issue 30): a whole number from 0 to 100 set by keys.
 
-WMT's Appraise shows a slider; here the judge never needs the mouse. ← and → move by 1, Shift+← / Shift+→
-and Page Down / Page Up by 10, a digit d jumps to 10·d, Home to 0 and End to 100. A score not yet touched
-starts from the middle (50), as Appraise's slider does; Enter records it.
+WMT's Appraise shows a slider; here the judge never needs the mouse. + and − move the score by 1, Page Up /
+Page Down by 10, a digit d jumps to 10·d, Home to 0 and End to 100. A score not yet touched starts from the
+middle (50), as Appraise's slider does; Enter records it. The arrows move between items as on every protocol
+(issue 44: a key means one thing), so the score has keys of its own (:meth:`DirectAssessment.key_table`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from parastudio.core.judging.protocols.key_binding import DIGITS, KeyBinding
 from parastudio.core.judging.protocols.protocol import OWN_RECORDS, SCORE, JudgingProtocol
 from parastudio.core.vocabulary import DA_HIGHEST, DA_LOWEST
 
 DA_START = (DA_LOWEST + DA_HIGHEST) // 2
-# Key (as Qt's QKeySequence writes it) -> step.
-DA_STEPS = {"Left": -1, "Right": 1, "Shift+Left": -10, "Shift+Right": 10, "PgDown": -10, "PgUp": 10}
+# Key (as Qt's QKeySequence writes it; "+" typed with Shift arrives as "+") -> step.
+DA_STEPS = {"-": -1, "+": 1, "PgDown": -10, "PgUp": 10}
 DA_JUMPS = {"Home": DA_LOWEST, "End": DA_HIGHEST, **{str(d): 10 * d for d in range(10)}}
 DA_RECORD_KEYS = ("Return", "Enter")
+
+
+def score_keys(view: str) -> tuple[KeyBinding, ...]:
+    """The keys that set a score (direct assessment's, and error spans' once the marks are done)."""
+    return (KeyBinding(DIGITS, "answer_number", "score ten times the digit", view),
+            KeyBinding(("+",), "adjust_score", "score +1", view),
+            KeyBinding(("-",), "adjust_score", "score −1", view),
+            KeyBinding(("PgUp",), "adjust_score", "score +10", view),
+            KeyBinding(("PgDown",), "adjust_score", "score −10", view),
+            KeyBinding(("Home",), "adjust_score", f"score {DA_LOWEST}", view),
+            KeyBinding(("End",), "adjust_score", f"score {DA_HIGHEST}", view))
 
 
 def da_score_after_key(score: int | None, key: str) -> int | None:
@@ -48,6 +61,9 @@ class DirectAssessment(JudgingProtocol):
 
     def check(self, question, levels, value, text, options=()):
         return checked_score(question, value), None
+
+    def key_table(self) -> tuple[KeyBinding, ...]:
+        return score_keys(self.view) + (KeyBinding(DA_RECORD_KEYS, "confirm", "record the score", self.view),)
 
     def level_keys(self, index, level) -> tuple[str, ...]:
         return ()

@@ -14,7 +14,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from parastudio.core.judging.protocols.direct_assessment import DirectAssessment, checked_score
+from parastudio.core.judging.protocols.direct_assessment import (
+    DA_RECORD_KEYS,
+    DirectAssessment,
+    checked_score,
+    score_keys,
+)
+from parastudio.core.judging.protocols.key_binding import KeyBinding
 
 SEVERITIES = ("minor", "major")
 
@@ -102,6 +108,22 @@ class ErrorSpans(DirectAssessment):
     view: str = "spans"
     statistics: tuple[str, ...] = ("da-z-scores", "error-spans", "quality")
     takes_text: bool = True
+
+    def key_table(self) -> tuple[KeyBinding, ...]:
+        """Marking by Ctrl+arrows (a word at a time, as text editors move; the plain arrows move between items as
+        everywhere), M / J to mark, Backspace to unmark; then the score by direct assessment's keys (a score key
+        goes on to the score from the marking), Enter to go on and to record, Esc back to the marking."""
+        view = self.view
+        return (KeyBinding(("Ctrl+Left",), "word_previous", "previous word", view),
+                KeyBinding(("Ctrl+Right",), "word_next", "next word", view),
+                KeyBinding(("Ctrl+Shift+Left",), "extend_previous", "extend the selection left", view),
+                KeyBinding(("Ctrl+Shift+Right",), "extend_next", "extend the selection right", view),
+                KeyBinding(("M",), "mark_minor", "mark minor", view),
+                KeyBinding(("J",), "mark_major", "mark major", view),
+                KeyBinding(("Backspace", "Del"), "unmark", "unmark", view),
+                *score_keys(view),
+                KeyBinding(DA_RECORD_KEYS, "confirm", "marks done, then record the score", view),
+                KeyBinding(("Esc",), "back", "back to marking", view))
 
     def check(self, question, levels, value, text, options=()):
         score = checked_score(question, value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from parastudio.core.judging.protocols.key_binding import KeyBinding
 from parastudio.core.judging.protocols.protocol import REPLACEMENT_UNIT, JudgingProtocol
 from parastudio.core.vocabulary import NO, YES, yes_or_no
 
@@ -24,6 +25,10 @@ class YesNo(JudgingProtocol):
 
     def bad_values(self, levels: Sequence[dict]) -> set[str]:
         return {NO}
+
+    def key_table(self) -> tuple[KeyBinding, ...]:
+        return (KeyBinding(("Y",), "answer_yes", "yes", self.view), KeyBinding(("N",), "answer_no", "no", self.view),
+                KeyBinding(("1", "0"), "answer_number", "1 yes, 0 no", self.view))
 
     def level_keys(self, index: int, level: dict) -> tuple[str, ...]:
         return ("Y", "1") if str(level["value"]) == YES else ("N", "0")

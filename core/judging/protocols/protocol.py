@@ -1,7 +1,7 @@
 """What a judging protocol is: one object that says, for the criteria of its scale, everything the house needs.
 
 The store checks a value with :meth:`JudgingProtocol.check` and reads the scale's labels and "bad" answers from
-it; the desk reads which keys answer (:meth:`level_keys`, or the protocol's own handler named by ``view``); the
+it; the desk reads which keys answer (:meth:`key_table`, each level's from :meth:`level_keys`); the
 screen paints the view named by ``view``; the assignment gives each criterion the kind of item named by
 ``item``; the report and the Dashboard give the sections named by ``statistics``; a dev set takes its judgments
 as candidate labels or as records of their own (``devset``). A new protocol is one module declaring such an
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Sequence
+
+from parastudio.core.judging.protocols.key_binding import DIGITS, KeyBinding
 
 # What one assignment shows.
 CANDIDATE, REPLACEMENT_UNIT, PAIR, CHOICE_TASK = "candidate", "replacement-unit", "pair", "choice-task"
@@ -52,6 +54,12 @@ class JudgingProtocol:
         """Answers that count as "judged bad" for a planted control: the lower half of the scale."""
         values = [str(level["value"]) for level in levels]
         return set(values[: max(1, len(values) // 2)])
+
+    def key_table(self) -> tuple[KeyBinding, ...]:
+        """The keys that answer an item of this protocol, each with its one meaning (its ``action``, the same in
+        every protocol: :mod:`core.judging.keys`); every key :meth:`level_keys` gives must be here. A scale's
+        levels: a digit answers by number."""
+        return (KeyBinding(DIGITS, "answer_number", "the level of that number", self.view),)
 
     def level_keys(self, index: int, level: dict) -> tuple[str, ...]:
         """The keys that give a level on the screen: its digit (levels past the ninth have none)."""
