@@ -1,4 +1,6 @@
-"""Two progress bars for a judging session: the annotator's own and the whole study's.
+"""Two progress bars for a judging session: the annotator's own and the whole study's, and under them the judge's
+pace in this sitting (:class:`core.judging.pace.Sitting`: items judged, their median seconds per item, the time
+left at that pace).
 
 The bars count committed answers, recounted off the UI thread: the
 annotator's shortly after their writes (throttled, so a fast annotator still
@@ -8,7 +10,7 @@ sees the bars move), the study's every few seconds (other judges work too).
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QThreadPool, QTimer
-from PySide6.QtWidgets import QProgressBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
@@ -28,6 +30,9 @@ class ProgressBars(QWidget):
         self.study = QProgressBar(format="study: %v / %m")
         for bar in (self.mine, self.study):
             layout.addWidget(bar)
+        self.sitting = None  # the judge's sitting (core.judging.pace.Sitting), set by the annotation screen
+        self.pace = QLabel()
+        layout.addWidget(self.pace)
         self._fit_text()
         self._every_few_seconds = QTimer(self, interval=5000)
         self._every_few_seconds.timeout.connect(self.recount)
@@ -103,3 +108,4 @@ class ProgressBars(QWidget):
         self.mine.setValue(min(self.my_done, self.my_total))
         self.study.setMaximum(max(1, self.study_total))
         self.study.setValue(min(self.study_done, self.study_total))
+        self.pace.setText("" if self.sitting is None else self.sitting.pace(self.my_total - self.my_done).text())

@@ -44,6 +44,7 @@ from parastudio.core.study_builder import (
     study_from_pattern_table,
 )
 from parastudio.desktop import file_dialogs
+from parastudio.desktop.judge_pace_table import JudgePaceTable
 from parastudio.desktop.rows_model import RowsTableModel
 from parastudio.desktop.workers import Worker
 
@@ -79,6 +80,8 @@ class StudiesScreen(QWidget):
         self.view.verticalHeader().setVisible(False)
         self.view.activated.connect(self._activated)
         layout.addWidget(self.view, 1)
+        self.judges = JudgePaceTable()  # the selected study's judges and their pace (issue 44)
+        layout.addWidget(self.judges)
 
         forms = QHBoxLayout()
         forms.addWidget(self._build_plan_box(), 1)
@@ -207,6 +210,7 @@ class StudiesScreen(QWidget):
             rows.append([s.name, done, s.judged, s.assigned, *rest])
             keys.append([s.name, s.judged / s.assigned if s.assigned else 0, s.judged, s.assigned, *rest])
         self.model.set_rows(rows, sort_keys=keys)
+        self.judges.show_study(self.db, self.selected_study())
 
     def selected_study(self) -> int | None:
         index = self.view.currentIndex()
@@ -216,6 +220,7 @@ class StudiesScreen(QWidget):
 
     def _selection_changed(self) -> None:
         study = self.selected_study()
+        self.judges.show_study(self.db, study)
         if study is not None:
             readable = ops.study_settings(self.db, study).get("display", "readable") == "readable"
             self.display_combo.setCurrentIndex(0 if readable else 1)
