@@ -40,7 +40,7 @@ class JudgePaceTable(QWidget):
         self.view.verticalHeader().setVisible(False)
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.view.horizontalHeader().setStretchLastSection(True)
-        self.view.setMaximumHeight(140)
+        self.view.setMinimumHeight(40)  # a header and a row at least; the screen must fit 600 pixels high
         layout.addWidget(self.view)
         self.study_id: int | None = None
         self.db: Database | None = None

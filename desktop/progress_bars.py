@@ -1,4 +1,4 @@
-"""Two progress bars for a judging session: the annotator's own and the whole study's, and under them the judge's
+"""Two progress bars for a judging session: the annotator's own and the whole study's, and beside them the judge's
 pace in this sitting (:class:`core.judging.pace.Sitting`: items judged, their median seconds per item, the time
 left at that pace).
 
@@ -10,7 +10,7 @@ sees the bars move), the study's every few seconds (other judges work too).
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QThreadPool, QTimer
-from PySide6.QtWidgets import QLabel, QProgressBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
@@ -24,15 +24,19 @@ class ProgressBars(QWidget):
         self.study_id: int | None = None
         self.annotator_id: int | None = None
         self.my_done = self.my_total = self.study_done = self.study_total = 0
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout(self)  # the pace beside the bars: the header stays two bars high (a 600-pixel screen)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.sitting = None  # the judge's sitting (core.judging.pace.Sitting), set by the annotation screen
+        self.pace = QLabel()
+        self.pace.setWordWrap(True)
+        self.pace.setMaximumWidth(260)
+        row.addWidget(self.pace)
+        layout = QVBoxLayout()
+        row.addLayout(layout)
         self.mine = QProgressBar(format="mine: %v / %m")
         self.study = QProgressBar(format="study: %v / %m")
         for bar in (self.mine, self.study):
             layout.addWidget(bar)
-        self.sitting = None  # the judge's sitting (core.judging.pace.Sitting), set by the annotation screen
-        self.pace = QLabel()
-        layout.addWidget(self.pace)
         self._fit_text()
         self._every_few_seconds = QTimer(self, interval=5000)
         self._every_few_seconds.timeout.connect(self.recount)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QProgressDialog,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -79,9 +80,16 @@ class StudiesScreen(QWidget):
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.verticalHeader().setVisible(False)
         self.view.activated.connect(self._activated)
-        layout.addWidget(self.view, 1)
-        self.judges = JudgePaceTable()  # the selected study's judges and their pace (issue 44)
-        layout.addWidget(self.judges)
+        # Under the list, the selected study's judges and their pace (issue 44); the two share the list's room,
+        # so the screen still fits a 600-pixel-high window.
+        self.judges = JudgePaceTable()
+        lists = QSplitter(Qt.Vertical)
+        lists.addWidget(self.view)
+        lists.addWidget(self.judges)
+        lists.setChildrenCollapsible(False)
+        lists.setStretchFactor(0, 2)
+        lists.setStretchFactor(1, 1)
+        layout.addWidget(lists, 1)
 
         forms = QHBoxLayout()
         forms.addWidget(self._build_plan_box(), 1)

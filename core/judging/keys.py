@@ -13,7 +13,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class KeyBinding:
     """Keys (as QKeySequence text), the screen's method they call, the button label; ``scope`` limits them to
-    the items of one protocol view (a choice task's: "choice") or gives them to every item ("any")."""
+    the items of one protocol view (a choice task's: "choice"), to the break reminder ("break": no item is shown,
+:mod:`desktop.judging_sitting` reads them) or gives them to every item ("any")."""
 
     keys: tuple[str, ...]
     action: str

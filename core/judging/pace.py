@@ -35,6 +35,7 @@ DEFAULT_BREAK_MINUTES = 45.0
 DEFAULT_BREAK_ITEMS = 200
 DEFAULT_FAST_SECONDS = 2.0
 AWAY_MINUTES = 5.0  # no judging for this long between two answers: a break was taken
+DEFAULT_BLOCKS = PaceBlocks()  # 25 answers a block, a new sitting after 30 minutes without an answer
 SETTING = "pace"  # the key of the study's settings that holds a PaceSettings
 
 
@@ -206,7 +207,7 @@ def timed_answers(db: Database, study_id: int) -> dict[str, list[TimedAnswer]]:
             for annotator, given in ops.answer_times(db, study_id).items() if annotator in names}
 
 
-def judge_paces(db: Database, study_id: int, blocks: PaceBlocks = PaceBlocks()) -> list[JudgePace]:
+def judge_paces(db: Database, study_id: int, blocks: PaceBlocks = DEFAULT_BLOCKS) -> list[JudgePace]:
     """Every judge of the study with assignments, by name (the Studies screen's per-judge breakdown)."""
     names = ops.annotators_of(db, study_id)
     counts = ops.progress_counts(db, study_id)
@@ -222,6 +223,6 @@ def judge_paces(db: Database, study_id: int, blocks: PaceBlocks = PaceBlocks()) 
     return sorted(paces, key=lambda pace: pace.name)
 
 
-def study_pace_table(db: Database, study_id: int, blocks: PaceBlocks = PaceBlocks()) -> ReportTable:
+def study_pace_table(db: Database, study_id: int, blocks: PaceBlocks = DEFAULT_BLOCKS) -> ReportTable:
     """The Dashboard's table of each judge's latest sitting, block by block (drift)."""
     return pace_table(timed_answers(db, study_id), blocks)
