@@ -95,6 +95,7 @@ class AnnotationLayout:
         self.status.setTextFormat(Qt.RichText)
         self.status.setWordWrap(True)
         outer.addWidget(self.status)
+        self._build_sitting()  # desktop.judging_sitting: pace, breaks, the judge's own list
 
     def _key_button(self, action: str) -> QPushButton:
         """The button of a key in :data:`KEYS`, labelled from the table."""

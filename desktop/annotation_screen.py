@@ -54,13 +54,14 @@ from parastudio.desktop.annotation_layout import AnnotationLayout
 from parastudio.desktop.changed_spans import sentence_html
 from parastudio.desktop.choice_accept import ChoiceAccept
 from parastudio.desktop.judging_clock import JudgingClock
+from parastudio.desktop.judging_sitting import JudgingSitting
 from parastudio.desktop.judgment_writer import JudgmentWriter
 from parastudio.desktop.palette import OPTION_STYLE, tone
 from parastudio.desktop.widget_parts import pressed_key
 from parastudio.desktop.workers import Worker
 
 
-class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
+class AnnotationScreen(JudgingSitting, ChoiceAccept, AnnotationLayout, QWidget):
     """Judging one study as one annotator. ``item_shown`` fires after each new item is laid out; ``open_done``
     after an :meth:`open` finished (opened, or refused: the screen then says why), ``open_refused`` with the
     refusal (LookupError, :class:`core.store.operations.SessionTaken`)."""
@@ -209,7 +210,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
             self._finish_open()
         if self.lock is not None:
             self.writer.drain()
-            ops.release_session(self.db, self.lock)
+            ops.release_session(self.db, self.lock, sitting=self.sitting_summary())
             self.lock = None
         self.desk = None
         self.annotator_id = None
@@ -391,9 +392,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         """Store what the desk says must be stored, then paint what it shows; False: the key meant nothing."""
         record = outcome.record
         if record is not None and record.kind == "answer":
-            self.writer.answer(record.assignment_id, record.value, text=record.text, started_at=self.shown_at,
-                               answered_at=datetime.now(timezone.utc), comment=record.comment, flag=record.flag,
-                               duration_ms=self.clock.elapsed_ms())
+            self._record_answer(record)  # with the judging clock's time, counted in the sitting
         elif record is not None and record.kind == "annotate":
             self.writer.annotate(record.assignment_id, flag=record.flag, comment=record.comment)
         elif record is not None and record.kind == "undo":

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parastudio.core.judging.pace import study_pace_table
 from parastudio.core.progress import Progress, no_progress
 from parastudio.core.stats.report_render import format_cell, render_table, render_table_plot
 from parastudio.core.stats.report_tables import Report, build_report
@@ -58,12 +59,14 @@ def compute_report(db: Database, study_id: int, title: str, progress: Progress =
     records = study_judgment_records(db, study_id)
     if not len(records):
         return Report(title=title), 0
-    return build_report(records, title=title, bootstrap=DASHBOARD_BOOTSTRAP, progress=progress,
-                        pairs_extracted=pattern_pairs_extracted(db, study_id),
-                        sampling=sampling_note(db, study_id),
-                        preferences=study_preferences(db, study_id),
-                        da_scores=study_da_scores(db, study_id),
-                        early_stopping=early_stopping(db, study_id)), len(records)
+    report = build_report(records, title=title, bootstrap=DASHBOARD_BOOTSTRAP, progress=progress,
+                          pairs_extracted=pattern_pairs_extracted(db, study_id),
+                          sampling=sampling_note(db, study_id),
+                          preferences=study_preferences(db, study_id),
+                          da_scores=study_da_scores(db, study_id),
+                          early_stopping=early_stopping(db, study_id))
+    report.tables.append(study_pace_table(db, study_id))  # each judge's pace over their latest sitting (issue 44)
+    return report, len(records)
 
 
 class DashboardScreen(QWidget):

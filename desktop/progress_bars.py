@@ -1,4 +1,6 @@
-"""Two progress bars for a judging session: the annotator's own and the whole study's.
+"""Two progress bars for a judging session: the annotator's own and the whole study's, and beside them the judge's
+pace in this sitting (:class:`core.judging.pace.Sitting`: items judged, their median seconds per item, the time
+left at that pace).
 
 The bars count committed answers, recounted off the UI thread: the
 annotator's shortly after their writes (throttled, so a fast annotator still
@@ -8,7 +10,7 @@ sees the bars move), the study's every few seconds (other judges work too).
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QThreadPool, QTimer
-from PySide6.QtWidgets import QProgressBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
@@ -22,8 +24,15 @@ class ProgressBars(QWidget):
         self.study_id: int | None = None
         self.annotator_id: int | None = None
         self.my_done = self.my_total = self.study_done = self.study_total = 0
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout(self)  # the pace beside the bars: the header stays two bars high (a 600-pixel screen)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.sitting = None  # the judge's sitting (core.judging.pace.Sitting), set by the annotation screen
+        self.pace = QLabel()
+        self.pace.setWordWrap(True)
+        self.pace.setMaximumWidth(260)
+        row.addWidget(self.pace)
+        layout = QVBoxLayout()
+        row.addLayout(layout)
         self.mine = QProgressBar(format="mine: %v / %m")
         self.study = QProgressBar(format="study: %v / %m")
         for bar in (self.mine, self.study):
@@ -103,3 +112,4 @@ class ProgressBars(QWidget):
         self.mine.setValue(min(self.my_done, self.my_total))
         self.study.setMaximum(max(1, self.study_total))
         self.study.setValue(min(self.study_done, self.study_total))
+        self.pace.setText("" if self.sitting is None else self.sitting.pace(self.my_total - self.my_done).text())

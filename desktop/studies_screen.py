@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QProgressDialog,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -44,6 +45,7 @@ from parastudio.core.study_builder import (
     study_from_pattern_table,
 )
 from parastudio.desktop import file_dialogs
+from parastudio.desktop.judge_pace_table import JudgePaceTable
 from parastudio.desktop.rows_model import RowsTableModel
 from parastudio.desktop.workers import Worker
 
@@ -78,7 +80,16 @@ class StudiesScreen(QWidget):
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.verticalHeader().setVisible(False)
         self.view.activated.connect(self._activated)
-        layout.addWidget(self.view, 1)
+        # Under the list, the selected study's judges and their pace (issue 44); the two share the list's room,
+        # so the screen still fits a 600-pixel-high window.
+        self.judges = JudgePaceTable()
+        lists = QSplitter(Qt.Vertical)
+        lists.addWidget(self.view)
+        lists.addWidget(self.judges)
+        lists.setChildrenCollapsible(False)
+        lists.setStretchFactor(0, 2)
+        lists.setStretchFactor(1, 1)
+        layout.addWidget(lists, 1)
 
         forms = QHBoxLayout()
         forms.addWidget(self._build_plan_box(), 1)
@@ -207,6 +218,7 @@ class StudiesScreen(QWidget):
             rows.append([s.name, done, s.judged, s.assigned, *rest])
             keys.append([s.name, s.judged / s.assigned if s.assigned else 0, s.judged, s.assigned, *rest])
         self.model.set_rows(rows, sort_keys=keys)
+        self.judges.show_study(self.db, self.selected_study())
 
     def selected_study(self) -> int | None:
         index = self.view.currentIndex()
@@ -216,6 +228,7 @@ class StudiesScreen(QWidget):
 
     def _selection_changed(self) -> None:
         study = self.selected_study()
+        self.judges.show_study(self.db, study)
         if study is not None:
             readable = ops.study_settings(self.db, study).get("display", "readable") == "readable"
             self.display_combo.setCurrentIndex(0 if readable else 1)

@@ -116,6 +116,10 @@ def register(subparsers) -> None:
     add_qc_arguments(qc)
     add_watch_command(command)
 
+    from parastudio.core.cli.study_pace_cmd import add_pace_command
+
+    add_pace_command(command)
+
     prog = command("progress", "judged / assigned, per annotator and in all", _progress)
     prog.add_argument("--json", action="store_true")
 

@@ -273,6 +273,17 @@ class JudgingDesk:
         item = self.session.neighbour(self.item, step)
         return self._show(item) if item is not None else Outcome()
 
+    def go_to(self, position: int) -> Outcome:
+        """Show the item at ``position`` of the judge's order ("go to item N", their own list)."""
+        item = self.session.at(position)
+        return self._show(item) if item is not None else Outcome(status=f"there is no item {position + 1}")
+
+    def open_own_list(self) -> Outcome:
+        return Outcome(command="open_own_list")
+
+    def go_to_item(self) -> Outcome:
+        return Outcome(command="go_to_item")
+
     def undo(self) -> Outcome:
         self.session.undo_queued()
         return Outcome(Record("undo"), status="undoing the last answer…")

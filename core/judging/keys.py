@@ -31,6 +31,9 @@ KEYS = (
     KeyBinding(("O",), "keep_original", "Keep the original", "choice"),
     KeyBinding(("Return", "Enter"), "confirm", "Accept selection", "choice"),
     KeyBinding(("T",), "start_custom", "Custom paraphrase", "choice"),
+    KeyBinding(("Ctrl+L",), "open_own_list", "My list"),
+    KeyBinding(("Ctrl+G",), "go_to_item", "Go to item"),
+    KeyBinding(("Ctrl+Return", "Ctrl+Enter"), "end_break", "Back to judging", "break"),
 )
 KEY_BY_ACTION = {binding.action: binding for binding in KEYS}
 

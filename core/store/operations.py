@@ -21,6 +21,7 @@ collection hands notes, decks and cards to their own modules):
 * :mod:`core.store.study_members`: members, their roles, and on PostgreSQL their own logins;
 * :mod:`core.store.connection_file`: a member's connection file (their login's URL and study);
 * :mod:`core.store.answer_outbox`: answers on their way to a server, kept on the judge's disk until written;
+* :mod:`core.store.own_answers`: judges' answer times (their pace) and a judge's own items (their own list);
 * :mod:`core.judging.protocols.direct_assessment`: direct assessment by keys, where each key moves the score;
 * :mod:`core.store.error_spans`: error span annotation: spans checked, marked by keys, mapped onto rewrites.
 """
@@ -75,6 +76,7 @@ from parastudio.core.store.error_spans import blamed_units
 from parastudio.core.store.exchange import MergeReport, export_package, import_judgments_csv, merge_package
 from parastudio.core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
 from parastudio.core.store.judgments_out import EXPORT_COLUMNS, export_judgments, iter_judgments, judgment_records
+from parastudio.core.store.own_answers import OwnItem, annotators_of, answer_times, own_items
 from parastudio.core.store.quality import (
     DEFAULT_QC_THRESHOLDS,
     QualityReport,
@@ -126,5 +128,5 @@ __all__ = [
     "is_connection_lost", "send_once", "StudyConnection", "is_connection_file", "read_connection_file",
     "StudySummary", "every_annotator_name", "judgment_count", "live_judgment_of", "progress_counts",
     "study_summaries", "yes_no_scales", "HEARTBEAT_SECONDS", "SessionLock", "SessionTaken", "heartbeat_session",
-    "release_session",
+    "release_session", "OwnItem", "annotators_of", "answer_times", "own_items",
 ]

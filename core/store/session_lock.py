@@ -105,9 +105,13 @@ def heartbeat(db: Database, lock: SessionLock) -> bool:
         return True
 
 
-def release(db: Database, lock: SessionLock) -> None:
-    """End the session: its row goes, unless another session has taken it over meanwhile."""
+def release(db: Database, lock: SessionLock, sitting: dict | None = None) -> None:
+    """End the session: its row goes, unless another session has taken it over meanwhile. ``sitting``: how long
+    the judge judged and how much (:meth:`core.judging.pace.Sitting.summary`), logged as a ``judging_sitting``
+    event (a judge's own login may add events, never read them)."""
     with db.transaction() as session:
+        if sitting is not None:
+            log_event(session, lock.study_id, "judging_sitting", {"annotator": lock.annotator_id, **sitting})
         row = session.scalar(select(AnnotatorSession).where(AnnotatorSession.study_id == lock.study_id,
                                                             AnnotatorSession.annotator_id == lock.annotator_id))
         if row is not None and row.token == lock.token:

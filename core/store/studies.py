@@ -19,8 +19,8 @@ from parastudio.core.store.models import Annotator, Criterion, Study
 from parastudio.core.vocabulary import DEFAULT_CRITERIA
 
 # The settings a judging screen needs, all a judge may read of them (issue 38; revision 0007's
-# ps_judging_settings lists the same keys, and an exported package keeps only these).
-JUDGING_SETTINGS = ("instructions", "display", "blind_phases", "truecase_model")
+# ps_judging_settings lists the same keys, revision 0009 adds "pace", and an exported package keeps only these).
+JUDGING_SETTINGS = ("instructions", "display", "blind_phases", "truecase_model", "pace")
 
 
 def find_study(db: Database, name: str | None = None) -> int:

@@ -13,7 +13,8 @@ DIGITS = tuple("0123456789")
 class KeyBinding:
     """Keys (as QKeySequence text), the action they call (their meaning: the desk's or the screen's method of that
     name), the label shown; ``scope`` limits them to the items of one protocol view (a choice task's: "choice")
-    or gives them to every item ("any")."""
+    or to the break reminder ("break": no item is shown, :mod:`desktop.judging_sitting` reads them) or gives them
+    to every item ("any")."""
 
     keys: tuple[str, ...]
     action: str
