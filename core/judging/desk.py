@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from parastudio.core.judging import keys as judging_keys
 from parastudio.core.judging.keys import KeyBinding
-from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols import mqm, protocol_of
 from parastudio.core.judging.protocols.choice import MAX_CHOICE_KEY
 from parastudio.core.judging.protocols.preference import PREFERENCE_KEYS
 from parastudio.core.judging.view import JudgingView, judging_view, study_display
@@ -77,6 +77,7 @@ class JudgingDesk:
         self.preview: ops.ChoicePreview | None = None
         self.score: int | None = None
         self.marking: ops.SpanMarking | None = None
+        self.errors: mqm.MqmMarking | None = None  # an MQM item's errors marked so far
         self.scoring = False  # an ESA item: True once its marks are done and its score is set
 
     # what is shown --------------------------------------------------------------------------
@@ -92,6 +93,8 @@ class JudgingDesk:
         view = self._protocol_view()
         self.score = int(item.value) if view in ("score", "spans") and item.value else None
         self.marking = None
+        self.errors = (mqm.MqmMarking(len(self.view.words), mqm.parse_errors(item.text) if item.value is not None
+                                      else []) if view == "mqm" else None)
         if view == "spans":
             # Over the words the judge reads (the view's: readable words, each over its stored tokens;
             # core.judging.span_rewrites maps them onto the derivation's rewrites), as desktop/esa_view.py
@@ -115,6 +118,8 @@ class JudgingDesk:
         if view == "score" and (done := self._da_key(key)) is not None:
             return done
         if view == "spans" and (done := self._esa_key(key)) is not None:
+            return done
+        if view == "mqm" and (done := self._mqm_key(key)) is not None:
             return done
         binding = self._binding(key)
         if binding is not None:
@@ -173,6 +178,28 @@ class JudgingDesk:
             self.marking.mark("minor" if key == "M" else "major")
         elif key in ("Backspace", "Del"):
             self.marking.unmark()
+        else:
+            return None
+        return Outcome()
+
+    def _mqm_key(self, key: str) -> Outcome | None:
+        """MQM (:mod:`core.judging.protocols.mqm`): arrows move and extend, a category key picks the category,
+        M / J / N mark Minor / Major / Neutral, X the whole segment Non-translation, Backspace unmarks, Enter
+        records the errors with their score."""
+        errors, letter = self.errors, key.removeprefix("Shift+")
+        if key in mqm.RECORD_KEYS:
+            return self.answer(mqm.value_of_tenths(errors.tenths), errors.as_text())
+        if letter in _ARROWS:
+            errors.move(_ARROWS[letter], extend=key.startswith("Shift+"))
+        elif key in mqm.CATEGORY_KEYS:
+            errors.choose(mqm.CATEGORY_KEYS[key])
+            return Outcome(status=f"category: {html.escape(errors.category)}")
+        elif key in mqm.SEVERITY_KEYS:
+            errors.mark(mqm.SEVERITY_KEYS[key])
+        elif key == mqm.NON_TRANSLATION_KEY:
+            errors.non_translation()
+        elif key in mqm.UNMARK_KEYS:
+            errors.unmark()
         else:
             return None
         return Outcome()

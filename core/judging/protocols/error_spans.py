@@ -102,11 +102,15 @@ class ErrorSpans(DirectAssessment):
     view: str = "spans"
     statistics: tuple[str, ...] = ("da-z-scores", "error-spans", "quality")
     takes_text: bool = True
+    marks_words: bool = True
 
     def check(self, question, levels, value, text, options=()):
         score = checked_score(question, value)
         spans = parse_spans(text)
         return score, json.dumps(spans)
+
+    def marked_spans(self, text: str | None) -> list[dict]:
+        return parse_spans(text)
 
 
 ERROR_SPANS = ErrorSpans("esa")
