@@ -50,7 +50,7 @@ from parastudio.desktop.annotation_layout import AnnotationLayout
 from parastudio.desktop.changed_spans import sentence_html
 from parastudio.desktop.choice_accept import ChoiceAccept
 from parastudio.desktop.da_view import da_help
-from parastudio.desktop.esa_view import esa_help
+from parastudio.desktop.esa_view import esa_help, mqm_help
 from parastudio.desktop.judging_clock import JudgingClock
 from parastudio.desktop.judgment_writer import JudgmentWriter
 from parastudio.desktop.palette import OPTION_STYLE, tone
@@ -284,7 +284,8 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         else:
             self._show_candidate(self.view)
         self._show_answer()
-        self.keys_help.setText({"pair": preference_help, "score": da_help, "spans": lambda: esa_help(False)}.get(
+        self.keys_help.setText({"pair": preference_help, "score": da_help, "spans": lambda: esa_help(False),
+                                "mqm": mqm_help}.get(
             painted, lambda: help_line(painted))())
         if self.session.held_back is not None:
             # Blind phases: the item due shows a source whose sentence still has this question open.
@@ -301,6 +302,9 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
         elif painted == "spans":
             self.esa_view.paint(self.desk.marking, self.desk.score, self.desk.scoring)
             self.keys_help.setText(esa_help(self.desk.scoring))
+        elif painted == "mqm":
+            errors = self.desk.errors
+            self.esa_view.paint(errors, None, False, f"MQM {errors.tenths / 10:g} · next mark: {errors.category}")
 
     def _update_header(self) -> None:
         where = "" if self.item is None else f" · item {self.item.position + 1}"
@@ -403,7 +407,7 @@ class AnnotationScreen(ChoiceAccept, AnnotationLayout, QWidget):
             self._show()
         elif self.desk is not None and self.item is not None:
             self.item = self.desk.item
-            if protocol_of(self.item.scale).view in ("score", "spans"):
+            if protocol_of(self.item.scale).view in ("score", "spans", "mqm"):
                 self._paint_protocol()
             self._show_answer()
             self.paint_preview()

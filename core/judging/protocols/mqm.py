@@ -169,6 +169,11 @@ class MqmMarking:
                        if e["start"] is not None and (e["end"] <= start or end <= e["start"])]
 
     @property
+    def spans(self) -> list[dict]:
+        """The errors on words, as a page that paints marks reads them (desktop/esa_view.py)."""
+        return [e for e in self.errors if e["start"] is not None]
+
+    @property
     def tenths(self) -> int:
         return segment_tenths(self.errors)
 
