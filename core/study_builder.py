@@ -68,16 +68,61 @@ def make_study(db: Database, plan: StudyPlan, rows: list[ops.CandidateRow], orig
     """Create the study of ``plan``, import ``rows`` and assign them; returns the study id."""
     annotators = plan_annotators(plan)
     report(92, 100, "writing the study")
-    study = ops.create_study(db, plan.name, criteria=plan.criteria, judges_per_item=plan.judges_per_item,
-                             application=plan.application, seed=plan.seed,
-                             settings={"origin": origin, **plan.settings})
-    ops.import_candidates(db, study, rows, path=origin, sources=sources, references=references, test_set=test_set,
-                          displays=displays)
+    study = _study_with_candidates(db, plan, rows, origin, sources, references, test_set, displays)
     report(97, 100, "assigning items to annotators")
     ops.assign(db, study, annotators, repeat_fraction=plan.repeat_fraction,
                control_fraction=plan.control_fraction)
     report(100, 100, "done")
     return study
+
+
+def _study_with_candidates(db: Database, plan: StudyPlan, rows: list[ops.CandidateRow], origin: str,
+                           sources: dict | None, references: dict | None, test_set: str | None,
+                           displays: dict | None = None) -> int:
+    """The study of ``plan`` created and ``rows`` imported into it, nothing assigned yet; returns its id."""
+    study = ops.create_study(db, plan.name, criteria=plan.criteria, judges_per_item=plan.judges_per_item,
+                             application=plan.application, seed=plan.seed,
+                             settings={"origin": origin, **plan.settings})
+    ops.import_candidates(db, study, rows, path=origin, sources=sources, references=references, test_set=test_set,
+                          displays=displays)
+    return study
+
+
+def study_from_mqm(report: Progress, db: Database, name: str, path: str,
+                   ratings=None) -> tuple[int, ops.MergeReport]:
+    """A study of Google's MQM ratings of WMT (:mod:`core.store.mqm_ratings`; Freitag et al. 2021): the segments'
+    sources, each system's output as a candidate (the ``ref`` system's also as the reference translation), each
+    rater as an annotator, and each rating as that rater's ``mqm`` judgment of that system's output (its errors on
+    the words they cover), judged as that system's alone (a string two systems wrote was rated once per system,
+    each in its own document). ``ratings``: the file as :func:`core.store.mqm_ratings.read_mqm_ratings` read it,
+    when the caller checked it before opening the database. Returns the study id and how its judgments were
+    brought in."""
+    import json
+    import unicodedata
+
+    from parastudio.core.file_fingerprint import sha256_of
+    from parastudio.core.store.mqm_ratings import read_mqm_ratings
+
+    report(2, 100, f"reading {Path(path).name}")
+    ratings = ratings if ratings is not None else read_mqm_ratings(path)
+    raters = list(dict.fromkeys(rating.rater for rating in ratings.ratings))
+    plan = StudyPlan(name, raters, criteria=["mqm"], judges_per_item=1, repeat_fraction=0.0, control_fraction=0.0,
+                     settings={"kind": "mqm-ratings", "display": "tokenized",
+                               "mqm_file": {"name": Path(path).name, "sha256": sha256_of(path)}})
+    plan_annotators(plan)
+    report(30, 100, "writing the sources and candidates")
+    study = _study_with_candidates(db, plan, ratings.candidates, str(path), ratings.sources, ratings.references,
+                                   Path(path).name)
+    items = {(row["source_key"], unicodedata.normalize("NFC", row["text"])): row["item"]
+             for row in ops.list_items(db, study) if row["kind"] == "candidate"}
+    report(60, 100, "writing the ratings")
+    rows = ((rating.line, {"item": items[(rating.segment, unicodedata.normalize("NFC", rating.text))],
+                           "annotator": rating.rater, "criterion": "mqm", "value": "",
+                           "text": json.dumps(rating.errors), "output_of": rating.system})
+            for rating in ratings.ratings)
+    brought = ops.import_judgment_rows(db, study, str(path), rows)
+    report(100, 100, "done")
+    return study, brought
 
 
 def make_choice_study(db: Database, plan: StudyPlan, tasks: list[dict], origin: str) -> int:

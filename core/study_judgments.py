@@ -43,6 +43,13 @@ def criterion_scales(db: Database, study_id: int) -> dict[str, tuple[str, ...]]:
         return {c.name: scale_labels(c) for c in criteria if scale_labels(c)}
 
 
+def criterion_statistics(db: Database, study_id: int) -> dict[str, tuple[str, ...]]:
+    """Criterion name -> the statistics its judging protocol declares (what the report and Dashboard give)."""
+    with db.reading() as session:
+        criteria = session.scalars(select(Criterion).where(Criterion.study_id == study_id)).all()
+        return {c.name: protocol_of(c.scale).statistics for c in criteria}
+
+
 def scored_criteria(db: Database, study_id: int) -> list[str]:
     """The names of the criteria answered with a 0-100 score (direct assessment, ESA)."""
     with db.reading() as session:

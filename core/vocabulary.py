@@ -22,7 +22,7 @@ Application = Literal["compression", "simplification", "similarity"]
 APPLICATIONS: tuple[Application, ...] = ("compression", "simplification", "similarity")
 
 PRESET_CRITERIA = ("fluency", "meaning", "adequacy", "fluency3", "usability", "quality5", "replacement", "choice",
-                   "preference", "da", "esa")
+                   "preference", "da", "esa", "mqm")
 # Direct assessment (issue 30, WMT's DA): a whole-number score from 0 to 100.
 DA_LOWEST, DA_HIGHEST = 0, 100
 DEFAULT_CRITERIA = ("fluency", "meaning", "usability")

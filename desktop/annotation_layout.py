@@ -61,7 +61,8 @@ class AnnotationLayout:
         self.esa_view = ESAView()  # marks the view's words, as the desk counts them
         self.pages.addWidget(self.esa_view)
         # A protocol's view (core.judging.protocols: what it asks the screen to paint) -> its page.
-        self.protocol_views = {"pair": self.preference_view, "score": self.da_view, "spans": self.esa_view}
+        self.protocol_views = {"pair": self.preference_view, "score": self.da_view, "spans": self.esa_view,
+                               "mqm": self.esa_view}  # MQM's errors marked as ESA's spans, with a category
         # On a small screen (1024 x 600) a long item scrolls instead of pushing the window past the screen.
         scroller = QScrollArea()
         scroller.setWidget(self.pages)

@@ -301,6 +301,9 @@ class AnnotationScreen(JudgingSitting, ChoiceAccept, AnnotationLayout, QWidget):
             self.da_view.paint(self.desk.score)
         elif painted == "spans":
             self.esa_view.paint(self.desk.marking, self.desk.score, self.desk.scoring)
+        elif painted == "mqm":
+            errors = self.desk.errors
+            self.esa_view.paint(errors, None, False, f"MQM {errors.tenths / 10:g} · next mark: {errors.category}")
 
     def _update_header(self) -> None:
         where = "" if self.item is None else f" · item {self.item.position + 1}"
@@ -401,7 +404,7 @@ class AnnotationScreen(JudgingSitting, ChoiceAccept, AnnotationLayout, QWidget):
             self._show()
         elif self.desk is not None and self.item is not None:
             self.item = self.desk.item
-            if protocol_of(self.item.scale).view in ("score", "spans"):
+            if protocol_of(self.item.scale).view in ("score", "spans", "mqm"):
                 self._paint_protocol()
             self._show_answer()
             self.paint_preview()

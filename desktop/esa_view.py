@@ -24,7 +24,8 @@ from parastudio.core.store.operations import SpanMarking
 from parastudio.desktop.widget_parts import enlarge, text_box
 
 # Each mark carries its text colour: dark on these light backgrounds whatever the palette (desktop.palette).
-_MARK_STYLE = {"minor": "background:#ffe0a0; color:#000000", "major": "background:#f4a0a0; color:#000000"}
+_MARK_STYLE = {"minor": "background:#ffe0a0; color:#000000", "major": "background:#f4a0a0; color:#000000",
+               "neutral": "background:#d0e0f8; color:#000000"}  # neutral: MQM's
 
 
 class ESAView(QWidget):
@@ -54,9 +55,12 @@ class ESAView(QWidget):
         self.source_box.setTitle(view.source_title)
         self.source_label.setText(html.escape(view.source.reading) if view.source is not None else "")
 
-    def paint(self, marking: SpanMarking, score: int | None, scoring: bool) -> None:
+    def paint(self, marking: SpanMarking, score: int | None, scoring: bool, summary: str | None = None) -> None:
+        """``summary`` replaces the score line (an MQM item: its points and the category the next mark takes)."""
         self.marking, self.score, self.scoring = marking, score, scoring
         self._render()
+        if summary is not None:
+            self.score_label.setText(html.escape(summary))
 
     def _render(self) -> None:
         start, end = self.marking.selection

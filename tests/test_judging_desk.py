@@ -188,3 +188,36 @@ def test_opening_refuses_an_unknown_judge_and_a_second_session_and_leaves_no_loc
         open_desk(db, study, "ann")
     session_lock.release(db, first.lock)
     assert open_desk(db, study, "ann").desk.item is not None  # released: a new session opens
+
+
+def test_mqm_keys_mark_errors_with_categories_and_record_their_score(tmp_path):
+    desk = desk_on(tmp_path, ["mqm"])
+    item = desk.item
+    assert len((item.candidate or "").split()) >= 5 and desk.errors is not None
+    for key in ("Ctrl+Right", "Ctrl+Shift+Right", "5", "M", "Ctrl+Right", "6", "M", "J"):
+        assert desk.press(key).record is None
+    assert [(e["start"], e["end"], e["category"], e["severity"]) for e in desk.errors.errors] == [
+        (1, 3, "Fluency/Grammar", "minor"), (3, 4, "Fluency/Punctuation", "minor"),
+        (3, 4, "Fluency/Punctuation", "major")]
+    desk.press("Backspace")  # word 3: both its errors go
+    desk.press("Ctrl+Right")
+    desk.press("6")
+    desk.press("M")
+    assert desk.press("N").record is None and len(desk.errors.errors) == 2  # N is "no", not a mark, on MQM
+    desk.press("Ctrl+Left")
+    desk.press("K")  # neutral: marked, no points
+    assert [e["severity"] for e in desk.errors.errors if (e["start"], e["end"]) == (3, 4)] == ["neutral"]
+    desk.press("Ctrl+Right")
+    outcome = desk.press("Return")
+    assert outcome.record.value == "-1.1" and outcome.record.assignment_id == item.assignment_id
+    assert json.loads(outcome.record.text) == [
+        {"start": 1, "end": 3, "category": "Fluency/Grammar", "severity": "minor"},
+        {"start": 3, "end": 4, "category": "Fluency/Punctuation", "severity": "neutral"},
+        {"start": 4, "end": 5, "category": "Fluency/Punctuation", "severity": "minor"}]
+    # The store takes the answer as the desk gives it, and refuses a score that is not its errors'.
+    db = desk.session.db
+    ops.record_judgment(db, item.assignment_id, outcome.record.value, text=outcome.record.text)
+    with pytest.raises(ValueError, match="-1.1 for these"):
+        ops.record_judgment(db, item.assignment_id, "-2", text=outcome.record.text)
+    x = desk.press("X")
+    assert x.record is None and desk.press("Return").record.value == "-25"

@@ -65,6 +65,13 @@ def register(subparsers) -> None:
                      '(seed 001); "system" names the approach (or system) that offered the options, so the report '
                      'gives seed 001 Fig. 4.5 per approach')
 
+    mqm = command("import-mqm", "make a study of MQM ratings as Google published WMT's (Freitag et al. 2021): "
+                  "sources, each system's outputs, each rater's errors; the ref system's output is the reference",
+                  _import_mqm)
+    mqm.add_argument("file", metavar="FILE.tsv", help="system doc doc_id seg_id rater source target category "
+                     "severity comment, errors marked <v>…</v> in the target (plain or .gz), e.g. "
+                     "evaldata/mqm/mqm_ted_ende.tsv.gz")
+
     assign = command("assign", "assign every unassigned item to annotators in seeded random orders", _assign)
     assign.add_argument("--annotators", required=True, help="comma-separated annotator names")
     assign.add_argument("--judges", type=COUNT, help="judges per item (default: the study's)")
@@ -280,6 +287,24 @@ def _print_merge(report: ops.MergeReport, label: str) -> None:
           f"{report.duplicates} identical to the master's, {len(report.conflicts)} conflicts")
     for conflict in report.conflicts:
         print("  conflict: " + ", ".join(f"{k}={v}" for k, v in conflict.items()))
+
+
+def _import_mqm(args) -> int:
+    from pathlib import Path
+
+    from parastudio.core.cli.progress_bar import progress_bar
+    from parastudio.core.store.database import open_database
+    from parastudio.core.store.mqm_ratings import read_mqm_ratings
+    from parastudio.core.study_builder import study_from_mqm
+
+    ratings = read_mqm_ratings(args.file)  # checked before the study file is made
+    name = args.study or Path(args.file).name.split(".")[0]
+    with open_database(args.db, create=True) as db, progress_bar("%") as progress:
+        study_id, brought = study_from_mqm(progress, db, name, args.file, ratings)
+    systems = len({row.system for row in ratings.candidates})
+    print(f"created study {name!r} (id {study_id}): {len(ratings.sources)} segments, {systems} systems, "
+          f"{len({r.rater for r in ratings.ratings})} raters, {brought.applied} ratings", file=sys.stderr)
+    return 0
 
 
 def _import_judgments(args) -> int:

@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass
 
 from parastudio.core.judging import keys as judging_keys
-from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols import mqm, protocol_of
 from parastudio.core.judging.protocols.preference import preference_of_key
 from parastudio.core.judging.view import JudgingView, judging_view, study_display
 from parastudio.core.store import operations as ops
@@ -75,6 +75,7 @@ class JudgingDesk:
         self.preview: ops.ChoicePreview | None = None
         self.score: int | None = None
         self.marking: ops.SpanMarking | None = None
+        self.errors: mqm.MqmMarking | None = None  # an MQM item's errors marked so far
         self.scoring = False  # an ESA item: True once its marks are done and its score is set
 
     # what is shown --------------------------------------------------------------------------
@@ -90,6 +91,8 @@ class JudgingDesk:
         view = self._protocol_view()
         self.score = int(item.value) if view in ("score", "spans") and item.value else None
         self.marking = None
+        self.errors = (mqm.MqmMarking(len(self.view.words), mqm.parse_errors(item.text) if item.value is not None
+                                      else []) if view == "mqm" else None)
         if view == "spans":
             # Over the words the judge reads (the view's: readable words, each over its stored tokens;
             # core.judging.span_rewrites maps them onto the derivation's rewrites), as desktop/esa_view.py
@@ -147,6 +150,9 @@ class JudgingDesk:
         view = self._protocol_view()
         if view == "choice":
             return self.pick("original" if key == "0" else f"option:{key}")
+        if view == "mqm":
+            self.errors.choose(mqm.CATEGORY_KEYS[key])
+            return Outcome(status=f"category: {html.escape(self.errors.category)}")
         if view == "pair":
             return self.answer(preference_of_key(key))
         if view in ("score", "spans"):
@@ -177,6 +183,8 @@ class JudgingDesk:
         if view == "spans" and not self.scoring:
             self.scoring = True
             return Outcome()
+        if view == "mqm":
+            return self.answer(mqm.value_of_tenths(self.errors.tenths), self.errors.as_text())
         if view in ("score", "spans") and self.score is not None:
             return self.answer(str(self.score), self.marking.as_text() if view == "spans" else None)
         return Outcome()
@@ -187,6 +195,9 @@ class JudgingDesk:
         return Outcome()
 
     def _marking(self, step: int, extend: bool = False) -> Outcome:
+        if self.errors is not None:  # MQM's selection moves as ESA's does
+            self.errors.move(step, extend=extend)
+            return Outcome()
         if self.marking is None:
             return NOTHING
         self.scoring = False
@@ -206,18 +217,34 @@ class JudgingDesk:
         return self._marking(1, extend=True)
 
     def mark_minor(self, key: str) -> Outcome:
-        self.scoring = False
-        self.marking.mark("minor")
-        return Outcome()
+        return self._mark(mqm.MINOR, "minor")
 
     def mark_major(self, key: str) -> Outcome:
-        self.scoring = False
-        self.marking.mark("major")
+        return self._mark(mqm.MAJOR, "major")
+
+    def mark_neutral(self, key: str) -> Outcome:
+        return self._mark(mqm.NEUTRAL, None)
+
+    def _mark(self, mqm_severity: str, esa_severity: str | None) -> Outcome:
+        """The selection marked: an MQM error of the chosen category, or an ESA span."""
+        if self.errors is not None:
+            self.errors.mark(mqm_severity)
+        elif self.marking is not None and esa_severity is not None:
+            self.scoring = False
+            self.marking.mark(esa_severity)
+        return Outcome()
+
+    def mark_non_translation(self, key: str) -> Outcome:
+        if self.errors is not None:
+            self.errors.non_translation()
         return Outcome()
 
     def unmark(self, key: str) -> Outcome:
-        self.scoring = False
-        self.marking.unmark()
+        if self.errors is not None:
+            self.errors.unmark()
+        elif self.marking is not None:
+            self.scoring = False
+            self.marking.unmark()
         return Outcome()
 
     def set_score(self, score: int) -> Outcome:

@@ -203,9 +203,9 @@ def judging_view(item: ItemView, display: SentenceDisplay | None) -> JudgingView
         return JudgingView(item, "Sentence", None, shown_sentence(item, item.source, range(start, end), display),
                            options)
     candidate = item.candidate or ""
-    # ESA: the candidate as the words the judge marks (the desk counts them, the page paints them).
+    # ESA and MQM: the candidate as the words the judge marks (the desk counts them, the page paints them).
     words = (judged_words(candidate, display, source=item.source, original=item.source_display)[1]
-             if protocol.view == "spans" else ())
+             if protocol.marks_words else ())
     if protocol.item == REPLACEMENT_UNIT:
         source_changed, candidate_changed, title = replacement_marks(item.derivation, item.unit)
     elif item.shows_source:

@@ -48,6 +48,7 @@ from parastudio.core.stats.report_agreement import agreement_table
 from parastudio.core.stats.report_anytime import EarlyStopping, anytime_sign_test_table
 from parastudio.core.stats.report_da import da_tables
 from parastudio.core.stats.report_model import Column, PlotSpec, Report, ReportTable
+from parastudio.core.stats.report_mqm import mqm_tables
 from parastudio.core.stats.report_pairs import pair_tables
 from parastudio.core.stats.report_patterns import pattern_tables
 from parastudio.core.stats.report_preference import preference_tables
@@ -316,6 +317,13 @@ def sign_test_table(scores: ScoreRecords, key: str, title: str, n_judges: int, *
 # The whole report
 
 
+def _declared_mqm(records: JudgmentRecords, sections: Mapping[str, Sequence[str]]) -> tuple[list[str], list[str]]:
+    """The criteria whose protocol declares MQM's table, and the others (whose tables are read from labels)."""
+    names = records.criterion_names()
+    mqm = [name for name in names if "mqm-systems" in tuple(sections.get(name, ()))]
+    return mqm, [name for name in names if name not in mqm]
+
+
 def build_report(
     records: JudgmentRecords,
     *,
@@ -331,6 +339,7 @@ def build_report(
     da_scores: Sequence[DAScore] = (),
     preference_note: str = "",
     early_stopping: EarlyStopping | None = None,
+    sections: Mapping[str, Sequence[str]] | None = None,
 ) -> Report:
     """Every table that applies to the judgments at hand (``bootstrap``: replicates of the agreement CIs;
     ``pairs_extracted``: a pattern-pair study's #PP per model, for seed 002's Table 2; ``sampling``: how the
@@ -338,9 +347,13 @@ def build_report(
     answers of a pairwise preference criterion with the systems they compare, for its own tables, since its
     labels are not a score of one system (``preference_note`` added to their notes); ``da_scores``: direct assessment scores with their systems, for the
     z-score table that replaces a mean of raw labels; ``early_stopping``: how an adaptive study stopped judging
-    pairs early, which withholds the fixed-n sign tests' p-values, :mod:`core.stats.report_anytime`)."""
+    pairs early, which withholds the fixed-n sign tests' p-values, :mod:`core.stats.report_anytime`; ``sections``:
+    criterion -> the statistics its judging protocol declares, where its origin names the protocol, read by the
+    caller from the registry since this layer may not: a criterion declaring ``mqm-systems`` gets MQM's table and
+    none of those read from labels)."""
     report = Report(title=title)
-    criteria = records.criterion_names()
+    mqm, criteria = _declared_mqm(records, sections or {})
+    report.tables.extend(mqm_tables(records, mqm))
     if criteria:
         report.tables.append(agreement_table(records, criteria, bootstrap=bootstrap, progress=progress))
     labels = {name: set(records.select(criterion=name).values) for name in criteria}

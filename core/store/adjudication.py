@@ -20,7 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from sqlalchemy import JSON, func, select
+from sqlalchemy import JSON, func, insert, select
 from sqlalchemy import text as sql_text
 
 from parastudio.core.store.assignment import next_free_positions
@@ -236,11 +236,12 @@ def record_adjudication(db: Database, study_id: int, adjudicator: str, key: Item
             Assignment.criterion_id == criterion_id, item, same))
         if assignment is None:
             position = next_free_positions(session, study_id).get(annotator_id, 0)
-            assignment = Assignment(study_id=study_id, annotator_id=annotator_id, candidate_id=candidate_id,
-                                    choice_task_id=task_id, criterion_id=criterion_id, unit=unit, pair_id=pair_id,
-                                    position=position, kind="adjudication")
-            session.add(assignment)
-            session.flush()
+            # The columns an adjudicator's own login may insert (core.store.access_grants), named: the ORM would
+            # name every column, the system an assignment judges among them (revision 0010), granted to none.
+            assignment = session.get(Assignment, session.scalar(insert(Assignment).values(
+                study_id=study_id, annotator_id=annotator_id, candidate_id=candidate_id, choice_task_id=task_id,
+                criterion_id=criterion_id, unit=unit, pair_id=pair_id, position=position, kind="adjudication",
+                repeat_of=None, live_judgment_id=None).returning(Assignment.id)))
         judgment = Judgment(uid=str(uuid.uuid4()), study_id=study_id, assignment_id=assignment.id,
                             annotator_id=annotator_id, candidate_id=candidate_id, choice_task_id=task_id,
                             criterion_id=criterion_id, unit=unit, pair_id=pair_id, action="answer", value=label,

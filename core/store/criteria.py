@@ -88,7 +88,8 @@ class CriterionSpec:
 def preset_criterion(name: str, application: str | None = None) -> CriterionSpec:
     """A named default criterion: fluency, meaning (seed 003, yes/no), adequacy,
     fluency3, usability (seed 004, 3-point), quality5 (5-point), replacement (seed 004 §3.6, yes/no per unit
-    replacement), choice (seed 001), preference (issue 30: two systems' candidates side by side), da (issue 30: WMT's direct assessment, 0-100)."""
+    replacement), choice (seed 001), preference (issue 30: two systems' candidates side by side), da (issue 30: WMT's direct assessment, 0-100), esa (error
+    span annotation), mqm (MQM errors, Freitag et al. 2021)."""
     if name == "fluency":
         return CriterionSpec("fluency", "Is the following sentence good English?", "binary", tuple(_BINARY), False)
     if name == "meaning":
@@ -122,6 +123,9 @@ def preset_criterion(name: str, application: str | None = None) -> CriterionSpec
     if name == "esa":
         return CriterionSpec("esa", "Mark the words that are wrong (minor or major), then score the paraphrase "
                              f"from {DA_LOWEST} to {DA_HIGHEST}.", "esa", (), True)
+    if name == "mqm":
+        return CriterionSpec("mqm", "Mark each error in the translation with its MQM category and severity (Major, "
+                             "Minor, Neutral); none when it has none.", "mqm", (), True)
     raise ValueError(f"unknown criterion {name!r}; expected one of {', '.join(PRESET_CRITERIA)}")
 
 

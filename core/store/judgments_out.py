@@ -52,7 +52,8 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
     repeats and controls, ``adjudications`` (only) an adjudicator's decisions instead of the judges'
     labels (kind ``adjudication``: never a judge's label in any statistic). A planted control is never a normal item, whatever
     path its judgment came in by. A choice task's ``systems`` is the approach
-    (or system) that offered its options. A preference pair's ``systems`` are its left and right systems in
+    (or system) that offered its options; a candidate judged as one system's output (an assignment's ``system``,
+    an MQM import) that system alone. A preference pair's ``systems`` are its left and right systems in
     that order (what ``left`` and ``right`` answers point at), its ``candidate`` the two texts, left then right,
     with `` ||| `` between."""
     with db.reading() as session:
@@ -71,7 +72,8 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
             span = " ".join(source.split()[task.span_start:task.span_end])
             task_rows[task.id] = (sentence, span, source, [task.system] if task.system else [])
         pair_rows = preference_pair_rows(session, study_id)
-        query = (select(Judgment, Assignment.kind).join(Assignment, Judgment.assignment_id == Assignment.id)
+        query = (select(Judgment, Assignment.kind, Assignment.system)
+                 .join(Assignment, Judgment.assignment_id == Assignment.id)
                  .where(Judgment.study_id == study_id).order_by(Judgment.id))
         if not history:
             # An auto-skip (seed 001 §4.2.1, core.store.auto_skip) is live too: Fig. 4.5 counts it a success.
@@ -82,13 +84,14 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
             query = query.where(Assignment.kind == "normal")
         else:
             query = query.where(Assignment.kind != "adjudication")
-        for judgment, kind in session.execute(query).yield_per(2000):
+        for judgment, kind, judged_system in session.execute(query).yield_per(2000):
             criterion = criteria[judgment.criterion_id]
             status = ("undo" if judgment.action == "undo" else AUTO_SKIP if judgment.action == AUTO_SKIP else
                       "superseded" if judgment.superseded_by is not None else "live")
             if judgment.candidate_id is not None:
                 sentence, item_text, source, candidate_kind = candidate_rows[judgment.candidate_id]
-                producers = systems.get(judgment.candidate_id, [])
+                # Judged as one system's output (an MQM import): that system's alone.
+                producers = [judged_system] if judged_system else systems.get(judgment.candidate_id, [])
                 if candidate_kind == "control":
                     kind = "control"
                     if not include_qc:

@@ -25,8 +25,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 # one unit replacement of a candidate highlighted at a time, judged correct or not (yes/no); "preference" is
 # a pairwise comparison of two systems' candidates for one source sentence (a PreferencePair, issue 30); "da"
 # is WMT's direct assessment, a whole number from 0 to 100; "esa" is error span annotation, the same score
-# after marking the wrong words (core.store.error_spans; issue 30).
-SCALE_KINDS = ("binary", "3-point", "5-point", "custom", "choice", "replacement", "preference", "da", "esa")
+# after marking the wrong words (core.store.error_spans; issue 30); "mqm" is MQM (Freitag et al. 2021): errors
+# with a category and a severity, the value their weighted sum negated (core.judging.protocols.mqm; issue 43).
+SCALE_KINDS = ("binary", "3-point", "5-point", "custom", "choice", "replacement", "preference", "da", "esa", "mqm")
 # Assignment kinds: a normal item, a repeat of one already assigned (checks
 # consistency), a planted control expected to be judged bad, or an adjudication
 # (a third annotator's decision on an item two judges disagree on; never a judge's label).
@@ -132,7 +133,7 @@ class ChoiceTask(Base):
     span_start: Mapped[int] = mapped_column(Integer)
     span_end: Mapped[int] = mapped_column(Integer)
     options: Mapped[list[Any]] = mapped_column(JSON)
-    system: Mapped[str | None] = mapped_column(String(200))
+    system: Mapped[str | None] = mapped_column(String(200), deferred=True)
 
     source: Mapped[SourceSentence] = relationship()
 
@@ -221,6 +222,11 @@ class Assignment(Base):
     # Preference criteria: the PreferencePair judged (revision 0006); None for every other criterion. Not a
     # foreign key: SQLite cannot add one to an existing table in place (the migration says why).
     pair_id: Mapped[int | None] = mapped_column(Integer)
+    # The system whose output is judged, where a study rates each system's output apart (an MQM import: each
+    # system's output read in its own document, revision 0010); None: the candidate is judged once and counts for
+    # every system that produced it. Never shown to a judge: not granted to a member's login, so deferred (read
+    # only when asked for, as iter_judgments does).
+    system: Mapped[str | None] = mapped_column(String(200), deferred=True)
     # Cache of the live judgment, kept in the same transaction as every write
     # to judgment (revision 0002); not a foreign key, it is derived data.
     live_judgment_id: Mapped[int | None] = mapped_column(Integer)

@@ -14,7 +14,8 @@ collection hands notes, decks and cards to their own modules):
 * :mod:`core.store.choice_preview`: a choice task's pick shown in its sentence before it is accepted;
 * :mod:`core.store.quality`: progress and quality control;
 * :mod:`core.store.judgments_out`: judgments out, one self-contained row each;
-* :mod:`core.store.exchange`: judgments in from a CSV, annotator packages out and back;
+* :mod:`core.store.judgments_in`: judgments in from a CSV or another reader's rows (an MQM file's);
+* :mod:`core.store.exchange`: annotator packages out and back;
 * :mod:`core.store.items`: public item ids, unit replacements and the item listing;
 * :mod:`core.store.adjudication`: the items judges disagree on and a third annotator's decisions;
 * :mod:`core.store.adjudicator_role`: who may read and decide them (named by the researcher);
@@ -73,8 +74,9 @@ from parastudio.core.store.clock import iso_time
 from parastudio.core.store.connection_file import StudyConnection, is_connection_file, read_connection_file
 from parastudio.core.store.criteria import CriterionSpec, bad_values, normalize_value, preset_criterion, yes_no_scales
 from parastudio.core.store.error_spans import blamed_units
-from parastudio.core.store.exchange import MergeReport, export_package, import_judgments_csv, merge_package
+from parastudio.core.store.exchange import export_package, merge_package
 from parastudio.core.store.items import item_key, list_items, parse_item_key, parse_unit_item_key, replacement_units
+from parastudio.core.store.judgments_in import MergeReport, import_judgment_rows, import_judgments_csv
 from parastudio.core.store.judgments_out import EXPORT_COLUMNS, export_judgments, iter_judgments, judgment_records
 from parastudio.core.store.own_answers import OwnItem, annotators_of, answer_times, own_items
 from parastudio.core.store.quality import (
@@ -115,7 +117,7 @@ __all__ = [
     "replacement_units", "CandidateRow", "CriterionSpec", "DEFAULT_CRITERIA", "DEFAULT_QC_THRESHOLDS",
     "EXPORT_COLUMNS", "ImportReport", "ItemView", "MergeReport", "PRESET_CRITERIA", "QualityReport", "StudyProgress",
     "add_choice_tasks", "annotate_judgment", "assign", "bad_values", "create_study", "export_judgments",
-    "export_package", "find_annotator", "find_study", "import_candidates", "import_judgments_csv", "item_at",
+    "export_package", "find_annotator", "import_judgment_rows", "find_study", "import_candidates", "import_judgments_csv", "item_at",
     "new_study_plan",
     "item_key", "iso_time", "iter_judgments", "judgment_records", "judgment_with_uid", "list_items",
     "make_control_text",

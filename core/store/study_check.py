@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 from sqlalchemy import JSON, Connection, DateTime, inspect, text
 
-from parastudio.core.store.criteria import normalize_value
+from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.store.models import Base
 
 # Pointers that are plain integers, not foreign keys (the migrations say why), checked as if they were.
@@ -159,7 +159,7 @@ def _answers_off_scale(connection: Connection) -> list[Problem]:
         if criterion is None:
             continue  # a dangling pointer, named by its own check
         try:
-            stored, _ = normalize_value(criterion, value, "typed" if value == "custom" else None)
+            stored = protocol_of(criterion.scale).stored_value(criterion.name, criterion.levels or (), value)
         except (ValueError, TypeError, KeyError, AttributeError):
             stored = None
         if stored != value:

@@ -8,6 +8,7 @@ from parastudio.core.judging.protocols.choice import CHOICE
 from parastudio.core.judging.protocols.direct_assessment import DIRECT_ASSESSMENT
 from parastudio.core.judging.protocols.error_spans import ERROR_SPANS
 from parastudio.core.judging.protocols.levels import CATEGORICAL, REPLACEMENT, YES_NO
+from parastudio.core.judging.protocols.mqm import MQM
 from parastudio.core.judging.protocols.preference import PREFERENCE
 from parastudio.core.judging.protocols.protocol import JudgingProtocol
 
@@ -22,6 +23,7 @@ PROTOCOLS: dict[str, JudgingProtocol] = {
     "preference": PREFERENCE,
     "da": DIRECT_ASSESSMENT,
     "esa": ERROR_SPANS,
+    "mqm": MQM,
 }
 
 

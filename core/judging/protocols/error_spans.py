@@ -108,6 +108,7 @@ class ErrorSpans(DirectAssessment):
     view: str = "spans"
     statistics: tuple[str, ...] = ("da-z-scores", "error-spans", "quality")
     takes_text: bool = True
+    marks_words: bool = True
 
     def key_table(self) -> tuple[KeyBinding, ...]:
         """Marking by Ctrl+arrows (a word at a time, as text editors move; the plain arrows move between items as
@@ -129,6 +130,9 @@ class ErrorSpans(DirectAssessment):
         score = checked_score(question, value)
         spans = parse_spans(text)
         return score, json.dumps(spans)
+
+    def marked_spans(self, text: str | None) -> list[dict]:
+        return parse_spans(text)
 
 
 ERROR_SPANS = ErrorSpans("esa")

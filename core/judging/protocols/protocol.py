@@ -17,8 +17,9 @@ from parastudio.core.judging.protocols.key_binding import DIGITS, KeyBinding
 
 # What one assignment shows.
 CANDIDATE, REPLACEMENT_UNIT, PAIR, CHOICE_TASK = "candidate", "replacement-unit", "pair", "choice-task"
-# What an answer is, for the statistics: a label of a scale, a score, a side of a pair, a pick among options.
-LABEL, SCORE, SIDE, PICK = "label", "score", "side", "pick"
+# What an answer is, for the statistics: a label of a scale, a score, a side of a pair, a pick among options,
+# error points (MQM: weighted errors, stored negated so that higher is better).
+LABEL, SCORE, SIDE, PICK, POINTS = "label", "score", "side", "pick", "points"
 # How a dev set takes the judgments: as each candidate's label, or as records of their own kind.
 CANDIDATE_LABELS, OWN_RECORDS = "candidate-labels", "own-records"
 
@@ -29,12 +30,13 @@ class JudgingProtocol:
 
     name: str
     answer: str = LABEL
-    view: str = "levels"  # what the screen paints: "levels", "score", "spans", "pair", "choice"
+    view: str = "levels"  # what the screen paints: "levels", "score", "spans", "mqm", "pair", "choice"
     item: str = CANDIDATE
     statistics: tuple[str, ...] = ("agreement", "pairwise-tests", "quality")
     devset: str = CANDIDATE_LABELS
     takes_text: bool = False  # whether an answer carries text (a typed paraphrase, error spans)
     yes_no: bool = False  # answered yes or no (the levels are YES and NO)
+    marks_words: bool = False  # the judge marks words of the candidate (ESA's spans, MQM's errors)
 
     def check(self, question: str, levels: Sequence[dict], value, text: str | None,
               options: Sequence[str] = ()) -> tuple[str, str | None]:
@@ -44,6 +46,11 @@ class JudgingProtocol:
         if raw in allowed:
             return raw, None
         raise ValueError(f"criterion {question!r} takes one of {', '.join(allowed)}, not {raw!r}")
+
+    def stored_value(self, question: str, levels: Sequence[dict], value) -> str:
+        """A stored value as the scale stores it, read without its text (a study's check reads values alone);
+        ValueError when the scale cannot have stored it."""
+        return self.check(question, levels, value, "typed" if value == "custom" else None)[0]
 
     def labels(self, levels: Sequence[dict]) -> tuple[str, ...]:
         """The labels of the scale in order (what agreement counts as categories); empty for a scale without
@@ -60,6 +67,11 @@ class JudgingProtocol:
         every protocol: :mod:`core.judging.keys`); every key :meth:`level_keys` gives must be here. A scale's
         levels: a digit answers by number."""
         return (KeyBinding(DIGITS, "answer_number", "the level of that number", self.view),)
+
+    def marked_spans(self, text: str | None) -> list[dict]:
+        """The spans over the candidate's words an answer's text marks (each with ``start`` and ``end``), checked;
+        none for a protocol whose judges mark no words."""
+        return []
 
     def level_keys(self, index: int, level: dict) -> tuple[str, ...]:
         """The keys that give a level on the screen: its digit (levels past the ninth have none)."""
