@@ -92,6 +92,11 @@ class DecodedGraph:
     def __len__(self) -> int:
         return len(self._ids)
 
+    def rows(self) -> list[Row]:
+        """Its hypotheses as it was given them: ``DecodedGraph(key, graph.source(), graph.rows())`` is the same graph
+        (what a service's worker process sends the others)."""
+        return list(self._ids.values())
+
     # The queries of GraphStore that SentenceGraph and the gold trace ask (the sentence argument is ignored).
     def source(self, _sentence=None) -> tuple[str, ...]:
         return self._source

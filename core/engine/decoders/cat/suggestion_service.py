@@ -148,5 +148,12 @@ class SuggestionService:
             store = self._connections.store = GraphStore(self.store.path)
         return store
 
+    def reopen(self) -> None:
+        """The loaded graphs opened again by this process (a forked worker: a SQLite connection never crosses a
+        fork, so the parent closes its own before forking and each worker opens one)."""
+        self.store = GraphStore(self.store.path)
+        self._opened_in = threading.get_ident()
+        self._connections = threading.local()
+
     def close(self) -> None:
         self.store.close()
