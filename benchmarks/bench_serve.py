@@ -13,6 +13,15 @@ process on the same machine, so its own work is in the figures. Goal (issue 45):
 
     nice -n 10 python3 benchmarks/bench_serve.py [--requests 1000] [--clients 1 8 32]
 
+Thesis-size graphs (stack 200, 100 options: ``benchmarks/bench_thesis_graphs.py --settings 200:100 --out DIR``
+decodes the round-trip cases' sentences so and leaves ``DIR/s200-o100.sqlite``): ``--graph`` serves them,
+``--approach`` gives each approach its own rows, ``--only suggest`` skips /translate. Each case's selected words
+are found in that graph's 1-best (a case whose words are not there is left out), and the request names them
+there, as a CAT tool names the span of the translation it was given::
+
+    nice -n 10 python3 benchmarks/bench_serve.py --graph DIR/s200-o100.sqlite --approach approach-10 approach-1 \
+        --only suggest --clients 1 8
+
 Prints figures; asserts nothing.
 """
 
@@ -33,6 +42,7 @@ from parastudio.core.demo import demo_files  # noqa: E402
 from parastudio.core.engine.decoders.cat.autoeval import read_cases  # noqa: E402
 
 IDLE_CONNECTIONS = 8
+ALTERNATING = ["approach-1", "approach-10"]
 SOURCE_TOKENS = 30
 
 
@@ -41,11 +51,31 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def suggest_bodies(count: int) -> list[bytes]:
+def selections(graph: str | None) -> list[tuple[int, list[int]]]:
+    """``(sentence, span)`` of every round-trip case: as the case says on the bundled graphs; on another graph,
+    where the case's selected words first stand in that graph's 1-best (cases whose words are not there left out)."""
     cases = read_cases(demo_files().roundtrip_cases)
-    return [json.dumps({"sentence": case.sentence_id, "span": list(case.span),
-                        "approach": "approach-10" if number % 2 else "approach-1"}).encode()
-            for number, case in ((n, cases[n % len(cases)]) for n in range(count))]
+    if graph is None:
+        return [(case.sentence_id, list(case.span)) for case in cases]
+    from parastudio.core.engine.decoders.cat.graph_store import open_graph
+
+    found = []
+    with open_graph(graph) as store:
+        known = set(store.sentences())
+        for case in cases:
+            if case.sentence_id not in known:
+                continue
+            tokens = store.sentence_graph(case.sentence_id).translation().tokens
+            words = case.sentence[case.span[0]:case.span[1]]
+            at = next((i for i in range(len(tokens) - len(words) + 1) if tokens[i:i + len(words)] == words), None)
+            if at is not None:
+                found.append((case.sentence_id, [at, at + len(words)]))
+    return found
+
+
+def suggest_bodies(count: int, chosen: list[tuple[int, list[int]]], approaches: list[str]) -> list[bytes]:
+    return [json.dumps({"sentence": sentence, "span": span, "approach": approaches[number % len(approaches)]}).encode()
+            for number, (sentence, span) in ((n, chosen[n % len(chosen)]) for n in range(count))]
 
 
 def translate_bodies(count: int, first: int) -> list[bytes]:
@@ -126,25 +156,29 @@ async def still_served(host: str, held: list) -> int:
 
 
 async def measure(host: str, port: int, args) -> None:
+    chosen = selections(args.graph)
     held = await idle_connections(host, port)
     print(f"{IDLE_CONNECTIONS} keep-alive connections open and idle beside the clients; {args.requests} requests "
-          "per row")
-    print("| endpoint | clients | connections | p50 ms | p95 ms | max ms | requests/s | not 200 |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          f"per row; /suggest: {len(chosen)} selections{' on ' + args.graph if args.graph else ''}")
+    print("| endpoint | approach | clients | connections | p50 ms | p95 ms | max ms | requests/s | not 200 |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     used = 0
-    for path in ("/suggest", "/translate"):
+    rows = [("/suggest", [name]) for name in args.approach] if args.approach else [("/suggest", ALTERNATING)]
+    rows = [row for row in rows if "suggest" in args.only] + ([("/translate", [])] if "translate" in args.only else [])
+    for path, approaches in rows:
         for clients in args.clients:
             for keep_alive in (True, False):
                 if path == "/suggest":
-                    bodies = suggest_bodies(args.requests)
+                    bodies = suggest_bodies(args.requests, chosen, approaches)
                 else:
                     bodies = translate_bodies(args.requests, used)
                     used += args.requests
                 latencies, statuses, seconds = await scenario(host, port, path, bodies, clients, keep_alive)
                 bad = sum(status != 200 for status in statuses)
-                print(f"| {path} | {clients} | {'keep-alive' if keep_alive else 'fresh'} | "
-                      f"{percentile(latencies, 0.5):.1f} | {percentile(latencies, 0.95):.1f} | {max(latencies):.1f} | "
-                      f"{len(latencies) / seconds:.0f} | {bad} |", flush=True)
+                print(f"| {path} | {' and '.join(approaches) or '–'} | {clients} | "
+                      f"{'keep-alive' if keep_alive else 'fresh'} | {percentile(latencies, 0.5):.1f} | "
+                      f"{percentile(latencies, 0.95):.1f} | {max(latencies):.1f} | {len(latencies) / seconds:.0f} | "
+                      f"{bad} |", flush=True)
     print(f"idle connections still served at the end: {await still_served(host, held)} of {IDLE_CONNECTIONS}")
 
 
@@ -152,9 +186,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--graph", help="the graphs /suggest is measured on (default: the bundled round-trip graphs)")
+    parser.add_argument("--approach", nargs="+", help="rows of /suggest for each (default: approaches 1 and 10 "
+                        "alternating in one row)")
+    parser.add_argument("--only", nargs="+", choices=("suggest", "translate"), default=["suggest", "translate"])
+    parser.add_argument("--workers", type=int, default=2, help="the server's --workers (default 2)")
     args = parser.parse_args()
     started = time.perf_counter()
-    server = subprocess.Popen([sys.executable, "-m", "parastudio", "serve", "--port", "0", "--keep-alive", "600"],
+    server = subprocess.Popen([sys.executable, "-m", "parastudio", "serve", "--port", "0", "--keep-alive", "600",
+                               "--workers", str(args.workers), *(["--graph", args.graph] if args.graph else [])],
                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline()

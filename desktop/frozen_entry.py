@@ -1,8 +1,10 @@
-"""The entry point of the one-folder app bundle (``packaging/build_bundle.sh``): ``parastudio app`` alone.
+"""The entry point of the one-folder app bundle (``packaging/build_bundle.sh``): ``parastudio app``, and
+``parastudio serve`` as ``paraphrase-studio serve ...`` (seed 001's service for a translator's CAT tool).
 
 A frozen app has no installed distribution metadata, so the CLI's plugin
 entry point is not there; this parses the ``app`` command's own options
-(:func:`desktop.cli.register`) and starts it. ``--smoke-test`` opens the demo
+(:func:`desktop.cli.register`) and starts it; ``serve`` runs through the CLI's own ``main`` (its errors and
+exit codes), offered that one command (:data:`FROZEN_COMMANDS`, which the bundle's spec imports). ``--smoke-test`` opens the demo
 study, judges one item by a key press, checks the answer is stored, and quits:
 what the packaging test runs on the built bundle.
 """
@@ -11,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+
+FROZEN_COMMANDS = ("parastudio.core.cli.serve_cmd",)  # CLI commands the bundle runs besides the app
 
 
 def smoke_test() -> int:
@@ -75,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--smoke-test"]:
         return smoke_test()
+    if argv[:1] == ["serve"]:
+        from parastudio.core.cli import main as command
+
+        return command(argv, commands=FROZEN_COMMANDS)
     from parastudio.desktop.cli import register, run
 
     parser = argparse.ArgumentParser(prog="paraphrase-studio")

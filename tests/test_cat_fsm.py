@@ -103,3 +103,22 @@ def test_transitions_follow_the_coverage_and_ends_close_it():
 
 def test_paths_per_end_spends_k_over_the_end_states():
     assert paths_per_end(100, 4) == 25 and paths_per_end(100, 300) == 1 and paths_per_end(100, 0) == 100
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 7.25]), max_size=6),
+                          st.sampled_from([0.0, 0.5, 1.0, 3.0])), max_size=6),
+       st.integers(1, 8))
+def test_the_n_cheapest_extensions_are_heapq_nsmallest_over_all_of_them(lists, n):
+    """The k-best merge (a heap over each predecessor's sorted list) keeps exactly, and in the same order, what
+    ``heapq.nsmallest`` keeps of every extension, ties included (equal costs are common: equal scores)."""
+    import heapq
+
+    from parastudio.core.engine.decoders.cat.fsm import _n_cheapest
+
+    best = {source: [(cost, -1, rank) for rank, cost in enumerate(sorted(costs))]
+            for source, (costs, _) in enumerate(lists, start=1)}
+    incoming = [(source, step) for source, (_, step) in enumerate(lists, start=1)]
+    everything = [(cost + step, source, rank) for source, step in incoming
+                  for rank, (cost, _, _) in enumerate(best[source])]
+    assert _n_cheapest(n, incoming, best) == heapq.nsmallest(n, everything)

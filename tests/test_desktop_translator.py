@@ -195,3 +195,52 @@ def test_the_translator_dispatches_every_key_from_its_table():
     assert action_for(event("3"), suggestions=False, selection=True) is None
     assert action_for(event("Return")) is None and action_for(event("PgDown")) == ("step", 1)
     assert action_for(event("Ctrl+Q")) is None
+
+
+def _service_answer(server, sentence: int, text: str, span: tuple[int, int], **more) -> dict:
+    from serve_support import post
+
+    status, answer = post(server, "/suggest", {"sentence": sentence, "span": list(span), "text": text,
+                                               "approach": "approach-10", **more})
+    assert status == 200, answer
+    return answer
+
+
+def _on_screen(shown) -> list[tuple[str, float]]:
+    return [(s.text, s.fsm_score) for s in shown.suggestions]
+
+
+def _answered(answer: dict) -> list[tuple[str, float]]:
+    return [(row["text"], row["fsm_score"]) for row in answer["suggestions"]]
+
+
+def test_the_screen_shows_what_the_service_answers_a_cat_tool_for_the_same_request(qtbot, window):
+    """One engine for the screen and ``parastudio serve`` (issue 45, item 6): the same selection, more like
+    this, and a selection after a free edit give on screen the suggestions, in their order and with their
+    scores, that the running service answers over HTTP for the same request on the same graphs and LM."""
+    from serve_support import running_server
+
+    demo = demo_files()
+    screen = translator_on_sentence(qtbot, window, SENTENCE)
+    with running_server("--graph", str(demo.direct_graph), "--lm", str(demo.lm)) as server:
+        machine = screen.editor.toPlainText()
+        with qtbot.waitSignal(screen.suggestions_shown, timeout=10_000) as shown:
+            screen.select_tokens(LOAVES, LOAVES + 1)
+        served = _service_answer(server, SENTENCE, machine, (LOAVES, LOAVES + 1))
+        assert len(served["suggestions"]) >= 3 and _on_screen(shown.args[0]) == _answered(served)
+        assert list(shown.args[0].span) == served["alignment"]["span"]
+
+        second = shown.args[0].suggestions[1]
+        with qtbot.waitSignal(screen.suggestions_shown, timeout=10_000) as again:
+            screen.ask(screen.session.more_like_request(2))
+        served = _service_answer(server, SENTENCE, machine, (LOAVES, LOAVES + 1), feedback=second.text)
+        assert _on_screen(again.args[0]) == _answered(served) and served["suggestions"][0]["text"] == second.text
+
+        screen.editor.moveCursor(QTextCursor.Start)
+        qtbot.keyClicks(screen.editor, "then ")
+        edited = screen.editor.toPlainText()
+        with qtbot.waitSignal(screen.suggestions_shown, timeout=10_000) as aligned:
+            screen.select_tokens(LOAVES + 1, LOAVES + 2)
+        served = _service_answer(server, SENTENCE, edited, (LOAVES + 1, LOAVES + 2))
+        assert served["alignment"]["fuzzy"] and _on_screen(aligned.args[0]) == _answered(served)
+        assert _answered(served)

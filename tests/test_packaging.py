@@ -106,3 +106,58 @@ def test_the_built_bundle_opens_the_demo_judges_by_key_and_quits(tmp_path):
                           timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "judged 1 item(s) by key" in done.stdout
+
+
+def _spec_function(name: str):
+    """A function defined in the bundle's spec, run here as PyInstaller runs it."""
+    import ast
+
+    source = (ROOT / "packaging" / "paraphrase-studio.spec").read_text(encoding="utf-8")
+    found = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name == name)
+    space: dict = {}
+    exec(compile(ast.Module([found], []), "paraphrase-studio.spec", "exec"), space)
+    return space[name]
+
+
+def test_the_bundle_carries_every_module_uvicorn_imports_by_name():
+    """PyInstaller follows import statements, not uvicorn's importer strings (its config's loop, protocol and
+    lifespan tables): the spec names each such module, and among them every one ``parastudio serve`` loads."""
+    hidden = set(_spec_function("uvicorn_by_name")())
+    from uvicorn import config
+
+    tables = [getattr(config, name, {}) for name in ("LOOP_SETUPS", "LOOP_FACTORIES", "HTTP_PROTOCOLS",
+                                                      "WS_PROTOCOLS", "LIFESPAN")]
+    named = {value.split(":")[0] for table in tables for value in table.values() if value}
+    assert {"uvicorn.loops.asyncio", "uvicorn.lifespan.off", "uvicorn.protocols.http.h11_impl"} <= named
+    assert hidden == named
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys\n"
+         "from parastudio.core.service.http_server import make_server\n"
+         "server = make_server(lambda *a: None, request_timeout=1, keep_alive=1, on_listening=print)\n"
+         "server.config.load()\n"
+         "getattr(server.config, 'get_loop_factory', server.config.setup_event_loop)()\n"
+         "print(' '.join(sorted(m for m in sys.modules if m.startswith('uvicorn.'))))"],
+        capture_output=True, text=True, check=True, cwd=ROOT).stdout.split()
+    assert {"uvicorn.loops.asyncio", "uvicorn.lifespan.off"} <= set(loaded)
+    assert {module for module in loaded if module in named} <= hidden
+
+
+def test_the_bundles_entry_serves_seed_001s_service():
+    """``paraphrase-studio serve`` (the bundle's entry, run here unfrozen): the service starts, answers, and ends
+    cleanly on SIGTERM."""
+    import json
+    import signal
+    import urllib.request
+
+    server = subprocess.Popen([sys.executable, str(ROOT / "desktop" / "frozen_entry.py"), "serve", "--port", "0"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        line = server.stdout.readline()
+        assert "serving" in line, server.stderr.read()
+        address = line.split("http://")[1].split()[0]
+        with urllib.request.urlopen(f"http://{address}/health", timeout=120) as answer:
+            assert json.loads(answer.read())["status"] == "ok"
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(120) == 143

@@ -8,6 +8,10 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import multiprocessing
+import os
+import pickle
+import signal
 import socket
 import threading
 
@@ -20,7 +24,8 @@ from parastudio.core.engine.decoders.cat.graph_store import open_graph
 from parastudio.core.engine.decoders.cat.suggestion_service import SuggestionService
 from parastudio.core.service.http_app import make_app
 from parastudio.core.service.http_server import listening_socket, make_server
-from parastudio.core.service.work_pool import Busy, WorkPool
+from parastudio.core.service.work_pool import Busy, WorkerEnded, WorkPool
+from parastudio.core.service.worker_process import ServiceWorker
 
 GOOD = json.dumps({"sentence": 0, "span": [0, 2]}).encode()
 HEAD = (b"POST /suggest HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -95,38 +100,112 @@ def test_the_listening_socket_says_it_is_tcp_so_that_answers_are_not_held_back()
         assert listener.proto == socket.IPPROTO_TCP
 
 
+class _Worker:
+    """A worker process that answers by what it is asked: holds until released, "decodes" a key, says the keys it
+    holds, or dies."""
+
+    def __init__(self, release):
+        self.release = release
+        self.held: set[str] = set()
+
+    def before_fork(self) -> None:
+        pass
+
+    def start(self) -> None:
+        pass
+
+    def handle(self, what: str, body: bytes):
+        if what == "hold":
+            self.release.wait(WAIT)
+            return 200, b"held", None, None
+        if what == "decode":
+            key = body.decode()
+            self.held.add(key)
+            return 200, b"decoded", key, pickle.dumps(key)
+        if what == "die":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return 200, json.dumps(sorted(self.held)).encode(), None, None
+
+    def keep(self, graph: bytes) -> None:
+        self.held.add(pickle.loads(graph))
+
+    def forget(self, key: str) -> None:
+        self.held.discard(key)
+
+
 def test_the_pool_admits_its_workers_and_queue_and_turns_the_next_away():
-    release = threading.Event()
+    release = multiprocessing.get_context("fork").Event()
+    pool = WorkPool(_Worker(release), workers=1, queue=1, graphs=10)
 
     async def scenario():
-        pool = WorkPool(workers=1, queue=1)
-        running = asyncio.ensure_future(pool.run(release.wait))
-        waiting = asyncio.ensure_future(pool.run(lambda: "second"))
+        running = asyncio.ensure_future(pool.run("hold", b""))
+        waiting = asyncio.ensure_future(pool.run("decode", b"second"))
         await asyncio.sleep(0)  # both admitted: one runs, one waits
         with pytest.raises(Busy):
-            await pool.run(lambda: "third")
+            await pool.run("holding", b"")
         release.set()
-        assert (await running, await waiting) == (True, "second")
-        assert (await pool.run(lambda: "after"), pool.admitted, pool.refused) == ("after", 0, 1)
+        assert (await running, await waiting) == ((200, b"held"), (200, b"decoded"))
+        assert (await pool.run("holding", b""), pool.admitted, pool.refused) == ((200, b'["second"]'), 0, 1)
+
+    try:
+        asyncio.run(scenario())
+    finally:
         pool.close()
 
-    asyncio.run(scenario())
+
+def test_a_graph_one_worker_decoded_is_held_by_every_worker_until_the_pool_lets_it_go():
+    """Any worker answers for a sentence another decoded; the parent keeps --graphs of them, least recently used
+    out, and every worker forgets what it lets go; a worker that dies is replaced, holding the kept graphs, and only
+    its own request fails."""
+    release = multiprocessing.get_context("fork").Event()
+    pool = WorkPool(_Worker(release), workers=2, queue=8, graphs=2)
+
+    async def holding() -> list[str]:
+        return json.loads((await pool.run("holding", b""))[1])
+
+    async def scenario():
+        for key in (b"a", b"b"):
+            assert await pool.run("decode", key) == (200, b"decoded")  # the first worker, idle first
+        first = asyncio.ensure_future(pool.run("hold", b""))
+        await asyncio.sleep(0)  # the first worker holds: the others are the second's
+        assert await holding() == ["a", "b"]
+        assert await pool.run("decode", b"c") == (200, b"decoded")  # "a" out: the least recently used
+        assert pool.kept.describe() == {"kept": 2, "capacity": 2, "evicted": 1}
+        release.set()
+        await first
+        assert await holding() == ["b", "c"]  # the first worker, told by the second
+        with pytest.raises(WorkerEnded):
+            await pool.run("die", b"")
+        assert await holding() == ["b", "c"] and pool.restarted == 1
+        assert await pool.run("decode", b"d") == (200, b"decoded")
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        pool.close()
+    assert all(not member.process.is_alive() for member in pool._team)
+
+
+class _HeldServiceWorker(ServiceWorker):
+    """The real service; its first request holds the only worker until released."""
+
+    def __init__(self, service, entered, release):
+        super().__init__(service)
+        self.entered, self.release = entered, release
+
+    def handle(self, what: str, body: bytes):
+        if not self.release.is_set():
+            self.entered.set()
+            self.release.wait(WAIT)
+        return super().handle(what, body)
 
 
 def test_a_full_queue_answers_503_with_retry_after_and_the_service_goes_on():
     store = open_graph(demo_files().roundtrip_graph)
     service = SuggestionService(store, APPROACHES)
-    entered, release = threading.Event(), threading.Event()
-    answer = service.answer
-
-    def held_answer(data):  # the first request holds the only worker until released
-        if not release.is_set():
-            entered.set()
-            release.wait(WAIT)
-        return answer(data)
-
-    service.answer = held_answer
-    pool = WorkPool(workers=1, queue=0)
+    fork = multiprocessing.get_context("fork")
+    entered, release = fork.Event(), fork.Event()
+    pool = WorkPool(_HeldServiceWorker(service, entered, release), workers=1, queue=0, graphs=10)
     listening = threading.Event()
     listener = listening_socket("127.0.0.1", 0)
     server = make_server(make_app(service, pool), request_timeout=WAIT, keep_alive=WAIT,

@@ -181,3 +181,25 @@ def test_unknown_paths_and_methods_are_json_and_options_is_answered(server):
     assert (status, headers["allow"], answer) == (204, "POST, OPTIONS", None)
     status, _, answer = request(server, "GET", "/health")
     assert status == 200 and answer["status"] == "ok"
+
+
+EDITED = ("then abraham hurried to the tent to sarah , and said , \" quickly disponer three seah of fine flour , amasan "
+          "and bread .")
+
+
+@pytest.mark.parametrize("flags, fields", [
+    ([], {}),
+    (["--approach", "approach-1", "--top", "8", "--gold", "ran to the tent"], {"approach": "approach-1", "top": 8,
+                                                                                "gold": "ran to the tent"}),
+    (["--text", EDITED, "--feedback", "hurried to the screen"], {"text": EDITED, "feedback": "hurried to the screen"}),
+], ids=["plain", "approach-top-gold", "edited-feedback"])
+def test_parastudio_suggest_prints_what_the_service_answers(server, capsys, flags, fields):
+    """One engine for ``parastudio suggest`` and ``parastudio serve`` (issue 45, item 6): the command's JSON is the
+    service's answer to the same request, the request's own time aside."""
+    from parastudio.core.cli import main
+
+    assert main(["suggest", "--sentence", "2", "--span", "3", "5", "--json", *flags]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    status, served = post(server, "/suggest", {"sentence": 2, "span": [3, 5], **fields})
+    assert status == 200 and served["suggestions"]
+    assert {**printed, "milliseconds": None} == {**served, "milliseconds": None}

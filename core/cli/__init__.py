@@ -54,9 +54,10 @@ SUBCOMMAND_MODULES = [
 PLUGIN_GROUP = "parastudio.commands"
 
 
-def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None, modules: tuple[str, ...] | None = None) -> argparse.ArgumentParser:
     """Every subcommand; the plugins' too unless ``argv`` names one of ours first (reading the installed
-    packages' entry points is most of what a command of ours would otherwise spend before starting)."""
+    packages' entry points is most of what a command of ours would otherwise spend before starting).
+    ``modules``: only these of ``SUBCOMMAND_MODULES`` (the app bundle, which carries only the commands it runs)."""
     parser = CommandParser(  # one-line refusals, numbers read one way: every subcommand's parser is one too
         prog="parastudio",
         description="Paraphrase Studio: generate, judge, measure, inspect, export and tune paraphrases.",
@@ -64,7 +65,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_CodeVersion, nargs=0,
                         help="show the code's version and commit (core/code_identity.py) and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMAND_MODULES:
+    for name in SUBCOMMAND_MODULES if modules is None else modules:
         importlib.import_module(name).register(subparsers)
     if argv and argv[0] in subparsers.choices:
         return parser
@@ -86,10 +87,10 @@ class _CodeVersion(argparse.Action):
 
 
 @functools.lru_cache(maxsize=64)
-def _parser(first: str | None) -> argparse.ArgumentParser:
+def _parser(first: str | None, modules: tuple[str, ...] | None = None) -> argparse.ArgumentParser:
     # Built once per process (per first word): a caller running many commands in process (the fuzz tests)
     # pays for it once; the plugins are read only when the first word is not one of our commands.
-    return build_parser([first] if first is not None else None)
+    return build_parser([first] if first is not None else None, modules)
 
 
 def _tolerant_output() -> None:
@@ -103,14 +104,15 @@ def _tolerant_output() -> None:
                 pass
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run one command; bad input exits 2 with ``file:line: expected ...``, never a traceback."""
+def main(argv: list[str] | None = None, *, commands: tuple[str, ...] | None = None) -> int:
+    """Run one command; bad input exits 2 with ``file:line: expected ...``, never a traceback. ``commands``: the
+    modules of ``SUBCOMMAND_MODULES`` to offer (default all)."""
     stand_in_for_closed_streams()  # `cmd >&-`: one line when it writes there, not an AttributeError
     ignore_file_size_signal()  # past `ulimit -f` a write fails with EFBIG, said in one line
     whole_writes_on_standard_output()  # PYTHONUNBUFFERED: a partial write raises, never drops bytes
     _tolerant_output()
     words = sys.argv[1:] if argv is None else argv
-    parser = _parser(words[0] if words else None)
+    parser = _parser(words[0] if words else None, commands)
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):

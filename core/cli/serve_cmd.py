@@ -50,7 +50,8 @@ def register(subparsers) -> None:
     network.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                          help="a web page origin (https://cat.example.org) whose scripts may call the service "
                          "(CORS; repeat for several; * for any; default none)")
-    network.add_argument("--workers", type=COUNT, default=2, help="threads that decode and search (default 2)")
+    network.add_argument("--workers", type=COUNT, default=2,
+                         help="processes that decode and search, forked once all is loaded (default 2)")
     network.add_argument("--queue", type=WholeNumber(at_least=0), default=64,
                          help="requests that may wait for a worker; more are answered 503 (default 64)")
     network.add_argument("--max-body", type=COUNT, default=None, metavar="BYTES",
@@ -102,10 +103,11 @@ def run_serve(args: argparse.Namespace) -> int:
     from parastudio.core.service.http_app import MAX_BODY, make_app
     from parastudio.core.service.http_server import listening_socket, serve
     from parastudio.core.service.work_pool import WorkPool
+    from parastudio.core.service.worker_process import ServiceWorker
 
     listener = listening_socket(args.host, args.port)  # refused before anything loads
     service = build_service(args)
-    pool = WorkPool(args.workers, args.queue)
+    pool = WorkPool(ServiceWorker(service), args.workers, args.queue, graphs=service.graphs.capacity)
     app = make_app(service, pool, allow_origins=tuple(args.allow_origin), max_body=args.max_body or MAX_BODY,
                    body_timeout=args.request_timeout)
 

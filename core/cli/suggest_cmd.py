@@ -125,9 +125,10 @@ def run_graph_load(args: argparse.Namespace) -> int:
 
 
 def run_suggest(args: argparse.Namespace) -> int:
+    """Through the service ``parastudio serve`` and the Translator screen call (one engine for the three)."""
     from parastudio.core.cli.progress_bar import progress_bar
     from parastudio.core.demo import demo_files
-    from parastudio.core.engine.decoders.cat.paraphraser import suggest
+    from parastudio.core.engine.decoders.cat.suggestion_service import BadRequest, SuggestionService, SuggestRequest
 
     approach = _resolve_approach(args)
     with progress_bar("B") as progress:
@@ -137,19 +138,24 @@ def run_suggest(args: argparse.Namespace) -> int:
             print(f"parastudio: error: {store.path}: no sentence {args.sentence}", file=sys.stderr)
             return 2
         graph = store.sentence_graph(args.sentence)
-        tokens = args.text.split() if args.text else None
+        tokens = tuple(args.text.split()) if args.text else None
         words = len(tokens) if tokens is not None else len(graph.translation().tokens)
         start, end = args.span
         if not 0 <= start < end <= words:  # a span the user typed wrong: a usage error, not a failed suggestion
             print(f"parastudio: error: --span {start} {end}: expected 0 <= I < J <= {words}, the "
                   f"{'--text' if tokens is not None else 'translation'}'s {words} tokens", file=sys.stderr)
             return 2
-        result = suggest(graph, args.span[0], args.span[1], approach, lm=_lm(args), top=args.top, tokens=tokens,
-                         feedback=args.feedback.split() if args.feedback else None, request=args.request)
-        out = result.to_json()
-        out["translation"] = graph.translation().format()
-        if args.gold:
-            out["gold"] = result.explain(args.gold.split()) if result.alignment else {"fate": "not aligned"}
+        service = SuggestionService(store, {approach.name: approach}, _lm(args), approach.name)
+        request = SuggestRequest(span=(start, end), sentence=args.sentence, text=tokens, top=args.top,
+                                 feedback=tuple(args.feedback.split()) if args.feedback else None,
+                                 request=args.request, gold=tuple(args.gold.split()) if args.gold else None)
+        try:
+            suggested = service.suggest(request)
+        except BadRequest as refusal:
+            print(f"parastudio: error: --{refusal.field or 'span'}: {refusal}", file=sys.stderr)
+            return 2
+        out = service.answer_of(suggested)
+        result, graph = suggested.result, suggested.graph
     if result.error and not args.json:
         print(f"parastudio: error: {result.error}", file=sys.stderr)
         return 1

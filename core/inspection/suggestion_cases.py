@@ -163,7 +163,7 @@ def _others(result: SuggestResult) -> tuple[tuple[str, float, str], ...]:
 
 
 def _pipeline(result: SuggestResult) -> tuple[tuple[str, int], ...]:
-    steps = [("partials retrieved", len(result.retrieved))]
+    steps = [("partials retrieved", result.retrieved_count)]
     steps += [(f"partials after {stage}", len(kept)) for stage, kept in result.partial_stages]
     if result.fsm is not None:
         steps.append(("FSM transitions", result.fsm.transitions))

@@ -5,8 +5,9 @@ corpus (a graph store), the LM, the current sentence, the translation as the
 translator has edited it, and the suggestions on screen. The translator
 selects a span of the translation (token indices of the text as it is now):
 
-* :meth:`~TranslatorSession.select` asks seed 001's paraphraser
-  (:func:`core.engine.decoders.cat.paraphraser.suggest`) for up to five suggestions;
+* :meth:`~TranslatorSession.select` asks seed 001's paraphraser through the service a CAT tool calls
+  (:meth:`core.engine.decoders.cat.suggestion_service.SuggestionService.suggest`: one engine for the screen,
+  ``parastudio suggest`` and ``parastudio serve``) for up to five suggestions;
   an edited text is aligned to the machine translation by the fuzzy aligner
   (``tokens=``), an unedited one exactly (a partly selected phrase is extended
   or reduced, §3.4.1, so the span replaced may be wider than the selection);
@@ -35,9 +36,9 @@ from pathlib import Path
 from typing import Sequence
 
 from parastudio.core.engine.decoders.cat.approaches import APPROACHES, Approach
-from parastudio.core.engine.decoders.cat.graph_store import GraphStore, SentenceGraph, open_graph
-from parastudio.core.engine.decoders.cat.paraphraser import suggest
+from parastudio.core.engine.decoders.cat.graph_store import GraphStore, open_graph
 from parastudio.core.engine.decoders.cat.stages import Suggestion
+from parastudio.core.engine.decoders.cat.suggestion_service import BadRequest, SuggestionService, SuggestRequest
 from parastudio.core.engine.lm.language_model import LanguageModel
 from parastudio.core.progress import Progress, no_progress, scaled
 from parastudio.core.store.clock import now
@@ -139,13 +140,13 @@ class TranslatorSession:
                  approach: Approach | None = None, top: int = TOP, corpus: str = ""):
         self.store, self.lm, self.top = store, lm, top
         self.sources = list(sources)
+        self.service = SuggestionService(store, dict(APPROACHES), lm)
         self.approach = approach or APPROACHES[DEFAULT_APPROACH]
         self.corpus = corpus or store.path.stem
         self.sentence_ids = store.sentences()
         # Every 1-best read once here, so the UI thread never waits for a request running in a worker.
         self.translations = {n: " ".join(store.sentence_graph(n).translation().tokens) for n in self.sentence_ids}
         self._lock = threading.Lock()
-        self._graphs: dict[int, SentenceGraph] = {}
         self.index = 0
         self.text = ""
         self.shown: Shown | None = None
@@ -190,11 +191,14 @@ class TranslatorSession:
     def sentence(self) -> int:
         return self.sentence_ids[self.index]
 
-    def graph(self, sentence: int | None = None) -> SentenceGraph:
-        sentence = self.sentence if sentence is None else sentence
-        if sentence not in self._graphs:
-            self._graphs = {sentence: self.store.sentence_graph(sentence)}  # rows cached for the sentence on screen
-        return self._graphs[sentence]
+    @property
+    def approach(self) -> Approach:
+        return self.service.approaches[self.service.default_approach]
+
+    @approach.setter
+    def approach(self, approach: Approach) -> None:
+        self.service.approaches[approach.name] = approach
+        self.service.default_approach = approach.name
 
     @property
     def source(self) -> str:
@@ -237,19 +241,25 @@ class TranslatorSession:
                 kind: str = "paraphrase") -> Request:
         return Request(self.sentence, self.text, start, end, tuple(feedback) if feedback else None, kind)
 
+    def service_request(self, request: Request) -> SuggestRequest:
+        """``request`` as the service takes it (what ``POST /suggest`` would send for it)."""
+        return SuggestRequest(span=(request.start, request.end), sentence=request.sentence, text=request.tokens,
+                              approach=self.approach.name, top=self.top, feedback=request.feedback,
+                              request=request.kind)
+
     def compute(self, request: Request) -> Shown:
         """Run the paraphraser for ``request`` (any thread; one request at a time)."""
+        system = self.approach.name
         with self._lock:
-            graph = self.graph(request.sentence)
-            tokens = request.tokens
             started = time.perf_counter()
-            result = suggest(graph, request.start, request.end, self.approach, lm=self.lm, top=self.top,
-                             tokens=tokens, feedback=request.feedback, request=request.kind)
-            milliseconds = 1000 * (time.perf_counter() - started)
+            try:
+                result = self.service.suggest(self.service_request(request)).result
+            except BadRequest as refusal:  # a selection the aligner cannot take: said where suggestions go
+                return Shown(request, (), None, None, str(refusal), 1000 * (time.perf_counter() - started), system)
+            milliseconds = 1000 * result.seconds
         span = coverage = None
         if result.context is not None:
             span, coverage = result.context.user_span(), result.alignment.coverage
-        system = self.approach.name
         return Shown(request, tuple(result.suggestions), span, coverage, result.error, milliseconds, system)
 
     def accept(self, shown: Shown) -> bool:

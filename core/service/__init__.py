@@ -2,7 +2,7 @@
 
 The server owns connections, timeouts and concurrency (:mod:`core.service.http_server`); the application
 (:mod:`core.service.http_app`) reads each body within a size and a time, hands the work to a bounded pool of
-threads (:mod:`core.service.work_pool`) so the event loop never decodes or searches, and answers JSON, errors
-included, as the contract says (:mod:`core.service.contract`: the OpenAPI document served at ``/openapi.json``).
+worker processes (:mod:`core.service.work_pool`, :mod:`core.service.worker_process`) so the event loop never
+decodes or searches, and answers JSON, errors included, as the contract says (:mod:`core.service.contract`: the OpenAPI document served at ``/openapi.json``).
 What a request means is :mod:`core.engine.decoders.cat.suggestion_service`'s, which knows nothing of HTTP.
 """

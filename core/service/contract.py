@@ -121,7 +121,7 @@ SUGGEST_ANSWER = _object({
 }, ("sentence", "key", "approach", "signature", "translation", "alignment", "error", "suggestions", "milliseconds"))
 
 HEALTH = _object({"status": _string("ok"), "decoded": {"type": "object", "description": "kept, capacity, evicted"},
-                  "work": {"type": "object", "description": "workers, capacity, admitted, refused"}},
+                  "work": {"type": "object", "description": "workers, capacity, admitted, refused, restarted"}},
                  ("status", "decoded", "work"))
 
 SCHEMAS = {"TranslateRequest": TRANSLATE_REQUEST, "TranslateAnswer": TRANSLATE_ANSWER,

@@ -1,8 +1,8 @@
 """The service as an ASGI application (Starlette): routes, bodies read within a size and a time, JSON answers.
 
 The event loop only moves bytes: each request's body is read here (at most ``max_body`` bytes, within
-``body_timeout`` seconds), then parsing it, checking it and answering it run in the :class:`WorkPool`'s threads,
-which refuse at once (503, ``Retry-After``) when they and their queue are full. Every answer is JSON, errors
+``body_timeout`` seconds), then parsing it, checking it and answering it run in the :class:`WorkPool`'s worker
+processes, which refuse at once (503, ``Retry-After``) when they and their queue are full. Every answer is JSON, errors
 as ``{"error": ..., "field": ...}``: an unknown path or method, a body too long or too slow, a fault of the
 service (500, the service goes on). The contract: :mod:`core.service.contract`.
 """
@@ -10,9 +10,6 @@ service (500, the service goes on). The contract: :mod:`core.service.contract`.
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
-from typing import Callable
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -21,11 +18,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from parastudio.core import __version__
-from parastudio.core.engine.decoders.cat.suggestion_service import BadRequest, SuggestionService
+from parastudio.core.engine.decoders.cat.suggestion_service import SuggestionService
 from parastudio.core.service.contract import openapi_document
 from parastudio.core.service.cross_origin import CrossOrigin
 from parastudio.core.service.json_answers import JSONAnswer, error, json_bytes
-from parastudio.core.service.work_pool import Busy, WorkPool
+from parastudio.core.service.work_pool import Busy, WorkerEnded, WorkPool
 
 MAX_BODY = 1 << 20
 RETRY_AFTER_SECONDS = "1"
@@ -59,50 +56,35 @@ async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
             return bytes(body)
 
 
-def _answer(method: Callable[[object], dict], what: str, body: bytes) -> tuple[int, bytes]:
-    """In a worker thread: the body read as JSON and answered, as ``(status, JSON bytes)``."""
-    try:
-        request = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as failure:
-        return 400, json_bytes({"error": f"body: expected a JSON object in UTF-8 ({str(failure)[:200]})",
-                                "field": "body"})
-    try:
-        return 200, json_bytes(method(request))
-    except BadRequest as refusal:
-        return refusal.status, json_bytes(refusal.to_json())
-    except Exception as fault:  # a bug of ours: said to the client and on the terminal, and the service goes on
-        reason = f"{type(fault).__name__}: {str(fault)[:300]}"
-        print(f"parastudio serve: {what} failed: {reason}", file=sys.stderr, flush=True)
-        return 500, json_bytes({"error": f"the service failed on this request ({reason})", "field": None})
-
-
 def make_app(service: SuggestionService, pool: WorkPool, *, allow_origins: tuple[str, ...] = (),
              max_body: int = MAX_BODY, body_timeout: float = 10.0) -> ASGIApp:
     document = json_bytes(openapi_document(__version__))
 
-    async def work(request: Request, method, what: str) -> JSONAnswer:
+    async def work(request: Request, what: str) -> JSONAnswer:
         try:
             body = await _read_body(request, max_body, body_timeout)
-            status, answer = await pool.run(_answer, method, what, body)
+            status, answer = await pool.run(what, body)
         except _RefusedBody as refusal:
             return error(refusal.status, str(refusal), "body", close=True)
         except Busy:
             return error(503, f"busy: {pool.workers} workers and a queue of {pool.capacity - pool.workers} are "
                          "taken; retry after the Retry-After header's seconds",
                          headers={"Retry-After": RETRY_AFTER_SECONDS})
+        except WorkerEnded:
+            return error(500, "the service failed on this request (its worker process ended; another was started)")
         return JSONAnswer(answer, status)
 
     async def translate(request: Request) -> JSONAnswer:
-        return await work(request, service.translate, "POST /translate")
+        return await work(request, "translate")
 
     async def suggest(request: Request) -> JSONAnswer:
-        return await work(request, service.answer, "POST /suggest")
+        return await work(request, "suggest")
 
     async def health(_request: Request) -> JSONAnswer:
-        return JSONAnswer({"status": "ok", "decoded": service.graphs.describe(), "work": pool.describe()})
+        return JSONAnswer({"status": "ok", "decoded": pool.kept.describe(), "work": pool.describe()})
 
     async def describe(_request: Request) -> JSONAnswer:
-        return JSONAnswer(service.describe())
+        return JSONAnswer({**service.describe(), "decoded": pool.kept.describe()})
 
     async def openapi(_request: Request) -> JSONAnswer:
         return JSONAnswer(document)

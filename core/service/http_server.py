@@ -22,10 +22,10 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from parastudio.core.errors import OptionsError
 from parastudio.core.service.json_answers import raw_error
+from parastudio.core.service.worker_process import YOUNG_THRESHOLD
 
 MAX_HEAD = 16 * 1024
 SHUTDOWN_SECONDS = 5  # Ctrl+C or SIGTERM: requests under way get this long to finish
-YOUNG_THRESHOLD = 5_000  # allocations between two young-generation passes (CPython: 700)
 
 
 class LingeringTransport:
@@ -170,9 +170,8 @@ def serve(app, listener: socket.socket, **settings) -> None:
     """Serve ``app`` on ``listener`` until Ctrl+C or SIGTERM (uvicorn raises the signal again once stopped).
 
     What was loaded before (table, LM, graphs, SciPy) is frozen out of the garbage collector's passes, and its
-    youngest generation is collected less often: each decoding leaves thousands of hypotheses in cycles, and the
-    full passes they set off scanned the whole process (a /translate's CPU time p95 90 ms against a p50 of 9 ms;
-    22 ms so). Nothing is kept longer than it would be: cycles are still collected."""
+    youngest generation is collected less often, here as in each worker process
+    (:func:`core.service.worker_process.settle_collector`). Nothing is kept longer than it would be."""
     thresholds = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(max(thresholds[0], YOUNG_THRESHOLD), *thresholds[1:])

@@ -52,7 +52,19 @@ def graph_rows(result: DecodeResult) -> list[Row]:
     return [_row(h, forward, fscore) for winner in result.connected() for h in (winner, *winner.arcs)]
 
 
-HYP, BACK, SCORE, START, END = 0, 2, 3, 8, 9  # positions in a Row
+HYP, BACK, SCORE, FORWARD, START, END, OUT = 0, 2, 3, 6, 8, 9, 10  # positions in a Row
+
+
+def _first_of_each_output(rows, *fields: int) -> list[Row]:
+    """The first row (best first) of each value of ``fields``."""
+    seen: set[tuple] = set()
+    kept = []
+    for row in rows:
+        key = tuple(row[f] for f in fields)
+        if key not in seen:
+            seen.add(key)
+            kept.append(row)
+    return kept
 
 
 def _best_first(row: Row) -> tuple:
@@ -92,6 +104,11 @@ class DecodedGraph:
     def __len__(self) -> int:
         return len(self._ids)
 
+    def rows(self) -> list[Row]:
+        """Its hypotheses as it was given them: ``DecodedGraph(key, graph.source(), graph.rows())`` is the same graph
+        (what a service's worker process sends the others)."""
+        return list(self._ids.values())
+
     # The queries of GraphStore that SentenceGraph and the gold trace ask (the sentence argument is ignored).
     def source(self, _sentence=None) -> tuple[str, ...]:
         return self._source
@@ -104,6 +121,29 @@ class DecodedGraph:
 
     def _within(self, _sentence, low: int, high: int) -> list[GraphNode]:
         return _nodes(row for row in self._ranked if row[START] >= low and row[END] <= high)
+
+    def _distinct_by_coverage(self, _sentence, start: int, end: int) -> list[GraphNode]:
+        return _nodes(_first_of_each_output(self._coverage.get((start, end), ()), OUT))
+
+    def _count_by_coverage(self, _sentence, start: int, end: int) -> int:
+        return len(self._coverage.get((start, end), ()))
+
+    def _distinct_within(self, _sentence, low: int, high: int) -> list[GraphNode]:
+        inside = (row for row in self._ranked if row[START] >= low and row[END] <= high)
+        return _nodes(_first_of_each_output(inside, START, END, OUT))
+
+    def _count_within(self, _sentence, low: int, high: int) -> int:
+        return sum(1 for row in self._ranked if row[START] >= low and row[END] <= high)
+
+    def _forward_spans(self, _sentence, start: int, end: int) -> list[tuple[int, int]]:
+        forwards = sorted({row[FORWARD] for row in self._coverage.get((start, end), ())
+                           if row[FORWARD] is not None and row[FORWARD] >= 0})
+        spans: dict[tuple[int, int], None] = {}
+        for forward in forwards:
+            row = self._ids.get(forward)
+            if row is not None:
+                spans.setdefault((row[START], row[END]))
+        return list(spans)
 
     def _by_id(self, _sentence, hyp: int) -> GraphNode | None:
         row = self._ids.get(hyp)

@@ -87,10 +87,7 @@ def kbest_paths(fsm: FSM, n: int) -> dict[int, list[tuple[float, tuple[int, ...]
             incoming.setdefault(target, []).append((source, transition_cost(score)))
     best: dict[int, list[tuple[float, int, int]]] = {START: [(0.0, -1, -1)]}  # (cost, predecessor, its rank)
     for state in topological_order(fsm)[1:]:
-        candidates = ((cost + step, source, rank)
-                      for source, step in incoming.get(state, ())
-                      for rank, (cost, _, _) in enumerate(best.get(source, ())))
-        best[state] = heapq.nsmallest(n, candidates)
+        best[state] = _n_cheapest(n, incoming.get(state, ()), best)
     paths: dict[int, list[tuple[float, tuple[int, ...]]]] = {}
     for end in fsm.ends:
         found = []
@@ -103,6 +100,30 @@ def kbest_paths(fsm: FSM, n: int) -> dict[int, list[tuple[float, tuple[int, ...]
             found.append((cost, tuple(reversed(states))))
         paths[end] = found
     return paths
+
+
+def _n_cheapest(n: int, incoming: Sequence[tuple[int, float]], best: dict[int, list[tuple[float, int, int]]]
+                ) -> list[tuple[float, int, int]]:
+    """The ``n`` smallest ``(cost + step, source, rank)`` over every incoming ``(source, step)`` and every rank of
+    the source's own list, in order: ``heapq.nsmallest`` over all of them, without making all of them. Each source's
+    list is sorted, so its extensions by one step are too (adding the same number keeps floats in order), and
+    a heap holding each source's next one yields them all in order (a state with a hundred predecessors of a
+    hundred paths each made ten thousand tuples to keep a hundred)."""
+    heap = []
+    for source, step in incoming:
+        paths = best.get(source)
+        if paths:
+            heap.append((paths[0][0] + step, source, 0, step, paths))  # (source, rank) is unique: no tie goes further
+    heapq.heapify(heap)
+    cheapest = []
+    while heap and len(cheapest) < n:
+        cost, source, rank, step, paths = heap[0]
+        cheapest.append((cost, source, rank))
+        if rank + 1 < len(paths):
+            heapq.heapreplace(heap, (paths[rank + 1][0] + step, source, rank + 1, step, paths))
+        else:
+            heapq.heappop(heap)
+    return cheapest
 
 
 def paths_per_end(total: int, ends: int) -> int:

@@ -75,7 +75,7 @@ def gold_trace(result, gold: Sequence[str]) -> dict:
     if not spells(result.retrieved, key, low, high, normalize=normalized):
         in_graph, inside = _in_graph(graph, low, high, key)
         out["fate"] = "not retrieved" if in_graph else "not in graph"
-        out["detail"] = f"{inside} hypotheses inside source [{low}, {high}), {len(result.retrieved)} retrieved"
+        out["detail"] = f"{inside} hypotheses inside source [{low}, {high}), {result.retrieved_count} retrieved"
         return out
     for stage, kept in result.partial_stages:
         if not spells(kept, key, low, high, normalize=normalized):

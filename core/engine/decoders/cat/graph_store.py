@@ -294,6 +294,43 @@ class GraphStore:
             "ORDER BY score DESC, hyp", (sentence, low, high))
         return [_node(row) for row in rows]
 
+    # A span's hypotheses differ mostly in their history, not their output (at stack 200 with 100 options: thousands
+    # of hypotheses, about a hundred outputs). A paraphraser whose first partial filter keeps the best of each output
+    # asks for those best ones only; the rest stay in SQLite, counted.
+    def _distinct_by_coverage(self, sentence: int, start: int, end: int) -> list[GraphNode]:
+        """The best hypothesis (score, then id) of each output among those of ``_by_coverage``, in its order."""
+        rows = self._connection.execute(
+            f"SELECT {_COLUMNS} FROM (SELECT {_COLUMNS}, ROW_NUMBER() OVER (PARTITION BY out ORDER BY score DESC, hyp) "
+            "AS place FROM hypothesis WHERE sentence = ? AND covered_start = ? AND covered_end = ?) WHERE place = 1 "
+            "ORDER BY score DESC, hyp", (sentence, start, end - 1))
+        return [_node(row) for row in rows]
+
+    def _count_by_coverage(self, sentence: int, start: int, end: int) -> int:
+        return self._connection.execute("SELECT COUNT(*) FROM hypothesis WHERE sentence = ? AND covered_start = ? "
+                                        "AND covered_end = ?", (sentence, start, end - 1)).fetchone()[0]
+
+    def _distinct_within(self, sentence: int, low: int, high: int) -> list[GraphNode]:
+        """The best hypothesis of each span and output among those of ``_within``, in its order."""
+        rows = self._connection.execute(
+            f"SELECT {_COLUMNS} FROM (SELECT {_COLUMNS}, ROW_NUMBER() OVER (PARTITION BY covered_start, covered_end, "
+            "out ORDER BY score DESC, hyp) AS place FROM hypothesis WHERE sentence = ? AND covered_start >= ? AND "
+            "covered_end < ?) WHERE place = 1 ORDER BY score DESC, hyp", (sentence, low, high))
+        return [_node(row) for row in rows]
+
+    def _count_within(self, sentence: int, low: int, high: int) -> int:
+        return self._connection.execute("SELECT COUNT(*) FROM hypothesis WHERE sentence = ? AND covered_start >= ? "
+                                        "AND covered_end < ?", (sentence, low, high)).fetchone()[0]
+
+    def _forward_spans(self, sentence: int, start: int, end: int) -> list[tuple[int, int]]:
+        """The spans of the best next hypotheses (``forward``) of the span's hypotheses, each once, in the order of
+        the lowest such hypothesis id."""
+        rows = self._connection.execute(
+            "SELECT next.covered_start, next.covered_end, MIN(next.hyp) AS first FROM hypothesis AS here "
+            "JOIN hypothesis AS next ON next.sentence = here.sentence AND next.hyp = here.forward "
+            "WHERE here.sentence = ? AND here.covered_start = ? AND here.covered_end = ? AND here.forward >= 0 "
+            "GROUP BY next.covered_start, next.covered_end ORDER BY first", (sentence, start, end - 1))
+        return [(first if first is not None else 0, last + 1 if last is not None else 0) for first, last, _ in rows]
+
     def _by_id(self, sentence: int, hyp: int) -> GraphNode | None:
         row = self._connection.execute(f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND hyp = ?",
                                        (sentence, hyp)).fetchone()
@@ -348,6 +385,7 @@ class SentenceGraph:
         self.store = store
         self.sentence = sentence
         self._coverage: dict[tuple[int, int], list[GraphNode]] = {}
+        self._asked: dict[tuple, object] = {}
         self._ids: dict[int, GraphNode | None] = {}
         self._best_path: list[GraphNode] | None = None
         self._translation: Translation | None = None
@@ -371,6 +409,15 @@ class SentenceGraph:
         for node in nodes:
             self._ids.setdefault(node.hyp, node)
         return nodes
+
+    def asked(self, query: str, *span: int):
+        """The store's ``_QUERY(sentence, *span)`` (``distinct_by_coverage``, ``count_by_coverage``,
+        ``distinct_within``, ``count_within``, ``forward_spans``), kept: a store's answers never change."""
+        key = (query, span)
+        if key not in self._asked:
+            self.queries += 1
+            self._asked[key] = getattr(self.store, f"_{query}")(self.sentence, *span)
+        return self._asked[key]
 
     def node(self, hyp: int | None) -> GraphNode | None:
         if hyp is None or hyp < 0:

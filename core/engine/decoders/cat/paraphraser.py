@@ -30,8 +30,8 @@ from parastudio.core.engine.decoders.cat.filters import FILTERS
 from parastudio.core.engine.decoders.cat.fsm import FSM, build_fsm, kbest_paths, paths_per_end
 from parastudio.core.engine.decoders.cat.gold_trace import gold_trace
 from parastudio.core.engine.decoders.cat.graph_store import SentenceGraph
-from parastudio.core.engine.decoders.cat.partial_filters import PARTIAL_FILTERS
-from parastudio.core.engine.decoders.cat.partials import Partial, retrieve_partials
+from parastudio.core.engine.decoders.cat.partial_filters import PARTIAL_FILTERS, keeps_one_per_output
+from parastudio.core.engine.decoders.cat.partials import Partial, retrieve
 from parastudio.core.engine.decoders.cat.score_functions import chained
 from parastudio.core.engine.decoders.cat.sorters import SORTERS, load_clustering
 from parastudio.core.engine.decoders.cat.stages import DEFAULT_PARAMETERS, SuggestContext, Suggestion, normalized
@@ -49,7 +49,9 @@ class SuggestResult:
     top: int
     alignment: Alignment | None
     error: str | None = None
-    retrieved: list[Partial] = field(default_factory=list)
+    retrieved: list[Partial] = field(default_factory=list)  # only the best of each span and output, when the
+    # approach's first partial filter keeps no other (partial_filters.keeps_one_per_output)
+    retrieved_count: int = 0  # the hypotheses of the spans retrieved, all of them
     partial_stages: list[tuple[str, list[Partial]]] = field(default_factory=list)  # after each partial filter
     fsm: FSM | None = None
     candidates: list[Suggestion] = field(default_factory=list)  # from the K best paths, FSM score order
@@ -152,7 +154,7 @@ class SuggestResult:
             "error": self.error,
             "suggestions": [{"rank": i, "text": s.text, "fsm_score": s.fsm_score, "lm_score": s.lm_score}
                             for i, s in enumerate(self.suggestions, start=1)],
-            "partials": {"retrieved": len(self.retrieved),
+            "partials": {"retrieved": self.retrieved_count,
                          **{f"after {stage}": len(kept) for stage, kept in self.partial_stages}},
             "fsm": {"states": len(self.fsm.partials) + 1, "transitions": self.fsm.transitions,
                     "end_states": len(self.fsm.ends)} if self.fsm else None,
@@ -197,10 +199,11 @@ def suggest(graph: SentenceGraph, start: int, end: int, approach: Approach, *, l
         return result
     result.context = context
     result.alignment = context.alignment
-    partials = retrieve_partials(graph, context.translation, context.alignment,
-                                 follow_limit=context.parameter("follow_limit"),
-                                 retrieval=context.parameter("retrieval"))
-    result.retrieved = partials
+    retrieved = retrieve(graph, context.translation, context.alignment,
+                         follow_limit=context.parameter("follow_limit"), retrieval=context.parameter("retrieval"),
+                         distinct=keeps_one_per_output(approach.partial_filters, parameters))
+    partials = result.retrieved = retrieved.partials
+    result.retrieved_count = retrieved.count
     for name in approach.partial_filters:
         partials = PARTIAL_FILTERS[name](partials, context)
         result.partial_stages.append((name, partials))

@@ -9,6 +9,8 @@ stay for the coverage to be completed; PTPF and FWPF follow the same rule.
 
 from __future__ import annotations
 
+from typing import Mapping, Sequence
+
 import Levenshtein
 
 from parastudio.core.engine.decoders.cat.function_words import FUNCTION_WORD_LISTS, content_words
@@ -59,3 +61,13 @@ def fwpf(partials: list[Partial], context: SuggestContext) -> list[Partial]:
 
 
 PARTIAL_FILTERS: dict[str, PartialFilter] = {"PTPF": ptpf, "SDPF": sdpf, "FWPF": fwpf}
+
+
+def keeps_one_per_output(names: Sequence[str], parameters: Mapping[str, object]) -> bool:
+    """Whether the first of these partial filters keeps, of the partials of one span with one output, only the
+    best: PTPF and FWPF group them together (their keys are made from the output), SDPF drops a copy of a kept
+    text (distance 0) or of a dropped one (as close to what dropped it) when its threshold is above 0. Then
+    retrieving only the best of each span and output changes nothing that filter keeps."""
+    if not names:
+        return False
+    return names[0] in ("PTPF", "FWPF") or (names[0] == "SDPF" and float(parameters["sdpf_threshold"]) > 0)

@@ -75,31 +75,52 @@ def coverage_spans(graph: SentenceGraph, translation: Translation, alignment: Al
         return spans
     while queue:
         span = queue.pop(0)
-        for forward in sorted({n.forward for n in graph.by_coverage(*span) if n.forward is not None and n.forward >= 0}):
-            following = graph.node(forward)
-            if following is None or following.start != span[1] or following.end > high:
+        # The spans of the hypotheses the span's ones go on to (``forward``), by the lowest such id.
+        for following in graph.asked("forward_spans", *span):
+            if following[0] != span[1] or following[1] > high:
                 continue
-            if following.span not in seen:
-                seen.add(following.span)
-                spans.append(following.span)
-                queue.append(following.span)
+            if following not in seen:
+                seen.add(following)
+                spans.append(following)
+                queue.append(following)
     return spans
 
 
-def retrieve_partials(graph: SentenceGraph, translation: Translation, alignment: Alignment, *,
-                      follow_limit: int = DEFAULT_FOLLOW_LIMIT, retrieval: str = "forward") -> list[Partial]:
-    """Every hypothesis of the queried spans, best score first (ties by span, then id).
+@dataclass(frozen=True)
+class Retrieved:
+    """The partials retrieved, and how many hypotheses the queried spans hold (the same number unless only the
+    best of each output was asked for)."""
+
+    partials: list[Partial]
+    count: int
+
+
+def retrieve(graph: SentenceGraph, translation: Translation, alignment: Alignment, *,
+             follow_limit: int = DEFAULT_FOLLOW_LIMIT, retrieval: str = "forward", distinct: bool = False) -> Retrieved:
+    """Every hypothesis of the queried spans, best score first (ties by span, then id); ``distinct``: only the
+    best of each span and output (what a first partial filter keeping the best of each output would keep of
+    them: at stack 200 with 100 options, a span's thousands of hypotheses hold about a hundred outputs).
 
     ``retrieval="forward"`` is seed 001's (module docstring); ``"all-spans"`` (ours, not the paper's) takes
     every hypothesis inside the coverage in one query: the FSM then composes every grouping the graph holds,
     which is polynomial (spans, not groupings, are enumerated), not the exponential query set the paper avoided.
     """
     if retrieval == "all-spans":
-        nodes = list(graph.within(*alignment.coverage))
+        low, high = alignment.coverage
+        nodes = list(graph.asked("distinct_within", low, high) if distinct else graph.within(low, high))
+        count = graph.asked("count_within", low, high) if distinct else len(nodes)
     elif retrieval == "forward":
-        nodes = [node for span in coverage_spans(graph, translation, alignment, follow_limit=follow_limit)
-                 for node in graph.by_coverage(*span)]
+        spans = coverage_spans(graph, translation, alignment, follow_limit=follow_limit)
+        nodes = [node for span in spans
+                 for node in (graph.asked("distinct_by_coverage", *span) if distinct else graph.by_coverage(*span))]
+        count = sum(graph.asked("count_by_coverage", *span) for span in spans) if distinct else len(nodes)
     else:
         raise ValueError(f"retrieval must be 'forward' or 'all-spans', not {retrieval!r}")
     nodes.sort(key=lambda n: (-n.score, n.start, n.end, n.hyp))
-    return [Partial(node, node.out) for node in nodes]
+    return Retrieved([Partial(node, node.out) for node in nodes], count)
+
+
+def retrieve_partials(graph: SentenceGraph, translation: Translation, alignment: Alignment, *,
+                      follow_limit: int = DEFAULT_FOLLOW_LIMIT, retrieval: str = "forward") -> list[Partial]:
+    """Every hypothesis of the queried spans (:func:`retrieve`), best score first."""
+    return retrieve(graph, translation, alignment, follow_limit=follow_limit, retrieval=retrieval).partials

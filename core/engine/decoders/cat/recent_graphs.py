@@ -49,6 +49,11 @@ class RecentGraphs:
                 self._graphs.popitem(last=False)
                 self.evicted += 1
 
+    def forget(self, key: str) -> None:
+        """``key``'s graph out now (the service's worker processes: the parent decides what is kept)."""
+        with self._lock:
+            self._graphs.pop(key, None)
+
     def __len__(self) -> int:
         return len(self._graphs)
 

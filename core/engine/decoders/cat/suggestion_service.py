@@ -9,8 +9,11 @@ graph kept, and each span the translator selects gets paraphrases drawn from tha
 * :meth:`SuggestionService.answer` suggests paraphrases of a span of a sentence named by that key, by its source
   text, or by its index into the graph file loaded at start, and answers as ``parastudio suggest --json`` does.
 
-The transport (``parastudio serve``: :mod:`core.service`) hands each request's JSON object here and sends back
-what it returns; nothing here knows about HTTP. The fields are checked by
+One engine for every door: the HTTP transport (``parastudio serve``: :mod:`core.service`) hands each request's
+JSON object to :meth:`~SuggestionService.answer` and sends back what it returns; ``parastudio suggest`` and the
+app's Translator screen (:class:`core.inspection.translator_session.TranslatorSession`) build the same checked
+request and call :meth:`~SuggestionService.suggest`, so what the screen shows is what a CAT tool receives. Nothing
+here knows about HTTP or Qt. The fields are checked by
 :mod:`core.engine.decoders.cat.service_requests`; a bad request raises its :class:`BadRequest`, naming the field.
 Both methods may run at once in several threads: each thread reads the loaded graphs through its own SQLite
 connection, decoding (whose option cache is the decoder's own) takes turns, and decoded graphs are read-only.
@@ -27,7 +30,7 @@ from parastudio.core.engine.decoders.beam_decoder import BeamDecoder
 from parastudio.core.engine.decoders.cat.approaches import Approach
 from parastudio.core.engine.decoders.cat.decoded_graph import DecodedGraph
 from parastudio.core.engine.decoders.cat.graph_store import GraphStore, SentenceGraph
-from parastudio.core.engine.decoders.cat.paraphraser import REQUESTS, suggest
+from parastudio.core.engine.decoders.cat.paraphraser import REQUESTS, SuggestResult, suggest
 from parastudio.core.engine.decoders.cat.recent_graphs import RecentGraphs, sentence_key
 from parastudio.core.engine.decoders.cat.service_requests import (
     MAX_EDITED_SELECTION,
@@ -41,10 +44,21 @@ from parastudio.core.engine.decoders.cat.service_requests import (
     translate_request,
 )
 
-__all__ = ["BadRequest", "SuggestionService", "DEFAULT_GRAPHS"]
+__all__ = ["BadRequest", "SuggestionService", "Suggested", "SuggestRequest", "DEFAULT_GRAPHS"]
 
 DEFAULT_GRAPHS = 200  # decoded sentences kept (a 30-token sentence's graph: ~2,000 hypotheses, ~0.5 MB)
 _GOLD_TRACE = threading.Lock()  # the gold trace keeps a module-level cache of its answers
+
+
+@dataclass(frozen=True)
+class Suggested:
+    """One request's suggestions: the request, the paraphraser's result, the sentence's graph and key (None for
+    a sentence of the loaded graphs, named by its index)."""
+
+    request: SuggestRequest
+    result: SuggestResult
+    graph: SentenceGraph
+    key: str | None
 
 
 @dataclass
@@ -102,7 +116,13 @@ class SuggestionService:
 
     # -- POST /suggest -----------------------------------------------------------------------------
     def answer(self, data: object) -> dict:
-        request = suggest_request(data)
+        """``POST /suggest``: the request's JSON object answered as ``parastudio suggest --json`` prints it, plus
+        the sentence's key."""
+        return self.answer_of(self.suggest(suggest_request(data)))
+
+    def suggest(self, request: SuggestRequest) -> Suggested:
+        """The suggestions for a checked request: what the HTTP service, ``parastudio suggest`` and the app's
+        Translator screen all ask (one engine for the three); :class:`BadRequest` for one it cannot answer."""
         name = request.approach or self.default_approach
         if name not in self.approaches:
             raise BadRequest(f"approach: no approach {name!r}; known: {', '.join(sorted(self.approaches))}",
@@ -116,9 +136,15 @@ class SuggestionService:
         check_edited_selection(request, translation.tokens)
         result = suggest(graph, start, end, self.approaches[name], lm=self.lm, top=request.top,
                          tokens=request.text, feedback=request.feedback, request=request.request)
+        return Suggested(request, result, graph, key)
+
+    @staticmethod
+    def answer_of(suggested: Suggested) -> dict:
+        """A request's suggestions as JSON (the service's answer)."""
+        request, result = suggested.request, suggested.result
         out = result.to_json()
-        out["sentence"], out["key"] = request.sentence, key
-        out["translation"] = translation.format()
+        out["sentence"], out["key"] = request.sentence, suggested.key
+        out["translation"] = suggested.graph.translation().format()
         if request.gold:
             with _GOLD_TRACE:
                 out["gold"] = result.explain(request.gold) if result.alignment else {"fate": "not aligned"}
@@ -129,7 +155,7 @@ class SuggestionService:
             if request.sentence not in self._known:
                 raise BadRequest(f"sentence: no sentence {request.sentence} in {self.store.path}", status=404,
                                  field="sentence")
-            return self._loaded_store().sentence_graph(request.sentence), None
+            return self._loaded_graph(request.sentence), None
         key = request.key if request.key is not None else sentence_key(request.source)
         decoded = self.graphs.get(key)
         if decoded is None:
@@ -139,6 +165,15 @@ class SuggestionService:
                              status=404, field=named)
         return SentenceGraph(decoded, 0), key
 
+    def _loaded_graph(self, sentence: int) -> SentenceGraph:
+        """Sentence ``sentence`` of the loaded graphs; the last one asked in this thread is kept with the rows it
+        read (a translator selects span after span of the sentence in front of them)."""
+        local = self._connections
+        last = getattr(local, "graph", None)
+        if last is None or last.sentence != sentence:
+            last = local.graph = self._loaded_store().sentence_graph(sentence)
+        return last
+
     def _loaded_store(self) -> GraphStore:
         """The loaded graphs through this thread's own connection (one SQLite connection is not shared)."""
         if threading.get_ident() == self._opened_in:
@@ -147,6 +182,13 @@ class SuggestionService:
         if store is None:
             store = self._connections.store = GraphStore(self.store.path)
         return store
+
+    def reopen(self) -> None:
+        """The loaded graphs opened again by this process (a forked worker: a SQLite connection never crosses a
+        fork, so the parent closes its own before forking and each worker opens one)."""
+        self.store = GraphStore(self.store.path)
+        self._opened_in = threading.get_ident()
+        self._connections = threading.local()
 
     def close(self) -> None:
         self.store.close()
