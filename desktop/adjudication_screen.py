@@ -21,7 +21,9 @@ from PySide6.QtWidgets import QAbstractItemView, QDialog, QHBoxLayout, QLabel, Q
 from parastudio.core.demo import demo_files
 from parastudio.core.engine.text.changed_words import changed_tokens
 from parastudio.core.judging.keys import KEY_BY_ACTION, KeyBinding
+from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.judging.protocols.preference import PREFERENCE_KEYS
+from parastudio.core.judging.protocols.protocol import CHOICE_TASK, PAIR, REPLACEMENT_UNIT
 from parastudio.core.judging.view import key_for_level, replacement_marks, study_display
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
@@ -40,9 +42,10 @@ _MOVING = {key for binding in KEYS for key in binding.keys} | {"Up", "Down"}
 def decision_keys(item: ops.Disagreement) -> list[tuple[tuple[str, ...], str, str]]:
     """(keys, value stored, button label) of every decision ``item`` takes, in the order its buttons stand: the
     judging screen's keys for the same answers, less the arrows (here they move between items)."""
-    if item.scale == "preference":
+    protocol = protocol_of(item.scale)
+    if protocol.item == PAIR:
         return [(tuple(k for k in keys if k not in _MOVING), value, label) for keys, value, label in PREFERENCE_KEYS]
-    if item.scale == "choice":
+    if protocol.item == CHOICE_TASK:
         return [(("0",) + KEY_BY_ACTION["keep_original"].keys, "original", "Keep the original")] + [
             ((str(number),), f"option:{number}", option) for number, option in enumerate(item.options, 1)]
     return [(key_for_level(item.scale, position, level), str(level["value"]), level.get("label") or str(level["value"]))
@@ -163,17 +166,17 @@ class AdjudicationDialog(QDialog):
     def _sentences_html(self, item: ops.Disagreement) -> str:
         """The texts the judges read: the source, and the paraphrase, the pair (left, right) or the span asked
         about (a choice task: its options are the buttons)."""
-        candidate = item.candidate or ""
-        if item.scale == "choice":
+        candidate, kind = item.candidate or "", protocol_of(item.scale).item
+        if kind == CHOICE_TASK:
             span = range(*item.span) if item.span else range(0)
             return f"<p><b>Source sentence</b> (the highlighted words)<br>{self._shown(item.source, span)}</p>"
-        if item.scale == "preference":
+        if kind == PAIR:
             parts = [f"<p><b>Source sentence</b><br>{self._shown(item.source, range(0))}</p>"]
             for title, text in (("Left", candidate), ("Right", item.right or "")):
                 _, marks = changed_tokens(item.source, text)
                 parts.append(f"<p><b>{title}</b><br>{self._shown(text, marks)}</p>")
             return "".join(parts)
-        if item.scale == "replacement":
+        if kind == REPLACEMENT_UNIT:
             source_marks, candidate_marks, title = replacement_marks(item.derivation, item.key.unit)
         else:
             source_marks, candidate_marks = changed_tokens(item.source, candidate, item.derivation)

@@ -371,7 +371,7 @@ class AnnotationScreen(JudgingSitting, ChoiceAccept, AnnotationLayout, QWidget):
         parts = []
         if item.value is not None:
             shown = item.value
-            if item.scale == "choice" and item.text:  # an option reads in place; a typed paraphrase as typed
+            if protocol_of(item.scale).view == "choice" and item.text:  # an option reads in place; a typed paraphrase as typed
                 picked = item.text if item.value == "custom" else choice_text(item, item.text, self.display)
                 shown = f"{item.value}: {picked}"
             parts.append(f"Your answer: <b>{html.escape(shown)}</b> (a new key replaces it)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 
+from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.judging.view import choice_text, shown_sentence
 from parastudio.desktop.changed_spans import sentence_html
 
@@ -34,7 +35,7 @@ class ChoiceAccept:
     def paint_preview(self) -> None:
         """The pick the desk holds (:attr:`core.judging.desk.JudgingDesk.preview`), in place in the sentence."""
         shown, item = self.desk.preview, self.item
-        if shown is None or item is None or item.scale != "choice":
+        if shown is None or item is None or protocol_of(item.scale).view != "choice":
             return
         self.choice_sentence_label.setText(sentence_html(shown_sentence(item, shown.sentence, shown.marked,
                                                                         self.display)))

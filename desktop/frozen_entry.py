@@ -51,6 +51,7 @@ def judge_first_item_by_key(window, done) -> None:
     from PySide6.QtCore import Qt, QTimer
     from PySide6.QtTest import QTest
 
+    from parastudio.core.judging.protocols import protocol_of
     from parastudio.core.store import operations as ops
 
     screen = window.annotate.screen
@@ -64,7 +65,7 @@ def judge_first_item_by_key(window, done) -> None:
             print("smoke test: the demo study opened with no item to judge", file=sys.stderr, flush=True)
             done(False)
             return
-        QTest.keyClick(screen, Qt.Key_Y if item.scale == "binary" else Qt.Key_2)
+        QTest.keyClick(screen, Qt.Key_Y if protocol_of(item.scale).yes_no else Qt.Key_2)
         screen.writer.drain()
         judged = [row for row in ops.iter_judgments(window.db, screen.study_id)
                   if row["assignment_id"] == item.assignment_id]

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from parastudio.core.judging.keys import help_table
 from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.protocol import CHOICE_TASK
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
 from parastudio.desktop.palette import tone
@@ -45,9 +46,10 @@ def instructions_html(db: Database, study_id: int) -> str:
     criteria = ops.study_criteria(db, study_id)
     for criterion in criteria:
         parts.append(f"<h3>{html.escape(criterion.name)}: {html.escape(criterion.question)}</h3>")
-        if not criterion.shows_source and criterion.scale != "choice":
+        protocol = protocol_of(criterion.scale)
+        if not criterion.shows_source and protocol.item != CHOICE_TASK:  # a choice task's item is the source
             parts.append("<p><i>Asked of the paraphrase alone: the source is not shown.</i></p>")
-        if criterion.levels and criterion.scale != "binary":
+        if criterion.levels and not protocol.yes_no:  # a yes/no question needs no list of its two answers
             parts.append("<ul>" + "".join(f"<li><b>{html.escape(str(level['value']))}</b> "
                                           f"{html.escape(level.get('label', ''))}: "
                                           f"{html.escape(level.get('description', ''))}</li>"

@@ -21,9 +21,10 @@ ALLOWED: dict[str, set[str]] = {
     "base": set(),
     "engine": {"base"},
     "tablebuild": {"base"},
-    "stats": {"base"},
-    # What each judging protocol declares (core/judging/protocols/): the store checks values with it.
+    # What each judging protocol declares (core/judging/protocols/): the store checks values with it, the
+    # statistics read which scales are scores and which fit a competence model from it.
     "protocols": {"base"},
+    "stats": {"base", "protocols"},
     "store": {"base", "protocols"},
     "evaldata": {"base", "engine", "tablebuild"},
     "judging": {"base", "engine", "stats", "protocols", "store"},

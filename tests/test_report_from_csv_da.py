@@ -15,9 +15,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from parastudio.core.cli import main
-from parastudio.core.stats.judgment_records import SCORE_SCALE_NAMES
 from parastudio.core.store import operations as ops
-from parastudio.core.store.criteria import score_scales
 from parastudio.core.store.database import open_database
 from parastudio.core.store.preference_pairs import ties_by_construction
 
@@ -153,10 +151,6 @@ def test_a_score_outside_0_to_100_or_a_second_scale_is_a_line_error(da_study, ca
         assert main(["report", str(bad), "--bootstrap", "0"]) == 2
         err = capsys.readouterr().err
         assert f"bad.csv:3: {expected}" in err and "Traceback" not in err
-
-
-def test_the_stats_layer_names_the_stores_score_scales():
-    assert set(SCORE_SCALE_NAMES) == set(score_scales())
 
 
 def test_a_preference_studys_csv_lacks_only_its_ties_by_construction(tmp_path):

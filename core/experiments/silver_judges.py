@@ -24,6 +24,8 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
+from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.protocol import REPLACEMENT_UNIT
 from parastudio.core.vocabulary import NO, YES
 
 if TYPE_CHECKING:  # annotations only; the store loads when the judges run, not when the CLI lists commands
@@ -67,7 +69,8 @@ def silver_answer(item: ops.ItemView) -> str:
 
     reference = item.references[0] if item.references else ""
     units = ops.replacement_units(item.derivation)
-    if item.scale == "replacement":
+    protocol = protocol_of(item.scale)
+    if protocol.item == REPLACEMENT_UNIT:
         unit = units[item.unit]
         return YES if replacement_correct(unit["source"], unit["target"], reference) else NO
     if item.criterion in ("meaning", "fluency"):
@@ -75,7 +78,7 @@ def silver_answer(item: ops.ItemView) -> str:
                                    reference)
         return YES if verdicts[item.criterion] else NO
     values = [str(level["value"]) for level in item.levels]
-    return YES if item.scale == "binary" else values[len(values) // 2]
+    return YES if protocol.yes_no else values[len(values) // 2]
 
 
 def _flipped(item: ops.ItemView, noise: float, seed: int) -> bool:

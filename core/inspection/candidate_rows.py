@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import text
 
+from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.protocol import CHOICE_TASK
 from parastudio.core.stats.verdicts import (
     ADJUDICATED,
     candidate_verdict,
@@ -231,8 +233,9 @@ def candidate_rows(db: Database, study_id: int, *, criteria: set[str] | None = N
         sql = _Sql(connection.dialect.name)
         scales, names = {}, {}
         for criterion_id, name, scale, levels in connection.execute(text(
-                "SELECT id, name, scale, levels FROM criterion WHERE study_id = :s AND scale != 'choice'"),
-                {"s": study_id}).fetchall():
+                "SELECT id, name, scale, levels FROM criterion WHERE study_id = :s"), {"s": study_id}).fetchall():
+            if protocol_of(scale).item == CHOICE_TASK:  # a choice task judges no candidate
+                continue
             if criteria is None or name in criteria:
                 names[criterion_id] = name
                 levels = json.loads(levels) if isinstance(levels, str) else (levels or [])

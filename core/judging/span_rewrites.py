@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import select
 
-from parastudio.core.judging.protocols.error_spans import SEVERITIES, parse_spans
+from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.error_spans import SEVERITIES
 from parastudio.core.judging.view import JudgedWord, judged_words, study_display
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
@@ -90,7 +91,8 @@ class MarkedRewrite:
 
 def marked_rewrites(db: Database, study_id: int, *, criteria: set[str] | None = None,
                     truecase_model: str | None = None) -> list[MarkedRewrite]:
-    """Every unit replacement of every candidate judged in an ``esa`` criterion (``criteria``: only these),
+    """Every unit replacement of every candidate judged in a criterion whose protocol's marks blame units
+    (``spans_blame_units``: ESA's; ``criteria``: only these),
     with each judge's marks mapped through the words the study showed (its display rule; ``truecase_model``: the
     model it falls back on, the app's bundled one, as the judging screens had it)."""
     with db.reading() as session:
@@ -103,14 +105,16 @@ def marked_rewrites(db: Database, study_id: int, *, criteria: set[str] | None = 
     found: dict[tuple[int, str], list[MarkedRewrite]] = {}
     words_of: dict[int, tuple[JudgedWord, ...]] = {}
     for row in ops.iter_judgments(db, study_id):
-        if row["scale"] != "esa" or row["candidate_id"] is None or (criteria and row["criterion"] not in criteria):
+        protocol = protocol_of(row["scale"])
+        if not protocol.spans_blame_units or row["candidate_id"] is None or (
+                criteria and row["criterion"] not in criteria):
             continue
         derivation, text, source, original = shown[row["candidate_id"]]
         units = ops.replacement_units(derivation)
         if row["candidate_id"] not in words_of:
             words_of[row["candidate_id"]] = judged_words(text, display, source=source, original=original)[1]
         try:
-            marks = marked_units(derivation, words_of[row["candidate_id"]], parse_spans(row["text"]))
+            marks = marked_units(derivation, words_of[row["candidate_id"]], protocol.marked_spans(row["text"]))
         except ValueError as error:
             raise ValueError(f"judgment {row['judgment_id']} ({row['annotator']}, item {row['item']}): {error}") \
                 from None

@@ -10,7 +10,7 @@ Dawid–Skene, fitted by crowd-kit (Ustalov et al.).
 
 Both read a label as a category: the order of an ordinal scale (3-point, 5-point) is not used. They apply to
 scales with labels (binary, replacement, ordinal, categorical), not to a score (direct assessment, ESA), a
-preference between two systems or a choice task (:data:`NOT_APPLICABLE`).
+preference between two systems or a choice task (each protocol's ``no_competence_model``, :mod:`core.judging.protocols`).
 
 The same figures on every run: the data are handed to crowd-kit in one order (items by key, judges by name),
 MACE's starting point is drawn from a fixed seed and Dawid–Skene starts from majority vote; the seed, the
@@ -25,17 +25,10 @@ from dataclasses import dataclass
 from importlib.metadata import version
 from typing import ClassVar, Hashable, Iterable, Mapping
 
+from parastudio.core.judging.protocols import PROTOCOLS
 from parastudio.core.stats.signature import Signed
 
 COMPETENCE_MODELS = ("mace", "dawid-skene")
-# Scales the models do not fit, each with the one line that says so.
-NOT_APPLICABLE = {
-    "da": "direct assessment is a 0-100 score, not a label: MACE and Dawid-Skene do not apply",
-    "esa": "error span annotation ends in a 0-100 score, not a label: MACE and Dawid-Skene do not apply",
-    "preference": "a preference compares two systems, it has no true label to recover: MACE and Dawid-Skene do "
-                  "not apply",
-    "choice": "a choice task's answers are free picks, not a scale: MACE and Dawid-Skene do not apply",
-}
 
 
 @dataclass(frozen=True)
@@ -148,7 +141,8 @@ def dawid_skene_competence(fitted) -> dict[str, float]:
 
 def not_applicable(scale: str) -> str | None:
     """The one line saying why the models do not fit a criterion of ``scale``; None when they do."""
-    return NOT_APPLICABLE.get(scale)
+    protocol = PROTOCOLS.get(scale)
+    return None if protocol is None else protocol.no_competence_model
 
 
 @dataclass(frozen=True)

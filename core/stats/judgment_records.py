@@ -41,6 +41,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from parastudio.core.errors import BadNameError, InputFormatError
+from parastudio.core.judging.protocols import scales_where
+from parastudio.core.judging.protocols.protocol import SCORE
 from parastudio.core.number_text import ASCII_SPACE, parse_decimal
 from parastudio.core.person_names import LookAlikeNameError, NameCharacterError, Spellings
 from parastudio.core.stats.agreement import DuplicateJudgmentError, RatingMatrix
@@ -54,8 +56,6 @@ SENTENCE_COLUMNS = ("source_key", "sentence_id", "sentence")
 # "scale": the criterion's scale by name (study export-judgments); "z": a score standardized per judge, written for
 # 0-100 scores only, so an older export without "scale" still tells a direct assessment by it.
 OPTIONAL_JUDGMENT_COLUMNS = ("system", "systems", "application", *SENTENCE_COLUMNS, "levels", "scale", "z")
-# The scales answered with a score from DA_LOWEST to DA_HIGHEST (the store's score_scales(), which stats may not import).
-SCORE_SCALE_NAMES = ("da", "esa")
 SYSTEMS_SEPARATOR = ";"
 SCORE_COLUMNS = ("item", "system", "score")
 
@@ -372,7 +372,8 @@ def _scored_criteria(scale_names: dict[str, str], with_z: set[str], *, named_sca
     """The criteria a file marks as 0-100 scores: by their scale's name, or, in an export older than the
     ``scale`` column, by a ``z`` cell (written for those criteria only)."""
     if named_scales:
-        return frozenset(name for name, scale in scale_names.items() if scale in SCORE_SCALE_NAMES)
+        scored_scales = scales_where(answer=SCORE)  # a score from DA_LOWEST to DA_HIGHEST, by the protocol
+        return frozenset(name for name, scale in scale_names.items() if scale in scored_scales)
     return frozenset(with_z)
 
 

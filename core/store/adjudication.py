@@ -9,7 +9,7 @@ Adjudications are never a judge's label: statistics read normal assignments only
 
 What is adjudicated (docs/ANNOTATION.md, "Adjudication"): a label on a yes/no, 3- or 5-point, replacement,
 choice or preference criterion. Direct assessment and error span annotation scores are not
-(:data:`NOT_ADJUDICATED`): they are measurements averaged over judges, not labels a third judge settles, so
+(each protocol's ``not_adjudicated``, :mod:`core.judging.protocols`): they are measurements averaged over judges, not labels a third judge settles, so
 :func:`disagreements` never offers them and :func:`record_adjudication` refuses them, naming why.
 """
 
@@ -23,6 +23,7 @@ from typing import NamedTuple
 from sqlalchemy import JSON, func, insert, select
 from sqlalchemy import text as sql_text
 
+from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.store.assignment import next_free_positions
 from parastudio.core.store.clock import now
 from parastudio.core.store.criteria import normalize_value
@@ -41,13 +42,7 @@ from parastudio.core.store.models import (
 )
 from parastudio.core.store.studies import annotator_in
 
-# Why a scale's disagreements are not adjudicated: one line each, what the screen and the CLI say.
-NOT_ADJUDICATED = {
-    "da": "a direct assessment score (0-100) is a measurement: judges' scores are averaged after each judge's "
-          "z-score (Graham et al. 2017), so two scores that differ are not a disagreement a third judge settles",
-    "esa": "an error span annotation (marks and a 0-100 score) is each judge's own measurement, averaged like direct "
-           "assessment (Kocmi et al. 2024), not a label a third judge settles",
-}
+
 class ItemKey(NamedTuple):
     """One item on one criterion: a candidate (``unit``: its unit replacement), a choice task or a preference
     pair."""
@@ -85,13 +80,15 @@ def not_adjudicated(db: Database, study_id: int) -> dict[str, str]:
     with db.reading() as session:
         rows = session.execute(select(Criterion.name, Criterion.scale).where(Criterion.study_id == study_id)
                                .order_by(Criterion.position)).all()
-    return {name: NOT_ADJUDICATED[scale] for name, scale in rows if scale in NOT_ADJUDICATED}
+    return {name: protocol_of(scale).not_adjudicated for name, scale in rows
+            if protocol_of(scale).not_adjudicated is not None}
 
 
 def refusal(criterion: Criterion) -> str | None:
     """Why a decision on ``criterion`` is refused (one line); None when it may be adjudicated."""
-    if criterion.scale in NOT_ADJUDICATED:
-        return f"criterion {criterion.name} is not adjudicated: {NOT_ADJUDICATED[criterion.scale]}"
+    reason = protocol_of(criterion.scale).not_adjudicated
+    if reason is not None:
+        return f"criterion {criterion.name} is not adjudicated: {reason}"
     return None
 
 

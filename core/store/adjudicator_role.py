@@ -4,7 +4,7 @@ Judges never see each other's labels, so reading a disagreement is a role the re
 (``parastudio study adjudicators --set NAMES``, kept in the study's settings as ``adjudicators``), never one a
 judge takes by opening a dialog. :func:`disagreements_for` is the one door the app reads disagreements through:
 anyone not named is refused before any label is read. A study none of whose criteria is adjudicated (direct
-assessment, error spans: :data:`core.store.adjudication.NOT_ADJUDICATED`) takes no adjudicator.
+assessment, error spans: their protocol's ``not_adjudicated``) takes no adjudicator.
 """
 
 from __future__ import annotations

@@ -21,13 +21,13 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-# Scale kinds a criterion can use. "choice" is the seed 001 §4.2 task; "replacement" is seed 004 §3.6's:
+# The scales a criterion can use are the registry's (core.judging.protocols.PROTOCOLS), each read through its
+# protocol, never by name here. Among them: "choice" is the seed 001 §4.2 task; "replacement" is seed 004 §3.6's:
 # one unit replacement of a candidate highlighted at a time, judged correct or not (yes/no); "preference" is
 # a pairwise comparison of two systems' candidates for one source sentence (a PreferencePair, issue 30); "da"
 # is WMT's direct assessment, a whole number from 0 to 100; "esa" is error span annotation, the same score
 # after marking the wrong words (core.store.error_spans; issue 30); "mqm" is MQM (Freitag et al. 2021): errors
 # with a category and a severity, the value their weighted sum negated (core.judging.protocols.mqm; issue 43).
-SCALE_KINDS = ("binary", "3-point", "5-point", "custom", "choice", "replacement", "preference", "da", "esa", "mqm")
 # Assignment kinds: a normal item, a repeat of one already assigned (checks
 # consistency), a planted control expected to be judged bad, or an adjudication
 # (a third annotator's decision on an item two judges disagree on; never a judge's label).

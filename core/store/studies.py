@@ -10,6 +10,7 @@ from sqlalchemy import JSON, func, select
 
 from parastudio.core.errors import BadNameError
 from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.protocol import CHOICE_TASK
 from parastudio.core.person_names import clean_name, look_alike
 from parastudio.core.store.clock import now
 from parastudio.core.store.criteria import CriterionSpec, preset_criterion
@@ -108,7 +109,8 @@ def create_study(db: Database, name: str, *, criteria: Sequence[str | CriterionS
             raise ValueError(f"a study named {name!r} already exists")
         settings = dict(settings or {})
         if blind_phases is None:
-            blind_phases = (any(not s.shows_source and s.scale != "choice" for s in specs)
+            # A choice task's item is the source itself: hiding the source is no phase of its own.
+            blind_phases = (any(not s.shows_source and protocol_of(s.scale).item != CHOICE_TASK for s in specs)
                             and any(s.shows_source for s in specs))
         settings["blind_phases"] = bool(blind_phases)
         similar = look_alike(name, session.scalars(select(Study.name)).all())

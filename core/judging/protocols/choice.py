@@ -19,6 +19,8 @@ class Choice(JudgingProtocol):
     statistics: tuple[str, ...] = ("choice-successes",)
     devset: str = OWN_RECORDS
     takes_text: bool = True
+    no_competence_model: str | None = (
+        "a choice task's answers are free picks, not a scale: MACE and Dawid-Skene do not apply")
 
     def check(self, question, levels, value, text, options=()):
         raw = str(value).strip()

@@ -58,6 +58,11 @@ class DirectAssessment(JudgingProtocol):
     view: str = "score"
     statistics: tuple[str, ...] = ("da-z-scores", "quality")
     devset: str = OWN_RECORDS
+    not_adjudicated: str | None = (
+        "a direct assessment score (0-100) is a measurement: judges' scores are averaged after each judge's "
+        "z-score (Graham et al. 2017), so two scores that differ are not a disagreement a third judge settles")
+    no_competence_model: str | None = (
+        "direct assessment is a 0-100 score, not a label: MACE and Dawid-Skene do not apply")
 
     def check(self, question, levels, value, text, options=()):
         return checked_score(question, value), None

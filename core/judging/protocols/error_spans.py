@@ -109,6 +109,12 @@ class ErrorSpans(DirectAssessment):
     statistics: tuple[str, ...] = ("da-z-scores", "error-spans", "quality")
     takes_text: bool = True
     marks_words: bool = True
+    spans_blame_units: bool = True
+    not_adjudicated: str | None = (
+        "an error span annotation (marks and a 0-100 score) is each judge's own measurement, averaged like direct "
+        "assessment (Kocmi et al. 2024), not a label a third judge settles")
+    no_competence_model: str | None = (
+        "error span annotation ends in a 0-100 score, not a label: MACE and Dawid-Skene do not apply")
 
     def key_table(self) -> tuple[KeyBinding, ...]:
         """Marking by Ctrl+arrows (a word at a time, as text editors move; the plain arrows move between items as

@@ -34,6 +34,8 @@ class Preference(JudgingProtocol):
     item: str = PAIR
     statistics: tuple[str, ...] = ("preference-sign-tests", "bradley-terry", "quality")
     devset: str = OWN_RECORDS
+    no_competence_model: str | None = (
+        "a preference compares two systems, it has no true label to recover: MACE and Dawid-Skene do not apply")
 
     def check(self, question, levels, value, text, options=()):
         answer = preference(str(value).strip().lower())

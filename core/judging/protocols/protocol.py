@@ -37,6 +37,16 @@ class JudgingProtocol:
     takes_text: bool = False  # whether an answer carries text (a typed paraphrase, error spans)
     yes_no: bool = False  # answered yes or no (the levels are YES and NO)
     marks_words: bool = False  # the judge marks words of the candidate (ESA's spans, MQM's errors)
+    # Whether the words an answer marks (:meth:`marked_spans`, each with a ``severity`` minor or major) are read as
+    # blame on the candidate's unit replacements (:mod:`core.judging.span_rewrites`): ESA's spans are; MQM's
+    # errors (a category each, on words or on none) are not.
+    spans_blame_units: bool = False
+    # Why a third judge never settles this protocol's disagreements (one line the adjudication screen and the CLI
+    # show: :func:`core.store.adjudication.not_adjudicated`); None when its disagreements are adjudicated.
+    not_adjudicated: str | None = None
+    # Why MACE and Dawid-Skene do not fit this protocol's answers (one line the report and the Dashboard show:
+    # :func:`core.stats.judge_competence.not_applicable`); None when they fit (answers are labels of a scale).
+    no_competence_model: str | None = None
 
     def check(self, question: str, levels: Sequence[dict], value, text: str | None,
               options: Sequence[str] = ()) -> tuple[str, str | None]:
