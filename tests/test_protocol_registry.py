@@ -142,3 +142,24 @@ def test_a_branch_put_back_into_the_house_is_found(tmp_path):
 
 def _line_of(source: str, text: str) -> int:
     return next(number for number, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+def test_what_was_asked_of_a_scale_name_is_asked_of_its_protocol(monkeypatch):
+    """A protocol registered by one line is read where names were: adjudication, competence models, the report's
+    score columns, rule blame from marked words."""
+    from parastudio.core.judging.protocols.direct_assessment import DirectAssessment
+    from parastudio.core.judging.protocols.levels import CATEGORICAL
+    from parastudio.core.stats.judge_competence import not_applicable
+    from parastudio.core.stats.judgment_records import _scored_criteria
+    from parastudio.core.store.adjudication import refusal
+    from parastudio.core.store.models import Criterion
+
+    rating = DirectAssessment("rating", not_adjudicated="a rating is a measurement",
+                              no_competence_model="a rating is a score")
+    monkeypatch.setitem(PROTOCOLS, "rating-100", rating)
+    assert not_applicable("rating-100") == "a rating is a score" and not_applicable("5-point") is None
+    assert _scored_criteria({"q": "rating-100", "f": "binary", "d": "da"}, set(), named_scales=True) == {"q", "d"}
+    assert refusal(Criterion(name="q", scale="rating-100")) == "criterion q is not adjudicated: a rating is a measurement"
+    assert refusal(Criterion(name="f", scale="binary")) is None
+    assert not rating.spans_blame_units and PROTOCOLS["esa"].spans_blame_units and not PROTOCOLS["mqm"].spans_blame_units
+    assert CATEGORICAL.not_adjudicated is None and CATEGORICAL.no_competence_model is None
