@@ -127,6 +127,10 @@ def register(subparsers) -> None:
 
     add_pace_command(command)
 
+    from parastudio.core.cli.study_guidelines_cmd import add_guidelines_command
+
+    add_guidelines_command(command)
+
     prog = command("progress", "judged / assigned, per annotator and in all", _progress)
     prog.add_argument("--json", action="store_true")
 
