@@ -11,6 +11,7 @@ import pytest
 from parastudio.core.cli import main
 from parastudio.core.judging.guidelines import read_guidelines
 from parastudio.core.store import operations as ops
+from parastudio.core.store.criteria import preset_criterion
 from parastudio.core.store.database import open_database
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "guidelines.toml"
@@ -40,7 +41,9 @@ def test_the_example_file_sets_the_introduction_questions_and_examples(study, ca
     assert out == ["introduction: changed",
                    "fluency: question changed; examples changed (0 before, 2 now)",
                    "meaning: question changed; examples changed (0 before, 2 now)",
-                   "usability: unchanged"]
+                   "usability: unchanged",
+                   "training items: changed (0 before, 3 now; `study assign --training N` gives the first N to each "
+                   "judge)"]
     instructions, questions = _stored(study)
     assert instructions["text"].startswith("You will judge paraphrases of Bible verses")
     assert questions["meaning"] == "Do both sentences say the same thing?"
@@ -50,9 +53,12 @@ def test_the_example_file_sets_the_introduction_questions_and_examples(study, ca
         "good": False, "source": "Abraham hurried into the tent to Sarah.",
         "text": "Abraham hurried into the tent to the servant.", "reason": "it changes who he went to"}
     assert [e["good"] for e in instructions["examples"]["fluency"]] == [True, False]
+    assert [(t["criterion"], t["answer"]) for t in instructions["training"]] == [
+        ("fluency", "no"), ("meaning", "yes"), ("usability", "3")]
     assert main(["study", "guidelines", "--db", str(study), str(EXAMPLE)]) == 0  # the same file again: nothing
     assert capsys.readouterr().out.splitlines() == ["introduction: unchanged", "fluency: unchanged",
-                                                    "meaning: unchanged", "usability: unchanged"]
+                                                    "meaning: unchanged", "usability: unchanged",
+                                                    "training items: unchanged"]
 
 
 def test_a_criterion_the_file_does_not_name_keeps_its_examples(study, tmp_path):
@@ -82,7 +88,7 @@ FAULTS = [  # (what is replaced in the example file, by what, the line and words
     ('reason = "another word, the same event"', 'reason = ""', 32,
      "some text, not an empty string at criteria.meaning.examples[1].reason"),
     ("[[criteria.meaning.examples]]", "[criteria.meaning.examples]", 34, "TOML: a guidelines file"),
-    ('introduction = """', 'preface = """', 6, "only the keys introduction, criteria at preface"),
+    ('introduction = """', 'preface = """', 6, "only the keys introduction, criteria, training at preface"),
 ]
 
 
@@ -107,5 +113,23 @@ def test_the_reader_refuses_an_unknown_criterion_without_a_study(tmp_path):
     path = tmp_path / "g.toml"
     path.write_text('introduction = "x"\n\n[criteria.da]\nquestion = "Score it"\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"g.toml:3: expected a criterion of this study \(meaning\) at criteria.da"):
-        read_guidelines(path, ["meaning"])
-    assert read_guidelines(path, ["da"]).questions == {"da": "Score it"}
+        read_guidelines(path, [preset_criterion("meaning")])
+    assert read_guidelines(path, [preset_criterion("da")]).questions == {"da": "Score it"}
+
+
+def test_training_items_are_checked_against_the_criterions_scale(tmp_path):
+    path = tmp_path / "g.toml"
+    criteria = [preset_criterion("meaning"), preset_criterion("usability"), preset_criterion("da")]
+    head = 'introduction = "x"\n\n[[training]]\ncriterion = "meaning"\ncandidate = "A."\nreason = "why"\n'
+    path.write_text(head + 'answer = "maybe"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"g.toml:7: expected .*yes.* at training\[1\].answer"):
+        read_guidelines(path, criteria)
+    path.write_text(head.replace('"meaning"', '"da"') + 'answer = "50"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"g.toml:4: expected a criterion of this study answered by a label of its "
+                       r"scale \(meaning, usability\) at training\[1\].criterion"):
+        read_guidelines(path, criteria)
+    path.write_text(head.replace('"meaning"', '"usability"') + "answer = 3\n", encoding="utf-8")
+    assert read_guidelines(path, criteria).training[0].answer == "3"
+    path.write_text(head + 'answer = "Yes"\n', encoding="utf-8")
+    assert read_guidelines(path, criteria).training[0].as_setting() == {
+        "criterion": "meaning", "source": "", "candidate": "A.", "answer": "yes", "reason": "why"}

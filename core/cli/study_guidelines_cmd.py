@@ -21,8 +21,9 @@ def _guidelines(args: argparse.Namespace) -> int:
 
     db, study_id = open_study(args.db, args.study, writing=True)
     with db:
-        criteria = [criterion.name for criterion in ops.study_criteria(db, study_id)]
-        guidelines = read_guidelines(args.file, criteria)  # the whole file checked before anything is written
+        specs = ops.study_criteria(db, study_id)
+        criteria = [criterion.name for criterion in specs]
+        guidelines = read_guidelines(args.file, specs)  # the whole file checked before anything is written
         current = ops.study_settings(db, study_id).get("instructions")
         changes = ops.set_guidelines(db, study_id, guidelines.instructions(current), guidelines.questions)
     for line in change_lines(changes, criteria):
@@ -41,4 +42,10 @@ def change_lines(changes: dict, criteria: list[str]) -> list[str]:
             before, after = changes["examples"][name]
             parts.append(f"examples changed ({before} before, {after} now)")
         lines.append(f"{name}: {'; '.join(parts) if parts else 'unchanged'}")
+    if changes["training"] is None:
+        lines.append("training items: unchanged")
+    else:
+        before, after = changes["training"]
+        lines.append(f"training items: changed ({before} before, {after} now; `study assign --training N` gives "
+                     "the first N to each judge)")
     return lines

@@ -26,14 +26,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from parastudio.core.errors import InputFormatError
+from parastudio.core.judging.protocols import protocol_of
+from parastudio.core.judging.protocols.protocol import CANDIDATE, LABEL
 from parastudio.core.structured_text import parse_toml, read_text
 
 VERDICTS = ("good", "bad")
-TOP_KEYS = ("introduction", "criteria")
+TOP_KEYS = ("introduction", "criteria", "training")
 CRITERION_KEYS = ("question", "examples")
 EXAMPLE_KEYS = ("verdict", "source", "candidate", "reason")
+TRAINING_KEYS = ("criterion", "source", "candidate", "answer", "reason")
 
 
 @dataclass(frozen=True)
@@ -49,31 +53,57 @@ class Example:
 
 
 @dataclass(frozen=True)
+class TrainingItem:
+    """An item with a known answer that every judge meets first (``study assign --training N``): the judge is
+    told after it whether they agreed, and why; its answers count in no statistic."""
+
+    criterion: str
+    source: str
+    candidate: str
+    answer: str
+    reason: str
+
+    def as_setting(self) -> dict:
+        """As ``settings["instructions"]["training"]`` holds it (the judges' screens read it there)."""
+        return {"criterion": self.criterion, "source": self.source, "candidate": self.candidate,
+                "answer": self.answer, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class Guidelines:
     """What a guidelines file says: the introduction, and per criterion it names its question and examples."""
 
     introduction: str
     questions: dict[str, str] = field(default_factory=dict)
     examples: dict[str, tuple[Example, ...]] = field(default_factory=dict)
+    # The [[training]] items, in order; None: the file has none, the study keeps its own.
+    training: tuple[TrainingItem, ...] | None = None
 
     def instructions(self, current: dict | None) -> dict:
-        """The study's new ``instructions`` setting: the criteria the file does not name keep their examples."""
+        """The study's new ``instructions`` setting: the criteria the file does not name keep their examples, and
+        a file without ``[[training]]`` keeps the study's training items."""
         kept = {name: list(examples) for name, examples in ((current or {}).get("examples") or {}).items()
                 if name not in self.examples}
         written = {name: [example.as_setting() for example in examples] for name, examples in self.examples.items()}
-        return {**(current or {}), "text": self.introduction, "examples": {**kept, **written}}
+        new = {**(current or {}), "text": self.introduction, "examples": {**kept, **written}}
+        if self.training is not None:
+            new["training"] = [item.as_setting() for item in self.training]
+        return new
 
 
-def read_guidelines(path, criteria: list[str]) -> Guidelines:
-    """The guidelines in ``path`` for a study whose criteria are ``criteria``; InputFormatError when it is wrong."""
+def read_guidelines(path, criteria: Sequence) -> Guidelines:
+    """The guidelines in ``path`` for a study whose criteria are ``criteria`` (each with a name, a scale and its
+    levels: :class:`core.store.criteria.CriterionSpec`); InputFormatError when it is wrong."""
     text = read_text(path)
     data = parse_toml(text, path, "TOML: a guidelines file (docs/CLI.md, study guidelines)")
     return _Checker(str(path), text, criteria).guidelines(data)
 
 
 class _Checker:
-    def __init__(self, path: str, text: str, criteria: list[str]):
-        self.path, self.text, self.criteria = path, text, criteria
+    def __init__(self, path: str, text: str, criteria: Sequence):
+        self.path, self.text = path, text
+        self.specs = {criterion.name: criterion for criterion in criteria}
+        self.criteria = list(self.specs)
 
     def fail(self, key_path: tuple, expected: str, got=None) -> InputFormatError:
         shown = None if got is None else (str(got) if not isinstance(got, (dict, list)) else type(got).__name__)
@@ -113,7 +143,41 @@ class _Checker:
             self.unknown(table, CRITERION_KEYS, key_path)
             questions[name] = self.string(table, "question", key_path)
             examples[name] = self.examples(table.get("examples", []), (*key_path, "examples"))
-        return Guidelines(introduction, questions, examples)
+        training = None
+        if "training" in data:
+            training = self.training(data["training"])
+        return Guidelines(introduction, questions, examples, training)
+
+    def training(self, entries) -> tuple[TrainingItem, ...]:
+        if not isinstance(entries, list):
+            raise self.fail(("training",), "a list of training items ([[training]])", entries)
+        found = []
+        for number, entry in enumerate(entries):
+            entry_path = ("training", number)
+            if not isinstance(entry, dict):
+                raise self.fail(entry_path, "a training item (criterion, source, candidate, answer, reason)", entry)
+            self.unknown(entry, TRAINING_KEYS, entry_path)
+            name = self.string(entry, "criterion", entry_path)
+            spec = self.specs.get(name)
+            protocol = protocol_of(spec.scale) if spec is not None else None
+            if protocol is None or protocol.item != CANDIDATE or protocol.answer != LABEL:
+                answered = [n for n, c in self.specs.items()
+                            if protocol_of(c.scale).item == CANDIDATE and protocol_of(c.scale).answer == LABEL]
+                raise self.fail((*entry_path, "criterion"), "a criterion of this study answered by a label of its "
+                                f"scale ({', '.join(answered) or 'none here'})", name)
+            answer = entry.get("answer")
+            if isinstance(answer, int) and not isinstance(answer, bool):
+                answer = str(answer)  # answer = 3 on a 3-point scale
+            if not isinstance(answer, str):
+                raise self.fail((*entry_path, "answer"), "a label of the criterion's scale", answer)
+            try:
+                answer = protocol.check(name, spec.levels or (), answer, None, ())[0]
+            except ValueError as error:
+                raise self.fail((*entry_path, "answer"), str(error)) from None
+            found.append(TrainingItem(name, self.string(entry, "source", entry_path, required=False),
+                                      self.string(entry, "candidate", entry_path), answer,
+                                      self.string(entry, "reason", entry_path)))
+        return tuple(found)
 
     def examples(self, entries, key_path: tuple) -> tuple[Example, ...]:
         if not isinstance(entries, list):
