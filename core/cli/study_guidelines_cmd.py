@@ -49,3 +49,18 @@ def change_lines(changes: dict, criteria: list[str]) -> list[str]:
         lines.append(f"training items: changed ({before} before, {after} now; `study assign --training N` gives "
                      "the first N to each judge)")
     return lines
+
+
+def training_json(results) -> dict:
+    """``study progress --json``'s ``training``: per judge, agreed / answered / given and whether they passed."""
+    return {r.annotator: {"agreed": r.agreed, "answered": r.answered, "given": r.given, "passed": r.passed}
+            for r in results}
+
+
+def print_training(results) -> None:
+    """``study progress``'s lines on training items: who passed (every item answered as known)."""
+    if results:
+        print("training (not counted above, nor in any statistic): agreed with the known answer")
+    for result in results:
+        verdict = {None: f"{result.answered} of {result.given} answered", True: "passed", False: "not passed"}
+        print(f"  {result.annotator:<18} {result.agreed:>3} / {result.given:<3} {verdict[result.passed]}")
