@@ -125,7 +125,10 @@ class TrainingResult:
 
 
 def training_results(db: Database, study_id: int) -> list[TrainingResult]:
-    """Per judge with training assignments, their live answers against the known ones (the researcher's view)."""
+    """Per judge with training assignments, their live answers against the known ones: the researcher's view, so
+    none on a judge's own login (which may not read an assignment's kind)."""
+    if db.is_member_login:
+        return []
     with db.reading() as session:
         settings = session.get(Study, study_id).settings or {}
         names = dict(session.execute(select(Criterion.id, Criterion.name).where(Criterion.study_id == study_id)).all())
