@@ -16,39 +16,14 @@ def add_guidelines_command(command) -> None:
 
 def _guidelines(args: argparse.Namespace) -> int:
     from parastudio.core.cli.study_access import open_study
-    from parastudio.core.judging.guidelines import read_guidelines
-    from parastudio.core.store import operations as ops
+    from parastudio.core.judging.guidelines import apply_guidelines
 
     db, study_id = open_study(args.db, args.study, writing=True)
     with db:
-        specs = ops.study_criteria(db, study_id)
-        criteria = [criterion.name for criterion in specs]
-        guidelines = read_guidelines(args.file, specs)  # the whole file checked before anything is written
-        current = ops.study_settings(db, study_id).get("instructions")
-        changes = ops.set_guidelines(db, study_id, guidelines.instructions(current), guidelines.questions)
-    for line in change_lines(changes, criteria):
+        lines = apply_guidelines(db, study_id, args.file)
+    for line in lines:
         print(line)
     return 0
-
-
-def change_lines(changes: dict, criteria: list[str]) -> list[str]:
-    """What ``set_guidelines`` changed, one line per part, in the study's order of criteria."""
-    lines = [f"introduction: {'changed' if changes['introduction'] else 'unchanged'}"]
-    for name in criteria:
-        parts = []
-        if name in changes["questions"]:
-            parts.append("question changed")
-        if name in changes["examples"]:
-            before, after = changes["examples"][name]
-            parts.append(f"examples changed ({before} before, {after} now)")
-        lines.append(f"{name}: {'; '.join(parts) if parts else 'unchanged'}")
-    if changes["training"] is None:
-        lines.append("training items: unchanged")
-    else:
-        before, after = changes["training"]
-        lines.append(f"training items: changed ({before} before, {after} now; `study assign --training N` gives "
-                     "the first N to each judge)")
-    return lines
 
 
 def training_json(results) -> dict:

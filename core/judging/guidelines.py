@@ -31,6 +31,7 @@ from typing import Sequence
 from parastudio.core.errors import InputFormatError
 from parastudio.core.judging.protocols import protocol_of
 from parastudio.core.judging.protocols.protocol import CANDIDATE, LABEL
+from parastudio.core.store import operations as ops
 from parastudio.core.structured_text import parse_toml, read_text
 
 VERDICTS = ("good", "bad")
@@ -89,6 +90,37 @@ class Guidelines:
         if self.training is not None:
             new["training"] = [item.as_setting() for item in self.training]
         return new
+
+
+def apply_guidelines(db, study_id: int, path) -> list[str]:
+    """Check the guidelines file ``path`` whole against the study, then write it in one transaction
+    (:func:`core.store.studies.set_guidelines`); returns what changed, a line for each part (the CLI prints them,
+    the Studies screen shows them). InputFormatError, with the study untouched, when the file is wrong."""
+    specs = ops.study_criteria(db, study_id)
+    guidelines = read_guidelines(path, specs)  # the whole file checked before anything is written
+    current = ops.study_settings(db, study_id).get("instructions")
+    changes = ops.set_guidelines(db, study_id, guidelines.instructions(current), guidelines.questions)
+    return change_lines(changes, [spec.name for spec in specs])
+
+
+def change_lines(changes: dict, criteria: list[str]) -> list[str]:
+    """What ``set_guidelines`` changed, one line per part, in the study's order of criteria."""
+    lines = [f"introduction: {'changed' if changes['introduction'] else 'unchanged'}"]
+    for name in criteria:
+        parts = []
+        if name in changes["questions"]:
+            parts.append("question changed")
+        if name in changes["examples"]:
+            before, after = changes["examples"][name]
+            parts.append(f"examples changed ({before} before, {after} now)")
+        lines.append(f"{name}: {'; '.join(parts) if parts else 'unchanged'}")
+    if changes["training"] is None:
+        lines.append("training items: unchanged")
+    else:
+        before, after = changes["training"]
+        lines.append(f"training items: changed ({before} before, {after} now; `study assign --training N` gives "
+                     "the first N to each judge)")
+    return lines
 
 
 def read_guidelines(path, criteria: Sequence) -> Guidelines:
