@@ -71,3 +71,21 @@ def test_the_judge_is_told_after_each_training_item_whether_they_agreed_and_why(
     progress = json.loads(capsys.readouterr().out)
     assert progress["training"]["ann"] == {"agreed": 1, "answered": 2, "given": 2, "passed": False}
     assert progress["per_annotator"]["ann"]["done"] == 1  # the real item only
+
+
+def test_the_studies_screen_shows_each_judges_training_agreed_of_given(qtbot, study):
+    window = open_window(qtbot, study, "ann")
+    screen = window.annotate.screen
+    qtbot.waitUntil(lambda: screen.item is not None, timeout=5000)
+    for pressed in (Qt.Key_N, Qt.Key_Y):  # both as known
+        qtbot.keyClick(screen, pressed)
+    screen.writer.drain()
+    studies = window.studies
+    window.tabs.setCurrentWidget(studies)
+    column = studies.judges.model.columnCount() - 1
+    qtbot.waitUntil(lambda: studies.judges.model.rowCount() == 2
+                    and studies.judges.model.row_at(0)[column] == "2 / 2, passed", timeout=5000)
+    judges = {studies.judges.model.row_at(row)[0]: studies.judges.model.row_at(row) for row in range(2)}
+    assert judges["bob"][column] == "0 / 2, 0 answered"
+    assert judges["ann"][1].startswith("0 / ")  # no real item judged yet: training is not progress
+    window.close()
