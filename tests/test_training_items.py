@@ -141,3 +141,48 @@ def test_a_training_answer_changes_no_statistic_and_the_researcher_sees_who_pass
     assert main(["study", "progress", "--db", str(study)]) == 0
     out = capsys.readouterr().out
     assert "  ann                  3 / 3   passed" in out and "  bob                  2 / 3   not passed" in out
+
+
+def test_on_a_judges_own_postgresql_login_training_comes_first_is_told_and_is_no_progress(postgres_url, tmp_path):
+    """The known answers are in the settings a judge's login reads (revision 0007's ps_judging_settings): its desk
+    tells the judge after a training item; its progress bar counts only real items; it reads no one's results."""
+    import uuid
+
+    from parastudio.core.judging.desk import open_desk
+    from parastudio.core.judging.guidelines import apply_guidelines
+    from parastudio.core.store import session_lock
+
+    judge = f"tj_{uuid.uuid4().hex[:6]}"
+    db = open_database(postgres_url, create=True)
+    study_id = ops.create_study(db, f"trained {judge}", criteria=("meaning",))
+    guidelines = tmp_path / "g.toml"
+    guidelines.write_text('introduction = "x"\n[[training]]\ncriterion = "meaning"\nsource = "The dog ran."\n'
+                          'candidate = "The dog slept."\nanswer = "no"\nreason = "running is not sleeping"\n',
+                          encoding="utf-8")
+    try:
+        apply_guidelines(db, study_id, guidelines)
+        ops.import_candidates(db, study_id, [ops.CandidateRow(sentence_id="1", text="A cat sat.", system="s",
+                                                              source="The cat sat.")])
+        ops.assign(db, study_id, [judge], training=1)
+        url = ops.invite(db, study_id, f"trained {judge}", judge, "judge").url
+        with open_database(url) as own:
+            [membership] = ops.connection_membership(own).values()
+            opened = open_desk(own, study_id, judge)
+            try:
+                desk = opened.desk
+                assert desk.item.candidate == "The dog slept."
+                outcome = desk.answer("yes")
+                assert "the expected answer was No" in outcome.status and "running is not sleeping" in outcome.status
+                assert desk.item.candidate == "A cat sat."
+                real = desk.answer("yes")
+                assert real.status is None
+                for record in (outcome.record, real.record):  # stored as the screen's writer stores them
+                    ops.record_judgment(own, record.assignment_id, record.value)
+            finally:
+                session_lock.release(own, opened.lock)
+            assert ops.progress_counts(own, study_id, membership.annotator_id) == {membership.annotator_id: (1, 1)}
+            assert ops.training_results(own, study_id) == []
+        assert [(r.agreed, r.answered, r.given) for r in ops.training_results(db, study_id)] == [(0, 1, 1)]
+    finally:
+        ops.revoke(db, study_id, judge)
+        db.close()
