@@ -155,13 +155,16 @@ def test_ctrl_shift_e_loads_a_guidelines_file_in_a_worker_and_a_bad_one_changes_
     good = tmp_path / "guidelines.toml"
     good.write_text('introduction = "Read each one aloud first."\n\n[criteria.meaning]\n'
                     'question = "Same meaning?"\n\n[[criteria.meaning.examples]]\nverdict = "bad"\n'
-                    'source = "He ran."\ncandidate = "He slept."\nreason = "another event"\n', encoding="utf-8")
+                    'source = "He ran."\ncandidate = "He slept."\nreason = "another event"\n\n[[training]]\n'
+                    'criterion = "meaning"\ncandidate = "He ran."\nanswer = "yes"\nreason = "the same"\n',
+                    encoding="utf-8")
     chosen = [good]
     monkeypatch.setattr(file_dialogs, "get_open_file_name", lambda *args, **_: (str(chosen[0]), ""))
     select_study(qtbot, screen, toy)
     qtbot.keyClick(screen.view, Qt.Key_E, Qt.ControlModifier | Qt.ShiftModifier)
     qtbot.waitUntil(lambda: screen.last_result is not None, timeout=10000)
-    assert screen.last_result[0] == "introduction: changed"
+    assert screen.last_result[0] == "introduction: changed" and screen.last_result[-1].startswith(
+        "training items: changed (0 before, 1 now")
     assert "meaning: question changed; examples changed (0 before, 1 now)" in screen.last_result
     assert screen.guidelines_box.isVisible() and "meaning: question changed" in screen.guidelines_box.text()
     screen.guidelines_box.accept()
@@ -169,6 +172,13 @@ def test_ctrl_shift_e_loads_a_guidelines_file_in_a_worker_and_a_bad_one_changes_
     shown = plain(instructions_html(db, toy))
     assert "Read each one aloud first." in shown and "meaning: Same meaning?" in shown
     assert "A bad one: He slept." in shown and "Why: another event" in shown
+    qtbot.keyClick(screen.instructions_button, Qt.Key_Space)  # edited on the screen: the training items stay
+    editor = screen.instructions_editor
+    qtbot.waitUntil(editor.isVisible, timeout=2000)
+    editor.text_edit.setPlainText("Read each one twice.")
+    qtbot.mouseClick(editor.findChild(QDialogButtonBox).button(QDialogButtonBox.Save), Qt.LeftButton)
+    stored = ops.study_settings(db, toy)["instructions"]
+    assert stored["text"] == "Read each one twice." and stored["training"][0]["reason"] == "the same"
     bad = tmp_path / "bad.toml"
     bad.write_text(good.read_text(encoding="utf-8").replace('verdict = "bad"', 'verdict = "so-so"'), encoding="utf-8")
     chosen[0] = bad
