@@ -54,6 +54,7 @@ def test_the_judge_is_told_after_each_training_item_whether_they_agreed_and_why(
     screen = window.annotate.screen
     qtbot.waitUntil(lambda: screen.item is not None, timeout=5000)
     assert screen.item.candidate == "The man went to the market for buy bread."  # training first
+    assert "training item (a known answer, not counted)" in screen.header_label.text()
     qtbot.keyClick(screen, Qt.Key_Y)  # disagrees with the known "no"
     status = screen.status.text()
     assert "Training item: the expected answer was No</b>" in status and "you answered Yes" in status
@@ -63,6 +64,7 @@ def test_the_judge_is_told_after_each_training_item_whether_they_agreed_and_why(
     status = screen.status.text()
     assert "Training item: you agreed" in status and "plain, correct English" in status
     assert "expected" not in status
+    assert "· item 3 ·" in screen.header_label.text()
     qtbot.keyClick(screen, Qt.Key_N)  # a real item: no word on training
     assert "Training item" not in screen.status.text()
     window.close()

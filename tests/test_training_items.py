@@ -186,3 +186,33 @@ def test_on_a_judges_own_postgresql_login_training_comes_first_is_told_and_is_no
     finally:
         ops.revoke(db, study_id, judge)
         db.close()
+
+
+def test_giving_training_items_to_judges_midway_changes_no_statistic(tmp_path, capsys):
+    path = tmp_path / "study.sqlite"
+    rows = tmp_path / "c.csv"
+    rows.write_text("item,source,candidate,system\n1,The cat sat.,A cat sat.,s1\n2,The dog ran.,The dog was running.,s1\n",
+                    encoding="utf-8")
+    for argv in (["study", "create", "--db", str(path), "t"], ["study", "import-candidates", "--db", str(path), str(rows)],
+                 ["study", "guidelines", "--db", str(path), str(EXAMPLE)],
+                 ["study", "assign", "--db", str(path), "--annotators", "ann,bob"]):
+        assert main(argv) == 0
+    db = open_database(str(path))
+    try:
+        for number, row in enumerate(_assignments(db, "normal")):
+            criterion = ops.item_at(db, row.annotator_id, row.position).criterion
+            ops.record_judgment(db, row.id, "3" if criterion == "usability" else ("yes", "no")[number % 2],
+                                answered_at=START + timedelta(seconds=10 * number), duration_ms=3000)
+    finally:
+        db.close()
+    before = _statistics(path, capsys)
+    assert main(["study", "assign", "--db", str(path), "--annotators", "ann,bob", "--training", "3"]) == 0
+    after = _statistics(path, capsys)
+    for name in before:
+        assert after[name] == before[name], name
+    db = open_database(str(path))
+    try:
+        ann = ops.find_annotator(db, ops.find_study(db), "ann")
+        assert [r.position for r in _assignments(db, "training") if r.annotator_id == ann] == [-3, -2, -1]
+    finally:
+        db.close()

@@ -102,6 +102,13 @@ class JudgingDesk:
                                            ops.parse_spans(item.text) if item.value is not None else [])
         return Outcome(moved=True)
 
+    def item_name(self) -> str:
+        """How the header names the item shown: its number, or a training item's kind (numbered before 1 when it
+        was given after the judge's first items: ``study assign --training N``)."""
+        if self.item is not None and training_of(self.settings, self.item) is not None:
+            return "training item (a known answer, not counted)"
+        return f"item {self.item.position + 1}" if self.item is not None else ""
+
     def remarks(self) -> tuple[bool, str | None]:
         """The flag and comment shown with the item: its answer's, or those waiting for its answer."""
         return self.session.remarks(self.item) if self.item is not None else (False, None)
@@ -348,11 +355,16 @@ class JudgingDesk:
         return Outcome(status="the comment is saved with your answer")
 
 
+def training_of(settings: dict, item: ItemView) -> dict | None:
+    """The training item (criterion, answer, reason...) that ``item`` is, or None for a real item."""
+    candidate_id = ops.parse_item_key(item.item)[0] if item.item[:1].isdigit() else None
+    return ops.training_answer(settings, candidate_id, item.criterion)
+
+
 def training_feedback(settings: dict, item: ItemView, value: str) -> str | None:
     """After an answer to a training item (``study assign --training N``): whether the judge agreed with the known
     answer, and why it is that one; None after a real item."""
-    candidate_id = ops.parse_item_key(item.item)[0] if item.item[:1].isdigit() else None
-    known = ops.training_answer(settings, candidate_id, item.criterion)
+    known = training_of(settings, item)
     if known is None:
         return None
     try:
