@@ -216,3 +216,28 @@ def test_giving_training_items_to_judges_midway_changes_no_statistic(tmp_path, c
         assert [r.position for r in _assignments(db, "training") if r.annotator_id == ann] == [-3, -2, -1]
     finally:
         db.close()
+
+
+def test_writing_the_guidelines_again_keeps_the_training_items_given_to_judges(study, tmp_path, capsys):
+    db = open_database(str(study))
+    try:
+        first = _assignments(db, "training")[0]
+        ops.record_judgment(db, first.id, "no")
+        capsys.readouterr()
+    finally:
+        db.close()
+    assert main(["study", "guidelines", "--db", str(study), str(EXAMPLE)]) == 0
+    assert "training items: unchanged" in capsys.readouterr().out
+    changed = tmp_path / "g.toml"
+    changed.write_text(EXAMPLE.read_text(encoding="utf-8").replace('answer = "no"', 'answer = "yes"'),
+                       encoding="utf-8")
+    assert main(["study", "guidelines", "--db", str(study), str(changed)]) == 0
+    db = open_database(str(study))
+    try:
+        study_id = ops.find_study(db)
+        entries = ops.study_settings(db, study_id)["instructions"]["training"]
+        assert all(entry.get("candidate_id") is not None for entry in entries)
+        ann = {r.annotator: r for r in ops.training_results(db, study_id)}["ann"]
+        assert (ann.agreed, ann.answered) == (0, 1)  # judged against the answer as the guidelines say it now
+    finally:
+        db.close()

@@ -88,7 +88,14 @@ class Guidelines:
         written = {name: [example.as_setting() for example in examples] for name, examples in self.examples.items()}
         new = {**(current or {}), "text": self.introduction, "examples": {**kept, **written}}
         if self.training is not None:
-            new["training"] = [item.as_setting() for item in self.training]
+            # An item already given to judges keeps its candidate: their answers stay its answers.
+            given = {(e.get("criterion"), e.get("source", ""), e.get("candidate")): e["candidate_id"]
+                     for e in (current or {}).get("training") or [] if e.get("candidate_id") is not None}
+            new["training"] = []
+            for item in self.training:
+                entry = item.as_setting()
+                candidate_id = given.get((item.criterion, item.source, item.candidate))
+                new["training"].append(entry if candidate_id is None else {**entry, "candidate_id": candidate_id})
         return new
 
 
