@@ -9,9 +9,10 @@ import argparse
 
 def add_guidelines_command(command) -> None:
     guidelines = command("guidelines", "set the study's introduction, each question's text and its good and bad "
-                         "examples from a TOML file (docs/ANNOTATION.md: guidelines and training items); a criterion "
-                         "the file does not name keeps its own", _guidelines)
-    guidelines.add_argument("file", metavar="FILE.toml")
+                         "examples, and its training items, from a TOML file (the format: docs/CLI.md, 'Guidelines'; "
+                         "an example: docs/examples/guidelines.toml); a criterion the file does not name keeps its "
+                         "own, and a file without [[training]] keeps the study's training items", _guidelines)
+    guidelines.add_argument("file", metavar="FILE.toml", help="checked whole before anything is written")
 
 
 def _guidelines(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """A study's guidelines from a TOML file: the introduction judges read first, each question's text, and its good
 and bad examples with the reason (issue 44, item 7; ``parastudio study guidelines``, the Studies screen).
 
-The file (docs/ANNOTATION.md, "Guidelines and training items", has a whole one)::
+The file (docs/CLI.md, "Guidelines", gives the format; docs/examples/guidelines.toml is a whole one)::
 
     introduction = "What judges read before their first item."
 
