@@ -67,12 +67,22 @@ def parse_json(text: str, path: str | os.PathLike, expected: str, *, first_line:
 
 def read_toml(path: str | os.PathLike, expected: str) -> dict:
     """A TOML file read through the checked text reader (UTF-8, no NUL), every defect a line of it."""
+    return parse_toml(read_text(path), path, expected)
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """A whole text file through the checked text reader (UTF-8, no NUL, lines of a sane length)."""
+    with open_text_maybe_gzip(path) as handle:
+        return handle.read()
+
+
+def parse_toml(text: str, path: str | os.PathLike, expected: str) -> dict:
+    """``tomllib.loads(text)``; a syntax error or a nesting Python cannot parse is an :class:`InputFormatError` at
+    its line of ``path``."""
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
-    with open_text_maybe_gzip(path) as handle:
-        text = handle.read()
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -306,7 +306,7 @@ class AnnotationScreen(JudgingSitting, ChoiceAccept, AnnotationLayout, QWidget):
             self.esa_view.paint(errors, None, False, f"MQM {errors.tenths / 10:g} · next mark: {errors.category}")
 
     def _update_header(self) -> None:
-        where = "" if self.item is None else f" · item {self.item.position + 1}"
+        where = "" if self.item is None or self.desk is None else f" · {self.desk.item_name()}"
         self.header_label.setText(f"<b>{html.escape(self.study_name)}</b> · annotator "
                                   f"<b>{html.escape(self.annotator_name)}</b>{where} · system names hidden")
 

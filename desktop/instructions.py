@@ -92,6 +92,7 @@ class InstructionsEditor(QDialog):
         self.setWindowTitle("Instructions of this study")
         self.criteria = [c.name for c in ops.study_criteria(db, study_id)]
         current = ops.study_settings(db, study_id).get("instructions") or {}
+        self.kept = {key: value for key, value in current.items() if key not in ("text", "examples")}
         layout = QVBoxLayout(self)
         text_label = QLabel("&What judges read first:")
         self.text_edit = QPlainTextEdit(current.get("text", ""))
@@ -147,7 +148,8 @@ class InstructionsEditor(QDialog):
             examples.setdefault(criterion, []).append({
                 "good": self.table.cellWidget(row, 1).currentText() == "good", "source": source, "text": text,
                 "reason": reason})
-        return {"text": self.text_edit.toPlainText().strip(), "examples": examples}
+        # What this editor does not show (the training items of `study guidelines`) is kept as it was.
+        return {**self.kept, "text": self.text_edit.toPlainText().strip(), "examples": examples}
 
     def save(self) -> None:
         ops.update_study_settings(self.db, self.study_id, instructions=self.instructions())

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from parastudio.core.demo import demo_files
 from parastudio.core.engine.candidates.generation import SYSTEMS
 from parastudio.core.engine.candidates.generation_options import DEFAULT_TIME_CAP
+from parastudio.core.judging.guidelines import apply_guidelines
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
 from parastudio.core.study_builder import (
@@ -108,6 +109,10 @@ class StudiesScreen(QWidget):
         self.refresh_button.clicked.connect(self.refresh)
         self.instructions_button = QPushButton("Instructions of the selected study…  [Ctrl+E]")
         self.instructions_button.clicked.connect(self.edit_instructions)
+        self.guidelines_button = QPushButton("Guidelines from a file…  [Ctrl+Shift+E]")
+        self.guidelines_button.setToolTip("a TOML file of the introduction, each question with its good and bad "
+                                          "examples, and training items (docs/CLI.md, study guidelines)")
+        self.guidelines_button.clicked.connect(self.load_guidelines)
         self.display_combo = QComboBox()
         self.display_combo.addItems(["readable (detokenized, truecased)", "tokenized (as stored)"])
         self.display_combo.activated.connect(self._display_chosen)
@@ -118,7 +123,7 @@ class StudiesScreen(QWidget):
         buttons.addStretch(1)
         layout.addLayout(buttons)
         settings_row = QHBoxLayout()  # a second row: the window must fit a 1024-pixel-wide screen
-        for widget in (self.instructions_button, display_label, self.display_combo):
+        for widget in (self.instructions_button, self.guidelines_button, display_label, self.display_combo):
             settings_row.addWidget(widget)
         settings_row.addStretch(1)
         layout.addLayout(settings_row)
@@ -127,6 +132,8 @@ class StudiesScreen(QWidget):
         QShortcut(QKeySequence("Ctrl+I"), self, activated=self.import_from_file,
                   context=Qt.WidgetWithChildrenShortcut)
         QShortcut(QKeySequence("Ctrl+E"), self, activated=self.edit_instructions,
+                  context=Qt.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence("Ctrl+Shift+E"), self, activated=self.load_guidelines,
                   context=Qt.WidgetWithChildrenShortcut)
         QShortcut(QKeySequence("Ctrl+P"), self, activated=self.create_from_pattern_table,
                   context=Qt.WidgetWithChildrenShortcut)
@@ -246,6 +253,41 @@ class StudiesScreen(QWidget):
         if study is not None:
             self.instructions_editor = InstructionsEditor(self.db, study, self)
             self.instructions_editor.open()
+
+    def load_guidelines(self, path: str | None = None) -> Worker | None:
+        """Set the selected study's guidelines from a TOML file (``study guidelines``), checked and written in a
+        worker; the file is chosen in the safe file dialog unless ``path`` is given. Says what changed, or the
+        file's line and what it expected (the study then unchanged)."""
+        study = self.selected_study()
+        if study is None:
+            return None
+        if not path:
+            path, _ = file_dialogs.get_open_file_name(self, "Guidelines of the selected study", "",
+                                                      "Guidelines (*.toml);;All files (*)")
+        if not path:
+            return None
+        worker = Worker(lambda _report, db, study_id, chosen: apply_guidelines(db, study_id, chosen),
+                        self.db, study, path)
+
+        def said(icon, text: str) -> None:  # opened, not exec'd: the window stays live behind it
+            self.guidelines_box = QMessageBox(icon, "Guidelines", text, QMessageBox.Ok, self)
+            self.guidelines_box.open()
+
+        def finished(lines: list[str]) -> None:
+            self.last_result = lines
+            self.studies_changed.emit()
+            said(QMessageBox.Information, "\n".join(lines))
+
+        def failed(message: str) -> None:
+            self.last_result = message
+            said(QMessageBox.Warning, "The guidelines were not loaded; the study is unchanged.\n"
+                 f"{message.partition(': ')[2] or message}")
+
+        worker.signals.finished.connect(finished)
+        worker.signals.failed.connect(failed)
+        self.worker, self.last_result = worker, None
+        QThreadPool.globalInstance().start(worker)
+        return worker
 
     def _activated(self, index) -> None:
         row = self.proxy.mapToSource(index).row()

@@ -144,3 +144,47 @@ def test_the_display_switch_is_per_study_and_judges_see_it(qtbot, studies):
         judge.close_session()
         judge.progress.stop()
         writer.close()
+
+
+def test_ctrl_shift_e_loads_a_guidelines_file_in_a_worker_and_a_bad_one_changes_nothing(qtbot, studies, tmp_path,
+                                                                                         monkeypatch):
+    from parastudio.desktop import file_dialogs
+    from parastudio.desktop.instructions import instructions_html
+
+    screen, db, toy, _ = studies
+    good = tmp_path / "guidelines.toml"
+    good.write_text('introduction = "Read each one aloud first."\n\n[criteria.meaning]\n'
+                    'question = "Same meaning?"\n\n[[criteria.meaning.examples]]\nverdict = "bad"\n'
+                    'source = "He ran."\ncandidate = "He slept."\nreason = "another event"\n\n[[training]]\n'
+                    'criterion = "meaning"\ncandidate = "He ran."\nanswer = "yes"\nreason = "the same"\n',
+                    encoding="utf-8")
+    chosen = [good]
+    monkeypatch.setattr(file_dialogs, "get_open_file_name", lambda *args, **_: (str(chosen[0]), ""))
+    select_study(qtbot, screen, toy)
+    qtbot.keyClick(screen.view, Qt.Key_E, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: screen.last_result is not None, timeout=10000)
+    assert screen.last_result[0] == "introduction: changed" and screen.last_result[-1].startswith(
+        "training items: changed (0 before, 1 now")
+    assert "meaning: question changed; examples changed (0 before, 1 now)" in screen.last_result
+    assert screen.guidelines_box.isVisible() and "meaning: question changed" in screen.guidelines_box.text()
+    screen.guidelines_box.accept()
+    qtbot.waitUntil(lambda: not screen.guidelines_box.isVisible(), timeout=2000)
+    shown = plain(instructions_html(db, toy))
+    assert "Read each one aloud first." in shown and "meaning: Same meaning?" in shown
+    assert "A bad one: He slept." in shown and "Why: another event" in shown
+    qtbot.keyClick(screen.instructions_button, Qt.Key_Space)  # edited on the screen: the training items stay
+    editor = screen.instructions_editor
+    qtbot.waitUntil(editor.isVisible, timeout=2000)
+    editor.text_edit.setPlainText("Read each one twice.")
+    qtbot.mouseClick(editor.findChild(QDialogButtonBox).button(QDialogButtonBox.Save), Qt.LeftButton)
+    stored = ops.study_settings(db, toy)["instructions"]
+    assert stored["text"] == "Read each one twice." and stored["training"][0]["reason"] == "the same"
+    bad = tmp_path / "bad.toml"
+    bad.write_text(good.read_text(encoding="utf-8").replace('verdict = "bad"', 'verdict = "so-so"'), encoding="utf-8")
+    chosen[0] = bad
+    before = (ops.study_settings(db, toy), [c.question for c in ops.study_criteria(db, toy)])
+    qtbot.keyClick(screen.guidelines_button, Qt.Key_Space)  # the message box had the shortcut's window: its button
+    qtbot.waitUntil(lambda: isinstance(screen.last_result, str), timeout=10000)
+    assert f"{bad}:7: expected \"good\" or \"bad\" at criteria.meaning.examples[1].verdict" in screen.last_result
+    assert "the study is unchanged" in screen.guidelines_box.text()
+    assert (ops.study_settings(db, toy), [c.question for c in ops.study_criteria(db, toy)]) == before

@@ -85,6 +85,9 @@ def register(subparsers) -> None:
     assign.add_argument("--pairs", metavar="A:B,...",
                         help="preference criterion: compare only these pairs of systems (default: every pair); "
                         "each pair gets the same number of source sentences")
+    assign.add_argument("--training", type=WholeNumber(), default=0, metavar="N", help="the study's first N "
+                        "training items ([[training]] of `study guidelines`) before each annotator's items: the judge "
+                        "is told after each whether they agreed and why; no statistic counts them (default 0)")
 
     imj = command("import-judgments", "import judgments in long format: item,annotator,criterion,value",
                   _import_judgments)
@@ -126,6 +129,10 @@ def register(subparsers) -> None:
     from parastudio.core.cli.study_pace_cmd import add_pace_command
 
     add_pace_command(command)
+
+    from parastudio.core.cli.study_guidelines_cmd import add_guidelines_command
+
+    add_guidelines_command(command)
 
     prog = command("progress", "judged / assigned, per annotator and in all", _progress)
     prog.add_argument("--json", action="store_true")
@@ -261,12 +268,14 @@ def _assign(args) -> int:
             pairs = parse_system_pairs(args.pairs) if args.pairs is not None else None
             report = ops.assign(db, study_id, names, judges_per_item=args.judges, overlap=args.overlap,
                                 repeat_fraction=args.repeats, control_fraction=args.controls, seed=args.seed,
-                                system_pairs=pairs)
+                                system_pairs=pairs, training=args.training)
         except BadNameError:
             raise  # bad input: one line, exit 2 (core.cli.main)
         except ValueError as error:
             return _fail(str(error))
     print(f"assigned {report.items} items")
+    for name, given in report.training.items() if args.training else ():
+        print(f"  {name}: {given} training items first" + ("" if given else " (had training items already)"))
     for pair, sentences in report.pairs.sentences.items():
         print(f"  preference {pair}: {sentences} sentences ({report.pairs.identical[pair]} ties by construction: "
               f"the same string from both systems, not shown), {report.pairs.totals[pair]} in all")
@@ -414,19 +423,23 @@ def _adjudicators(args) -> int:
 
 
 def _progress(args) -> int:
+    from parastudio.core.cli.study_guidelines_cmd import print_training, training_json
     from parastudio.core.store import operations as ops
 
     db, study_id = _open(args, writing=False)
     with db:
         report = ops.study_progress(db, study_id)
+        training = ops.training_results(db, study_id)
     if args.json:
         print(json.dumps({"done": report.done, "total": report.total,
-                          "per_annotator": {k: {"done": d, "total": t} for k, (d, t) in report.per_annotator.items()}}))
+                          "per_annotator": {k: {"done": d, "total": t} for k, (d, t) in report.per_annotator.items()},
+                          "training": training_json(training)}))
         return 0
     for name, (done, total) in sorted(report.per_annotator.items()):
         share = done / total if total else 0.0
         print(f"{name:<20} {done:>7} / {total:<7} {share:6.1%}")
     print(f"{'study':<20} {report.done:>7} / {report.total:<7} {report.fraction:6.1%}")
+    print_training(training)
     return 0
 
 

@@ -67,9 +67,10 @@ NOTHING = Outcome(handled=False)
 class JudgingDesk:
     """The item shown to one annotator and what each key does to it (see the module docstring)."""
 
-    def __init__(self, session: AnnotationSession, display=None):
+    def __init__(self, session: AnnotationSession, display=None, settings: dict | None = None):
         self.session = session
         self.display = display  # the study's display rule (core.judging.view.study_display); None: tokenized
+        self.settings = settings or {}  # the study's settings: its training items' known answers (issue 44)
         self.item: ItemView | None = None
         self.view: JudgingView | None = None
         self.preview: ops.ChoicePreview | None = None
@@ -100,6 +101,13 @@ class JudgingDesk:
             self.marking = ops.SpanMarking(len(self.view.words),
                                            ops.parse_spans(item.text) if item.value is not None else [])
         return Outcome(moved=True)
+
+    def item_name(self) -> str:
+        """How the header names the item shown: its number, or a training item's kind (numbered before 1 when it
+        was given after the judge's first items: ``study assign --training N``)."""
+        if self.item is not None and training_of(self.settings, self.item) is not None:
+            return "training item (a known answer, not counted)"
+        return f"item {self.item.position + 1}" if self.item is not None else ""
 
     def remarks(self) -> tuple[bool, str | None]:
         """The flag and comment shown with the item: its answer's, or those waiting for its answer."""
@@ -262,7 +270,7 @@ class JudgingDesk:
         flag, comment = self.session.remarks(item)
         record = Record("answer", item.assignment_id, value, text, flag, comment)
         shown = self._show(self.session.answered(item, value, text, flag=flag, comment=comment))
-        return Outcome(record, shown.moved)
+        return Outcome(record, shown.moved, status=training_feedback(self.settings, item, value))
 
     def pick(self, value: str) -> Outcome:
         """Preview a choice task's option (``option:N``) or the original: shown in place, not recorded."""
@@ -347,6 +355,35 @@ class JudgingDesk:
         return Outcome(status="the comment is saved with your answer")
 
 
+def training_of(settings: dict, item: ItemView) -> dict | None:
+    """The training item (criterion, answer, reason...) that ``item`` is, or None for a real item."""
+    candidate_id = ops.parse_item_key(item.item)[0] if item.item[:1].isdigit() else None
+    return ops.training_answer(settings, candidate_id, item.criterion)
+
+
+def training_feedback(settings: dict, item: ItemView, value: str) -> str | None:
+    """After an answer to a training item (``study assign --training N``): whether the judge agreed with the known
+    answer, and why it is that one; None after a real item."""
+    known = training_of(settings, item)
+    if known is None:
+        return None
+    try:
+        given = protocol_of(item.scale).check(item.criterion, item.levels or (), value, None, ())[0]
+    except ValueError:
+        given = str(value)
+    labels = {str(level["value"]): level.get("label") or str(level["value"]) for level in item.levels or ()}
+
+    def shown(answer: str) -> str:
+        label = labels.get(answer, answer)
+        return html.escape(label if label.lower() == answer.lower() else f"{answer} ({label})")
+
+    why = f" Why: {html.escape(known.get('reason', ''))}" if known.get("reason") else ""
+    if given == known["answer"]:
+        return f"<b>Training item: you agreed</b> ({shown(given)}).{why}"
+    return (f"<b>Training item: the expected answer was {shown(known['answer'])}</b>; you answered "
+            f"{shown(given)}.{why}")
+
+
 @dataclass
 class OpenedDesk:
     """A study opened for one annotator: the desk on its first item, the judging lock, and the thread that read
@@ -365,8 +402,9 @@ def open_desk(db: Database, study_id: int, annotator_name: str, *, take_over: bo
     annotator_id = ops.find_annotator(db, study_id, annotator_name)
     lock = session_lock.acquire(db, study_id, annotator_id, take_over=take_over)
     try:
-        display = study_display(ops.study_settings(db, study_id), default_truecase_model)
-        desk = JudgingDesk(AnnotationSession(db, annotator_id), display)
+        settings = ops.study_settings(db, study_id)
+        desk = JudgingDesk(AnnotationSession(db, annotator_id), study_display(settings, default_truecase_model),
+                           settings)
         desk.start()
     except BaseException:
         session_lock.release(db, lock)

@@ -18,6 +18,7 @@ from parastudio.core.store.assignment import blind_phases
 from parastudio.core.store.database import Database
 from parastudio.core.store.models import Annotator, Assignment, Candidate, ChoiceTask, Criterion, Judgment, Study
 from parastudio.core.store.studies import study_settings
+from parastudio.core.store.training import not_training
 
 
 @functools.cache
@@ -160,6 +161,7 @@ def progress_counts(db: Database, study_id: int, annotator_id: int | None = None
     assignments. On a 600,000-assignment study that is tens of milliseconds
     where one grouped count over the study takes half a second.
     """
+    real = not_training(Assignment.candidate_id, study_settings(db, study_id))  # training items: not counted
     with db.read_connection() as connection:
         if annotator_id is None:
             annotators = list(connection.scalars(select(Annotator.id).where(Annotator.study_id == study_id)))
@@ -168,9 +170,9 @@ def progress_counts(db: Database, study_id: int, annotator_id: int | None = None
         counts = {}
         for annotator in annotators:
             total = connection.scalar(select(func.count()).select_from(Assignment)
-                                      .where(Assignment.annotator_id == annotator))
+                                      .where(Assignment.annotator_id == annotator, *real))
             still_open = connection.scalar(select(func.count()).select_from(Assignment)
                                            .where(Assignment.annotator_id == annotator,
-                                                  Assignment.live_judgment_id.is_(None)))
+                                                  Assignment.live_judgment_id.is_(None), *real))
             counts[annotator] = (total - still_open, total)
         return counts

@@ -31,6 +31,7 @@ from parastudio.core.store.models import (
 )
 from parastudio.core.store.preference_pairs import PairsReport, make_preference_pairs
 from parastudio.core.store.studies import annotator_in
+from parastudio.core.store.training import assign_training
 
 
 def blind_phases(settings: dict, criteria: Sequence[Criterion]) -> list[set[int]]:
@@ -72,6 +73,8 @@ class AssignReport:
     not_blind: dict[str, int] = field(default_factory=dict)
     # Preference criteria: the pairs of systems' candidates made by this batch (issue 30).
     pairs: PairsReport = field(default_factory=PairsReport)
+    # Training items given to each annotator before their other items (issue 44, item 7).
+    training: dict[str, int] = field(default_factory=dict)
 
 
 # An item to judge: ("c", candidate id), ("t", choice task id) or ("p", preference pair id).
@@ -114,7 +117,7 @@ def degrade_text(candidate: str, rng: random.Random) -> tuple[str, str] | None:
 def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per_item: int | None = None,
            overlap: float = 1.0, repeat_fraction: float = 0.0, control_fraction: float = 0.0,
            seed: int | None = None, repeat_gap: int = 10, only_candidates: set[int] | None = None,
-           system_pairs: Sequence[tuple[str, str]] | None = None) -> AssignReport:
+           system_pairs: Sequence[tuple[str, str]] | None = None, training: int = 0) -> AssignReport:
     """Assign every not yet assigned item (one transaction).
 
     Each item goes to ``judges_per_item`` annotators (the study's, 2 by
@@ -134,6 +137,9 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
     Preference criteria judge pairs of systems' candidates (:mod:`core.store.preference_pairs`): this makes
     them first, for every pair of systems or only ``system_pairs``, the same number of sentences each.
 
+    ``training``: each annotator also gets the study's first ``training`` training items before all their other
+    assignments (:func:`core.store.training.assign_training`; ``AssignReport.training`` counts them).
+
     Blind phases (the study setting ``blind_phases``, on by default when the
     study has a criterion that hides the source and one that shows it): seed
     003 asks about form alone, then meaning with the source. So each
@@ -150,6 +156,8 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
     annotators = distinct_names(annotators, "annotator name")
     if not annotators:
         raise ValueError("name at least one annotator")
+    if training < 0:
+        raise ValueError("the number of training items must not be negative")
     if not 0.0 <= overlap <= 1.0 or repeat_fraction < 0 or control_fraction < 0:
         raise ValueError("overlap must lie in [0, 1] and the fractions must not be negative")
     with db.transaction() as session:
@@ -164,9 +172,11 @@ def assign(db: Database, study_id: int, annotators: Sequence[str], *, judges_per
                                                          .where(Candidate.study_id == study_id))} if seen else {})
         per_annotator = _distribute(items, annotator_ids, judges, overlap, seed, seen, source_of)
         controls = _control_material(session, study_id, control_fraction)
+        trained = assign_training(session, study_id, annotator_ids, training)  # before the positions after them
         next_position = next_free_positions(session, study_id)
-        report = AssignReport(items=len(items), assignments={}, repeats={}, controls={})
         names = dict(zip(annotator_ids, annotators))
+        report = AssignReport(items=len(items), assignments={}, repeats={}, controls={},
+                              training={names[a]: given for a, given in trained.items()})
         for annotator_id in annotator_ids:
             name = names[annotator_id]
             rng = random.Random(f"{seed}:{name}")

@@ -30,6 +30,7 @@ from parastudio.core.store.models import (
     Study,
 )
 from parastudio.core.store.sentence_ids import sentence_id
+from parastudio.core.store.training import TRAINING
 from parastudio.core.textio import atomic_output
 
 # "system" (the first that produced the item) is the report group; "systems" lists all. The candidate's and the
@@ -82,8 +83,8 @@ def iter_judgments(db: Database, study_id: int, *, history: bool = False,
             query = query.where(Assignment.kind == "adjudication")
         elif not include_qc:
             query = query.where(Assignment.kind == "normal")
-        else:
-            query = query.where(Assignment.kind != "adjudication")
+        else:  # never a training answer (core.store.training): no statistic counts one
+            query = query.where(Assignment.kind.not_in(("adjudication", TRAINING)))
         for judgment, kind, judged_system in session.execute(query).yield_per(2000):
             criterion = criteria[judgment.criterion_id]
             status = ("undo" if judgment.action == "undo" else AUTO_SKIP if judgment.action == AUTO_SKIP else

@@ -30,8 +30,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 # with a category and a severity, the value their weighted sum negated (core.judging.protocols.mqm; issue 43).
 # Assignment kinds: a normal item, a repeat of one already assigned (checks
 # consistency), a planted control expected to be judged bad, or an adjudication
-# (a third annotator's decision on an item two judges disagree on; never a judge's label).
-ASSIGNMENT_KINDS = ("normal", "repeat", "control", "adjudication")
+# (a third annotator's decision on an item two judges disagree on; never a judge's label), or a training item
+# with a known answer, met before the real ones and counted in no statistic (core.store.training; issue 44).
+ASSIGNMENT_KINDS = ("normal", "repeat", "control", "adjudication", "training")
 # Judgment actions: an answer, or an undo that withdraws the previous answer.
 JUDGMENT_ACTIONS = ("answer", "undo")
 
@@ -91,7 +92,8 @@ class Candidate(Base):
     study_id: Mapped[int] = mapped_column(ForeignKey("study.id"), index=True)
     source_id: Mapped[int] = mapped_column(ForeignKey("source_sentence.id"), index=True)
     text: Mapped[str] = mapped_column(Text)
-    # "candidate", or "control": a planted item built from another candidate.
+    # "candidate", "control" (a planted item built from another candidate) or "training" (an item with a known
+    # answer, core.store.training).
     kind: Mapped[str] = mapped_column(String(20), default="candidate")
     control_of: Mapped[int | None] = mapped_column(ForeignKey("candidate.id"))
     # Per system: {"rank", "model_score", "true_score"}.

@@ -94,6 +94,7 @@ from parastudio.core.store.studies import (
     find_annotator,
     find_study,
     new_study_plan,
+    set_guidelines,
     study_criteria,
     study_name,
     study_settings,
@@ -108,6 +109,7 @@ from parastudio.core.store.study_members import (
     members,
     revoke,
 )
+from parastudio.core.store.training import TrainingResult, training_answer, training_results
 from parastudio.core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 __all__ = [
@@ -125,7 +127,7 @@ __all__ = [
     "preset_criterion", "quality_control", "read_candidates", "read_candidates_jsonl", "read_candidates_table",
     "read_choice_tasks", "read_sources", "record_judgment", "study_criteria", "study_progress", "study_settings",
     "undo_last",
-    "update_study_settings", "ChoicePreview", "preview_choice", "study_name", "AccessError", "Invitation",
+    "update_study_settings", "set_guidelines", "TrainingResult", "training_answer", "training_results", "ChoicePreview", "preview_choice", "study_name", "AccessError", "Invitation",
     "Membership", "connection_membership", "invite", "members", "revoke", "AnswerOutbox", "Outgoing",
     "is_connection_lost", "send_once", "StudyConnection", "is_connection_file", "read_connection_file",
     "StudySummary", "every_annotator_name", "judgment_count", "live_judgment_of", "progress_counts",

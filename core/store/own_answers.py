@@ -17,6 +17,8 @@ from sqlalchemy import select
 from parastudio.core.store.clock import aware
 from parastudio.core.store.database import Database
 from parastudio.core.store.models import Annotator, Assignment, Candidate, Criterion, Judgment
+from parastudio.core.store.studies import study_settings
+from parastudio.core.store.training import not_training
 
 
 def answer_times(db: Database, study_id: int, annotator_id: int | None = None
@@ -27,6 +29,8 @@ def answer_times(db: Database, study_id: int, annotator_id: int | None = None
     query = (select(Judgment.annotator_id, Judgment.answered_at, Judgment.duration_ms)
              .where(Judgment.study_id == study_id, Judgment.action == "answer", Judgment.duration_ms.is_not(None))
              .order_by(Judgment.annotator_id, Judgment.answered_at, Judgment.id))
+    # A training answer (core.store.training) is no part of a judge's pace.
+    query = query.where(*not_training(Judgment.candidate_id, study_settings(db, study_id)))
     if annotator_id is not None:
         query = query.where(Judgment.annotator_id == annotator_id)
     found: dict[int, list[tuple[datetime, int | None]]] = {}

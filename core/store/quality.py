@@ -12,6 +12,8 @@ from parastudio.core.judging.protocols.protocol import PICK, SCORE
 from parastudio.core.store.criteria import bad_values, score_scales
 from parastudio.core.store.database import Database
 from parastudio.core.store.models import Annotator, Assignment, Candidate, Criterion, Judgment, Study
+from parastudio.core.store.studies import study_settings
+from parastudio.core.store.training import TRAINING, not_training
 
 
 @dataclass
@@ -29,7 +31,9 @@ def study_progress(db: Database, study_id: int, annotator_id: int | None = None)
     """Judged / assigned counts for the study (or one annotator) and per annotator; on a judge's own PostgreSQL
     login, their own (the server lets it read no other's assignments, nor their kinds)."""
     # An adjudicator's decisions are not assignments of the study's judges (issue 28); a judge has none.
-    judges_only = () if db.is_member_login else (Assignment.kind != "adjudication",)
+    # Training items (core.store.training) are no part of the study's progress either.
+    judges_only = (not_training(Assignment.candidate_id, study_settings(db, study_id)) if db.is_member_login
+                   else (Assignment.kind.not_in(("adjudication", TRAINING)),))
     with db.reading() as session:
         query = (select(Annotator.name, func.count(Assignment.id), func.count(Assignment.live_judgment_id))
                  .join(Assignment, Assignment.annotator_id == Annotator.id)
@@ -69,7 +73,7 @@ def quality_control(db: Database, study_id: int, thresholds: dict | None = None)
         names = dict(session.execute(
             select(Annotator.id, Annotator.name).where(Annotator.study_id == study_id).where(
                 select(Assignment.id).where(Assignment.annotator_id == Annotator.id,
-                                            Assignment.kind != "adjudication").exists())).all())
+                                            Assignment.kind.not_in(("adjudication", TRAINING))).exists())).all())
         live_value = dict(session.execute(select(Judgment.id, Judgment.value).join(
             Assignment, Assignment.live_judgment_id == Judgment.id).where(Assignment.study_id == study_id)).all())
         rows = session.execute(select(Assignment.id, Assignment.annotator_id, Assignment.kind,

@@ -160,3 +160,36 @@ def update_study_settings(db: Database, study_id: int, **changes) -> dict:
         study.settings = {**(study.settings or {}), **changes}
         log_event(session, study_id, "settings_changed", {"changes": changes})
         return dict(study.settings)
+
+
+def set_guidelines(db: Database, study_id: int, instructions: dict, questions: dict[str, str]) -> dict:
+    """Write a study's guidelines in one transaction (logged): its ``instructions`` setting and the question text
+    of the criteria named in ``questions``. Returns what changed: ``{"introduction": bool, "questions": [names],
+    "examples": {name: (before, after)}, "training": (before, after) or None}``, counts of examples of the criteria
+    whose examples changed and of training items if they changed."""
+    with db.transaction() as session:
+        study = session.get(Study, study_id)
+        if study is None:
+            raise LookupError(f"no study {study_id}")
+        criteria = {c.name: c for c in session.scalars(select(Criterion).where(Criterion.study_id == study_id))}
+        unknown = sorted(set(questions) - set(criteria))
+        if unknown:
+            raise ValueError(f"the study has no criterion {unknown[0]!r}")
+        before = dict((study.settings or {}).get("instructions") or {})
+        changed_questions = []
+        for name, question in questions.items():
+            if criteria[name].question != question:
+                criteria[name].question = question
+                changed_questions.append(name)
+        old_examples, new_examples = before.get("examples") or {}, instructions.get("examples") or {}
+        examples = {name: (len(old_examples.get(name, [])), len(new_examples.get(name, [])))
+                    for name in sorted(set(old_examples) | set(new_examples))
+                    if old_examples.get(name, []) != new_examples.get(name, [])}
+        old_training, new_training = before.get("training") or [], instructions.get("training") or []
+        changes = {"introduction": (before.get("text") or "") != (instructions.get("text") or ""),
+                   "questions": changed_questions, "examples": examples,
+                   "training": (len(old_training), len(new_training)) if old_training != new_training else None}
+        study.settings = {**(study.settings or {}), "instructions": instructions}
+        log_event(session, study_id, "guidelines_set", {"questions": {n: questions[n] for n in changed_questions},
+                                                        "instructions": instructions})
+        return changes
