@@ -107,7 +107,7 @@ def study_from_mqm(report: Progress, db: Database, name: str, path: str,
     ratings = ratings if ratings is not None else read_mqm_ratings(path)
     raters = list(dict.fromkeys(rating.rater for rating in ratings.ratings))
     plan = StudyPlan(name, raters, criteria=["mqm"], judges_per_item=1, repeat_fraction=0.0, control_fraction=0.0,
-                     settings={"kind": "mqm-ratings", "display": "tokenized",
+                     settings={"kind": "mqm-ratings", "task": "translation", "display": "tokenized",
                                "mqm_file": {"name": Path(path).name, "sha256": sha256_of(path)}})
     plan_annotators(plan)
     report(30, 100, "writing the sources and candidates")
