@@ -19,8 +19,14 @@ from typing import Sequence
 from sqlalchemy import select
 
 from parastudio.core.errors import InputFormatError
-from parastudio.core.stats.text_metrics import (LOWER_IS_BETTER, SOURCE_SIDE_METRICS, TEXT_METRICS,
-                                                TRANSLATION_METRICS, MetricInput, TextMetrics)
+from parastudio.core.stats.text_metrics import (
+    LOWER_IS_BETTER,
+    SOURCE_SIDE_METRICS,
+    TEXT_METRICS,
+    TRANSLATION_METRICS,
+    MetricInput,
+    TextMetrics,
+)
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
 from parastudio.core.store.models import Candidate, CandidateSystem, SourceSentence, System

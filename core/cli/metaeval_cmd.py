@@ -77,9 +77,9 @@ def _study_side(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from parastudio.core.cli.metrics_cmd import excluded_note, input_record
-    from parastudio.core.metric_inputs import translation_note
     from parastudio.core.cli.progress_bar import progress_bar
     from parastudio.core.code_identity import code_identity
+    from parastudio.core.metric_inputs import translation_note
     from parastudio.core.output_files import resolve_output
     from parastudio.core.stats.judgment_records import read_judgments
     from parastudio.core.stats.metric_meta_evaluation import MetaEvaluation

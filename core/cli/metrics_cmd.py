@@ -107,8 +107,12 @@ def score(args: argparse.Namespace, rows, translation: bool = False) -> tuple[di
     """``(provenance, segment records, system records)`` of ``rows`` under the command's options; ``translation``:
     the source-side metrics are left out (:class:`core.stats.text_metrics.TextMetrics`)."""
     from parastudio.core.code_identity import code_identity
-    from parastudio.core.metric_inputs import (metric_descriptions, metric_records, predictor_probabilities,
-                                               translation_note)
+    from parastudio.core.metric_inputs import (
+        metric_descriptions,
+        metric_records,
+        predictor_probabilities,
+        translation_note,
+    )
     from parastudio.core.stats.text_metrics import TextMetrics
 
     metrics = TextMetrics(alpha=args.alpha, tokenize=args.tokenize, translation=translation)
