@@ -161,6 +161,13 @@ def is_translation_study(settings: dict) -> bool:
     return settings.get("task") == "translation" or settings.get("kind") == "mqm-ratings"
 
 
+def reference_system(settings: dict) -> str | None:
+    """The system whose outputs are the study's references (``study import-mqm``: ``ref``), or None."""
+    if settings.get("reference_system"):
+        return str(settings["reference_system"])
+    return "ref" if settings.get("kind") == "mqm-ratings" else None
+
+
 def translation_note(translation: bool) -> list[str]:
     """What the outputs say when the source-side metrics were left out (empty for a paraphrase study)."""
     if not translation:

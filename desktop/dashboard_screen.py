@@ -2,6 +2,9 @@
 thread whenever the study has new judgments (checked every few seconds while
 the screen is visible), each with its signature so a figure can be recomputed.
 
+The last tables are the automatic metrics against the judges, system level, one per criterion whose labels
+are numbers (``parastudio metaeval``'s; :func:`core.study_metaeval.metaeval_system_tables`).
+
 The first table is every agreement statistic the CLI prints (Cohen, fixed-chance
 and Fleiss κ, Krippendorff's α, with 95 % bootstrap intervals); each table can
 be exported as CSV or Markdown (Ctrl+E) and its plot as PNG or SVG (Ctrl+P)."""
@@ -40,6 +43,7 @@ from parastudio.core.study_judgments import (
     study_judgment_records,
     study_preferences,
 )
+from parastudio.core.study_metaeval import metaeval_system_tables
 from parastudio.core.textio import atomic_output
 from parastudio.desktop import file_dialogs
 from parastudio.desktop.rows_model import RowsTableModel
@@ -66,6 +70,7 @@ def compute_report(db: Database, study_id: int, title: str, progress: Progress =
                           da_scores=study_da_scores(db, study_id),
                           early_stopping=early_stopping(db, study_id))
     report.tables.append(study_pace_table(db, study_id))  # each judge's pace over their latest sitting (issue 44)
+    report.tables.extend(metaeval_system_tables(db, study_id))  # the metrics against the judges (issue 43)
     return report, len(records)
 
 
