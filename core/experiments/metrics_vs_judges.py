@@ -37,6 +37,20 @@ NAME = "metrics-vs-judges"
 DEMO_RANKS = (1, 2)  # the bundled n-best has two
 DEMO_CRITERION = "meaning"
 STUDY_SEED = 43
+SEGMENT_METRICS = ("bleu", "chrf", "ter", "source_bleu", "ibleu", "edit_rate")
+FIELDS = {
+    "study": "ted-ende (real judges: WMT21 TED en-de expert MQM) or demo (scripted judges, not people)",
+    "item": "the study's item id (opens in Inspect)", "sentence": "the source sentence's id",
+    "system": "the system", "text": "the candidate",
+    "human": "the judges' score: ted-ende the MQM points negated (higher is better), demo the mean of yes 1 / no 0",
+    "judgments": "judgments the human score is the mean of",
+    "bleu": "sacrebleu sentence BLEU against the reference, 0-100",
+    "chrf": "sacrebleu sentence chrF against the reference, 0-100",
+    "ter": "sacrebleu sentence TER against the reference, lower is better",
+    "source_bleu": "sentence BLEU against the source (null for ted-ende: a translation)",
+    "ibleu": "0.9 * bleu - 0.1 * source_bleu (Sun and Zhou 2012; null for ted-ende)",
+    "edit_rate": "word Levenshtein distance from the source over its words (null for ted-ende)",
+}
 
 
 def ted_study(folder: Path, path: Path):
@@ -83,14 +97,20 @@ def evaluate(db, study: int, label: str, options) -> tuple[dict, list[dict]]:
     report = {**report, "notes": joined.notes + report["notes"]}
     segments = [{"study": label, "item": s.item, "sentence": s.sentence, "system": s.system, "text": s.text,
                  "human": s.human, "judgments": s.judgments,
-                 **{name: table.raw(name, float(table.metrics[name][k])) for name in table.metric_names}}
+                 **{name: table.raw(name, float(table.metrics[name][k])) if name in table.metrics else None
+                    for name in SEGMENT_METRICS}}
                 for k, s in enumerate(table.segments)]
     return report, segments
 
 
+def input_paths(mqm: Path, demo: Path) -> dict:
+    return {"mqm": mqm, "demo_candidates": demo / "candidates.jsonl", "demo_sources": demo / "test.en",
+            "demo_references": demo / "test.ref.en"}
+
+
 def run(mqm: Path, demo: Path, evaluation) -> dict:
     from parastudio.core.code_identity import code_identity
-    from parastudio.core.file_fingerprint import fingerprint
+    from parastudio.core.experiments.per_sentence import file_input
     from parastudio.core.study_metaeval import StudyMetaevalOptions
 
     results, segments = {}, []
@@ -105,8 +125,7 @@ def run(mqm: Path, demo: Path, evaluation) -> dict:
             results["demo"], rows = evaluate(db, study, "demo", StudyMetaevalOptions(
                 DEMO_CRITERION, evaluation=evaluation))
         segments += rows
-    inputs = {"mqm": fingerprint(mqm), "demo_candidates": fingerprint(demo / "candidates.jsonl"),
-              "demo_sources": fingerprint(demo / "test.en"), "demo_references": fingerprint(demo / "test.ref.en")}
+    inputs = {name: file_input(path) for name, path in input_paths(mqm, demo).items()}
     return {"studies": results, "inputs": inputs, **code_identity()}, segments
 
 
@@ -141,7 +160,7 @@ def study_lines(report: dict) -> list[str]:
     return lines
 
 
-def write_markdown(path: Path, result: dict, command: str) -> None:
+def write_markdown(path: Path, result: dict, command: str, per_segment: str) -> None:
     from parastudio.core.experiments.provenance import inputs_line
 
     ted, demo = result["studies"]["ted"], result["studies"]["demo"]
@@ -159,8 +178,7 @@ def write_markdown(path: Path, result: dict, command: str) -> None:
         "sentences. *cl.*: the permutation test's cluster (1 the best; metrics in one cluster are not told apart "
         f"at the level in the signature). Signature (TED): `{ted['signature']}`.",
         "",
-        "Per-segment figures (each study's segments, human score and every metric's score as the metric gives "
-        f"it): `{NAME}.jsonl.gz`; both reports as `parastudio metaeval --format json` writes them: `{NAME}.json`.",
+        f"Both reports as `parastudio metaeval --format json` writes them: `{NAME}.json`.",
         "",
         "## Real judges: WMT21 TED talks, English to German, expert MQM",
         "",
@@ -184,6 +202,11 @@ def write_markdown(path: Path, result: dict, command: str) -> None:
         "",
         *study_lines(demo),
         "",
+        per_segment,
+        "",
+        "The system scores of BLEU, chrF and TER are sacrebleu's corpus scores over each system's segments (as "
+        "`parastudio metrics` writes them), recomputed from the records' `text` and the references, not their means.",
+        "",
     ]
     with atomic_output(path) as handle:
         handle.write("\n".join(lines))
@@ -199,6 +222,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, command: str = "python -m core.experiments.metrics_vs_judges") -> int:
+    from parastudio.core.experiments.per_sentence import markdown_note, run_provenance, write_per_sentence
     from parastudio.core.stats.metric_meta_evaluation import MetaEvaluation
 
     try:
@@ -211,10 +235,11 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
     out.mkdir(parents=True, exist_ok=True)
     with atomic_output(out / f"{NAME}.json") as handle:
         handle.write(json.dumps(result, ensure_ascii=False, allow_nan=False, indent=1) + "\n")
-    with atomic_output(out / f"{NAME}.jsonl.gz") as handle:
-        for record in segments:
-            handle.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
-    write_markdown(out / f"{NAME}.md", result, command)
+    header = run_provenance(NAME, command, input_paths(Path(args.mqm), Path(args.demo)), FIELDS,
+                            bootstrap=args.bootstrap, permutations=args.permutations, seed=args.seed)
+    write_per_sentence(out / f"{NAME}.jsonl.gz", header, segments)
+    note = markdown_note(out / f"{NAME}.jsonl.gz", header, "one judged segment (a candidate as one system made it)")
+    write_markdown(out / f"{NAME}.md", result, command, note)
     print(f"metrics-vs-judges: TED en-de {result['studies']['ted']['segments']} segments, demo "
           f"{result['studies']['demo']['segments']} -> {out / NAME}.md", file=sys.stderr)
     return 0
