@@ -170,3 +170,33 @@ def test_a_paraphrase_study_is_told_to_be_a_translation_by_the_flag(tmp_path):
         sacrebleu.sentence_bleu("Hallo Welt .", ["Hallo Welt !"]).score)
     status, _, err = run(["metrics", str(candidates), "-o", str(output)])
     assert status == 0 and "source_bleu" in json.loads(output.read_text(encoding="utf-8").splitlines()[1])
+
+
+def test_the_metrics_vs_judges_experiment_states_its_command_and_its_segments(tmp_path):
+    """``parastudio experiment metrics-vs-judges`` on the slice: the command on top, inputs by sha256, scripted
+    judges called not people, and the per-segment file from which τ_b is recomputed with scipy."""
+    import gzip as gz
+    import hashlib
+
+    tsv = tmp_path / "slice.tsv"
+    tsv.write_text("\n".join(_slice_lines()) + "\n", encoding="utf-8")
+    out = tmp_path / "results"
+    status, _, err = run(["experiment", "metrics-vs-judges", "--mqm", str(tsv), "--bootstrap", "0",
+                          "--permutations", "0", "--out", str(out)])
+    assert status == 0, err
+    markdown = (out / "metrics-vs-judges.md").read_text(encoding="utf-8")
+    assert "Command: `parastudio experiment metrics-vs-judges --bootstrap 0" in markdown
+    assert hashlib.sha256(tsv.read_bytes()).hexdigest() in markdown and "not people" in markdown
+    with gz.open(out / "metrics-vs-judges.jsonl.gz", "rt", encoding="utf-8") as handle:
+        lines = [json.loads(line) for line in handle]
+    assert lines[0]["provenance"]["inputs"]["mqm"]["sha256"] == hashlib.sha256(tsv.read_bytes()).hexdigest()
+    report = json.loads((out / "metrics-vs-judges.json").read_text(encoding="utf-8"))
+    for study in ("ted-ende", "demo"):
+        records = [r for r in lines[1:] if r["study"] == study]
+        key = "ted" if study == "ted-ende" else "demo"
+        assert len(records) == report["studies"][key]["segments"]
+        for name in ("bleu", "chrf"):
+            expected = kendalltau([r["human"] for r in records], [r[name] for r in records], variant="b").statistic
+            assert report["studies"][key]["metrics"][name]["tau_b"]["value"] == pytest.approx(expected, abs=1e-9)
+    assert all(r["source_bleu"] is None for r in lines[1:] if r["study"] == "ted-ende")
+    assert "ref" not in {r["system"] for r in lines[1:] if r["study"] == "ted-ende"}
