@@ -186,7 +186,9 @@ def write_markdown(path: Path, result: dict, command: str, per_segment: str) -> 
         f"ratings of {ted['segments']} segments: {len(ted['systems'])} systems on {ted['sentences']} source "
         "sentences, the `ref` system left out (it is the reference the metrics read). Human score: the MQM score "
         "negated (Major 5, Minor 1, Minor Fluency/Punctuation 0.1, Non-translation 25), so higher is better on "
-        "both sides; TER is turned around for the statistics and shown as sacrebleu gives it.",
+        "both sides; TER is turned around for the statistics and shown as sacrebleu gives it. The `judges` column is "
+        "each system's mean MQM score negated: the repository's published table (`parastudio report`, "
+        "`tests/test_mqm_ted_ende.py`).",
         "",
         *study_lines(ted),
         "",
