@@ -83,9 +83,12 @@ class StudyScores:
     notes: list[str]
 
 
-def study_scores(db: Database, study_id: int, options: StudyMetaevalOptions) -> StudyScores:
+def study_scores(db: Database, study_id: int, options: StudyMetaevalOptions,
+                 cache: dict | None = None) -> StudyScores:
     """Every metric of the study's candidates, as ``parastudio metrics STUDY`` computes them, without the excluded
-    systems' (ValueError naming one the study does not have)."""
+    systems' (ValueError naming one the study does not have). ``cache``: a dict kept by a caller that asks again
+    as judgments arrive (the Dashboard); the scores depend on the candidates and the options alone, so they are
+    computed again only when those change."""
     from parastudio.core.metric_inputs import (
         is_translation_study,
         metric_descriptions,
@@ -104,21 +107,28 @@ def study_scores(db: Database, study_id: int, options: StudyMetaevalOptions) -> 
         raise ValueError(f"no system {', '.join(map(repr, unknown))} to exclude")
     rows = [row for row in rows if row.system not in options.exclude_systems]
     metrics = TextMetrics(alpha=options.alpha, tokenize=options.tokenize, translation=translation)
+    key = (study_id, metrics, tuple((row.item, row.system, row.text, row.references) for row in rows))
+    if cache is not None and key in cache:
+        return cache[key]
     segments, systems = metric_records(rows, metrics)
     scores = MetricScores("the study's candidates", {"metrics": metric_descriptions(metrics, rows)}, segments,
                           {record["system"]: record for record in systems})
-    return StudyScores(scores, translation_note(translation))
+    computed = StudyScores(scores, translation_note(translation))
+    if cache is not None:
+        cache.clear()  # one study's scores at a time
+        cache[key] = computed
+    return computed
 
 
 # The Dashboard recomputes while judges work: no resampling there (intervals and clusters: `parastudio metaeval`).
 DASHBOARD_EVALUATION = MetaEvaluation(bootstrap=0, permutations=0, disagreements=0)
 
 
-def metaeval_system_tables(db: Database, study_id: int) -> list[ReportTable]:
+def metaeval_system_tables(db: Database, study_id: int, cache: dict | None = None) -> list[ReportTable]:
     """The Dashboard's tables: per criterion whose labels are numbers, each metric's system-level Pearson r and
     pairwise accuracy against the judges (``parastudio metaeval``'s system-level table), the study's reference
-    system left out (:func:`core.metric_inputs.reference_system`). None for a criterion nothing can be compared
-    on (a preference, a choice, no candidates with systems)."""
+    system left out (:func:`core.metric_inputs.reference_system`). No table for a criterion nothing can be compared
+    on (a preference, a choice, no candidates with systems). ``cache``: as :func:`study_scores`'."""
     from parastudio.core.metric_inputs import reference_system
     from parastudio.core.store import operations as ops
     from parastudio.core.study_judgments import study_judgment_records
@@ -130,7 +140,7 @@ def metaeval_system_tables(db: Database, study_id: int) -> list[ReportTable]:
     excluded = (reference,) if reference else ()
     base = StudyMetaevalOptions(criteria[0], exclude_systems=excluded, evaluation=DASHBOARD_EVALUATION)
     try:
-        scores = study_scores(db, study_id, base)
+        scores = study_scores(db, study_id, base, cache)
     except ValueError:
         return []
     tables = []

@@ -93,3 +93,18 @@ def test_the_dashboards_metaeval_table_follows_the_judgments(qtbot, tmp_path):
     assert before != screen.table_title.text()
     screen.cancel()
     db.close()
+
+
+def test_the_metrics_are_computed_once_while_judgments_arrive(tmp_path):
+    """The Dashboard's cache: the candidates' metrics do not depend on the judgments, so a refresh reuses them."""
+    from parastudio.core.study_metaeval import StudyMetaevalOptions, study_scores
+
+    path = tmp_path / "study.sqlite"
+    study = make_study(path, criteria=("meaning",))
+    with open_database(path) as db:
+        cache: dict = {}
+        first = study_scores(db, study, StudyMetaevalOptions("meaning"), cache)
+        assert study_scores(db, study, StudyMetaevalOptions("meaning"), cache) is first
+        other = study_scores(db, study, StudyMetaevalOptions("meaning", alpha=0.5), cache)
+        assert other is not first and len(cache) == 1
+        assert study_scores(db, study, StudyMetaevalOptions("meaning")) is not first  # no cache: computed
