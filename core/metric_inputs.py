@@ -19,7 +19,14 @@ from typing import Sequence
 from sqlalchemy import select
 
 from parastudio.core.errors import InputFormatError
-from parastudio.core.stats.text_metrics import LOWER_IS_BETTER, TEXT_METRICS, MetricInput, TextMetrics
+from parastudio.core.stats.text_metrics import (
+    LOWER_IS_BETTER,
+    SOURCE_SIDE_METRICS,
+    TEXT_METRICS,
+    TRANSLATION_METRICS,
+    MetricInput,
+    TextMetrics,
+)
 from parastudio.core.store import operations as ops
 from parastudio.core.store.database import Database
 from parastudio.core.store.models import Candidate, CandidateSystem, SourceSentence, System
@@ -118,7 +125,7 @@ def metric_records(rows: Sequence[ScoringRow], metrics: TextMetrics,
     """The scores file's segment records (one per row, in order) and system records (one per system, in order of
     first appearance): :mod:`core.stats.metric_scores_file`'s fields and a value per metric. A system's
     ``model_score``, ``true_score`` and ``predictor`` are the means over its candidates that have one."""
-    names = metric_names(predictor is not None)
+    names = metric_names(predictor is not None, metrics)
     segments = []
     by_system: dict[str, list[int]] = {}
     for k, row in enumerate(rows):
@@ -133,7 +140,7 @@ def metric_records(rows: Sequence[ScoringRow], metrics: TextMetrics,
     systems = []
     for system, members in by_system.items():
         corpus = metrics.corpus([MetricInput(rows[k].text, rows[k].source, rows[k].references) for k in members])
-        for name in names[len(TEXT_METRICS):]:
+        for name in names[len(metrics.names):]:
             values = [segments[k][name] for k in members if segments[k][name] is not None]
             corpus[name] = sum(values) / len(values) if values else None
         systems.append({"level": "system", "system": system, "candidates": len(members),
@@ -142,15 +149,39 @@ def metric_records(rows: Sequence[ScoringRow], metrics: TextMetrics,
     return segments, systems
 
 
-def metric_names(with_predictor: bool) -> list[str]:
-    return [*TEXT_METRICS, *ENGINE_METRICS, *(["predictor"] if with_predictor else [])]
+def metric_names(with_predictor: bool, metrics: TextMetrics | None = None) -> list[str]:
+    text = metrics.names if metrics is not None else TEXT_METRICS
+    return [*text, *ENGINE_METRICS, *(["predictor"] if with_predictor else [])]
+
+
+def is_translation_study(settings: dict) -> bool:
+    """Whether a study's candidates translate their source (:class:`TextMetrics`' ``translation``): its settings
+    say ``"task": "translation"`` (``study import-mqm`` writes it), or it is an MQM ratings study imported before
+    that (``"kind": "mqm-ratings"``: WMT's ratings are translations, the ``ref`` system the reference)."""
+    return settings.get("task") == "translation" or settings.get("kind") == "mqm-ratings"
+
+
+def reference_system(settings: dict) -> str | None:
+    """The system whose outputs are the study's references (``study import-mqm``: ``ref``), or None."""
+    if settings.get("reference_system"):
+        return str(settings["reference_system"])
+    return "ref" if settings.get("kind") == "mqm-ratings" else None
+
+
+def translation_note(translation: bool) -> list[str]:
+    """What the outputs say when the source-side metrics were left out (empty for a paraphrase study)."""
+    if not translation:
+        return []
+    return [f"A translation study: the source is in another language than the candidates, so the source-side "
+            f"metrics ({', '.join(SOURCE_SIDE_METRICS)}) are left out; {', '.join(TRANSLATION_METRICS)} are "
+            "against the references."]
 
 
 def metric_descriptions(metrics: TextMetrics, rows: Sequence[ScoringRow], predictor: str | None = None) -> dict:
     """The provenance's ``metrics``: each metric's direction and signature (sacrebleu's for its metrics)."""
     signatures = metrics.signatures([len(row.references) for row in rows])
     described = {name: {"better": "lower" if name in LOWER_IS_BETTER else "higher",
-                        "signature": signatures.get(name, "no references: not computed")} for name in TEXT_METRICS}
+                        "signature": signatures.get(name, "no references: not computed")} for name in metrics.names}
     if "corpus_bleu" in signatures:
         for name in ("bleu", "chrf", "ter"):
             described[name]["corpus_signature"] = signatures[f"corpus_{name}"]

@@ -101,13 +101,14 @@ def study_from_mqm(report: Progress, db: Database, name: str, path: str,
     import unicodedata
 
     from parastudio.core.file_fingerprint import sha256_of
-    from parastudio.core.store.mqm_ratings import read_mqm_ratings
+    from parastudio.core.store.mqm_ratings import REFERENCE_SYSTEM, read_mqm_ratings
 
     report(2, 100, f"reading {Path(path).name}")
     ratings = ratings if ratings is not None else read_mqm_ratings(path)
     raters = list(dict.fromkeys(rating.rater for rating in ratings.ratings))
     plan = StudyPlan(name, raters, criteria=["mqm"], judges_per_item=1, repeat_fraction=0.0, control_fraction=0.0,
-                     settings={"kind": "mqm-ratings", "display": "tokenized",
+                     settings={"kind": "mqm-ratings", "task": "translation", "reference_system": REFERENCE_SYSTEM,
+                               "display": "tokenized",
                                "mqm_file": {"name": Path(path).name, "sha256": sha256_of(path)}})
     plan_annotators(plan)
     report(30, 100, "writing the sources and candidates")

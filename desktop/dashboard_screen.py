@@ -2,6 +2,9 @@
 thread whenever the study has new judgments (checked every few seconds while
 the screen is visible), each with its signature so a figure can be recomputed.
 
+The last tables are the automatic metrics against the judges, system level, one per criterion whose labels
+are numbers (``parastudio metaeval``'s; :func:`core.study_metaeval.metaeval_system_tables`).
+
 The first table is every agreement statistic the CLI prints (Cohen, fixed-chance
 and Fleiss κ, Krippendorff's α, with 95 % bootstrap intervals); each table can
 be exported as CSV or Markdown (Ctrl+E) and its plot as PNG or SVG (Ctrl+P)."""
@@ -40,6 +43,7 @@ from parastudio.core.study_judgments import (
     study_judgment_records,
     study_preferences,
 )
+from parastudio.core.study_metaeval import metaeval_system_tables
 from parastudio.core.textio import atomic_output
 from parastudio.desktop import file_dialogs
 from parastudio.desktop.rows_model import RowsTableModel
@@ -53,9 +57,10 @@ POLL_MS = 4000
 DASHBOARD_BOOTSTRAP = 300
 
 
-def compute_report(db: Database, study_id: int, title: str, progress: Progress = no_progress
-                   ) -> tuple[Report, int]:
-    """The full report of the study's live judgments, and how many there were."""
+def compute_report(db: Database, study_id: int, title: str, progress: Progress = no_progress,
+                   metaeval_cache: dict | None = None) -> tuple[Report, int]:
+    """The full report of the study's live judgments, and how many there were; ``metaeval_cache`` keeps the
+    metrics of the candidates between refreshes (:func:`core.study_metaeval.study_scores`)."""
     records = study_judgment_records(db, study_id)
     if not len(records):
         return Report(title=title), 0
@@ -66,6 +71,7 @@ def compute_report(db: Database, study_id: int, title: str, progress: Progress =
                           da_scores=study_da_scores(db, study_id),
                           early_stopping=early_stopping(db, study_id))
     report.tables.append(study_pace_table(db, study_id))  # each judge's pace over their latest sitting (issue 44)
+    report.tables.extend(metaeval_system_tables(db, study_id, metaeval_cache))  # the metrics against the judges (issue 43)
     return report, len(records)
 
 
@@ -79,6 +85,7 @@ class DashboardScreen(QWidget):
         self._seen_judgments = -1
         self._busy = False
         self._summary = "no judgments yet"
+        self._metaeval_cache: dict = {}  # used by one worker at a time (``_busy``)
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         self.title = QLabel()
@@ -147,14 +154,16 @@ class DashboardScreen(QWidget):
         """Recompute in a worker if there are new judgments (or when forced)."""
         if self.study_id is None or self._busy or not (force or self.isVisible()):
             return
-        study_id, name, seen, db = self.study_id, self.study_name, self._seen_judgments, self.db
+        study_id, name, seen, db, cache = (self.study_id, self.study_name, self._seen_judgments, self.db,
+                                           self._metaeval_cache)
 
         def work(report_progress):
             count = ops.judgment_count(db, study_id)
             if count == seen and not force:
                 return study_id, None
             report_progress(10, 100, "reading judgments")
-            report, judgments = compute_report(db, study_id, f"Human evaluation report: {name}", report_progress)
+            report, judgments = compute_report(db, study_id, f"Human evaluation report: {name}", report_progress,
+                                               cache)
             return study_id, (report, judgments, count, competence_alert(db, study_id))
 
         worker = Worker(work)

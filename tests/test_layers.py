@@ -51,6 +51,7 @@ LAYER_OF_PREFIX: tuple[tuple[str, str], ...] = (
     ("core.demo", "bridges"),
     ("core.spark_generation", "bridges"),
     ("core.metric_inputs", "bridges"),
+    ("core.study_metaeval", "bridges"),
     ("core.service", "bridges"),
     ("core.judging.protocols", "protocols"),
     ("core.judging", "judging"),

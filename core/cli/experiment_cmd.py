@@ -16,6 +16,8 @@ Each writes Markdown and a PNG plot (atomically) into ``--out`` (default
   :mod:`core.experiments.adaptive_demo` (Markdown and JSON, no plot).
 * ``mcpg-steered``: issue 24's MCPG steered by the judgment predictor on the demo,
   :mod:`core.experiments.mcpg_steered` (Markdown and JSON lines, no plot).
+* ``metrics-vs-judges``: issue 43's meta-evaluation of the metrics on the TED en-de MQM ratings and on the demo
+  study with scripted judges, :mod:`core.experiments.metrics_vs_judges` (Markdown, JSON, JSON lines; no plot).
 """
 
 from __future__ import annotations
@@ -83,6 +85,11 @@ def _mcpg_steered():
     return mcpg_steered
 
 
+def _metrics_vs_judges():
+    from parastudio.core.experiments import metrics_vs_judges
+    return metrics_vs_judges
+
+
 # name -> (the loader of its module under core.experiments, one line of help).
 EXPERIMENTS = {
     "seed000-reranking": (_seed000_reranking, "seed 000 §3: the beam decoder's n-best reranked by true score"),
@@ -102,6 +109,8 @@ EXPERIMENTS = {
                       "assignment, against the full fixed study"),
     "mcpg-steered": (_mcpg_steered, "issue 24: MCPG steered by the judgment predictor against the beam and "
                      "MCPG's true score, judged by silver judges and the predictor cross-validated"),
+    "metrics-vs-judges": (_metrics_vs_judges, "issue 43: BLEU, chrF, TER (and iBLEU, edit rate) against real MQM "
+                          "judges (WMT21 TED en-de) and the demo's scripted judges"),
 }
 
 

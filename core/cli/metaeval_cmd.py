@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from parastudio.core.cli.metrics_cmd import BLEU_TOKENIZERS
+from parastudio.core.cli.metrics_cmd import BLEU_TOKENIZERS, add_translation_options
 from parastudio.core.cli.number_options import LEVEL, PROBABILITY, REPLICATES, SEED, WholeNumber
 
 
@@ -45,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="without --metrics: iBLEU's α, as `parastudio metrics --alpha` (default 0.9)")
     parser.add_argument("--tokenize", choices=BLEU_TOKENIZERS, default="13a",
                         help="without --metrics: sacrebleu's BLEU tokenizer (default 13a)")
+    add_translation_options(parser)
     parser.add_argument("--format", choices=("md", "json"), default="md")
     parser.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
     parser.set_defaults(func=run, references=[])
@@ -52,9 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _study_side(args: argparse.Namespace):
     """``(judgment records, item -> candidate text, scores)`` of a study; scores None unless computed here."""
-    from parastudio.core.cli.metrics_cmd import score
+    from parastudio.core.cli.metrics_cmd import score, without_systems
     from parastudio.core.cli.study_access import open_study
-    from parastudio.core.metric_inputs import rows_of_study
+    from parastudio.core.metric_inputs import is_translation_study, rows_of_study
     from parastudio.core.stats.metric_scores_file import MetricScores
     from parastudio.core.store import operations as ops
     from parastudio.core.study_judgments import study_judgment_records
@@ -64,18 +65,21 @@ def _study_side(args: argparse.Namespace):
         records = study_judgment_records(db, study_id)
         texts = {row["item"]: row["text"] for row in ops.list_items(db, study_id) if row["kind"] == "candidate"}
         rows = rows_of_study(db, study_id) if args.metrics is None else None
+        translation = args.translation or is_translation_study(ops.study_settings(db, study_id))
     if rows is None:
         return records, texts, None
     args.input = args.file
-    provenance, segments, systems = score(args, rows)
+    rows = without_systems(rows, args.exclude_system, args.file)
+    provenance, segments, systems = score(args, rows, translation)
     return records, texts, MetricScores(f"the metrics of {args.file}", provenance, segments,
                                         {record["system"]: record for record in systems})
 
 
 def run(args: argparse.Namespace) -> int:
-    from parastudio.core.cli.metrics_cmd import input_record
+    from parastudio.core.cli.metrics_cmd import excluded_note, input_record
     from parastudio.core.cli.progress_bar import progress_bar
     from parastudio.core.code_identity import code_identity
+    from parastudio.core.metric_inputs import translation_note
     from parastudio.core.output_files import resolve_output
     from parastudio.core.stats.judgment_records import read_judgments
     from parastudio.core.stats.metric_meta_evaluation import MetaEvaluation
@@ -89,7 +93,10 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         resolve_output(args.output, inputs)  # refused before anything is computed
     if names_a_study(args.file):
-        records, texts, computed = _study_side(args)
+        try:
+            records, texts, computed = _study_side(args)
+        except ValueError as error:  # an --exclude-system the study does not have
+            return _fail(str(error))
     else:
         if args.metrics is None:
             return _fail(f"{args.file}: a judgments CSV needs --metrics SCORES.jsonl (made by `parastudio metrics "
@@ -100,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{args.file}: no judgments of criterion {args.criterion!r}; it has: {', '.join(criteria) or 'none'}")
     scores = computed if computed is not None else read_metric_scores(args.metrics)
     judged = judged_segments(records, args.criterion, texts, aggregate=args.aggregate)
+    unknown = [name for name in args.exclude_system if name not in {segment.system for segment in judged}]
+    if unknown:
+        return _fail(f"{args.file}: no system {', '.join(map(repr, unknown))} judged on {args.criterion!r} to exclude")
+    judged = [segment for segment in judged if segment.system not in args.exclude_system]
     if not judged:
         return _fail(f"{args.file}: no candidate judged on {args.criterion!r} has a label that is a number (yes/no or "
                      "a score); a preference or choice criterion cannot be compared with a metric per candidate")
@@ -113,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
     with progress_bar("draw") as progress:
         report = evaluation.run(table, criterion=args.criterion, aggregate=args.aggregate, judges=judges,
                                 progress=progress)
-    report = {**report, "inputs": {"judgments": input_record(args.file),
+    notes = translation_note(bool(scores.provenance.get("options", {}).get("translation")))
+    report = {**report, "notes": notes + excluded_note(args.exclude_system) + report["notes"], "inputs": {"judgments": input_record(args.file),
                                    "metrics": input_record(args.metrics) if args.metrics else None},
               **code_identity()}
     if args.format == "json":

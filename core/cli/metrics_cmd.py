@@ -13,7 +13,7 @@ import argparse
 import sys
 
 from parastudio.core.cli.number_options import PROBABILITY
-from parastudio.core.stats.text_metrics import BLEU_TOKENIZERS
+from parastudio.core.stats.text_metrics import BLEU_TOKENIZERS, SOURCE_SIDE_METRICS
 
 FIELDS = {
     "level": "segment: one candidate as one system made it; system: that system's corpus scores",
@@ -54,11 +54,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="iBLEU's α: α·BLEU(c, refs) - (1-α)·BLEU(c, source) (default 0.9)")
     parser.add_argument("--tokenize", choices=BLEU_TOKENIZERS, default="13a",
                         help="sacrebleu's BLEU tokenizer (default 13a)")
+    add_translation_options(parser)
     parser.add_argument("--predictor", metavar="MODEL.json",
                         help="a judgment-predictor --json report: add each candidate's predicted probability")
     parser.add_argument("--lm", help="the KenLM model the predictor's LM feature reads (needed with --predictor)")
     parser.add_argument("-o", "--output", required=True, help="the scores file (JSON Lines; .gz compresses)")
     parser.set_defaults(func=run)
+
+
+def add_translation_options(parser: argparse.ArgumentParser) -> None:
+    """``--exclude-system`` and ``--translation``, shared with ``parastudio metaeval``."""
+    parser.add_argument("--exclude-system", action="append", default=[], metavar="NAME",
+                        help="leave this system's candidates out (repeat for several); e.g. `ref`, the reference "
+                        "translation of an MQM study, which would score itself perfectly")
+    parser.add_argument("--translation", action="store_true",
+                        help="the candidates translate their source (another language): compute BLEU, chrF and TER "
+                        "only, no BLEU to the source, iBLEU or edit rate (a study says so itself: study import-mqm)")
 
 
 def input_record(path: str) -> dict:
@@ -75,26 +86,36 @@ def input_record(path: str) -> dict:
 
 
 def scoring_rows(args: argparse.Namespace):
-    """The rows to score, from the study or the candidates file ``args.input``."""
-    from parastudio.core.metric_inputs import rows_of_candidates_file, rows_of_study
+    """``(rows, translation)``: the rows to score, from the study or the candidates file ``args.input``, and
+    whether they are translations (``--translation``, or the study's settings:
+    :func:`core.metric_inputs.is_translation_study`)."""
+    from parastudio.core.metric_inputs import is_translation_study, rows_of_candidates_file, rows_of_study
     from parastudio.core.study_judgments import names_a_study
 
     if not names_a_study(args.input):
-        return rows_of_candidates_file(args.input, references=args.references, sources=args.sources)
+        return (rows_of_candidates_file(args.input, references=args.references, sources=args.sources),
+                args.translation)
     from parastudio.core.cli.study_access import open_study
+    from parastudio.core.store import operations as ops
 
     db, study_id = open_study(args.input, args.study_name, writing=False)
     with db:
-        return rows_of_study(db, study_id)
+        return rows_of_study(db, study_id), args.translation or is_translation_study(ops.study_settings(db, study_id))
 
 
-def score(args: argparse.Namespace, rows) -> tuple[dict, list[dict], list[dict]]:
-    """``(provenance, segment records, system records)`` of ``rows`` under the command's options."""
+def score(args: argparse.Namespace, rows, translation: bool = False) -> tuple[dict, list[dict], list[dict]]:
+    """``(provenance, segment records, system records)`` of ``rows`` under the command's options; ``translation``:
+    the source-side metrics are left out (:class:`core.stats.text_metrics.TextMetrics`)."""
     from parastudio.core.code_identity import code_identity
-    from parastudio.core.metric_inputs import metric_descriptions, metric_records, predictor_probabilities
+    from parastudio.core.metric_inputs import (
+        metric_descriptions,
+        metric_records,
+        predictor_probabilities,
+        translation_note,
+    )
     from parastudio.core.stats.text_metrics import TextMetrics
 
-    metrics = TextMetrics(alpha=args.alpha, tokenize=args.tokenize)
+    metrics = TextMetrics(alpha=args.alpha, tokenize=args.tokenize, translation=translation)
     probabilities, predictor = (predictor_probabilities(rows, args.predictor, args.lm)
                                 if getattr(args, "predictor", None) else (None, None))
     segments, systems = metric_records(rows, metrics, probabilities)
@@ -103,12 +124,31 @@ def score(args: argparse.Namespace, rows) -> tuple[dict, list[dict], list[dict]]
               "predictor": input_record(args.predictor) if predictor else None,
               "lm": input_record(args.lm) if predictor else None}
     provenance = {"command": "metrics", "options": {
-        "study": getattr(args, "study_name", None), "alpha": args.alpha, "tokenize": args.tokenize},
+        "study": getattr(args, "study_name", None), "alpha": args.alpha, "tokenize": args.tokenize,
+        "translation": translation, "exclude_system": list(args.exclude_system)},
         "inputs": inputs, **code_identity(),
+        "notes": translation_note(translation) + excluded_note(args.exclude_system),
         "signature": metrics.signature(len(segments), 0, systems=len(systems)),
         "metrics": metric_descriptions(metrics, rows, predictor),
-        "fields": {name: meaning for name, meaning in FIELDS.items() if name != "predictor" or predictor}}
+        "fields": {name: meaning for name, meaning in FIELDS.items()
+                   if (name != "predictor" or predictor) and (name not in SOURCE_SIDE_METRICS or not translation)}}
     return provenance, segments, systems
+
+
+def excluded_note(systems: list[str]) -> list[str]:
+    if not systems:
+        return []
+    return [f"Left out (--exclude-system): {', '.join(systems)}; not among the systems scored or ranked."]
+
+
+def without_systems(rows, excluded: list[str], origin: str):
+    """``rows`` without the excluded systems' (ValueError naming the systems when one is not there)."""
+    present = list(dict.fromkeys(row.system for row in rows))
+    unknown = [name for name in excluded if name not in present]
+    if unknown:
+        raise ValueError(f"{origin}: no system {', '.join(map(repr, unknown))} to exclude; it has: "
+                         f"{', '.join(present)}")
+    return [row for row in rows if row.system not in excluded]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -121,13 +161,20 @@ def run(args: argparse.Namespace) -> int:
         return 2
     inputs = [args.input, *args.references, args.sources, args.predictor, args.lm]
     resolve_output(args.output, inputs)  # refused before anything is read
-    rows = scoring_rows(args)
+    rows, translation = scoring_rows(args)
+    try:
+        rows = without_systems(rows, args.exclude_system, args.input)
+    except ValueError as error:
+        print(f"parastudio: error: {error}", file=sys.stderr)
+        return 2
     if not rows:
         print(f"parastudio: error: {args.input}: no candidates to score", file=sys.stderr)
         return 2
-    provenance, segments, systems = score(args, rows)
+    provenance, segments, systems = score(args, rows, translation)
     write_metric_scores(args.output, provenance, segments, systems, inputs=inputs)
     referenced = sum(1 for row in rows if row.references)
     print(f"parastudio: {len(segments)} candidates of {len(systems)} system{'s' if len(systems) != 1 else ''} scored "
           f"({referenced} with references) -> {args.output}", file=sys.stderr)
+    for note in provenance["notes"]:
+        print(f"parastudio: {note}", file=sys.stderr)
     return 0

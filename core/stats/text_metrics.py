@@ -10,6 +10,11 @@ iBLEU, and the word edit rate to the source; per candidate and per system.
 * ``edit_rate``: word-level Levenshtein distance (python-Levenshtein) from the source's tokens to the
   candidate's, over the source's length (at least 1): the judgment predictor's feature of the same name.
 
+For a *translation* (``TextMetrics(translation=True)``: the source is in another language than the candidate and
+its references, e.g. English to German in WMT's MQM ratings) only ``bleu``, ``chrf`` and ``ter`` are computed:
+BLEU to the source, iBLEU and the edit rate to the source measure closeness to a sentence in another language and
+mean nothing there (:attr:`TextMetrics.names`).
+
 A candidate whose source has no reference gets ``None`` for the reference metrics. System scores are sacrebleu's
 corpus scores over the system's candidates that have references (each candidate one hypothesis; a source with
 fewer references than the most is padded with ``None``, sacrebleu's mark of a variable number), iBLEU from the
@@ -26,6 +31,8 @@ from parastudio.core.stats.signature import Signed
 
 REFERENCE_METRICS = ("bleu", "chrf", "ter", "ibleu")
 TEXT_METRICS = ("bleu", "chrf", "ter", "source_bleu", "ibleu", "edit_rate")
+TRANSLATION_METRICS = ("bleu", "chrf", "ter")  # a translation's: no source-side metric (module docstring)
+SOURCE_SIDE_METRICS = ("source_bleu", "ibleu", "edit_rate")
 # Metrics where a lower number is the better paraphrase by the metric's own reading; the meta-evaluation turns
 # them around. The two measures of closeness to the source (edit_rate, source_bleu) are read as "closer to the
 # source", so a lower edit rate counts as higher, like a higher source BLEU.
@@ -44,10 +51,12 @@ class MetricInput:
 
 @dataclass(frozen=True)
 class TextMetrics(Signed):
-    """The metrics of the module docstring, with iBLEU's ``alpha`` and BLEU's ``tokenize`` as its settings."""
+    """The metrics of the module docstring, with iBLEU's ``alpha`` and BLEU's ``tokenize`` as its settings;
+    ``translation``: the candidates translate their source (only :data:`TRANSLATION_METRICS`)."""
 
     alpha: float = 0.9
     tokenize: str = "13a"
+    translation: bool = False
     name = "text-metrics"
     _objects: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -58,7 +67,15 @@ class TextMetrics(Signed):
             raise ValueError(f"tokenize must be one of {', '.join(BLEU_TOKENIZERS)}, not {self.tokenize!r}")
 
     def settings(self) -> dict[str, object]:
+        # A paraphrase's signature stays as it was; a translation's says so and that no source-side metric ran.
+        if self.translation:
+            return {"task": "translation", "tokenize": self.tokenize}
         return {"alpha": self.alpha, "tokenize": self.tokenize}
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The metrics computed: :data:`TRANSLATION_METRICS` for a translation, else :data:`TEXT_METRICS`."""
+        return TRANSLATION_METRICS if self.translation else TEXT_METRICS
 
     def _metric(self, key: str):
         """sacrebleu's objects, made once per instance (a sentence BLEU keeps no state between calls)."""
@@ -79,17 +96,20 @@ class TextMetrics(Signed):
         return self._objects[key]
 
     def score(self, candidate: MetricInput) -> dict[str, float | None]:
-        """Every metric of one candidate (``None`` for the reference metrics without a reference)."""
-        source_bleu = self._metric("source_bleu").sentence_score(candidate.text, [candidate.source]).score
-        scores: dict[str, float | None] = dict.fromkeys(TEXT_METRICS)
-        scores["source_bleu"] = source_bleu
-        scores["edit_rate"] = word_edit_rate(candidate.source, candidate.text)
+        """Every metric of :attr:`names` for one candidate (``None`` for the reference metrics without a
+        reference)."""
+        scores: dict[str, float | None] = dict.fromkeys(self.names)
+        if not self.translation:
+            scores["source_bleu"] = self._metric("source_bleu").sentence_score(candidate.text,
+                                                                                [candidate.source]).score
+            scores["edit_rate"] = word_edit_rate(candidate.source, candidate.text)
         references = list(candidate.references)
         if references:
             scores["bleu"] = self._metric("sentence_bleu").sentence_score(candidate.text, references).score
             scores["chrf"] = self._metric("chrf").sentence_score(candidate.text, references).score
             scores["ter"] = self._metric("ter").sentence_score(candidate.text, references).score
-            scores["ibleu"] = self.ibleu(scores["bleu"], source_bleu)
+            if not self.translation:
+                scores["ibleu"] = self.ibleu(scores["bleu"], scores["source_bleu"])
         return scores
 
     def ibleu(self, bleu: float, source_bleu: float) -> float:
@@ -97,13 +117,14 @@ class TextMetrics(Signed):
 
     def corpus(self, candidates: Sequence[MetricInput]) -> dict[str, float | None]:
         """A system's corpus scores over its candidates (module docstring); ``None`` where nothing is scored."""
-        scores: dict[str, float | None] = dict.fromkeys(TEXT_METRICS)
+        scores: dict[str, float | None] = dict.fromkeys(self.names)
         if not candidates:
             return scores
-        texts = [c.text for c in candidates]
-        source_bleu = self._metric("corpus_source_bleu").corpus_score(texts, [[c.source for c in candidates]]).score
-        scores["source_bleu"] = source_bleu
-        scores["edit_rate"] = sum(word_edit_rate(c.source, c.text) for c in candidates) / len(candidates)
+        if not self.translation:
+            texts = [c.text for c in candidates]
+            scores["source_bleu"] = self._metric("corpus_source_bleu").corpus_score(
+                texts, [[c.source for c in candidates]]).score
+            scores["edit_rate"] = sum(word_edit_rate(c.source, c.text) for c in candidates) / len(candidates)
         referenced = [c for c in candidates if c.references]
         if referenced:
             streams = reference_streams([c.references for c in referenced])
@@ -111,6 +132,8 @@ class TextMetrics(Signed):
             scores["bleu"] = self._metric("corpus_bleu").corpus_score(hypotheses, streams).score
             scores["chrf"] = self._metric("corpus_chrf").corpus_score(hypotheses, streams).score
             scores["ter"] = self._metric("corpus_ter").corpus_score(hypotheses, streams).score
+            if self.translation:
+                return scores
             source_of_referenced = self._metric("corpus_source_bleu").corpus_score(
                 hypotheses, [[c.source for c in referenced]]).score
             scores["ibleu"] = self.ibleu(scores["bleu"], source_of_referenced)
@@ -125,8 +148,10 @@ class TextMetrics(Signed):
         for name, key, refs in (("bleu", "sentence_bleu", nrefs), ("chrf", "chrf", nrefs), ("ter", "ter", nrefs),
                                 ("source_bleu", "source_bleu", 1), ("corpus_bleu", "corpus_bleu", nrefs),
                                 ("corpus_chrf", "corpus_chrf", nrefs), ("corpus_ter", "corpus_ter", nrefs)):
-            if name == "source_bleu" or counts:
+            if (name == "source_bleu" and not self.translation) or (counts and name != "source_bleu"):
                 shown[name] = _signature_of(self._metric(key), refs)
+        if self.translation:
+            return shown
         if counts:
             shown["ibleu"] = f"alpha:{self.alpha}|bleu:{shown['bleu']}|source-bleu:{shown['source_bleu']}"
         shown["edit_rate"] = _edit_rate_signature()
