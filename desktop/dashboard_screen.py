@@ -57,10 +57,10 @@ POLL_MS = 4000
 DASHBOARD_BOOTSTRAP = 300
 
 
-def compute_report(db: Database, study_id: int, title: str, progress: Progress = no_progress,
-                   metaeval_cache: dict | None = None) -> tuple[Report, int]:
-    """The full report of the study's live judgments, and how many there were; ``metaeval_cache`` keeps the
-    metrics of the candidates between refreshes (:func:`core.study_metaeval.study_scores`)."""
+def compute_report(db: Database, study_id: int, title: str, progress: Progress = no_progress) -> tuple[Report, int]:
+    """The report of the study's live judgments, and how many there were (the metrics against the judges come
+    after it, :meth:`DashboardScreen._metaeval`: on a large study they take a minute the other tables need not
+    wait for)."""
     records = study_judgment_records(db, study_id)
     if not len(records):
         return Report(title=title), 0
@@ -71,7 +71,6 @@ def compute_report(db: Database, study_id: int, title: str, progress: Progress =
                           da_scores=study_da_scores(db, study_id),
                           early_stopping=early_stopping(db, study_id))
     report.tables.append(study_pace_table(db, study_id))  # each judge's pace over their latest sitting (issue 44)
-    report.tables.extend(metaeval_system_tables(db, study_id, metaeval_cache))  # the metrics against the judges (issue 43)
     return report, len(records)
 
 
@@ -85,6 +84,7 @@ class DashboardScreen(QWidget):
         self._seen_judgments = -1
         self._busy = False
         self._summary = "no judgments yet"
+        self._kept_title: str | None = None  # the table shown when a refresh began
         self._metaeval_cache: dict = {}  # used by one worker at a time (``_busy``)
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
@@ -154,16 +154,14 @@ class DashboardScreen(QWidget):
         """Recompute in a worker if there are new judgments (or when forced)."""
         if self.study_id is None or self._busy or not (force or self.isVisible()):
             return
-        study_id, name, seen, db, cache = (self.study_id, self.study_name, self._seen_judgments, self.db,
-                                           self._metaeval_cache)
+        study_id, name, seen, db = self.study_id, self.study_name, self._seen_judgments, self.db
 
         def work(report_progress):
             count = ops.judgment_count(db, study_id)
             if count == seen and not force:
                 return study_id, None
             report_progress(10, 100, "reading judgments")
-            report, judgments = compute_report(db, study_id, f"Human evaluation report: {name}", report_progress,
-                                               cache)
+            report, judgments = compute_report(db, study_id, f"Human evaluation report: {name}", report_progress)
             return study_id, (report, judgments, count, competence_alert(db, study_id))
 
         worker = Worker(work)
@@ -178,8 +176,9 @@ class DashboardScreen(QWidget):
     def cancel(self) -> None:
         """Stop polling and drop any computation still running (the window is closing)."""
         self._poll.stop()
-        if getattr(self, "_worker", None) is not None:
-            self._worker.cancel()
+        for worker in (getattr(self, "_worker", None), getattr(self, "_metaeval_worker", None)):
+            if worker is not None:
+                worker.cancel()
 
     def current_table(self):
         row = self.tables_view.currentIndex().row()
@@ -228,20 +227,53 @@ class DashboardScreen(QWidget):
         if result is None or study_id != self.study_id:
             self.status.setText(f"up to date · {self._summary}")
             return
+        titles = self.tables_model.stringList()
+        row = self.tables_view.currentIndex().row()
+        self._kept_title = titles[row] if 0 <= row < len(titles) else None  # shown again once it is back
         self.report, judgments, self._seen_judgments, alert = result
         self.competence.setText(alert or "")
+        self._show_tables()
+        self._summary = f"{judgments} live judgments · {len(self.report.tables)} tables"
+        if judgments:
+            self.status.setText(f"{self._summary} · the metrics against the judges coming…")
+            self._metaeval(study_id, self.report)
+        else:
+            self.status.setText(self._summary)
+
+    def _metaeval(self, study_id: int, report: Report) -> None:
+        """The metrics against the judges (issue 43) in a second worker, added to ``report`` when they come."""
+        db, cache = self.db, self._metaeval_cache
+        worker = Worker(lambda _progress: (study_id, report, metaeval_system_tables(db, study_id, cache)))
+        worker.signals.finished.connect(self._metaeval_done)
+        worker.signals.failed.connect(self._failed)
+        self._busy = True  # the cache is used by one worker at a time
+        self._metaeval_worker = worker
+        QThreadPool.globalInstance().start(worker)
+
+    def _metaeval_done(self, outcome) -> None:
+        study_id, report, tables = outcome
+        self._busy = False
+        if study_id != self.study_id or report is not self.report:
+            return
+        report.tables.extend(tables)
+        self._show_tables()
+        self._summary = f"{self._summary.split(' · ')[0]} · {len(report.tables)} tables"
+        self.status.setText(self._summary)
+
+    def _show_tables(self) -> None:
+        """The report's tables listed, the one shown before the refresh shown again when it is among them."""
         current = max(0, self.tables_view.currentIndex().row())
-        self.tables_model.setStringList([table.title for table in self.report.tables])
+        titles = [table.title for table in self.report.tables]
+        self.tables_model.setStringList(titles)
         if self.report.tables:
-            row = min(current, len(self.report.tables) - 1)
+            kept = self._kept_title
+            row = titles.index(kept) if kept in titles else min(current, len(titles) - 1)
             self.tables_view.setCurrentIndex(self.tables_model.index(row))
             self._show_table(row)
         else:
             self.model.set_rows([], headers=[])
             self.table_title.setText("<i>No judgments yet.</i>")
             self.signature.setText("")
-        self._summary = f"{judgments} live judgments · {len(self.report.tables)} tables"
-        self.status.setText(self._summary)
 
     def _show_table(self, row: int) -> None:
         if self.report is None or not 0 <= row < len(self.report.tables):

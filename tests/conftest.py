@@ -109,7 +109,7 @@ def screen_for(qtbot):
         made.append((screen, writer))
         refused = []
         screen.open_refused.connect(refused.append)
-        with qtbot.waitSignal(screen.open_done, timeout=20000):  # the study opens off the UI thread
+        with qtbot.waitSignal(screen.open_done, timeout=120_000):  # the study opens off the UI thread
             screen.open(study_id, annotator, "toy")
         if refused:
             raise refused[0]

@@ -77,7 +77,7 @@ def open_window(qtbot, path, annotator: str = "ann", **options):
     qtbot.addWidget(window)
     window.show()
     # The judging screens open their study off the UI thread; the instructions open once it is open.
-    qtbot.waitUntil(lambda: not (window.annotate.screen.loading or window.choice.screen.loading), timeout=20000)
+    qtbot.waitUntil(lambda: not (window.annotate.screen.loading or window.choice.screen.loading), timeout=120_000)
     qtbot.wait(100)
     dialog = getattr(window, "instructions_dialog", None)
     if dialog is not None and dialog.isVisible():
@@ -106,7 +106,7 @@ def judging_screen(qtbot, path: Path, criteria, *, rows=None, annotators=("ann",
     qtbot.addWidget(screen)
     screen.resize(1024, 600)  # the small screen
     screen.show()
-    with qtbot.waitSignal(screen.open_done, timeout=20000):
+    with qtbot.waitSignal(screen.open_done, timeout=120_000):
         screen.open(study_id, "ann", name)
     try:
         yield screen, db

@@ -118,7 +118,7 @@ def test_answers_given_while_the_server_restarts_are_written_exactly_once_in_ord
     finally:
         server("start", cluster)
     assert writer.drain(timeout_s=120)
-    qtbot.waitUntil(lambda: said and said[-1] == 0, timeout=10000)
+    qtbot.waitUntil(lambda: said and said[-1] == 0, timeout=120_000)
     rows = stored(owner, annotator_id)
     assert [(r.assignment_id, r.value) for r in rows] == [(i.assignment_id, "yes") for i in items[:3]] + [
         (i.assignment_id, "no") for i in items[3:7]]

@@ -32,7 +32,7 @@ def adjudication(qtbot):
         dialog = AdjudicationDialog(db, study, "s", "carol")
         qtbot.addWidget(dialog)
         dialog.show()
-        with qtbot.waitSignal(dialog.worker.signals.finished, timeout=10_000):
+        with qtbot.waitSignal(dialog.worker.signals.finished, timeout=120_000):
             pass
         opened.append((dialog, db))
         return dialog
@@ -142,7 +142,7 @@ def test_inspect_shows_an_adjudicated_candidate_with_its_decision_and_adjudicato
         inspect.set_study(study, "s")
         inspect.show()
         inspect.refresh()
-        qtbot.waitUntil(lambda: inspect.loaded, timeout=10_000)
+        qtbot.waitUntil(lambda: inspect.loaded, timeout=120_000)
         inspect.verdict_combo.setCurrentText("adjudicated")
         assert [row.item for row in inspect.model.rows] == ["1"]
         model = inspect.model
@@ -151,7 +151,7 @@ def test_inspect_shows_an_adjudicated_candidate_with_its_decision_and_adjudicato
         assert "settles to rejected" in model.data(model.index(0, 0), Qt.ToolTipRole)
         assert "1 rejected · 1 adjudicated" in inspect.status.text()
         inspect.show_details(0)
-        qtbot.waitUntil(lambda: "Adjudicated" in inspect.details.toPlainText(), timeout=10_000)
+        qtbot.waitUntil(lambda: "Adjudicated" in inspect.details.toPlainText(), timeout=120_000)
         assert "meaning: no, decided by carol" in inspect.details.toPlainText()
         inspect.verdict_combo.setCurrentText("disagreed")
         assert "1" not in [row.item for row in inspect.model.rows]

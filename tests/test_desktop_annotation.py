@@ -74,7 +74,7 @@ def test_a_scripted_annotator_judges_a_whole_study_by_keys(qtbot, study, screen_
     screen.writer.drain()
     stored = live_values(db, screen.annotator_id)
     assert {k: v.value for k, v in stored.items()} == given
-    qtbot.waitUntil(lambda: screen.progress.my_done == total, timeout=5000)
+    qtbot.waitUntil(lambda: screen.progress.my_done == total, timeout=120_000)
 
 
 def test_fluency_comes_first_without_source_then_meaning_with_highlights(qtbot, study, screen_for):
@@ -130,7 +130,7 @@ def test_undo_reopens_the_last_answer_and_a_new_answer_replaces_it(qtbot, study,
     for _ in range(3):
         answered.append(screen.item)
         qtbot.keyClick(screen, KEY[key_for(screen.item)])
-    with qtbot.waitSignal(screen.writer.undone, timeout=5000):
+    with qtbot.waitSignal(screen.writer.undone, timeout=120_000):
         qtbot.keyClick(screen, Qt.Key_Z, Qt.ControlModifier)
     assert screen.item.assignment_id == answered[-1].assignment_id
     assert screen.item.value is None
@@ -274,15 +274,15 @@ def test_an_undo_moves_only_the_screen_that_asked(qtbot, tmp_path):
         annotate, choice = AnnotationScreen(db, writer), AnnotationScreen(db, writer)
         for screen in (annotate, choice):
             qtbot.addWidget(screen)
-        with qtbot.waitSignal(annotate.open_done, timeout=20000):
+        with qtbot.waitSignal(annotate.open_done, timeout=120_000):
             annotate.open(study_id, "ann", "toy")
-        with qtbot.waitSignal(choice.open_done, timeout=20000):
+        with qtbot.waitSignal(choice.open_done, timeout=120_000):
             choice.open(choice_id, "ann", "choice")
         qtbot.keyClick(annotate, KEY[key_for(annotate.item)])
         qtbot.keyClick(choice, Qt.Key_1)
         qtbot.keyClick(choice, Qt.Key_Return)
         where = choice.item.assignment_id
-        with qtbot.waitSignal(writer.undone, timeout=5000):
+        with qtbot.waitSignal(writer.undone, timeout=120_000):
             qtbot.keyClick(annotate, Qt.Key_Z, Qt.ControlModifier)
         assert annotate.item.position == 0
         assert choice.item.assignment_id == where
@@ -376,7 +376,7 @@ def test_judges_read_readable_sentences_and_the_store_keeps_the_tokens(qtbot, tm
     assert {row["text"] for row in ops.list_items(db, study)} == {source, candidate}  # tokens kept
     # The researcher switches the study to tokenized display.
     ops.update_study_settings(db, study, display="tokenized")
-    with qtbot.waitSignal(screen.open_done, timeout=20000):
+    with qtbot.waitSignal(screen.open_done, timeout=120_000):
         screen.open(study, "ann", "readable")
     qtbot.keyClick(screen, Qt.Key_Left)
     assert html.unescape(re.sub(r"<[^>]+>", "", screen.candidate_label.text())) in (source, candidate)
@@ -393,10 +393,10 @@ def test_a_second_window_for_the_same_judge_is_refused_and_a_take_over_stops_the
     second_writer = JudgmentWriter(db)
     second = AnnotationScreen(db, second_writer)
     qtbot.addWidget(second)
-    with qtbot.waitSignal(second.open_done, timeout=20000):
+    with qtbot.waitSignal(second.open_done, timeout=120_000):
         second.open(study_id, "ann", "toy", take_over=True)
     first.writer.heartbeat(first.lock)  # the first window's next heartbeat finds the lock taken
-    qtbot.waitUntil(lambda: first.lock is None, timeout=5000)
+    qtbot.waitUntil(lambda: first.lock is None, timeout=120_000)
     assert "took over" in first.done_label.text() and first.pages.currentIndex() == 2
     qtbot.keyClick(first, Qt.Key_Y)  # keys do nothing there now
     assert first.item is None

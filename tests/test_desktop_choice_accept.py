@@ -26,7 +26,7 @@ def choice_screen(qtbot, tmp_path):
     screen = AnnotationScreen(db, writer)
     qtbot.addWidget(screen)
     screen.show()
-    with qtbot.waitSignal(screen.open_done, timeout=20000):
+    with qtbot.waitSignal(screen.open_done, timeout=120_000):
         screen.open(study_id, "ann", "choice")
     screen.setFocus()  # as the main window gives it; offscreen, the custom field may take it on show
     yield db, study_id, screen

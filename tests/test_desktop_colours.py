@@ -91,7 +91,7 @@ def test_every_colour_a_judge_reads_has_contrast_on_the_palette(qtbot, tmp_path,
     for name in [*PAGES, "choice"]:
         tab = window.choice if name == "choice" else window.annotate
         window.tabs.setCurrentWidget(tab)
-        with qtbot.waitSignal(tab.screen.open_done, timeout=20000):
+        with qtbot.waitSignal(tab.screen.open_done, timeout=120_000):
             tab.open_study(tab.study_ids[tab.study_names.index(name)])
         for _ in range(2):  # the page as it first shows, then after the judge's keys
             pairs = painted_pairs(window)

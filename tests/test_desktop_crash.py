@@ -96,7 +96,7 @@ def test_sigkill_mid_session_loses_no_committed_judgment_and_resumes_right(tmp_p
     try:
         screen = AnnotationScreen(db, writer)
         qtbot.addWidget(screen)
-        with qtbot.waitSignal(screen.open_done, timeout=20000):
+        with qtbot.waitSignal(screen.open_done, timeout=120_000):
             screen.open(ops.find_study(db), "ann", "toy")
         assert screen.item.position == len(stored_again)
         screen.close_session()

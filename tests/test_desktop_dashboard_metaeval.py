@@ -29,7 +29,9 @@ def _open_dashboard(qtbot, db, study):
     qtbot.addWidget(screen)
     screen.show()
     screen.set_study(study, "study")
-    qtbot.waitUntil(lambda: screen.report is not None and bool(screen.report.tables), timeout=120_000)
+    # The report's tables first, then the metrics against the judges from a second worker.
+    qtbot.waitUntil(lambda: screen.report is not None and not screen._busy
+                    and any(table.title.startswith(TITLE) for table in screen.report.tables), timeout=120_000)
     return screen
 
 

@@ -50,7 +50,7 @@ def open_screen(qtbot, path, criterion: str, display: str):
     screen = AnnotationScreen(db, writer)
     qtbot.addWidget(screen)
     screen.show()
-    with qtbot.waitSignal(screen.open_done, timeout=20000):
+    with qtbot.waitSignal(screen.open_done, timeout=120_000):
         screen.open(study, "ann", criterion)
     return screen, db
 

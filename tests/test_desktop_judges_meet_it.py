@@ -34,13 +34,13 @@ def open_window(qtbot, path, annotator="bob", close_instructions=True):
     window = MainWindow(path, annotator=annotator, table="none.gz", lm="none.bin")
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: not (window.annotate.screen.loading or window.choice.screen.loading), timeout=20000)
+    qtbot.waitUntil(lambda: not (window.annotate.screen.loading or window.choice.screen.loading), timeout=120_000)
     qtbot.wait(100)  # the instructions open once the study is open, the first time this judge meets the study
     dialog = getattr(window, "instructions_dialog", None)
     if close_instructions and dialog is not None and dialog.isVisible():
         dialog.accept()
     if close_instructions:
-        qtbot.waitUntil(lambda: QApplication.focusWidget() is window.annotate.screen, timeout=2000)
+        qtbot.waitUntil(lambda: QApplication.focusWidget() is window.annotate.screen, timeout=120_000)
     return window
 
 
@@ -61,10 +61,10 @@ def test_the_first_key_press_judges_and_arrows_never_switch_screens(qtbot, study
     # After another screen and back, and after a dialog, the keys still reach the judging screen.
     qtbot.keyClick(window, Qt.Key_3, Qt.ControlModifier)
     qtbot.keyClick(window, Qt.Key_1, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is screen, timeout=2000)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is screen, timeout=120_000)
     window.show_instructions()
     window.instructions_dialog.accept()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is screen, timeout=2000)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is screen, timeout=120_000)
     before = screen.item.assignment_id
     press(qtbot, Qt.Key_Y if screen.item.scale == "binary" else Qt.Key_2)
     assert screen.item is None or screen.item.assignment_id != before
@@ -84,7 +84,7 @@ def test_instructions_come_before_the_first_item_and_f1_reopens_them(qtbot, stud
     shown = dialog.browser.toPlainText()
     assert "Judge the English first." in shown and "the dog run" in shown and "agreement" in shown
     dialog.accept()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.annotate.screen, timeout=2000)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.annotate.screen, timeout=120_000)
     press(qtbot, Qt.Key_F1)
     assert window.instructions_dialog.isVisible()
     window.instructions_dialog.accept()
@@ -183,7 +183,7 @@ def test_an_empty_study_says_what_to_do(qtbot, tmp_path):
     window = MainWindow(path, annotator="ann", table="none.gz", lm="none.bin")
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: not (window.annotate.screen.loading or window.choice.screen.loading), timeout=20000)
+    qtbot.waitUntil(lambda: not (window.annotate.screen.loading or window.choice.screen.loading), timeout=120_000)
     text = window.annotate.screen.done_label.text()
     assert "nothing to judge" in text and "Studies screen" in text
     window.close()
@@ -259,10 +259,10 @@ def test_a_judge_named_in_the_who_is_judging_dialog_meets_the_instructions_first
     monkeypatch.setattr(main_window, "ask_annotator", lambda parent, db, current: asked.append(current) or "bob")
     window = open_window(qtbot, study_path, annotator=None, close_instructions=False)
     qtbot.waitUntil(lambda: asked and getattr(window, "instructions_dialog", None) is not None
-                    and window.instructions_dialog.isVisible(), timeout=3000)
+                    and window.instructions_dialog.isVisible(), timeout=120_000)
     assert window.identity.name == "bob"
     window.instructions_dialog.accept()
     window.identity.set("ann")  # another judge in this window (Judge as…): their own first time
-    qtbot.waitUntil(lambda: window.instructions_dialog.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: window.instructions_dialog.isVisible(), timeout=120_000)
     window.instructions_dialog.accept()
     window.close()

@@ -15,7 +15,7 @@ def open_screen(qtbot, db, study, annotator="ann", name="toy"):
     qtbot.addWidget(screen)
     screen.resize(1000, 700)
     screen.show()
-    with qtbot.waitSignal(screen.open_done, timeout=20000):
+    with qtbot.waitSignal(screen.open_done, timeout=120_000):
         screen.open(study, annotator, name)
     return screen, writer
 
@@ -27,8 +27,8 @@ def test_no_items_after_a_study_with_items_says_no_items(qtbot, tmp_path):
     empty = ops.create_study(db, "empty", criteria=["meaning"])
     ops.find_annotator(db, empty, "ann", create=True)
     screen, writer = open_screen(qtbot, db, study)
-    qtbot.waitUntil(lambda: screen.progress.my_total > 0, timeout=5000)
-    with qtbot.waitSignal(screen.open_done, timeout=20000):
+    qtbot.waitUntil(lambda: screen.progress.my_total > 0, timeout=120_000)
+    with qtbot.waitSignal(screen.open_done, timeout=120_000):
         screen.open(empty, "ann", "empty")
     text = screen.done_label.text()
     screen.close_session(); writer.close(); screen.progress.stop(); db.close()

@@ -48,7 +48,7 @@ def test_a_key_before_the_first_item_acts_on_nothing_and_the_smoke_run_waits_for
         assert screen.item is None
     finally:
         gate.set()
-    qtbot.waitUntil(lambda: bool(results), timeout=20000)
+    qtbot.waitUntil(lambda: bool(results), timeout=120_000)
     assert results == [True]
     # The smoke run's key; the Y pressed while loading recorded nothing ("ann" is the study's only judge).
     assert len(list(ops.iter_judgments(window.db, study))) == 1

@@ -86,7 +86,7 @@ def test_opening_a_study_reads_the_store_off_the_ui_thread_and_shows_no_item_bef
     screen.show()
     shown = []
     screen.item_shown.connect(shown.append)
-    with qtbot.waitSignal(screen.open_done, timeout=20000):
+    with qtbot.waitSignal(screen.open_done, timeout=120_000):
         screen.open(study, "ann", "s")
         # Until the worker is done: "Loading…", no item, and a key answers nothing.
         assert screen.loading and screen.item is None and "Loading" in screen.done_label.text()
@@ -113,7 +113,7 @@ def test_a_study_closed_while_it_opens_leaves_no_judging_lock(qtbot, tmp_path):
     screen.close_session()  # before the worker is done
     assert screen.item is None and screen.desk is None
     # The dropped open's lock is released once it lands: the judge can open the study again elsewhere.
-    qtbot.waitUntil(lambda: _opens(db, study), timeout=20000)
+    qtbot.waitUntil(lambda: _opens(db, study), timeout=120_000)
     assert screen.item is None and screen.desk is None  # the late result was not shown
     writer.close()
     db.close()

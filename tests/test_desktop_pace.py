@@ -43,7 +43,7 @@ def key(qtbot, screen, pressed, modifier=Qt.NoModifier):
 def test_pace_beside_the_progress_and_a_break_after_the_studys_answers(qtbot, study):
     window = open_window(qtbot, study, "ann")
     screen = window.annotate.screen
-    qtbot.waitUntil(lambda: screen.sitting is not None and screen.sitting.settings.break_items == 3, timeout=5000)
+    qtbot.waitUntil(lambda: screen.sitting is not None and screen.sitting.settings.break_items == 3, timeout=120_000)
     assert "this sitting: 0" in screen.progress.pace.text()
     for answered in (1, 2):
         key(qtbot, screen, Qt.Key_Y)
@@ -71,7 +71,7 @@ def test_pace_beside_the_progress_and_a_break_after_the_studys_answers(qtbot, st
 def test_own_list_and_go_to_item_by_keys(qtbot, study):
     window = open_window(qtbot, study, "ann")
     screen = window.annotate.screen
-    qtbot.waitUntil(lambda: screen.sitting is not None and screen.sitting.settings.break_items == 3, timeout=5000)
+    qtbot.waitUntil(lambda: screen.sitting is not None and screen.sitting.settings.break_items == 3, timeout=120_000)
     first = screen.item.position
     key(qtbot, screen, Qt.Key_F)  # flagged, then answered
     key(qtbot, screen, Qt.Key_Y)
@@ -79,16 +79,16 @@ def test_own_list_and_go_to_item_by_keys(qtbot, study):
     key(qtbot, screen, Qt.Key_N)  # the third answered (fast, as every answer here)
     skipped, third = first + 1, first + 2
     key(qtbot, screen, Qt.Key_L, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: screen.own_list_dialog is not None and screen.own_list_dialog.isVisible(), timeout=5000)
+    qtbot.waitUntil(lambda: screen.own_list_dialog is not None and screen.own_list_dialog.isVisible(), timeout=120_000)
     rows = {row.position: row.reasons for row in screen.own_list_dialog.rows}
     assert rows == {first: ("flagged", "fast"), skipped: ("skipped",), third: ("fast",)}
     dialog = screen.own_list_dialog
     dialog.view.setCurrentIndex(dialog.model.index(1, 0))
     qtbot.keyClick(dialog.view, Qt.Key_Return)
     assert not dialog.isVisible() and screen.item.position == skipped and screen.item.value is None
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is screen, timeout=2000)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is screen, timeout=120_000)
     key(qtbot, screen, Qt.Key_G, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: screen.go_to_dialog is not None and screen.go_to_dialog.isVisible(), timeout=2000)
+    qtbot.waitUntil(lambda: screen.go_to_dialog is not None and screen.go_to_dialog.isVisible(), timeout=120_000)
     field = screen.go_to_dialog.findChild(QSpinBox)
     field.selectAll()
     qtbot.keyClicks(field, str(third + 1))  # the number the header shows
@@ -101,14 +101,14 @@ def test_own_list_and_go_to_item_by_keys(qtbot, study):
 def test_own_list_holds_only_the_judges_own_items(qtbot, study):
     window = open_window(qtbot, study, "bob")
     screen = window.annotate.screen
-    qtbot.waitUntil(lambda: screen.sitting is not None, timeout=5000)
+    qtbot.waitUntil(lambda: screen.sitting is not None, timeout=120_000)
     key(qtbot, screen, Qt.Key_F)
     key(qtbot, screen, Qt.Key_Y)
     window.close()
     window = open_window(qtbot, study, "ann")  # ann has judged nothing: bob's flagged answer is not hers
     screen = window.annotate.screen
     key(qtbot, screen, Qt.Key_L, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: screen.own_list_dialog is not None and screen.own_list_dialog.isVisible(), timeout=5000)
+    qtbot.waitUntil(lambda: screen.own_list_dialog is not None and screen.own_list_dialog.isVisible(), timeout=120_000)
     assert screen.own_list_dialog.rows == []
     window.close()
 
@@ -116,20 +116,20 @@ def test_own_list_holds_only_the_judges_own_items(qtbot, study):
 def test_researcher_sees_each_judges_pace_on_studies_and_dashboard(qtbot, study):
     window = open_window(qtbot, study, "ann")
     screen = window.annotate.screen
-    qtbot.waitUntil(lambda: screen.sitting is not None, timeout=5000)
+    qtbot.waitUntil(lambda: screen.sitting is not None, timeout=120_000)
     for _ in range(2):
         key(qtbot, screen, Qt.Key_Y)
     screen.writer.drain()
     studies = window.studies
     window.tabs.setCurrentWidget(studies)
     qtbot.waitUntil(lambda: studies.judges.model.rowCount() == 2
-                    and studies.judges.model.row_at(0)[1].startswith("2 / "), timeout=5000)
+                    and studies.judges.model.row_at(0)[1].startswith("2 / "), timeout=120_000)
     judges = {studies.judges.model.row_at(row)[0]: studies.judges.model.row_at(row) for row in range(2)}
     assert judges["ann"][1].startswith("2 / ") and judges["ann"][2] != "–" and judges["bob"][2] == "–"
     dashboard = window.dashboard
     window.tabs.setCurrentWidget(dashboard)
     qtbot.waitUntil(lambda: dashboard.report is not None and any(t.key == "pace" for t in dashboard.report.tables),
-                    timeout=20000)
+                    timeout=120_000)
     pace = next(t for t in dashboard.report.tables if t.key == "pace")
     assert [c.name for c in pace.columns] == ["block", "answers", "ann"] and len(pace.rows) == 1
     window.close()

@@ -74,7 +74,7 @@ def test_undo_and_going_back_show_the_answer_and_a_new_key_replaces_it(qtbot, pr
     assert screen.item.assignment_id == first.assignment_id
     assert screen.preference_view.buttons["left"].isChecked()
     qtbot.keyClick(screen, Qt.Key_B)
-    with qtbot.waitSignal(screen.writer.undone, timeout=5000):
+    with qtbot.waitSignal(screen.writer.undone, timeout=120_000):
         qtbot.keyClick(screen, Qt.Key_Z, Qt.ControlModifier)
     assert screen.item.assignment_id == first.assignment_id and screen.item.value is None
     qtbot.keyClick(screen, Qt.Key_E)
@@ -96,7 +96,7 @@ def test_the_words_in_which_the_two_differ_are_marked_in_both(qtbot, tmp_path, p
 
     window = open_window(qtbot, judging_studies(tmp_path), "ann")
     tab = window.annotate
-    with qtbot.waitSignal(tab.screen.open_done, timeout=20000):
+    with qtbot.waitSignal(tab.screen.open_done, timeout=120_000):
         tab.open_study(tab.study_ids[tab.study_names.index("preference")])
     screen, pairs = tab.screen, 0
     while screen.item is not None:

@@ -26,7 +26,7 @@ def test_ctrl_q_with_pending_answers_waits_for_them_says_so_and_loses_none(qtbot
     make_study(path)
     window = open_window(qtbot, path)
     screen = window.annotate.screen
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is screen, timeout=2000)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is screen, timeout=120_000)
 
     # Another process holds the database's write lock for a while (a second judge on a shared file, a slow
     # disk): the answers given meanwhile wait in the writer's queue.

@@ -31,7 +31,7 @@ def shortcuts(window) -> set[str]:
 def activate(qtbot, window) -> None:
     """Window shortcuts reach only the active window: make it so (the keys pressed below then mean something)."""
     window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    qtbot.waitUntil(window.isActiveWindow, timeout=120_000)
 
 
 def test_a_judges_session_on_sqlite_has_no_researcher_screen_and_no_key_to_one(qtbot, tmp_path):

@@ -37,7 +37,7 @@ def disagreeing(tmp_path):
 def open_window(qtbot, path, annotator):
     """The shared window opener, then the keyboard's focus settled in it (the tests below press keys)."""
     window = open_study_window(qtbot, path, annotator)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None, timeout=5000)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None, timeout=120_000)
     return window
 
 
@@ -61,7 +61,7 @@ def test_an_adjudicator_named_by_the_researcher_sees_both_labels(qtbot, disagree
     window = open_window(qtbot, path, "carol")
     qtbot.keyClick(window, Qt.Key_A, Qt.ControlModifier | Qt.ShiftModifier)
     dialog = window.adjudication
-    qtbot.waitUntil(lambda: bool(dialog.items), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(dialog.items), timeout=120_000)
     assert "ann</b> said" in dialog.labels.text() and "bob</b> said" in dialog.labels.text()
     dialog.close()
     window.close()
@@ -111,7 +111,7 @@ def test_choice_options_read_like_the_readable_sentence_above_them(qtbot, tmp_pa
     screen = AnnotationScreen(db, writer)
     qtbot.addWidget(screen)
     screen.show()
-    with qtbot.waitSignal(screen.open_done, timeout=20000):
+    with qtbot.waitSignal(screen.open_done, timeout=120_000):
         screen.open(study, "ann", "choice")
     assert [button.text() for button in screen.option_buttons] == ["[1]  A dog's friend", "[2]  The beast"]
     import html
@@ -156,7 +156,7 @@ def test_a_status_line_goes_with_the_item_it_was_said_on(qtbot, tmp_path, screen
     qtbot.keyClick(screen, Qt.Key_Y)
     assert screen.status.text() == ""
     qtbot.keyClick(screen, Qt.Key_Z, Qt.ControlModifier)  # undo: its message stays on the item it reopens
-    qtbot.waitUntil(lambda: "undone" in screen.status.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "undone" in screen.status.text(), timeout=120_000)
     db.close()
 
 
@@ -200,7 +200,7 @@ def test_the_adjudicator_reads_the_string_the_judges_read(qtbot, tmp_path):
     dialog = AdjudicationDialog(db, study, "s", "carol")
     qtbot.addWidget(dialog)
     dialog.show()
-    qtbot.waitUntil(lambda: bool(dialog.items), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(dialog.items), timeout=120_000)
     paragraphs = [html.unescape(re.sub(r"<[^>]+>", "", part)) for part in dialog.sentences.text().split("<br>")[1:]]
     source, candidate = (part.split("Paraphrase")[0].lower() for part in paragraphs)
     assert (source, candidate) == ("tom &amp; jerry do not run.", "tom &amp; jerry don't run.")  # as judges read them
@@ -218,7 +218,7 @@ def test_a_named_adjudicator_decides_every_disagreement_by_keys_in_the_app(qtbot
     window = open_window(qtbot, path, "carol")
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key_A, Qt.ControlModifier | Qt.ShiftModifier)
     dialog = window.adjudication
-    qtbot.waitUntil(lambda: bool(dialog.items), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(dialog.items), timeout=120_000)
     count = len(dialog.items)
     assert count >= 6
     pressed = {}
@@ -230,9 +230,9 @@ def test_a_named_adjudicator_decides_every_disagreement_by_keys_in_the_app(qtbot
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Left)  # back to the last one: its decision shows
     assert "your decision" in dialog.labels.text()
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Escape)
-    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=120_000)
     with open_database(path) as db:
         stored = {d.key: (d.decision, d.adjudicator) for d in ops.disagreements_for(db, study, "carol")}
     assert len(pressed) == count and stored == {key: (value, "carol") for key, value in pressed.items()}
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.annotate.screen, timeout=5000)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.annotate.screen, timeout=120_000)
     window.close()

@@ -17,7 +17,7 @@ def window(qtbot, example1_table_path, tiny_lm):
     qtbot.addWidget(window)
     window.show()
     window.start_loading()
-    qtbot.waitUntil(lambda: window.scorer is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.scorer is not None, timeout=120_000)
     return window
 
 
@@ -25,12 +25,12 @@ def test_typing_a_sentence_lists_rules_and_scores_the_candidate(qtbot, window):
     qtbot.keyClicks(window.source_edit, "The dog runs after the young cat")
     assert window.source_tokens == "the dog runs after the young cat".split()
     assert window.match_model.rowCount() == 5
-    qtbot.waitUntil(lambda: "true score" in window.scores_label.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "true score" in window.scores_label.text(), timeout=120_000)
     assert window.derivation_model.rowCount() == 7  # identity everywhere
 
     window.candidate_edit.clear()
     qtbot.keyClicks(window.candidate_edit, "the beast runs after the kitten")
-    qtbot.waitUntil(lambda: window.derivation_model.rowCount() == 4, timeout=5000)
+    qtbot.waitUntil(lambda: window.derivation_model.rowCount() == 4, timeout=120_000)
     assert f"{window.scorer.score(window.source_tokens, 'the beast runs after the kitten'.split()).log10_score:.4f}" \
         in window.scores_label.text()
     assert "<b>the beast</b>" in window.highlight_label.text()
@@ -47,7 +47,7 @@ def test_applying_rules_by_keyboard_builds_the_candidate(qtbot, window):
     qtbot.keyClick(window.rules_view, Qt.Key_Return)
     assert window.candidate_edit.text() == "the beast runs after the kitten"
     qtbot.waitUntil(lambda: "true score" in window.scores_label.text() and window.derivation_model.rowCount() == 4,
-                    timeout=5000)
+                    timeout=120_000)
     qtbot.keyClick(window, Qt.Key_R, Qt.ControlModifier)
     assert window.candidate_edit.text() == "the dog runs after the young cat"
 
@@ -73,13 +73,13 @@ def test_what_is_typed_while_the_models_load_stands_and_the_keys_still_work(qtbo
         window.candidate_edit.setText("the beast runs after the kitten")
         assert window.scorer is None and window.load_bar.isVisible()
     finally:
-        with qtbot.waitSignal(window._loader.signals.finished, timeout=10_000):
+        with qtbot.waitSignal(window._loader.signals.finished, timeout=120_000):
             gate.set()
     assert window.scorer is not None and not window.load_bar.isVisible()
     assert window.candidate_edit.text() == "the beast runs after the kitten"
     assert window.match_model.rowCount() == 5  # the rules of the sentence typed while loading
-    qtbot.waitUntil(lambda: window.derivation_model.rowCount() == 4, timeout=5000)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
+    qtbot.waitUntil(lambda: window.derivation_model.rowCount() == 4, timeout=120_000)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=120_000)
     qtbot.keyClick(window, Qt.Key_R, Qt.ControlModifier)
     assert window.candidate_edit.text() == "the dog runs after the young cat"
 
@@ -109,18 +109,18 @@ def test_a_late_result_of_an_earlier_load_is_dropped(qtbot, example1_table_path,
     window.table_path = str(other)
     window.start_loading(load=held_by(second_gate))
     try:
-        qtbot.waitUntil(lambda: bool(delivered), timeout=10_000)
+        qtbot.waitUntil(lambda: bool(delivered), timeout=120_000)
         assert window.scorer is None and window.table is None and not window.load_bar.isHidden()
     finally:
         second_gate.set()  # never leave a pool thread held
-    qtbot.waitUntil(lambda: window.scorer is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.scorer is not None, timeout=120_000)
     assert window.table.stats().rules == 1 and "other.txt" in window.models_label.text()
 
 
 def test_unreachable_candidate_is_said_so(qtbot, window):
     qtbot.keyClicks(window.source_edit, "the dog runs")
     window.candidate_edit.setText("a cat sleeps")
-    qtbot.waitUntil(lambda: "unreachable" in window.scores_label.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "unreachable" in window.scores_label.text(), timeout=120_000)
 
 
 def test_a_missing_model_is_shown_not_crashed(qtbot, example1_table_path, tmp_path, monkeypatch):
@@ -131,7 +131,7 @@ def test_a_missing_model_is_shown_not_crashed(qtbot, example1_table_path, tmp_pa
     window = ScorerWindow(str(example1_table_path), str(tmp_path / "missing.bin"))
     qtbot.addWidget(window)
     window.start_loading()
-    qtbot.waitUntil(lambda: bool(shown), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(shown), timeout=120_000)
     assert "missing.bin" in shown[0]
     assert window.scorer is None
 
@@ -147,7 +147,7 @@ def test_the_probability_column_stays_in_view_beside_long_phrases(qtbot, tmp_pat
     qtbot.addWidget(window)
     window.show()
     window.start_loading()
-    qtbot.waitUntil(lambda: window.scorer is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.scorer is not None, timeout=120_000)
     qtbot.keyClicks(window.source_edit, long_source)
     view = window.rules_view
     p_column = window.match_model.columnCount() - 1
@@ -157,4 +157,4 @@ def test_the_probability_column_stays_in_view_beside_long_phrases(qtbot, tmp_pat
         right = view.columnViewportPosition(p_column) + view.columnWidth(p_column)
         return right <= view.viewport().width() and view.columnWidth(p_column) >= view.sizeHintForColumn(p_column)
 
-    qtbot.waitUntil(probability_whole_in_view, timeout=5000)
+    qtbot.waitUntil(probability_whole_in_view, timeout=120_000)

@@ -55,7 +55,7 @@ def test_ctrl_e_edits_the_instructions_and_examples_judges_then_read(qtbot, stud
     select_study(qtbot, screen, toy)
     qtbot.keyClick(screen.view, Qt.Key_E, Qt.ControlModifier)
     editor = screen.instructions_editor
-    qtbot.waitUntil(editor.isVisible, timeout=2000)
+    qtbot.waitUntil(editor.isVisible, timeout=120_000)
     assert editor.criteria == ["fluency", "meaning", "usability"]
     qtbot.keyClicks(editor.text_edit, "Read each paraphrase aloud.")
     add = next(b for b in editor.findChildren(QPushButton) if "Add an example" in b.text())
@@ -93,7 +93,7 @@ def test_ctrl_e_edits_the_instructions_and_examples_judges_then_read(qtbot, stud
     # Reopened, the editor shows what was saved; Esc (Cancel) changes nothing.
     qtbot.keyClick(screen.view, Qt.Key_E, Qt.ControlModifier)
     again = screen.instructions_editor
-    qtbot.waitUntil(again.isVisible, timeout=2000)
+    qtbot.waitUntil(again.isVisible, timeout=120_000)
     assert again.text_edit.toPlainText() == "Read each paraphrase aloud." and again.table.rowCount() == 2
     again.text_edit.setPlainText("changed my mind")
     qtbot.keyClick(again, Qt.Key_Escape)
@@ -124,7 +124,7 @@ def test_the_display_switch_is_per_study_and_judges_see_it(qtbot, studies):
     judge = AnnotationScreen(db, writer)
     qtbot.addWidget(judge)
     try:
-        with qtbot.waitSignal(judge.open_done, timeout=20000):
+        with qtbot.waitSignal(judge.open_done, timeout=120_000):
             judge.open(toy, "ann", "toy")
         while judge.item.shows_source is False:
             assert plain(judge.candidate_label.text()) == judge.item.candidate  # as stored: tokenized, lowercase
@@ -135,7 +135,7 @@ def test_the_display_switch_is_per_study_and_judges_see_it(qtbot, studies):
         screen.display_combo.setFocus()
         qtbot.keyClick(screen.display_combo, Qt.Key_Up)  # back to readable
         assert ops.study_settings(db, toy)["display"] == "readable"
-        with qtbot.waitSignal(judge.open_done, timeout=20000):
+        with qtbot.waitSignal(judge.open_done, timeout=120_000):
             judge.open(toy, "ann", "toy")
         readable = plain(judge.source_label.text())
         assert readable == judge.display(judge.item.source) and readable != judge.item.source
@@ -162,19 +162,19 @@ def test_ctrl_shift_e_loads_a_guidelines_file_in_a_worker_and_a_bad_one_changes_
     monkeypatch.setattr(file_dialogs, "get_open_file_name", lambda *args, **_: (str(chosen[0]), ""))
     select_study(qtbot, screen, toy)
     qtbot.keyClick(screen.view, Qt.Key_E, Qt.ControlModifier | Qt.ShiftModifier)
-    qtbot.waitUntil(lambda: screen.last_result is not None, timeout=10000)
+    qtbot.waitUntil(lambda: screen.last_result is not None, timeout=120_000)
     assert screen.last_result[0] == "introduction: changed" and screen.last_result[-1].startswith(
         "training items: changed (0 before, 1 now")
     assert "meaning: question changed; examples changed (0 before, 1 now)" in screen.last_result
     assert screen.guidelines_box.isVisible() and "meaning: question changed" in screen.guidelines_box.text()
     screen.guidelines_box.accept()
-    qtbot.waitUntil(lambda: not screen.guidelines_box.isVisible(), timeout=2000)
+    qtbot.waitUntil(lambda: not screen.guidelines_box.isVisible(), timeout=120_000)
     shown = plain(instructions_html(db, toy))
     assert "Read each one aloud first." in shown and "meaning: Same meaning?" in shown
     assert "A bad one: He slept." in shown and "Why: another event" in shown
     qtbot.keyClick(screen.instructions_button, Qt.Key_Space)  # edited on the screen: the training items stay
     editor = screen.instructions_editor
-    qtbot.waitUntil(editor.isVisible, timeout=2000)
+    qtbot.waitUntil(editor.isVisible, timeout=120_000)
     editor.text_edit.setPlainText("Read each one twice.")
     qtbot.mouseClick(editor.findChild(QDialogButtonBox).button(QDialogButtonBox.Save), Qt.LeftButton)
     stored = ops.study_settings(db, toy)["instructions"]
@@ -184,7 +184,7 @@ def test_ctrl_shift_e_loads_a_guidelines_file_in_a_worker_and_a_bad_one_changes_
     chosen[0] = bad
     before = (ops.study_settings(db, toy), [c.question for c in ops.study_criteria(db, toy)])
     qtbot.keyClick(screen.guidelines_button, Qt.Key_Space)  # the message box had the shortcut's window: its button
-    qtbot.waitUntil(lambda: isinstance(screen.last_result, str), timeout=10000)
+    qtbot.waitUntil(lambda: isinstance(screen.last_result, str), timeout=120_000)
     assert f"{bad}:7: expected \"good\" or \"bad\" at criteria.meaning.examples[1].verdict" in screen.last_result
     assert "the study is unchanged" in screen.guidelines_box.text()
     assert (ops.study_settings(db, toy), [c.question for c in ops.study_criteria(db, toy)]) == before

@@ -52,7 +52,7 @@ def study(tmp_path):
 def test_the_judge_is_told_after_each_training_item_whether_they_agreed_and_why(qtbot, study, capsys):
     window = open_window(qtbot, study, "ann")
     screen = window.annotate.screen
-    qtbot.waitUntil(lambda: screen.item is not None, timeout=5000)
+    qtbot.waitUntil(lambda: screen.item is not None, timeout=120_000)
     assert screen.item.candidate == "The man went to the market for buy bread."  # training first
     assert "training item (a known answer, not counted)" in screen.header_label.text()
     qtbot.keyClick(screen, Qt.Key_Y)  # disagrees with the known "no"
@@ -78,7 +78,7 @@ def test_the_judge_is_told_after_each_training_item_whether_they_agreed_and_why(
 def test_the_studies_screen_shows_each_judges_training_agreed_of_given(qtbot, study):
     window = open_window(qtbot, study, "ann")
     screen = window.annotate.screen
-    qtbot.waitUntil(lambda: screen.item is not None, timeout=5000)
+    qtbot.waitUntil(lambda: screen.item is not None, timeout=120_000)
     for pressed in (Qt.Key_N, Qt.Key_Y):  # both as known
         qtbot.keyClick(screen, pressed)
     screen.writer.drain()
@@ -86,7 +86,7 @@ def test_the_studies_screen_shows_each_judges_training_agreed_of_given(qtbot, st
     window.tabs.setCurrentWidget(studies)
     column = studies.judges.model.columnCount() - 1
     qtbot.waitUntil(lambda: studies.judges.model.rowCount() == 2
-                    and studies.judges.model.row_at(0)[column] == "2 / 2, passed", timeout=5000)
+                    and studies.judges.model.row_at(0)[column] == "2 / 2, passed", timeout=120_000)
     judges = {studies.judges.model.row_at(row)[0]: studies.judges.model.row_at(row) for row in range(2)}
     assert judges["bob"][column] == "0 / 2, 0 answered"
     assert judges["ann"][1].startswith("0 / ")  # no real item judged yet: training is not progress

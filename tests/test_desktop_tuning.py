@@ -52,7 +52,7 @@ def test_the_replacement_task_highlights_one_unit_and_takes_y_and_n(qtbot, tmp_p
     writer = JudgmentWriter(db)
     screen = AnnotationScreen(db, writer)
     qtbot.addWidget(screen)
-    with qtbot.waitSignal(screen.open_done, timeout=20000):
+    with qtbot.waitSignal(screen.open_done, timeout=120_000):
         screen.open(study, "judge-1", "replacements")
     seen = 0
     while screen.item is not None and seen < 40:
@@ -90,7 +90,7 @@ def test_adjudication_dialog_shows_both_labels_and_records_a_third_annotators_de
     dialog = AdjudicationDialog(db, study, "replacements", "adjudicator")
     qtbot.addWidget(dialog)
     dialog.show()
-    qtbot.waitUntil(lambda: bool(dialog.items), timeout=5000)
+    qtbot.waitUntil(lambda: bool(dialog.items), timeout=120_000)
     total = len(dialog.items)
     assert "judge-1</b> said <b>yes" in dialog.labels.text() and "judge-2</b> said <b>no" in dialog.labels.text()
     first = dialog.items[0]
@@ -121,7 +121,7 @@ def test_the_tune_screen_tunes_in_a_worker_and_builds_a_study_to_judge_again(qtb
     screen.heldout_spin.setValue(0.25)
     screen.activateWindow()
     screen.setFocus()
-    qtbot.waitUntil(screen.hasFocus, timeout=2000)
+    qtbot.waitUntil(screen.hasFocus, timeout=120_000)
     qtbot.keyClick(screen, Qt.Key_T, Qt.ControlModifier)
     qtbot.waitUntil(lambda: screen.last_result is not None, timeout=60000)
     assert isinstance(screen.last_result, dict), screen.last_result
@@ -133,7 +133,7 @@ def test_the_tune_screen_tunes_in_a_worker_and_builds_a_study_to_judge_again(qtb
     made = []
     screen.study_made.connect(made.append)
     screen.activateWindow()
-    qtbot.waitUntil(screen.hasFocus, timeout=2000)
+    qtbot.waitUntil(screen.hasFocus, timeout=120_000)
     qtbot.keyClick(screen, Qt.Key_B, Qt.ControlModifier)
     qtbot.waitUntil(lambda: bool(made) or isinstance(screen.last_result, str), timeout=60000)
     assert made, screen.last_result

@@ -56,7 +56,7 @@ def press(qtbot, screen, key, times=1):
 
 def open_study(qtbot, tab, name):
     study = tab.study_ids[tab.study_names.index(name)]
-    with qtbot.waitSignal(tab.screen.open_done, timeout=20000):
+    with qtbot.waitSignal(tab.screen.open_done, timeout=120_000):
         tab.open_study(study)
     assert tab.screen.item is not None
 
@@ -115,7 +115,7 @@ def test_each_judge_finds_their_own_zoom_again(qtbot, studies):
     normal = sizes(screen)["question"]
     press(qtbot, screen, Qt.Key_Plus, 3)  # 1.5 for ann
     window.identity.set("bob")
-    qtbot.waitUntil(lambda: not screen.loading, timeout=20000)
+    qtbot.waitUntil(lambda: not screen.loading, timeout=120_000)
     assert screen.question_label.font().pointSizeF() == pytest.approx(normal)  # bob never zoomed
     press(qtbot, screen, Qt.Key_Minus)  # 0.9 for bob
     window.close()
@@ -125,7 +125,7 @@ def test_each_judge_finds_their_own_zoom_again(qtbot, studies):
     open_study(qtbot, again.annotate, "yes-no")
     assert again.annotate.screen.question_label.font().pointSizeF() == pytest.approx(normal * 1.5, rel=0.01)
     again.identity.set("bob")
-    qtbot.waitUntil(lambda: not again.annotate.screen.loading, timeout=20000)
+    qtbot.waitUntil(lambda: not again.annotate.screen.loading, timeout=120_000)
     assert again.annotate.screen.question_label.font().pointSizeF() == pytest.approx(normal * 0.9, rel=0.01)
 
 

@@ -184,7 +184,7 @@ def test_the_writer_writes_an_answer_again_when_the_log_it_wrote_into_was_delete
         assert not Path(f"{path}-wal").exists()  # it believed it was the last one: checkpointed, deleted the log
         for _ in range(3):
             answer()
-        qtbot.waitUntil(lambda: len(warnings) == 1, timeout=5000)
+        qtbot.waitUntil(lambda: len(warnings) == 1, timeout=120_000)
         assert "saved again" in warnings[0]
         assert live_answers(path, "ann") == given
         assert total_judgments(path) == len(given)  # written again once, not twice

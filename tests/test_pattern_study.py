@@ -125,7 +125,7 @@ def test_the_annotation_screen_marks_slots(pattern_study, qtbot):
         qtbot.addWidget(screen)
         try:
             screen.show()
-            with qtbot.waitSignal(screen.open_done, timeout=20000):
+            with qtbot.waitSignal(screen.open_done, timeout=120_000):
                 screen.open(study, "a", "patterns")
             source, candidate = screen.source_label.text(), screen.candidate_label.text()
             slot = next(token for token in screen.item.source.split() if token.startswith("["))
