@@ -145,7 +145,8 @@ def test_an_older_study_is_read_by_nothing_and_upgraded_only_when_asked(tmp_path
         ops.create_study(db, "old", criteria=("meaning",))
     with sqlite3.connect(path) as connection:
         connection.execute("UPDATE alembic_version SET version_num = '0006'")
-        connection.execute("DROP TABLE study_member")
+        connection.execute("DROP TABLE study_member")  # revision 0007's table
+        connection.execute("ALTER TABLE assignment DROP COLUMN system")  # revision 0010's column
     before = digest(path)
     for command in (["study", "progress", "--db", str(path)], ["agreement", str(path)]):
         assert main(command) == 2

@@ -138,9 +138,10 @@ def _sampling(path: str, study: str | None):
         return sampling_note(db, study_id), early_stopping(db, study_id)
 
 
-def _sections(path: str, study: str | None) -> dict[str, tuple[str, ...]]:
+def _sections(path: str, study: str | None, records) -> dict[str, tuple[str, ...]]:
     """Criterion -> the statistics its judging protocol declares (the report's sections), by the scale the study
-    gives it or, in a judgments CSV, its ``scale`` column (a scale no protocol answers: left to the labels)."""
+    gives it or, in a judgments CSV, its ``scale`` column as ``records`` read it (the file is read once: it may be
+    a pipe); a scale no protocol answers is left to the labels."""
     from parastudio.core.judging.protocols import PROTOCOLS
     from parastudio.core.study_judgments import criterion_statistics, names_a_study
 
@@ -150,18 +151,7 @@ def _sections(path: str, study: str | None) -> dict[str, tuple[str, ...]]:
         db, study_id = open_study(path, study, writing=False)
         with db:
             return criterion_statistics(db, study_id)
-    from parastudio.core.textio import read_csv
-
-    rows = read_csv(path)
-    _number, header = next(rows, (1, []))
-    names = [cell.strip() for cell in header]
-    if "criterion" not in names or "scale" not in names:
-        return {}
-    criterion, scale = names.index("criterion"), names.index("scale")
-    scales: dict[str, str] = {}
-    for _number, cells in rows:
-        if len(cells) > max(criterion, scale):
-            scales.setdefault(cells[criterion].strip(), cells[scale].strip())
+    scales = records.scale_names or {}
     return {name: PROTOCOLS[scale].statistics for name, scale in scales.items() if scale in PROTOCOLS}
 
 
@@ -301,7 +291,7 @@ def run_report(args: argparse.Namespace) -> int:
                           title=f"Human evaluation report: {args.file}", bootstrap=args.bootstrap,
                           pairs_extracted=extracted, sampling=sampling, preferences=preferences, da_scores=da_scores,
                           preference_note=preference_note, early_stopping=stopping,
-                          sections=_sections(args.file, args.study))
+                          sections=_sections(args.file, args.study, records))
     text = render(report, args.format, raw=args.raw)
     with atomic_output(args.output or "-", inputs=[args.file]) as handle:
         handle.write(text)

@@ -80,6 +80,8 @@ class JudgmentRecords:
     scales: dict[str, tuple[str, ...]] | None = None
     # The criteria answered with a 0-100 score (direct assessment, ESA), where the origin says so.
     scored: frozenset[str] | None = None
+    # Criterion -> the name of its scale (a judgments CSV's ``scale`` column), where the origin says so.
+    scale_names: dict[str, str] | None = None
 
     @classmethod
     def from_columns(
@@ -365,6 +367,7 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
         sentences=sentences if any(has[name] for name in SENTENCE_COLUMNS) else None,
         scales=scales or None,
         scored=scored if has["scale"] or has["z"] else None,
+        scale_names=scale_names or None,
     )
 
 
