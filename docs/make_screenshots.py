@@ -30,6 +30,15 @@ WINDOW_SIZE = (1024, 700)
 SIZES = (WINDOW_SIZE, (1280, 800))  # a small laptop and a common one (issue 28): every screen must fit both
 
 
+def wait(milliseconds: int) -> None:
+    """Process events with the app's workers running (``QTest.qWait`` keeps the GIL in PySide6 6.11: they starve)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(milliseconds, loop.quit)
+    loop.exec()
+
+
 def simulated_answer(item, judge: str) -> str:
     """A deterministic stand-in for a human: long rewrites and controls are bad; some noise per judge."""
     from parastudio.core.engine.text.changed_words import changed_tokens
@@ -81,7 +90,7 @@ def appearance_shots(window, directory: Path, then) -> None:
             QTest.keyClick(screen, key, Qt.ControlModifier)
 
     def shoot(name: str) -> None:
-        QTest.qWait(400)
+        wait(400)
         window.grab().save(str(directory / f"{name}.png"))
 
     screen, choice = window.annotate.screen, window.choice.screen
@@ -129,10 +138,10 @@ def main() -> int:
     def judge_as(name: str) -> None:
         """File ▸ Judge as… without its dialog; the study's instructions, shown to a judge once, are read."""
         window.identity.set(name)
-        QTest.qWait(200)
+        wait(200)
         while window.annotate.screen.loading or window.choice.screen.loading:  # studies open off the UI thread
-            QTest.qWait(20)
-        QTest.qWait(100)  # the instructions open once the study is open
+            wait(20)
+        wait(100)  # the instructions open once the study is open
         dialog = getattr(window, "instructions_dialog", None)
         if dialog is not None and dialog.isVisible():
             dialog.accept()
@@ -157,7 +166,7 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     # The scripted keys never let the event loop run: let the progress recounts land first.
-    QTest.qWait(2000)
+    wait(2000)
     from PySide6.QtCore import Qt
 
     # The two other question kinds, then back to where judge-1 stopped.
@@ -176,7 +185,7 @@ def main() -> int:
     for criterion, key, name in (("fluency", Qt.Key_Left, "1b-annotate-fluency-without-source"),
                                  ("usability", Qt.Key_Right, "1c-annotate-usability-3-point")):
         walk_to(lambda item, criterion=criterion: item.criterion == criterion, key)
-        QTest.qWait(300)
+        wait(300)
         window.grab().save(str(out / f"{name}.png"))
     if stopped_at is not None:  # back to where judge-1 stopped, the richest view
         walk_to(lambda item: item.position >= stopped_at, Qt.Key_Right if screen.item.position < stopped_at
