@@ -333,17 +333,7 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
         producers.append(produced or (system,))
         applications.append(fields.get("application", ""))
         sentences.append(next((fields[name] for name in SENTENCE_COLUMNS if fields.get(name)), ""))
-        levels = tuple(label.strip() for label in fields.get("levels", "").split(SYSTEMS_SEPARATOR) if label.strip())
-        if levels:
-            known = scales.setdefault(fields["criterion"], levels)
-            if known != levels:
-                raise InputFormatError(path, line_number, f"the levels {';'.join(known)} of criterion "
-                                       f"{fields['criterion']!r} given on an earlier line", got=fields["levels"])
-        if fields.get("scale"):
-            named = scale_names.setdefault(fields["criterion"], fields["scale"])
-            if named != fields["scale"]:
-                raise InputFormatError(path, line_number, f"the scale {named} of criterion {fields['criterion']!r} "
-                                       "given on an earlier line", got=fields["scale"])
+        _note_scale(path, line_number, fields, scales, scale_names)
         if fields.get("z"):
             with_z.add(fields["criterion"])
         for name in has:
@@ -369,6 +359,23 @@ def read_judgments(path: str | os.PathLike) -> JudgmentRecords:
         scored=scored if has["scale"] or has["z"] else None,
         scale_names=scale_names or None,
     )
+
+
+def _note_scale(path: str, line_number: int, fields: dict[str, str], scales: dict[str, tuple[str, ...]],
+                scale_names: dict[str, str]) -> None:
+    """Record a row's levels and scale name for its criterion: every row of a criterion must give the same."""
+    criterion = fields["criterion"]
+    levels = tuple(label.strip() for label in fields.get("levels", "").split(SYSTEMS_SEPARATOR) if label.strip())
+    if levels:
+        known = scales.setdefault(criterion, levels)
+        if known != levels:
+            raise InputFormatError(path, line_number, f"the levels {';'.join(known)} of criterion "
+                                   f"{criterion!r} given on an earlier line", got=fields["levels"])
+    if fields.get("scale"):
+        named = scale_names.setdefault(criterion, fields["scale"])
+        if named != fields["scale"]:
+            raise InputFormatError(path, line_number, f"the scale {named} of criterion {criterion!r} "
+                                   "given on an earlier line", got=fields["scale"])
 
 
 def _scored_criteria(scale_names: dict[str, str], with_z: set[str], *, named_scales: bool) -> frozenset[str]:
