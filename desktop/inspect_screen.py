@@ -77,7 +77,9 @@ class InspectScreen(QWidget):
         self.bilingual = None  # the Moses table a pivot table was built from: each rule's pivot phrases
         self._details_asked = 0  # the newest details request; an older one's answer is dropped
         self._plot_asked = 0  # the newest plot request: the screen shows the rows the filters keep, as exported
-        self.plots_dir = Path(tempfile.mkdtemp(prefix="parastudio-inspect-"))
+        # Removed with the screen or when the app exits (a folder per screen was left in the temp dir before).
+        self._plots = tempfile.TemporaryDirectory(prefix="parastudio-inspect-")
+        self.plots_dir = Path(self._plots.name)
         self.loaded = False
         layout = QVBoxLayout(self)
         self.title = QLabel()

@@ -146,7 +146,9 @@ class SuggestionInspectScreen(QWidget):
         self.custom_files: tuple[str, str] | None = None
         self.worker: Worker | None = None
         self.evaluated = False
-        self.plots_dir = Path(tempfile.mkdtemp(prefix="parastudio-suggestions-"))
+        # Removed with the screen or when the app exits (a folder per screen was left in the temp dir before).
+        self._plots = tempfile.TemporaryDirectory(prefix="parastudio-suggestions-")
+        self.plots_dir = Path(self._plots.name)
         self.plot_path: Path | None = None
         layout = QVBoxLayout(self)
         title = QLabel("<b>Suggestions</b> · seed 001's span paraphraser on its test cases: green when the gold is "
