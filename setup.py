@@ -204,7 +204,19 @@ class build_py_with_identity(build_py):
 
 
 # An object already compiled (and newer than its source) is linked again, not compiled again.
-ParallelCompile("PARASTUDIO_BUILD_JOBS", default=0, needs_recompile=naive_recompile).install()
+def _recompile(obj: str, src: str) -> bool:
+    """An object is compiled again when its source or any native header is newer (naive_recompile alone looks at
+    the .cpp: an edited header left the old object linked in)."""
+    if naive_recompile(obj, src):
+        return True
+    built = os.stat(obj).st_mtime
+    return any(os.stat(header).st_mtime > built for header in SEARCH_CORES_HEADERS
+               if os.path.exists(header))
+
+
+ParallelCompile("PARASTUDIO_BUILD_JOBS", default=0, needs_recompile=_recompile).install()
+
+
 def packages() -> tuple[list[str], dict[str, str]]:
     """The repository's ``core/``, ``desktop/`` and ``evaldata/`` (and their subpackages) as ``parastudio.*``."""
     found = find_packages(include=["core", "core.*", "desktop", "desktop.*", "evaldata"])

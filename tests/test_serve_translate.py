@@ -18,11 +18,11 @@ from parastudio.core.engine.candidates.generation_options import options_for
 from parastudio.core.engine.candidates.generation_resources import load_resources
 from parastudio.core.engine.decoders.beam_decoder import BeamDecoder
 from parastudio.core.engine.decoders.cat.approaches import APPROACHES
-from parastudio.core.engine.decoders.cat.decoded_graph import DecodedGraph
+from parastudio.core.engine.decoders.cat.decoded_graph import DecodedGraph, _row, graph_rows
 from parastudio.core.engine.decoders.cat.graph_store import GraphStore, SentenceGraph
 from parastudio.core.engine.decoders.cat.paraphraser import suggest
 from parastudio.core.engine.decoders.cat.recent_graphs import RecentGraphs, sentence_key
-from parastudio.core.engine.decoders.search_graph import search_graph_lines
+from parastudio.core.engine.decoders.search_graph import forward_scores, search_graph_lines
 
 NEW = "and the king said unto his servants , go and bring the young man into the house of the lord ."
 
@@ -69,6 +69,29 @@ def test_a_decoded_graph_gives_the_suggestions_its_graph_file_gives(decoded, dat
     for answer in (ours, theirs):
         del answer["milliseconds"], answer["sentence"]
     assert ours == theirs
+
+
+@pytest.fixture(scope="module")
+def decoders():
+    """The demo's beam decoder at several stack sizes, on one loaded table and LM."""
+    resources = load_resources(options_for("beam"), [demo_files().table], demo_files().lm)
+    return {stack: BeamDecoder(resources.tables[0], resources.lm, options_for("beam", stack_size=stack).decoder)
+            for stack in (1, 3, 10, 100)}
+
+
+@settings(max_examples=40, deadline=None)
+@given(sentence=st.integers(0, 99), stack=st.sampled_from([1, 3, 10, 100]), words=st.integers(1, 40))
+def test_a_graph_read_from_the_lattice_has_the_rows_its_hypotheses_give(decoders, sentence, stack, words):
+    """/translate builds its graph from the lines the C++ lattice gives; the rows (every connected hypothesis, its
+    recombined ones after it, forward and fscore) equal those made from the Hypothesis objects, in order."""
+    source = _sentences(100)[sentence][:words]
+    result = decoders[stack].decode(source)
+    assume(result.best() is not None)
+    fast = graph_rows(result)
+    forward, fscore = forward_scores(result)
+    slow = [_row(h, forward, fscore) for winner in result.connected() for h in (winner, *winner.arcs)]
+    assert fast == slow
+    assert len(fast) > 1
 
 
 @pytest.fixture(scope="module")

@@ -301,6 +301,14 @@ class CompiledDecodeResult(DecodeResult):
             self._hypotheses = hypotheses
         return self._hypotheses
 
+    def graph_lines(self) -> tuple[list[tuple], list[int]]:
+        """The connected search graph's lines, computed in C++ (``beam_search_graph.hh``): each line's fields up
+        to its option (:data:`~core.engine.decoders.cat.decoded_graph.Row`'s first eight: ids, scores rounded as
+        the graph file writes them, forward, fscore) and, apart, its option (a :meth:`flat_option` index, -1 for
+        the root); the lines and numbers of :func:`~core.engine.decoders.search_graph.forward_scores` over
+        :meth:`connected`, without an object per hypothesis."""
+        return self.lattice.graph_lines()
+
     def edge_hypotheses(self, edges: Sequence[int]) -> tuple[Hypothesis, ...]:
         """The hypotheses of a path's edges; without the whole lattice, light objects with the edge's fields."""
         if self._hypotheses is not None:

@@ -70,6 +70,7 @@ void BindBeam(py::module_ &module) {
            py::keep_alive<0, 1>(), "A fresh lazy k-best extractor over this lattice.")
       .def("path_options", &PathOptions)
       .def("columns", &Columns)
+      .def("graph_lines", &GraphLines)
       .def("hypothesis", &Hypothesis);
 
   py::class_<KBest>(module, "KBest")

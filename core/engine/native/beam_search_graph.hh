@@ -9,6 +9,8 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "beam_recombination.hh"
@@ -78,6 +80,90 @@ py::dict Columns(const Lattice &lattice) {
   out["arcs"] = arcs;
   out["state"] = state;
   return out;
+}
+
+// A number as the graph file's "%.6g" gives it back to a reader (decoded_graph.as_written): both printf and strtod
+// round correctly, as Python's float formatting and float() do; zero of either sign reads as 0.0.
+double AsWritten(double value) {
+  if (value == 0) return 0.0;
+  char text[40];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return std::strtod(text, nullptr);
+}
+
+// The connected search graph as Moses writes it, one entry per line of the graph file: every winner
+// from which a final hypothesis is reachable, in stack order (GetConnectedGraph), each followed by the hypotheses
+// recombined into it; for each, the best continuation of its winner and that continuation's score
+// (GetSearchGraph's forward and fscore). DecodeResult.connected and search_graph.forward_scores do the same in
+// Python over Hypothesis objects, in the same order and with the same additions; score, transition and fscore
+// come rounded as the graph file writes them (AsWritten). A service's /translate builds its graph from these
+// lines without making an object per hypothesis.
+py::tuple GraphLines(const Lattice &lattice) {
+  const size_t count = lattice.hyps.size();
+  std::vector<char> keep(count, 0);
+  std::vector<int32_t> frontier(lattice.stacks[lattice.n].begin(), lattice.stacks[lattice.n].end());
+  while (!frontier.empty()) {
+    const int32_t h = frontier.back();
+    frontier.pop_back();
+    if (keep[h]) continue;
+    keep[h] = 1;
+    const Hyp &hyp = lattice.hyps[h];
+    if (hyp.back >= 0 && !keep[hyp.back]) frontier.push_back(hyp.back);
+    for (int32_t arc : hyp.arcs) {
+      const int32_t back = lattice.hyps[arc].back;
+      if (back >= 0 && !keep[back]) frontier.push_back(back);
+    }
+  }
+  std::vector<int32_t> connected;
+  for (const auto &stack : lattice.stacks)
+    for (int32_t h : stack)
+      if (keep[h]) connected.push_back(h);
+
+  std::vector<char> scored(count, 0);
+  std::vector<double> fscore(count, 0.0);
+  std::vector<int64_t> forward(count, -1);
+  for (int32_t h : lattice.stacks[lattice.n])
+    if (keep[h]) scored[h] = 1;  // forward -1, fscore 0
+  for (auto it = connected.rbegin(); it != connected.rend(); ++it) {
+    const int32_t h = *it;
+    if (!scored[h]) continue;
+    const Hyp &hyp = lattice.hyps[h];
+    auto relax = [&](int32_t edge) {
+      const Hyp &e = lattice.hyps[edge];
+      if (e.back < 0) return;
+      const double candidate = fscore[h] + e.transition;
+      if (!scored[e.back] || fscore[e.back] < candidate) {
+        scored[e.back] = 1;
+        fscore[e.back] = candidate;
+        forward[e.back] = e.id;
+      }
+    };
+    relax(h);
+    for (int32_t arc : hyp.arcs) relax(arc);
+  }
+
+  // Each line's fields up to the option's place (decoded_graph.Row: hyp, stack, back, score, transition,
+  // recombined, forward, fscore), and its option apart: Python adds the option's start, end and words.
+  py::list heads;
+  std::vector<int32_t> options;
+  auto line = [&](int32_t h) {
+    const Hyp &hyp = lattice.hyps[h];
+    options.push_back(hyp.option);
+    if (hyp.back < 0) {  // the root: no back, no scores, no continuation
+      heads.append(py::make_tuple(hyp.id, 0, py::none(), 0.0, 0.0, py::none(), py::none(), py::none()));
+      return;
+    }
+    const int32_t winner = hyp.winner >= 0 ? hyp.winner : h;  // a recombined loser continues along its winner
+    py::object recombined = hyp.winner >= 0 ? py::object(py::int_(lattice.hyps[hyp.winner].id)) : py::none();
+    heads.append(py::make_tuple(hyp.id, hyp.covered, lattice.hyps[hyp.back].id, AsWritten(hyp.score),
+                                AsWritten(hyp.transition), recombined, scored[winner] ? forward[winner] : -1,
+                                scored[winner] ? AsWritten(fscore[winner]) : 0.0));
+  };
+  for (int32_t h : connected) {
+    line(h);
+    for (int32_t arc : lattice.hyps[h].arcs) line(arc);
+  }
+  return py::make_tuple(heads, options);
 }
 
 // One hypothesis: (id, back, option, covered, score, transition, future).

@@ -48,8 +48,22 @@ def _row(hypothesis: Hypothesis, forward: dict[int, int], fscore: dict[int, floa
 
 def graph_rows(result: DecodeResult) -> list[Row]:
     """Every connected hypothesis, each followed by the ones recombined into it (the graph file's lines)."""
+    if hasattr(result, "graph_lines"):  # the compiled search's lattice: read in C++, no object per hypothesis
+        return _rows_of_lines(result)
     forward, fscore = forward_scores(result)
     return [_row(h, forward, fscore) for winner in result.connected() for h in (winner, *winner.arcs)]
+
+
+def _rows_of_lines(result) -> list[Row]:
+    """:func:`graph_rows` of a :class:`~core.engine.decoders.compiled_search.CompiledDecodeResult`: the rows
+    :func:`_row` makes from its hypotheses, the numbers rounded in C++ as :func:`as_written` rounds them
+    (``tests/test_serve_translate.py`` compares the two)."""
+    heads, options = result.graph_lines()
+    placed = {-1: (0, 0, ())}  # the root's
+    for index in set(options) - {-1}:
+        chosen = result.flat_option(index)
+        placed[index] = (chosen.start, chosen.end, tuple(" ".join(chosen.target).split()))
+    return [head + placed[option] for head, option in zip(heads, options)]
 
 
 HYP, BACK, SCORE, FORWARD, START, END, OUT = 0, 2, 3, 6, 8, 9, 10  # positions in a Row
@@ -87,6 +101,20 @@ class DecodedGraph:
         self.path = f"<sentence {key}>"  # what a message names
         self.identity = ("decoded", key, next(_SERIAL))
         self._source = tuple(source)
+        self._rows = list(rows)  # one per hypothesis id; indexed when first asked (_INDEXES)
+
+    _INDEXES = frozenset({"_ids", "_root_row", "_ranked", "_coverage", "_starts"})
+
+    def __getattr__(self, name: str):
+        """The indexes, built on the first query: a service's worker keeps every graph the others decode, and most
+        are never asked for a span there."""
+        if name not in DecodedGraph._INDEXES:
+            raise AttributeError(name)
+        self._build_indexes()
+        return self.__dict__[name]
+
+    def _build_indexes(self) -> None:
+        rows = self._rows
         self._ids = {row[HYP]: row for row in rows}
         roots = [row for row in rows if row[BACK] is None]
         self._root_row = next((row for row in roots if row[HYP] == 0), roots[0] if roots else None)
@@ -102,12 +130,12 @@ class DecodedGraph:
         return cls(key, result.source, graph_rows(result))
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return len(self._rows)
 
     def rows(self) -> list[Row]:
         """Its hypotheses as it was given them: ``DecodedGraph(key, graph.source(), graph.rows())`` is the same graph
         (what a service's worker process sends the others)."""
-        return list(self._ids.values())
+        return self._rows
 
     # The queries of GraphStore that SentenceGraph and the gold trace ask (the sentence argument is ignored).
     def source(self, _sentence=None) -> tuple[str, ...]:

@@ -101,7 +101,7 @@ class SuggestionService:
         if graph is None:
             with self._decoding:
                 result = self.decoder.decode(request.source)
-            if not result.final_stack:
+            if result.best() is None:  # no final hypothesis (asked without making every hypothesis an object)
                 raise BadRequest("source: the decoder found no translation of this sentence", status=422,
                                  field="source")
             graph = DecodedGraph.from_result(key, result)
