@@ -5,16 +5,21 @@ request answers these queries as a graph store does."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import shutil
+import sqlite3
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from parastudio.core.demo import demo_files
 from parastudio.core.engine.decoders.cat.aligner import align_exact
 from parastudio.core.engine.decoders.cat.approaches import APPROACHES
 from parastudio.core.engine.decoders.cat.autoeval import read_cases
 from parastudio.core.engine.decoders.cat.decoded_graph import DecodedGraph
-from parastudio.core.engine.decoders.cat.graph_store import SentenceGraph, open_graph
+from parastudio.core.engine.decoders.cat.graph_store import INDEXES, OUTPUT_INDEX, GraphStore, SentenceGraph, open_graph
 from parastudio.core.engine.decoders.cat.paraphraser import suggest
 from parastudio.core.engine.decoders.cat.partial_filters import PARTIAL_FILTERS, keeps_one_per_output
 from parastudio.core.engine.decoders.cat.partials import coverage_spans, retrieve
@@ -98,3 +103,55 @@ def test_only_a_filter_keeping_the_best_of_each_output_first_gets_the_best_of_ea
     filtered = suggest(graph, *case.span, APPROACHES["approach-1"])
     assert len(everything.retrieved) == everything.retrieved_count == filtered.retrieved_count
     assert len(filtered.retrieved) <= filtered.retrieved_count
+
+
+def _without_output_index(path, into):
+    """A copy of the store at ``path`` as a store made before the output index reads (the index dropped)."""
+    shutil.copyfile(path, into)
+    with contextlib.closing(sqlite3.connect(into)) as connection:
+        connection.execute(f"DROP INDEX IF EXISTS {OUTPUT_INDEX}")
+        connection.commit()
+    return into
+
+
+def _with_output_index(path, into):
+    shutil.copyfile(path, into)
+    with contextlib.closing(sqlite3.connect(into)) as connection:
+        connection.execute(next(sql for sql in INDEXES if OUTPUT_INDEX in sql).replace("INDEX", "INDEX IF NOT EXISTS", 1))
+        connection.commit()
+    return into
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.sampled_from(["a", "b", "a b", "", "c d e"]),
+                               st.sampled_from([-1.5, -2.0, -2.25, -7.0])), min_size=1, max_size=60))
+def test_the_best_of_each_output_is_the_same_walked_in_the_index_or_ranked_by_a_window(tmp_path_factory, rows):
+    """Spans of a few outputs with tied scores (the lowest id wins a tie), the empty output among them: the
+    index walk a new store uses answers what the window query of a store made before it answers."""
+    folder = tmp_path_factory.mktemp("outputs")
+    lines = ["0 hyp=0 stack=0 forward=-1 fscore=0"]
+    for hyp, (start, width, out, score) in enumerate(rows, start=1):
+        lines.append(f"0 hyp={hyp} stack=1 back=0 score={score} transition={score} forward=-1 fscore=0 "
+                     f"covered={start}-{start + width} out={out}")
+    graph = folder / "made.graph"
+    graph.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with GraphStore.build(folder / "indexed.sqlite", [graph]) as indexed, \
+            GraphStore(_without_output_index(folder / "indexed.sqlite", folder / "older.sqlite")) as older:
+        assert indexed._by_output and not older._by_output
+        for start, end in {(start, start + width + 1) for start, width, _, _ in rows}:
+            walked = indexed._distinct_by_coverage(0, start, end)
+            assert walked == older._distinct_by_coverage(0, start, end)
+            assert len(walked) == len({out for s, w, out, _ in rows if (s, s + w + 1) == (start, end)})
+
+
+def test_the_bundled_graphs_give_the_same_best_of_each_output_either_way(store, tmp_path):
+    indexed = GraphStore(_with_output_index(store.path, tmp_path / "indexed.sqlite"))
+    older = GraphStore(_without_output_index(store.path, tmp_path / "older.sqlite"))
+    with indexed, older, contextlib.closing(sqlite3.connect(f"file:{store.path}?mode=ro", uri=True)) as reading:
+        assert indexed._by_output and not older._by_output
+        spans = reading.execute("SELECT DISTINCT sentence, covered_start, covered_end FROM hypothesis "
+                                "WHERE sentence < 60 AND covered_start IS NOT NULL").fetchall()
+        assert len(spans) > 1000
+        for sentence, start, last in spans:
+            assert indexed._distinct_by_coverage(sentence, start, last + 1) == \
+                older._distinct_by_coverage(sentence, start, last + 1)
