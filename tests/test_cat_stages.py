@@ -6,6 +6,8 @@ import dataclasses
 
 import Levenshtein
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from parastudio.core.engine.decoders.cat.aligner import align_exact
 from parastudio.core.engine.decoders.cat.approaches import APPROACHES, Approach
@@ -118,6 +120,27 @@ def test_score_functions_chain_as_the_decorators_average(graph, lm):
     a, b, c = (f(source, target, context) for f in (sdsf, lmsf, bfsf))
     assert chained(["SDSF", "LMSF", "BFSF"])(source, target, context) == pytest.approx(((a + b) / 2 + c) / 2)
     assert chained(["BFSF"])(source, target, context) == c
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(names=st.lists(st.sampled_from(["SDSF", "LMSF", "BFSF"]), max_size=4),
+       source=st.sampled_from([None, 1, 2, 3, 6, 13]), targets=st.lists(st.sampled_from([1, 2, 3, 6, 13]), max_size=6),
+       reading=st.sampled_from(["source-over-target", "as-printed"]),
+       transitions=st.lists(st.sampled_from([0.0, -0.0, -1.5, -3.0, -1e-9, -250.0]), min_size=6, max_size=6))
+def test_a_chain_scores_many_targets_as_it_scores_each(graph, lm, names, source, targets, reading, transitions):
+    """build_fsm scores one source's transitions at once (Chained.many, sdsf_many): the same numbers, bit for
+    bit, as one call per transition, whatever the chain, the SDSF reading and the steps' costs (zero among them)."""
+    context = context_for(graph, 1, 5, lm=lm, sdsf_reading=reading)
+    costs = dict(zip((1, 2, 3, 6, 13), transitions))
+
+    def partial(hyp):
+        node = dataclasses.replace(graph.node(hyp), transition=costs[hyp])
+        return Partial(node, node.out)
+
+    chain = chained(names)
+    start = partial(source) if source is not None else None
+    pieces = [partial(hyp) for hyp in targets]
+    assert chain.many(start, pieces, context) == [chain(start, piece, context) for piece in pieces]
 
 
 def suggestions(*rows):

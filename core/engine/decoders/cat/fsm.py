@@ -49,8 +49,14 @@ class FSM:
 
 
 def build_fsm(partials: Sequence[Partial], low: int, high: int,
-              score: Callable[[Partial | None, Partial], float]) -> FSM:
-    """The machine over ``partials`` inside source ``[low, high)``; ``score(source, target)``, source None = start."""
+              score: Callable[[Partial | None, Partial], float],
+              score_many: Callable[[Partial | None, list[Partial]], list[float]] | None = None) -> FSM:
+    """The machine over ``partials`` inside source ``[low, high)``; ``score(source, target)``, source None = start;
+    ``score_many(source, targets)``, when given, scores one source's transitions at once (the same numbers)."""
+    if score_many is None:
+        def score_many(source, targets):
+            return [score(source, target) for target in targets]
+
     # States in a canonical order (span, then words), so equal scores break the same way whichever decoder
     # numbered the hypotheses: K best paths that tie keep the lower state numbers.
     inside = sorted((p for p in partials if low <= p.start < p.end <= high),
@@ -59,12 +65,15 @@ def build_fsm(partials: Sequence[Partial], low: int, high: int,
     starting_at: dict[int, list[int]] = {}
     for index, partial in enumerate(fsm.partials, start=1):
         starting_at.setdefault(partial.start, []).append(index)
-    fsm.edges[START] = [(i, score(None, fsm.partials[i - 1])) for i in starting_at.get(low, [])]
+    def scored(source: Partial | None, states: list[int]) -> list[tuple[int, float]]:
+        return list(zip(states, score_many(source, [fsm.partials[i - 1] for i in states])))
+
+    fsm.edges[START] = scored(None, starting_at.get(low, []))
     for index, partial in enumerate(fsm.partials, start=1):
         if partial.end == high:
             fsm.ends.append(index)
         else:
-            fsm.edges[index] = [(i, score(partial, fsm.partials[i - 1])) for i in starting_at.get(partial.end, [])]
+            fsm.edges[index] = scored(partial, starting_at.get(partial.end, []))
     return fsm
 
 
@@ -82,9 +91,11 @@ def kbest_paths(fsm: FSM, n: int) -> dict[int, list[tuple[float, tuple[int, ...]
     if n <= 0:
         return {end: [] for end in fsm.ends}
     incoming: dict[int, list[tuple[int, float]]] = {}
+    log = math.log
     for source, out in fsm.edges.items():
-        for target, score in out:
-            incoming.setdefault(target, []).append((source, transition_cost(score)))
+        for target, score in out:  # transition_cost, inline: a thousand edges per request
+            floor = MIN_TRANSITION_SCORE if MIN_TRANSITION_SCORE > score else score  # max(score, MIN), as max picks
+            incoming.setdefault(target, []).append((source, -log(floor)))
     best: dict[int, list[tuple[float, int, int]]] = {START: [(0.0, -1, -1)]}  # (cost, predecessor, its rank)
     for state in topological_order(fsm)[1:]:
         best[state] = _n_cheapest(n, incoming.get(state, ()), best)
@@ -109,6 +120,10 @@ def _n_cheapest(n: int, incoming: Sequence[tuple[int, float]], best: dict[int, l
     list is sorted, so its extensions by one step are too (adding the same number keeps floats in order), and
     a heap holding each source's next one yields them all in order (a state with a hundred predecessors of a
     hundred paths each made ten thousand tuples to keep a hundred)."""
+    if len(incoming) == 1:  # one predecessor: its list moved by one step, in the order the heap gives it
+        source, step = incoming[0]
+        paths = best.get(source) or ()
+        return [(paths[rank][0] + step, source, rank) for rank in range(min(n, len(paths)))]
     heap = []
     for source, step in incoming:
         paths = best.get(source)

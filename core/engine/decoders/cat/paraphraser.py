@@ -209,7 +209,8 @@ def suggest(graph: SentenceGraph, start: int, end: int, approach: Approach, *, l
         result.partial_stages.append((name, partials))
     score = chained(list(approach.score_functions))
     low, high = context.alignment.coverage
-    fsm = build_fsm(partials, low, high, lambda source, target: score(source, target, context))
+    fsm = build_fsm(partials, low, high, lambda source, target: score(source, target, context),
+                    lambda source, targets: score.many(source, targets, context))
     result.fsm = fsm
     originals = {normalized(context.selection_words()),
                  normalized(context.tokens[slice(*context.user_span())])}
