@@ -176,6 +176,32 @@ def test_mcpg_vs_beam_tables_recomputed_from_its_jsonl(inputs):
 
 # --- seed000-reranking -------------------------------------------------------------------------------------
 
+def test_mcpg_records_made_on_another_table_are_not_reused(inputs, capsys):
+    """--records keeps each search; --recorded-only reports from them, but only from searches made on this table
+    and LM (the committed results once mixed a table's beam with another table's MCPG outputs, unsaid)."""
+    out, records = inputs["out"], inputs["out"] / "searches.jsonl"
+
+    def run(*extra: str) -> str:
+        assert main(["experiment", "mcpg-vs-beam", "--table", str(inputs["table"]), "--lm", str(inputs["lm"]),
+                     "--input", str(inputs["input"]), "--out", str(out), "--profiles", "faithful",
+                     "--episodes-per-step", "20", "--processes", "1", "--no-progress", "--records", str(records),
+                     *extra]) == 0
+        return (out / "mcpg-vs-beam.md").read_text(encoding="utf-8")
+
+    searched = run()
+    assert len(records.read_text(encoding="utf-8").splitlines()) == 2 * len(SENTENCES)
+    capsys.readouterr()
+    assert table_row(run("--recorded-only"), "MCPG true-score, faithful") == \
+        table_row(searched, "MCPG true-score, faithful")
+    assert "not reused" not in capsys.readouterr().err
+    first = inputs["table"].read_text(encoding="utf-8").splitlines()[0]
+    with open(inputs["table"], "a", encoding="utf-8") as table:  # the same rules and one more: another table
+        table.write("zebra ||| zebras ||| " + first.split(" ||| ")[2] + "\n")
+    again = run("--recorded-only")
+    assert f"{2 * len(SENTENCES)} record(s)" in capsys.readouterr().err
+    assert table_row(again, "MCPG true-score, faithful") != table_row(searched, "MCPG true-score, faithful")
+
+
 def tau_a(scores: list[float], tolerance: float) -> float:
     n = len(scores)
     pairs = [(scores[i], scores[j]) for i in range(n) for j in range(i + 1, n)]

@@ -130,7 +130,8 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         systems: Sequence[MCPGSystem], *, episodes_per_step: int | None = None, time_budget: float | None = None,
         stack_size: int = STACK_SIZE, nbest: int = NBEST, processes: int | None = None, progress: bool = True,
         max_episodes: int | None = None, core: str = "python", records: "SearchRecords | None" = None,
-        recorded_only: bool = False, shard: tuple[int, int] = (0, 1)) -> list[SentenceResult]:
+        recorded_only: bool = False, shard: tuple[int, int] = (0, 1),
+        inputs: dict[str, str] | None = None) -> list[SentenceResult]:
     """Beam references (in parallel, ``processes``) then every MCPG system, one sentence at a time.
 
     MCPG runs by count (``episodes_per_step``, default each profile's;
@@ -142,7 +143,9 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
     ends and gives back those already run; with ``recorded_only`` nothing is
     searched and a system lacks the sentences the records lack. ``shard`` ``(k,
     n)`` searches only the sentences whose index is k modulo n (n processes
-    filling one records file share a long run).
+    filling one records file share a long run). ``inputs`` (the table's and
+    LM's sha256) are part of every record's settings: a record made on other
+    inputs is never reused (its score and output are another table's).
     """
     results = [SentenceResult(tuple(s)) for s in sentences]
     bar = _bar(len(sentences), f"beam stack {stack_size}", progress)
@@ -167,7 +170,7 @@ def run(table: ParaphraseTable, lm: LanguageModel, sentences: Sequence[Sequence[
         bar = _bar(len(sentences), system.label, progress)
         ran = core_of(system, core)
         settings = {"eta": episodes_per_step, "max_episodes": max_episodes, "time_budget": time_budget,
-                    "seed": "sentence index"}
+                    "seed": "sentence index", **({"inputs": inputs} if inputs else {})}
         for index, result in enumerate(results):
             if records is not None and (records.restore(index, result, system, settings) or recorded_only) \
                     or index % shard[1] != shard[0]:
@@ -280,10 +283,16 @@ def run_from_args(args: argparse.Namespace, command: str = "python -m core.exper
             print(f"error: --shard expects K/N with 0 <= K < N, not {args.shard!r}", file=sys.stderr)
             return 1
         shard = (int(k), int(n))
+    from parastudio.core.file_fingerprint import sha256_of
+
+    inputs = {"table": sha256_of(args.table), "lm": sha256_of(args.lm)}
     results = run(table, lm, sentences, systems, episodes_per_step=args.episodes_per_step,
                   time_budget=args.time_budget, processes=args.processes, progress=args.progress,
                   core=args.core, records=records,
-                  recorded_only=args.recorded_only, shard=shard)
+                  recorded_only=args.recorded_only, shard=shard, inputs=inputs)
+    if records is not None and records.other_inputs:
+        print(f"note: {records.other_inputs} record(s) in {args.records} were made on another table or LM (their "
+              "sha256 differ from these) and were not reused", file=sys.stderr)
     output = Path(args.out)
     provenance = {"command": command, "rules loaded": len(table), "table": args.table, "LM": args.lm,
                   "input": f"{args.input} (first {len(sentences)})"}

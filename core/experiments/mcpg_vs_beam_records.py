@@ -5,9 +5,11 @@ search's result is appended to ``--records FILE`` the moment it ends (one line, 
 point keeps every sentence it finished, and the same command run again with the same file reuses them and
 searches only what is missing (``--recorded-only`` searches nothing and reports what the file holds).
 
-A record is reused only for the same sentence (its id and words), system and search settings (eta, time cap,
-seed): the search runs by count, so a record is exactly what the search would give again (the core that ran it,
-native or python, gives the same outputs: ``tests/test_mcpg_native.py``).
+A record is reused only for the same sentence (its id and words), system, search settings (eta, time cap, seed)
+and inputs (the table's and LM's sha256, in the settings since 2026-12-07: a record without them, or made on
+another table, is never reused, and the run says how many it passed over): the search runs by count, so a record
+is exactly what the search would give again (the core that ran it, native or python, gives the same outputs:
+``tests/test_mcpg_native.py``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class SearchRecords:
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         self.known: dict[str, dict] = {}
+        self.other_inputs = 0  # records asked for whose only difference is the inputs (or that predate them)
+        self._inputs_seen: list[dict] = []  # each distinct inputs entry of the file's settings ({} when none)
         if self.path.exists():
             with open_text_maybe_gzip(self.path) as handle:
                 for number, line in enumerate(handle, start=1):
@@ -55,11 +59,21 @@ class SearchRecords:
                                                line.rstrip("\n"))
                     self.known[_key(record["sentence_id"], record["source"], record["system"],
                                     record["settings"])] = record
+                    settings = record["settings"]
+                    seen = {"inputs": settings["inputs"]} if isinstance(settings, dict) and "inputs" in settings \
+                        else {}
+                    if seen not in self._inputs_seen:
+                        self._inputs_seen.append(seen)
 
     def restore(self, sentence_id: int, result: "SentenceResult", system: "MCPGSystem", settings: dict) -> bool:
         """Fill ``result`` with the recorded search of ``system`` on it; False when there is none."""
         record = self.known.get(_key(sentence_id, result.source, system.label, settings))
         if record is None:
+            if "inputs" in settings:
+                others = {key: value for key, value in settings.items() if key != "inputs"}
+                if any(_key(sentence_id, result.source, system.label, {**others, **extra}) in self.known
+                       for extra in self._inputs_seen):
+                    self.other_inputs += 1
             return False
         result.scores[system] = record["score"]
         result.texts[system] = record["text"]
