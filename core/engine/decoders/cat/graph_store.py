@@ -33,7 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from parastudio.core.engine.decoders.cat.graph_checks import HYPOTHESIS_ID_INDEX, check_graph
+from parastudio.core.engine.decoders.cat.graph_checks import check_graph
+from parastudio.core.engine.decoders.cat.graph_store_sql import (
+    BEST_OF_EACH_OUTPUT,
+    BEST_OF_EACH_OUTPUT_BY_WINDOW,
+    COLUMNS,
+    INDEXES,
+    OUTPUT_INDEX,
+)
 from parastudio.core.engine.decoders.cat.segmentation import Translation, parse_segmentation
 from parastudio.core.engine.decoders.search_graph import parse_line
 from parastudio.core.errors import InputFileError, InputFormatError
@@ -53,14 +60,6 @@ CREATE TABLE hypothesis (
 CREATE TABLE sentence (sentence INTEGER PRIMARY KEY, source TEXT, translation TEXT);
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 """
-# Built after loading: an index grown row by row is several times slower to build.
-OUTPUT_INDEX = "hypothesis_output"
-INDEXES = (HYPOTHESIS_ID_INDEX,
-            "CREATE INDEX hypothesis_coverage ON hypothesis (sentence, covered_start, covered_end, score DESC)",
-            # A span's outputs walked in the index, the best of each read in one step (_distinct_by_coverage). A
-            # store made before it answers the same through a window over all the span's rows, about ten times
-            # slower at stack 200 with 100 options; it adds about a third to a store's size.
-            f"CREATE INDEX {OUTPUT_INDEX} ON hypothesis (sentence, covered_start, covered_end, out, score DESC, hyp)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,30 +81,6 @@ class GraphNode:
     @property
     def span(self) -> tuple[int, int]:
         return self.start, self.end
-
-
-_COLUMNS = "hyp, stack, back, score, transition, recombined, forward, fscore, covered_start, covered_end, out"
-
-# The span's distinct outputs walked in the output index one seek at a time (SQLite has no skip scan for this),
-# then the first entry of each (best score, then lowest id): about a hundred seeks instead of reading and
-# ranking the span's thousand rows.
-_BEST_OF_EACH_OUTPUT = f"""
-WITH RECURSIVE outputs(output) AS (
-    SELECT (SELECT MIN(out) FROM hypothesis WHERE sentence = ?1 AND covered_start = ?2 AND covered_end = ?3)
-    UNION ALL
-    SELECT (SELECT MIN(out) FROM hypothesis WHERE sentence = ?1 AND covered_start = ?2 AND covered_end = ?3
-            AND out > output)
-    FROM outputs WHERE output IS NOT NULL)
-SELECT {_COLUMNS} FROM hypothesis WHERE rowid IN (
-    SELECT (SELECT rowid FROM hypothesis INDEXED BY {OUTPUT_INDEX}
-            WHERE sentence = ?1 AND covered_start = ?2 AND covered_end = ?3 AND out = output
-            ORDER BY score DESC, hyp LIMIT 1)
-    FROM outputs WHERE output IS NOT NULL)
-ORDER BY score DESC, hyp"""
-_BEST_OF_EACH_OUTPUT_BY_WINDOW = (
-    f"SELECT {_COLUMNS} FROM (SELECT {_COLUMNS}, ROW_NUMBER() OVER (PARTITION BY out ORDER BY score DESC, hyp) "
-    "AS place FROM hypothesis WHERE sentence = ?1 AND covered_start = ?2 AND covered_end = ?3) WHERE place = 1 "
-    "ORDER BY score DESC, hyp")
 
 
 def _node(row: Sequence) -> GraphNode:
@@ -312,14 +287,14 @@ class GraphStore:
 
     def _by_coverage(self, sentence: int, start: int, end: int) -> list[GraphNode]:
         rows = self._connection.execute(
-            f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND covered_start = ? AND covered_end = ? "
+            f"SELECT {COLUMNS} FROM hypothesis WHERE sentence = ? AND covered_start = ? AND covered_end = ? "
             "ORDER BY score DESC, hyp", (sentence, start, end - 1))
         return [_node(row) for row in rows]
 
     def _within(self, sentence: int, low: int, high: int) -> list[GraphNode]:
         """Every hypothesis whose last phrase lies inside source ``[low, high)``."""
         rows = self._connection.execute(
-            f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND covered_start >= ? AND covered_end < ? "
+            f"SELECT {COLUMNS} FROM hypothesis WHERE sentence = ? AND covered_start >= ? AND covered_end < ? "
             "ORDER BY score DESC, hyp", (sentence, low, high))
         return [_node(row) for row in rows]
 
@@ -328,7 +303,7 @@ class GraphStore:
     # asks for those best ones only; the rest stay in SQLite, counted.
     def _distinct_by_coverage(self, sentence: int, start: int, end: int) -> list[GraphNode]:
         """The best hypothesis (score, then id) of each output among those of ``_by_coverage``, in its order."""
-        query = _BEST_OF_EACH_OUTPUT if self._by_output else _BEST_OF_EACH_OUTPUT_BY_WINDOW
+        query = BEST_OF_EACH_OUTPUT if self._by_output else BEST_OF_EACH_OUTPUT_BY_WINDOW
         return [_node(row) for row in self._connection.execute(query, (sentence, start, end - 1))]
 
     def _count_by_coverage(self, sentence: int, start: int, end: int) -> int:
@@ -338,7 +313,7 @@ class GraphStore:
     def _distinct_within(self, sentence: int, low: int, high: int) -> list[GraphNode]:
         """The best hypothesis of each span and output among those of ``_within``, in its order."""
         rows = self._connection.execute(
-            f"SELECT {_COLUMNS} FROM (SELECT {_COLUMNS}, ROW_NUMBER() OVER (PARTITION BY covered_start, covered_end, "
+            f"SELECT {COLUMNS} FROM (SELECT {COLUMNS}, ROW_NUMBER() OVER (PARTITION BY covered_start, covered_end, "
             "out ORDER BY score DESC, hyp) AS place FROM hypothesis WHERE sentence = ? AND covered_start >= ? AND "
             "covered_end < ?) WHERE place = 1 ORDER BY score DESC, hyp", (sentence, low, high))
         return [_node(row) for row in rows]
@@ -360,22 +335,22 @@ class GraphStore:
         return [(first if first is not None else 0, last + 1 if last is not None else 0) for first, last, _ in rows]
 
     def _by_id(self, sentence: int, hyp: int) -> GraphNode | None:
-        row = self._connection.execute(f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND hyp = ?",
+        row = self._connection.execute(f"SELECT {COLUMNS} FROM hypothesis WHERE sentence = ? AND hyp = ?",
                                        (sentence, hyp)).fetchone()
         return _node(row) if row else None
 
     def _starting_at(self, sentence: int, start: int) -> list[GraphNode]:
         rows = self._connection.execute(
-            f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND covered_start = ? ORDER BY score DESC, hyp",
+            f"SELECT {COLUMNS} FROM hypothesis WHERE sentence = ? AND covered_start = ? ORDER BY score DESC, hyp",
             (sentence, start))
         return [_node(row) for row in rows]
 
     def _root(self, sentence: int) -> GraphNode | None:
         # Moses and our writer number the root 0: found through the id index, where the general query scans
         # the sentence's rows in id order (tens of milliseconds at stack 200) to the same first root.
-        row = self._connection.execute(f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND hyp = 0 "
+        row = self._connection.execute(f"SELECT {COLUMNS} FROM hypothesis WHERE sentence = ? AND hyp = 0 "
                                        "AND back IS NULL", (sentence,)).fetchone() or self._connection.execute(
-            f"SELECT {_COLUMNS} FROM hypothesis WHERE sentence = ? AND back IS NULL", (sentence,)).fetchone()
+            f"SELECT {COLUMNS} FROM hypothesis WHERE sentence = ? AND back IS NULL", (sentence,)).fetchone()
         return _node(row) if row else None
 
 
