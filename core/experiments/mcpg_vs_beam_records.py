@@ -33,6 +33,11 @@ def _key(sentence_id: int, source, label: str, settings: dict) -> str:
     return json.dumps([sentence_id, list(source), label, settings], sort_keys=True)
 
 
+def _without_inputs(settings):
+    return {key: value for key, value in settings.items() if key != "inputs"} if isinstance(settings, dict) \
+        else settings
+
+
 class SearchRecords:
     """The searches a run has finished, read from ``path`` and appended to it as more finish."""
 
@@ -40,7 +45,7 @@ class SearchRecords:
         self.path = Path(path)
         self.known: dict[str, dict] = {}
         self.other_inputs = 0  # records asked for whose only difference is the inputs (or that predate them)
-        self._inputs_seen: list[dict] = []  # each distinct inputs entry of the file's settings ({} when none)
+        self._any_inputs: set[str] = set()  # each record's key with its inputs left out
         if self.path.exists():
             with open_text_maybe_gzip(self.path) as handle:
                 for number, line in enumerate(handle, start=1):
@@ -59,21 +64,15 @@ class SearchRecords:
                                                line.rstrip("\n"))
                     self.known[_key(record["sentence_id"], record["source"], record["system"],
                                     record["settings"])] = record
-                    settings = record["settings"]
-                    seen = {"inputs": settings["inputs"]} if isinstance(settings, dict) and "inputs" in settings \
-                        else {}
-                    if seen not in self._inputs_seen:
-                        self._inputs_seen.append(seen)
+                    self._any_inputs.add(_key(record["sentence_id"], record["source"], record["system"],
+                                              _without_inputs(record["settings"])))
 
     def restore(self, sentence_id: int, result: "SentenceResult", system: "MCPGSystem", settings: dict) -> bool:
         """Fill ``result`` with the recorded search of ``system`` on it; False when there is none."""
         record = self.known.get(_key(sentence_id, result.source, system.label, settings))
         if record is None:
-            if "inputs" in settings:
-                others = {key: value for key, value in settings.items() if key != "inputs"}
-                if any(_key(sentence_id, result.source, system.label, {**others, **extra}) in self.known
-                       for extra in self._inputs_seen):
-                    self.other_inputs += 1
+            if _key(sentence_id, result.source, system.label, _without_inputs(settings)) in self._any_inputs:
+                self.other_inputs += 1
             return False
         result.scores[system] = record["score"]
         result.texts[system] = record["text"]

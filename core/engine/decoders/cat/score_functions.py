@@ -35,15 +35,7 @@ def sdsf(source: Partial | None, target: Partial, context: SuggestContext) -> fl
     The parameter ``sdsf_reading="as-printed"`` takes the extracted equation's letters instead,
     ``min(|t| / (2 |s|), 1)``, so the results can give the counts under both readings.
     """
-    node = _source_node(source, context)
-    if node is None:
-        return 1.0
-    source_cost, target_cost = abs(node.transition), abs(target.node.transition)
-    if context.parameter("sdsf_reading") == "as-printed":
-        source_cost, target_cost = target_cost, source_cost
-    if target_cost == 0.0:
-        return 1.0
-    return min(source_cost / (2.0 * target_cost), 1.0)
+    return sdsf_many(source, [target], context)[0]
 
 
 def bfsf(source: Partial | None, target: Partial, context: SuggestContext) -> float:
@@ -81,9 +73,9 @@ def lmsf(source: Partial | None, target: Partial, context: SuggestContext) -> fl
 
 
 def sdsf_many(source: Partial | None, targets: Sequence[Partial], context: SuggestContext) -> list[float]:
-    """:func:`sdsf` of one source to each of ``targets``, the same operations in the same order: the FSM scores a
-    thousand transitions per request at stack 200 with 100 options, and per call the parameter look-up and the
-    source's node cost as much as the division."""
+    """:func:`sdsf` of one source to each of ``targets`` (the formula lives here): the FSM scores a thousand
+    transitions per request at stack 200 with 100 options, and per call the parameter look-up and the source's
+    node cost as much as the division."""
     node = _source_node(source, context)
     if node is None:
         return [1.0] * len(targets)
