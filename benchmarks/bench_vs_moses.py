@@ -32,7 +32,16 @@ rank and the mean model score (nats) at some ranks. Moses prints a sentence's 1-
 before it extracts its n-best list, so part of that work falls outside its
 wall time per sentence (not outside its CPU time).
 
-    python benchmarks/bench_vs_moses.py [--limit 100] [--stack 200] [--nbest 1] [--moses PATH [--moses-ini INI]]
+    python benchmarks/bench_vs_moses.py [--sets demo dev | --input FILE] [--limit 100] [--stack 200] [--nbest 1]
+        [--moses PATH [--moses-ini INI]] [--record]
+
+Two sets, measured one after the other and printed side by side at the end: ``demo``, the demo's 100 test
+verses (the decoder's fixes were checked on them), and ``dev``, the first 100 verses of the data build's dev
+split in its order (``evaldata/build/corpus/dev.web``, from ``parastudio data build``), which no fix was tuned
+on. Each set gets the full table filtered to it.
+
+``--record`` appends the figures to ``benchmarks/history/bench_vs_moses.jsonl`` with the commit, the machine and
+the inputs by sha256; ``python3 benchmarks/history.py`` prints the change since the previous commit.
 
 Without ``--moses`` it prints ours alone. ``--moses`` without ``--moses-ini``
 writes a moses.ini for the filtered table next to it. Building Moses: see
@@ -56,7 +65,10 @@ sys.path.insert(0, str(ROOT))
 
 DEMO = ROOT / "evaldata" / "demo"
 FULL_TABLE = ROOT / "evaldata" / "build" / "tables" / "paraphrase-table.gz"
+# The demo's test verses, and a second set no fix was tuned on: the data build's dev split (its first --limit).
+SETS = {"demo": DEMO / "test.en", "dev": ROOT / "evaldata" / "build" / "corpus" / "dev.web"}
 OPTION_LIMIT = 20
+BEAM_THRESHOLD = 1e-5  # Moses' default -beam-threshold, ours too
 
 
 def default_table() -> Path:
@@ -139,8 +151,8 @@ sys.path.insert(0, {root!r})
 from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
 from parastudio.core.engine.lm.language_model import LanguageModel
 from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
-decoder = BeamDecoder(ParaphraseTable.load({table!r}), LanguageModel({lm!r}), DecoderSettings(stack_size={stack}),
-                      core={core!r})
+decoder = BeamDecoder(ParaphraseTable.load({table!r}), LanguageModel({lm!r}),
+                      DecoderSettings(stack_size={stack}, beam_threshold={threshold!r}), core={core!r})
 decoder.prepare()  # options scored and ranked while loading, as Moses does with its table
 print("ready", decoder.core, flush=True)
 nbest = open({nbest_file!r}, "w", encoding="utf-8") if {nbest!r} > 1 else None
@@ -231,8 +243,10 @@ def same_up_to_ties(mine: list[tuple[str, float]], theirs: list[tuple[str, float
             and all(abs(a - b) <= moses_tolerance(b) for (_, a), (_, b) in zip(mine, theirs)))
 
 
-def compare_nbest(mine: list[list[tuple[str, float]]], theirs: list[list[tuple[str, float]]], n: int) -> None:
-    """Identical lists, and rank by rank the model scores (nats) of ours against Moses'."""
+def compare_nbest(mine: list[list[tuple[str, float]]], theirs: list[list[tuple[str, float]]], n: int) -> dict:
+    """Identical lists, and rank by rank the model scores (nats) of ours against Moses'; the figures to record."""
+    import history
+
     identical = sum([t for t, _ in a] == [t for t, _ in b] for a, b in zip(mine, theirs))
     tied = sum(same_up_to_ties(a, b) for a, b in zip(mine, theirs))
     shared = statistics.fmean(len({t for t, _ in a} & {t for t, _ in b}) / max(1, len(b))
@@ -250,8 +264,12 @@ def compare_nbest(mine: list[list[tuple[str, float]]], theirs: list[list[tuple[s
             worse += ours < moses - moses_tolerance(moses)
             by_rank.setdefault(rank, ([], []))[0].append(ours)
             by_rank[rank][1].append(moses)
+    figures = {f"identical {n}-best lists": history.figure(identical, f"of {len(theirs)}", history.HIGHER),
+               f"{n}-best lists equal up to ties": history.figure(tied, f"of {len(theirs)}", history.HIGHER)}
     if not differences:
-        return
+        return figures
+    figures["ranks where ours scores worse than Moses"] = history.figure(worse, f"of {len(differences)}",
+                                                                         history.LOWER)
     print(f"rank by rank (model score, nats; ranks both lists have): ours better on {better}, worse on {worse}, "
           f"tied within Moses' precision on {len(differences) - better - worse} of {len(differences)}; mean ours - Moses "
           f"{statistics.fmean(differences):+.4f}")
@@ -260,6 +278,97 @@ def compare_nbest(mine: list[list[tuple[str, float]]], theirs: list[list[tuple[s
         ours, moses = by_rank[rank]
         print(f"  {rank + 1:>5} {len(ours):>9} {statistics.fmean(ours):>10.4f} {statistics.fmean(moses):>11.4f} "
               f"{statistics.fmean(ours) - statistics.fmean(moses):>+13.4f}")
+    return figures
+
+
+def our_figures(ours: Child, sentences: int) -> dict:
+    import history
+
+    figures = {"ours sentences per second (decoding, wall)": history.figure(sentences / sum(ours.seconds),
+                                                                            "sentences/s", history.HIGHER),
+               "ours peak memory": history.figure(ours.peak, "MiB", history.LOWER),
+               "ours start": history.figure(ours.start_seconds, "s", history.LOWER)}
+    if ours.decode_cpu >= 0.05:
+        figures["ours sentences per CPU second (decoding)"] = history.figure(sentences / ours.decode_cpu,
+                                                                             "sentences/CPU s", history.HIGHER)
+    return figures
+
+
+def moses_figures(ours: Child, moses: Child, sentences: int, same: int) -> dict:
+    import history
+
+    figures = {"identical 1-best": history.figure(same, f"of {sentences}", history.HIGHER),
+               "ours/Moses decoding (wall)": history.figure(sum(moses.seconds) / sum(ours.seconds), "x",
+                                                            history.HIGHER)}
+    if min(ours.decode_cpu, moses.decode_cpu) >= 0.05:
+        figures["ours/Moses decoding (CPU)"] = history.figure(moses.decode_cpu / ours.decode_cpu, "x",
+                                                              history.HIGHER)
+    return figures
+
+
+def _ours_relaxed(filtered: Path, lm: str, sentences: list[str], stack: int, threshold: float, nbest: int,
+                  work: Path) -> list[list[tuple[str, float]]]:
+    """Our n-best lists of ``sentences`` decoded with other pruning settings (nats)."""
+    nbest_file = work / f"nbest-ours-relaxed-{stack}-{threshold}.txt"
+    script = OUR_WORKER.format(root=str(ROOT), table=str(filtered), lm=lm, stack=stack, core="auto",
+                               nbest=max(2, nbest), nbest_file=str(nbest_file), threshold=threshold)
+    child = Child("ours relaxed", [sys.executable, "-c", script], ready_line=True, warm_up=sentences[0])
+    for sentence in sentences:
+        child.decode(sentence)
+    child.close()
+    return read_nbest(nbest_file, len(sentences) + 1, math.log(10))[1:]
+
+
+def explain_lists(mine: list[list[tuple[str, float]]], theirs: list[list[tuple[str, float]]], sentences: list[str],
+                  relaxed) -> dict:
+    """Why each list that is not equal to Moses' (up to ties) differs, in a word, and the count of each reason.
+
+    A list where ours holds an entry Moses' list lacks that scores above Moses' last entry is one where Moses lost
+    a better translation ("ours better": Moses pruned or recombined it away); one where Moses holds an entry ours
+    lacks scoring above our last entry is one where ours lost it. For those, ours is decoded again with the beam
+    threshold off (same stack), then with a stack ten times larger as well (``relaxed(threshold, factor)``): the
+    first setting that finds Moses' entries names the cause ("beam threshold", "histogram pruning"); none finds
+    them: "recombination or option set" (the hypothesis was merged, or its phrase never offered)."""
+    differing = [i for i, (a, b) in enumerate(zip(mine, theirs)) if not same_up_to_ties(a, b)]
+    reasons: dict[int, list[str]] = {}
+    lost: list[int] = []
+    for index in differing:
+        a, b = mine[index], theirs[index]
+        ours_texts, moses_texts = {t for t, _ in a}, {t for t, _ in b}
+        reasons[index] = []
+        if len(b) and any(t not in moses_texts and score > b[-1][1] + moses_tolerance(b[-1][1]) for t, score in a):
+            reasons[index].append("ours better (Moses lost an entry ours has)")
+        if len(a) and any(t not in ours_texts and score > a[-1][1] + moses_tolerance(score) for t, score in b):
+            lost.append(index)
+        if not reasons[index] and index not in lost:
+            reasons[index].append("same entries, scores beyond Moses' precision or a shorter list")
+    if lost:
+        wanted = {index: {t for t, score in theirs[index] if t not in {x for x, _ in mine[index]}
+                          and score > mine[index][-1][1] + moses_tolerance(score)} for index in lost}
+        remaining = set(lost)
+        for label, threshold, factor in (("beam threshold", 0.0, 1), ("histogram pruning (stack)", 0.0, 10)):
+            if not remaining:
+                break
+            order = sorted(remaining)
+            lists = relaxed([sentences[i] for i in order], threshold, factor)
+            for index, entries in zip(order, lists):
+                if wanted[index] <= {t for t, _ in entries}:
+                    reasons[index].append(f"ours lost Moses' entries: {label}")
+                    remaining.discard(index)
+        for index in remaining:
+            reasons[index].append("ours lost Moses' entries: recombination or option set")
+    counts: dict[str, int] = {}
+    for index in differing:
+        for reason in reasons[index]:
+            counts[reason] = counts.get(reason, 0) + 1
+        print(f"  list {index + 1}: {'; '.join(reasons[index])}")
+    print(f"lists not equal to Moses' up to ties: {len(differing)}; " +
+          ", ".join(f"{reason}: {count}" for reason, count in sorted(counts.items())))
+    import history
+
+    return {"lists where ours holds a better entry than Moses": history.figure(
+                sum(any(r.startswith("ours better") for r in reasons[i]) for i in differing), "lists", history.HIGHER),
+            "lists where ours lost Moses' entries": history.figure(len(lost), "lists", history.LOWER)}
 
 
 def report(children: list[Child], sentences: int) -> None:
@@ -276,31 +385,33 @@ def report(children: list[Child], sentences: int) -> None:
               f"{child.start_seconds:>8.2f} {child.process_seconds:>10.2f}")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--input", default=str(DEMO / "test.en"), help="tokenized sentences, one per line")
-    parser.add_argument("--limit", type=int, default=100, help="first N sentences (default 100)")
-    parser.add_argument("--table", default=None, help="pivot table (default: evaldata/build's full table, "
-                        "else the demo table)")
-    parser.add_argument("--lm", default=str(DEMO / "lm.bin"))
-    parser.add_argument("--stack", type=int, default=200)
-    parser.add_argument("--nbest", type=int, default=1, help="also write and compare distinct N-best lists")
-    parser.add_argument("--moses", help="path to a Moses binary (moses-cmd's moses)")
-    parser.add_argument("--moses-ini", help="a moses.ini for the same model (default: written by this script)")
-    parser.add_argument("--python-core", action="store_true", help="also run our decoder with the Python search")
-    parser.add_argument("--work", default=str(Path(os.environ.get("TMPDIR", "/tmp")) / "parastudio-bench-vs-moses"))
-    args = parser.parse_args()
+def sentence_sets(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """(name, file) of each set to measure: ``--input`` alone when given, else the demo's test verses and the
+    second set (the first ``--limit`` verses of the data build's dev split, in its order: verses no fix of the
+    decoder was tuned on) when the build is there."""
+    if args.input:
+        return [(Path(args.input).name, Path(args.input))]
+    chosen = []
+    for name in args.sets:
+        if not SETS[name].is_file():
+            print(f"set {name}: {SETS[name]} not found (the dev verses come from `parastudio data build`); skipped")
+            continue
+        chosen.append((name, SETS[name]))
+    return chosen
 
+
+def measure_set(name: str, path: Path, args: argparse.Namespace) -> dict:
+    """Both decoders over one set, interleaved; prints the set's report and returns its figures."""
     from parastudio.core.engine.lm.language_model import LanguageModel
     from parastudio.core.textio import read_token_lines
 
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    sentences = [tuple(s) for s in read_token_lines(args.input, args.limit)]
+    sentences = [tuple(s) for s in read_token_lines(path, args.limit)]
     table = Path(args.table) if args.table else default_table()
     started = time.perf_counter()
     filtered = filtered_table(table, sentences, work, Path(args.lm))
-    print(f"input: {args.input} ({len(sentences)} sentences, "
+    print(f"\n== set {name}: {path} (first {len(sentences)} sentences, "
           f"{statistics.fmean(len(s) for s in sentences):.1f} tokens on average)")
     print(f"table: {table} filtered to the input: {filtered} ({sum(1 for _ in open(filtered))} rules with "
           f"pass-through; {time.perf_counter() - started:.1f} s)")
@@ -312,14 +423,15 @@ def main() -> int:
     for core in (["compiled", "python"] if args.python_core else ["auto"]):
         nbest_file = work / f"nbest-ours-{core}.txt"
         script = OUR_WORKER.format(root=str(ROOT), table=str(filtered), lm=args.lm, stack=args.stack, core=core,
-                                   nbest=args.nbest, nbest_file=str(nbest_file))
+                                   nbest=args.nbest, nbest_file=str(nbest_file), threshold=BEAM_THRESHOLD)
         child = Child("ours", [sys.executable, "-c", script], ready_line=True, warm_up=warm_up)
         child.name = f"ours ({child.detail.split()[-1]})"
         child.nbest_file = nbest_file
         children.append(child)
+    ini = None
     if args.moses:
         ini = Path(args.moses_ini) if args.moses_ini else write_moses_ini(
-            work / "moses.ini", filtered, Path(args.lm).resolve(), LanguageModel(args.lm).order)
+            work / f"moses-{filtered.stem}.ini", filtered, Path(args.lm).resolve(), LanguageModel(args.lm).order)
         command = [args.moses, "-f", str(ini), "-threads", "1", "-stack", str(args.stack), "-v", "0"]
         nbest_file = work / "nbest-moses.txt"
         if args.nbest > 1:
@@ -334,12 +446,14 @@ def main() -> int:
     for child in children:
         child.close()
     report(children, len(sentences))
+    figures = our_figures(children[0], len(sentences))
     if args.moses:
         ours, moses = children[0], children[-1]
         same = sum(a == b for a, b in zip(ours.outputs, moses.outputs))
         ratio = (len(sentences) / sum(ours.seconds)) / (len(sentences) / sum(moses.seconds))
         cpu_ratio = f"{moses.decode_cpu / ours.decode_cpu:.2f}" if min(ours.decode_cpu, moses.decode_cpu) >= 0.05 \
             else "-"
+        figures.update(moses_figures(ours, moses, len(sentences), same))
         print(f"ratio ours/Moses sentences/s: {ratio:.2f} decoding (wall), {cpu_ratio} "
               f"decoding (CPU), {moses.process_seconds / ours.process_seconds:.2f} whole process; peak memory "
               f"ours/Moses: {ours.peak / moses.peak:.2f}; identical 1-best: {same} / {len(sentences)}")
@@ -347,10 +461,113 @@ def main() -> int:
             # Both lists hold the warm-up sentence first: it is line 0, the timed sentences 1..n.
             mine = read_nbest(ours.nbest_file, len(sentences) + 1, math.log(10))[1:]
             theirs = read_nbest(moses.nbest_file, len(sentences) + 1)[1:]
-            compare_nbest(mine, theirs, args.nbest)
+            figures.update(compare_nbest(mine, theirs, args.nbest))
+
+            def relaxed(texts: list[str], threshold: float, factor: int) -> list:
+                return _ours_relaxed(filtered, args.lm, texts, args.stack * factor, threshold, args.nbest, work)
+
+            figures.update(explain_lists(mine, theirs, [" ".join(s) for s in sentences], relaxed))
         for index, (a, b) in enumerate(zip(ours.outputs, moses.outputs)):
             if a != b:
                 print(f"  differs on sentence {index + 1}:\n    ours:  {a}\n    moses: {b}")
+    if args.rounds:
+        figures.update(whole_process(name, sentences, filtered, args, ini))
+    if args.record:
+        import history
+
+        settings = {"input": name, "input_sha256": history.file_sha256(path), "limit": len(sentences),
+                    "stack": args.stack, "nbest": args.nbest, "table_sha256": history.file_sha256(filtered),
+                    "lm_sha256": history.file_sha256(args.lm), "moses": bool(args.moses)}
+        print(f"recorded in {history.record('bench_vs_moses', settings, figures)}")
+    return figures
+
+
+def _run_measured(command: list[str], stdin: Path) -> tuple[float, float]:
+    """(CPU seconds user+sys, peak MiB) of one whole process and the processes it waited for (``wait4``)."""
+    with open(stdin, "rb") as source:
+        process = subprocess.Popen(command, stdin=source, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   cwd=ROOT)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"{command[0]} exited with status {process.returncode}: {' '.join(command)}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def whole_process(name: str, sentences: list[tuple[str, ...]], filtered: Path, args: argparse.Namespace,
+                  ini: Path | None) -> dict:
+    """The whole ``parastudio generate`` (start-up, loading, every sentence, writing its list) against the whole
+    Moses process on the same input, interleaved ``--rounds`` times: best CPU seconds and peak memory of each."""
+    import history
+
+    work = Path(args.work)
+    source = work / f"input-{name}-{len(sentences)}.txt"
+    source.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
+    ours = [sys.executable, "-m", "parastudio", "generate", "--system", "beam", "--table", str(filtered), "--lm",
+            args.lm, "--stack-size", str(args.stack), "--processes", "1", "--nbest", str(args.nbest)]
+    commands = {"ours": ours}
+    if ini is not None:
+        moses = [args.moses, "-f", str(ini), "-threads", "1", "-stack", str(args.stack), "-v", "0"]
+        if args.nbest > 1:
+            moses += ["-n-best-list", str(work / "nbest-moses-whole.txt"), str(args.nbest), "distinct"]
+        commands["Moses"] = moses
+    runs: dict[str, list[tuple[float, float]]] = {key: [] for key in commands}
+    for round_number in range(args.rounds):
+        for key in (list(commands) if round_number % 2 == 0 else list(reversed(commands))):
+            runs[key].append(_run_measured(commands[key], source))
+    best = {key: min(cpu for cpu, _ in values) for key, values in runs.items()}
+    peak = {key: max(mib for _, mib in values) for key, values in runs.items()}
+    line = "; ".join(f"{key} {best[key]:.2f} CPU s (runs {', '.join(f'{c:.2f}' for c, _ in runs[key])}), peak "
+                     f"{peak[key]:.0f} MiB" for key in commands)
+    print(f"whole process, {len(sentences)} sentences, stack {args.stack}, {args.nbest}-best, best of "
+          f"{args.rounds} interleaved: {line}")
+    figures = {"ours whole process": history.figure(best["ours"], "CPU s", history.LOWER),
+               "ours whole process peak memory": history.figure(peak["ours"], "MiB", history.LOWER)}
+    if "Moses" in commands:
+        print(f"  ours/Moses whole process: {best['Moses'] / best['ours']:.2f}x Moses' speed (CPU), peak memory "
+              f"{peak['ours'] / peak['Moses']:.2f}x Moses'")
+        figures["ours/Moses whole process (CPU)"] = history.figure(best["Moses"] / best["ours"], "x", history.HIGHER)
+        figures["ours/Moses whole process peak memory"] = history.figure(peak["ours"] / peak["Moses"], "x",
+                                                                         history.LOWER)
+    return figures
+
+
+def side_by_side(measured: dict[str, dict]) -> None:
+    """Every figure of every set in one table: a claim holds on the demo verses and on the second set, or not."""
+    names = list(measured)
+    rows = list(dict.fromkeys(figure for figures in measured.values() for figure in figures))
+    print(f"\n== side by side\n{'figure':<46}" + "".join(f"{name:>16}" for name in names))
+    for row in rows:
+        cells = []
+        for name in names:
+            entry = measured[name].get(row)
+            cells.append(f"{entry['value']:>16.4g}" if entry else f"{'-':>16}")
+        unit = next(measured[name][row]["unit"] for name in names if row in measured[name])
+        print(f"{row:<46}" + "".join(cells) + f"  {unit}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", nargs="+", choices=sorted(SETS), default=["demo", "dev"],
+                        help="the sentence sets to measure, side by side (default: demo and dev)")
+    parser.add_argument("--input", default=None, help="tokenized sentences, one per line, instead of the sets")
+    parser.add_argument("--limit", type=int, default=100, help="first N sentences (default 100)")
+    parser.add_argument("--table", default=None, help="pivot table (default: evaldata/build's full table, "
+                        "else the demo table)")
+    parser.add_argument("--lm", default=str(DEMO / "lm.bin"))
+    parser.add_argument("--stack", type=int, default=200)
+    parser.add_argument("--nbest", type=int, default=1, help="also write and compare distinct N-best lists")
+    parser.add_argument("--moses", help="path to a Moses binary (moses-cmd's moses)")
+    parser.add_argument("--moses-ini", help="a moses.ini for the same model (default: written by this script)")
+    parser.add_argument("--python-core", action="store_true", help="also run our decoder with the Python search")
+    parser.add_argument("--work", default=str(Path(os.environ.get("TMPDIR", "/tmp")) / "parastudio-bench-vs-moses"))
+    parser.add_argument("--record", action="store_true", help="append the figures to benchmarks/history/")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the whole-process rows "
+                        "(parastudio generate against the moses binary; 0: none)")
+    args = parser.parse_args()
+    measured = {name: measure_set(name, path, args) for name, path in sentence_sets(args)}
+    if len(measured) > 1:
+        side_by_side(measured)
     return 0
 
 

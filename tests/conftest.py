@@ -120,3 +120,17 @@ def screen_for(qtbot):
         screen.close_session()
         screen.progress.stop()
         writer.close()
+
+
+@pytest.fixture
+def ctrl_c_as_a_terminal_gives_it():
+    """Ctrl+C's disposition as a command started from a terminal has it, however pytest was started: a shell
+    starts a background job (``pytest ... &``, ``.ci/run &``) with SIGINT ignored, every command a test starts
+    inherits that, and Python keeps an inherited ignore (such a command rightly goes on after a SIGINT). Whether
+    a test saw it depended on what ran before: a library that left a handler of its own in this process (pyspark's
+    SparkContext does) gives children the default back at exec. What was there is put back after."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)

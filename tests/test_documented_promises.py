@@ -123,7 +123,8 @@ def _wait_for_temporary(folder: Path, process: subprocess.Popen) -> Path:
     raise AssertionError(f"no temporary in {folder} within {HANG} s")
 
 
-def test_ctrl_c_while_the_temporary_is_written_leaves_no_part_file_and_the_previous_output(tmp_path):
+def test_ctrl_c_while_the_temporary_is_written_leaves_no_part_file_and_the_previous_output(
+        tmp_path, ctrl_c_as_a_terminal_gives_it):
     words = "in the beginning god created the heavens and the earth was without form".split()
     rng = random.Random(42)
     sentences = tmp_path / "sentences.txt"  # far more decoding than the wait: the signal comes mid-write

@@ -30,6 +30,7 @@ from parastudio.core.worker_processes import BackgroundCall, ordered_map
 
 DEMO = ROOT / "evaldata" / "demo"
 HANG = 60  # seconds: far more than any clean end takes, so only a hang reaches it
+pytestmark = pytest.mark.usefixtures("ctrl_c_as_a_terminal_gives_it")  # conftest: as from a terminal
 SAID = {signal.SIGINT: (130, "parastudio: interrupted; what it was writing was not kept"),
         signal.SIGTERM: (143, "parastudio: terminated (SIGTERM); what it was writing was not kept")}
 
@@ -90,17 +91,6 @@ def signal_mid_run(argv: list[str], stdin: Path, marker: bytes, sent: signal.Sig
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         os.close(terminal)
-
-
-@pytest.fixture(autouse=True)
-def ctrl_c_as_a_terminal_gives_it():
-    """Ctrl+C's disposition as a command started from a terminal has it, however pytest was started: a shell
-    starts a background job (``pytest ... &``) with SIGINT ignored, every command a test starts inherits that,
-    and Python keeps an inherited ignore; a library of this process may also have left a handler of its own
-    (pyspark's SparkContext does). What was there is put back after."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,10 @@ def coincidences(counts: np.ndarray) -> np.ndarray:
     """Krippendorff's coincidence matrix ``o_ck = sum_u (n_uc n_uk - [c = k] n_uc) / (m_u - 1)`` over the units
     judged at least twice (``m_u`` judgments): every statistic's alpha starts from it."""
     counts = np.asarray(counts, dtype=np.float64)
-    per_unit = counts.sum(axis=1)
+    per_unit = np.einsum("ij->i", counts)  # whole numbers: the same floats as sum(axis=1), several times faster
     pairable = per_unit >= 2
-    counts, per_unit = counts[pairable], per_unit[pairable]
+    if not pairable.all():
+        counts, per_unit = counts[pairable], per_unit[pairable]
     weights = 1.0 / (per_unit - 1.0)
     weighted = counts * weights[:, None]
     return weighted.T @ counts - np.diag(weighted.sum(axis=0))
@@ -42,7 +43,7 @@ def krippendorff_alpha(counts: np.ndarray, level: str, category_values: np.ndarr
     counts = np.asarray(counts)
     if level != "nominal" and category_values is None:
         return None
-    if counts.ndim != 2 or counts.shape[1] < 2 or not (counts.sum(axis=1) >= 2).any():
+    if counts.ndim != 2 or counts.shape[1] < 2 or not (np.einsum("ij->i", counts) >= 2).any():
         return None
     o = coincidences(counts) if coincidence is None else coincidence
     marginals = o.sum(axis=1)
