@@ -94,8 +94,8 @@ KBest::Node &KBest::NodeOf(int32_t index) {
     node->derivations.push_back(Derivation{0.0, -1, 0});
     node->exhausted = true;
   } else {
-    std::vector<int32_t> arcs = hyp.arcs;
     const auto &hyps = lattice_.hyps;
+    std::vector<int32_t> arcs = ArcsOf(hyps, index);
     std::stable_sort(arcs.begin(), arcs.end(), [&hyps](int32_t a, int32_t b) {
       return -(hyps[hyps[a].back].score + hyps[a].transition) < -(hyps[hyps[b].back].score + hyps[b].transition);
     });

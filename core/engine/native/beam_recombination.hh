@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -23,10 +22,6 @@ using Model = KenlmModel;
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-struct StateHash {
-  size_t operator()(const State &state) const { return static_cast<size_t>(lm::ngram::hash_value(state)); }
-};
-
 struct Hyp {
   int64_t id;
   int32_t back;    // index in Lattice::hyps, -1 for the root
@@ -37,11 +32,93 @@ struct Hyp {
   double future;
   State state;
   int32_t winner = -1;
-  std::vector<int32_t> arcs;
+  // The hypotheses recombined into this one, oldest first: a list threaded through their next_arc (a vector per
+  // hypothesis cost an allocation per recombination, and kept the struct from being copied as plain bytes).
+  int32_t first_arc = -1, last_arc = -1, next_arc = -1;
   int32_t next = -2;    // MosesOrder: the next winner of its stack in iteration order
   uint64_t mixed = 0;   // MosesOrder: its bucket hash
   uint64_t bucket = 0;  // MosesOrder: its bucket
+  uint64_t state_hash = 0;  // KenLM's hash_value(state): computed once, read by the stack's index and MosesOrder
 };
+
+// A stack's winners by LM state: open addressing with linear probing over hypothesis indices, the hash kept
+// beside each. A std::unordered_map allocated a node per insertion and freed them all at each histogram pruning
+// (malloc and free were a tenth of a decode); this one allocates when it grows. Only looked up, never iterated:
+// Moses' iteration order is MosesOrder's, so the table's layout reaches no result.
+class StateIndex {
+ public:
+  // The slot holding a winner with ``state``, or the empty slot where it would go.
+  size_t Find(const std::vector<Hyp> &hyps, const State &state, uint64_t hash) const {
+    size_t slot = hash & mask_;
+    while (slots_[slot].index >= 0) {
+      if (slots_[slot].hash == hash && hyps[slots_[slot].index].state == state) return slot;
+      slot = (slot + 1) & mask_;
+    }
+    return slot;
+  }
+
+  bool Holds(size_t slot) const { return slots_[slot].index >= 0; }
+  int32_t At(size_t slot) const { return slots_[slot].index; }
+  void Replace(size_t slot, int32_t index) { slots_[slot].index = index; }
+
+  // Fills the empty ``slot`` that Find gave (for ``hash``); grows the table past half full.
+  void Fill(size_t slot, int32_t index, uint64_t hash) {
+    slots_[slot] = Slot{hash, index};
+    if (++size_ * 2 > slots_.size()) Grow();
+  }
+
+  void Clear() {
+    if (size_) std::fill(slots_.begin(), slots_.end(), Slot{});
+    size_ = 0;
+  }
+
+  size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    int32_t index = -1;
+  };
+
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot &entry : old) {
+      if (entry.index < 0) continue;
+      size_t slot = entry.hash & mask_;
+      while (slots_[slot].index >= 0) slot = (slot + 1) & mask_;
+      slots_[slot] = entry;
+    }
+  }
+
+  std::vector<Slot> slots_ = std::vector<Slot>(64);
+  size_t mask_ = 63;
+  size_t size_ = 0;
+};
+
+// Appends ``arc`` to the hypotheses recombined into ``winner``.
+void AppendArc(std::vector<Hyp> &hyps, int32_t winner, int32_t arc) {
+  hyps[arc].next_arc = -1;
+  if (hyps[winner].last_arc < 0) {
+    hyps[winner].first_arc = arc;
+  } else {
+    hyps[hyps[winner].last_arc].next_arc = arc;
+  }
+  hyps[winner].last_arc = arc;
+}
+
+// The hypotheses recombined into ``h``, oldest first.
+template <class Visit>
+void ForEachArc(const std::vector<Hyp> &hyps, int32_t h, Visit visit) {
+  for (int32_t arc = hyps[h].first_arc; arc >= 0; arc = hyps[arc].next_arc) visit(arc);
+}
+
+std::vector<int32_t> ArcsOf(const std::vector<Hyp> &hyps, int32_t h) {
+  std::vector<int32_t> arcs;
+  ForEachArc(hyps, h, [&arcs](int32_t arc) { arcs.push_back(arc); });
+  return arcs;
+}
 
 // core/engine/decoders/moses_order.py, the same operations: Moses' Hypothesis::hash() and the iteration order of its
 // stacks' boost::unordered_set (Boost 1.74), so that stacks are expanded in the order Moses expands them.
@@ -176,38 +253,42 @@ class Stack {
   void Add(std::vector<Hyp> &hyps, int32_t index) {
     Hyp &hyp = hyps[index];
     if (hyp.future < worst) return;
-    auto found = by_state_.find(hyp.state);
-    if (found == by_state_.end()) {
-      Insert(hyps, index);
+    hyp.state_hash = lm::ngram::hash_value(hyp.state);
+    const size_t slot = by_state_.Find(hyps, hyp.state, hyp.state_hash);
+    if (!by_state_.Holds(slot)) {
+      by_state_.Fill(slot, index, hyp.state_hash);
+      InsertInOrder(hyps, index);
       RaiseBest(hyp.future);
       if (size_ && static_cast<int64_t>(by_state_.size()) > 2 * static_cast<int64_t>(size_) - 1) PruneToSize(hyps);
-    } else if (hyp.future > hyps[found->second].future) {
-      const int32_t loser_index = found->second;
+    } else if (hyp.future > hyps[by_state_.At(slot)].future) {
+      const int32_t loser_index = by_state_.At(slot);
       Hyp &existing = hyps[loser_index];
-      hyp.arcs = std::move(existing.arcs);
-      existing.arcs.clear();
-      hyp.arcs.push_back(loser_index);
-      for (int32_t loser : hyp.arcs) hyps[loser].winner = index;
+      hyp.first_arc = existing.first_arc;  // the loser's arcs, then the loser itself
+      hyp.last_arc = existing.last_arc;
+      existing.first_arc = existing.last_arc = -1;
+      AppendArc(hyps, index, loser_index);
+      ForEachArc(hyps, index, [&hyps, index](int32_t loser) { hyps[loser].winner = index; });
       order_.Erase(hyps, loser_index);
-      by_state_.erase(found);
-      Insert(hyps, index);
+      by_state_.Replace(slot, index);  // the same state: the winner changes, not the key
+      InsertInOrder(hyps, index);
       RaiseBest(hyp.future);
     } else {
-      hyp.winner = found->second;
-      hyps[found->second].arcs.push_back(index);
+      hyp.winner = by_state_.At(slot);
+      AppendArc(hyps, hyp.winner, index);
     }
   }
 
   void PruneToSize(std::vector<Hyp> &hyps) {
     if (!size_ || static_cast<int64_t>(by_state_.size()) <= size_) return;
     const std::vector<int32_t> sorted = Sorted(hyps);
-    by_state_.clear();
+    by_state_.Clear();
     order_.Clear();
     const double floor = best + width_;
     for (int32_t index : sorted) {
       const Hyp &hyp = hyps[index];
       if (static_cast<int64_t>(by_state_.size()) >= size_ || !(hyp.future > floor || hyp.future == best)) break;
-      Insert(hyps, index);
+      by_state_.Fill(by_state_.Find(hyps, hyp.state, hyp.state_hash), index, hyp.state_hash);
+      InsertInOrder(hyps, index);
       if (static_cast<int64_t>(by_state_.size()) == size_) worst = hyp.future;
     }
   }
@@ -244,14 +325,12 @@ class Stack {
     }
   }
 
-  void Insert(std::vector<Hyp> &hyps, int32_t index) {
-    by_state_.emplace(hyps[index].state, index);
-    const uint64_t lm_hash = lm::ngram::hash_value(hyps[index].state);
-    order_.Insert(hyps, index,
-                  HashCombine(HashCombine(bitmap_, static_cast<uint64_t>(static_cast<int64_t>(covered_) - 1)), lm_hash));
+  void InsertInOrder(std::vector<Hyp> &hyps, int32_t index) {
+    order_.Insert(hyps, index, HashCombine(HashCombine(bitmap_, static_cast<uint64_t>(static_cast<int64_t>(covered_) - 1)),
+                                           hyps[index].state_hash));
   }
 
-  std::unordered_map<State, int32_t, StateHash> by_state_;
+  StateIndex by_state_;
   MosesOrder order_;
   int64_t size_;
   double width_;

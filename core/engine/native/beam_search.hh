@@ -25,6 +25,12 @@ constexpr double kMargin = 1e-9;
 
 // The options of one start position as a prefix trie of their targets, so that a hypothesis scores
 // each shared target prefix once (issue 17: options share prefixes, 78 % of LM lookups repeated).
+// The options of one span [k, end) among those tried from stack k, and the best rule score among them.
+struct SpanBlock {
+  size_t first, last;
+  double best_rule;
+};
+
 struct PrefixTrie {
   std::vector<int32_t> parent;  // -1: a child of the hypothesis' own state
   std::vector<WordIndex> word;
@@ -218,69 +224,87 @@ std::unique_ptr<Lattice> Decode(const Model *model, const OptionStore &store, in
       if (end[a] != end[b]) return end[a] < end[b];
       return -estimate[a] < -estimate[b];
     });
+    // The options of one span are consecutive in that order: a block, with its best rule score.
+    std::vector<SpanBlock> blocks;
+    for (size_t t = 0; t < tried.size(); ++t) {
+      if (blocks.empty() || end[tried[t]] != end[tried[blocks.back().first]]) {
+        blocks.push_back(SpanBlock{t, t, kNegInf});
+      }
+      blocks.back().last = t + 1;
+      blocks.back().best_rule = std::max(blocks.back().best_rule, rule_score[tried[t]]);
+    }
     const std::vector<int32_t> stack = building[k].InOrder(out.hyps);
     for (int32_t h : stack) {
       ++generation;
       const double h_score = out.hyps[h].score;
       const State h_state = out.hyps[h].state;
-      for (size_t p : tried) {
-        const int32_t stop = end[p];
+      for (const SpanBlock &block : blocks) {
+        const int32_t stop = end[tried[block.first]];
         Stack &target = building[stop];
         const double tail_future = out.future[stop][n];
-        if (lm_never_adds && h_score + rule_score[p] + tail_future < target.worst) {
-          ++ids;
+        // Rounding is monotone, so (h + best) + tail under the floor puts (h + rule) + tail of every option of
+        // the span under it: each would fail the check below. They count as created hypotheses all the same.
+        if (lm_never_adds && h_score + block.best_rule + tail_future < target.worst) {
+          ids += static_cast<int64_t>(block.last - block.first);
           continue;
         }
-        double lm_score = 0.0;
-        State state = h_state;
-        const int32_t last = trie.option_node[p - range[k].first];
-        if (model && last >= 0) {
-          // Score the target's prefix chain from the first node not yet scored for this hypothesis.
-          chain.clear();
-          int32_t node = last;
-          while (node >= 0 && node_done[node] != generation) {
-            chain.push_back(node);
-            node = trie.parent[node];
-          }
-          double total = node >= 0 ? node_score[node] : 0.0;
-          const State *context = node >= 0 ? &node_state[node] : &h_state;
-          bool hopeless = false;
-          for (size_t c = chain.size(); c-- > 0;) {
-            // The words left can only lower the score (log-probabilities <= 0): once the prefix scored so far
-            // puts the hypothesis clearly under the stack's floor, the threshold would drop it whatever they
-            // are, so they need no lookup. (A shortcut only: the Python search scores them all and drops it.)
-            if (lm_never_adds && h_score + rule_score[p] + lm_weight * total + tail_future < target.worst - kMargin) {
-              hopeless = true;
-              break;
-            }
-            const int32_t next = chain[c];
-            total += static_cast<double>(model->Score(*context, trie.word[next], node_state[next]));
-            node_score[next] = total;
-            node_done[next] = generation;
-            context = &node_state[next];
-          }
-          if (hopeless) {
+        for (size_t t = block.first; t < block.last; ++t) {
+          const size_t p = tried[t];
+          if (lm_never_adds && h_score + rule_score[p] + tail_future < target.worst) {
             ++ids;
             continue;
           }
-          lm_score = node_score[last];
-          state = node_state[last];
+          double lm_score = 0.0;
+          State state = h_state;
+          const int32_t last = trie.option_node[p - range[k].first];
+          if (model && last >= 0) {
+            // Score the target's prefix chain from the first node not yet scored for this hypothesis.
+            chain.clear();
+            int32_t node = last;
+            while (node >= 0 && node_done[node] != generation) {
+              chain.push_back(node);
+              node = trie.parent[node];
+            }
+            double total = node >= 0 ? node_score[node] : 0.0;
+            const State *context = node >= 0 ? &node_state[node] : &h_state;
+            bool hopeless = false;
+            for (size_t c = chain.size(); c-- > 0;) {
+              // The words left can only lower the score (log-probabilities <= 0): once the prefix scored so far
+              // puts the hypothesis clearly under the stack's floor, the threshold would drop it whatever they
+              // are, so they need no lookup. (A shortcut only: the Python search scores them all and drops it.)
+              if (lm_never_adds && h_score + rule_score[p] + lm_weight * total + tail_future < target.worst - kMargin) {
+                hopeless = true;
+                break;
+              }
+              const int32_t next = chain[c];
+              total += static_cast<double>(model->Score(*context, trie.word[next], node_state[next]));
+              node_score[next] = total;
+              node_done[next] = generation;
+              context = &node_state[next];
+            }
+            if (hopeless) {
+              ++ids;
+              continue;
+            }
+            lm_score = node_score[last];
+            state = node_state[last];
+          }
+          if (model && stop == n) {
+            // The state after </s> (KenLM's: empty) is what complete hypotheses recombine on, as in Moses.
+            State after;
+            lm_score += static_cast<double>(model->Score(state, end_sentence, after));
+            state = after;
+          }
+          const double transition = rule_score[p] + lm_weight * lm_score;
+          const double score = h_score + transition;
+          const double future = score + tail_future;
+          if (future < target.worst) {
+            ++ids;
+            continue;
+          }
+          out.hyps.push_back(Hyp{ids++, h, static_cast<int32_t>(p), stop, score, transition, future, state});
+          target.Add(out.hyps, static_cast<int32_t>(out.hyps.size()) - 1);
         }
-        if (model && stop == n) {
-          // The state after </s> (KenLM's: empty) is what complete hypotheses recombine on, as in Moses.
-          State after;
-          lm_score += static_cast<double>(model->Score(state, end_sentence, after));
-          state = after;
-        }
-        const double transition = rule_score[p] + lm_weight * lm_score;
-        const double score = h_score + transition;
-        const double future = score + tail_future;
-        if (future < target.worst) {
-          ++ids;
-          continue;
-        }
-        out.hyps.push_back(Hyp{ids++, h, static_cast<int32_t>(p), stop, score, transition, future, state});
-        target.Add(out.hyps, static_cast<int32_t>(out.hyps.size()) - 1);
       }
     }
   }

@@ -65,7 +65,7 @@ py::dict Columns(const Lattice &lattice) {
     score[i] = h.score;
     transition[i] = h.transition;
     future[i] = h.future;
-    arcs[i] = h.arcs;
+    arcs[i] = ArcsOf(lattice.hyps, static_cast<int32_t>(i));
     state[i].assign(h.state.words, h.state.words + h.state.length);
   }
   py::dict out;
@@ -109,10 +109,10 @@ py::tuple GraphLines(const Lattice &lattice) {
     keep[h] = 1;
     const Hyp &hyp = lattice.hyps[h];
     if (hyp.back >= 0 && !keep[hyp.back]) frontier.push_back(hyp.back);
-    for (int32_t arc : hyp.arcs) {
+    ForEachArc(lattice.hyps, h, [&](int32_t arc) {
       const int32_t back = lattice.hyps[arc].back;
       if (back >= 0 && !keep[back]) frontier.push_back(back);
-    }
+    });
   }
   std::vector<int32_t> connected;
   for (const auto &stack : lattice.stacks)
@@ -139,7 +139,7 @@ py::tuple GraphLines(const Lattice &lattice) {
       }
     };
     relax(h);
-    for (int32_t arc : hyp.arcs) relax(arc);
+    ForEachArc(lattice.hyps, h, relax);
   }
 
   // Each line's fields up to the option's place (decoded_graph.Row: hyp, stack, back, score, transition,
@@ -161,7 +161,7 @@ py::tuple GraphLines(const Lattice &lattice) {
   };
   for (int32_t h : connected) {
     line(h);
-    for (int32_t arc : lattice.hyps[h].arcs) line(arc);
+    ForEachArc(lattice.hyps, h, line);
   }
   return py::make_tuple(heads, options);
 }
