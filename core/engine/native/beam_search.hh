@@ -290,6 +290,12 @@ std::unique_ptr<Lattice> Decode(const Model *model, const OptionStore &store, in
             state = node_state[last];
           }
           if (model && stop == n) {
+            // </s> can only lower the score (a log-probability <= 0 under a weight >= 0), and rounding is monotone:
+            // a hypothesis under the floor without it is under it with it, so it needs no lookup.
+            if (lm_never_adds && h_score + (rule_score[p] + lm_weight * lm_score) + tail_future < target.worst) {
+              ++ids;
+              continue;
+            }
             // The state after </s> (KenLM's: empty) is what complete hypotheses recombine on, as in Moses.
             State after;
             lm_score += static_cast<double>(model->Score(state, end_sentence, after));
