@@ -75,6 +75,9 @@ class BinaryOptions:
 
     def slot(self, word: str) -> PhraseOption:
         """``cache.slot(word)``, reading from the table only the rules that rewrite ``word`` into itself."""
+        known = self.cache.known_slot(word)  # made while preparing: reading its rules again would be thrown away
+        if known is not None:
+            return known
         binary = self.buckets.binary
         found = rule_range(binary, (word,)) if " " not in word else None
         key = phrase_key((word,))

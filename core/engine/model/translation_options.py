@@ -142,6 +142,10 @@ class OptionCache:
     def rule_score(self, rule: Rule) -> float:
         return self.weights.phrase * rule.log10_prob - self.weights.word_penalty * len(rule.target)
 
+    def known_slot(self, word: str) -> PhraseOption | None:
+        """The slot of ``word`` if one was made already (by :meth:`slot`, or while preparing), else None."""
+        return self._slots.get(word)
+
     def slot(self, word: str, rules: Sequence[Rule] | None = None) -> PhraseOption:
         """The option that keeps ``word``: the identity (probability 1), or a better pass-through rule of the table.
 
