@@ -38,7 +38,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from parastudio.core.progress import Progress, no_progress
-from parastudio.core.stats.alpha import ALPHA_LEVELS, coincidences, krippendorff_alpha  # noqa: F401 (part of this module's face)
+from parastudio.core.stats.alpha import ALPHA_LEVELS, coincidences, krippendorff_alpha, row_sums  # noqa: F401 (part of this module's face)
 from parastudio.core.stats.signature import Signed
 
 MISSING = -1
@@ -209,12 +209,6 @@ def category_counts(codes: np.ndarray, n_categories: int) -> np.ndarray:
 
 def _undefined_to_none(value: float) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
-
-
-def row_sums(counts: np.ndarray) -> np.ndarray:
-    """Each unit's total over its few categories. ``sum(axis=1)`` walks a units x 3 table three cells at a time,
-    several times slower; the counts are whole numbers, so any order of the additions gives the same floats."""
-    return np.einsum("ij->i", counts)
 
 
 def observed_agreement(counts: np.ndarray) -> float | None:
