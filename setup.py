@@ -154,7 +154,7 @@ NATIVE = "core/engine/native/"
 SEARCH_CORES_SOURCES = [NATIVE + name for name in ("search_cores.cpp", "beam_core.cpp", "mcpg_core.cpp")]
 SEARCH_CORES_HEADERS = [NATIVE + name for name in (
     "search_cores.hh", "kenlm_model.hh", "beam_search.hh", "beam_recombination.hh", "beam_nbest.hh",
-    "beam_search_graph.hh", "beam_table_options.hh", "beam_source_hash.hh", "mcpg_arena.hh", "mcpg_select.hh",
+    "beam_search_graph.hh", "beam_table_options.hh", "binary_table_arrays.hh", "beam_source_hash.hh", "mcpg_arena.hh", "mcpg_select.hh",
     "mcpg_true_score.hh")]
 
 
@@ -179,6 +179,7 @@ def extensions() -> list[Pybind11Extension]:
     ), Pybind11Extension(
         TRUESCORE_CORE,
         [NATIVE + "truescore_core.cpp"],
+        depends=[NATIVE + "binary_table_arrays.hh"],
         extra_compile_args=["-O3"],
         cxx_std=17,
     )]

@@ -127,11 +127,21 @@ def test_auto_uses_the_compiled_core_unless_told_not_to(lm, monkeypatch):
         BeamDecoder(table, lm, core="fast")
 
 
-def test_a_prepared_decoder_decodes_as_the_reference(demo_case):
-    """prepare() scores every phrase up front and stops looking spans up in the table: nothing else changes."""
+@pytest.mark.parametrize("mapped", [False, True], ids=["in memory", "binary table"])
+def test_a_prepared_decoder_decodes_as_the_reference(demo_case, mapped, tmp_path):
+    """prepare() scores every phrase up front and stops looking spans up in the table: nothing else changes.
+    From a binary table it ranks and registers every phrase in C++ (ranked_many), without a Rule per row."""
     sentences, table, demo_lm = demo_case
     settings = DecoderSettings(stack_size=5)
-    prepared = BeamDecoder(table, demo_lm, settings, core="compiled")
+    decoded_table = table
+    if mapped:
+        path = tmp_path / "table.txt"
+        path.write_text("".join(f"{' '.join(r.source)} ||| {' '.join(r.target)} ||| {r.prob!r}\n" for r in table),
+                        encoding="utf-8")
+        ParaphraseTable.binarize(path)
+        decoded_table = ParaphraseTable.load(path)
+    prepared = BeamDecoder(decoded_table, demo_lm, settings, core="compiled")
+    assert prepared.compiled.ranks_in_core is mapped
     prepared.prepare()
     reference = BeamDecoder(table, demo_lm, settings, core="python")
     for source in [*map(tuple, sentences), ("unseen", "words", *sentences[0][:5])]:

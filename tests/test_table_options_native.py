@@ -197,6 +197,48 @@ def test_the_first_targets_true_score_from_columns_is_the_references(rows, sente
                 (expected[0], [segment_view(s) for s in expected[1]])
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=rows, data=st.data(), keep_features=st.booleans())
+def test_every_targets_true_score_from_the_tables_compiled_index_is_the_references(rows, data, keep_features):
+    """The index RuleIndex.from_table reads from the mapped table's arrays (what TrueScorer uses from a source's
+    second target on) gives best_derivation_reference's score bits and segments over the text table's rules, for
+    targets made by the rules, made up (with a lone surrogate, which no table word holds), and the source."""
+    # Twins: the same rule with another second score, an exact tie that only the table's order settles.
+    rows = rows + [(s, t, p, 0.6 - q) for s, t, p, q in data.draw(st.lists(st.sampled_from(rows), min_size=1,
+                                                                           max_size=4))]
+    with tempfile.TemporaryDirectory() as directory:
+        text, mapped = tables(Path(directory), rows, keep_features)
+        # Rules' sources between made-up words (a lone surrogate among them): most sentences have rules to apply.
+        sources = data.draw(st.lists(st.sampled_from([source for source, *_ in rows]), min_size=1, max_size=3))
+        filler = st.lists(word | st.just("\udc80"), max_size=2)
+        sentence = tuple(w for source in sources for w in (*data.draw(filler), *source)) + tuple(data.draw(filler))
+        spans = list(text.span_rules(sentence))
+        made = [tuple(w for _, _, bucket in spans for w in data.draw(st.sampled_from(bucket)).target) for _ in range(3)]
+        other = [tuple(data.draw(st.lists(word | st.just("\udc80"), max_size=6))) for _ in range(2)]
+        scorer = TrueScorer(mapped)
+        index = scorer.source_index(sentence)
+        reference = SourceRuleIndex(sentence, text.span_rules(sentence))
+        for target in (sentence, *made, *other):
+            expected = best_derivation_reference(target, reference)
+            scored = scorer.score(sentence, target)
+            if expected is None:
+                assert not scored.reachable
+                continue
+            assert (scored.rules_log10, [segment_view(s) for s in scored.derivation]) == \
+                (expected[0], [segment_view(s) for s in expected[1]])
+        assert index._make_rule is not None  # the targets after the first were scored by the table's index
+
+
+def test_twin_rules_tie_exactly_and_the_tables_first_wins_from_the_second_target_on(tmp_path):
+    """Two rules that differ only in a feature the score does not read: the reference keeps the first in the
+    table's order, and so does the index read from the table's arrays."""
+    text, mapped = tables(tmp_path, [(("a",), ("x",), 0.5, 0.1), (("a",), ("x",), 0.5, 0.5)], True)
+    scorer = TrueScorer(mapped)
+    for _ in range(2):  # the first target from columns, the second from the table's index
+        found = scorer.score(("a", "b"), ("x", "b")).derivation
+        assert [dict(segment.rule.features) for segment in found] == [{"c0": 0.5, "c1": 0.1}, {}]
+
+
 def segment_view(segment) -> tuple:
     return segment.src_start, segment.src_end, segment.tgt_start, segment.tgt_end, segment.identity, \
         rule_view(segment.rule)

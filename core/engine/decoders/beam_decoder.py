@@ -253,6 +253,9 @@ class BeamDecoder:
         """Score and rank the options of every phrase of the table now rather than at first use (Moses does it
         while loading a table); worth it for a table already filtered to the input, which must not change
         afterwards (a span the table had no rules for is then not looked up again)."""
+        if self.compiled is not None and self.compiled.ranks_in_core:
+            self.compiled.prepare()  # ranked and registered in C++ from the binary table: no Rule per row
+            return
         for phrase in list(self.table.sources()):
             self.option_cache.ranked(phrase, self.table.rules_for(phrase))
             if len(phrase) == 1:

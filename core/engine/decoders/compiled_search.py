@@ -37,7 +37,7 @@ from parastudio.core.engine.model.translation_options import (
 )
 from parastudio.core.engine.tables.binary_table_rows import mapped_buckets
 
-INTERFACE = 3  # the version of beam_core.cpp's Python interface and search this module speaks (its INTERFACE)
+INTERFACE = 4  # the version of beam_core.cpp's Python interface and search this module speaks (its INTERFACE)
 
 try:
     from parastudio.core.engine._search_cores import beam as _beam_core
@@ -140,10 +140,20 @@ class CompiledSearch:
         self._batched = (self._binary is not None and not isinstance(self.vocabulary, _Vocabulary)
                          and hasattr(_beam_core, "rank_rules_many"))
 
+    @property
+    def ranks_in_core(self) -> bool:
+        """Whether phrases are ranked and registered in C++ straight from a mapped binary table."""
+        return self._batched
+
     def prepare(self) -> None:
         """Pack every phrase of the table (see BeamDecoder.prepare): a span then needs no table lookup."""
-        for phrase in list(self.cache.table.sources()):
-            if phrase not in self._phrases:
+        phrases = [phrase for phrase in self.cache.table.sources() if phrase not in self._phrases]
+        if self._batched:  # all at once in C++, as a sentence's new phrases are (the same options)
+            for phrase, ranked in zip(phrases, self._binary.ranked_many(phrases, self.store, self.vocabulary)):
+                if ranked is not None:
+                    self._phrases[phrase] = _Phrase(ranked, self.vocabulary, self.store)
+        else:
+            for phrase in phrases:
                 self._phrases[phrase] = _Phrase(self.cache.ranked(phrase, self.cache.table.rules_for(phrase)),
                                                 self.vocabulary, self.store)
         self._every_phrase = True

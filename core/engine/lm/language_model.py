@@ -52,9 +52,10 @@ class LanguageModel:
     def _text(sentence: str | Sequence[str]) -> str:
         return sentence if isinstance(sentence, str) else " ".join(sentence)
 
-    def score(self, sentence: str | Sequence[str], *, bos: bool = True, eos: bool = True) -> float:
-        """log10 P(sentence), with ``<s>`` and ``</s>`` by default."""
-        if not self._cache_size:  # KenLM splits on whitespace itself: nothing to normalize without a cache key
+    def score(self, sentence: str | Sequence[str], *, bos: bool = True, eos: bool = True, cache: bool = True) -> float:
+        """log10 P(sentence), with ``<s>`` and ``</s>`` by default. ``cache=False``: neither read nor kept in the
+        cache (for a caller whose sentences do not come again: the same value, without the cache's memory)."""
+        if not self._cache_size or not cache:  # KenLM splits on whitespace itself: nothing to normalize without a key
             self.cache_misses += 1
             return self._model.score(sentence if isinstance(sentence, str) else " ".join(sentence), bos=bos, eos=eos)
         text = " ".join(self._text(sentence).split())

@@ -9,8 +9,9 @@ identity segments with probability 1.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable
 
 from parastudio.core.engine.tables.rules import Match, Rule, identity_rule
 
@@ -35,6 +36,49 @@ class Segment:
             "p": self.rule.prob,
             "identity": self.identity,
         }
+
+
+class LazySegments(Sequence):
+    """A derivation whose :class:`Segment` objects are built when first read (``load()`` gives them).
+
+    Most candidates are written without their derivation (a Moses n-best file, a plain list), and building an
+    n-best list's segments cost generate more than its search. Reads, compares and hashes as the tuple of its
+    segments, and pickles as that tuple (a worker process's candidates cross to the parent).
+    """
+
+    __slots__ = ("_load", "_segments")
+
+    def __init__(self, load: Callable[[], Iterable[Segment]]):
+        self._load, self._segments = load, None
+
+    def _built(self) -> tuple[Segment, ...]:
+        if self._segments is None:
+            self._segments = tuple(self._load())
+            self._load = None
+        return self._segments
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __getitem__(self, position):
+        return self._built()[position]
+
+    def __iter__(self):
+        return iter(self._built())
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (LazySegments, tuple)):
+            return self._built() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._built())
+
+    def __repr__(self) -> str:
+        return repr(self._built())
+
+    def __reduce__(self):
+        return tuple, (self._built(),)
 
 
 def apply_matches(source: Sequence[str], matches: Iterable[Match]) -> tuple[tuple[str, ...], tuple[Segment, ...]]:

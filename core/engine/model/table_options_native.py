@@ -13,6 +13,7 @@ bit for bit (tests/test_table_options_native.py).
 from __future__ import annotations
 
 import functools
+import struct
 from typing import Sequence
 
 from parastudio.core.engine.model.translation_options import OptionCache, PhraseOption
@@ -46,12 +47,11 @@ class BinaryOptions:
         merged = phrase_key(phrase) if cache.identities and len(phrase) == 1 else None
         weights = cache.weights
         registering = (store, vocabulary) if store is not None else ()
-        rules, scores, estimates, *registered = _beam_core.rank_rules(
+        packed, phrase_id = _beam_core.rank_rules(
             self.model if cache.lm is not None else None, binary.rule_prob, binary.rule_target, binary.target_text,
             binary.target_offsets, found[0], found[1], merged, weights.phrase, weights.word_penalty, weights.lm,
             -1 if cache.limit is None else cache.limit, *registering)
-        return RankedRules(binary, phrase, self.buckets.keep_features, rules, scores, estimates,
-                           registered[0] if registered else -1)
+        return RankedRules(binary, phrase, self.buckets.keep_features, packed, phrase_id)
 
     def ranked_many(self, phrases: list[Phrase], store, vocabulary) -> list[RankedRules | None]:
         """:meth:`ranked` of each phrase, registered with ``store``: the rules found and ranked in one call each."""
@@ -69,8 +69,8 @@ class BinaryOptions:
             weights.phrase, weights.word_penalty, weights.lm, -1 if cache.limit is None else cache.limit, store,
             vocabulary)
         keep = self.buckets.keep_features
-        for k, (rules, scores, estimates, phrase_id) in zip(having, results):
-            out[k] = RankedRules(binary, phrases[k], keep, rules, scores, estimates, phrase_id)
+        for k, (packed, phrase_id) in zip(having, results):
+            out[k] = RankedRules(binary, phrases[k], keep, packed, phrase_id)
         return out
 
     def slot(self, word: str) -> PhraseOption:
@@ -93,18 +93,35 @@ class BinaryOptions:
 
 class RankedRules(Sequence):
     """A phrase's options ranked in C++: their scores and targets at once, each :class:`PhraseOption` (and its
-    :class:`Rule`) when first asked for (a search reads the options of its output only)."""
+    :class:`Rule`) when first asked for (a search reads the options of its output only).
 
-    def __init__(self, binary: BinaryTable, phrase: Phrase, keep_features: bool, numbers: list[int],
-                 rule_scores: list[float], estimates: list[float], phrase_id: int = -1):
+    ``packed`` holds the options' rule numbers (int64), rule scores and estimates (doubles) one array after the
+    other, as rank_rules packs them: a decoder keeps every phrase it met, and three lists of Python numbers per
+    phrase were most of a generate's memory."""
+
+    __slots__ = ("binary", "phrase", "keep_features", "packed", "count", "phrase_id", "_made", "__dict__")
+
+    def __init__(self, binary: BinaryTable, phrase: Phrase, keep_features: bool, packed: bytes,
+                 phrase_id: int = -1):
         self.binary = binary
         self.phrase = phrase
         self.keep_features = keep_features
-        self.numbers = numbers
-        self.rule_scores = rule_scores
-        self.estimates = estimates
+        self.packed = packed
+        self.count = len(packed) // 24
         self.phrase_id = phrase_id  # registered with the core's OptionStore by rank_rules, -1 if not
-        self._made: dict[int, PhraseOption] = {}
+        self._made: dict[int, PhraseOption] | None = None
+
+    @property
+    def numbers(self) -> tuple[int, ...]:
+        return struct.unpack_from(f"={self.count}q", self.packed)
+
+    @property
+    def rule_scores(self) -> tuple[float, ...]:
+        return struct.unpack_from(f"={self.count}d", self.packed, 8 * self.count)
+
+    @property
+    def estimates(self) -> tuple[float, ...]:
+        return struct.unpack_from(f"={self.count}d", self.packed, 16 * self.count)
 
     @functools.cached_property
     def targets(self) -> list[Phrase]:
@@ -112,18 +129,26 @@ class RankedRules(Sequence):
         return self.binary.targets_of(self.numbers)
 
     def __len__(self) -> int:
-        return len(self.numbers)
+        return self.count
 
     def __getitem__(self, position: int) -> PhraseOption:
         if not isinstance(position, int):
             raise TypeError("RankedRules takes one position at a time")
         if position < 0:
-            position += len(self.numbers)
-        made = self._made.get(position)
+            position += self.count
+        if not 0 <= position < self.count:
+            raise IndexError("RankedRules index out of range")
+        made = self._made.get(position) if self._made is not None else None
         if made is None:
-            rule = self.binary.rule(self.numbers[position], self.phrase, self.keep_features)
-            made = self._made[position] = PhraseOption(rule, False, self.rule_scores[position],
-                                                       self.estimates[position], rule.target)
+            count, packed = self.count, self.packed
+            (number,) = struct.unpack_from("=q", packed, 8 * position)
+            (rule_score,) = struct.unpack_from("=d", packed, 8 * (count + position))
+            (estimate,) = struct.unpack_from("=d", packed, 8 * (2 * count + position))
+            rule = self.binary.rule(number, self.phrase, self.keep_features)
+            made = PhraseOption(rule, False, rule_score, estimate, rule.target)
+            if self._made is None:
+                self._made = {}
+            self._made[position] = made
         return made
 
 

@@ -54,7 +54,9 @@ from parastudio.core.engine.model.derivation import Segment
 from parastudio.core.engine.model.truescore_paths import (
     RuleColumns,
     SegmentPath,
+    TableRuleIndex,
     best_from_columns,
+    index_from_table,
     rule_columns_toward,
 )
 from parastudio.core.engine.tables.binary_table_rows import mapped_buckets
@@ -127,9 +129,13 @@ class TrueScorer:
         weights: ScoreWeights = DEFAULT_WEIGHTS,
         *,
         match_cache_size: int = 256,
+        lm_cache: bool = True,
     ):
+        """``match_cache_size``: how many sources' rule indexes are kept; ``lm_cache=False``: the LM's sentence
+        cache left alone (a caller whose targets do not come again, such as generate's distinct n-best lists)."""
         self.table = table
         self.lm = lm
+        self.lm_cache = lm_cache
         self.weights = weights
         self._indexes: OrderedDict[tuple[str, ...], SourceRuleIndex] = OrderedDict()
         self._cache_size = match_cache_size
@@ -141,7 +147,8 @@ class TrueScorer:
             buckets = mapped_buckets(self.table)  # a mapped binary table: the rules as columns, read in C++
             index = SourceRuleIndex(source, self.table.span_rules(source),
                                     toward=partial(for_target, source) if for_target is not None else None,
-                                    columns=partial(rule_columns_toward, buckets, source) if buckets else None)
+                                    columns=partial(rule_columns_toward, buckets, source) if buckets else None,
+                                    from_table=partial(index_from_table, buckets, source) if buckets else None)
             self._indexes[source] = index
             if len(self._indexes) > self._cache_size:
                 self._indexes.popitem(last=False)
@@ -156,7 +163,8 @@ class TrueScorer:
         if best is None:
             return TrueScore(source, target, False, None, None, None, (), self.weights)
         rules_part, segments = best
-        lm_part = self.lm.score(target) if self.lm is not None else None
+        lm_part = (None if self.lm is None else self.lm.score(target) if self.lm_cache
+                   else self.lm.score(target, cache=False))
         total = loglinear_log10(rules_part, lm_part, len(target), self.weights)
         return TrueScore(source, target, True, rules_part, lm_part, total, segments, self.weights)
 
@@ -171,14 +179,19 @@ class SourceRuleIndex:
 
     def __init__(self, source: tuple[str, ...], span_rules: Iterable[tuple[int, int, Sequence[Rule]]],
                  toward: Callable[[tuple[str, ...]], Iterable[tuple[int, int, Sequence[Rule]]]] | None = None,
-                 columns: Callable[[tuple[str, ...]], "RuleColumns | None"] | None = None):
+                 columns: Callable[[tuple[str, ...]], "RuleColumns | None"] | None = None,
+                 from_table: Callable[[], TableRuleIndex | None] | None = None):
         """``span_rules`` is read when first needed; ``toward(target)``, when given, is the part of it
         :meth:`for_target` needs (ParaphraseTable.span_rules_for_target), ``columns(target)`` the same as numbers
-        (:func:`~core.engine.model.truescore_paths.rule_columns_toward`; None when it cannot tell)."""
+        (:func:`~core.engine.model.truescore_paths.rule_columns_toward`; None when it cannot tell), ``from_table()``
+        the compiled index read from a mapped binary table's arrays
+        (:func:`~core.engine.model.truescore_paths.index_from_table`; None when it cannot tell)."""
         self.source = source
         self._span_rules = span_rules
         self._toward = toward
         self.columns_toward = columns
+        self._from_table = from_table
+        self._make_rule: Callable[[int, int, int], Rule] | None = None  # set when the index came from the table
         self._by_target: dict[tuple[str, ...], list[tuple[int, int, float, Rule]]] | None = None
         self._target_lengths: list[int] = []
         self.word_positions: dict[str, list[int]] = defaultdict(list)
@@ -244,12 +257,19 @@ class SourceRuleIndex:
             same = self._identity_rules.get(word) or self._identity_rules.setdefault(word, identity_rule(word))
             made = Segment(i, j, k, l, same, True)
         else:
-            made = Segment(i, j, k, l, self.rules[rule], False)
+            made = Segment(i, j, k, l, self._make_rule(rule, i, j) if self._make_rule is not None else self.rules[rule],
+                           False)
         self.segments[(i, j, k, l, rule)] = made
         return made
 
     def native(self):
         """The compiled dynamic program's index of these rules (built on first use), or None without it."""
+        if self._native is None and self._from_table is not None:
+            # Read in C++ from the table's arrays: no Rule built but a read derivation's (was 3/4 of generate's
+            # true scores).
+            found = self._from_table()
+            if found is not None:
+                self._native, self._make_rule = found
         if self._native is None and _truescore_core is not None:
             ids = self.word_ids
             for word in self.source:
@@ -337,8 +357,11 @@ def best_derivation(
         if columns is not None:  # a binary table's rules as numbers: the same program, no Rule built
             return best_from_columns(target, columns)
         return best_derivation_reference(target, index.for_target(target))
-    word_ids = index.word_ids
-    found = native.best([word_ids.get(word, -1) for word in target])
+    if index._make_rule is not None:  # its words are interned in C++
+        found = native.best_words(list(target))
+    else:
+        word_ids = index.word_ids
+        found = native.best([word_ids.get(word, -1) for word in target])
     if found is None:
         return None
     score, path = found

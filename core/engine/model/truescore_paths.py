@@ -14,9 +14,10 @@ order, so the same score bits and segments (tests/test_truescore_paths.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Callable, NamedTuple
 
-from parastudio.core.engine.model.derivation import Segment
-from parastudio.core.engine.tables.binary_table_rows import ranges_and_parts
+from parastudio.core.engine.model.derivation import LazySegments, Segment
+from parastudio.core.engine.tables.binary_table_rows import ranges_and_parts, span_ranges
 from parastudio.core.engine.tables.rules import Rule, identity_rule
 from parastudio.core.engine.tables.table_binary import MappedBuckets
 
@@ -33,47 +34,28 @@ except ImportError:
 SEGMENTS_KEPT = 200_000  # per source index; past it the memo starts again
 
 
-class SegmentPath(Sequence):
+class SegmentPath(LazySegments):
     """A derivation found by the compiled dynamic program, its :class:`Segment` objects built when first read.
 
     Reranking an n-best list needs every target's score and few targets' derivations; building the frozen
     segments took more than twice the search itself. Reads, compares and hashes as the tuple of its segments.
     """
 
-    __slots__ = ("_path", "_index", "_segments")
+    __slots__ = ("_path",)
 
     def __init__(self, path: list[tuple[int, int, int, int, int]], index):
-        self._path, self._index, self._segments = path, index, None
-
-    def _built(self) -> tuple[Segment, ...]:
-        if self._segments is None:
-            index = self._index
-            memo = index.segments
-            if len(memo) > SEGMENTS_KEPT:
-                memo.clear()
-            self._segments = tuple(memo.get(step) or index.segment(*step) for step in self._path)
-            self._index = None
-        return self._segments
+        super().__init__(lambda: _segments_of(path, index))
+        self._path = path
 
     def __len__(self) -> int:
         return len(self._path)
 
-    def __getitem__(self, position):
-        return self._built()[position]
 
-    def __iter__(self):
-        return iter(self._built())
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, (SegmentPath, tuple)):
-            return self._built() == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._built())
-
-    def __repr__(self) -> str:
-        return repr(self._built())
+def _segments_of(path: list[tuple[int, int, int, int, int]], index) -> tuple[Segment, ...]:
+    memo = index.segments
+    if len(memo) > SEGMENTS_KEPT:
+        memo.clear()
+    return tuple(memo.get(step) or index.segment(*step) for step in path)
 
 
 class RuleColumns:
@@ -115,6 +97,33 @@ def rule_columns_toward(buckets: MappedBuckets, tokens: Sequence[str], target: S
         return binary.rule(numbers[r], tokens[starts[r]:ends[r]], keep)
 
     return RuleColumns(tokens, starts, ends, groups, log_ps, [words[w] for w in used], make_rule)
+
+
+class TableRuleIndex(NamedTuple):
+    """A source's compiled true-score index read straight from a mapped binary table (``RuleIndex.from_table``:
+    its words interned in C++, its rule numbers the table's), and the :class:`Rule` of a derivation's step."""
+
+    native: object
+    make_rule: Callable[[int, int, int], Rule]  # (table rule number, source start, source end) -> its Rule
+
+
+def index_from_table(buckets: MappedBuckets, tokens: Sequence[str]) -> TableRuleIndex | None:
+    """The compiled index of every rule of ``tokens``' spans, as SourceRuleIndex.native builds it from its
+    ``by_target`` (the same groups' rules in the same order, so the same bits and segments); None when only the
+    Python path can tell (a core without ``from_table``)."""
+    if _truescore_core is None or not hasattr(_truescore_core.RuleIndex, "from_table"):
+        return None
+    binary, tokens = buckets.binary, tuple(tokens)
+    spans, firsts, lasts = span_ranges(binary, tokens)
+    native = _truescore_core.RuleIndex.from_table(
+        list(tokens), binary.rule_target, binary.rule_prob, binary.target_text, binary.target_offsets,
+        [start for start, _ in spans], [end for _, end in spans], firsts, lasts)
+    keep = buckets.keep_features
+
+    def make_rule(number: int, start: int, end: int) -> Rule:
+        return binary.rule(number, tokens[start:end], keep)
+
+    return TableRuleIndex(native, make_rule)
 
 
 def best_from_columns(target: tuple[str, ...], columns: RuleColumns

@@ -36,8 +36,8 @@ using namespace beam;
 void BindBeam(py::module_ &module) {
   module.doc() = "The beam decoder's search and k-best in C++ (core/engine/native/beam_core.cpp).";
   // Raised whenever the Python interface or the search changes; compiled_search.py uses only a core of its own
-  // version (3: Moses' expansion order and final recombination).
-  module.attr("INTERFACE") = 3;
+  // version (3: Moses' expansion order and final recombination; 4: ranked rules packed in bytes).
+  module.attr("INTERFACE") = 4;
 
   module.def("rank_rules", &RankRules, py::arg("model").none(true), py::arg("rule_prob"), py::arg("rule_target"),
              py::arg("target_text"), py::arg("target_offsets"), py::arg("first"), py::arg("last"),

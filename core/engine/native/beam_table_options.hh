@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -19,22 +20,10 @@
 #include <vector>
 
 #include "beam_search.hh"
+#include "binary_table_arrays.hh"
 
 namespace parastudio::beam {
 namespace {  // beam_core.cpp is the one translation unit: internal linkage, as the compiler inlined before the split
-
-template <class T>
-const T *BufferData(const py::buffer &buffer) {
-  return static_cast<const T *>(buffer.request().ptr);
-}
-
-struct TargetTexts {
-  const uint8_t *text;
-  const uint64_t *offsets;
-  std::string_view operator()(uint32_t target) const {
-    return std::string_view(reinterpret_cast<const char *>(text) + offsets[target], offsets[target + 1] - offsets[target]);
-  }
-};
 
 // compiled_search.py's _Vocabulary in C++: word -> token id (tells strings apart) and KenLM index, grown as
 // words arrive. A binary table's targets then reach the OptionStore as bytes, never as Python strings; `words`
@@ -115,7 +104,7 @@ int32_t Register(OptionStore *store, Vocabulary *vocabulary, const TargetTexts &
 }
 
 // The distinct targets of rules [first, last), each with its best rule (ties: the first), ranked by estimate
-// (stable: ties keep table order) and limited: (rule numbers, rule scores, estimates, phrase id), the phrase id
+// (stable: ties keep table order) and limited: (rule numbers, rule scores, estimates packed, phrase id), the phrase id
 // that of the options registered with `store` (through `vocabulary`) when given, else -1.
 py::tuple RankRules(const Model *model, const py::buffer &rule_prob, const py::buffer &rule_target,
                     const py::buffer &target_text, const py::buffer &target_offsets, int64_t first, int64_t last,
@@ -175,7 +164,14 @@ py::tuple RankRules(const Model *model, const py::buffer &rule_prob, const py::b
     kept_estimates.push_back(estimates[i]);
   }
   const int32_t phrase = Register(store, vocabulary, texts, targets, kept_rules, kept_scores, kept_estimates);
-  return py::make_tuple(kept_rules, kept_scores, kept_estimates, phrase);
+  // Packed (rule numbers as int64, then scores and estimates as doubles, native order), not three lists: a
+  // decoder keeps every phrase it met, and the lists' Python numbers were most of a generate's memory (issue 40).
+  const size_t n = kept_rules.size();
+  std::string packed(n * 24, '\0');
+  std::memcpy(packed.data(), kept_rules.data(), n * 8);
+  std::memcpy(packed.data() + n * 8, kept_scores.data(), n * 8);
+  std::memcpy(packed.data() + n * 16, kept_estimates.data(), n * 8);
+  return py::make_tuple(py::bytes(packed), phrase);
 }
 
 // RankRules for each range [firsts[i], lasts[i]) (merged[i]: its merged target or None), in one call: a sentence's

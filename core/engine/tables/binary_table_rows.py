@@ -79,12 +79,10 @@ def mapped_buckets(table) -> MappedBuckets | None:
     return None
 
 
-def ranges_and_parts(binary: BinaryTable, tokens: tuple[str, ...], target: Sequence[str]):
-    """The spans of ``tokens`` with rules and their rule ranges, and ``target``'s contiguous non-empty parts
-    ``{bytes: words}``; None when only the Python path can tell (a token with a space, a lone surrogate)."""
-    if any(" " in word for word in target):
-        return None
-    n, m = len(tokens), min(len(target), binary.longest_phrase)  # no rule's target is longer
+def span_ranges(binary: BinaryTable, tokens: tuple[str, ...]) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+    """The spans of ``tokens`` that have rules (by start, then end, as ParaphraseTable.span_rules yields them) and
+    where each one's rules are: ``(spans, firsts, lasts)``."""
+    n = len(tokens)
     every = [(start, end) for start in range(n) for end in range(start + 1, min(n, start + binary.max_source_length) + 1)]
     spans, firsts, lasts = [], [], []
     for span, found in zip(every, rule_ranges(binary, [tokens[start:end] for start, end in every])):
@@ -92,6 +90,16 @@ def ranges_and_parts(binary: BinaryTable, tokens: tuple[str, ...], target: Seque
             spans.append(span)
             firsts.append(found[0])
             lasts.append(found[1])
+    return spans, firsts, lasts
+
+
+def ranges_and_parts(binary: BinaryTable, tokens: tuple[str, ...], target: Sequence[str]):
+    """The spans of ``tokens`` with rules and their rule ranges, and ``target``'s contiguous non-empty parts
+    ``{bytes: words}``; None when only the Python path can tell (a token with a space, a lone surrogate)."""
+    if any(" " in word for word in target):
+        return None
+    m = min(len(target), binary.longest_phrase)  # no rule's target is longer
+    spans, firsts, lasts = span_ranges(binary, tokens)
     try:
         parts = {" ".join(part).encode("utf-8"): part for part in (
             tuple(target[k:k + length]) for length in range(1, m + 1) for k in range(len(target) - length + 1))}
