@@ -152,6 +152,10 @@ class CompiledSearch:
             for phrase, ranked in zip(phrases, self._binary.ranked_many(phrases, self.store, self.vocabulary)):
                 if ranked is not None:
                     self._phrases[phrase] = _Phrase(ranked, self.vocabulary, self.store)
+            if self.cache.identities:  # each word's slot too, as _pieces would make it at the word's first sentence
+                for phrase in phrases:
+                    if len(phrase) == 1 and phrase[0] not in self._slots:
+                        self._slots[phrase[0]] = _Phrase([self._binary.slot(phrase[0])], self.vocabulary, self.store)
         else:
             for phrase in phrases:
                 self._phrases[phrase] = _Phrase(self.cache.ranked(phrase, self.cache.table.rules_for(phrase)),

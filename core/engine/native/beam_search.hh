@@ -37,6 +37,39 @@ struct PrefixTrie {
   std::vector<int32_t> option_node;  // per option of this start: its last word's node, -1 for an empty target
 };
 
+// KenLM lookups (context, word) -> (score, context after) of one sentence, direct-mapped: the context KenLM keeps
+// after a word is often shorter than the one it was given (it backed off), so hypotheses with different histories
+// meet the same (context, word) inside their options' targets. Exact: an entry holds what the same call returned.
+class LmLookups {
+ public:
+  explicit LmLookups(int bits) : mask_((uint64_t{1} << bits) - 1), entries_(size_t{1} << bits) {}
+
+  float Score(const Model &model, const State &in, WordIndex word, State &out) {
+    Entry &entry = entries_[lm::ngram::hash_value(in, word) & mask_];
+    if (entry.filled && entry.word == word && entry.in == in) {
+      out = entry.out;
+      return entry.score;
+    }
+    const float score = model.Score(in, word, out);
+    entry.in = in;
+    entry.out = out;
+    entry.word = word;
+    entry.score = score;
+    entry.filled = true;
+    return score;
+  }
+
+ private:
+  struct Entry {
+    State in, out;
+    WordIndex word = 0;
+    float score = 0;
+    bool filled = false;
+  };
+  uint64_t mask_;
+  std::vector<Entry> entries_;
+};
+
 // TranslationOptions.future_costs, in the same order of operations.
 std::vector<std::vector<double>> FutureCosts(int n, const int32_t *start, const int32_t *end,
                                              const double *estimate, size_t count) {
@@ -203,6 +236,7 @@ std::unique_ptr<Lattice> Decode(const Model *model, const OptionStore &store, in
   const bool lm_never_adds = lm_weight >= 0;
   const WordIndex end_sentence = model ? model->EndSentence() : 0;
 
+  LmLookups lookups(model ? 12 : 0);
   std::vector<double> node_score;
   std::vector<State> node_state;
   std::vector<uint32_t> node_done;  // generation stamp: computed for the current hypothesis
@@ -277,7 +311,7 @@ std::unique_ptr<Lattice> Decode(const Model *model, const OptionStore &store, in
                 break;
               }
               const int32_t next = chain[c];
-              total += static_cast<double>(model->Score(*context, trie.word[next], node_state[next]));
+              total += static_cast<double>(lookups.Score(*model, *context, trie.word[next], node_state[next]));
               node_score[next] = total;
               node_done[next] = generation;
               context = &node_state[next];
