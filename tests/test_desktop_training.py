@@ -6,6 +6,7 @@ real item it says nothing of the kind; the researcher's `study progress` shows w
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -36,17 +37,22 @@ reason = "plain, correct English"
 '''
 
 
-@pytest.fixture
-def study(tmp_path):
-    database = tmp_path / "study.sqlite"
-    candidates = write_candidates(tmp_path / "candidates.csv", [r for r in candidate_rows() if r.rank == 0])
-    guidelines = tmp_path / "guidelines.toml"
-    guidelines.write_text(GUIDELINES, encoding="utf-8")
-    cli("study", "create", "trained", "--db", database, "--criteria", "fluency", "--seed", 2)
+def _study(folder, criteria: str, guidelines_text: str, annotators: str):
+    """A study made from the command line with guidelines holding training items, two given to each judge."""
+    database = folder / "study.sqlite"
+    candidates = write_candidates(folder / "candidates.csv", [r for r in candidate_rows() if r.rank == 0])
+    guidelines = folder / "guidelines.toml"
+    guidelines.write_text(guidelines_text, encoding="utf-8")
+    cli("study", "create", "trained", "--db", database, "--criteria", criteria, "--seed", 2)
     cli("study", "import-candidates", "--db", database, candidates)
     cli("study", "guidelines", "--db", database, guidelines)
-    cli("study", "assign", "--db", database, "--annotators", "ann,bob", "--training", "2")
+    cli("study", "assign", "--db", database, "--annotators", annotators, "--training", "2")
     return database
+
+
+@pytest.fixture
+def study(tmp_path):
+    return _study(tmp_path, "fluency", GUIDELINES, "ann,bob")
 
 
 def test_the_judge_is_told_after_each_training_item_whether_they_agreed_and_why(qtbot, study, capsys):
@@ -91,3 +97,33 @@ def test_the_studies_screen_shows_each_judges_training_agreed_of_given(qtbot, st
     assert judges["bob"][column] == "0 / 2, 0 answered"
     assert judges["ann"][1].startswith("0 / ")  # no real item judged yet: training is not progress
     window.close()
+
+
+def test_a_score_and_a_pair_are_trained_by_keys_with_the_range_and_the_side_told(qtbot, tmp_path, capsys):
+    # The guidelines of tests/test_training_other_protocols.py: a score, a pair, then a choice task (not given).
+    guidelines = (Path(__file__).resolve().parent / "data" / "training_other_protocols.toml").read_text("utf-8")
+    database = _study(tmp_path, "da,preference,choice", guidelines, "ann")
+    window = open_window(qtbot, database, "ann")
+    screen = window.annotate.screen
+    qtbot.waitUntil(lambda: screen.item is not None, timeout=120_000)
+    assert screen.item.candidate == "The king gave his sons the land."
+    qtbot.keyClick(screen, Qt.Key_6)  # a score of 60: under the range that agrees
+    qtbot.keyClick(screen, Qt.Key_Return)
+    status = screen.status.text()
+    assert "the expected answer was a score from 70 to 100</b>; you answered 60" in status
+    assert screen.item.criterion == "preference"
+    assert {screen.item.left, screen.item.right} == {"He went to the market to buy bread.",
+                                                     "He go market for buy the bread."}
+    left_is_better = screen.item.left == "He went to the market to buy bread."  # the order is drawn per pair
+    qtbot.keyClick(screen, Qt.Key_A)  # left is better
+    status = screen.status.text()
+    if left_is_better:
+        assert "Training item: you agreed" in status
+    else:
+        assert "the expected answer was right is better</b>" in status and "not English" in status
+    window.close()
+    capsys.readouterr()
+    assert main(["study", "progress", "--db", str(database), "--json"]) == 0
+    progress = json.loads(capsys.readouterr().out)
+    assert progress["training"]["ann"]["answered"] == 2
+    assert progress["training"]["ann"]["agreed"] == (1 if left_is_better else 0)

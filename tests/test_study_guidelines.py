@@ -125,9 +125,11 @@ def test_training_items_are_checked_against_the_criterions_scale(tmp_path):
     with pytest.raises(ValueError, match=r"g.toml:7: expected .*yes.* at training\[1\].answer"):
         read_guidelines(path, criteria)
     path.write_text(head.replace('"meaning"', '"da"') + 'answer = "50"\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"g.toml:4: expected a criterion of this study answered by a label of its "
-                       r"scale \(meaning, usability\) at training\[1\].criterion"):
-        read_guidelines(path, criteria)
+    assert read_guidelines(path, criteria).training[0].answer == "50-50"  # a score: the range that agrees
+    path.write_text(head.replace('"meaning"', '"mqm"') + 'answer = "0"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"g.toml:4: expected a criterion of this study with one known answer per "
+                       r"item \(meaning, usability, da\) at training\[1\].criterion"):
+        read_guidelines(path, [*criteria, preset_criterion("mqm")])
     path.write_text(head.replace('"meaning"', '"usability"') + "answer = 3\n", encoding="utf-8")
     assert read_guidelines(path, criteria).training[0].answer == "3"
     path.write_text(head + 'answer = "Yes"\n', encoding="utf-8")

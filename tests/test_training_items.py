@@ -57,12 +57,12 @@ def test_training_items_come_first_for_every_judge_and_each_is_known_by_its_cand
             assert [(i.criterion, i.candidate) for i in items] == [
                 ("fluency", "The man went to the market for buy bread."),
                 ("meaning", "The king gave his sons the land."), ("usability", "He was very sad.")]
-            known = [ops.training_answer(settings, ops.parse_item_key(i.item)[0], i.criterion) for i in items]
+            known = [ops.training_answer(settings, i.item, i.criterion) for i in items]
             assert [k["answer"] for k in known] == ["no", "yes", "3"]
             normal = [row.position for row in _assignments(db, "normal") if row.annotator_id == annotator]
             assert min(normal) == 3
         real = ops.item_at(db, ops.find_annotator(db, study_id, "ann"), 3)
-        assert ops.training_answer(settings, ops.parse_item_key(real.item)[0], real.criterion) is None
+        assert ops.training_answer(settings, real.item, real.criterion) is None
     finally:
         db.close()
 

@@ -24,13 +24,16 @@ from dataclasses import dataclass
 
 from parastudio.core.judging import keys as judging_keys
 from parastudio.core.judging.protocols import mqm, protocol_of
+from parastudio.core.judging.protocols.direct_assessment import known_range
 from parastudio.core.judging.protocols.preference import preference_of_key
+from parastudio.core.judging.protocols.protocol import PAIR, SCORE
 from parastudio.core.judging.view import JudgingView, judging_view, study_display
 from parastudio.core.store import operations as ops
 from parastudio.core.store import session_lock
 from parastudio.core.store.annotation import ItemView
 from parastudio.core.store.annotation_session import AnnotationSession
 from parastudio.core.store.database import Database
+from parastudio.core.vocabulary import PREFER_LEFT, PREFER_RIGHT
 
 MODIFIERS = ("Ctrl+", "Alt+", "Meta+")
 
@@ -357,8 +360,7 @@ class JudgingDesk:
 
 def training_of(settings: dict, item: ItemView) -> dict | None:
     """The training item (criterion, answer, reason...) that ``item`` is, or None for a real item."""
-    candidate_id = ops.parse_item_key(item.item)[0] if item.item[:1].isdigit() else None
-    return ops.training_answer(settings, candidate_id, item.criterion)
+    return ops.training_answer(settings, item.item, item.criterion)
 
 
 def training_feedback(settings: dict, item: ItemView, value: str) -> str | None:
@@ -367,21 +369,30 @@ def training_feedback(settings: dict, item: ItemView, value: str) -> str | None:
     known = training_of(settings, item)
     if known is None:
         return None
+    protocol = protocol_of(item.scale)
     try:
-        given = protocol_of(item.scale).check(item.criterion, item.levels or (), value, None, ())[0]
+        given = protocol.check(item.criterion, item.levels or (), value, None, item.options or ())[0]
     except ValueError:
         given = str(value)
     labels = {str(level["value"]): level.get("label") or str(level["value"]) for level in item.levels or ()}
+    expected = ops.expected_answer(known)
 
     def shown(answer: str) -> str:
         label = labels.get(answer, answer)
         return html.escape(label if label.lower() == answer.lower() else f"{answer} ({label})")
 
+    if protocol.answer == SCORE:
+        low, high = known_range(expected)
+        wanted = f"a score of {low}" if low == high else f"a score from {low} to {high}"
+    elif protocol.item == PAIR:
+        wanted = {PREFER_LEFT: "left is better", PREFER_RIGHT: "right is better"}.get(expected, "no difference")
+    else:
+        wanted = shown(expected)
     why = f" Why: {html.escape(known.get('reason', ''))}" if known.get("reason") else ""
-    if given == known["answer"]:
-        return f"<b>Training item: you agreed</b> ({shown(given)}).{why}"
-    return (f"<b>Training item: the expected answer was {shown(known['answer'])}</b>; you answered "
-            f"{shown(given)}.{why}")
+    if protocol.agrees_with_known(expected, given):
+        said = f"{shown(given)}; expected {wanted}" if protocol.answer == SCORE else shown(given)
+        return f"<b>Training item: you agreed</b> ({said}).{why}"
+    return f"<b>Training item: the expected answer was {wanted}</b>; you answered {shown(given)}.{why}"
 
 
 @dataclass

@@ -29,16 +29,15 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from parastudio.core.errors import InputFormatError
-from parastudio.core.judging.protocols import protocol_of
-from parastudio.core.judging.protocols.protocol import CANDIDATE, LABEL
+from parastudio.core.judging.training_items import TrainingItem, identity, read_training_item
 from parastudio.core.store import operations as ops
+from parastudio.core.store.training import STORED_KEYS
 from parastudio.core.structured_text import parse_toml, read_text
 
 VERDICTS = ("good", "bad")
 TOP_KEYS = ("introduction", "criteria", "training")
 CRITERION_KEYS = ("question", "examples")
 EXAMPLE_KEYS = ("verdict", "source", "candidate", "reason")
-TRAINING_KEYS = ("criterion", "source", "candidate", "answer", "reason")
 
 
 @dataclass(frozen=True)
@@ -51,23 +50,6 @@ class Example:
     def as_setting(self) -> dict:
         """As ``settings["instructions"]["examples"][criterion]`` holds it (desktop/instructions.py reads it)."""
         return {"good": self.good, "source": self.source, "text": self.candidate, "reason": self.reason}
-
-
-@dataclass(frozen=True)
-class TrainingItem:
-    """An item with a known answer that every judge meets first (``study assign --training N``): the judge is
-    told after it whether they agreed, and why; its answers count in no statistic."""
-
-    criterion: str
-    source: str
-    candidate: str
-    answer: str
-    reason: str
-
-    def as_setting(self) -> dict:
-        """As ``settings["instructions"]["training"]`` holds it (the judges' screens read it there)."""
-        return {"criterion": self.criterion, "source": self.source, "candidate": self.candidate,
-                "answer": self.answer, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -88,14 +70,13 @@ class Guidelines:
         written = {name: [example.as_setting() for example in examples] for name, examples in self.examples.items()}
         new = {**(current or {}), "text": self.introduction, "examples": {**kept, **written}}
         if self.training is not None:
-            # An item already given to judges keeps its candidate: their answers stay its answers.
-            given = {(e.get("criterion"), e.get("source", ""), e.get("candidate")): e["candidate_id"]
-                     for e in (current or {}).get("training") or [] if e.get("candidate_id") is not None}
+            # An item already given to judges keeps its store rows: their answers stay its answers.
+            given = {identity(e): {key: e[key] for key in STORED_KEYS if key in e}
+                     for e in (current or {}).get("training") or []}
             new["training"] = []
             for item in self.training:
                 entry = item.as_setting()
-                candidate_id = given.get((item.criterion, item.source, item.candidate))
-                new["training"].append(entry if candidate_id is None else {**entry, "candidate_id": candidate_id})
+                new["training"].append({**entry, **given.get(identity(entry), {})})
         return new
 
 
@@ -194,28 +175,8 @@ class _Checker:
         for number, entry in enumerate(entries):
             entry_path = ("training", number)
             if not isinstance(entry, dict):
-                raise self.fail(entry_path, "a training item (criterion, source, candidate, answer, reason)", entry)
-            self.unknown(entry, TRAINING_KEYS, entry_path)
-            name = self.string(entry, "criterion", entry_path)
-            spec = self.specs.get(name)
-            protocol = protocol_of(spec.scale) if spec is not None else None
-            if protocol is None or protocol.item != CANDIDATE or protocol.answer != LABEL:
-                answered = [n for n, c in self.specs.items()
-                            if protocol_of(c.scale).item == CANDIDATE and protocol_of(c.scale).answer == LABEL]
-                raise self.fail((*entry_path, "criterion"), "a criterion of this study answered by a label of its "
-                                f"scale ({', '.join(answered) or 'none here'})", name)
-            answer = entry.get("answer")
-            if isinstance(answer, int) and not isinstance(answer, bool):
-                answer = str(answer)  # answer = 3 on a 3-point scale
-            if not isinstance(answer, str):
-                raise self.fail((*entry_path, "answer"), "a label of the criterion's scale", answer)
-            try:
-                answer = protocol.check(name, spec.levels or (), answer, None, ())[0]
-            except ValueError as error:
-                raise self.fail((*entry_path, "answer"), str(error)) from None
-            found.append(TrainingItem(name, self.string(entry, "source", entry_path, required=False),
-                                      self.string(entry, "candidate", entry_path), answer,
-                                      self.string(entry, "reason", entry_path)))
+                raise self.fail(entry_path, "a training item (criterion, what is judged, answer, reason)", entry)
+            found.append(read_training_item(self, entry, entry_path))
         return tuple(found)
 
     def examples(self, entries, key_path: tuple) -> tuple[Example, ...]:

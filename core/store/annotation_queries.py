@@ -161,7 +161,7 @@ def progress_counts(db: Database, study_id: int, annotator_id: int | None = None
     assignments. On a 600,000-assignment study that is tens of milliseconds
     where one grouped count over the study takes half a second.
     """
-    real = not_training(Assignment.candidate_id, study_settings(db, study_id))  # training items: not counted
+    real = not_training(Assignment, study_settings(db, study_id))  # training items: not counted
     with db.read_connection() as connection:
         if annotator_id is None:
             annotators = list(connection.scalars(select(Annotator.id).where(Annotator.study_id == study_id)))

@@ -31,7 +31,7 @@ from parastudio.core.store.models import (
 )
 from parastudio.core.store.preference_pairs import PairsReport, make_preference_pairs
 from parastudio.core.store.studies import annotator_in
-from parastudio.core.store.training import assign_training
+from parastudio.core.store.training import assign_training, training_row_ids
 
 
 def blind_phases(settings: dict, criteria: Sequence[Criterion]) -> list[set[int]]:
@@ -238,7 +238,10 @@ def _unassigned_items(session, study_id: int, shape: _StudyShape, seed: int, onl
                       system_pairs) -> tuple[list[Item], PairsReport]:
     """The items no assignment names yet, candidates then choice tasks then preference pairs (made first)."""
     assigned_candidates = _assigned(session, study_id, Assignment.candidate_id)
-    assigned_tasks = _assigned(session, study_id, Assignment.choice_task_id)
+    # A training item's task or pair (core.store.training) is given only by --training, never as a real item.
+    settings = session.get(Study, study_id).settings
+    assigned_tasks = _assigned(session, study_id, Assignment.choice_task_id) | training_row_ids(settings,
+                                                                                                "choice_task_id")
     items: list[Item] = []
     if shape.criteria_of_kind["c"]:
         items += [("c", i) for i in session.scalars(select(Candidate.id).where(
@@ -250,7 +253,7 @@ def _unassigned_items(session, study_id: int, shape: _StudyShape, seed: int, onl
     pairs_report = PairsReport()
     if shape.criteria_of_kind["p"] and only_candidates is None:
         pairs_report = make_preference_pairs(session, study_id, seed, system_pairs)
-        assigned_pairs = _assigned(session, study_id, Assignment.pair_id)
+        assigned_pairs = _assigned(session, study_id, Assignment.pair_id) | training_row_ids(settings, "pair_id")
         # A tie by construction (one string from both systems) is recorded, never shown.
         items += [("p", i) for i in session.scalars(select(PreferencePair.id).where(
             PreferencePair.study_id == study_id, PreferencePair.identical.is_(False))

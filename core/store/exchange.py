@@ -35,6 +35,7 @@ from parastudio.core.store.models import (
 )
 from parastudio.core.store.sqlite_file import building_sqlite_file
 from parastudio.core.store.studies import JUDGING_SETTINGS
+from parastudio.core.store.training import TRAINING
 
 
 def _rows(session, table, where) -> list[dict]:
@@ -68,12 +69,15 @@ def export_package(db: Database, study_id: int, annotator_name: str, output: str
         candidate_rows = _rows(session, tables["candidate"], tables["candidate"].c.id.in_(candidate_ids))
         # Blind (issue 38): the package says neither which system made what nor which items are planted controls
         # or repeats, as a judge's own login on a server reads neither; merging reads the master's assignments.
+        # A training item stays one (issue 44): the judge is told so on its screen, and it counts in no figure of
+        # the package either.
         for row in candidate_rows:
-            control = row["kind"] != "candidate"
-            row.update(scores={}, tables=None, lm=None, params=None, kind="candidate", control_of=None,
+            control = row["kind"] not in ("candidate", TRAINING)
+            row.update(scores={}, tables=None, lm=None, params=None, control_of=None,
+                       kind=TRAINING if row["kind"] == TRAINING else "candidate",
                        derivation=None if control else row["derivation"])
         for row in assignment_rows:
-            row.update(kind="normal", repeat_of=None, system=None)
+            row.update(kind=TRAINING if row["kind"] == TRAINING else "normal", repeat_of=None, system=None)
         task_ids = {r["choice_task_id"] for r in assignment_rows if r["choice_task_id"] is not None}
         task_rows = _rows(session, tables["choice_task"], tables["choice_task"].c.id.in_(task_ids))
         for row in task_rows:

@@ -109,7 +109,13 @@ from parastudio.core.store.study_members import (
     members,
     revoke,
 )
-from parastudio.core.store.training import TrainingResult, training_answer, training_results
+from parastudio.core.store.training import (
+    TrainingResult,
+    expected_answer,
+    training_answer,
+    training_results,
+    training_row_ids,
+)
 from parastudio.core.vocabulary import APPLICATIONS, DEFAULT_CRITERIA, PRESET_CRITERIA
 
 __all__ = [
@@ -127,7 +133,7 @@ __all__ = [
     "preset_criterion", "quality_control", "read_candidates", "read_candidates_jsonl", "read_candidates_table",
     "read_choice_tasks", "read_sources", "record_judgment", "study_criteria", "study_progress", "study_settings",
     "undo_last",
-    "update_study_settings", "set_guidelines", "TrainingResult", "training_answer", "training_results", "ChoicePreview", "preview_choice", "study_name", "AccessError", "Invitation",
+    "update_study_settings", "set_guidelines", "TrainingResult", "training_answer", "expected_answer", "training_results", "training_row_ids", "ChoicePreview", "preview_choice", "study_name", "AccessError", "Invitation",
     "Membership", "connection_membership", "invite", "members", "revoke", "AnswerOutbox", "Outgoing",
     "is_connection_lost", "send_once", "StudyConnection", "is_connection_file", "read_connection_file",
     "StudySummary", "every_annotator_name", "judgment_count", "live_judgment_of", "progress_counts",

@@ -30,7 +30,7 @@ def answer_times(db: Database, study_id: int, annotator_id: int | None = None
              .where(Judgment.study_id == study_id, Judgment.action == "answer", Judgment.duration_ms.is_not(None))
              .order_by(Judgment.annotator_id, Judgment.answered_at, Judgment.id))
     # A training answer (core.store.training) is no part of a judge's pace.
-    query = query.where(*not_training(Judgment.candidate_id, study_settings(db, study_id)))
+    query = query.where(*not_training(Judgment, study_settings(db, study_id)))
     if annotator_id is not None:
         query = query.where(Judgment.annotator_id == annotator_id)
     found: dict[int, list[tuple[datetime, int | None]]] = {}

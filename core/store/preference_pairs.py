@@ -93,7 +93,8 @@ def make_preference_pairs(session, study_id: int, seed: int,
     made: dict[frozenset, set[int]] = {}
     for left, right, source_id in session.execute(
             select(PreferencePair.left_system, PreferencePair.right_system, PreferencePair.source_id)
-            .where(PreferencePair.study_id == study_id)):
+            # A training pair (core.store.training) names no two systems: it compares none.
+            .where(PreferencePair.study_id == study_id, PreferencePair.left_system != PreferencePair.right_system)):
         made.setdefault(frozenset((left, right)), set()).add(source_id)
     compared = {frozenset(pair): pair for pair in [tuple(sorted(p)) for p in made] + list(system_pairs)}
     shared = {(a, b): sorted(s for s, system in best if system == a and (s, b) in best)

@@ -32,7 +32,7 @@ def study_progress(db: Database, study_id: int, annotator_id: int | None = None)
     login, their own (the server lets it read no other's assignments, nor their kinds)."""
     # An adjudicator's decisions are not assignments of the study's judges (issue 28); a judge has none.
     # Training items (core.store.training) are no part of the study's progress either.
-    judges_only = (not_training(Assignment.candidate_id, study_settings(db, study_id)) if db.is_member_login
+    judges_only = (not_training(Assignment, study_settings(db, study_id)) if db.is_member_login
                    else (Assignment.kind.not_in(("adjudication", TRAINING)),))
     with db.reading() as session:
         query = (select(Annotator.name, func.count(Assignment.id), func.count(Assignment.live_judgment_id))

@@ -67,7 +67,8 @@ def preference_records(db: Database, study_id: int) -> list[dict]:
         if protocol_of(row["scale"]).item == PAIR:
             answers[row["item"]].append((row["annotator"], row["value"]))
     records = []
-    for pair, sentence, source in pairs:
+    training = ops.training_row_ids(ops.study_settings(db, study_id), "pair_id")  # counted in no statistic
+    for pair, sentence, source in (row for row in pairs if row[0].id not in training):
         swapped = pair.left_system > pair.right_system  # the record names the systems in name order
         a_system, b_system = (pair.right_system, pair.left_system) if swapped else (pair.left_system, pair.right_system)
         a_text, b_text = texts[pair.right_candidate_id if swapped else pair.left_candidate_id], \

@@ -36,6 +36,15 @@ class Choice(JudgingProtocol):
             return f"option:{number}", options[number - 1] if number <= len(options) else text
         raise ValueError(f"criterion {question!r} takes original, option:N or custom, not {raw!r}")
 
+    def known_answer(self, question, levels, answer, options=()) -> str:
+        """A training task's known pick: ``original`` or one of its own options (a typed paraphrase cannot be
+        known in advance)."""
+        known = super().known_answer(question, levels, answer, options)
+        if known.startswith("option:") and int(known[7:]) > len(options):
+            raise ValueError(f"criterion {question!r} takes original or option:N with N from 1 to {len(options)} "
+                             "(the item's options) as a known answer")
+        return known
+
     def key_table(self) -> tuple[KeyBinding, ...]:
         """A digit previews the option of that number, 0 the original (O too, :data:`core.judging.keys.KEYS`);
         Enter accepts, T types one's own."""

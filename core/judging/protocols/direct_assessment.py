@@ -50,6 +50,12 @@ def checked_score(question: str, value) -> str:
     raise ValueError(f"criterion {question!r} takes a whole number from {DA_LOWEST} to {DA_HIGHEST}, not {raw!r}")
 
 
+def known_range(known: str) -> tuple[int, int]:
+    """The (low, high) scores of a training item's known answer as :meth:`DirectAssessment.known_answer` keeps it."""
+    low, _, high = known.partition("-")
+    return int(low), int(high or low)
+
+
 @dataclass(frozen=True)
 class DirectAssessment(JudgingProtocol):
     """Answered by a score; z-scores per judge in the report (Graham et al.), records of their own in a dev set."""
@@ -66,6 +72,26 @@ class DirectAssessment(JudgingProtocol):
 
     def check(self, question, levels, value, text, options=()):
         return checked_score(question, value), None
+
+    def known_answer(self, question, levels, answer, options=()) -> str:
+        """A training item's known score: a whole number, or the range of scores that agree with it, written
+        ``[70, 100]`` or ``"70-100"``; kept as ``"LOW-HIGH"`` (a single score as ``"85-85"``)."""
+        if isinstance(answer, str) and "-" in answer.strip()[1:]:
+            answer = answer.strip().split("-", 1)
+        if isinstance(answer, list) and len(answer) == 2:
+            low, high = (checked_score(question, bound) for bound in answer)
+        elif isinstance(answer, (int, str)) and not isinstance(answer, bool):
+            low = high = checked_score(question, answer)
+        else:
+            raise ValueError(f"criterion {question!r} takes a score from {DA_LOWEST} to {DA_HIGHEST} or a range "
+                             "of them ([LOW, HIGH]) as a known answer")
+        if int(low) > int(high):
+            raise ValueError(f"a range of scores from low to high, not {low}-{high}")
+        return f"{low}-{high}"
+
+    def agrees_with_known(self, known: str, given: str) -> bool:
+        low, high = known_range(known)
+        return given.isdigit() and low <= int(given) <= high
 
     def key_table(self) -> tuple[KeyBinding, ...]:
         return score_keys(self.view) + (KeyBinding(DA_RECORD_KEYS, "confirm", "record the score", self.view),)

@@ -19,6 +19,9 @@ PREFERENCE_KEYS = (
     (("E", "2"), PREFER_TIE, "No difference"),
     (("B", "3"), PREFER_RIGHT, "Right is better"),
 )
+# A training pair's known answer (core.store.training): the better of its two candidates as the guidelines file
+# writes them, or neither.
+TRAINING_ANSWERS = ("first", "second", "tie")
 _PREFER_ACTIONS = {PREFER_LEFT: "prefer_left", PREFER_TIE: "prefer_neither", PREFER_RIGHT: "prefer_right"}
 
 
@@ -43,6 +46,13 @@ class Preference(JudgingProtocol):
             raise ValueError(f"criterion {question!r} takes left (a), right (b) or tie (t), not "
                              f"{str(value).strip()!r}")
         return answer, None
+
+    def known_answer(self, question, levels, answer, options=()) -> str:
+        """A training pair's known answer: which of the two candidates as written is better (``first`` or
+        ``second``) or ``tie``; the side the judge must press is fixed when the pair's order is drawn."""
+        if isinstance(answer, str) and answer.strip().lower() in TRAINING_ANSWERS:
+            return answer.strip().lower()
+        raise ValueError(f"criterion {question!r} takes first, second or tie as a training pair's known answer")
 
     def key_table(self) -> tuple[KeyBinding, ...]:
         letters = tuple(KeyBinding(keys[:1], _PREFER_ACTIONS[value], label, self.view)

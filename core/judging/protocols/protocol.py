@@ -57,6 +57,19 @@ class JudgingProtocol:
             return raw, None
         raise ValueError(f"criterion {question!r} takes one of {', '.join(allowed)}, not {raw!r}")
 
+    def known_answer(self, question: str, levels: Sequence[dict], answer, options: Sequence[str] = ()) -> str:
+        """A training item's known answer (``answer`` of a guidelines file's ``[[training]]``) as the study keeps
+        it, or ValueError saying what it must be: a label of the scale here."""
+        if isinstance(answer, int) and not isinstance(answer, bool):
+            answer = str(answer)  # answer = 3 on a 3-point scale
+        if not isinstance(answer, str):
+            raise ValueError(f"criterion {question!r} takes a label of its scale as a known answer")
+        return self.check(question, levels, answer, None, options)[0]
+
+    def agrees_with_known(self, known: str, given: str) -> bool:
+        """Whether an answer ``given`` (as stored) agrees with a training item's ``known`` answer."""
+        return given == known
+
     def stored_value(self, question: str, levels: Sequence[dict], value) -> str:
         """A stored value as the scale stores it, read without its text (a study's check reads values alone);
         ValueError when the scale cannot have stored it."""
