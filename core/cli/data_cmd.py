@@ -6,7 +6,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from parastudio.core.cli.number_options import COUNT
+from parastudio.core.cli.number_options import COUNT, WholeNumber
+
+MIN_CHUNK_PAIRS = 100  # core.tablebuild.chunked_alignment's (not imported here: `data --help` stays quick)
+
+
+def _chunk_pairs(text: str) -> int:
+    """``--align-chunk``: 0, or at least :data:`MIN_CHUNK_PAIRS` sentence pairs."""
+    value = WholeNumber(at_least=0)(text)
+    if value != 0 and value < MIN_CHUNK_PAIRS:
+        raise argparse.ArgumentTypeError(f"expected 0 (the whole corpus at once) or at least {MIN_CHUNK_PAIRS} "
+                                         f"sentence pairs, got {text!r}")
+    return value
 
 # Why `data build --remote` is refused before any stage runs (core/tablebuild/spark_phrase_table.py).
 WITHOUT_CONNECT = ("the phrase-table stage runs our extractor on each partition (RDDs), which Spark Connect does "
@@ -41,7 +52,11 @@ def _build_arguments(build: argparse.ArgumentParser) -> None:
     build.add_argument("--engine", choices=("local", "spark"), default="local",
                        help="local (default): extract and score the phrase tables in this process and pivot with "
                             "DuckDB; spark: both on Apache Spark (see --master, --driver-memory), the same bytes; the "
-                            "word alignment runs here either way")
+                            "word alignment runs here unless --align-chunk is given")
+    build.add_argument("--align-chunk", type=_chunk_pairs, default=0, metavar="PAIRS",
+                       help="align the phrase tables' corpora by chunks of PAIRS sentence pairs, eflomal on each "
+                            "on its own (with --engine spark on the executors, a chunk per task; the same links "
+                            f"either way); 0 (default): the whole corpus at once. At least {MIN_CHUNK_PAIRS}")
     add_spark_options(build)
     build.set_defaults(func=run_build_command)
 
@@ -62,7 +77,7 @@ def run_build_command(args: argparse.Namespace) -> int:
     try:
         with progress_bar("chunk") as progress:
             report = run_build(args.out, args.stages, progress=progress, jobs=args.jobs, install=args.install,
-                               spark=spark)
+                               spark=spark, align_chunk=args.align_chunk)
     except (SwordUnavailable, SparkUnavailable, EflomalUnavailable) as error:
         print(f"parastudio: error: {error}", file=sys.stderr)
         return 1

@@ -122,17 +122,19 @@ def _concurrent_chains(wanted: list[str], jobs: int) -> tuple[list[str], list[st
 
 def run_build(out: Path | None = None, stages: Iterable[str] | None = None, *,
               say: Callable[[str], None] | None = None, progress: Progress | None = None,
-              jobs: int = 2, install: bool = True, spark: SparkSettings | None = None) -> dict:
+              jobs: int = 2, install: bool = True, spark: SparkSettings | None = None, align_chunk: int = 0) -> dict:
     """Run ``stages`` (all by default, in pipeline order); return and save the report.
 
     With ``jobs`` >= 2 the WEB-KJV chain (``webkjv-table``, ``lm``, ``testcases``) runs in a second process
     while this one runs ``phrase-table`` and ``pivot``; a stage's seconds are then wall-clock seconds
     while the other chain was running too, and ``last_run.seconds`` is the build's total wall-clock time.
     With ``spark`` the phrase tables are extracted and scored on Spark (same bytes); stages then run one at
-    a time, since Spark spreads each over its cores.
+    a time, since Spark spreads each over its cores. ``align_chunk``: the phrase tables' word alignment runs by
+    chunks of that many sentence pairs (:mod:`core.tablebuild.chunked_alignment`; on Spark's executors with
+    ``spark``); 0, the whole corpus at once.
     """
     context = BuildContext(Path(out) if out else default_out_dir(), install=install, jobs=jobs,
-                           spark_settings=spark)
+                           spark_settings=spark, align_chunk=align_chunk)
     try:
         return _run_stages(context, stages, say, progress)
     finally:

@@ -44,7 +44,8 @@ def stage_phrase_table(context: BuildContext) -> dict:
     alignment = context.path(*WEB_RV_ALIGNMENT.split("/"))
     inputs = sha256_of_inputs(context, "corpus/train.web", "corpus/train.rv")
     stats = build_phrase_table(web, rv, output, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED,
-                               alignment_output=alignment, compresslevel=TABLE_GZIP_LEVEL, spark=context.spark())
+                               alignment_output=alignment, compresslevel=TABLE_GZIP_LEVEL, spark=context.spark(),
+                               align_chunk=context.align_chunk)
     return {"training_corpus": "corpus/train.web", "training_lines": len(web), "inputs_sha256": inputs,
             "output_sha256": sha256_of(output), "alignment": WEB_RV_ALIGNMENT,
             "alignment_sha256": sha256_of(alignment), **stats}
@@ -75,7 +76,7 @@ def stage_webkjv_table(context: BuildContext) -> dict:
     kjv = read_lines(context.path("corpus", "train.kjv"))
     moses = context.path("tables", "web-kjv.phrase-table.gz")
     aligned = build_phrase_table(web, kjv, moses, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED,
-                                 compresslevel=TABLE_GZIP_LEVEL, spark=context.spark())
+                                 compresslevel=TABLE_GZIP_LEVEL, spark=context.spark(), align_chunk=context.align_chunk)
     converted = moses_to_paraphrase_table(moses, context.path("tables", "web-kjv.paraphrase-table.gz"), top=WEBKJV_TOP,
                                           compresslevel=TABLE_GZIP_LEVEL)
     return {"training_corpus": "corpus/train.web", "training_lines": len(web), "phrase_table": aligned,

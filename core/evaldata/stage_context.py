@@ -33,6 +33,7 @@ class BuildContext:
     install: bool = True  # apt-get the missing SWORD packages when root; else only say what to install
     jobs: int = 2  # processes for the stages that can use two
     spark_settings: SparkSettings | None = None  # --engine spark: the phrase tables are extracted and scored there
+    align_chunk: int = 0  # --align-chunk: sentence pairs per eflomal run (0: the whole corpus at once)
     _spark_session: object = field(default=None, repr=False)
 
     def spark(self):

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from parastudio.core.tablebuild.eflomal_program import SEED_VARIABLE, eflomal_program
+from parastudio.core.tablebuild.eflomal_program import SEED_VARIABLE, EflomalProgram, eflomal_program
 
 Link = tuple[int, int]  # (source index, target index)
 
@@ -157,17 +157,19 @@ def align_eflomal(
     *,
     seed: int = 0,
     model: int = 3,
+    program: EflomalProgram | None = None,
 ) -> DirectionalAlignments:
     """Run eflomal (no priors) on tokenized parallel lines, both directions.
 
     The program is :mod:`core.tablebuild.eflomal_program`'s, so the links are the same on every machine; the
-    options are eflomal 2.0's ``Aligner`` defaults (3 samplers, null prior 0.2).
+    options are eflomal 2.0's ``Aligner`` defaults (3 samplers, null prior 0.2). ``program``: that program where
+    it was shipped to (a Spark executor's copy), else the one built here.
     """
     if len(source_lines) != len(target_lines):
         raise ValueError(f"{len(source_lines)} source lines but {len(target_lines)} target lines")
     if not source_lines:
         return DirectionalAlignments(forward=[], reverse=[], seeded=True, program={})
-    program = eflomal_program()  # first: without the eflomal package it says so in one line
+    program = program or eflomal_program()  # first: without the eflomal package it says so in one line
     import eflomal
     # eflomal fails on empty sentences; give them a placeholder and drop its links.
     placeholder = "\u2205"
@@ -202,10 +204,10 @@ def align_eflomal(
 
 
 def symmetrized_alignments(
-    source_lines: Sequence[str], target_lines: Sequence[str], *, seed: int = 0
+    source_lines: Sequence[str], target_lines: Sequence[str], *, seed: int = 0, program: EflomalProgram | None = None
 ) -> tuple[list[list[Link]], dict]:
     """eflomal both ways, then grow-diag-final-and per sentence pair; also the eflomal program that ran."""
-    directional = align_eflomal(source_lines, target_lines, seed=seed)
+    directional = align_eflomal(source_lines, target_lines, seed=seed, program=program)
     result = []
     for source, target, forward, reverse in zip(source_lines, target_lines, directional.forward, directional.reverse):
         result.append(

@@ -15,7 +15,9 @@ import time
 from pathlib import Path
 
 from parastudio.core.progress import Progress, no_progress
-from parastudio.core.tablebuild.alignment import format_links, symmetrized_alignments
+from parastudio.core.tablebuild.alignment import format_links
+from parastudio.core.tablebuild.chunked_alignment import align_in_chunks, aligned_rows_spark
+from parastudio.core.tablebuild.eflomal_program import eflomal_program
 from parastudio.core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
 from parastudio.core.tablebuild.phrase_table_lines import write_table
 from parastudio.core.textio import atomic_output
@@ -32,49 +34,48 @@ def build_phrase_table(
     progress: Progress = no_progress,
     compresslevel: int = 9,
     spark=None,
+    align_chunk: int = 0,
 ) -> dict:
     """Write ``output`` (plain or .gz, gzip level ``compresslevel``) and return statistics and timings.
 
     ``spark``: a SparkSession (:mod:`core.tablebuild.spark_session`) that extracts and scores instead of
-    this process; the alignment is still computed here (eflomal).
+    this process. ``align_chunk``: eflomal runs on chunks of that many sentence pairs
+    (:mod:`core.tablebuild.chunked_alignment`), on Spark's executors when ``spark`` is given; 0, the whole corpus
+    at once, in this process.
     """
     if len(source_lines) != len(target_lines):
         raise ValueError(f"{len(source_lines)} source lines but {len(target_lines)} target lines")
     timings: dict[str, float] = {}
 
-    started = time.perf_counter()
-    progress(0, len(source_lines), "align")
-    alignments, eflomal = symmetrized_alignments(source_lines, target_lines, seed=seed)
-    timings["align_seconds"] = time.perf_counter() - started
-    if alignment_output is not None:
-        with atomic_output(alignment_output) as handle:
-            handle.writelines(format_links(links) + "\n" for links in alignments)
-
-    if spark is not None:
-        from parastudio.core.tablebuild.spark_phrase_table import build_phrase_table_spark, corpus_from_lines
+    if spark is not None and align_chunk:
+        from parastudio.core.tablebuild.spark_phrase_table import build_phrase_table_spark
 
         started = time.perf_counter()
-        progress(0, len(source_lines), "extract and score on Spark")
-        corpus = corpus_from_lines(spark, source_lines, target_lines, alignments)
-        totals = build_phrase_table_spark(spark, corpus, output, max_length=max_length, compresslevel=compresslevel)
-        timings["spark_extract_score_and_write_seconds"] = time.perf_counter() - started
+        progress(0, len(source_lines), "align, extract and score on Spark")
+        corpus = _aligned_on_spark(spark, source_lines, target_lines, align_chunk, seed)
+        try:
+            links_total = _write_alignments(corpus.rows, alignment_output)
+            totals = build_phrase_table_spark(spark, corpus, output, max_length=max_length,
+                                              compresslevel=compresslevel)
+        finally:
+            corpus.rows.unpersist()
+        timings["spark_align_extract_score_and_write_seconds"] = time.perf_counter() - started
+        eflomal = eflomal_program().provenance()
     else:
         started = time.perf_counter()
-        counts = CorpusPhraseCounts(max_length)
-        for number, (source, target, links) in enumerate(zip(source_lines, target_lines, alignments), start=1):
-            counts.add_sentence(source.split(), target.split(), links)
-            if number % 2000 == 0:
-                progress(number, len(source_lines), "extract")
-        timings["extract_seconds"] = time.perf_counter() - started
-
-        started = time.perf_counter()
-        write_table(counts.moses_lines(), output, compresslevel=compresslevel)
-        timings["score_and_write_seconds"] = time.perf_counter() - started
-        totals = {"phrase_pair_occurrences": counts.occurrence_total, "phrase_pairs": counts.pair_total,
-                  "source_phrases": counts.source_total, "target_phrases": counts.target_total}
+        progress(0, len(source_lines), "align")
+        alignments, eflomal = align_in_chunks(source_lines, target_lines, chunk_pairs=align_chunk, seed=seed)
+        timings["align_seconds"] = time.perf_counter() - started
+        links_total = sum(len(links) for links in alignments)
+        if alignment_output is not None:
+            with atomic_output(alignment_output) as handle:
+                handle.writelines(format_links(links) + "\n" for links in alignments)
+        totals = _extract_and_score(source_lines, target_lines, alignments, output, max_length=max_length,
+                                    compresslevel=compresslevel, progress=progress, spark=spark, timings=timings)
     return {
         "sentence_pairs": len(source_lines),
-        "alignment_links": sum(len(links) for links in alignments),
+        "alignment_links": links_total,
+        "align_chunk": align_chunk,
         "eflomal_seeded": True,  # the program refuses to run unseeded
         "eflomal": eflomal,
         "seed": seed,
@@ -88,3 +89,55 @@ def build_phrase_table(
         "timings": timings,
         "seconds": sum(timings.values()),
     }
+
+
+def _extract_and_score(source_lines, target_lines, alignments, output: Path, *, max_length: int, compresslevel: int,
+                       progress: Progress, spark, timings: dict) -> dict:
+    """The table of an aligned corpus the driver holds: on Spark, or counted here."""
+    if spark is not None:
+        from parastudio.core.tablebuild.spark_phrase_table import build_phrase_table_spark, corpus_from_lines
+
+        started = time.perf_counter()
+        progress(0, len(source_lines), "extract and score on Spark")
+        corpus = corpus_from_lines(spark, source_lines, target_lines, alignments)
+        totals = build_phrase_table_spark(spark, corpus, output, max_length=max_length, compresslevel=compresslevel)
+        timings["spark_extract_score_and_write_seconds"] = time.perf_counter() - started
+        return totals
+    started = time.perf_counter()
+    counts = CorpusPhraseCounts(max_length)
+    for number, (source, target, links) in enumerate(zip(source_lines, target_lines, alignments), start=1):
+        counts.add_sentence(source.split(), target.split(), links)
+        if number % 2000 == 0:
+            progress(number, len(source_lines), "extract")
+    timings["extract_seconds"] = time.perf_counter() - started
+    started = time.perf_counter()
+    write_table(counts.moses_lines(), output, compresslevel=compresslevel)
+    timings["score_and_write_seconds"] = time.perf_counter() - started
+    return {"phrase_pair_occurrences": counts.occurrence_total, "phrase_pairs": counts.pair_total,
+            "source_phrases": counts.source_total, "target_phrases": counts.target_total}
+
+
+def _aligned_on_spark(spark, source_lines, target_lines, align_chunk: int, seed: int):
+    """The corpus as Spark rows, word-aligned on the executors a chunk per task, kept for its two readers."""
+    from pyspark import StorageLevel
+
+    from parastudio.core.tablebuild.spark_phrase_table import SparkCorpus
+
+    numbered = [(number, source, target)
+                for number, (source, target) in enumerate(zip(source_lines, target_lines), start=1)]
+    rows = spark.sparkContext.parallelize(numbered, max(1, len(numbered) // max(1, align_chunk)))
+    aligned = aligned_rows_spark(rows, len(numbered), chunk_pairs=align_chunk, seed=seed)
+    return SparkCorpus(aligned.persist(StorageLevel.MEMORY_AND_DISK))
+
+
+def _write_alignments(rows, alignment_output: Path | None) -> int:
+    """The links of every pair, in line order, to ``alignment_output`` (when given), a partition at a time on
+    the driver; returns how many links there are."""
+    if alignment_output is None:
+        return rows.map(lambda row: len(row[3].split())).sum()
+    total = 0
+    with atomic_output(alignment_output) as handle:
+        for _number, _source, _target, links in rows.sortBy(lambda row: row[0]).toLocalIterator():
+            handle.write(links + "\n")
+            total += len(links.split())
+    return total

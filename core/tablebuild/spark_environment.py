@@ -36,6 +36,7 @@ PACKAGE_INIT = next(path for path in (CORE.parent / "parastudio" / "__init__.py"
                     if path.is_file())
 # What the executors import: our three Spark entry points and Spark's own Python worker.
 EXECUTOR_MODULES = ("parastudio.core.tablebuild.spark_pivot", "parastudio.core.tablebuild.spark_phrase_table",
+                    "parastudio.core.tablebuild.chunked_alignment", "eflomal",  # eflomal writes a chunk's input
                     "parastudio.core.spark_generation", "pyspark.daemon", "pyspark.worker", "pyspark.sql.pandas.serializers", "pyarrow")
 SPARK_OWN = ("pyspark", "py4j")  # on every worker already: Spark adds its own pyspark.zip and py4j to the path
 # An editable install's import hook would send the executors back to this checkout; setuptools' own hook.

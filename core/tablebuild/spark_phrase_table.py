@@ -137,6 +137,31 @@ def corpus_from_files(spark, source: Path, target: Path, alignment: Path) -> Spa
     return SparkCorpus(rows, (str(source), str(target), str(alignment)))
 
 
+def aligned_corpus_from_files(spark, source: Path, target: Path, *, chunk_pairs: int, seed: int = 0) -> SparkCorpus:
+    """Two line-parallel files (plain or .gz) read by Spark, in its partitions, and word-aligned on the
+    executors by chunks of ``chunk_pairs`` sentence pairs (:mod:`core.tablebuild.chunked_alignment`): nothing of
+    the corpus passes through the driver. A line past the other file's end is a bad line, as in
+    :func:`corpus_from_files`."""
+    from parastudio.core.tablebuild.chunked_alignment import aligned_rows_spark
+
+    context = _classic_context(spark)
+
+    def numbered(path: Path):
+        return context.textFile(str(path)).zipWithIndex().map(lambda pair: (pair[1] + 1, pair[0]))
+
+    joined = numbered(source).fullOuterJoin(numbered(target))
+    pairs = joined.count()
+    complete = joined.filter(lambda item: item[1][0] is not None and item[1][1] is not None)
+    if complete.count() != pairs:
+        number, source_ended = (joined.filter(lambda item: item[1][0] is None or item[1][1] is None)
+                                .map(lambda item: (item[0], item[1][0] is None)).min())
+        shorter = source if source_ended else target
+        raise InputFormatError(str(shorter), number, f"as many lines as {target if shorter == source else source}")
+    rows = complete.map(lambda item: (item[0], item[1][0], item[1][1]))
+    return SparkCorpus(aligned_rows_spark(rows, pairs, chunk_pairs=chunk_pairs, seed=seed),
+                       (str(source), str(target), "alignment"))
+
+
 def corpus_from_lines(spark, source_lines: Sequence[str], target_lines: Sequence[str],
                       alignments: Sequence[Sequence[Link]], *, partitions: int | None = None) -> SparkCorpus:
     """``(line number, source, target, links)`` from lines already in the driver (as the local build has them)."""
