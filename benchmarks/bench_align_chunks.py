@@ -1,6 +1,6 @@
 """What aligning by chunks (issue 41, item 4; ``data build --align-chunk``) does to the tables, measured.
 
-For each chunk size (0: the whole corpus at once, as the data build does by default) the WEB-RV phrase table is
+For each run, a chunk size (0: the whole corpus at once, as the data build does by default) and a seed, the WEB-RV phrase table is
 built from the data build's training corpus exactly as the ``phrase-table`` stage builds it (same seed, phrase
 length, gzip level) but with the alignment by chunks, then pivoted as the ``pivot`` stage pivots it (DuckDB, the
 stage's parameters). Printed, per chunk size beside the whole-corpus run: alignment links, phrase pairs, pivot
@@ -9,7 +9,7 @@ tables have: how often the top rule is the same, and the mean overlap (Jaccard) 
 source phrases of the demo's 100 test verses (n-grams up to 7 words), the ones the demo decodes. ``--out F.json``
 keeps, for each of those test-verse phrases, its top 5 targets under each chunk size.
 
-    python3 benchmarks/bench_align_chunks.py --chunks 0 10000 2500 --work /tmp/align-chunks --out /tmp/align-chunks.json
+    python3 benchmarks/bench_align_chunks.py --runs 0:0 10000:0 2500:0 0:1 --work /tmp/align-chunks --out /tmp/align-chunks.json
 
 Needs ``parastudio data build --stages extract tokenize split`` first (evaldata/build/corpus); ``--corpus DIR``
 names another build's corpus folder.
@@ -21,7 +21,6 @@ import argparse
 import gzip
 import json
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -29,7 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from parastudio.core.evaldata.model_stages import (  # noqa: E402
-    ALIGNMENT_SEED,
     MAX_PHRASE_LENGTH,
     PIVOT_PARAMETERS,
     TABLE_GZIP_LEVEL,
@@ -77,46 +75,58 @@ def agreement(whole: dict[str, list[str]], chunked: dict[str, list[str]], source
     return {"sources": len(shared), "same_top_rule": same_top / len(shared), "top5_jaccard": overlap / len(shared)}
 
 
-def measure(chunk: int, web: list[str], rv: list[str], work: Path) -> dict:
-    table, pivot = work / f"web-rv.chunk{chunk}.phrase-table.gz", work / f"paraphrase-table.chunk{chunk}.gz"
-    started = time.process_time()
-    stats = build_phrase_table(web, rv, table, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED,
+def measure(chunk: int, seed: int, web: list[str], rv: list[str], work: Path) -> dict:
+    """One run's figures; kept as WORK/run-CHUNK-SEED.json beside its tables, and read back from there when the
+    tables are still there (so a later call adds only its new runs)."""
+    name = f"chunk{chunk}.seed{seed}"
+    table, pivot = work / f"web-rv.{name}.phrase-table.gz", work / f"paraphrase-table.{name}.gz"
+    record = work / f"run-{name}.json"
+    if record.exists() and table.exists() and pivot.exists():
+        return {**json.loads(record.read_text(encoding="utf-8")), "pivot": pivot}
+    stats = build_phrase_table(web, rv, table, max_length=MAX_PHRASE_LENGTH, seed=seed,
                                compresslevel=TABLE_GZIP_LEVEL, align_chunk=chunk)
-    cpu = time.process_time() - started  # eflomal runs in a child: add its CPU below
     pivoted = pivot_table(table, pivot, **PIVOT_PARAMETERS, compresslevel=TABLE_GZIP_LEVEL)
-    return {"chunk_pairs": chunk, "table_sha256": sha256_of(table), "alignment_links": stats["alignment_links"], "phrase_pairs": stats["phrase_pairs"],
-            "align_seconds_wall": round(stats["timings"]["align_seconds"], 1), "build_cpu_seconds_in_process":
-            round(cpu, 1), "pivot_rules": pivoted["paraphrase_pairs_out"], "pivot": pivot}
+    run = {"chunk_pairs": chunk, "seed": seed, "table_sha256": sha256_of(table),
+           "alignment_links": stats["alignment_links"], "phrase_pairs": stats["phrase_pairs"],
+           "align_seconds_wall": round(stats["timings"]["align_seconds"], 1),
+           "pivot_rules": pivoted["paraphrase_pairs_out"]}
+    record.write_text(json.dumps(run) + "\n", encoding="utf-8")
+    return {**run, "pivot": pivot}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, default=ROOT / "evaldata" / "build" / "corpus")
-    parser.add_argument("--chunks", type=int, nargs="+", default=[0, 10000, 2500])
+    parser.add_argument("--runs", nargs="+", default=["0:0", "10000:0", "2500:0", "0:1"],
+                        help="CHUNK:SEED runs (chunk 0: the whole corpus at once); the first is the reference the "
+                             "others are compared with; a whole-corpus run with another seed shows what eflomal's "
+                             "sampling alone changes (default: 0:0 10000:0 2500:0 0:1)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/parastudio-align-chunks"))
     parser.add_argument("--out", type=Path, help="a JSON file for the test-verse phrases' top targets")
     args = parser.parse_args()
     web, rv = read_lines(args.corpus / "train.web"), read_lines(args.corpus / "train.rv")
     args.work.mkdir(parents=True, exist_ok=True)
-    print(f"corpus: {args.corpus} ({len(web)} sentence pairs); seed {ALIGNMENT_SEED}; pivot {PIVOT_PARAMETERS}")
-    runs = [measure(chunk, web, rv, args.work) for chunk in sorted(set(args.chunks))]
-    tops = {run["chunk_pairs"]: top_targets(run["pivot"]) for run in runs}
+    print(f"corpus: {args.corpus} ({len(web)} sentence pairs); pivot {PIVOT_PARAMETERS}")
+    wanted = [tuple(int(part) for part in run.split(":")) for run in args.runs]
+    runs = [measure(chunk, seed, web, rv, args.work) for chunk, seed in wanted]
+    tops = {(run["chunk_pairs"], run["seed"]): top_targets(run["pivot"]) for run in runs}
     phrases = test_phrases(read_lines(ROOT / "evaldata" / "demo" / "test.en"))
-    whole = tops[runs[0]["chunk_pairs"]]
-    print(f"\n{'chunk (pairs)':>13} {'links':>10} {'phrase pairs':>13} {'pivot rules':>12} {'pivot sources':>14} {'align s':>8}"
+    whole = tops[wanted[0]]
+    print(f"\n{'chunk (pairs)':>13} {'seed':>4} {'links':>10} {'phrase pairs':>13} {'pivot rules':>12} {'pivot sources':>14} {'align s':>8}"
           f" {'same top, all':>14} {'top-5 J, all':>13} {'same top, test':>15} {'top-5 J, test':>14}")
     for run in runs:
-        everything = agreement(whole, tops[run["chunk_pairs"]], whole)
-        test = agreement(whole, tops[run["chunk_pairs"]], phrases)
-        run.update(pivot_sources=len(tops[run["chunk_pairs"]]), agreement_all=everything, agreement_test=test)
-        print(f"{run['chunk_pairs'] or 'whole':>13} {run['alignment_links']:>10,} {run['phrase_pairs']:>13,} "
+        key = (run["chunk_pairs"], run["seed"])
+        everything = agreement(whole, tops[key], whole)
+        test = agreement(whole, tops[key], phrases)
+        run.update(pivot_sources=len(tops[key]), agreement_all=everything, agreement_test=test)
+        print(f"{run['chunk_pairs'] or 'whole':>13} {run['seed']:>4} {run['alignment_links']:>10,} {run['phrase_pairs']:>13,} "
               f"{run['pivot_rules']:>12,} {run['pivot_sources']:>14,} {run['align_seconds_wall']:>8} "
               f"{everything['same_top_rule']:>14.3f} {everything['top5_jaccard']:>13.3f} "
               f"{test['same_top_rule']:>15.3f} {test['top5_jaccard']:>14.3f}  ({test['sources']} test phrases)")
     for run in runs:
-        print(f"  chunk {run['chunk_pairs'] or 'whole'}: table sha256 {run['table_sha256'][:16]}")
+        print(f"  chunk {run['chunk_pairs'] or 'whole'}, seed {run['seed']}: table sha256 {run['table_sha256'][:16]}")
     if args.out:
-        kept = {phrase: {str(chunk): tops[chunk].get(phrase) for chunk in tops}
+        kept = {phrase: {f"{chunk}:{seed}": tops[(chunk, seed)].get(phrase) for chunk, seed in tops}
                 for phrase in sorted(phrases) if any(phrase in top for top in tops.values())}
         args.out.write_text(json.dumps({"runs": [{k: v for k, v in run.items() if k != "pivot"} for run in runs],
                                         "units": {"agreement": "fraction of shared source phrases",

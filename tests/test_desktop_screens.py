@@ -65,7 +65,10 @@ def test_the_window_has_every_screen_and_keys_switch_them(qtbot, window):
     assert [t.split("  ")[0] for t in titles] == ["Annotate", "Choice task", "Studies", "Quality control",
                                                   "Dashboard", "Scorer", "Inspect", "Tune", "Suggestions",
                                                   "Translator"]
-    assert window.annotate.screen.item is not None and window.annotate.screen.item.scale != "choice"
+    # Each judging screen reads its first item off the UI thread; under load the second may still be reading.
+    qtbot.waitUntil(lambda: window.annotate.screen.item is not None and window.choice.screen.item is not None,
+                    timeout=120_000)
+    assert window.annotate.screen.item.scale != "choice"
     assert window.choice.screen.item.scale == "choice"
     for index in range(9):
         qtbot.keyClick(window, getattr(Qt, f"Key_{index + 1}"), Qt.ControlModifier)
