@@ -10,15 +10,6 @@ from parastudio.core.cli.number_options import COUNT, WholeNumber
 
 MIN_CHUNK_PAIRS = 100  # core.tablebuild.chunked_alignment's (not imported here: `data --help` stays quick)
 
-
-def _chunk_pairs(text: str) -> int:
-    """``--align-chunk``: 0, or at least :data:`MIN_CHUNK_PAIRS` sentence pairs."""
-    value = WholeNumber(at_least=0)(text)
-    if value != 0 and value < MIN_CHUNK_PAIRS:
-        raise argparse.ArgumentTypeError(f"expected 0 (the whole corpus at once) or at least {MIN_CHUNK_PAIRS} "
-                                         f"sentence pairs, got {text!r}")
-    return value
-
 # Why `data build --remote` is refused before any stage runs (core/tablebuild/spark_phrase_table.py).
 WITHOUT_CONNECT = ("the phrase-table stage runs our extractor on each partition (RDDs), which Spark Connect does "
                    "not offer")
@@ -53,7 +44,7 @@ def _build_arguments(build: argparse.ArgumentParser) -> None:
                        help="local (default): extract and score the phrase tables in this process and pivot with "
                             "DuckDB; spark: both on Apache Spark (see --master, --driver-memory), the same bytes; the "
                             "word alignment runs here unless --align-chunk is given")
-    build.add_argument("--align-chunk", type=_chunk_pairs, default=0, metavar="PAIRS",
+    build.add_argument("--align-chunk", type=WholeNumber(at_least=0), default=0, metavar="PAIRS",
                        help="align the phrase tables' corpora by chunks of PAIRS sentence pairs, eflomal on each "
                             "on its own (with --engine spark on the executors, a chunk per task; the same links "
                             f"either way); 0 (default): the whole corpus at once. At least {MIN_CHUNK_PAIRS}")
@@ -69,6 +60,10 @@ def run_build_command(args: argparse.Namespace) -> int:
     from parastudio.core.tablebuild.eflomal_program import EflomalUnavailable
     from parastudio.core.tablebuild.spark_session import SparkUnavailable
 
+    if 0 < args.align_chunk < MIN_CHUNK_PAIRS:
+        print(f"parastudio: error: --align-chunk: expected 0 (the whole corpus at once) or at least "
+              f"{MIN_CHUNK_PAIRS} sentence pairs, got {args.align_chunk}", file=sys.stderr)
+        return 2
     try:
         spark = spark_settings(args, without_connect=WITHOUT_CONNECT)
     except SparkUnavailable as error:
