@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "beam_recombination.hh"
+#include "kenlm_score_cache.hh"
 #include "beam_search_graph.hh"
 
 namespace parastudio::beam {
@@ -35,39 +36,6 @@ struct PrefixTrie {
   std::vector<int32_t> parent;  // -1: a child of the hypothesis' own state
   std::vector<WordIndex> word;
   std::vector<int32_t> option_node;  // per option of this start: its last word's node, -1 for an empty target
-};
-
-// KenLM lookups (context, word) -> (score, context after) of one sentence, direct-mapped: the context KenLM keeps
-// after a word is often shorter than the one it was given (it backed off), so hypotheses with different histories
-// meet the same (context, word) inside their options' targets. Exact: an entry holds what the same call returned.
-class LmLookups {
- public:
-  explicit LmLookups(int bits) : mask_((uint64_t{1} << bits) - 1), entries_(size_t{1} << bits) {}
-
-  float Score(const Model &model, const State &in, WordIndex word, State &out) {
-    Entry &entry = entries_[lm::ngram::hash_value(in, word) & mask_];
-    if (entry.filled && entry.word == word && entry.in == in) {
-      out = entry.out;
-      return entry.score;
-    }
-    const float score = model.Score(in, word, out);
-    entry.in = in;
-    entry.out = out;
-    entry.word = word;
-    entry.score = score;
-    entry.filled = true;
-    return score;
-  }
-
- private:
-  struct Entry {
-    State in, out;
-    WordIndex word = 0;
-    float score = 0;
-    bool filled = false;
-  };
-  uint64_t mask_;
-  std::vector<Entry> entries_;
 };
 
 // TranslationOptions.future_costs, in the same order of operations.
@@ -236,7 +204,7 @@ std::unique_ptr<Lattice> Decode(const Model *model, const OptionStore &store, in
   const bool lm_never_adds = lm_weight >= 0;
   const WordIndex end_sentence = model ? model->EndSentence() : 0;
 
-  LmLookups lookups(model ? 12 : 0);
+  KenlmScoreCache lookups(model ? 12 : 0);
   std::vector<double> node_score;
   std::vector<State> node_state;
   std::vector<uint32_t> node_done;  // generation stamp: computed for the current hypothesis

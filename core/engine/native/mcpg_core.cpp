@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "kenlm_model.hh"
+#include "kenlm_score_cache.hh"
 #include "mcpg_arena.hh"
 #include "mcpg_select.hh"
 #include "mcpg_true_score.hh"
@@ -213,7 +214,7 @@ class Search {
       lm_index_ = model_->Indices(words_);
       model_->Prefixes(source_, lm_index_, prefix_states_, prefix_sums_, source_scores_, source_end_);
       context_ = model_->Order() - 1;
-      lm_cache_.resize(1 << 16);
+      lm_cache_ = KenlmScoreCache(16);
     }
   }
 
@@ -289,27 +290,8 @@ class Search {
     return total + CachedScore(*state, model_->EndSentence(), *next);
   }
 
-  // The cache's slot of (state, word): a multiplicative hash of the context's word ids (KenLM's own hash_value
-  // is MurmurHash, several times the cost; a slot only decides where an entry is looked for).
-  size_t CacheSlot(const lm::ngram::State &in, lm::WordIndex word) const {
-    uint64_t h = (static_cast<uint64_t>(word) + 1) * 0x9E3779B97F4A7C15ULL;
-    for (unsigned char j = 0; j < in.length; ++j) h = (h ^ in.words[j]) * 0xBF58476D1CE4E5B9ULL;
-    return static_cast<size_t>(h >> 48) & (lm_cache_.size() - 1);
-  }
-
   float CachedScore(const lm::ngram::State &in, lm::WordIndex word, lm::ngram::State &out) const {
-    LmCacheEntry &entry = lm_cache_[CacheSlot(in, word)];
-    if (entry.used && entry.word == word && entry.in == in) {
-      out = entry.out;
-      return entry.score;
-    }
-    const float score = model_->Score(in, word, out);
-    entry.in = in;
-    entry.word = word;
-    entry.used = true;
-    entry.score = score;
-    entry.out = out;
-    return score;
+    return lm_cache_.Score(*model_, in, word, out);
   }
   double TrueRulesLog10(const Words &sentence) { return rules_.Best(sentence); }
 
@@ -775,13 +757,7 @@ class Search {
   std::vector<float> prefix_sums_, source_scores_;
   float source_end_ = 0.0f;
   size_t context_ = 0;  // the model's order - 1
-  struct LmCacheEntry {
-    lm::ngram::State in, out;
-    lm::WordIndex word = 0;
-    float score = 0.0f;
-    bool used = false;
-  };
-  mutable std::vector<LmCacheEntry> lm_cache_;  // direct-mapped by the hash of (state, word)
+  mutable KenlmScoreCache lm_cache_;
   std::chrono::steady_clock::time_point started_;
   double time_budget_ = -1.0;
 
