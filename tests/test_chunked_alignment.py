@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import sys
 
 import pytest
 from hypothesis import given
@@ -21,7 +23,7 @@ from parastudio.core.tablebuild.chunked_alignment import (
     chunk_bounds,
     chunk_seed,
 )
-from parastudio.core.tablebuild.phrase_table_builder import build_phrase_table
+from parastudio.core.tablebuild.phrase_table_builder import build_phrase_table, build_phrase_table_from_files
 from parastudio.core.tablebuild.spark_phrase_table import aligned_corpus_from_files, build_phrase_table_spark
 from tests.conftest import ROOT
 from tests.spark_fixtures import spark, spark_cluster  # noqa: F401 (fixtures)
@@ -124,6 +126,45 @@ def test_spark_reads_and_aligns_the_corpus_files_itself_with_the_local_bytes(spa
     target.write_text("".join(line + "\n" for line in TARGETS[:-1]), encoding="utf-8")  # one line short
     with pytest.raises(ValueError, match=r"corpus.es:250: expected as many lines as .*corpus.en.gz"):
         aligned_corpus_from_files(spark, source, target, chunk_pairs=100)
+
+
+_OPENED_BY_THE_DRIVER: list[str] | None = None  # while set, every path this process's Python opens
+
+
+def _record_opens(event, args):
+    if event == "open" and _OPENED_BY_THE_DRIVER is not None and isinstance(args[0], (str, bytes, os.PathLike)):
+        _OPENED_BY_THE_DRIVER.append(os.fsdecode(args[0]))
+
+
+@pytest.mark.spark
+def test_the_table_builder_on_spark_by_chunks_never_reads_the_corpus_in_the_driver(spark, tmp_path,  # noqa: F811
+                                                                                  local_chunked_build):
+    """Issue 41, item 4: on Spark by chunks, Spark reads the corpus files in its partitions; this process's Python
+    opens neither (an audit hook sees every open). The table, the alignment and the counts are the local run's."""
+    global _OPENED_BY_THE_DRIVER
+    local, table, alignment = local_chunked_build
+    source, target = tmp_path / "train.web", tmp_path / "train.rv.gz"
+    source.write_text("".join(line + "\n" for line in SOURCES), encoding="utf-8")
+    with gzip.open(target, "wt", encoding="utf-8") as handle:
+        handle.writelines(line + "\n" for line in TARGETS)
+    sys.addaudithook(_record_opens)
+    _OPENED_BY_THE_DRIVER = []
+    try:
+        on_spark = build_phrase_table_from_files(source, target, tmp_path / "spark.gz", align_chunk=100, spark=spark,
+                                                 alignment_output=tmp_path / "spark.align")
+        opened = _OPENED_BY_THE_DRIVER
+    finally:
+        _OPENED_BY_THE_DRIVER = None
+    assert str(source) not in opened and str(target) not in opened
+    # The hook does see this process's opens: the alignment file's and the table's temporaries beside them.
+    assert any(os.path.dirname(path) == str(tmp_path) for path in opened)
+    assert gzip.decompress((tmp_path / "spark.gz").read_bytes()) == table
+    assert (tmp_path / "spark.align").read_bytes() == alignment
+    for key in ("sentence_pairs", "phrase_pairs", "phrase_pair_occurrences", "alignment_links", "align_chunk"):
+        assert on_spark[key] == local[key], key
+    # Without chunks the lines are read here, and the table is the same as from lines.
+    here = build_phrase_table_from_files(source, target, tmp_path / "here.gz", align_chunk=100)
+    assert gzip.decompress((tmp_path / "here.gz").read_bytes()) == table and here["sentence_pairs"] == 250
 
 
 @pytest.mark.spark

@@ -29,16 +29,24 @@ TABLE_GZIP_LEVEL = 6
 
 def _phrase_table_builder():
     try:
-        from parastudio.core.tablebuild.phrase_table_builder import build_phrase_table
+        from parastudio.core.tablebuild.phrase_table_builder import build_phrase_table_from_files
     except ImportError as error:
         raise StageSkipped(f"core.tablebuild.phrase_table_builder is not available ({error})") from None
-    return build_phrase_table
+    return build_phrase_table_from_files
+
+
+def _corpus_files(context: BuildContext, *names: str):
+    """The corpus files the stage trains on (read by the table builder: on Spark by chunks, Spark reads them)."""
+    paths = [context.path("corpus", name) for name in names]
+    for path in paths:
+        if not path.exists():
+            raise StageSkipped(f"{path} is missing: run the earlier stages first")
+    return paths
 
 
 def stage_phrase_table(context: BuildContext) -> dict:
     build_phrase_table = _phrase_table_builder()
-    web = read_lines(context.path("corpus", "train.web"))
-    rv = read_lines(context.path("corpus", "train.rv"))
+    web, rv = _corpus_files(context, "train.web", "train.rv")
     output = context.path("tables", "web-rv.phrase-table.gz")
     # The symmetrized word alignment the table was extracted from, kept for the pattern stages (seed 002 §3.2).
     alignment = context.path(*WEB_RV_ALIGNMENT.split("/"))
@@ -46,7 +54,7 @@ def stage_phrase_table(context: BuildContext) -> dict:
     stats = build_phrase_table(web, rv, output, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED,
                                alignment_output=alignment, compresslevel=TABLE_GZIP_LEVEL, spark=context.spark(),
                                align_chunk=context.align_chunk)
-    return {"training_corpus": "corpus/train.web", "training_lines": len(web), "inputs_sha256": inputs,
+    return {"training_corpus": "corpus/train.web", "training_lines": stats["sentence_pairs"], "inputs_sha256": inputs,
             "output_sha256": sha256_of(output), "alignment": WEB_RV_ALIGNMENT,
             "alignment_sha256": sha256_of(alignment), **stats}
 
@@ -72,14 +80,13 @@ def stage_pivot(context: BuildContext) -> dict:
 
 def stage_webkjv_table(context: BuildContext) -> dict:
     build_phrase_table = _phrase_table_builder()
-    web = read_lines(context.path("corpus", "train.web"))
-    kjv = read_lines(context.path("corpus", "train.kjv"))
+    web, kjv = _corpus_files(context, "train.web", "train.kjv")
     moses = context.path("tables", "web-kjv.phrase-table.gz")
     aligned = build_phrase_table(web, kjv, moses, max_length=MAX_PHRASE_LENGTH, seed=ALIGNMENT_SEED,
                                  compresslevel=TABLE_GZIP_LEVEL, spark=context.spark(), align_chunk=context.align_chunk)
     converted = moses_to_paraphrase_table(moses, context.path("tables", "web-kjv.paraphrase-table.gz"), top=WEBKJV_TOP,
                                           compresslevel=TABLE_GZIP_LEVEL)
-    return {"training_corpus": "corpus/train.web", "training_lines": len(web), "phrase_table": aligned,
+    return {"training_corpus": "corpus/train.web", "training_lines": aligned["sentence_pairs"], "phrase_table": aligned,
             "paraphrase_table": converted}
 
 

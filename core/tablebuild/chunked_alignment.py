@@ -34,7 +34,7 @@ MIN_CHUNK_PAIRS = 100
 def check_chunk_pairs(chunk_pairs: int) -> int:
     """``chunk_pairs`` if it is 0 (the whole corpus at once) or at least :data:`MIN_CHUNK_PAIRS`; else ValueError."""
     if chunk_pairs != 0 and chunk_pairs < MIN_CHUNK_PAIRS:
-        raise ValueError(f"--align-chunk: expected 0 (the whole corpus at once) or at least {MIN_CHUNK_PAIRS} "
+        raise ValueError(f"expected 0 (the whole corpus at once) or at least {MIN_CHUNK_PAIRS} "
                          f"sentence pairs per chunk, got {chunk_pairs}")
     return chunk_pairs
 
@@ -53,9 +53,11 @@ def chunk_bounds(pairs: int, chunk_pairs: int) -> list[tuple[int, int]]:
 
 
 def align_chunk(index: int, source_lines: Sequence[str], target_lines: Sequence[str], seed: int,
-                program: EflomalProgram | None = None) -> tuple[list[list[Link]], dict]:
-    """The grow-diag-final-and links of chunk ``index`` and the eflomal program that made them."""
-    return symmetrized_alignments(source_lines, target_lines, seed=chunk_seed(seed, index), program=program)
+                program: EflomalProgram | None = None, *, whole: bool = False) -> tuple[list[list[Link]], dict]:
+    """The grow-diag-final-and links of chunk ``index`` and the eflomal program that made them. ``whole``: the
+    chunk is the whole corpus, aligned with ``seed`` itself, as before chunks existed."""
+    chunk_seed_ = seed if whole else chunk_seed(seed, index)
+    return symmetrized_alignments(source_lines, target_lines, seed=chunk_seed_, program=program)
 
 
 def align_in_chunks(source_lines: Sequence[str], target_lines: Sequence[str], *, chunk_pairs: int, seed: int = 0
@@ -64,12 +66,13 @@ def align_in_chunks(source_lines: Sequence[str], target_lines: Sequence[str], *,
     links of :func:`symmetrized_alignments` with ``seed`` itself, as before chunks existed)."""
     if len(source_lines) != len(target_lines):
         raise ValueError(f"{len(source_lines)} source lines but {len(target_lines)} target lines")
-    if check_chunk_pairs(chunk_pairs) == 0:
+    whole = check_chunk_pairs(chunk_pairs) == 0
+    if whole and not source_lines:
         return symmetrized_alignments(source_lines, target_lines, seed=seed)
     links: list[list[Link]] = []
     program: dict = {}
     for index, (start, end) in enumerate(chunk_bounds(len(source_lines), chunk_pairs)):
-        chunk, program = align_chunk(index, source_lines[start:end], target_lines[start:end], seed)
+        chunk, program = align_chunk(index, source_lines[start:end], target_lines[start:end], seed, whole=whole)
         links.extend(chunk)
     return links, program
 
@@ -93,10 +96,7 @@ def _aligned_chunk(chunk: tuple[int, Iterable[tuple[int, str, str]]], seed: int,
     rows = sorted(rows)
     sources, targets = [row[1] for row in rows], [row[2] for row in rows]
     program = _shipped_program(*shipped)
-    if whole:  # the whole corpus as one chunk: the seed itself, as the local build uses it
-        links, _program = symmetrized_alignments(sources, targets, seed=seed, program=program)
-    else:
-        links, _program = align_chunk(index, sources, targets, seed, program)
+    links, _program = align_chunk(index, sources, targets, seed, program, whole=whole)
     for (number, source, target), pair_links in zip(rows, links):
         yield number, source, target, format_links(pair_links)
 

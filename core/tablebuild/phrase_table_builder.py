@@ -20,7 +20,7 @@ from parastudio.core.tablebuild.chunked_alignment import align_in_chunks, aligne
 from parastudio.core.tablebuild.eflomal_program import eflomal_program
 from parastudio.core.tablebuild.phrase_pair_counter import CorpusPhraseCounts
 from parastudio.core.tablebuild.phrase_table_lines import write_table
-from parastudio.core.textio import atomic_output
+from parastudio.core.textio import atomic_output, open_text_maybe_gzip
 
 
 def build_phrase_table(
@@ -48,19 +48,11 @@ def build_phrase_table(
     timings: dict[str, float] = {}
 
     if spark is not None and align_chunk:
-        from parastudio.core.tablebuild.spark_phrase_table import build_phrase_table_spark
-
-        started = time.perf_counter()
         progress(0, len(source_lines), "align, extract and score on Spark")
         corpus = _aligned_on_spark(spark, source_lines, target_lines, align_chunk, seed)
-        try:
-            links_total = _write_alignments(corpus.rows, alignment_output)
-            totals = build_phrase_table_spark(spark, corpus, output, max_length=max_length,
-                                              compresslevel=compresslevel)
-        finally:
-            corpus.rows.unpersist()
-        timings["spark_align_extract_score_and_write_seconds"] = time.perf_counter() - started
-        eflomal = eflomal_program().provenance()
+        links_total, totals, eflomal = _table_of_aligned_corpus(spark, corpus, output, alignment_output,
+                                                                max_length=max_length, compresslevel=compresslevel,
+                                                                timings=timings)
     else:
         started = time.perf_counter()
         progress(0, len(source_lines), "align")
@@ -72,8 +64,59 @@ def build_phrase_table(
                 handle.writelines(format_links(links) + "\n" for links in alignments)
         totals = _extract_and_score(source_lines, target_lines, alignments, output, max_length=max_length,
                                     compresslevel=compresslevel, progress=progress, spark=spark, timings=timings)
+    return _statistics(len(source_lines), links_total, totals, eflomal, output, timings, seed=seed,
+                       max_length=max_length, align_chunk=align_chunk, spark=spark)
+
+
+def build_phrase_table_from_files(source: Path, target: Path, output: Path, *, max_length: int = 7, seed: int = 0,
+                                  alignment_output: Path | None = None, progress: Progress = no_progress,
+                                  compresslevel: int = 9, spark=None, align_chunk: int = 0) -> dict:
+    """:func:`build_phrase_table` of two line-parallel files (plain or .gz). On Spark by chunks (``spark`` and
+    ``align_chunk`` given), Spark reads the files in its own partitions and the executors align them: no line of
+    the corpus passes through this process. Otherwise this process reads the lines."""
+    if spark is None or not align_chunk:
+        lines = []
+        for path in (source, target):
+            with open_text_maybe_gzip(path) as handle:
+                lines.append([line.rstrip("\n") for line in handle])
+        return build_phrase_table(*lines, output, max_length=max_length, seed=seed, alignment_output=alignment_output,
+                                  progress=progress, compresslevel=compresslevel, spark=spark, align_chunk=align_chunk)
+    from pyspark import StorageLevel
+
+    from parastudio.core.tablebuild.spark_phrase_table import SparkCorpus, aligned_corpus_from_files
+
+    timings: dict[str, float] = {}
+    progress(0, 1, "read, align, extract and score on Spark")
+    read = aligned_corpus_from_files(spark, source, target, chunk_pairs=align_chunk, seed=seed)
+    corpus = SparkCorpus(read.rows.persist(StorageLevel.MEMORY_AND_DISK), read.names)
+    pairs = corpus.rows.count()
+    links_total, totals, eflomal = _table_of_aligned_corpus(spark, corpus, output, alignment_output,
+                                                            max_length=max_length, compresslevel=compresslevel,
+                                                            timings=timings)
+    return _statistics(pairs, links_total, totals, eflomal, output, timings, seed=seed, max_length=max_length,
+                       align_chunk=align_chunk, spark=spark)
+
+
+def _table_of_aligned_corpus(spark, corpus, output: Path, alignment_output: Path | None, *, max_length: int,
+                             compresslevel: int, timings: dict) -> tuple[int, dict, dict]:
+    """The links' count, the table's totals and the eflomal program of a corpus the executors align (persisted;
+    released here), its alignment and table written from Spark."""
+    from parastudio.core.tablebuild.spark_phrase_table import build_phrase_table_spark
+
+    started = time.perf_counter()
+    try:
+        links_total = _write_alignments(corpus.rows, alignment_output)
+        totals = build_phrase_table_spark(spark, corpus, output, max_length=max_length, compresslevel=compresslevel)
+    finally:
+        corpus.rows.unpersist()
+    timings["spark_align_extract_score_and_write_seconds"] = time.perf_counter() - started
+    return links_total, totals, eflomal_program().provenance()
+
+
+def _statistics(pairs: int, links_total: int, totals: dict, eflomal: dict, output: Path, timings: dict, *, seed: int,
+                max_length: int, align_chunk: int, spark) -> dict:
     return {
-        "sentence_pairs": len(source_lines),
+        "sentence_pairs": pairs,
         "alignment_links": links_total,
         "align_chunk": align_chunk,
         "eflomal_seeded": True,  # the program refuses to run unseeded
