@@ -22,6 +22,10 @@ there, as a CAT tool names the span of the translation it was given::
     nice -n 10 python3 benchmarks/bench_serve.py --graph DIR/s200-o100.sqlite --approach approach-10 approach-1 \
         --only suggest --clients 1 8
 
+``--translators`` deals the selections as translators make them: each client has sentences of its own and asks
+span after span of one before the next (by default every client takes the selections in turn, so consecutive
+requests to a worker are mostly for different sentences).
+
 Prints figures; asserts nothing.
 """
 
@@ -123,10 +127,32 @@ async def client(host: str, port: int, path: str, bodies: list[bytes], keep_aliv
         connection[1].close()
 
 
-async def scenario(host: str, port: int, path: str, bodies: list[bytes], clients: int, keep_alive: bool):
+def translator_shares(count: int, chosen: list[tuple[int, list[int]]], approaches: list[str],
+                      clients: int) -> list[list[bytes]]:
+    """``--translators``: each client a translator with sentences of their own, selecting span after span of one
+    sentence before the next (the sentences dealt round the clients; each client's selections over and over),
+    ``count`` requests in all."""
+    by_sentence: dict[int, list[list[int]]] = {}
+    for sentence, span in chosen:
+        by_sentence.setdefault(sentence, []).append(span)
+    sentences = sorted(by_sentence)
+    own = [[(sentence, span) for sentence in sentences[n::clients] for span in by_sentence[sentence]]
+           for n in range(clients)]
+    shares = []
+    for n, mine in enumerate(own):
+        wanted = count // clients + (n < count % clients)
+        shares.append([json.dumps({"sentence": sentence, "span": span,
+                                   "approach": approaches[k % len(approaches)]}).encode()
+                       for k, (sentence, span) in enumerate(mine[k % len(mine)] for k in range(wanted))])
+    return shares
+
+
+async def scenario(host: str, port: int, path: str, bodies: list[bytes] | list[list[bytes]], clients: int,
+                   keep_alive: bool):
+    """``bodies`` dealt round the clients, or (a list of lists) each client's own."""
     latencies: list[float] = []
     statuses: list[int] = []
-    shares = [bodies[n::clients] for n in range(clients)]
+    shares = bodies if bodies and isinstance(bodies[0], list) else [bodies[n::clients] for n in range(clients)]
     started = time.perf_counter()
     await asyncio.gather(*(client(host, port, path, share, keep_alive, latencies, statuses) for share in shares))
     return latencies, statuses, time.perf_counter() - started
@@ -159,7 +185,8 @@ async def measure(host: str, port: int, args) -> None:
     chosen = selections(args.graph)
     held = await idle_connections(host, port)
     print(f"{IDLE_CONNECTIONS} keep-alive connections open and idle beside the clients; {args.requests} requests "
-          f"per row; /suggest: {len(chosen)} selections{' on ' + args.graph if args.graph else ''}")
+          f"per row; /suggest: {len(chosen)} selections{' on ' + args.graph if args.graph else ''}"
+          f"{', each client a translator with sentences of their own' if args.translators else ''}")
     print("| endpoint | approach | clients | connections | p50 ms | p95 ms | max ms | requests/s | not 200 |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     used = 0
@@ -168,7 +195,9 @@ async def measure(host: str, port: int, args) -> None:
     for path, approaches in rows:
         for clients in args.clients:
             for keep_alive in (True, False):
-                if path == "/suggest":
+                if path == "/suggest" and args.translators:
+                    bodies = translator_shares(args.requests, chosen, approaches, clients)
+                elif path == "/suggest":
                     bodies = suggest_bodies(args.requests, chosen, approaches)
                 else:
                     bodies = translate_bodies(args.requests, used)
@@ -191,6 +220,9 @@ def main() -> None:
                         "alternating in one row)")
     parser.add_argument("--only", nargs="+", choices=("suggest", "translate"), default=["suggest", "translate"])
     parser.add_argument("--workers", type=int, default=2, help="the server's --workers (default 2)")
+    parser.add_argument("--translators", action="store_true",
+                        help="/suggest as translators ask it: each client its own sentences, span after span of one "
+                             "before the next (default: every client the selections in turn, sentence after sentence)")
     args = parser.parse_args()
     started = time.perf_counter()
     server = subprocess.Popen([sys.executable, "-m", "parastudio", "serve", "--port", "0", "--keep-alive", "600",

@@ -106,6 +106,70 @@ def test_the_built_bundle_opens_the_demo_judges_by_key_and_quits(tmp_path):
                           timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "judged 1 item(s) by key" in done.stdout
+    # The same bundle runs `paraphrase-studio serve` (issue 45) on a cache of its own, as on a laptop that never ran
+    # it: a verse of the demo's test set paraphrased with the demo's table and LM ("yahweh appeared ..."), its first
+    # two words' paraphrases asked by key ("yahweh revealed"), SIGTERM ends it.
+    source = (ROOT / "evaldata" / "demo" / "test.en").read_text(encoding="utf-8").splitlines()[0]
+    _serve_from_the_bundle(app, {**env, "XDG_CACHE_HOME": str(tmp_path / "cache")}, tmp_path, source, [0, 2])
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _serve_from_the_bundle(app: Path, env: dict, tmp_path: Path, source: str, span: list[int]) -> None:
+    """The bundle's ``serve`` answers ``/health`` once it has loaded (polled until it answers or ends, however long
+    a slow machine takes to load, within a generous cap), then ``/translate`` and ``/suggest`` by the returned key;
+    SIGTERM ends it with 143, as docs/CLI.md says."""
+    import json
+    import signal
+    import time
+    import urllib.error
+    import urllib.request
+
+    env = {k: v for k, v in env.items() if k != "PARASTUDIO_CACHE"}
+    base = f"http://127.0.0.1:{_free_port()}"
+    log = tmp_path / "serve.log"
+
+    def post(path: str, body: dict) -> dict:
+        request = urllib.request.Request(base + path, data=json.dumps(body).encode("utf-8"), method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=120) as answer:
+            assert answer.status == 200
+            return json.loads(answer.read())
+
+    with open(log, "w", encoding="utf-8") as output:
+        server = subprocess.Popen([str(app / "paraphrase-studio"), "serve", "--port", base.rsplit(":", 1)[1]],
+                                  stdout=output, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, f"serve ended ({server.returncode}):\n{log.read_text()[-3000:]}"
+            try:
+                with urllib.request.urlopen(base + "/health", timeout=10) as answer:
+                    assert answer.status == 200 and json.loads(answer.read())["status"] == "ok"
+                break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                assert time.monotonic() < deadline, f"no answer from serve in 120 s:\n{log.read_text()[-3000:]}"
+                time.sleep(0.25)
+        translated = post("/translate", {"source": source})
+        assert translated["key"] and translated["translation"].strip()
+        suggested = post("/suggest", {"key": translated["key"], "span": span})
+        assert suggested["key"] == translated["key"] and suggested["error"] is None
+        assert suggested["suggestions"] and all(s["text"].strip() for s in suggested["suggestions"])
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            status = server.wait(60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+            raise
+    assert status == 143, log.read_text()[-3000:]
 
 
 def _spec_function(name: str):

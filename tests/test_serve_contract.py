@@ -125,3 +125,30 @@ def test_any_json_body_gets_an_answer_or_an_error_the_contract_lists(service, bo
             assert refusal.field is None or isinstance(refusal.field, str)
             continue
         assert isinstance(answer, dict) and set(SCHEMAS["SuggestAnswer"]["required"]) <= set(answer)
+
+
+def test_a_thread_keeps_the_recent_sentences_it_answered_with_the_rows_they_read():
+    """Several translators in turn (a worker answers them all): each sentence's graph is read once while it is
+    among the RECENT_SENTENCES last asked, its answers unchanged; past them the least recently asked is read
+    again."""
+    from parastudio.core.engine.decoders.cat import suggestion_service
+
+    built = SuggestionService(open_graph(demo_files().roundtrip_graph), APPROACHES)
+    try:
+        sentences = built.store.sentences()[:suggestion_service.RECENT_SENTENCES + 1]
+        def answers():  # each answer but the time it took
+            return [{key: value for key, value in built.answer({"sentence": sentence, "span": [0, 2]}).items()
+                     if key != "milliseconds"} for sentence in sentences[:-1]]
+
+        first = answers()
+        graph = built._loaded_graph(sentences[0])
+        queries = graph.queries
+        again = answers()
+        assert again == first and graph.queries == queries  # every one still kept: nothing read again
+        assert built._loaded_graph(sentences[0]) is graph  # now the most recently used
+        second = built._connections.graphs[sentences[1]]
+        built.answer({"sentence": sentences[-1], "span": [0, 2]})  # one more: the least recently used goes
+        assert built._loaded_graph(sentences[0]) is graph
+        assert built._loaded_graph(sentences[1]) is not second  # read again
+    finally:
+        built.close()

@@ -21,6 +21,7 @@ connection, decoding (whose option cache is the decoder's own) takes turns, and 
 
 from __future__ import annotations
 
+import collections
 import threading
 import time
 from dataclasses import dataclass, field
@@ -47,6 +48,9 @@ from parastudio.core.engine.decoders.cat.service_requests import (
 __all__ = ["BadRequest", "SuggestionService", "Suggested", "SuggestRequest", "DEFAULT_GRAPHS"]
 
 DEFAULT_GRAPHS = 200  # decoded sentences kept (a 30-token sentence's graph: ~2,000 hypotheses, ~0.5 MB)
+# Sentences of the loaded graphs each thread keeps with the rows it read (one translator's sentence each; a
+# thesis-size sentence's rows read for a few spans: about a megabyte).
+RECENT_SENTENCES = 16
 _GOLD_TRACE = threading.Lock()  # the gold trace keeps a module-level cache of its answers
 
 
@@ -166,13 +170,21 @@ class SuggestionService:
         return SentenceGraph(decoded, 0), key
 
     def _loaded_graph(self, sentence: int) -> SentenceGraph:
-        """Sentence ``sentence`` of the loaded graphs; the last one asked in this thread is kept with the rows it
-        read (a translator selects span after span of the sentence in front of them)."""
+        """Sentence ``sentence`` of the loaded graphs. The ``RECENT_SENTENCES`` last asked in this thread are kept
+        with the rows they read: a translator selects span after span of the sentence in front of them, and a
+        worker answers several translators in turn (keeping only the last sentence, each turn read its root,
+        1-best and translation again: about a third of a request's time on thesis-size graphs)."""
         local = self._connections
-        last = getattr(local, "graph", None)
-        if last is None or last.sentence != sentence:
-            last = local.graph = self._loaded_store().sentence_graph(sentence)
-        return last
+        recent = getattr(local, "graphs", None)
+        if recent is None:
+            recent = local.graphs = collections.OrderedDict()
+        graph = recent.get(sentence)
+        if graph is None:
+            graph = recent[sentence] = self._loaded_store().sentence_graph(sentence)
+            while len(recent) > RECENT_SENTENCES:
+                recent.popitem(last=False)
+        recent.move_to_end(sentence)
+        return graph
 
     def _loaded_store(self) -> GraphStore:
         """The loaded graphs through this thread's own connection (one SQLite connection is not shared)."""
