@@ -153,7 +153,7 @@ NATIVE = "core/engine/native/"
 # (search_cores.cpp), and the headers they include (an sdist carries all).
 SEARCH_CORES_SOURCES = [NATIVE + name for name in ("search_cores.cpp", "beam_core.cpp", "mcpg_core.cpp")]
 SEARCH_CORES_HEADERS = [NATIVE + name for name in (
-    "search_cores.hh", "kenlm_model.hh", "kenlm_score_cache.hh", "beam_search.hh", "beam_recombination.hh", "beam_nbest.hh",
+    "search_cores.hh", "fsm_kbest.hh", "kenlm_model.hh", "kenlm_score_cache.hh", "beam_search.hh", "beam_recombination.hh", "beam_nbest.hh",
     "beam_search_graph.hh", "beam_table_options.hh", "binary_table_arrays.hh", "beam_source_hash.hh", "mcpg_arena.hh", "mcpg_select.hh",
     "mcpg_true_score.hh")]
 

@@ -10,7 +10,15 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from parastudio.core.engine.decoders.cat.fsm import START, build_fsm, kbest_paths, paths_per_end, transition_cost
+from parastudio.core.engine.decoders.cat import fsm as fsm_module
+from parastudio.core.engine.decoders.cat.fsm import (
+    START,
+    build_fsm,
+    kbest_paths,
+    kbest_paths_python,
+    paths_per_end,
+    transition_cost,
+)
 from parastudio.core.engine.decoders.cat.graph_store import GraphNode
 from parastudio.core.engine.decoders.cat.partials import Partial
 
@@ -68,6 +76,46 @@ def test_kbest_paths_are_the_n_cheapest_of_brute_force(machine, n):
                 total += transition_cost(dict(fsm.edges[previous])[state])
                 previous = state
             assert total == pytest.approx(cost)
+
+
+@st.composite
+def wide_machines(draw):
+    """Machines as a thesis-size request makes them (many partials per span, hence states with many predecessors
+    and many paths each), with scores drawn from a few values so that costs tie and the tie order decides."""
+    n = draw(st.integers(1, 7))
+    spans = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, 3)), min_size=1, max_size=40))
+    pieces = [partial(i + 1, s, min(n, s + length), f"w{i}") for i, (s, length) in enumerate(spans)]
+    scores = draw(st.lists(st.sampled_from([0.0, 1e-7, 0.1, 0.25, 0.5, 0.9, 1.0, 2.0]), min_size=1, max_size=50))
+    table = {}
+
+    def score(source, target):
+        key = (source.node.hyp if source else 0, target.node.hyp)
+        if key not in table:
+            table[key] = scores[len(table) % len(scores)]
+        return table[key]
+
+    return build_fsm(pieces, 0, n, score)
+
+
+@pytest.mark.skipif(fsm_module._compiled is None, reason="the compiled search cores are not built")
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(wide_machines(), machines().map(lambda machine: machine[0])), st.integers(0, 120))
+def test_the_compiled_k_best_paths_are_the_python_ones_bit_for_bit(machine, n):
+    """The same paths, in the same order (ties included), with costs equal to the last bit."""
+    compiled = kbest_paths(machine, n)
+    python = kbest_paths_python(machine, n)
+    assert list(compiled) == list(python)
+    for end in python:
+        assert [(cost.hex(), states) for cost, states in compiled[end]] == \
+            [(cost.hex(), states) for cost, states in python[end]]
+
+
+@pytest.mark.skipif(fsm_module._compiled is None, reason="the compiled search cores are not built")
+def test_the_compiled_k_best_paths_refuse_a_state_out_of_range():
+    with pytest.raises(ValueError, match="out of range"):
+        fsm_module._compiled.kbest_paths(2, 3, [0], [3], [0.5], [1, 2], [2], 1e-6)
+    with pytest.raises(ValueError, match="one entry per transition"):
+        fsm_module._compiled.kbest_paths(2, 3, [0, 1], [1], [0.5], [1, 2], [2], 1e-6)
 
 
 @settings(max_examples=80, deadline=None)

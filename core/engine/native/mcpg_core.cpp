@@ -214,7 +214,7 @@ class Search {
       lm_index_ = model_->Indices(words_);
       model_->Prefixes(source_, lm_index_, prefix_states_, prefix_sums_, source_scores_, source_end_);
       context_ = model_->Order() - 1;
-      lm_cache_ = KenlmScoreCache(16);
+      lm_cache_ = parastudio::KenlmScoreCache(16);
     }
   }
 
@@ -757,7 +757,7 @@ class Search {
   std::vector<float> prefix_sums_, source_scores_;
   float source_end_ = 0.0f;
   size_t context_ = 0;  // the model's order - 1
-  mutable KenlmScoreCache lm_cache_;
+  mutable parastudio::KenlmScoreCache lm_cache_;
   std::chrono::steady_clock::time_point started_;
   double time_budget_ = -1.0;
 

@@ -28,6 +28,13 @@ from typing import Callable, Sequence
 
 from parastudio.core.engine.decoders.cat.partials import Partial
 
+try:  # the compiled K best paths (core/engine/native/fsm_kbest.hh); without it, the Python below, the same paths
+    from parastudio.core.engine._search_cores import fsm as _compiled
+except ImportError:
+    _compiled = None
+if _compiled is not None and getattr(_compiled, "INTERFACE", 0) != 1:  # an extension left from an older checkout
+    _compiled = None
+
 MIN_TRANSITION_SCORE = 1e-6  # a transition scored 0 keeps a finite cost, so no path is lost outright
 START = 0
 
@@ -87,7 +94,23 @@ def topological_order(fsm: FSM) -> list[int]:
 
 
 def kbest_paths(fsm: FSM, n: int) -> dict[int, list[tuple[float, tuple[int, ...]]]]:
-    """For every end state, its ``n`` cheapest paths from the start: ``(cost, states after the start)``."""
+    """For every end state, its ``n`` cheapest paths from the start: ``(cost, states after the start)``; compiled
+    when the extension is built, else :func:`kbest_paths_python` (the same paths, costs and ties)."""
+    if _compiled is None or n <= 0:
+        return kbest_paths_python(fsm, n)
+    sources, targets, scores = [], [], []
+    for source, out in fsm.edges.items():
+        for target, score in out:
+            sources.append(source)
+            targets.append(target)
+            scores.append(score)
+    found = _compiled.kbest_paths(n, len(fsm.partials) + 1, sources, targets, scores, topological_order(fsm),
+                                  fsm.ends, MIN_TRANSITION_SCORE)
+    return dict(zip(fsm.ends, found))
+
+
+def kbest_paths_python(fsm: FSM, n: int) -> dict[int, list[tuple[float, tuple[int, ...]]]]:
+    """:func:`kbest_paths` in Python."""
     if n <= 0:
         return {end: [] for end in fsm.ends}
     incoming: dict[int, list[tuple[int, float]]] = {}
