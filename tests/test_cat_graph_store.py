@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import gzip
 import sqlite3
+from contextlib import closing
 
 import pytest
 
 from parastudio.core.cli import main
 from parastudio.core.engine.decoders.beam_decoder import BeamDecoder, DecoderSettings
-from parastudio.core.engine.decoders.cat.graph_store import GraphStore, is_graph_store, open_graph
+from parastudio.core.engine.decoders.cat.graph_store import GraphStore, best_path_from, is_graph_store, open_graph
 from parastudio.core.engine.decoders.cat.translate import translate_all
 from parastudio.core.engine.tables.paraphrase_table import ParaphraseTable
 from parastudio.core.engine.tables.rules import Rule
@@ -114,3 +115,38 @@ def test_the_decoders_own_segmentation_is_preferred_and_checked(tmp_path, capsys
                  str(tmp_path / "bad.txt")]) == 2
     assert "bad.txt:1: expected every phrase followed by its source span" in capsys.readouterr().err
     assert not (tmp_path / "u.sqlite").exists()
+
+
+def _best_path_one_by_one(store: GraphStore, sentence: int) -> list:
+    """The 1-best walked a hypothesis at a time, as the store read it before its recursive query."""
+    root = store._root(sentence)
+    starts = [] if root.forward is not None else store._starting_at(sentence, 0)
+    return best_path_from(root, starts, lambda hyp: store._by_id(sentence, hyp) if hyp is not None and hyp >= 0
+                          else None)
+
+
+def test_the_best_path_read_in_one_query_is_the_walk_a_hypothesis_at_a_time(tmp_path):
+    """Every sentence of the bundled round-trip graphs (roots with ``forward``), and a chain cut by a ``forward``
+    naming no hypothesis: the same nodes in the same order, read by one query."""
+    from parastudio.core.demo import demo_files
+
+    with open_graph(demo_files().roundtrip_graph) as bundled:
+        sentences = bundled.sentences()
+        assert len(sentences) > 50
+        for sentence in sentences:
+            graph = bundled.sentence_graph(sentence)
+            path = graph.best_path()
+            assert path and path == _best_path_one_by_one(bundled, sentence)
+            assert graph.queries == 1  # root and first steps are the store's own queries; the chain one
+    cut = tmp_path / "cut.sqlite"
+    with open_graph(demo_files().roundtrip_graph) as bundled:
+        bundled._connection.execute(f"VACUUM INTO '{cut}'")
+        sentence = bundled.sentences()[0]
+        whole = bundled.sentence_graph(sentence).best_path()
+    with closing(sqlite3.connect(cut)) as connection, connection:  # the third step's forward now names nothing
+        connection.execute("UPDATE hypothesis SET forward = 99999999 WHERE sentence = ? AND hyp = ?",
+                           (sentence, whole[2].hyp))
+    with GraphStore(cut) as edited:
+        path = edited.sentence_graph(sentence).best_path()
+        assert [node.hyp for node in path] == [node.hyp for node in whole[:3]]
+        assert path == _best_path_one_by_one(edited, sentence)
