@@ -110,12 +110,25 @@ def test_the_compiled_k_best_paths_are_the_python_ones_bit_for_bit(machine, n):
             [(cost.hex(), states) for cost, states in python[end]]
 
 
+def test_a_machine_with_nan_scores_or_a_huge_n_gets_the_python_paths():
+    """NaN costs (an inf transition's SDSF) have no order: the Python heap's pops are the answer, whatever is built.
+    An n past the compiled merge's integers runs in Python too."""
+    nan = float("nan")
+    pieces = [partial(i + 1, i, i + 1, f"w{i}") for i in range(3)]
+    machine = fsm_module.FSM(pieces, {START: [(1, nan), (2, 1.0)], 1: [(2, 1.0)], 2: [(3, nan)]}, [3])
+    got, want = kbest_paths(machine, 4), kbest_paths_python(machine, 4)
+    assert [states for _, states in got[3]] == [states for _, states in want[3]] == [(1, 2, 3), (2, 3)]
+    assert kbest_paths(machine, 2 ** 70)[3][0][1] == (1, 2, 3)
+
+
 @pytest.mark.skipif(fsm_module._compiled is None, reason="the compiled search cores are not built")
 def test_the_compiled_k_best_paths_refuse_a_state_out_of_range():
     with pytest.raises(ValueError, match="out of range"):
         fsm_module._compiled.kbest_paths(2, 3, [0], [3], [0.5], [1, 2], [2], 1e-6)
     with pytest.raises(ValueError, match="one entry per transition"):
         fsm_module._compiled.kbest_paths(2, 3, [0, 1], [1], [0.5], [1, 2], [2], 1e-6)
+    with pytest.raises(ValueError, match="at least its start state"):
+        fsm_module._compiled.kbest_paths(2, 0, [], [], [], [], [], 1e-6)
 
 
 @settings(max_examples=80, deadline=None)

@@ -150,3 +150,20 @@ def test_the_best_path_read_in_one_query_is_the_walk_a_hypothesis_at_a_time(tmp_
         path = edited.sentence_graph(sentence).best_path()
         assert [node.hyp for node in path] == [node.hyp for node in whole[:3]]
         assert path == _best_path_one_by_one(edited, sentence)
+
+
+def test_a_store_opened_as_given_whose_1_best_loops_is_refused(tmp_path):
+    """A store we did not write is opened without our checks: forward links that loop back are refused naming the
+    file, where walking them never ended."""
+    from parastudio.core.demo import demo_files
+
+    edited = tmp_path / "edited.sqlite"
+    with open_graph(demo_files().roundtrip_graph) as bundled:
+        bundled._connection.execute(f"VACUUM INTO '{edited}'")
+        sentence = bundled.sentences()[0]
+        whole = bundled.sentence_graph(sentence).best_path()
+    with closing(sqlite3.connect(edited)) as connection, connection:
+        connection.execute("UPDATE hypothesis SET forward = ? WHERE sentence = ? AND hyp = ?",
+                           (whole[0].hyp, sentence, whole[2].hyp))
+    with GraphStore(edited) as store, pytest.raises(InputFileError, match="edited.sqlite: expected .*they loop"):
+        store.sentence_graph(sentence).best_path()

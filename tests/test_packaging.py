@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -113,14 +114,6 @@ def test_the_built_bundle_opens_the_demo_judges_by_key_and_quits(tmp_path):
     _serve_from_the_bundle(app, {**env, "XDG_CACHE_HOME": str(tmp_path / "cache")}, tmp_path, source, [0, 2])
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _serve_from_the_bundle(app: Path, env: dict, tmp_path: Path, source: str, span: list[int]) -> None:
     """The bundle's ``serve`` answers ``/health`` once it has loaded (polled until it answers or ends, however long
     a slow machine takes to load, within a generous cap), then ``/translate`` and ``/suggest`` by the returned key;
@@ -132,8 +125,8 @@ def _serve_from_the_bundle(app: Path, env: dict, tmp_path: Path, source: str, sp
     import urllib.request
 
     env = {k: v for k, v in env.items() if k != "PARASTUDIO_CACHE"}
-    base = f"http://127.0.0.1:{_free_port()}"
     log = tmp_path / "serve.log"
+    base = ""
 
     def post(path: str, body: dict) -> dict:
         request = urllib.request.Request(base + path, data=json.dumps(body).encode("utf-8"), method="POST",
@@ -143,12 +136,18 @@ def _serve_from_the_bundle(app: Path, env: dict, tmp_path: Path, source: str, sp
             return json.loads(answer.read())
 
     with open(log, "w", encoding="utf-8") as output:
-        server = subprocess.Popen([str(app / "paraphrase-studio"), "serve", "--port", base.rsplit(":", 1)[1]],
+        server = subprocess.Popen([str(app / "paraphrase-studio"), "serve", "--port", "0"],
                                   stdout=output, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
     try:
         deadline = time.monotonic() + 120
         while True:
             assert server.poll() is None, f"serve ended ({server.returncode}):\n{log.read_text()[-3000:]}"
+            said = re.search(r"http://127\.0\.0\.1:\d+", log.read_text(encoding="utf-8", errors="replace"))
+            if not said:  # the port it chose (0: a free one) is in its first line once it listens
+                assert time.monotonic() < deadline, f"serve did not listen in 120 s:\n{log.read_text()[-3000:]}"
+                time.sleep(0.25)
+                continue
+            base = said.group(0)
             try:
                 with urllib.request.urlopen(base + "/health", timeout=10) as answer:
                     assert answer.status == 200 and json.loads(answer.read())["status"] == "ok"

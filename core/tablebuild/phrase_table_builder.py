@@ -73,7 +73,10 @@ def build_phrase_table_from_files(source: Path, target: Path, output: Path, *, m
                                   compresslevel: int = 9, spark=None, align_chunk: int = 0) -> dict:
     """:func:`build_phrase_table` of two line-parallel files (plain or .gz). On Spark by chunks (``spark`` and
     ``align_chunk`` given), Spark reads the files in its own partitions and the executors align them: no line of
-    the corpus passes through this process. Otherwise this process reads the lines."""
+    the corpus passes through this process. Spark reads them as Hadoop does (a lone ``\r`` ends a line, gzip is
+    known by the ``.gz`` name, bytes that are not UTF-8 become U+FFFD), so give it files written as the data
+    build writes its corpus; this process's own reading checks each line. Otherwise this process reads the
+    lines."""
     if spark is None or not align_chunk:
         lines = []
         for path in (source, target):
@@ -89,7 +92,11 @@ def build_phrase_table_from_files(source: Path, target: Path, output: Path, *, m
     progress(0, 1, "read, align, extract and score on Spark")
     read = aligned_corpus_from_files(spark, source, target, chunk_pairs=align_chunk, seed=seed)
     corpus = SparkCorpus(read.rows.persist(StorageLevel.MEMORY_AND_DISK), read.names)
-    pairs = corpus.rows.count()
+    try:
+        pairs = corpus.rows.count()
+    except BaseException:
+        corpus.rows.unpersist()  # the table's own step releases it once it has run
+        raise
     links_total, totals, eflomal = _table_of_aligned_corpus(spark, corpus, output, alignment_output,
                                                             max_length=max_length, compresslevel=compresslevel,
                                                             timings=timings)

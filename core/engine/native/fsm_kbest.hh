@@ -44,6 +44,7 @@ struct Later {
 inline py::list KbestPaths(int64_t n, int64_t states, const std::vector<int32_t> &from, const std::vector<int32_t> &to,
                            const std::vector<double> &score, const std::vector<int32_t> &order,
                            const std::vector<int32_t> &ends, double min_score) {
+  if (states < 1) throw std::invalid_argument("a machine has at least its start state");
   if (from.size() != to.size() || from.size() != score.size())
     throw std::invalid_argument("from, to and score must have one entry per transition");
   const auto valid = [states](int64_t state) { return state >= 0 && state < states; };

@@ -35,6 +35,7 @@ except ImportError:
 if _compiled is not None and getattr(_compiled, "INTERFACE", 0) != 1:  # an extension left from an older checkout
     _compiled = None
 
+_COMPILED_N_LIMIT = 2 ** 62  # the compiled merge's n is a C++ int64; any larger n runs in Python
 MIN_TRANSITION_SCORE = 1e-6  # a transition scored 0 keeps a finite cost, so no path is lost outright
 START = 0
 
@@ -96,7 +97,7 @@ def topological_order(fsm: FSM) -> list[int]:
 def kbest_paths(fsm: FSM, n: int) -> dict[int, list[tuple[float, tuple[int, ...]]]]:
     """For every end state, its ``n`` cheapest paths from the start: ``(cost, states after the start)``; compiled
     when the extension is built, else :func:`kbest_paths_python` (the same paths, costs and ties)."""
-    if _compiled is None or n <= 0:
+    if _compiled is None or not 0 < n < _COMPILED_N_LIMIT:
         return kbest_paths_python(fsm, n)
     sources, targets, scores = [], [], []
     for source, out in fsm.edges.items():
@@ -104,6 +105,8 @@ def kbest_paths(fsm: FSM, n: int) -> dict[int, list[tuple[float, tuple[int, ...]
             sources.append(source)
             targets.append(target)
             scores.append(score)
+    if any(score != score for score in scores):  # NaN (an inf transition's SDSF): costs without an order, whose
+        return kbest_paths_python(fsm, n)        # heap pops in an order only the Python heap defines
     found = _compiled.kbest_paths(n, len(fsm.partials) + 1, sources, targets, scores, topological_order(fsm),
                                   fsm.ends, MIN_TRANSITION_SCORE)
     return dict(zip(fsm.ends, found))

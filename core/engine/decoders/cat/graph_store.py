@@ -50,6 +50,7 @@ from parastudio.core.textio import require_regular_file, staged_output
 APPLICATION_ID = 0x50534752  # "PSGR": a Paraphrase Studio search graph store
 SCHEMA_VERSION = 2  # 2: sentence.translation
 BATCH = 20_000
+MAX_BEST_PATH = 100_000  # hypotheses on a 1-best: each covers a source word at least, and no sentence has this many
 
 _SCHEMA = """
 CREATE TABLE hypothesis (
@@ -282,12 +283,17 @@ class GraphStore:
     def _forward_chain(self, sentence: int, hyp: int) -> list[GraphNode]:
         """Hypothesis ``hyp`` and those reached from it by ``forward``, in order, until a ``forward`` that is
         missing, negative or names no hypothesis: one recursive query where reading them one by one took one each
-        (a thesis-size 1-best: a fifth of a request's queries). The store's checks refuse pointer loops."""
+        (a thesis-size 1-best: a fifth of a request's queries). A store we wrote has no pointer loop (graph_checks);
+        one opened as given might: the chain stops at ``MAX_BEST_PATH`` steps and a loop is refused."""
         rows = self._connection.execute(
             "WITH RECURSIVE chain(id, depth) AS (VALUES (?, 0) UNION ALL SELECT here.forward, chain.depth + 1 "
-            "FROM chain JOIN hypothesis AS here ON here.sentence = ? AND here.hyp = chain.id WHERE here.forward >= 0) "
+            "FROM chain JOIN hypothesis AS here ON here.sentence = ? AND here.hyp = chain.id "
+            "WHERE here.forward >= 0 AND chain.depth < ?) "
             f"SELECT {COLUMNS} FROM chain JOIN hypothesis ON sentence = ? AND hyp = chain.id ORDER BY chain.depth",
-            (hyp, sentence, sentence))
+            (hyp, sentence, MAX_BEST_PATH, sentence)).fetchall()  # (sentence, hyp) is unique: one row a step
+        if len(rows) > MAX_BEST_PATH:
+            raise InputFileError(self.path, f"a 1-best of sentence {sentence} whose forward links end (they loop, or "
+                                            f"run past {MAX_BEST_PATH:,} hypotheses)")
         return [_node(row) for row in rows]
 
     def _starting_at(self, sentence: int, start: int) -> list[GraphNode]:
