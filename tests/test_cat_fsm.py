@@ -28,13 +28,13 @@ def partial(hyp: int, start: int, end: int, words: str = "w", score: float = -1.
     return Partial(node, node.out)
 
 
-@st.composite
-def machines(draw):
-    """Random partials over source [0, n) with random transition scores (some 0)."""
-    n = draw(st.integers(1, 5))
-    spans = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, 3)), min_size=1, max_size=9))
+def _machine(draw, *, longest: int, most_partials: int, values: list[float], score_counts: tuple[int, int]):
+    """Partials over a random source ``[0, n)``, each transition scored from a drawn list of ``values`` in the
+    order the machine asks: ``(machine, n)``."""
+    n = draw(st.integers(1, longest))
+    spans = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, 3)), min_size=1, max_size=most_partials))
     pieces = [partial(i + 1, s, min(n, s + length), f"w{i}") for i, (s, length) in enumerate(spans)]
-    scores = draw(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.5, 0.9, 1.0]), min_size=200, max_size=200))
+    scores = draw(st.lists(st.sampled_from(values), min_size=score_counts[0], max_size=score_counts[1]))
     table = {}
 
     def score(source, target):
@@ -44,6 +44,13 @@ def machines(draw):
         return table[key]
 
     return build_fsm(pieces, 0, n, score), n
+
+
+@st.composite
+def machines(draw):
+    """Random partials over source [0, n) with random transition scores (some 0)."""
+    return _machine(draw, longest=5, most_partials=9, values=[0.0, 0.1, 0.25, 0.5, 0.5, 0.9, 1.0],
+                    score_counts=(200, 200))
 
 
 def all_paths(fsm):
@@ -82,19 +89,8 @@ def test_kbest_paths_are_the_n_cheapest_of_brute_force(machine, n):
 def wide_machines(draw):
     """Machines as a thesis-size request makes them (many partials per span, hence states with many predecessors
     and many paths each), with scores drawn from a few values so that costs tie and the tie order decides."""
-    n = draw(st.integers(1, 7))
-    spans = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, 3)), min_size=1, max_size=40))
-    pieces = [partial(i + 1, s, min(n, s + length), f"w{i}") for i, (s, length) in enumerate(spans)]
-    scores = draw(st.lists(st.sampled_from([0.0, 1e-7, 0.1, 0.25, 0.5, 0.9, 1.0, 2.0]), min_size=1, max_size=50))
-    table = {}
-
-    def score(source, target):
-        key = (source.node.hyp if source else 0, target.node.hyp)
-        if key not in table:
-            table[key] = scores[len(table) % len(scores)]
-        return table[key]
-
-    return build_fsm(pieces, 0, n, score)
+    return _machine(draw, longest=7, most_partials=40, values=[0.0, 1e-7, 0.1, 0.25, 0.5, 0.9, 1.0, 2.0],
+                    score_counts=(1, 50))[0]
 
 
 @pytest.mark.skipif(fsm_module._compiled is None, reason="the compiled search cores are not built")
